@@ -1,0 +1,38 @@
+/**
+ * Plugin configuration: the one zod schema the Loader validates (zod 4 implements Standard Schema,
+ * which Cordis checks before `apply` runs), plus the pure resolution of defaults that depend on
+ * the environment (`$DSH_HOME/bot`).
+ *
+ * Deliberately narrow: no I/O here. Services receive the resolved values, never the raw row.
+ */
+import { isAbsolute } from 'node:path'
+import { z } from 'zod'
+
+export const TEAM_TOOL_PREFIX = 'botteam'
+
+export const Config = z.object({
+  /** Folder holding team state, archive, memory and secrets. Default: `$DSH_HOME/bot`. */
+  dir: z.string().refine(isAbsolute, 'bot.dir must be an absolute path').optional(),
+  /** Working folder for Bot Sessions. Default: `<dir>/workspace`. */
+  workspace: z.string().refine(isAbsolute, 'bot.workspace must be an absolute path').optional(),
+  /**
+   * Extra Host authorities (besides loopback) the plugin's HTTP routes accept, e.g. `myhost:3080`.
+   * Mirrors DSH Web's own `--trusted-host`.
+   */
+  trustedHosts: z.array(z.string().min(1)).default([]),
+  /** Which SQLite driver the archive uses: `auto` tries better-sqlite3, then `node:sqlite`. */
+  sqlite: z.enum(['auto', 'better-sqlite3', 'node:sqlite']).default('auto'),
+}).strict()
+
+export type Config = z.infer<typeof Config>
+
+export interface ResolvedPaths {
+  dir: string
+  workspace: string
+}
+
+/** Resolve the folders from config and the DSH home (pure; the caller supplies `dshHomePath`). */
+export function resolvePaths(config: Config, dshHomePath: (...segments: string[]) => string): ResolvedPaths {
+  const dir = config.dir ?? dshHomePath('bot')
+  return { dir, workspace: config.workspace ?? `${dir}/workspace` }
+}

@@ -1,0 +1,65 @@
+/**
+ * The team page served at `/bot-team`: a single self-contained HTML document (no build step, no
+ * external assets) that reads `/bot-team/api/status` and renders the roster and the health of
+ * the plugin's parts. English and Chinese strings, chosen from the browser's language.
+ *
+ * Deliberately narrow: presentation only; every fact comes from the status route.
+ */
+export const TEAM_PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Bot Team</title>
+<style>
+  body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 48rem; padding: 0 1rem; color: #1d2430; }
+  h1 { font-size: 1.4rem; margin-bottom: .25rem; }
+  .muted { color: #667085; }
+  ul { padding-left: 1.2rem; }
+  .problem { background: #fff4e5; border: 1px solid #f5b971; padding: .5rem .75rem; border-radius: 6px; }
+  code { background: #f2f4f7; padding: 0 .25rem; border-radius: 3px; }
+</style>
+</head>
+<body>
+<h1 data-i18n="title">Bot Team</h1>
+<p class="muted" id="summary" data-i18n="loading">Loading…</p>
+<ul id="bots"></ul>
+<div id="problems"></div>
+<script>
+(function () {
+  var zh = /^zh/i.test(navigator.language || '');
+  var t = zh
+    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', failed: '无法读取团队状态：' }
+    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', failed: 'Could not read the team status: ' };
+  document.documentElement.lang = zh ? 'zh' : 'en';
+  document.title = t.title;
+  document.querySelector('h1').textContent = t.title;
+  var summary = document.getElementById('summary');
+  fetch(location.pathname.replace(/\\/?$/, '/') + 'api/status', { headers: { accept: 'application/json' } })
+    .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
+    .then(function (s) {
+      summary.textContent = s.bots.length ? t.count(s.bots.length) : t.none;
+      summary.dataset.state = 'ready';
+      var list = document.getElementById('bots');
+      s.bots.forEach(function (b) {
+        var li = document.createElement('li');
+        li.textContent = b.name + (b.role ? ' — ' + b.role : '') + (b.main ? ' ★' : '');
+        list.appendChild(li);
+      });
+      var archive = document.createElement('p');
+      archive.id = 'archive';
+      archive.textContent = t.archive + ': ' + s.archive.driver;
+      document.getElementById('problems').appendChild(archive);
+      if (s.archive.problem) {
+        var p = document.createElement('p');
+        p.className = 'problem';
+        p.textContent = s.archive.problem.message;
+        document.getElementById('problems').appendChild(p);
+      }
+    })
+    .catch(function (e) { summary.textContent = t.failed + e.message; summary.dataset.state = 'error'; });
+})();
+</script>
+</body>
+</html>
+`

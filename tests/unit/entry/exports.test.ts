@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest'
+import * as plugin from '../../../src/index.ts'
+
+describe('plugin entry', () => {
+  it('has named exports only (a default export makes the DSH Loader drop inject)', () => {
+    expect('default' in plugin).toBe(false)
+    expect(plugin.name).toBe('dsh-bot-team')
+    expect(plugin.inject).toEqual(expect.arrayContaining(['tools', 'systemPrompt']))
+    expect(typeof plugin.apply).toBe('function')
+  })
+
+  it('exports a Standard Schema Config that rejects bad input with a clear message', () => {
+    const schema = plugin.Config as unknown as { '~standard': { validate(v: unknown): { issues?: { message: string }[] } } }
+    expect(schema['~standard'].validate({}).issues).toBeUndefined()
+    const bad = schema['~standard'].validate({ dir: 'relative/path' })
+    expect(bad.issues?.[0]?.message).toContain('absolute')
+    expect(schema['~standard'].validate({ nope: 1 }).issues).toBeDefined()
+  })
+})
