@@ -1,0 +1,65 @@
+// The in-process DSH host for the `dsh` tier: the real core services (LlmRuntime, SessionStore,
+// SystemPrompt, ToolRuntime, AgentRegistry, AgentLoop, and JSONL session persistence in a temp
+// dir) in a fresh Cordis Context, with the scripted model registered as provider `mock`.
+// Only the model is fake. Every host gets its own temp DSH_HOME-like folder.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Context } from '@deepseek-ai/cordis'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import LlmRuntime, { createUserMessage } from '@deepseek-ai/dsh-llm'
+import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
+import SessionPersistenceJsonl from '@deepseek-ai/dsh-session-persistence-jsonl'
+import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
+import ToolRuntime from '@deepseek-ai/dsh-tools'
+import { ScriptedAdapter } from '../../scripts/scripted-model/adapter.ts'
+import type { Script, ScriptMap } from '../../scripts/scripted-model/format.ts'
+
+export interface DshHost {
+  ctx: Context
+  adapter: ScriptedAdapter
+  /** Temp folder standing in for DSH_HOME (sessions/ lives here). */
+  home: string
+  /** Working folder recorded as the Sessions' cwd. */
+  cwd: string
+  dispose(): Promise<void>
+}
+
+export async function startDshHost(script: Script | ScriptMap = {}): Promise<DshHost> {
+  const home = mkdtempSync(join(tmpdir(), 'bot-team-dsh-'))
+  const cwd = join(home, 'work')
+  const ctx = new Context()
+  await ctx.plugin(LlmRuntime)
+  await ctx.plugin(SessionStore)
+  await ctx.plugin(SystemPrompt, { persona: 'You are a test agent.' })
+  await ctx.plugin(ToolRuntime)
+  await ctx.plugin(AgentRegistry)
+  await ctx.plugin(AgentLoop, { agents: [] })
+  await ctx.plugin(SessionPersistenceJsonl, { root: join(home, 'sessions'), compression: 'none' })
+  const adapter = new ScriptedAdapter(script)
+  ctx.llm.registerAdapter(['mock'], adapter)
+  return {
+    ctx,
+    adapter,
+    home,
+    cwd,
+    async dispose() {
+      await ctx.fiber.dispose()
+      rmSync(home, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Create a root agent on the scripted model, send one user prompt, wait for the turn to end. */
+export async function runTurn(host: DshHost, text: string, sessionId = `session-${Math.random().toString(36).slice(2)}`) {
+  const { agent } = await host.ctx.agents.create({
+    sessionId: SessionId(sessionId),
+    meta: { cwd: host.cwd },
+    agentOptions: { provider: 'mock', model: 'mock' },
+  })
+  agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
+  await agent.whenIdle()
+  await host.ctx.sessions.flush(agent.session)
+  return agent
+}
