@@ -1,0 +1,95 @@
+/**
+ * Load classification — what to do with whatever is (or is not) at `bot/state.json`.
+ *
+ * Owns: `classifyRead(read)`, a pure function from the outcome of reading the file to one of
+ * `empty` (no file: a new team), `ok` (valid, possibly migrated), `corrupt` (set the original
+ * aside byte for byte, then start empty) or `read-only` (the file cannot be read, or a newer
+ * version wrote it: show what we can, write nothing). Also `brokenCopyName()` and
+ * `isTempLeftover()` (write-file-atomic temp names left by a killed writer).
+ *
+ * Deliberately narrow: it never touches the disk and never decides about locks; it never
+ * "repairs" a file by guessing. Anything it cannot prove valid is `corrupt` or `read-only`.
+ *
+ * Composes: `service.ts` reads the file, calls `classifyRead`, and performs the side effects
+ * (the broken copy, mode changes, diagnostics) the result asks for.
+ */
+import { type TeamState, STATE_VERSION, stateSchema, describeIssues } from './schema.ts'
+import { type Migration, MIGRATIONS, migrate } from './migrations.ts'
+
+export const STATE_FILE = 'state.json'
+export const LOCK_DIR = 'state.lock'
+
+/** The result of trying to read `state.json`. `error.code` is the Node errno code. */
+export type ReadResult =
+  | { kind: 'missing' }
+  | { kind: 'error', code: string, message: string }
+  | { kind: 'bytes', bytes: Uint8Array }
+
+export type ReadOnlyReason =
+  /** The file exists but cannot be read (permissions, a directory, I/O error). */
+  | 'unreadable'
+  /** The file was written by a newer schema version. */
+  | 'newer-version'
+  /** The file is corrupt and copying it aside failed, so starting over would lose it. */
+  | 'backup-failed'
+  /** Locking failed and the bot folder is not writable either. */
+  | 'not-writable'
+  /** `requireLock` is set and the filesystem cannot lock. */
+  | 'lock-unavailable'
+  /** Ownership of the lock was lost after it was acquired. */
+  | 'lock-lost'
+
+export type Classified =
+  | { kind: 'empty' }
+  | { kind: 'ok', state: TeamState, migratedFrom?: number, steps: string[] }
+  | { kind: 'corrupt', problem: string }
+  | { kind: 'read-only', reason: 'unreadable' | 'newer-version', problem: string, version?: number }
+
+export function classifyRead(read: ReadResult, chain: readonly Migration[] = MIGRATIONS, target = STATE_VERSION): Classified {
+  if (read.kind === 'missing') return { kind: 'empty' }
+  if (read.kind === 'error') {
+    return { kind: 'read-only', reason: 'unreadable', problem: `state.json cannot be read (${read.code}: ${read.message})` }
+  }
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(read.bytes)
+  } catch {
+    return { kind: 'corrupt', problem: 'state.json is not valid UTF-8 text' }
+  }
+  if (text.trim() === '') return { kind: 'corrupt', problem: 'state.json is empty' }
+  let raw: unknown
+  try {
+    raw = JSON.parse(text)
+  } catch (error) {
+    return { kind: 'corrupt', problem: `state.json is not valid JSON (${(error as Error).message})` }
+  }
+  const migrated = migrate(raw, chain, target)
+  if (!migrated.ok) {
+    if (migrated.kind === 'newer') {
+      return {
+        kind: 'read-only',
+        reason: 'newer-version',
+        version: migrated.version,
+        problem: `state.json was written by a newer Bot Team (schema version ${migrated.version}; this build understands ${target})`,
+      }
+    }
+    return { kind: 'corrupt', problem: `state.json has the wrong shape: ${migrated.problem}` }
+  }
+  const parsed = stateSchema.safeParse(migrated.doc)
+  if (!parsed.success) {
+    return { kind: 'corrupt', problem: `state.json fails the schema: ${describeIssues(parsed.error)}` }
+  }
+  return migrated.from === target
+    ? { kind: 'ok', state: parsed.data, steps: [] }
+    : { kind: 'ok', state: parsed.data, migratedFrom: migrated.from, steps: migrated.steps }
+}
+
+/** `state.json.broken-<ISO time>` with `:` replaced so the name is valid on every filesystem. */
+export function brokenCopyName(now: Date): string {
+  return `${STATE_FILE}.broken-${now.toISOString().replace(/:/g, '-')}`
+}
+
+/** Temp files of write-file-atomic (`state.json.<uint32>`) left behind by a killed writer. */
+export function isTempLeftover(name: string): boolean {
+  return /^state\.json\.\d+$/.test(name)
+}

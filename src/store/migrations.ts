@@ -1,0 +1,72 @@
+/**
+ * Team state migrations — the chain that lifts an older `state.json` to `STATE_VERSION`.
+ *
+ * Owns: `migrate(raw, chain, target)`, a pure function that applies one step per version
+ * (v1 → v2 → …) to already-parsed JSON, and `MIGRATIONS`, the production chain.
+ *
+ * Deliberately narrow: steps work on plain JSON (`unknown`), never on typed state, and never do
+ * I/O; validation against the current schema happens after the chain, in `load.ts`. A file whose
+ * version is newer than the target is not "migrated down": the caller opens it read-only.
+ *
+ * Composes: version 1 is the first shipped format, so `MIGRATIONS` is empty today. A later issue
+ * that changes the shape bumps `STATE_VERSION` in `schema.ts` and appends one step here, written
+ * like `exampleMigrationV1toV2` (which the unit tests run through the same `migrate`).
+ */
+
+/** One step: takes a document of version `from`, returns a document of version `from + 1`. */
+export interface Migration {
+  from: number
+  describe: string
+  up: (doc: Record<string, unknown>) => Record<string, unknown>
+}
+
+export type MigrateResult =
+  | { ok: true, doc: Record<string, unknown>, from: number, steps: string[] }
+  | { ok: false, kind: 'newer', version: number }
+  | { ok: false, kind: 'invalid', problem: string }
+
+/** The production chain, indexed by `from`. Empty while version 1 is the only format. */
+export const MIGRATIONS: readonly Migration[] = []
+
+/**
+ * Example of a real step (not in `MIGRATIONS`): v2 would move `preferences.theme` (a loose
+ * preference) into a typed `ui: { theme }` block and record it as the only change.
+ */
+export const exampleMigrationV1toV2: Migration = {
+  from: 1,
+  describe: 'v1 → v2: preferences.theme moves to ui.theme',
+  up(doc) {
+    const preferences = { ...(doc.preferences as Record<string, unknown> | undefined ?? {}) }
+    const theme = typeof preferences.theme === 'string' ? preferences.theme : 'system'
+    delete preferences.theme
+    return { ...doc, version: 2, preferences, ui: { theme } }
+  },
+}
+
+/**
+ * Apply `chain` to `raw` until it reaches `target`. Pure: `raw` is not modified.
+ * Returns `newer` for a document from a later version and `invalid` when there is no
+ * version number or no step for some version on the way.
+ */
+export function migrate(raw: unknown, chain: readonly Migration[], target: number): MigrateResult {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, kind: 'invalid', problem: 'the top level is not a JSON object' }
+  }
+  const version = (raw as Record<string, unknown>).version
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    return { ok: false, kind: 'invalid', problem: '"version" is missing or not a positive integer' }
+  }
+  if (version > target) return { ok: false, kind: 'newer', version }
+  let doc = structuredClone(raw) as Record<string, unknown>
+  const steps: string[] = []
+  for (let v = version; v < target; v++) {
+    const step = chain.find(m => m.from === v)
+    if (!step) return { ok: false, kind: 'invalid', problem: `no migration from version ${v}` }
+    doc = step.up(doc)
+    if (doc.version !== v + 1) {
+      return { ok: false, kind: 'invalid', problem: `migration from version ${v} produced version ${String(doc.version)}` }
+    }
+    steps.push(step.describe)
+  }
+  return { ok: true, doc, from: version, steps }
+}

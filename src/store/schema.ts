@@ -1,0 +1,182 @@
+/**
+ * Team state schema — the shape of `bot/state.json`, version 1.
+ *
+ * Owns: the zod schema for the whole team file (Bots, groups, inter-Bot delivery records,
+ * preferences, pending questions, id counters, revision, writer version), the inferred types,
+ * `emptyState()` and `allocateId()`.
+ *
+ * Deliberately narrow: no I/O, no locking, no migration logic (see `migrations.ts`). Team state
+ * never holds chat history (that lives in DSH Sessions; Bots only point at session ids) and never
+ * holds absolute paths (a backup restored on another machine or user must still load).
+ *
+ * Composes: `load.ts` classifies raw bytes against `stateSchema`; `service.ts` validates every
+ * transaction result against it before writing. Later issues extend the shape by bumping
+ * `STATE_VERSION` and adding one step to the migration chain.
+ */
+import { z } from 'zod'
+
+/** The schema version this build writes. A file with a larger `version` is opened read-only. */
+export const STATE_VERSION = 1
+
+const id = z.string().min(1).max(200)
+/** An ISO-8601 timestamp string (as produced by `Date#toISOString`). */
+const isoTime = z.iso.datetime({ offset: true })
+
+/** A reference that must never be an absolute filesystem path. */
+const relativeRef = z.string().min(1).refine(
+  s => !s.startsWith('/') && !s.startsWith('\\') && !/^[A-Za-z]:[\\/]/.test(s) && !s.split(/[\\/]/).includes('..'),
+  { message: 'must be a name relative to the bot folder, never an absolute path or a path with ..' },
+)
+
+export const avatarSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('shape'), shape: z.string().min(1) }),
+  /** `image` names a file under `bot/avatars/`, never an absolute path. */
+  z.object({ kind: z.literal('image'), image: relativeRef }),
+])
+
+/** One DSH Session that served as (part of) a Bot's conversation. Ids only, never paths. */
+export const sessionPartSchema = z.object({
+  sessionId: id,
+  part: z.int().min(1),
+  startedAt: isoTime,
+  endedAt: isoTime.optional(),
+  /** Why the part ended (handoff, archive, …); free text for the UI. */
+  endReason: z.string().optional(),
+})
+
+export const botSchema = z.object({
+  id,
+  name: z.string().min(1).max(100),
+  /** The role label shown in the UI ("Reviewer", "Researcher", …). */
+  role: z.string().max(200),
+  instructions: z.string(),
+  model: z.string().min(1).optional(),
+  avatar: avatarSchema,
+  colour: z.string().regex(/^#[0-9a-fA-F]{6}$/),
+  permissionPreset: z.string().min(1),
+  pinned: z.boolean(),
+  hidden: z.boolean(),
+  /** `'user'` or the id of the Bot that created this Bot. */
+  createdBy: id,
+  createdAt: isoTime,
+  main: z.boolean(),
+  sessionParts: z.array(sessionPartSchema),
+  deleted: z.object({ at: isoTime, by: id }).optional(),
+})
+
+export const groupSchema = z.object({
+  id,
+  name: z.string().min(1).max(100),
+  members: z.array(id),
+  admin: id.optional(),
+  mode: z.enum(['admin', 'everyone']),
+  notice: z.string(),
+  roomSessionId: id.optional(),
+  /** botId → the Session id that Bot uses inside this group. */
+  memberSessions: z.record(id, id),
+  createdAt: isoTime,
+  deleted: z.object({ at: isoTime, by: id }).optional(),
+})
+
+/** An inter-Bot message, recorded before it is performed so a crash cannot lose it. */
+export const deliverySchema = z.object({
+  id,
+  from: id,
+  /** A Bot id (direct message) — group traffic also names the group. */
+  to: id,
+  groupId: id.optional(),
+  kind: z.enum(['message', 'interrupt', 'stop', 'reply']),
+  body: z.string(),
+  hop: z.int().min(0),
+  replyTo: id.nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime.optional(),
+  status: z.enum(['pending', 'delivered', 'discarded', 'failed']),
+  outcome: z.string().optional(),
+})
+
+export const pendingQuestionSchema = z.object({
+  id,
+  botId: id,
+  sessionId: id.optional(),
+  question: z.string(),
+  options: z.array(z.string()).optional(),
+  askedAt: isoTime,
+  status: z.enum(['open', 'answered', 'cancelled']),
+  answer: z.string().optional(),
+})
+
+export const stateSchema = z.object({
+  version: z.literal(STATE_VERSION),
+  /** Monotonic: +1 per successful save. */
+  revision: z.int().min(0),
+  writtenBy: z.object({ pluginVersion: z.string(), at: isoTime }),
+  bots: z.record(id, botSchema),
+  groups: z.record(id, groupSchema),
+  deliveries: z.array(deliverySchema),
+  preferences: z.record(z.string(), z.json()),
+  pendingQuestions: z.array(pendingQuestionSchema),
+  /** kind → next number; ids are `<kind>-<n>` and are never reused, even after deletion. */
+  nextIds: z.record(z.string().regex(/^[a-z][a-z0-9]*$/), z.int().min(1)),
+}).superRefine((s, ctx) => {
+  for (const [key, bot] of Object.entries(s.bots)) {
+    if (key !== bot.id) ctx.addIssue({ code: 'custom', path: ['bots', key, 'id'], message: `bot key ${key} differs from its id ${bot.id}` })
+  }
+  for (const [key, group] of Object.entries(s.groups)) {
+    if (key !== group.id) ctx.addIssue({ code: 'custom', path: ['groups', key, 'id'], message: `group key ${key} differs from its id ${group.id}` })
+    for (const m of group.members) {
+      if (!s.bots[m]) ctx.addIssue({ code: 'custom', path: ['groups', key, 'members'], message: `member ${m} is not a known Bot` })
+    }
+    if (group.admin !== undefined && !group.members.includes(group.admin)) {
+      ctx.addIssue({ code: 'custom', path: ['groups', key, 'admin'], message: `admin ${group.admin} is not a member` })
+    }
+  }
+  const mains = Object.values(s.bots).filter(b => b.main && !b.deleted)
+  if (mains.length > 1) ctx.addIssue({ code: 'custom', path: ['bots'], message: `more than one Main Bot: ${mains.map(b => b.id).join(', ')}` })
+  const seen = new Set<string>()
+  for (const d of s.deliveries) {
+    if (seen.has(d.id)) ctx.addIssue({ code: 'custom', path: ['deliveries'], message: `duplicate delivery id ${d.id}` })
+    seen.add(d.id)
+  }
+})
+
+export type Avatar = z.infer<typeof avatarSchema>
+export type SessionPart = z.infer<typeof sessionPartSchema>
+export type Bot = z.infer<typeof botSchema>
+export type Group = z.infer<typeof groupSchema>
+export type Delivery = z.infer<typeof deliverySchema>
+export type PendingQuestion = z.infer<typeof pendingQuestionSchema>
+export type TeamState = z.infer<typeof stateSchema>
+
+/** The state of a team that has never been saved: revision 0, nothing in it. */
+export function emptyState(pluginVersion = '0.0.0', now = new Date()): TeamState {
+  return {
+    version: STATE_VERSION,
+    revision: 0,
+    writtenBy: { pluginVersion, at: now.toISOString() },
+    bots: {},
+    groups: {},
+    deliveries: [],
+    preferences: {},
+    pendingQuestions: [],
+    nextIds: {},
+  }
+}
+
+/**
+ * Take the next id of a kind (`bot`, `group`, `delivery`, `question`, …) from the counters of a
+ * draft state inside a transaction. Ids are never reused: the counter only moves forward.
+ */
+export function allocateId(draft: TeamState, kind: string): string {
+  if (!/^[a-z][a-z0-9]*$/.test(kind)) throw new TypeError(`invalid id kind: ${kind}`)
+  const n = draft.nextIds[kind] ?? 1
+  draft.nextIds[kind] = n + 1
+  return `${kind}-${n}`
+}
+
+/** Zod issues as short "path: message" lines, for diagnostics and errors. */
+export function describeIssues(error: z.ZodError, max = 5): string {
+  const lines = error.issues.slice(0, max).map(i => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+  if (error.issues.length > max) lines.push(`… and ${error.issues.length - max} more`)
+  return lines.join('; ')
+}
