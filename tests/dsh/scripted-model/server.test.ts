@@ -18,6 +18,7 @@ import AgentRegistry from '@deepseek-ai/dsh-agent'
 import AgentLoop from '@deepseek-ai/dsh-agent-loop'
 import { lastToolResults, startScriptedServer } from '../../../scripts/scripted-model/index.ts'
 import type { ScriptedServer } from '../../../scripts/scripted-model/index.ts'
+import demoScript from '../../../scripts/demo-script.ts'
 
 type Ev = { type: string; data: any }
 const NODE = process.execPath
@@ -194,6 +195,17 @@ describe('scripted server behind DSH\'s real DeepSeekAdapter', () => {
     const asm = new BlockAssembler()
     for await (const ch of c.llm.stream({ provider: 'deepseek-official', model: 'deepseek-v4-flash', messages: [createUserMessage({ content: [{ type: 'text', text: 'x' }], source: { kind: 'user' } })] })) asm.push(ch)
     expect(asm.finish).toMatchObject({ kind: 'error', failure: { code: 'STREAM_CLOSED' } })
+  })
+
+  it('serves the offline demo script: a team question calls list_bots and the reply summarises it', async () => {
+    server = await startScriptedServer(demoScript)
+    const c = await mountWithRealProvider(server.url)
+    const events = await runTurn(c, 'Which bots are on my team?', 'wire-demo')
+    expect(events.filter(e => e.type === 'tool/call')).toHaveLength(1)
+    const final = events.filter(e => e.type === 'assistant/message').at(-1)!.data.message.content.find((b: any) => b.type === 'text').text
+    expect(final).toContain('Ada, Bo')
+    expect(final).toContain('DEEPSEEK_API_KEY')
+    expect(events.filter(e => e.type === 'turn/end').at(-1)!.data.reason.kind).toBe('completed')
   })
 })
 

@@ -1,0 +1,53 @@
+// Offline demo script for the product's start command when no DEEPSEEK_API_KEY is set.
+// Owns: what the offline demo model says — it introduces itself as the offline demo model, says that
+// no DEEPSEEK_API_KEY is set, and when the user asks about bots/the team and `list_bots` is offered,
+// calls list_bots and then summarises the tool result.
+// Deliberately does not: start a server (run `node scripts/scripted-model/server.ts --script
+// scripts/demo-script.ts`) or pretend to be a real model (it never answers the question itself).
+
+import { lastToolResults, lastUserText, offersTool, userTextsSinceLastAssistant } from './scripted-model/format.ts'
+import type { RecordedRequest, Reply, Script } from './scripted-model/format.ts'
+
+const NO_KEY = 'No DEEPSEEK_API_KEY is set, so Bot Team is running on this offline demo model instead of DeepSeek.'
+const HOW_TO = 'To talk to a real model, set DEEPSEEK_API_KEY (for example in your shell or a .env file) and start Bot Team again.'
+
+/** True when the text asks about bots or the team. */
+export function mentionsTeam(text: string): boolean {
+  return /\b(bots?|team(?:mates?|s)?|roster|crew)\b/i.test(text)
+}
+
+function summarise(text: string, isError: boolean | undefined): string {
+  if (isError === true) return `I asked \`list_bots\`, but it reported an error:\n\n${text}\n\n${HOW_TO}`
+  const bullets = text.split('\n').filter(l => l.trimStart().startsWith('- ')).length
+  const head = bullets > 0
+    ? `I called \`list_bots\` and found ${bullets} Bot${bullets === 1 ? '' : 's'} on your team:`
+    : 'I called `list_bots`; here is what it says:'
+  const body = text.length > 2000 ? `${text.slice(0, 2000)}…` : text
+  return `${head}\n\n${body}\n\n(That list is real; this reply is from the offline demo model. ${HOW_TO})`
+}
+
+/** The demo's only rule: every loop request is answered from the request itself, so it never runs out. */
+export function demoReply(req: RecordedRequest): Reply {
+  const listed = lastToolResults(req).find(r => r.name === 'list_bots')
+  if (listed !== undefined) return { text: summarise(listed.text, listed.isError) }
+  const asked = userTextsSinceLastAssistant(req).some(mentionsTeam)
+  if (asked && offersTool(req, 'list_bots')) {
+    return { text: 'Let me look up your team.', toolCalls: [{ name: 'list_bots', args: {} }] }
+  }
+  const teamHint = offersTool(req, 'list_bots')
+    ? 'Ask me about your bots or your team and I will call `list_bots` to show who is on it.'
+    : 'I can only echo the basics here.'
+  return {
+    text: `Hi! I'm the offline demo model. ${NO_KEY} I can't really think, but I can show you around. ${teamHint} ${HOW_TO}`,
+  }
+}
+
+export const demoScript: Script = {
+  fallback: demoReply,
+  title: req => {
+    const t = lastUserText(req)
+    return t === undefined ? 'Offline demo' : `Offline demo: ${t.slice(0, 40)}`
+  },
+}
+
+export default demoScript

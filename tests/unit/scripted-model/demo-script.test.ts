@@ -1,0 +1,50 @@
+// The offline demo script: introduction, list_bots call on a team question, summary of the result.
+import { describe, expect, it } from 'vitest'
+import { ScriptedModel } from '../../../scripts/scripted-model/index.ts'
+import type { RecordedMessage, RecordedRequest } from '../../../scripts/scripted-model/index.ts'
+import demoScript, { mentionsTeam } from '../../../scripts/demo-script.ts'
+
+const RUNTIME: RecordedMessage = { role: 'user', text: 'Current runtime context.\n\ncwd: /x', runtimeContext: true }
+const req = (messages: RecordedMessage[], tools: string[] = ['list_bots']): RecordedRequest => ({
+  via: 'server', index: 0, model: 'deepseek-v4-flash', system: 'You are a bot.', messages,
+  tools: tools.map(name => ({ name, description: '', parameters: {} })), toolNames: tools,
+})
+const text = (r: unknown) => (r as { text?: string }).text ?? ''
+
+describe('demo script', () => {
+  it('introduces itself as the offline demo model and says no DEEPSEEK_API_KEY is set', () => {
+    const m = new ScriptedModel(demoScript)
+    const reply = m.respond(req([{ role: 'user', text: 'hello' }, RUNTIME]))
+    expect(text(reply)).toMatch(/offline demo model/i)
+    expect(text(reply)).toContain('No DEEPSEEK_API_KEY is set')
+    expect('toolCalls' in reply).toBe(false)
+  })
+
+  it('calls list_bots when the user asks about the team (prompt not last), then summarises the result', () => {
+    const m = new ScriptedModel(demoScript)
+    const ask = m.respond(req([{ role: 'user', text: 'Who is on my team?' }, RUNTIME]))
+    expect(ask).toMatchObject({ toolCalls: [{ name: 'list_bots', args: {} }] })
+    const result = 'The team has 2 Bots:\n- Chief (id b1; lead, Main Bot)\n- Ada (id b2; coder)'
+    const summary = m.respond(req([
+      { role: 'user', text: 'Who is on my team?' }, RUNTIME,
+      { role: 'assistant', text: '', toolCalls: [{ id: 'c', name: 'list_bots', arguments: '{}', args: {} }] },
+      { role: 'tool', text: result, toolCallId: 'c', toolName: 'list_bots' },
+    ]))
+    expect(text(summary)).toContain('found 2 Bots')
+    expect(text(summary)).toContain('- Ada (id b2; coder)')
+    expect(text(summary)).toContain('DEEPSEEK_API_KEY')
+  })
+
+  it('does not call list_bots when the tool is not offered or the question is not about bots', () => {
+    const m = new ScriptedModel(demoScript)
+    expect('toolCalls' in m.respond(req([{ role: 'user', text: 'list my bots' }], []))).toBe(false)
+    expect('toolCalls' in m.respond(req([{ role: 'user', text: 'what is 2+2?' }]))).toBe(false)
+    expect(mentionsTeam('show the Bots')).toBe(true)
+    expect(mentionsTeam('robotics')).toBe(false)
+  })
+
+  it('titles sessions without consuming anything', () => {
+    const m = new ScriptedModel(demoScript)
+    expect(text(m.respond({ ...req([{ role: 'user', text: 'hi there' }]), purpose: 'session-title' }))).toBe('Offline demo: hi there')
+  })
+})
