@@ -6,9 +6,10 @@
  * dependents declare `inject: ['botStore']`.
  */
 export { BotStore, BotStore as BotStorePlugin, Config, botStoreWith } from './service.ts'
-export type { Diagnostic, StateChange, StateListener, StoreDeps, StoreMode, StoreStatus, Transaction, FollowerReason } from './service.ts'
+export type { ConfigInput, Diagnostic, StateChange, StateListener, StoreDeps, StoreMode, StoreStatus, Transaction, FollowerReason } from './service.ts'
 export * from './schema.ts'
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.ts'
 export { classifyRead, brokenCopyName, isTempLeftover, STATE_FILE, LOCK_DIR, type Classified, type ReadResult, type ReadOnlyReason } from './load.ts'
 export { migrate, MIGRATIONS, exampleMigrationV1toV2, type Migration, type MigrateResult } from './migrations.ts'
 export { acquireStateLock, isPidAlive, readLockOwner, type LockFn, type LockOwner } from './lock.ts'
+export { serializeState, writeStateFile } from './save.ts'

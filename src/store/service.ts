@@ -20,11 +20,11 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 import { Context, Service } from '@deepseek-ai/cordis'
-import writeFileAtomic from 'write-file-atomic'
 import { z } from 'zod'
 import { StoreError } from './errors.ts'
 import { type Classified, type ReadOnlyReason, type ReadResult, LOCK_DIR, STATE_FILE, brokenCopyName, classifyRead, isTempLeftover } from './load.ts'
 import { type AcquireResult, type LockFn, type LockHandle, type LockOwner, acquireStateLock, readLockOwner } from './lock.ts'
+import { serializeState, writeStateFile } from './save.ts'
 import { type TeamState, STATE_VERSION, describeIssues, emptyState, stateSchema } from './schema.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -52,6 +52,8 @@ export const Config = z.object({
   pluginVersion: z.string().default('0.0.0'),
 })
 export type Config = z.infer<typeof Config>
+/** What callers pass to `ctx.plugin(BotStore, …)`: only `dir` is required. */
+export type ConfigInput = z.input<typeof Config>
 
 /** Things tests (and only tests) replace. */
 export interface StoreDeps {
@@ -134,7 +136,7 @@ export class BotStore extends Service {
   private lastSeen = ''
   private polling = false
 
-  constructor(ctx: Context, config: Config, deps: StoreDeps = {}) {
+  constructor(ctx: Context, config: ConfigInput, deps: StoreDeps = {}) {
     super(ctx, 'botStore')
     this.home = ctx
     this.config = Config.parse(config)
@@ -498,7 +500,7 @@ export class BotStore extends Service {
         throw this.lockLostError()
       }
     }
-    await writeFileAtomic(this.file, JSON.stringify(next, null, 2) + '\n', { fsync: true })
+    await writeStateFile(this.file, serializeState(next))
     this.noteSeen(null)
   }
 
@@ -579,7 +581,7 @@ export class BotStore extends Service {
 /** `ctx.plugin(botStoreWith({ lock }), config)`: the same service with test doubles injected. */
 export function botStoreWith(deps: StoreDeps) {
   return class BotStoreWithDeps extends BotStore {
-    constructor(ctx: Context, config: Config) {
+    constructor(ctx: Context, config: ConfigInput) {
       super(ctx, config, deps)
     }
   }
