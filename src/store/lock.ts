@@ -197,7 +197,11 @@ export async function acquireStateLock(options: AcquireOptions, attempt = 0): Pr
     pluginVersion: options.pluginVersion,
   }
   try {
+    // Adding owner.json changes the directory's mtime, which proper-lockfile uses to prove the
+    // lock is still ours; put back the mtime it set so its next refresh does not see a stranger.
+    const { mtime } = await fsp.stat(lockPath)
     await fsp.writeFile(path.join(lockPath, OWNER_FILE), JSON.stringify(owner) + '\n')
+    await fsp.utimes(lockPath, mtime, mtime)
     state.ownerWritten = true
   } catch {
     // Without owner.json a dead holder is only noticed after staleMs; ownership checks still
