@@ -22,7 +22,7 @@ export const Config = z.object({
   trustedHosts: z.array(z.string().min(1)).default([]),
   /** Which SQLite driver the archive uses: `auto` tries better-sqlite3, then `node:sqlite`. */
   sqlite: z.enum(['auto', 'better-sqlite3', 'node:sqlite']).default('auto'),
-}).strict()
+}).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>
 

@@ -29,6 +29,14 @@ export interface BotArchiveOptions extends LoadSqliteOptions {
   dir: string
 }
 
+/**
+ * One line on stderr, no stack trace. Written directly: DSH's headless profile does not print the
+ * Cordis logger, and this is the line a user needs to see to repair the install.
+ */
+function report(problem: SqliteProblem): void {
+  process.stderr.write(`dsh-bot-team: ${problem.message}\n`)
+}
+
 export class BotArchive extends Service {
   status: ArchiveStatus = { driver: 'unavailable' }
   private db: SqliteDatabase | undefined
@@ -41,7 +49,7 @@ export class BotArchive extends Service {
 
   [Service.init](): void {
     const load = loadSqlite(this.options)
-    if (load.problem) this.ctx.logger('bot-team').error(load.problem.message)
+    if (load.problem) report(load.problem)
     if (!load.ok) {
       this.status = { driver: 'unavailable', problem: load.problem }
       return
@@ -56,7 +64,7 @@ export class BotArchive extends Service {
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error)
       const problem: SqliteProblem = { kind: 'load-failed', detail, fix: `check that ${this.options.dir} is writable`, message: `archive index could not be opened: ${detail}` }
-      this.ctx.logger('bot-team').error(problem.message)
+      report(problem)
       this.status = { driver: 'unavailable', problem }
     }
   }

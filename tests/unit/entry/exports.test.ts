@@ -17,3 +17,10 @@ describe('plugin entry', () => {
     expect(schema['~standard'].validate({ nope: 1 }).issues).toBeDefined()
   })
 })
+
+describe('Config defaults', () => {
+  it('accepts a loader row with no config at all and fills every default', () => {
+    const schema = plugin.Config as unknown as { '~standard': { validate(v: unknown): { value?: unknown; issues?: unknown } } }
+    expect(schema['~standard'].validate(undefined)).toEqual({ value: { trustedHosts: [], sqlite: 'auto' } })
+  })
+})

@@ -1,0 +1,75 @@
+// e2e (CLI): the packed bundle installed with `dsh plugin --profile headless add` into a temporary
+// DSH_HOME, a headless `dsh` turn against the loopback scripted model, and the session log read
+// back. Then the native-module trap on the real boot: a broken better-sqlite3 binary and a missing
+// one must not take DSH down; the user gets one clear line naming the repair command.
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { lastToolResults, offersTool, userTextsSinceLastAssistant } from '../../scripts/scripted-model/format.ts'
+import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
+import { installBundle, makeHome, readSessionLogs, runDsh, type E2eHome } from '../support/e2e.ts'
+
+let model: ScriptedServer
+let home: E2eHome
+const env = () => ({ DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
+
+beforeAll(async () => {
+  model = await startScriptedServer({
+    fallback: (req) => {
+      const results = lastToolResults(req)
+      if (results.length) return { text: `Tool said: ${results[0]!.text}` }
+      const asked = userTextsSinceLastAssistant(req).some((t) => t.includes('team'))
+      return asked && offersTool(req, 'list_bots') ? { toolCalls: [{ name: 'list_bots', args: {} }] } : { text: 'Hello from the scripted model' }
+    },
+  })
+  home = makeHome('cli')
+  await installBundle('headless', inject('bundleTarball'), home)
+})
+afterAll(async () => {
+  await model?.close()
+})
+
+describe('dsh CLI with the bundle installed from its tarball', () => {
+  it('runs a headless turn in which the model calls list_bots', async () => {
+    const r = await runDsh(['--profile', 'headless', 'who is on the team?'], { ...home, env: env() })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim()).toBe('Tool said: The team has no Bots yet.')
+
+    const log = readSessionLogs(home.home).at(-1)!
+    const call = log.events.find((e) => e.type === 'tool/call')
+    expect(call?.data).toMatchObject({ name: 'list_bots' })
+    const result = log.events.find((e) => e.type === 'tool/result')
+    expect(result?.data.message.content[0].content[0].text).toBe('The team has no Bots yet.')
+    expect(log.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
+    // The model saw the team section and the tool.
+    const turn = model.model.loopRequests().at(-1)!
+    expect(turn.toolNames).toContain('list_bots')
+    expect(turn.system).toContain('team of long-lived Bots')
+  })
+
+  it('keeps DSH working when better-sqlite3 cannot load, with one clear line naming the fix', async () => {
+    const addon = join(home.home, 'profiles', 'headless', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')
+    expect(existsSync(addon)).toBe(true)
+
+    // 1. a binary that cannot be loaded (as a build for another Node ABI): ERR_DLOPEN_FAILED
+    writeFileSync(addon, 'not an ELF file')
+    const broken = await runDsh(['--profile', 'headless', 'who is on the team?'], { ...home, env: env() })
+    expect(broken.code).toBe(0)
+    expect(broken.stdout.trim()).toBe('Tool said: The team has no Bots yet.')
+    const brokenLines = broken.stderr.split('\n').filter((l) => l.includes('better-sqlite3'))
+    expect(brokenLines).toHaveLength(1)
+    expect(brokenLines[0]).toContain('dsh plugin --profile headless rebuild better-sqlite3')
+    expect(broken.stderr).not.toMatch(/\n\s+at /) // no stack trace
+
+    // 2. the build skipped entirely (pnpm ignored the build script): no binding at all
+    rmSync(join(home.home, 'profiles', 'headless', 'node_modules', 'better-sqlite3', 'build'), { recursive: true, force: true })
+    const missing = await runDsh(['--profile', 'headless', 'who is on the team?'], { ...home, env: env() })
+    expect(missing.code).toBe(0)
+    expect(missing.stdout.trim()).toBe('Tool said: The team has no Bots yet.')
+    const missingLines = missing.stderr.split('\n').filter((l) => l.includes('better-sqlite3'))
+    expect(missingLines).toHaveLength(1)
+    expect(missingLines[0]).toContain('without its native build')
+    expect(missingLines[0]).toContain('npm_config_nodedir=')
+  })
+})

