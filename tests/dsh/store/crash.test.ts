@@ -19,7 +19,7 @@ function runOnce(dir: string): Promise<void> {
     child.stderr.on('data', d => { err += d })
     child.stdout.once('data', () => {
       // a random moment inside the save loop (each save is a few ms with fsync)
-      setTimeout(() => child.kill('SIGKILL'), 3 + Math.random() * 40)
+      setTimeout(() => child.kill('SIGKILL'), Math.random() * 30)
     })
     child.once('exit', (code, signal) => {
       if (signal === 'SIGKILL') resolve()
@@ -34,7 +34,6 @@ async function lane(dir: string, kills: number, stats: { kills: number, maxTemps
     await runOnce(dir)
     stats.kills++
     const file = path.join(dir, 'state.json')
-    if (!fs.existsSync(file)) continue // killed before the first rename
     const parsed = stateSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')))
     // exactly the content written for that revision — no mix of two saves
     expect(parsed).toEqual(stateAt(parsed.revision))
@@ -62,7 +61,7 @@ describe('crash safety', () => {
     await Promise.all(dirs.map(d => lane(d, per, stats)))
     expect(stats.kills).toBeGreaterThanOrEqual(KILLS)
     // the loop really was saving when killed
-    expect(stats.revisions.every(r => r >= per / 2)).toBe(true)
+    expect(stats.revisions.every(r => r >= per)).toBe(true)
     for (const dir of dirs) {
       const { store, fiber } = await openStore({ dir, role: 'writer' })
       expect(store.status()).toMatchObject({ mode: 'writer', reason: null })
