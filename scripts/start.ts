@@ -1,0 +1,68 @@
+// The README's start command (`npm start`, through scripts/run.mjs): DSH Web on 127.0.0.1 with
+// this bundle installed in a project-local DSH_HOME (`.demo/home`; never the user's ~/.dsh unless
+// `--home ~/.dsh` is passed), using DeepSeek when DEEPSEEK_API_KEY is set and the offline demo
+// model (the scripted model server with scripts/demo-script.ts, on loopback) otherwise.
+//
+// usage: node scripts/start.ts [--port 3080] [--home DIR] [--tarball FILE]
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import demoScript from './demo-script.ts'
+import { buildAndPack, dshBin, node22, root, toolEnv } from './pack.ts'
+import { startScriptedServer } from './scripted-model/server.ts'
+
+function arg(name: string): string | undefined {
+  const args = process.argv.slice(2)
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1)
+}
+
+const say = (line: string) => process.stdout.write(`[bot-team] ${line}\n`)
+const home = resolve(arg('--home') ?? join(root, '.demo', 'home'))
+const work = join(dirname(home), 'work')
+const port = arg('--port') ?? '3080'
+mkdirSync(home, { recursive: true })
+mkdirSync(work, { recursive: true })
+
+// 1. The model: DeepSeek when a key is set, the offline demo model otherwise.
+const env: Record<string, string> = { DSH_HOME: home }
+let demo: Awaited<ReturnType<typeof startScriptedServer>> | undefined
+if (process.env.DEEPSEEK_API_KEY) {
+  say('using DeepSeek (DEEPSEEK_API_KEY is set)')
+} else {
+  demo = await startScriptedServer(demoScript)
+  Object.assign(env, { DEEPSEEK_BASE_URL: demo.url, DEEPSEEK_API_KEY: 'offline-demo' })
+  say(`no DEEPSEEK_API_KEY: using the offline demo model on ${demo.url}`)
+}
+
+// 2. The bundle, installed into the `web` profile the way README tells a user to.
+const packed = arg('--tarball') ? { tarball: resolve(arg('--tarball')!) } : buildAndPack()
+const installedManifest = join(home, 'profiles', 'web', 'node_modules', 'dsh-bot-team', 'package.json')
+const installed = existsSync(installedManifest) ? JSON.parse(readFileSync(installedManifest, 'utf8')).version : undefined
+if (!packed.tarball.endsWith(`-${installed}.tgz`)) {
+  say(`installing ${packed.tarball.split('/').pop()} into ${home}/profiles/web (first time: ~1-2 min, builds better-sqlite3)`)
+  const add = spawnSync(node22, [dshBin, 'plugin', '--profile', 'web', 'add', '--allow-build=better-sqlite3', packed.tarball], {
+    cwd: work, env: toolEnv(env), stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  if (add.status !== 0) {
+    say('dsh plugin add failed (see above)')
+    process.exit(add.status ?? 1)
+  }
+}
+
+// 3. DSH Web, on loopback.
+const web = spawn(node22, [dshBin, 'web', '--no-open', '--host', '127.0.0.1', '--port', port], {
+  cwd: work, env: toolEnv(env), stdio: ['ignore', 'pipe', 'inherit'],
+})
+web.stdout.on('data', (chunk: Buffer) => {
+  process.stdout.write(chunk)
+  const url = /dsh web: (http:\/\/\S+)/.exec(chunk.toString())?.[1]
+  if (url) say(`DSH Web is ready at ${url} — team page: ${url}/bot-team`)
+})
+const stop = () => web.kill('SIGTERM')
+process.once('SIGINT', stop)
+process.once('SIGTERM', stop)
+web.on('close', async (code) => {
+  await demo?.close()
+  process.exit(code ?? 0)
+})
