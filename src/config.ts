@@ -20,6 +20,13 @@ export const Config = z.object({
    * Mirrors DSH Web's own `--trusted-host`.
    */
   trustedHosts: z.array(z.string().min(1)).default([]),
+  /**
+   * Who may write team state: `auto` = a long-lived host (DSH Web) becomes the writer and a
+   * one-shot headless run follows; `always` / `never` force it.
+   */
+  writer: z.enum(['auto', 'always', 'never']).default('auto'),
+  /** Refuse to write (read-only) instead of saving without a lock where the filesystem cannot lock. */
+  requireLock: z.boolean().default(false),
   /** Which SQLite driver the archive uses: `auto` tries better-sqlite3, then `node:sqlite`. */
   sqlite: z.enum(['auto', 'better-sqlite3', 'node:sqlite']).default('auto'),
 }).strict().prefault({}) // a row without `config:` gets every default

@@ -14,20 +14,42 @@ import type { Context } from '@deepseek-ai/cordis'
 import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
 import { Config, resolvePaths } from './config.ts'
-import { listBotsTool, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './roster/team-tools.ts'
+import { isLongLivedHost, storeRole } from './host-kind.ts'
+import { listBotsTool, liveBots, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './roster/team-tools.ts'
+import { BotStore } from './store/index.ts'
 import { registerWebRoutes } from './web/routes.ts'
 import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
 
 export { Config }
 
+/** A throw from `apply()` kills the whole DSH boot: contain a service's start-up failure to that service. */
+async function mountContained(fiber: PromiseLike<unknown>, what: string): Promise<void> {
+  try {
+    await fiber
+  } catch (error) {
+    process.stderr.write(`dsh-bot-team: the ${what} service failed to start (${error instanceof Error ? error.message : String(error)}); the rest of the plugin keeps working\n`)
+  }
+}
+
 export const name = PLUGIN_NAME
 export const inject = ['tools', 'systemPrompt']
 
-export function apply(ctx: Context, config: Config): void {
+export async function apply(ctx: Context, config: Config): Promise<void> {
   const paths = resolvePaths(config, dshHomePath)
-  ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite })
+  // Awaited so the team is open (writer, follower or read-only) before DSH creates any agent.
+  // The services degrade instead of throwing; a failure here is a bug, reported and contained.
+  await mountContained(ctx.plugin(BotStore, {
+    dir: paths.dir,
+    role: storeRole(config.writer),
+    longLived: isLongLivedHost(process.argv),
+    requireLock: config.requireLock,
+    pluginVersion: PLUGIN_VERSION,
+  }), 'team state')
+  await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
 
-  ctx.tools.register(listBotsTool(() => []))
+  ctx.inject(['botStore'], (ctx) => {
+    ctx.tools.register(listBotsTool(() => liveBots(ctx.botStore.state)))
+  })
   ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT })
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
@@ -35,7 +57,8 @@ export function apply(ctx: Context, config: Config): void {
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,
-      bots: [],
+      bots: ctx.get('botStore') ? liveBots(ctx.get('botStore')!.state) : [],
+      store: ctx.get('botStore')?.status() ?? null,
       archive: ctx.get('botArchive')?.status ?? { driver: 'unavailable' },
     }),
   }))

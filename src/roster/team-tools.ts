@@ -6,6 +6,7 @@
  * reading goes through the `readBots` callback the roster service supplies.
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { TeamState } from '../store/index.ts'
 
 export const TEAM_RULES_SECTION = 'botteam:team-rules'
 
@@ -15,6 +16,14 @@ export interface BotSummary {
   role: string
   main: boolean
   model?: string | undefined
+}
+
+/** The roster as the model and the UI see it: deleted Bots are gone, Main Bots first. */
+export function liveBots(state: Readonly<TeamState>): BotSummary[] {
+  return Object.values(state.bots)
+    .filter((b) => !b.deleted)
+    .sort((a, b) => Number(b.main) - Number(a.main) || a.name.localeCompare(b.name))
+    .map((b) => ({ id: b.id, name: b.name, role: b.role, main: b.main, model: b.model }))
 }
 
 /** The model-facing answer of `list_bots` (pure). */

@@ -131,8 +131,6 @@ export const stateSchema = z.object({
       ctx.addIssue({ code: 'custom', path: ['groups', key, 'admin'], message: `admin ${group.admin} is not a member` })
     }
   }
-  const mains = Object.values(s.bots).filter(b => b.main && !b.deleted)
-  if (mains.length > 1) ctx.addIssue({ code: 'custom', path: ['bots'], message: `more than one Main Bot: ${mains.map(b => b.id).join(', ')}` })
   const seen = new Set<string>()
   for (const d of s.deliveries) {
     if (seen.has(d.id)) ctx.addIssue({ code: 'custom', path: ['deliveries'], message: `duplicate delivery id ${d.id}` })

@@ -19,6 +19,7 @@ export interface TeamStatus {
   plugin: string
   version: string
   bots: unknown[]
+  store: unknown
   archive: unknown
 }
 

@@ -2,7 +2,7 @@
 // DSH_HOME, a headless `dsh` turn against the loopback scripted model, and the session log read
 // back. Then the native-module trap on the real boot: a broken better-sqlite3 binary and a missing
 // one must not take DSH down; the user gets one clear line naming the repair command.
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool, userTextsSinceLastAssistant } from '../../scripts/scripted-model/format.ts'
@@ -46,6 +46,8 @@ describe('dsh CLI with the bundle installed from its tarball', () => {
     const turn = model.model.loopRequests().at(-1)!
     expect(turn.toolNames).toContain('list_bots')
     expect(turn.system).toContain('team of long-lived Bots')
+    // A one-shot headless run opens the team as a follower: it never takes the lock or writes.
+    expect(readdirSync(join(home.home, 'bot')).filter((f) => f.startsWith('state'))).toEqual([])
   })
 
   it('keeps DSH working when better-sqlite3 cannot load, with one clear line naming the fix', async () => {

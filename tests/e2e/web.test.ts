@@ -33,7 +33,8 @@ describe('DSH Web with the bundle', () => {
   it('serves the status route on loopback and refuses foreign origins and non-JSON writes', async () => {
     const status = await fetch(`${web.url}/bot-team/api/status`)
     expect(status.status).toBe(200)
-    expect(await status.json()).toMatchObject({ plugin: 'dsh-bot-team', bots: [], archive: { driver: 'better-sqlite3' } })
+    // DSH Web is a long-lived host: it takes the team lock and becomes the writer.
+    expect(await status.json()).toMatchObject({ plugin: 'dsh-bot-team', bots: [], store: { mode: 'writer' }, archive: { driver: 'better-sqlite3' } })
 
     const foreign = await fetch(`${web.url}/bot-team/api/status`, { headers: { origin: 'http://evil.example' } })
     expect(foreign.status).toBe(403)

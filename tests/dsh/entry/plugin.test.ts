@@ -1,6 +1,6 @@
 // The plugin on the real DSH core, in-process: a scripted model calls `list_bots`, the result and
 // the team-rules section reach the model; disposing the plugin's fiber removes everything it added.
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
@@ -9,6 +9,7 @@ import * as plugin from '../../../src/index.ts'
 import { TEAM_RULES_TEXT } from '../../../src/roster/team-tools.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
 import { runTurn, startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { bot } from '../../unit/store/fixtures.ts'
 
 let host: DshHost | undefined
 afterEach(async () => {
@@ -19,29 +20,34 @@ afterEach(async () => {
 const listeners = (h: DshHost) => Object.values(h.ctx.events._hooks).reduce((n, hooks) => n + hooks.length, 0)
 
 describe('plugin entry on real DSH (in-process)', () => {
-  it('serves list_bots to the model and puts the team section in the system prompt', async () => {
+  it('serves list_bots (read from team state) to the model and puts the team section in the system prompt', async () => {
     host = await startDshHost({
       steps: [
         { toolCalls: [{ name: 'list_bots', args: {} }] },
         (req) => ({ text: `Roster: ${lastToolResults(req)[0]?.text}` }),
       ],
     })
-    await host.ctx.plugin(plugin, { dir: join(host.home, 'bot') })
+    await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always' } as plugin.Config)
+    await host.ctx.botStore.update((s) => {
+      s.bots['bot-1'] = bot('bot-1', { name: 'Ada', role: 'Lead', main: true })
+      s.bots['bot-2'] = bot('bot-2', { name: 'Gone', deleted: { at: '2025-01-01T00:00:00.000Z', by: 'bot-1' } })
+    })
     const agent = await runTurn(host, 'who is on the team?')
+    const roster = 'The team has 1 Bot:\n- Ada (id bot-1; Lead, Main Bot)'
 
     const events = agent.session.events
     const call = events.find((e) => e.type === 'tool/call')
     expect(call?.data).toMatchObject({ name: 'list_bots' })
-    const result = events.find((e) => e.type === 'tool/result')
-    expect(JSON.stringify(result?.data)).toContain('The team has no Bots yet.')
+    const result = events.find((e) => e.type === 'tool/result') as any
+    expect(result?.data.message.content[0].content[0].text).toBe(roster)
     expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
 
     const [first, second] = host.adapter.model.loopRequests()
     expect(first?.system).toContain(TEAM_RULES_TEXT)
     expect(first?.toolNames).toContain('list_bots')
-    expect(second?.messages.some((m) => m.role === 'tool' && m.text.includes('The team has no Bots yet.'))).toBe(true)
-    const finalText = JSON.stringify(events.filter((e) => e.type === 'assistant/message').at(-1)?.data)
-    expect(finalText).toContain('Roster: The team has no Bots yet.')
+    expect(second?.messages.some((m) => m.role === 'tool' && m.text === roster)).toBe(true)
+    const finalText = events.filter((e) => e.type === 'assistant/message').at(-1)?.data as any
+    expect(finalText.message.content[0].text).toBe(`Roster: ${roster}`)
   })
 
   it('unloads cleanly: tools, sections, services, listeners and routes disappear with its fiber', async () => {
@@ -50,7 +56,10 @@ describe('plugin entry on real DSH (in-process)', () => {
     const url = `http://127.0.0.1:${host.ctx.webServer.port}/bot-team/api/status`
     const listenersBefore = listeners(host)
 
-    const fiber = await host.ctx.plugin(plugin, { dir: join(mkdtempSync(join(tmpdir(), 'bot-team-unload-')), 'bot') })
+    const dir = join(mkdtempSync(join(tmpdir(), 'bot-team-unload-')), 'bot')
+    const fiber = await host.ctx.plugin(plugin, { dir, writer: 'always' } as plugin.Config)
+    expect(host.ctx.botStore.mode).toBe('writer')
+    expect(existsSync(join(dir, 'state.lock'))).toBe(true)
     expect(host.ctx.tools.get('list_bots')).toBeDefined()
     expect(JSON.stringify(await host.ctx.systemPrompt.assemble())).toContain(TEAM_RULES_TEXT)
     expect(host.ctx.get('botArchive')?.status.driver).toBe('better-sqlite3')
@@ -64,6 +73,8 @@ describe('plugin entry on real DSH (in-process)', () => {
     expect(host.ctx.tools.get('list_bots')).toBeUndefined()
     expect(JSON.stringify(await host.ctx.systemPrompt.assemble())).not.toContain(TEAM_RULES_TEXT)
     expect(host.ctx.get('botArchive')).toBeUndefined()
+    expect(host.ctx.get('botStore')).toBeUndefined()
+    expect(existsSync(join(dir, 'state.lock'))).toBe(false) // the team lock is released
     expect(listeners(host)).toBe(listenersBefore)
     expect((await fetch(url)).status).toBe(404)
     await web.dispose()

@@ -10,6 +10,12 @@ describe('state schema v1', () => {
     expect(Object.keys(parsed.bots)).toEqual(['bot-1', 'bot-2'])
   })
 
+  it('allows several Main Bots (features §1)', () => {
+    const s = sampleState() as any
+    s.bots['bot-2'].main = true
+    expect(stateSchema.safeParse(s).success).toBe(true)
+  })
+
   it('round-trips through JSON unchanged', () => {
     const s = sampleState()
     expect(stateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s)
@@ -19,7 +25,6 @@ describe('state schema v1', () => {
     ['bot key differs from id', s => { s.bots['bot-9'] = bot('bot-1') }],
     ['group member unknown', s => { s.groups['group-1'].members.push('bot-404') }],
     ['admin not a member', s => { s.groups['group-1'].admin = 'bot-404' }],
-    ['two Main Bots', s => { s.bots['bot-2'].main = true }],
     ['duplicate delivery id', s => { s.deliveries.push({ ...s.deliveries[0] }) }],
     ['absolute avatar path', s => { s.bots['bot-1'].avatar = { kind: 'image', image: '/home/me/pic.png' } }],
     ['windows absolute avatar path', s => { s.bots['bot-1'].avatar = { kind: 'image', image: 'C:\\pics\\a.png' } }],
