@@ -9,7 +9,7 @@
 //      with npm_config_nodedir pointing at Node 22 so better-sqlite3 builds against its headers,
 //      then a load check under Node 22 (a stale or wrong-ABI build is rebuilt);
 //   3. build (tsdown) and hand over: `test` typechecks then runs vitest, `start` runs
-//      scripts/start.ts, `bench` runs bench/run.ts.
+//      scripts/start.ts, `pack` prints the path of a freshly packed bundle, `bench` runs bench/run.ts.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -108,9 +108,11 @@ if (command === 'test') {
   process.exit(status)
 } else if (command === 'start') {
   process.exit(run(node22, [join(root, 'scripts', 'start.ts'), ...rest]))
+} else if (command === 'pack') {
+  process.exit(run(node22, ['-e', "import('./scripts/pack.ts').then((m) => console.log(m.buildAndPack().tarball))"]))
 } else if (command === 'bench') {
   process.exit(run(node22, [join(root, 'bench', 'run.ts'), ...rest]))
 } else {
-  log(`unknown command "${command}" (use test, start or bench)`)
+  log(`unknown command "${command}" (use test, start, pack or bench)`)
   process.exit(2)
 }
