@@ -27,6 +27,11 @@ export const Config = z.object({
   writer: z.enum(['auto', 'always', 'never']).default('auto'),
   /** Refuse to write (read-only) instead of saving without a lock where the filesystem cannot lock. */
   requireLock: z.boolean().default(false),
+  /**
+   * `provider/model` for Bots without their own model, where DSH has no default model service
+   * (in-process hosts). DSH Web and headless use DSH's own default.
+   */
+  defaultModel: z.string().regex(/^[^/\s]+\/\S+$/, 'defaultModel must look like provider/model').optional(),
   /** Which SQLite driver the archive uses: `auto` tries better-sqlite3, then `node:sqlite`. */
   sqlite: z.enum(['auto', 'better-sqlite3', 'node:sqlite']).default('auto'),
 }).strict().prefault({}) // a row without `config:` gets every default

@@ -15,7 +15,8 @@ import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
 import { Config, resolvePaths } from './config.ts'
 import { isLongLivedHost, storeRole } from './host-kind.ts'
-import { listBotsTool, liveBots, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './roster/team-tools.ts'
+import { BotRoster } from './roster/service.ts'
+import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
 import { registerWebRoutes } from './web/routes.ts'
 import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
@@ -32,7 +33,7 @@ async function mountContained(fiber: PromiseLike<unknown>, what: string): Promis
 }
 
 export const name = PLUGIN_NAME
-export const inject = ['tools', 'systemPrompt']
+export const inject = ['agents', 'sessions', 'tools', 'systemPrompt']
 
 export async function apply(ctx: Context, config: Config): Promise<void> {
   const paths = resolvePaths(config, dshHomePath)
@@ -47,17 +48,20 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   }), 'team state')
   await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
 
-  ctx.inject(['botStore'], (ctx) => {
-    ctx.tools.register(listBotsTool(() => liveBots(ctx.botStore.state)))
-  })
-  ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT })
+  // Bots need team state; without it (a start-up bug, reported above) the rest keeps working.
+  if (ctx.get('botStore')) {
+    await mountContained(ctx.plugin(BotRoster, {
+      workspace: paths.workspace,
+      ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}),
+    }), 'roster')
+  }
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
     trustedHosts: config.trustedHosts,
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,
-      bots: ctx.get('botStore') ? liveBots(ctx.get('botStore')!.state) : [],
+      bots: ctx.get('botRoster')?.bots().map(summary) ?? [],
       store: ctx.get('botStore')?.status() ?? null,
       archive: ctx.get('botArchive')?.status ?? { driver: 'unavailable' },
     }),

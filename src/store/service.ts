@@ -224,6 +224,21 @@ export class BotStore extends Service {
     }, 'botStore.subscribe()')
   }
 
+  /**
+   * Try to become the writer now (what `update` does first): a follower whose holder exited, or
+   * whose lock went stale, takes over. Never throws; returns the resulting mode.
+   */
+  claim(): Promise<StoreMode> {
+    return this.enqueue(async () => {
+      try {
+        await this.ensureWriter()
+      } catch {
+        // the mode and its message already say why
+      }
+      return this.modeValue
+    }).catch(() => this.modeValue)
+  }
+
   /** Re-read the file now if it changed (what the watcher does); no-op for the writer. */
   refresh(): Promise<void> {
     return this.enqueue(() => this.followOnce())

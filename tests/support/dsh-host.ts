@@ -2,7 +2,7 @@
 // SystemPrompt, ToolRuntime, AgentRegistry, AgentLoop, and JSONL session persistence in a temp
 // dir) in a fresh Cordis Context, with the scripted model registered as provider `mock`.
 // Only the model is fake. Every host gets its own temp DSH_HOME-like folder.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
@@ -26,9 +26,11 @@ export interface DshHost {
   dispose(): Promise<void>
 }
 
-export async function startDshHost(script: Script | ScriptMap = {}): Promise<DshHost> {
-  const home = mkdtempSync(join(tmpdir(), 'bot-team-dsh-'))
+/** A fresh host; pass `home` to start a second host (a restart) on the same folder. */
+export async function startDshHost(script: Script | ScriptMap = {}, options: { home?: string } = {}): Promise<DshHost> {
+  const home = options.home ?? mkdtempSync(join(tmpdir(), 'bot-team-dsh-'))
   const cwd = join(home, 'work')
+  mkdirSync(cwd, { recursive: true })
   const ctx = new Context()
   await ctx.plugin(LlmRuntime)
   await ctx.plugin(SessionStore)
@@ -46,9 +48,16 @@ export async function startDshHost(script: Script | ScriptMap = {}): Promise<Dsh
     cwd,
     async dispose() {
       await ctx.fiber.dispose()
-      rmSync(home, { recursive: true, force: true })
+      if (!options.home) rmSync(home, { recursive: true, force: true })
     },
   }
+}
+
+/** Send a user prompt to an agent and wait until it is idle again. */
+export async function prompt(host: DshHost, agent: { followup(m: ReturnType<typeof createUserMessage>): void; whenIdle(): Promise<void>; session: any }, text: string) {
+  agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
+  await agent.whenIdle()
+  await host.ctx.sessions.flush(agent.session)
 }
 
 /** Create a root agent on the scripted model, send one user prompt, wait for the turn to end. */

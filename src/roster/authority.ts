@@ -1,0 +1,213 @@
+/**
+ * Team authority — who may do what on the team, decided from structured facts.
+ *
+ * Owns: `decide(caller, action, target)`, the single pure function every team tool and every
+ * team HTTP route asks before doing anything ("authority in code, judgement in the model"), and
+ * the wording of its refusals (plain sentences the model can read and act on).
+ *
+ * Deliberately does not: read team state, resolve names or ids, check that a target exists or is
+ * still live (the roster service looks the target up among live Bots and groups first and fills
+ * in the facts below), enforce limits (hop count, round turns, memory caps — their own modules),
+ * or look at `userAsked` ("only when the user asks" is prompt text; the field is carried for later).
+ * No I/O, no DSH imports.
+ *
+ * Rules (features §1–§3, §6; rows marked * are where the spec is silent and this module chose):
+ *
+ * | action            | user (team page/API)      | Main Bot                      | Bot                               |
+ * | ----------------- | ------------------------- | ----------------------------- | --------------------------------- |
+ * | list_bots         | yes                       | yes                           | yes                               |
+ * | list_models       | yes                       | yes                           | yes                               |
+ * | create_bot        | yes                       | yes                           | no                                |
+ * | update_bot        | yes¹                      | yes, itself too¹              | no, not even itself*              |
+ * | delete_bot        | yes¹                      | yes¹, never itself            | no                                |
+ * | message_bot       | yes                       | any other Bot                 | any other Bot                     |
+ * | interrupt_bot     | yes                       | any other Bot (Main too*)     | no                                |
+ * | stop_bot          | yes                       | any other Bot (Main too*)     | no                                |
+ * | create_group      | yes                       | yes                           | no                                |
+ * | update_group      | yes (also mid-round*)     | any group (also mid-round*)   | only a group it admins            |
+ * | delete_group      | yes²                      | yes²                          | no, not even its own group*       |
+ * | post_to_group     | yes (also mid-round*)     | any group                     | only a group it admins            |
+ * | read_group_chat   | yes                       | any group                     | only groups it is a member of³    |
+ * | read_own_chat     | yes, any Bot's*           | its own only                  | its own only                      |
+ * | write_own_memory  | yes, any Bot's*           | its own only                  | its own only                      |
+ * | write_team_memory | yes                       | yes                           | only if it admins some group      |
+ *
+ * ¹ refused when it would leave the team with no Main Bot (`wouldRemoveLastMain`: deleting the
+ *   last Main Bot, or taking `main` away from it).  ² refused while a round runs in that group.
+ * ³ a group's admin counts as a member.
+ * - A plain DSH Session (`non-bot-session`) is refused everything; team tools are not even
+ *   offered to it, this is defence in depth. A Bot caller without a `botId` is refused too.
+ * - Actions aimed at one Bot (update/delete/message/interrupt/stop) need `target.botId`, actions
+ *   aimed at one group (update/delete/post/read chat) need `target.groupId`, for every caller*:
+ *   without them "not yourself" and "its own group" cannot be checked. `read_own_chat` and
+ *   `write_own_memory` without `target.botId` mean the caller's own.
+ * - `botIsMain` does not change any outcome*: several Main Bots are allowed and a Main Bot may
+ *   act on another Main Bot like on any Bot; only the last-Main-Bot invariant protects them.
+ * - Order of checks (decides which reason a refusal gives): caller kind → caller identity →
+ *   target named → role and scope → self → last Main Bot / running round.
+ */
+
+export type CallerKind = 'user' | 'main-bot' | 'bot' | 'non-bot-session'
+
+/** Who is asking. `user` is the human through the plugin's HTTP API/UI; bots carry their id. */
+export interface Caller {
+  kind: CallerKind
+  botId?: string
+}
+
+export type TeamAction =
+  | 'list_bots' | 'list_models' | 'create_bot' | 'update_bot' | 'delete_bot'
+  | 'message_bot' | 'interrupt_bot' | 'stop_bot'
+  | 'create_group' | 'update_group' | 'delete_group' | 'post_to_group' | 'read_group_chat'
+  | 'write_own_memory' | 'write_team_memory' | 'read_own_chat'
+
+/** Every action, in a stable order (for UIs, prompts and test matrices). */
+export const TEAM_ACTIONS: readonly TeamAction[] = [
+  'list_bots', 'list_models', 'create_bot', 'update_bot', 'delete_bot',
+  'message_bot', 'interrupt_bot', 'stop_bot',
+  'create_group', 'update_group', 'delete_group', 'post_to_group', 'read_group_chat',
+  'write_own_memory', 'write_team_memory', 'read_own_chat',
+]
+
+/** Facts about what the action is aimed at, filled in by the roster service. */
+export interface Target {
+  /** The Bot acted on (update/delete/message/interrupt/stop; own chat/memory). */
+  botId?: string
+  /** Whether that Bot is a Main Bot. Informational: no rule depends on it. */
+  botIsMain?: boolean
+  /** The group acted on. */
+  groupId?: string
+  /** The caller is the admin of `groupId`. */
+  callerIsGroupAdmin?: boolean
+  /** The caller is a member of `groupId`. */
+  callerIsGroupMember?: boolean
+  /** The caller is the admin of at least one live group (team memory rights). */
+  callerAdminsAnyGroup?: boolean
+  /** A round is running in `groupId`. */
+  roundRunning?: boolean
+  /** Carrying the action out would leave the team with no live Main Bot. */
+  wouldRemoveLastMain?: boolean
+  /** The user asked for this change. Carried for later; `decide` ignores it. */
+  userAsked?: boolean
+}
+
+/** `reason` is a plain sentence the model can read and act on. */
+export type Decision = { allowed: true } | { allowed: false; reason: string }
+
+const ALLOW: Decision = Object.freeze({ allowed: true })
+
+function refuse(reason: string): Decision {
+  return { allowed: false, reason }
+}
+
+const BOT_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(['update_bot', 'delete_bot', 'message_bot', 'interrupt_bot', 'stop_bot'])
+const GROUP_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(['update_group', 'delete_group', 'post_to_group', 'read_group_chat'])
+
+type MainOnlyAction = 'create_bot' | 'update_bot' | 'delete_bot' | 'interrupt_bot' | 'stop_bot' | 'create_group' | 'delete_group'
+
+const MAIN_ONLY: Readonly<Record<MainOnlyAction, string>> = {
+  create_bot: 'Only a Main Bot may create Bots. Ask a Main Bot or the user.',
+  update_bot: 'Only a Main Bot may change Bots, including your own settings. Ask a Main Bot or the user.',
+  delete_bot: 'Only a Main Bot may delete Bots. Ask a Main Bot or the user.',
+  interrupt_bot: 'Only a Main Bot may interrupt another Bot. Ask a Main Bot or the user, or use message_bot to queue a message instead.',
+  stop_bot: 'Only a Main Bot may stop another Bot. Ask a Main Bot or the user.',
+  create_group: 'Only a Main Bot may create groups. Ask a Main Bot or the user.',
+  delete_group: 'Only a Main Bot may delete groups, even a group you admin. Ask a Main Bot or the user.',
+}
+
+const REASONS = {
+  notABot: 'Team actions are only for the Bots of the team and the user; this Session is not a Bot. Ask the user to use the team page or one of the Bots.',
+  unidentified: 'This Bot could not be identified, so the team action was refused. Only an identified Bot of the team or the user may act on the team; ask the user to check the team page.',
+  noBot: 'No target Bot was named. Name the Bot by its name or id (call list_bots to see the team).',
+  noGroup: 'No target group was named. Name the group by its name or id.',
+  updateGroup: "Only a Main Bot or this group's admin may change the group. Ask a Main Bot, the group's admin or the user.",
+  postToGroup: "Only a Main Bot or this group's admin may post to the group. Ask a Main Bot, the group's admin or the user.",
+  readGroupChat: "Only this group's members and Main Bots may read its chat, and you are not a member. Ask a Main Bot or a member of the group.",
+  readOtherChat: "You can read only your own chat; another Bot's chat is private to that Bot. Ask that Bot with message_bot, or ask the user.",
+  writeOtherMemory: "You can write only your own memory; another Bot's memory belongs to that Bot. Ask that Bot with message_bot, or ask a Main Bot to write team memory.",
+  teamMemory: 'Only Main Bots and group admins may write team memory. Ask a Main Bot or a group admin, or keep it in your own memory.',
+  deleteSelf: 'You cannot delete yourself. Only the user (from the team page) or another Main Bot may delete you.',
+  messageSelf: 'You cannot message yourself. Send the message to another Bot (call list_bots to see the team), or just continue your own work.',
+  interruptSelf: 'You cannot interrupt yourself; a Main Bot may interrupt only another Bot. To change course, do so in your current turn.',
+  stopSelf: 'You cannot stop yourself; a Main Bot may stop only another Bot. To end your work, finish your current turn.',
+  deleteLastMain: 'This is the last Main Bot, and the team is never without one. The user or a Main Bot must make another Bot a Main Bot first, then delete this one.',
+  unmainLastMain: 'This change would leave the team without a Main Bot. The user or a Main Bot must make another Bot a Main Bot first, then remove the Main Bot role from this one.',
+  roundRunning: 'A round is running in this group, so it cannot be deleted now. Wait until the round ends (or stop its speakers); then a Main Bot or the user may delete it.',
+} as const
+
+/** Decide one team action. Pure: the same facts always give the same answer. */
+export function decide(caller: Caller, action: TeamAction, target: Target): Decision {
+  if (caller.kind === 'non-bot-session') return refuse(REASONS.notABot)
+  const isUser = caller.kind === 'user'
+  const isMain = caller.kind === 'main-bot'
+  if (!isUser && !isMain && caller.kind !== 'bot') return refuse(REASONS.notABot)
+  if (!isUser && !caller.botId) return refuse(REASONS.unidentified)
+
+  if (BOT_TARGETED.has(action) && !target.botId) return refuse(REASONS.noBot)
+  if (GROUP_TARGETED.has(action) && !target.groupId) return refuse(REASONS.noGroup)
+
+  const self = !isUser && target.botId !== undefined && target.botId === caller.botId
+  /** For own-scope actions an absent target means the caller's own. */
+  const ownScope = !isUser && (target.botId === undefined || target.botId === caller.botId)
+  const mainOnly = (a: MainOnlyAction): Decision => (isUser || isMain ? ALLOW : refuse(MAIN_ONLY[a]))
+
+  switch (action) {
+    case 'list_bots':
+    case 'list_models':
+      return ALLOW
+
+    case 'create_bot':
+    case 'create_group':
+      return mainOnly(action)
+
+    case 'update_bot':
+      if (!isUser && !isMain) return mainOnly('update_bot')
+      if (target.wouldRemoveLastMain) return refuse(REASONS.unmainLastMain)
+      return ALLOW
+
+    case 'delete_bot':
+      if (!isUser && !isMain) return mainOnly('delete_bot')
+      if (self) return refuse(REASONS.deleteSelf)
+      if (target.wouldRemoveLastMain) return refuse(REASONS.deleteLastMain)
+      return ALLOW
+
+    case 'message_bot':
+      return self ? refuse(REASONS.messageSelf) : ALLOW
+
+    case 'interrupt_bot':
+      if (!isUser && !isMain) return mainOnly('interrupt_bot')
+      return self ? refuse(REASONS.interruptSelf) : ALLOW
+
+    case 'stop_bot':
+      if (!isUser && !isMain) return mainOnly('stop_bot')
+      return self ? refuse(REASONS.stopSelf) : ALLOW
+
+    case 'update_group':
+      return isUser || isMain || target.callerIsGroupAdmin ? ALLOW : refuse(REASONS.updateGroup)
+
+    case 'delete_group':
+      if (!isUser && !isMain) return mainOnly('delete_group')
+      return target.roundRunning ? refuse(REASONS.roundRunning) : ALLOW
+
+    case 'post_to_group':
+      return isUser || isMain || target.callerIsGroupAdmin ? ALLOW : refuse(REASONS.postToGroup)
+
+    case 'read_group_chat':
+      return isUser || isMain || target.callerIsGroupMember || target.callerIsGroupAdmin ? ALLOW : refuse(REASONS.readGroupChat)
+
+    case 'read_own_chat':
+      return isUser || ownScope ? ALLOW : refuse(REASONS.readOtherChat)
+
+    case 'write_own_memory':
+      return isUser || ownScope ? ALLOW : refuse(REASONS.writeOtherMemory)
+
+    case 'write_team_memory':
+      return isUser || isMain || target.callerAdminsAnyGroup ? ALLOW : refuse(REASONS.teamMemory)
+
+    default: {
+      // An action this build does not know (e.g. from an untyped HTTP body): fail closed.
+      const unknown: never = action
+      return refuse(`Unknown team action ${JSON.stringify(unknown)}: nobody may perform it. Use one of the team tools you were given.`)
+    }
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * Bot fields — the user-facing rules for a Bot's editable fields, as zod schemas and helpers.
+ *
+ * Owns: validation and normalisation of name, role label, instructions, model, avatar, colour,
+ * permission preset and flags (features §1); the create/update input schemas the tools and HTTP
+ * routes parse (`.strict()`: unknown fields are refused); `nameTaken` (case-insensitive
+ * uniqueness among live Bots), `defaultColour` and `formatIssues` (one readable line per issue,
+ * quoted verbatim by tool refusals and HTTP 400s).
+ *
+ * Deliberately does not: read or write team state, allocate ids, decide who may change a Bot
+ * (`authority.ts`), or check that a model exists (DSH's model catalogue does). The store schema
+ * (`src/store/schema.ts`) is looser on purpose — it must load any file an older or newer build
+ * wrote; everything produced here fits it. No I/O, no DSH imports.
+ *
+ * Choices where the spec is silent:
+ * - Lengths count Unicode code points, so '小明' is 2 characters (not UTF-16 units, not bytes).
+ *   40 code points are at most 80 UTF-16 units, inside the store's 100.
+ * - Names are trimmed, NFC-normalised and inner whitespace runs collapse to one space.
+ *   Uniqueness and the reserved word compare a folded key (NFKC, then case-folded), so 'ADA',
+ *   'ada' and full-width 'ａｄａ' are the same name; 'Straße' equals 'STRASSE'.
+ * - "Control characters" in names and role labels: C0/C1 controls (tabs, line breaks, NUL),
+ *   U+2028/U+2029, and the bidirectional overrides/isolates (U+202A–U+202E, U+2066–U+2069) that
+ *   could make a name display as another. Zero-width joiners stay allowed (emoji sequences).
+ * - `model: null` in an update means "back to the DSH default"; omitted means "unchanged".
+ * - `main` is accepted in both inputs (default false on create): Main Bots may be created and the
+ *   flag toggled; `authority.ts` guards the last Main Bot.
+ * - Default avatar is a circle; default colour comes from the name (`defaultColour`).
+ */
+import { z } from 'zod'
+
+export const NAME_MAX = 40
+export const ROLE_MAX = 24
+export const INSTRUCTIONS_MAX = 8000
+export const MODEL_MAX = 200
+export const IMAGE_PATH_MAX = 200
+
+export const AVATAR_SHAPES = ['circle', 'square', 'hexagon', 'diamond', 'triangle', 'star'] as const
+export type AvatarShape = (typeof AVATAR_SHAPES)[number]
+
+export const PERMISSION_PRESETS = ['read-only', 'workspace-write', 'danger-full-access'] as const
+export type PermissionPreset = (typeof PERMISSION_PRESETS)[number]
+export const DEFAULT_PERMISSION_PRESET: PermissionPreset = 'workspace-write'
+
+/** Eight colours, readable as a badge on light and dark backgrounds. Order is part of the API. */
+export const COLOUR_PALETTE = ['#e03131', '#e8590c', '#2f9e44', '#0c8599', '#1971c2', '#6741d9', '#c2255c', '#a0522d'] as const
+
+/** The word `@all` uses; no Bot may be called that. */
+export const RESERVED_NAME = 'all'
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u
+const MODEL_RE = /^[A-Za-z0-9._:-]+\/[A-Za-z0-9._:-]+$/
+const COLOUR_RE = /^#[0-9a-fA-F]{6}$/
+
+/** Length in Unicode code points. */
+export function charCount(s: string): number {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+/** The stored form of a name: trimmed, NFC, inner whitespace runs collapsed to one space. */
+export function normaliseName(raw: string): string {
+  return raw.normalize('NFC').trim().replace(/\s+/gu, ' ')
+}
+
+/** The comparison key of a name: two names clash exactly when their keys are equal. */
+export function nameKey(name: string): string {
+  return normaliseName(name).normalize('NFKC').toUpperCase().toLowerCase()
+}
+
+type Ctx = z.core.$RefinementCtx<string>
+
+function issue(ctx: Ctx, value: string, message: string): void {
+  ctx.addIssue({ code: 'custom', message, input: value })
+}
+
+/** A Bot's name (features §1): 1–40 characters, no control characters, no '@', not 'all'. */
+export const botNameSchema = z.string({ error: iss => (iss.input === undefined ? 'is required' : 'must be text') }).transform((raw, ctx) => {
+  const name = normaliseName(raw)
+  const before = ctx.issues.length
+  if (CONTROL.test(raw)) issue(ctx, raw, 'must not contain control characters, line breaks or direction marks')
+  if (name === '') issue(ctx, raw, 'must not be empty')
+  const n = charCount(name)
+  if (n > NAME_MAX) issue(ctx, raw, `must be at most ${NAME_MAX} characters (it has ${n})`)
+  if (name.normalize('NFKC').includes('@')) issue(ctx, raw, "must not contain '@' (mentions are written @Name)")
+  if (name !== '' && nameKey(name) === RESERVED_NAME) issue(ctx, raw, "'all' is reserved for @all; choose another name")
+  return ctx.issues.length > before ? z.NEVER : name
+})
+
+/** The role label shown under the name ("Reviewer"): trimmed, at most 24 characters. */
+export const botRoleSchema = z.string({ error: 'must be text' }).transform((raw, ctx) => {
+  const role = raw.normalize('NFC').trim()
+  const before = ctx.issues.length
+  if (CONTROL.test(raw)) issue(ctx, raw, 'must not contain control characters, line breaks or direction marks')
+  const n = charCount(role)
+  if (n > ROLE_MAX) issue(ctx, raw, `must be at most ${ROLE_MAX} characters (it has ${n})`)
+  return ctx.issues.length > before ? z.NEVER : role
+})
+
+/** The Bot's standing instructions (persona). Kept as written; at most 8000 characters. */
+export const botInstructionsSchema = z.string({ error: 'must be text' }).check((ctx) => {
+  const n = charCount(ctx.value)
+  if (n > INSTRUCTIONS_MAX) {
+    ctx.issues.push({ code: 'custom', message: `must be at most ${INSTRUCTIONS_MAX} characters (it has ${n})`, input: ctx.value })
+  }
+})
+
+/** `provider/model`, e.g. `deepseek/deepseek-chat`. Trimmed. */
+export const botModelSchema = z.string({ error: 'must be text' }).transform((raw, ctx) => {
+  const model = raw.trim()
+  if (charCount(model) > MODEL_MAX) {
+    issue(ctx, raw, `must be at most ${MODEL_MAX} characters`)
+    return z.NEVER
+  }
+  if (!MODEL_RE.test(model)) {
+    issue(ctx, raw, "must be written provider/model (letters, digits and . _ : - on both sides of one '/'), e.g. deepseek/deepseek-chat; leave it out for the DSH default")
+    return z.NEVER
+  }
+  return model
+})
+
+function imagePathProblem(p: string): string | undefined {
+  if (p === '') return 'must not be empty'
+  if (charCount(p) > IMAGE_PATH_MAX) return `must be at most ${IMAGE_PATH_MAX} characters`
+  if (CONTROL.test(p)) return 'must not contain control characters'
+  if (p.startsWith('/') || p.startsWith('\\') || /^[A-Za-z]:/.test(p)) return 'must be a path relative to the bot folder, not an absolute path'
+  const parts = p.split(/[\\/]/)
+  if (parts.includes('..')) return "must stay inside the bot folder (no '..')"
+  if (parts.some(s => s === '' || s === '.')) return "must be a plain relative path (no empty or '.' parts)"
+  return undefined
+}
+
+const shapeAvatarSchema = z.strictObject({
+  kind: z.literal('shape'),
+  shape: z.enum(AVATAR_SHAPES, { error: `must be one of ${AVATAR_SHAPES.join(', ')}` }),
+})
+
+const imageAvatarSchema = z.strictObject({
+  kind: z.literal('image'),
+  image: z.string({ error: 'must be text' }).check((ctx) => {
+    const problem = imagePathProblem(ctx.value)
+    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value })
+  }),
+})
+
+/** A shape, or a small image stored under the bot folder (a relative path, never absolute). */
+export const botAvatarSchema = z.discriminatedUnion('kind', [shapeAvatarSchema, imageAvatarSchema], {
+  error: `must be {"kind":"shape","shape":…} with shape one of ${AVATAR_SHAPES.join(', ')}, or {"kind":"image","image":"<path under the bot folder>"}`,
+})
+export type BotAvatar = z.output<typeof botAvatarSchema>
+
+/** `#rrggbb`; stored lower-case. */
+export const botColourSchema = z.string({ error: 'must be text' })
+  .regex(COLOUR_RE, { error: 'must be a colour written #rrggbb, e.g. #1971c2' })
+  .transform(c => c.toLowerCase())
+
+export const permissionPresetSchema = z.enum(PERMISSION_PRESETS, { error: `must be one of ${PERMISSION_PRESETS.join(', ')}` })
+
+const flag = z.boolean({ error: 'must be true or false' })
+
+/** The fixed default colour of a name: the same name (any case) always gets the same colour. */
+export function defaultColour(name: string): string {
+  // FNV-1a over the code points of the name's key: stable across runs, machines and versions.
+  let h = 0x811c9dc5
+  for (const ch of nameKey(name)) {
+    h ^= ch.codePointAt(0)!
+    h = Math.imul(h, 0x01000193) >>> 0
+  }
+  return COLOUR_PALETTE[h % COLOUR_PALETTE.length]!
+}
+
+export const DEFAULT_AVATAR: Readonly<BotAvatar> = Object.freeze({ kind: 'shape', shape: 'circle' })
+
+const FIELD_NAMES = ['name', 'role', 'instructions', 'model', 'avatar', 'colour', 'permissionPreset', 'pinned', 'hidden', 'main'] as const
+
+/** Messages for issues the object itself raises (unknown fields, not an object). */
+const objectError = (iss: { code?: string }): string | undefined => {
+  if (iss.code === 'unrecognized_keys') return `is not a Bot field; the fields are ${FIELD_NAMES.join(', ')}`
+  if (iss.code === 'invalid_type') return "must be an object with the Bot's fields"
+  return undefined
+}
+
+/** What creating a Bot accepts: `name` is required, everything else has a default. */
+export const BotCreateInput = z.strictObject({
+  name: botNameSchema,
+  role: botRoleSchema.optional(),
+  instructions: botInstructionsSchema.optional(),
+  model: botModelSchema.optional(),
+  avatar: botAvatarSchema.optional(),
+  colour: botColourSchema.optional(),
+  permissionPreset: permissionPresetSchema.optional(),
+  pinned: flag.optional(),
+  hidden: flag.optional(),
+  main: flag.optional(),
+}, { error: objectError }).transform(v => {
+  const out: BotCreate = {
+    name: v.name,
+    role: v.role ?? '',
+    instructions: v.instructions ?? '',
+    avatar: v.avatar ?? { ...DEFAULT_AVATAR },
+    colour: v.colour ?? defaultColour(v.name),
+    permissionPreset: v.permissionPreset ?? DEFAULT_PERMISSION_PRESET,
+    pinned: v.pinned ?? false,
+    hidden: v.hidden ?? false,
+    main: v.main ?? false,
+  }
+  if (v.model !== undefined) out.model = v.model
+  return out
+})
+
+/** A new Bot's fields, normalised and with every default filled in (`model` absent = DSH default). */
+export interface BotCreate {
+  name: string
+  role: string
+  instructions: string
+  model?: string
+  avatar: BotAvatar
+  colour: string
+  permissionPreset: PermissionPreset
+  pinned: boolean
+  hidden: boolean
+  main: boolean
+}
+
+/** What changing a Bot accepts: any of the fields, at least one. `model: null` = DSH default. */
+export const BotUpdateInput = z.strictObject({
+  name: botNameSchema.optional(),
+  role: botRoleSchema.optional(),
+  instructions: botInstructionsSchema.optional(),
+  model: botModelSchema.nullable().optional(),
+  avatar: botAvatarSchema.optional(),
+  colour: botColourSchema.optional(),
+  permissionPreset: permissionPresetSchema.optional(),
+  pinned: flag.optional(),
+  hidden: flag.optional(),
+  main: flag.optional(),
+}, { error: objectError }).refine(v => Object.values(v).some(x => x !== undefined), {
+  error: `nothing to change: give at least one of ${FIELD_NAMES.join(', ')}`,
+  // Only for an otherwise valid input: `{ foo: 1 }` is answered by "foo: is not a Bot field" alone.
+  when: payload => payload.issues.length === 0,
+})
+
+export type BotCreateRaw = z.input<typeof BotCreateInput>
+export type BotUpdateRaw = z.input<typeof BotUpdateInput>
+export type BotUpdate = z.output<typeof BotUpdateInput>
+
+/** A Bot as far as name uniqueness cares: deleted Bots free their name. */
+export interface BotNameEntry {
+  id: string
+  name: string
+  deleted?: unknown
+}
+
+/**
+ * Whether `name` clashes (case-insensitively, see `nameKey`) with a live Bot other than
+ * `exceptId` (pass the Bot's own id when renaming it). Accepts a list or the store's id → Bot map.
+ */
+export function nameTaken(
+  name: string,
+  bots: Iterable<BotNameEntry> | Readonly<Record<string, BotNameEntry>>,
+  exceptId?: string,
+): boolean {
+  const key = nameKey(name)
+  const list: Iterable<BotNameEntry> = Symbol.iterator in bots
+    ? bots as Iterable<BotNameEntry>
+    : Object.values(bots as Readonly<Record<string, BotNameEntry>>)
+  for (const b of list) {
+    if (b.deleted || b.id === exceptId) continue
+    if (nameKey(b.name) === key) return true
+  }
+  return false
+}
+
+/** The refusal line for a name clash, in the same `field: message` form as `formatIssues`. */
+export function nameTakenMessage(name: string): string {
+  return `name: another Bot is already called ${JSON.stringify(normaliseName(name))} (names are unique, ignoring case)`
+}
+
+/**
+ * One readable line per issue, `path: message` (`input: …` for the whole input); an unknown
+ * field gets its own line, named by the field.
+ */
+export function formatIssues(error: z.ZodError): string {
+  const lines: string[] = []
+  for (const i of error.issues) {
+    const at = i.path.map(String)
+    if (i.code === 'unrecognized_keys') {
+      for (const key of i.keys) lines.push(`${[...at, key].join('.')}: ${i.message}`)
+    } else {
+      lines.push(`${at.length ? at.join('.') : 'input'}: ${i.message}`)
+    }
+  }
+  return lines.join('\n')
+}

@@ -1,0 +1,490 @@
+/**
+ * `botRoster` — Bots as identities pinned to ordinary DSH root Sessions.
+ *
+ * Owns: creating, changing and deleting Bots (through `botStore`, checked by `decide`), the first
+ * Main Bot, opening a Bot's own chat (a DSH root Session: through DSH Web's api proxy where it
+ * exists, so the Session gets the normal agent preset and shows in DSH Web; with
+ * `ctx.agents.create` otherwise), and attaching the Bot's identity to its agent whenever DSH
+ * creates or resumes it (`agent/created` → sections, tools and listeners on `agent.ctx`, so only
+ * that agent sees them and they vanish with it). Also: routing every step of a Bot's Sessions to
+ * its model, applying its permission preset, and refusing to open Bot Sessions in a process that
+ * does not write team state.
+ *
+ * Deliberately narrow: no agent runtime of its own (DSH's loop does every model and tool call);
+ * no chat history (that stays in the Session logs); messaging, rooms, memory live in their own
+ * services, which find Bots through this one.
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { Service, type Context } from '@deepseek-ai/cordis'
+import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { z } from 'zod'
+import { allocateId, type Bot, type BotStore, type TeamState } from '../store/index.ts'
+import { decide, type Caller, type Decision, type TeamAction, type Target } from './authority.ts'
+import { BotCreateInput, BotUpdateInput, formatIssues, nameKey, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
+import { botOfSession, currentPart, IDENTITY_SECTION, identityText, liveBotList, parseModel, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
+import { botTools } from './tools.ts'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    botRoster: BotRoster
+  }
+  interface Events {
+    /** A Bot was deleted: services stop whatever they run for it (timers, rounds, deliveries). */
+    'bot-team/bot-deleted'(payload: { botId: string; by: Caller; reason: string }): void
+    /** A Bot's agent got its identity attached (fresh, resumed, or a new part). */
+    'bot-team/bot-attached'(payload: { bot: Readonly<Bot>; agent: Agent }): void
+  }
+}
+
+export const Config = z.object({
+  /** The Bots' working folder (absolute); every Bot Session's cwd. */
+  workspace: z.string(),
+  /** `provider/model` for Bots without their own model where DSH has no default (headless, tests). */
+  defaultModel: z.string().optional(),
+  /** Name of the Main Bot created on first start. */
+  mainBotName: z.string().default('Main'),
+})
+export type Config = z.input<typeof Config>
+
+/** A refusal the caller can read: the tool returns its message, the HTTP route a 4xx. */
+export class RosterRefusal extends Error {
+  readonly code: 'forbidden' | 'invalid' | 'not-found' | 'unavailable'
+  constructor(code: RosterRefusal['code'], message: string) {
+    super(message)
+    this.code = code
+  }
+}
+
+/** Marker for the zero-model-call turn that makes a fresh Session visible in DSH Web's sidebar. */
+const BOOTSTRAP_MARK = 'bot-team-bootstrap'
+
+export interface RosterActivity {
+  at: string
+  botId?: string
+  text: string
+}
+
+const MAX_ACTIVITY = 100
+
+/** Minimal shapes of DSH Web's host services (present only in the web profile). */
+interface ApiResponse<T> {
+  result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }
+}
+interface ApiProxyLike {
+  sessions: {
+    create(req: { rpcId: string; payload: Record<string, unknown> }): Promise<ApiResponse<{ sessionId: string }>>
+    rename(req: { rpcId: string; payload: { sessionId: string; title: string } }): Promise<ApiResponse<unknown>>
+    models(req: { rpcId: string; payload: { sessionId: string } }): Promise<ApiResponse<unknown>>
+  }
+}
+interface WorkspaceLike {
+  id: string
+  path: string
+}
+interface WorkspaceRegistryLike {
+  list(): WorkspaceLike[]
+  create(path: string, title?: string): Promise<WorkspaceLike> | WorkspaceLike
+  archiveSession(sessionId: string): Promise<unknown> | unknown
+}
+interface PermissionPresetsLike {
+  set(session: Agent['session'], name: string): Promise<unknown> | unknown
+  current(events: readonly unknown[]): string | undefined
+}
+
+function unwrap<T>(response: ApiResponse<T>, what: string): T {
+  if (response.result.ok) return response.result.value
+  throw new Error(`${what} failed: ${response.result.error.message}`)
+}
+
+const rpcId = () => `bot-team-${randomUUID()}`
+
+export class BotRoster extends Service {
+  static inject = ['botStore', 'agents', 'sessions', 'tools', 'systemPrompt']
+  static Config = Config
+
+  private readonly config: z.output<typeof Config>
+  /** Session id → Bot id while its Session is being created (before the part is recorded). */
+  private readonly opening = new Map<string, string>()
+  /** Agents this service created itself (headless / in-process); disposed with it. */
+  private readonly handles = new Map<string, AgentHandle>()
+  private readonly activityLog: RosterActivity[] = []
+  private bootstrapping: Promise<void> | undefined
+
+  constructor(ctx: Context, config: Config) {
+    super(ctx, 'botRoster')
+    this.config = Config.parse(config)
+  }
+
+  private get store(): BotStore {
+    return this.ctx.botStore
+  }
+
+  async [Service.init](): Promise<void> {
+    mkdirSync(this.config.workspace, { recursive: true })
+    this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
+    this.ctx.on('agent/request', async ({ agent }, next) => {
+      const base = await next()
+      const route = parseModel(this.botOfAgent(agent)?.model)
+      if (!route) return base
+      // The default route's knobs (reasoning effort, max tokens) may not exist on the Bot's model.
+      const { reasoningEffort: _effort, maxTokens: _max, ...rest } = base
+      return { ...rest, provider: route.provider, model: route.model }
+    }, { prepend: true })
+    this.ctx.effect(() => () => {
+      for (const handle of this.handles.values()) void handle.dispose()
+      this.handles.clear()
+    }, 'bot-roster:agents')
+    if (this.store.mode !== 'writer') return
+    // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
+    // must be created through DSH Web's api proxy, which may activate after this plugin.
+    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
+    if (!loader) return this.ensureTeam()
+    void loader.await().then(() => this.ensureTeam()).catch((error: unknown) => {
+      this.record(`could not set up the team: ${error instanceof Error ? error.message : String(error)}`)
+    })
+  }
+
+  // ── reading ─────────────────────────────────────────────────────────────────────────────────
+
+  get state(): Readonly<TeamState> {
+    return this.store.state
+  }
+
+  /** Live Bots, Main Bots first, then by name. */
+  bots(): Bot[] {
+    return liveBotList(this.state).sort((a, b) => Number(b.main) - Number(a.main) || a.name.localeCompare(b.name))
+  }
+
+  bot(id: string): Bot | undefined {
+    const bot = this.state.bots[id]
+    return bot && !bot.deleted ? bot : undefined
+  }
+
+  /** A live Bot by id or (case-insensitive) name. */
+  find(ref: string): Bot | undefined {
+    const key = nameKey(ref)
+    return this.bot(ref) ?? liveBotList(this.state).find((b) => nameKey(b.name) === key)
+  }
+
+  /** The Bot a Session belongs to (live or deleted), including Sessions being opened right now. */
+  botOfSession(sessionId: string): Bot | undefined {
+    const opening = this.opening.get(sessionId)
+    return opening ? this.state.bots[opening] : botOfSession(this.state, sessionId)
+  }
+
+  botOfAgent(agent: Agent): Bot | undefined {
+    return this.botOfSession(String(agent.id))
+  }
+
+  /** Who a Session is, for the authority check. */
+  callerOf(sessionId: string | undefined): Caller {
+    const bot = sessionId === undefined ? undefined : this.botOfSession(sessionId)
+    if (!bot || bot.deleted) return { kind: 'non-bot-session' }
+    return { kind: bot.main ? 'main-bot' : 'bot', botId: bot.id }
+  }
+
+  /** The authority check with the target facts this service knows filled in. */
+  check(caller: Caller, action: TeamAction, target: Target = {}): Decision {
+    const bot = target.botId ? this.bot(target.botId) : undefined
+    return decide(caller, action, { ...target, ...(bot ? { botIsMain: bot.main } : {}) })
+  }
+
+  /** Models a Bot can be given, as `provider/model`, from DSH's LLM runtime when present. */
+  async models(): Promise<string[]> {
+    const llm = this.ctx.get('llm')
+    if (!llm) return []
+    const out: string[] = []
+    for (const provider of llm.listProviders()) {
+      try {
+        for (const m of await llm.listModels(provider.id)) out.push(`${provider.id}/${m.id}`)
+      } catch {
+        // a provider that cannot list its models offers none here
+      }
+    }
+    return out
+  }
+
+  activity(): readonly RosterActivity[] {
+    return [...this.activityLog]
+  }
+
+  private record(text: string, botId?: string): void {
+    this.activityLog.push({ at: new Date().toISOString(), text, ...(botId ? { botId } : {}) })
+    if (this.activityLog.length > MAX_ACTIVITY) this.activityLog.shift()
+  }
+
+  // ── the team: first Main Bot, every Bot has a Session ────────────────────────────────────────
+
+  /**
+   * Make sure the team has a Main Bot and every live Bot has its own chat. Writer only; idempotent
+   * (a crash between recording a Bot and opening its Session is repaired here at the next start).
+   */
+  ensureTeam(): Promise<void> {
+    this.bootstrapping ??= (async () => {
+      try {
+        if (!liveBotList(this.state).some((b) => b.main)) {
+          await this.create({ kind: 'user' }, { name: this.config.mainBotName, role: 'Lead', main: true }, { system: true })
+          this.record(`created the first Main Bot, ${this.config.mainBotName}`)
+        }
+        for (const bot of liveBotList(this.state)) {
+          if (!currentPart(bot)) await this.openOwnChat(bot.id)
+        }
+      } finally {
+        this.bootstrapping = undefined
+      }
+    })()
+    return this.bootstrapping
+  }
+
+  // ── changing Bots ───────────────────────────────────────────────────────────────────────────
+
+  private require(caller: Caller, action: TeamAction, target: Target = {}): void {
+    const verdict = this.check(caller, action, target)
+    if (!verdict.allowed) throw new RosterRefusal('forbidden', verdict.reason)
+  }
+
+  private async writable(): Promise<void> {
+    if ((await this.store.claim()) !== 'writer') {
+      throw new RosterRefusal('unavailable', `The team cannot be changed from this process: ${this.store.status().message}`)
+    }
+  }
+
+  /** Create a Bot and open its own chat. `system` skips the authority check (first start only). */
+  async create(caller: Caller, raw: unknown, opts: { system?: boolean } = {}): Promise<Bot> {
+    if (!opts.system) this.require(caller, 'create_bot')
+    const parsed = BotCreateInput.safeParse(raw)
+    if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
+    const input = parsed.data
+    await this.writable()
+    let created: Bot | undefined
+    await this.store.update((s) => {
+      if (nameTaken(input.name, s.bots)) throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
+      const id = allocateId(s, 'bot')
+      created = {
+        id,
+        name: input.name,
+        role: input.role,
+        instructions: input.instructions,
+        ...(input.model ? { model: input.model } : {}),
+        avatar: input.avatar,
+        colour: input.colour,
+        permissionPreset: input.permissionPreset,
+        pinned: input.pinned,
+        hidden: input.hidden,
+        createdBy: caller.botId ?? 'user',
+        createdAt: new Date().toISOString(),
+        main: input.main,
+        sessionParts: [],
+      }
+      s.bots[id] = created
+    })
+    this.record(`created Bot ${input.name}`, created!.id)
+    await this.openOwnChat(created!.id)
+    return this.state.bots[created!.id]!
+  }
+
+  async update(caller: Caller, ref: string, raw: unknown): Promise<Bot> {
+    const bot = this.find(ref)
+    if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
+    const parsed = BotUpdateInput.safeParse(raw as BotUpdateRaw)
+    if (!parsed.success) throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: ${formatIssues(parsed.error)}`)
+    const patch = parsed.data
+    const wouldRemoveLastMain = patch.main === false && bot.main && liveBotList(this.state).filter((b) => b.main).length === 1
+    this.require(caller, 'update_bot', { botId: bot.id, wouldRemoveLastMain })
+    await this.writable()
+    await this.store.update((s) => {
+      const b = s.bots[bot.id]!
+      if (patch.name !== undefined && nameTaken(patch.name, s.bots, bot.id)) {
+        throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: a Bot named "${patch.name}" already exists.`)
+      }
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === undefined) continue
+        if (key === 'model' && value === null) delete b.model
+        else (b as Record<string, unknown>)[key] = value
+      }
+    })
+    const updated = this.state.bots[bot.id]!
+    this.record(`changed Bot ${updated.name}: ${Object.keys(patch).join(', ')}`, bot.id)
+    if (patch.permissionPreset !== undefined) await this.applyPreset(updated)
+    return updated
+  }
+
+  /**
+   * Delete = stop all activity: mark the Bot deleted (its data stays), cancel its running turns and
+   * drop what is queued for it (recorded), archive its Sessions, and tell the other services.
+   */
+  async delete(caller: Caller, ref: string, reason: string): Promise<Bot> {
+    const bot = this.find(ref)
+    if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
+    const wouldRemoveLastMain = bot.main && liveBotList(this.state).filter((b) => b.main).length === 1
+    this.require(caller, 'delete_bot', { botId: bot.id, wouldRemoveLastMain })
+    await this.writable()
+    const at = new Date().toISOString()
+    await this.store.update((s) => {
+      s.bots[bot.id]!.deleted = { at, by: caller.botId ?? 'user' }
+      for (const d of s.deliveries) {
+        if (d.to === bot.id && d.status === 'pending') Object.assign(d, { status: 'discarded', updatedAt: at, outcome: `target Bot ${bot.name} was deleted` })
+      }
+    })
+    await this.stopActivity(bot, reason)
+    this.ctx.emit('bot-team/bot-deleted', { botId: bot.id, by: caller, reason })
+    return this.state.bots[bot.id]!
+  }
+
+  private async stopActivity(bot: Bot, reason: string): Promise<void> {
+    const registry = this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
+    for (const part of bot.sessionParts) {
+      const agent = this.ctx.agents.get(SessionId(part.sessionId))
+      if (agent) {
+        const queued = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
+        agent.cancel({ kind: 'hook', reason: `Bot ${bot.name} was deleted: ${reason}` })
+        if (queued) this.record(`dropped ${queued} queued message(s) for deleted Bot ${bot.name}`, bot.id)
+        await agent.whenIdle()
+      }
+      const handle = this.handles.get(part.sessionId)
+      if (handle) {
+        this.handles.delete(part.sessionId)
+        await handle.dispose()
+      }
+      if (registry) await registry.archiveSession(part.sessionId)
+    }
+    this.record(`deleted Bot ${bot.name} (${reason}); its Sessions are archived, its data kept`, bot.id)
+  }
+
+  // ── Sessions ────────────────────────────────────────────────────────────────────────────────
+
+  /** Open a new part of the Bot's own chat and record it. */
+  async openOwnChat(botId: string): Promise<string> {
+    const bot = this.bot(botId)
+    if (!bot) throw new RosterRefusal('not-found', `No live Bot ${botId}.`)
+    const sessionId = `session-${randomUUID()}`
+    this.opening.set(sessionId, botId)
+    try {
+      const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
+      if (api) await this.openInWeb(api, bot, sessionId)
+      else {
+        const route = parseModel(bot.model ?? this.config.defaultModel)
+        const handle = await this.ctx.agents.create({
+          sessionId: SessionId(sessionId),
+          meta: { cwd: this.config.workspace },
+          ...(route ? { agentOptions: { provider: route.provider, model: route.model } } : {}),
+        })
+        this.handles.set(sessionId, handle)
+      }
+      await this.store.update((s) => {
+        const b = s.bots[botId]!
+        b.sessionParts.push({ sessionId, part: b.sessionParts.length + 1, startedAt: new Date().toISOString() })
+      })
+    } finally {
+      this.opening.delete(sessionId)
+    }
+    return sessionId
+  }
+
+  /** As DSH Web creates a chat (api proxy → standard preset and tools), titled, in the Bots' workspace, non-blank. */
+  private async openInWeb(api: ApiProxyLike, bot: Bot, sessionId: string): Promise<void> {
+    const workspace = await this.workspace()
+    unwrap(await api.sessions.create({
+      rpcId: rpcId(),
+      payload: workspace ? { sessionId, workspaceId: workspace.id } : { sessionId, cwd: this.config.workspace },
+    }), 'creating the Bot Session')
+    unwrap(await api.sessions.rename({ rpcId: rpcId(), payload: { sessionId, title: bot.name } }), 'titling the Bot Session')
+    // DSH Web hides a Session that never ran a turn; run one turn that makes no model call.
+    const agent = this.ctx.agents.get(SessionId(sessionId))
+    if (agent) {
+      agent.followup(createUserMessage({ content: [{ type: 'text', text: `${bot.name} joined the team.` }], source: { kind: 'plugin', plugin: BOOTSTRAP_MARK } }))
+      await agent.whenIdle()
+    }
+  }
+
+  private async workspace(): Promise<WorkspaceLike | undefined> {
+    const registry = this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
+    if (!registry) return undefined
+    const { realpathSync } = await import('node:fs')
+    const path = realpathSync(this.config.workspace)
+    return registry.list().find((w) => w.path === path) ?? await registry.create(path, 'Bot team')
+  }
+
+  /** The live agent of the Bot's own chat, resuming it if it is cold. */
+  async agentOf(botId: string): Promise<Agent> {
+    const bot = this.bot(botId)
+    const sessionId = bot && currentPart(bot)
+    if (!bot || !sessionId) throw new RosterRefusal('not-found', `Bot ${botId} has no open chat.`)
+    const live = this.ctx.agents.get(SessionId(sessionId))
+    if (live) return live
+    const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
+    if (api) {
+      // Resumes with DSH Web's full composition (preset, model selection) and nothing else.
+      unwrap(await api.sessions.models({ rpcId: rpcId(), payload: { sessionId } }), 'resuming the Bot Session')
+      const agent = this.ctx.agents.get(SessionId(sessionId))
+      if (agent) return agent
+      throw new RosterRefusal('unavailable', `Bot ${bot.name}'s chat could not be resumed.`)
+    }
+    const route = parseModel(bot.model ?? this.config.defaultModel)
+    const handle = await this.ctx.agents.resume({
+      resumeSessionId: SessionId(sessionId),
+      ...(route ? { agentOptions: { provider: route.provider, model: route.model } } : {}),
+    })
+    this.handles.set(sessionId, handle)
+    return handle.agent
+  }
+
+  // ── identity on the agent ───────────────────────────────────────────────────────────────────
+
+  private onAgentCreated(agent: Agent): void {
+    const bot = this.botOfAgent(agent)
+    if (!bot) return
+    if (bot.deleted) {
+      // A synchronous throw vetoes publication: nothing of a deleted Bot runs again.
+      throw new Error(`Bot Team: this Session belonged to Bot ${bot.name}, which was deleted; it stays archived.`)
+    }
+    if (this.store.mode !== 'writer') {
+      const message = `Bot Team: Bot ${bot.name}'s Session is not opened in this process, because another DSH process writes the team (${this.store.status().message}). Use the DSH window that runs the team, or close it; this process takes over on its next request.`
+      this.record(message, bot.id)
+      void this.store.claim()
+      throw new Error(message)
+    }
+    this.attach(agent, bot.id)
+  }
+
+  private attach(agent: Agent, botId: string): void {
+    const ctx = agent.ctx
+    const current = () => this.state.bots[botId]!
+    ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current()) })
+    ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT })
+    for (const tool of botTools(this)) ctx.tools.register(tool)
+    // The bootstrap turn of a fresh web Session enters no message and so makes no model call.
+    ctx.on('agent/pre-step', async (payload, next) => {
+      const decision = await next()
+      if (decision.kind !== 'enter') return decision
+      const kept = decision.messages.filter((m) => !(m.source.kind === 'plugin' && m.source.plugin === BOOTSTRAP_MARK))
+      return kept.length === decision.messages.length ? decision : { ...decision, messages: kept }
+    }, { prepend: true })
+    void this.applyPresetTo(agent, current())
+    this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
+  }
+
+  /** Apply the Bot's permission preset to every live Session of it. */
+  private async applyPreset(bot: Bot): Promise<void> {
+    for (const part of bot.sessionParts) {
+      const agent = this.ctx.agents.get(SessionId(part.sessionId))
+      if (agent) await this.applyPresetTo(agent, bot)
+    }
+  }
+
+  private async applyPresetTo(agent: Agent, bot: Bot): Promise<void> {
+    const presets = this.ctx.get('permissionPresets') as PermissionPresetsLike | undefined
+    if (!presets) return
+    if (presets.current(agent.session.events) === bot.permissionPreset) return
+    try {
+      await presets.set(agent.session, bot.permissionPreset)
+    } catch (error) {
+      this.record(`could not apply permission preset ${bot.permissionPreset} to ${bot.name}: ${error instanceof Error ? error.message : String(error)}`, bot.id)
+    }
+  }
+}
+
+export type { BotCreateRaw }
