@@ -131,10 +131,13 @@ function imagePathProblem(p: string): string | undefined {
   return undefined
 }
 
+const avatarObjectError = (iss: { code?: string }): string | undefined =>
+  iss.code === 'unrecognized_keys' ? 'is not an avatar field; an avatar has kind and shape, or kind and image' : undefined
+
 const shapeAvatarSchema = z.strictObject({
   kind: z.literal('shape'),
   shape: z.enum(AVATAR_SHAPES, { error: `must be one of ${AVATAR_SHAPES.join(', ')}` }),
-})
+}, { error: avatarObjectError })
 
 const imageAvatarSchema = z.strictObject({
   kind: z.literal('image'),
@@ -142,7 +145,7 @@ const imageAvatarSchema = z.strictObject({
     const problem = imagePathProblem(ctx.value)
     if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value })
   }),
-})
+}, { error: avatarObjectError })
 
 /** A shape, or a small image stored under the bot folder (a relative path, never absolute). */
 export const botAvatarSchema = z.discriminatedUnion('kind', [shapeAvatarSchema, imageAvatarSchema], {

@@ -1,0 +1,297 @@
+/**
+ * The authority matrix: every caller kind × team action × target variant, checked against an
+ * expectation table written here independently of `decide` (features §1–§3, §6 and the choices
+ * in the table at the top of `src/roster/authority.ts`).
+ */
+import { describe, expect, it } from 'vitest'
+import { TEAM_ACTIONS, decide, type Caller, type Target, type TeamAction } from '../../../src/roster/authority.ts'
+
+// ---------------------------------------------------------------------------------------------
+// The expectation table.
+//
+// target: what the action must name — 'bot' (target.botId), 'group' (target.groupId) or '-'.
+// Per caller a rule:
+//   yes        always (once the target is named)
+//   no         never                               → refusal `no` (given per action)
+//   others     only on another Bot, never itself   → refusal `self`
+//   own        only its own (botId absent = own)   → refusal `not-own`
+//   member     only groups it is a member/admin of → refusal `not-member`
+//   admin      only the group it admins            → refusal `not-admin`
+//   team-admin only if it admins any group         → refusal `team-memory`
+// guards: checked after the rule, in order — 'last-main' (refused when wouldRemoveLastMain),
+//   'round' (refused while a round runs).
+// ---------------------------------------------------------------------------------------------
+
+type Rule = 'yes' | 'no' | 'others' | 'own' | 'member' | 'admin' | 'team-admin'
+type Guard = 'last-main' | 'round'
+type Refusal =
+  | 'not-a-bot' | 'unidentified' | 'no-bot' | 'no-group' | 'main-only' | 'not-admin' | 'self'
+  | 'not-own' | 'not-member' | 'team-memory' | 'last-main' | 'round'
+
+interface Row { target: 'bot' | 'group' | '-'; user: Rule; main: Rule; bot: Rule; no?: Refusal; guards: Guard[] }
+
+const TABLE: Record<TeamAction, Row> = {
+  //                    target        user          main              bot                 refusal for 'no'     guards
+  list_bots:         { target: '-',     user: 'yes', main: 'yes',    bot: 'yes',                             guards: [] },
+  list_models:       { target: '-',     user: 'yes', main: 'yes',    bot: 'yes',                             guards: [] },
+  create_bot:        { target: '-',     user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: [] },
+  update_bot:        { target: 'bot',   user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['last-main'] },
+  delete_bot:        { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: ['last-main'] },
+  message_bot:       { target: 'bot',   user: 'yes', main: 'others', bot: 'others',                          guards: [] },
+  interrupt_bot:     { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: [] },
+  stop_bot:          { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: [] },
+  create_group:      { target: '-',     user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: [] },
+  update_group:      { target: 'group', user: 'yes', main: 'yes',    bot: 'admin',                           guards: [] },
+  delete_group:      { target: 'group', user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['round'] },
+  post_to_group:     { target: 'group', user: 'yes', main: 'yes',    bot: 'admin',                           guards: [] },
+  read_group_chat:   { target: 'group', user: 'yes', main: 'yes',    bot: 'member',                          guards: [] },
+  write_own_memory:  { target: '-',     user: 'yes', main: 'own',    bot: 'own',                             guards: [] },
+  write_team_memory: { target: '-',     user: 'yes', main: 'yes',    bot: 'team-admin',                      guards: [] },
+  read_own_chat:     { target: '-',     user: 'yes', main: 'own',    bot: 'own',                             guards: [] },
+}
+
+/** What every refusal reason must say: who may do it (or, for a missing target, how to name one). */
+const REASON_MUST_MATCH: Record<Refusal, RegExp[]> = {
+  'not-a-bot': [/not a Bot/, /Bots of the team and the user/],
+  'unidentified': [/could not be identified/, /identified Bot of the team or the user/],
+  'no-bot': [/No target Bot/, /list_bots/],
+  'no-group': [/No target group/, /name or id/],
+  'main-only': [/^Only a Main Bot may /, /Ask a Main Bot or the user/],
+  'not-admin': [/^Only a Main Bot or this group's admin may /, /Ask a Main Bot, the group's admin or the user/],
+  'self': [/^You cannot \w+ yourself/, /another (Main )?Bot|the user/],
+  'not-own': [/You can \w+ only your own/, /Ask that Bot/],
+  'not-member': [/Only this group's members and Main Bots/, /Ask a Main Bot or a member/],
+  'team-memory': [/Only Main Bots and group admins/, /Ask a Main Bot or a group admin/],
+  'last-main': [/Main Bot/, /The user or a Main Bot must make another Bot a Main Bot first/],
+  'round': [/round is running/, /a Main Bot or the user may delete it/],
+}
+
+/** The verb each role refusal names, so a refusal says what exactly was refused. */
+const ACTION_WORD: Record<TeamAction, RegExp> = {
+  list_bots: /list/, list_models: /list/, create_bot: /create Bots/, update_bot: /change Bots/,
+  delete_bot: /delete/, message_bot: /message/, interrupt_bot: /interrupt/, stop_bot: /stop/,
+  create_group: /create groups/, update_group: /change the group/, delete_group: /delete/,
+  post_to_group: /post to the group/, read_group_chat: /read its chat/, write_own_memory: /write only your own memory/,
+  write_team_memory: /write team memory/, read_own_chat: /read only your own chat/,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The variants.
+// ---------------------------------------------------------------------------------------------
+
+const ME = 'bot-1'
+const OTHER = 'bot-2'
+
+const CALLERS: Array<{ label: string; caller: Caller }> = [
+  { label: 'user', caller: { kind: 'user' } },
+  { label: 'main-bot', caller: { kind: 'main-bot', botId: ME } },
+  { label: 'bot', caller: { kind: 'bot', botId: ME } },
+  { label: 'non-bot-session', caller: { kind: 'non-bot-session' } },
+  { label: 'non-bot-session claiming a botId', caller: { kind: 'non-bot-session', botId: ME } },
+  { label: 'main-bot without botId', caller: { kind: 'main-bot' } },
+  { label: 'bot without botId', caller: { kind: 'bot' } },
+]
+
+type BotRel = 'none' | 'self' | 'other'
+/** 'admin-flag-only': the admin fact without the member fact — the admin still counts as a member. */
+type GroupRel = 'none' | 'outsider' | 'member' | 'admin' | 'admin-flag-only'
+
+interface Variant { bot: BotRel; botIsMain: boolean; group: GroupRel; round: boolean; lastMain: boolean; adminsAny: boolean; userAsked: boolean }
+
+function* variants(): Generator<Variant> {
+  for (const bot of ['none', 'self', 'other'] as const)
+    for (const botIsMain of [false, true])
+      for (const group of ['none', 'outsider', 'member', 'admin', 'admin-flag-only'] as const)
+        for (const round of [false, true])
+          for (const lastMain of [false, true])
+            for (const adminsAny of [false, true])
+              for (const userAsked of [false, true])
+                yield { bot, botIsMain, group, round, lastMain, adminsAny, userAsked }
+}
+
+function targetOf(v: Variant): Target {
+  const t: Target = { botIsMain: v.botIsMain, roundRunning: v.round, wouldRemoveLastMain: v.lastMain, callerAdminsAnyGroup: v.adminsAny, userAsked: v.userAsked }
+  if (v.bot === 'self') t.botId = ME
+  if (v.bot === 'other') t.botId = OTHER
+  if (v.group !== 'none') {
+    t.groupId = 'group-1'
+    t.callerIsGroupMember = v.group === 'member' || v.group === 'admin'
+    t.callerIsGroupAdmin = v.group === 'admin' || v.group === 'admin-flag-only'
+  }
+  return t
+}
+
+/** The expected outcome, read off the table: 'allow' or the kind of refusal. */
+function expected(caller: Caller, action: TeamAction, v: Variant): 'allow' | Refusal {
+  if (caller.kind === 'non-bot-session') return 'not-a-bot'
+  if (caller.kind !== 'user' && caller.botId === undefined) return 'unidentified'
+  const row = TABLE[action]
+  if (row.target === 'bot' && v.bot === 'none') return 'no-bot'
+  if (row.target === 'group' && v.group === 'none') return 'no-group'
+  const rule = caller.kind === 'user' ? row.user : caller.kind === 'main-bot' ? row.main : row.bot
+  switch (rule) {
+    case 'yes': break
+    case 'no': return row.no!
+    case 'others': if (v.bot === 'self') return 'self'; break
+    case 'own': if (v.bot === 'other') return 'not-own'; break
+    case 'member': if (v.group === 'outsider') return 'not-member'; break
+    case 'admin': if (v.group !== 'admin' && v.group !== 'admin-flag-only') return 'not-admin'; break
+    case 'team-admin': if (!v.adminsAny) return 'team-memory'; break
+  }
+  for (const g of row.guards) {
+    if (g === 'last-main' && v.lastMain) return 'last-main'
+    if (g === 'round' && v.round) return 'round'
+  }
+  return 'allow'
+}
+
+const ALL_VARIANTS = [...variants()]
+
+describe('decide: generated matrix (caller × action × target)', () => {
+  it('covers every action and every variant', () => {
+    expect(new Set(TEAM_ACTIONS)).toEqual(new Set(Object.keys(TABLE)))
+    expect(TEAM_ACTIONS).toHaveLength(16)
+    expect(ALL_VARIANTS).toHaveLength(3 * 2 * 5 * 2 * 2 * 2 * 2)
+  })
+
+  for (const { label, caller } of CALLERS) {
+    for (const action of TEAM_ACTIONS) {
+      it(`${label} × ${action}`, () => {
+        const mismatches: string[] = []
+        for (const v of ALL_VARIANTS) {
+          const want = expected(caller, action, v)
+          const got = decide(caller, action, targetOf(v))
+          const where = JSON.stringify(v)
+          if (want === 'allow') {
+            if (!got.allowed) mismatches.push(`${where}: expected allowed, got refused: ${got.reason}`)
+            continue
+          }
+          if (got.allowed) {
+            mismatches.push(`${where}: expected refusal (${want}), got allowed`)
+            continue
+          }
+          if (got.reason.trim() === '') mismatches.push(`${where}: empty reason`)
+          for (const re of REASON_MUST_MATCH[want]) {
+            if (!re.test(got.reason)) mismatches.push(`${where}: reason for ${want} should match ${re}: ${got.reason}`)
+          }
+          if ((want === 'main-only' || want === 'not-admin' || want === 'not-member' || want === 'not-own' || want === 'team-memory' || want === 'self') && !ACTION_WORD[action].test(got.reason)) {
+            mismatches.push(`${where}: reason should name the action (${ACTION_WORD[action]}): ${got.reason}`)
+          }
+        }
+        expect(mismatches).toEqual([])
+      })
+    }
+  }
+})
+
+describe('decide: properties across the matrix', () => {
+  it('every refusal is one plain sentence or two, ending with a full stop, naming who may act', () => {
+    const reasons = new Set<string>()
+    for (const { caller } of CALLERS)
+      for (const action of TEAM_ACTIONS)
+        for (const v of ALL_VARIANTS) {
+          const d = decide(caller, action, targetOf(v))
+          if (!d.allowed) reasons.add(d.reason)
+        }
+    expect(reasons.size).toBeGreaterThan(10)
+    for (const r of reasons) {
+      expect(r).toMatch(/^[A-Z].*\.$/s)
+      expect(r).not.toMatch(/\n|undefined|null|\[object/)
+      expect(r).toMatch(/Main Bot|the user|admin|member|that Bot|another Bot|list_bots|name or id/)
+    }
+  })
+
+  it('userAsked and botIsMain never change an outcome', () => {
+    const changed: string[] = []
+    for (const { label, caller } of CALLERS)
+      for (const action of TEAM_ACTIONS)
+        for (const v of ALL_VARIANTS) {
+          const base = JSON.stringify(decide(caller, action, targetOf(v)))
+          for (const flipped of [{ ...v, userAsked: !v.userAsked }, { ...v, botIsMain: !v.botIsMain }]) {
+            if (JSON.stringify(decide(caller, action, targetOf(flipped))) !== base) changed.push(`${label} × ${action} ${JSON.stringify(flipped)}`)
+          }
+        }
+    expect(changed).toEqual([])
+  })
+
+  it('a plain DSH Session is refused every action, whatever the target says', () => {
+    const allowed = TEAM_ACTIONS.flatMap(action => ALL_VARIANTS
+      .filter(v => decide({ kind: 'non-bot-session', botId: ME }, action, targetOf(v)).allowed)
+      .map(v => `${action} ${JSON.stringify(v)}`))
+    expect(allowed).toEqual([])
+  })
+
+  it('is pure: the same facts give the same answer and the target is not changed', () => {
+    const t = targetOf({ bot: 'other', botIsMain: true, group: 'admin', round: true, lastMain: true, adminsAny: true, userAsked: true })
+    const snapshot = JSON.stringify(t)
+    for (const action of TEAM_ACTIONS) {
+      expect(decide({ kind: 'bot', botId: ME }, action, t)).toEqual(decide({ kind: 'bot', botId: ME }, action, t))
+    }
+    expect(JSON.stringify(t)).toBe(snapshot)
+  })
+})
+
+describe('decide: the spec examples, spelled out', () => {
+  const main: Caller = { kind: 'main-bot', botId: 'bot-1' }
+  const bot: Caller = { kind: 'bot', botId: 'bot-2' }
+  const user: Caller = { kind: 'user' }
+
+  it('only a Main Bot stops another Bot', () => {
+    expect(decide(main, 'stop_bot', { botId: 'bot-2' })).toEqual({ allowed: true })
+    expect(decide(bot, 'stop_bot', { botId: 'bot-1' })).toEqual({ allowed: false, reason: 'Only a Main Bot may stop another Bot. Ask a Main Bot or the user.' })
+  })
+
+  it('a Main Bot may stop or interrupt another Main Bot, never itself', () => {
+    expect(decide(main, 'interrupt_bot', { botId: 'bot-3', botIsMain: true }).allowed).toBe(true)
+    expect(decide(main, 'stop_bot', { botId: 'bot-1', botIsMain: true })).toMatchObject({ allowed: false, reason: expect.stringMatching(/^You cannot stop yourself/) })
+  })
+
+  it('nobody messages itself', () => {
+    expect(decide(bot, 'message_bot', { botId: 'bot-2' })).toMatchObject({ allowed: false, reason: expect.stringMatching(/^You cannot message yourself/) })
+    expect(decide(bot, 'message_bot', { botId: 'bot-1' }).allowed).toBe(true)
+  })
+
+  it('the team is never without a Main Bot: not by the user, not by a Main Bot', () => {
+    expect(decide(user, 'delete_bot', { botId: 'bot-1', botIsMain: true, wouldRemoveLastMain: true }).allowed).toBe(false)
+    expect(decide(user, 'update_bot', { botId: 'bot-1', botIsMain: true, wouldRemoveLastMain: true }).allowed).toBe(false)
+    expect(decide(main, 'update_bot', { botId: 'bot-1', botIsMain: true, wouldRemoveLastMain: true }).allowed).toBe(false)
+    expect(decide(main, 'update_bot', { botId: 'bot-1', botIsMain: true }).allowed).toBe(true)
+    expect(decide(user, 'delete_bot', { botId: 'bot-1', botIsMain: true }).allowed).toBe(true)
+  })
+
+  it('a Main Bot may update itself but not delete itself', () => {
+    expect(decide(main, 'update_bot', { botId: 'bot-1' }).allowed).toBe(true)
+    expect(decide(main, 'delete_bot', { botId: 'bot-1' })).toMatchObject({ allowed: false, reason: expect.stringMatching(/the user \(from the team page\)/) })
+  })
+
+  it('a group cannot be deleted mid-round, even by the user', () => {
+    expect(decide(user, 'delete_group', { groupId: 'group-1', roundRunning: true }).allowed).toBe(false)
+    expect(decide(main, 'delete_group', { groupId: 'group-1', roundRunning: false }).allowed).toBe(true)
+  })
+
+  it("a group's admin changes and posts to its own group only, and cannot delete it", () => {
+    const own = { groupId: 'group-1', callerIsGroupAdmin: true, callerIsGroupMember: true }
+    const elsewhere = { groupId: 'group-2', callerIsGroupAdmin: false, callerIsGroupMember: true }
+    expect(decide(bot, 'update_group', own).allowed).toBe(true)
+    expect(decide(bot, 'post_to_group', own).allowed).toBe(true)
+    expect(decide(bot, 'delete_group', own).allowed).toBe(false)
+    expect(decide(bot, 'update_group', elsewhere).allowed).toBe(false)
+    expect(decide(bot, 'post_to_group', elsewhere).allowed).toBe(false)
+  })
+
+  it('own chat and own memory default to the caller when no Bot is named', () => {
+    expect(decide(bot, 'read_own_chat', {}).allowed).toBe(true)
+    expect(decide(bot, 'write_own_memory', {}).allowed).toBe(true)
+    expect(decide(bot, 'read_own_chat', { botId: 'bot-1' }).allowed).toBe(false)
+  })
+
+  it('group admins and Main Bots write team memory', () => {
+    expect(decide(bot, 'write_team_memory', { callerAdminsAnyGroup: true }).allowed).toBe(true)
+    expect(decide(bot, 'write_team_memory', {}).allowed).toBe(false)
+    expect(decide(main, 'write_team_memory', {}).allowed).toBe(true)
+  })
+
+  it('an unknown action (an untyped HTTP body) fails closed', () => {
+    expect(decide(user, 'drop_tables' as TeamAction, {})).toMatchObject({ allowed: false, reason: expect.stringMatching(/Unknown team action "drop_tables"/) })
+  })
+})
