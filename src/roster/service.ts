@@ -415,6 +415,10 @@ export class BotRoster extends Service {
     if (!bot || !sessionId) throw new RosterRefusal('not-found', `Bot ${botId} has no open chat.`)
     const live = this.ctx.agents.get(SessionId(sessionId))
     if (live) return live
+    // Opening a Bot Session is a write to its log: only the process that writes the team may.
+    if ((await this.store.claim()) !== 'writer') {
+      throw new RosterRefusal('unavailable', `Bot ${bot.name}'s chat is not opened here: ${this.store.status().message}`)
+    }
     const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
     if (api) {
       // Resumes with DSH Web's full composition (preset, model selection) and nothing else.
@@ -424,10 +428,15 @@ export class BotRoster extends Service {
       throw new RosterRefusal('unavailable', `Bot ${bot.name}'s chat could not be resumed.`)
     }
     const route = parseModel(bot.model ?? this.config.defaultModel)
-    const handle = await this.ctx.agents.resume({
-      resumeSessionId: SessionId(sessionId),
-      ...(route ? { agentOptions: { provider: route.provider, model: route.model } } : {}),
-    })
+    const agentOptions = route ? { agentOptions: { provider: route.provider, model: route.model } } : {}
+    let handle: AgentHandle
+    try {
+      handle = await this.ctx.agents.resume({ resumeSessionId: SessionId(sessionId), ...agentOptions })
+    } catch (error) {
+      // A Session that never ran a turn was never written; open it afresh under the same id.
+      if (!/not found/.test(error instanceof Error ? error.message : '')) throw error
+      handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd: this.config.workspace }, ...agentOptions })
+    }
     this.handles.set(sessionId, handle)
     return handle.agent
   }
