@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
-import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { createUserMessage, type LlmCallConfig } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { allocateId, type Bot, type BotStore, type TeamState } from '../store/index.ts'
@@ -26,6 +26,7 @@ import { decide, type Caller, type Decision, type TeamAction, type Target } from
 import { BotCreateInput, BotUpdateInput, formatIssues, nameKey, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
 import { botOfSession, currentPart, IDENTITY_SECTION, identityText, liveBotList, parseModel, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
 import { botTools } from './tools.ts'
+import { guardUnattendedTurns } from './unattended.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -112,6 +113,12 @@ export class BotRoster extends Service {
   private readonly handles = new Map<string, AgentHandle>()
   private readonly activityLog: RosterActivity[] = []
   private bootstrapping: Promise<void> | undefined
+  /** Per agent: the route its step would take without the Bot's model (see `route`). */
+  private readonly seenRoutes = new WeakMap<Agent, string>()
+  /** Bot Sessions whose identity and preset are in place (later preset events are the user's). */
+  private readonly attached = new Set<string>()
+  /** Bot Sessions this service is setting a preset on right now. */
+  private readonly applying = new Set<string>()
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRoster')
@@ -125,14 +132,10 @@ export class BotRoster extends Service {
   async [Service.init](): Promise<void> {
     mkdirSync(this.config.workspace, { recursive: true })
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
-    this.ctx.on('agent/request', async ({ agent }, next) => {
-      const base = await next()
-      const route = parseModel(this.botOfAgent(agent)?.model)
-      if (!route) return base
-      // The default route's knobs (reasoning effort, max tokens) may not exist on the Bot's model.
-      const { reasoningEffort: _effort, maxTokens: _max, ...rest } = base
-      return { ...rest, provider: route.provider, model: route.model }
-    }, { prepend: true })
+    this.ctx.on('agent/request', ({ agent }, next) => this.route(agent, next), { prepend: true })
+    this.ctx.on('session/event', (session, event) => {
+      if (event.type === 'permission/preset') void this.onPresetEvent(String(session.id), (event.data as { preset?: string }).preset)
+    })
     this.ctx.effect(() => () => {
       for (const handle of this.handles.values()) void handle.dispose()
       this.handles.clear()
@@ -441,6 +444,49 @@ export class BotRoster extends Service {
     return handle.agent
   }
 
+  // ── model and preset: the Bot's, and DSH Web's own pickers agree with it ──────────────────────
+
+  /**
+   * Route every step of a Bot's Sessions to its model. DSH Web's model picker stays truthful: the
+   * route a step would take without us (`next()`: the picker's choice, else the logged route) is
+   * remembered per agent; when it changes to something other than the Bot's model, the user picked
+   * a model for this chat, and that becomes the Bot's model — as if `update_bot` had been called.
+   */
+  private async route(agent: Agent, next: () => Promise<LlmCallConfig>): Promise<LlmCallConfig> {
+    const base = await next()
+    const bot = this.botOfAgent(agent)
+    if (!bot || bot.deleted) return base
+    const seen = `${base.provider}/${base.model}`
+    const before = this.seenRoutes.get(agent)
+    this.seenRoutes.set(agent, seen)
+    if (before !== undefined && seen !== before && seen !== bot.model && this.store.mode === 'writer') {
+      await this.store.update((s) => {
+        s.bots[bot.id]!.model = seen
+      })
+      this.record(`the model picked in ${bot.name}'s chat (${seen}) is now its model`, bot.id)
+      return base
+    }
+    const route = parseModel(bot.model)
+    if (!route) return base
+    // The default route's knobs (reasoning effort, max tokens) may not exist on the Bot's model.
+    const { reasoningEffort: _effort, maxTokens: _max, ...rest } = base
+    return { ...rest, provider: route.provider, model: route.model }
+  }
+
+  /** A preset chosen in DSH Web's selector for one of a Bot's Sessions becomes the Bot's preset. */
+  private async onPresetEvent(sessionId: string, preset: string | undefined): Promise<void> {
+    if (!preset || !this.attached.has(sessionId) || this.applying.has(sessionId)) return
+    const bot = this.botOfSession(sessionId)
+    if (!bot || bot.deleted || bot.permissionPreset === preset || this.store.mode !== 'writer') return
+    const parsed = BotUpdateInput.safeParse({ permissionPreset: preset })
+    if (!parsed.success) return // a custom preset of DSH's: it stays on that Session only
+    await this.store.update((s) => {
+      s.bots[bot.id]!.permissionPreset = preset
+    })
+    this.record(`the permission preset picked in ${bot.name}'s chat (${preset}) now applies to all its Sessions`, bot.id)
+    await this.applyPreset(this.state.bots[bot.id]!)
+  }
+
   // ── identity on the agent ───────────────────────────────────────────────────────────────────
 
   private onAgentCreated(agent: Agent): void {
@@ -472,6 +518,7 @@ export class BotRoster extends Service {
       const kept = decision.messages.filter((m) => !(m.source.kind === 'plugin' && m.source.plugin === BOOTSTRAP_MARK))
       return kept.length === decision.messages.length ? decision : { ...decision, messages: kept }
     }, { prepend: true })
+    guardUnattendedTurns(ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${current().name}'s turn started by ${who} (nobody at the screen)`, botId))
     void this.applyPresetTo(agent, current())
     this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
   }
@@ -486,13 +533,18 @@ export class BotRoster extends Service {
 
   private async applyPresetTo(agent: Agent, bot: Bot): Promise<void> {
     const presets = this.ctx.get('permissionPresets') as PermissionPresetsLike | undefined
-    if (!presets) return
-    if (presets.current(agent.session.events) === bot.permissionPreset) return
-    try {
-      await presets.set(agent.session, bot.permissionPreset)
-    } catch (error) {
-      this.record(`could not apply permission preset ${bot.permissionPreset} to ${bot.name}: ${error instanceof Error ? error.message : String(error)}`, bot.id)
+    const sessionId = String(agent.id)
+    if (presets && presets.current(agent.session.events) !== bot.permissionPreset) {
+      this.applying.add(sessionId)
+      try {
+        await presets.set(agent.session, bot.permissionPreset)
+      } catch (error) {
+        this.record(`could not apply permission preset ${bot.permissionPreset} to ${bot.name}: ${error instanceof Error ? error.message : String(error)}`, bot.id)
+      } finally {
+        this.applying.delete(sessionId)
+      }
     }
+    this.attached.add(sessionId)
   }
 }
 

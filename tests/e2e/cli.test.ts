@@ -1,7 +1,9 @@
 // e2e (CLI): the packed bundle installed with `dsh plugin --profile headless add` into a temporary
 // DSH_HOME, a headless `dsh` turn against the loopback scripted model, and the session log read
-// back. Then the native-module trap on the real boot: a broken better-sqlite3 binary and a missing
-// one must not take DSH down; the user gets one clear line naming the repair command.
+// back: the one-shot run's plain Session gets no team tools, and the run only follows team state.
+// (Team tools are on Bot Sessions; the Web tier drives one.) Then the native-module trap on the
+// real boot: a broken better-sqlite3 binary and a missing one must not take DSH down; the user
+// gets one clear line naming the repair command.
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
@@ -30,23 +32,21 @@ afterAll(async () => {
 })
 
 describe('dsh CLI with the bundle installed from its tarball', () => {
-  it('runs a headless turn in which the model calls list_bots', async () => {
+  it('runs a headless turn with the bundle loaded; its plain Session gets no team tools, and it writes no team state', async () => {
     const r = await runDsh(['--profile', 'headless', 'who is on the team?'], { ...home, env: env() })
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.stdout.trim()).toBe('Tool said: The team has no Bots yet.')
+    expect(r.stdout.trim()).toBe('Hello from the scripted model')
 
     const log = readSessionLogs(home.home).at(-1)!
-    const call = log.events.find((e) => e.type === 'tool/call')
-    expect(call?.data).toMatchObject({ name: 'list_bots' })
-    const result = log.events.find((e) => e.type === 'tool/result')
-    expect(result?.data.message.content[0].content[0].text).toBe('The team has no Bots yet.')
     expect(log.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
-    // The model saw the team section and the tool.
     const turn = model.model.loopRequests().at(-1)!
-    expect(turn.toolNames).toContain('list_bots')
-    expect(turn.system).toContain('team of long-lived Bots')
-    // A one-shot headless run opens the team as a follower: it never takes the lock or writes.
+    expect(turn.toolNames.length).toBeGreaterThan(0) // DSH's own tools are offered…
+    expect(turn.toolNames.filter((n) => /_bots?$/.test(n))).toEqual([]) // …the team's are not
+    expect(turn.system).not.toContain('Team rules:')
+    // The plugin did load: it opened the archive index in the team folder…
+    expect(existsSync(join(home.home, 'bot', 'archive.sqlite'))).toBe(true)
+    // …but a one-shot headless run opens the team as a follower: no lock, no state written, no Main Bot.
     expect(readdirSync(join(home.home, 'bot')).filter((f) => f.startsWith('state'))).toEqual([])
   })
 
@@ -58,7 +58,7 @@ describe('dsh CLI with the bundle installed from its tarball', () => {
     writeFileSync(addon, 'not an ELF file')
     const broken = await runDsh(['--profile', 'headless', 'who is on the team?'], { ...home, env: env() })
     expect(broken.code).toBe(0)
-    expect(broken.stdout.trim()).toBe('Tool said: The team has no Bots yet.')
+    expect(broken.stdout.trim()).toBe('Hello from the scripted model')
     const brokenLines = broken.stderr.split('\n').filter((l) => l.includes('better-sqlite3'))
     expect(brokenLines).toHaveLength(1)
     expect(brokenLines[0]).toContain('dsh plugin --profile headless rebuild better-sqlite3')
@@ -68,7 +68,7 @@ describe('dsh CLI with the bundle installed from its tarball', () => {
     rmSync(join(home.home, 'profiles', 'headless', 'node_modules', 'better-sqlite3', 'build'), { recursive: true, force: true })
     const missing = await runDsh(['--profile', 'headless', 'who is on the team?'], { ...home, env: env() })
     expect(missing.code).toBe(0)
-    expect(missing.stdout.trim()).toBe('Tool said: The team has no Bots yet.')
+    expect(missing.stdout.trim()).toBe('Hello from the scripted model')
     const missingLines = missing.stderr.split('\n').filter((l) => l.includes('better-sqlite3'))
     expect(missingLines).toHaveLength(1)
     expect(missingLines[0]).toContain('without its native build')

@@ -3,7 +3,7 @@
 // and Debian's Chromium (driven by playwright-core, no browser download) rendering the team page.
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { lastToolResults } from '../../scripts/scripted-model/format.ts'
+import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
 import { api, installBundle, makeHome, startWeb, type E2eHome, type WebProcess } from '../support/e2e.ts'
 
@@ -16,7 +16,8 @@ beforeAll(async () => {
   model = await startScriptedServer({
     fallback: (req) => {
       const results = lastToolResults(req)
-      return results.length ? { text: `Tool said: ${results[0]!.text}` } : { toolCalls: [{ name: 'list_bots', args: {} }] }
+      if (results.length) return { text: `Tool said: ${results[0]!.text}` }
+      return offersTool(req, 'list_bots') ? { toolCalls: [{ name: 'list_bots', args: {} }] } : { text: 'plain answer' }
     },
   })
   home = makeHome('web')
@@ -29,12 +30,24 @@ afterAll(async () => {
   await model?.close()
 })
 
+async function waitForTurnEnd(sessionId: string): Promise<any[]> {
+  for (let i = 0; i < 200; i++) {
+    const history = await api(web.url, 'session.history', { sessionId, maxMessages: 1000 })
+    const events = history.events.map((e: any) => e.event ?? e)
+    // done when a turn ended after the user's (last) prompt
+    const prompted = events.findLastIndex((e: any) => e.type === 'user/message' && e.data?.message?.source?.kind === 'user')
+    if (prompted >= 0 && events.slice(prompted).some((e: any) => e.type === 'turn/end')) return events
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`no turn ended in ${sessionId}`)
+}
+
 describe('DSH Web with the bundle', () => {
   it('serves the status route on loopback and refuses foreign origins and non-JSON writes', async () => {
     const status = await fetch(`${web.url}/bot-team/api/status`)
     expect(status.status).toBe(200)
-    // DSH Web is a long-lived host: it takes the team lock and becomes the writer.
-    expect(await status.json()).toMatchObject({ plugin: 'dsh-bot-team', bots: [], store: { mode: 'writer' }, archive: { driver: 'better-sqlite3' } })
+    // DSH Web is a long-lived host: it takes the team lock, becomes the writer and creates the Main Bot.
+    expect(await status.json()).toMatchObject({ plugin: 'dsh-bot-team', bots: [{ name: 'Main', main: true }], store: { mode: 'writer' }, archive: { driver: 'better-sqlite3' } })
 
     const foreign = await fetch(`${web.url}/bot-team/api/status`, { headers: { origin: 'http://evil.example' } })
     expect(foreign.status).toBe(403)
@@ -44,18 +57,29 @@ describe('DSH Web with the bundle', () => {
     expect(form.status).toBe(415)
   })
 
-  it('answers a chat in DSH Web through the model, with the team tool', async () => {
-    const { sessionId } = await api(web.url, 'session.create', { cwd: home.cwd })
+  it('lists the Main Bot\'s Session in DSH Web and answers it with the Main Bot\'s persona and team tool', async () => {
+    const status = await (await fetch(`${web.url}/bot-team/api/status`)).json() as any
+    const main = status.bots[0]
+    const listed = await api(web.url, 'session.list', {})
+    const sessions: any[] = listed.sessions ?? listed
+    const row = sessions.find((s) => s.title === 'Main')
+    expect(row).toBeDefined()
+    const sessionId: string = row.sessionId ?? row.id
+    expect(row.blank).toBe(false) // visible in the sidebar…
+    expect(model.model.requests.filter((r) => r.sessionId === sessionId)).toEqual([]) // …without any model call
     await api(web.url, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text: 'who is on the team?' }] })
-    let finalText: string | undefined
-    for (let i = 0; i < 100 && finalText === undefined; i++) {
-      const history = await api(web.url, 'session.history', { sessionId, maxMessages: 1000 })
-      const events = history.events.map((e: any) => e.event ?? e)
-      if (events.some((e: any) => e.type === 'turn/end')) {
-        finalText = JSON.stringify(events.filter((e: any) => e.type === 'assistant/message').at(-1)?.data)
-      } else await new Promise((r) => setTimeout(r, 100))
-    }
-    expect(finalText).toContain('Tool said: The team has no Bots yet.')
+    const events = await waitForTurnEnd(sessionId)
+    expect(events.find((e: any) => e.type === 'tool/call')?.data).toMatchObject({ name: 'list_bots' })
+    const final = events.filter((e: any) => e.type === 'assistant/message').at(-1)?.data
+    expect(final.message.content[0].text).toBe(`Tool said: The team has 1 Bot:\n- Main (id ${main.id}; Lead, Main Bot)`)
+    const request = model.model.loopRequests().find((r) => r.toolNames.includes('list_bots'))!
+    expect(request.system).toContain("You are Main, the team's Lead")
+
+    // A plain DSH Web chat gets no team tools.
+    const plain = await api(web.url, 'session.create', { cwd: home.cwd })
+    await api(web.url, 'session.prompt', { sessionId: plain.sessionId, mode: 'queue', content: [{ type: 'text', text: 'hello' }] })
+    await waitForTurnEnd(plain.sessionId)
+    expect(model.model.loopRequests().at(-1)!.toolNames).not.toContain('list_bots')
   })
 
   it('renders the team page in Chromium', async () => {
@@ -67,12 +91,13 @@ describe('DSH Web with the bundle', () => {
     await page.goto(`${web.url}/bot-team`)
     await page.waitForSelector('#summary[data-state="ready"]', { timeout: 15_000 })
     expect(await page.textContent('h1')).toBe('Bot Team')
-    expect(await page.textContent('#summary')).toBe('The team has no Bots yet.')
+    expect(await page.textContent('#summary')).toBe('The team has 1 Bot.')
+    expect(await page.textContent('#bots')).toBe('Main — Lead ★')
     expect(await page.textContent('#archive')).toBe('Archive index: better-sqlite3')
 
     const zh = await browser.newPage({ locale: 'zh-CN' })
     await zh.goto(`${web.url}/bot-team`)
     await zh.waitForSelector('#summary[data-state="ready"]', { timeout: 15_000 })
-    expect(await zh.textContent('#summary')).toBe('团队里还没有机器人。')
+    expect(await zh.textContent('#summary')).toBe('团队共有 1 个机器人。')
   })
 })

@@ -13,6 +13,12 @@ import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
 import SessionPersistenceJsonl from '@deepseek-ai/dsh-session-persistence-jsonl'
 import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
 import ToolRuntime from '@deepseek-ai/dsh-tools'
+import SubprocessLocal from '@deepseek-ai/dsh-subprocess-local'
+import SandboxLocal from '@deepseek-ai/dsh-sandbox-local'
+import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
+import BashSandbox from '@deepseek-ai/dsh-bash-sandbox'
+import UserApproval from '@deepseek-ai/dsh-user-approval'
+import PermissionPresets from '@deepseek-ai/dsh-permission-presets'
 import { ScriptedAdapter } from '../../scripts/scripted-model/adapter.ts'
 import type { Script, ScriptMap } from '../../scripts/scripted-model/format.ts'
 
@@ -26,8 +32,18 @@ export interface DshHost {
   dispose(): Promise<void>
 }
 
-/** A fresh host; pass `home` to start a second host (a restart) on the same folder. */
-export async function startDshHost(script: Script | ScriptMap = {}, options: { home?: string } = {}): Promise<DshHost> {
+/** DSH's permission presets as the base bundle configures them (read-only is defined there). */
+export const BASE_PRESETS = {
+  'read-only': { sandbox: 'read-only', approval: 'ask' },
+  'workspace-write': { sandbox: 'workspace-write', approval: 'ask' },
+  'danger-full-access': { sandbox: 'danger-full-access', approval: 'never' },
+} as const
+
+/**
+ * A fresh host; pass `home` to start a second host (a restart) on the same folder, and
+ * `permissions` to mount DSH's shell sandbox, approval service and permission presets too.
+ */
+export async function startDshHost(script: Script | ScriptMap = {}, options: { home?: string; permissions?: boolean } = {}): Promise<DshHost> {
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'bot-team-dsh-'))
   const cwd = join(home, 'work')
   mkdirSync(cwd, { recursive: true })
@@ -39,6 +55,14 @@ export async function startDshHost(script: Script | ScriptMap = {}, options: { h
   await ctx.plugin(AgentRegistry)
   await ctx.plugin(AgentLoop, { agents: [] })
   await ctx.plugin(SessionPersistenceJsonl, { root: join(home, 'sessions'), compression: 'none' })
+  if (options.permissions) {
+    await ctx.plugin(SubprocessLocal)
+    await ctx.plugin(SandboxLocal)
+    await ctx.plugin(SandboxPolicy, { mode: 'workspace-write', workspaceRoot: cwd })
+    await ctx.plugin(BashSandbox, {})
+    await ctx.plugin(UserApproval, { policy: 'ask' })
+    await ctx.plugin(PermissionPresets, { presets: BASE_PRESETS })
+  }
   const adapter = new ScriptedAdapter(script)
   ctx.llm.registerAdapter(['mock'], adapter)
   return {
