@@ -63,6 +63,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       version: PLUGIN_VERSION,
       bots: ctx.get('botRoster')?.bots().map(summary) ?? [],
       store: ctx.get('botStore')?.status() ?? null,
+      activity: ctx.get('botRoster')?.activity() ?? [],
       archive: ctx.get('botArchive')?.status ?? { driver: 'unavailable' },
     }),
   }))

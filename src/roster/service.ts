@@ -511,12 +511,13 @@ export class BotRoster extends Service {
     ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current()) })
     ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT })
     for (const tool of botTools(this)) ctx.tools.register(tool)
-    // The bootstrap turn of a fresh web Session enters no message and so makes no model call.
+    // The bootstrap turn of a fresh web Session enters no message and makes no model call. Later
+    // listeners are not asked: DSH Web's would add a runtime-context message, and that one would
+    // be sent to the model.
+    const isBootstrap = (m: { source: { kind: string; plugin?: string } }) => m.source.kind === 'plugin' && m.source.plugin === BOOTSTRAP_MARK
     ctx.on('agent/pre-step', async (payload, next) => {
-      const decision = await next()
-      if (decision.kind !== 'enter') return decision
-      const kept = decision.messages.filter((m) => !(m.source.kind === 'plugin' && m.source.plugin === BOOTSTRAP_MARK))
-      return kept.length === decision.messages.length ? decision : { ...decision, messages: kept }
+      if (payload.messages.length > 0 && payload.messages.every(isBootstrap)) return { kind: 'enter', messages: [] }
+      return next()
     }, { prepend: true })
     guardUnattendedTurns(ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${current().name}'s turn started by ${who} (nobody at the screen)`, botId))
     void this.applyPresetTo(agent, current())

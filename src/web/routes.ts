@@ -20,6 +20,7 @@ export interface TeamStatus {
   version: string
   bots: unknown[]
   store: unknown
+  activity: unknown
   archive: unknown
 }
 

@@ -23,6 +23,12 @@ beforeAll(async () => {
   home = makeHome('web')
   await installBundle('web', inject('bundleTarball'), home)
   web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
+  // The Main Bot is created once DSH's whole plugin tree is up (its chat goes through DSH Web's api proxy).
+  for (let i = 0; i < 200; i++) {
+    const status = await (await fetch(`${web.url}/bot-team/api/status`)).json() as any
+    if (status.bots.length > 0) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
 })
 afterAll(async () => {
   await browser?.close()
@@ -35,7 +41,7 @@ async function waitForTurnEnd(sessionId: string): Promise<any[]> {
     const history = await api(web.url, 'session.history', { sessionId, maxMessages: 1000 })
     const events = history.events.map((e: any) => e.event ?? e)
     // done when a turn ended after the user's (last) prompt
-    const prompted = events.findLastIndex((e: any) => e.type === 'user/message' && e.data?.message?.source?.kind === 'user')
+    const prompted = events.findLastIndex((e: any) => e.type === 'user/message' && e.data?.source?.kind === 'user')
     if (prompted >= 0 && events.slice(prompted).some((e: any) => e.type === 'turn/end')) return events
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -60,10 +66,15 @@ describe('DSH Web with the bundle', () => {
   it('lists the Main Bot\'s Session in DSH Web and answers it with the Main Bot\'s persona and team tool', async () => {
     const status = await (await fetch(`${web.url}/bot-team/api/status`)).json() as any
     const main = status.bots[0]
-    const listed = await api(web.url, 'session.list', {})
-    const sessions: any[] = listed.sessions ?? listed
-    const row = sessions.find((s) => s.title === 'Main')
-    expect(row).toBeDefined()
+    let sessions: any[] = []
+    let status2: any
+    for (let i = 0; i < 100 && !sessions.some((s) => s.projections?.values?.title === 'Main'); i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      sessions = (await api(web.url, 'session.list', {})).items
+      status2 = await (await fetch(`${web.url}/bot-team/api/status`)).json()
+    }
+    const row = sessions.find((s) => s.projections?.values?.title === 'Main')
+    expect(row, JSON.stringify({ sessions, status2 })).toBeDefined()
     const sessionId: string = row.sessionId ?? row.id
     expect(row.blank).toBe(false) // visible in the sidebar…
     expect(model.model.requests.filter((r) => r.sessionId === sessionId)).toEqual([]) // …without any model call
