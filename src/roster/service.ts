@@ -35,8 +35,13 @@ declare module '@deepseek-ai/cordis' {
   interface Events {
     /** A Bot was deleted: services stop whatever they run for it (timers, rounds, deliveries). */
     'bot-team/bot-deleted'(payload: { botId: string; by: Caller; reason: string }): void
-    /** A Bot's agent got its identity attached (fresh, resumed, or a new part). */
+    /** A Bot's own-chat agent got its identity attached (fresh, resumed, or a new part). */
     'bot-team/bot-attached'(payload: { bot: Readonly<Bot>; agent: Agent }): void
+    /**
+     * A Bot's agent in one of its group Sessions was created or resumed: the Bot's model, preset
+     * and unattended-turn guard are in place; the rooms service adds the room's tools and sections.
+     */
+    'bot-team/member-attached'(payload: { bot: Readonly<Bot>; groupId: string; agent: Agent }): void
   }
 }
 
@@ -102,13 +107,16 @@ function unwrap<T>(response: ApiResponse<T>, what: string): T {
 
 const rpcId = () => `bot-team-${randomUUID()}`
 
+/** Whose a Session is: a Bot's own chat (a part), or a Bot's Session in one group. */
+export type SessionOwner = { botId: string; groupId?: string }
+
 export class BotRoster extends Service {
   static inject = ['botStore', 'agents', 'sessions', 'tools', 'systemPrompt']
   static Config = Config
 
   private readonly config: z.output<typeof Config>
-  /** Session id → Bot id while its Session is being created (before the part is recorded). */
-  private readonly opening = new Map<string, string>()
+  /** Sessions being created right now (before team state records them), and whose they are. */
+  private readonly opening = new Map<string, SessionOwner>()
   /** Agents this service created itself (headless / in-process); disposed with it. */
   private readonly handles = new Map<string, AgentHandle>()
   private readonly activityLog: RosterActivity[] = []
@@ -172,21 +180,56 @@ export class BotRoster extends Service {
     return this.bot(ref) ?? liveBotList(this.state).find((b) => nameKey(b.name) === key)
   }
 
-  /** The Bot a Session belongs to (live or deleted), including Sessions being opened right now. */
-  botOfSession(sessionId: string): Bot | undefined {
+  /**
+   * Whose a Session is (a live or deleted Bot's own chat, or its Session in a group), including
+   * Sessions being opened right now.
+   */
+  ownerOf(sessionId: string): SessionOwner | undefined {
     const opening = this.opening.get(sessionId)
-    return opening ? this.state.bots[opening] : botOfSession(this.state, sessionId)
+    if (opening) return opening
+    const own = botOfSession(this.state, sessionId)
+    if (own) return { botId: own.id }
+    for (const group of Object.values(this.state.groups)) {
+      for (const [botId, sid] of Object.entries(group.memberSessions)) {
+        if (sid === sessionId) return { botId, groupId: group.id }
+      }
+    }
+    return undefined
+  }
+
+  /** The Bot whose own chat (any part) this Session is. Group Sessions are not own chats. */
+  botOfSession(sessionId: string): Bot | undefined {
+    const owner = this.ownerOf(sessionId)
+    return owner && owner.groupId === undefined ? this.state.bots[owner.botId] : undefined
   }
 
   botOfAgent(agent: Agent): Bot | undefined {
     return this.botOfSession(String(agent.id))
   }
 
-  /** Who a Session is, for the authority check. */
+  /** Who a Session is, for the authority check: the Bot, in its own chat or in a group Session. */
   callerOf(sessionId: string | undefined): Caller {
-    const bot = sessionId === undefined ? undefined : this.botOfSession(sessionId)
+    const owner = sessionId === undefined ? undefined : this.ownerOf(sessionId)
+    const bot = owner && this.state.bots[owner.botId]
     if (!bot || bot.deleted) return { kind: 'non-bot-session' }
     return { kind: bot.main ? 'main-bot' : 'bot', botId: bot.id }
+  }
+
+  /**
+   * Mark a Session as the Bot's while it is being created (before team state records it), so
+   * `agent/created` attaches the right identity. Returns the function that ends the mark.
+   */
+  opens(sessionId: string, owner: SessionOwner): () => void {
+    this.opening.set(sessionId, owner)
+    return () => this.opening.delete(sessionId)
+  }
+
+  /** Every Session id of a Bot: its own-chat parts and its group Sessions. */
+  sessionsOf(botId: string): string[] {
+    const bot = this.state.bots[botId]
+    const own = bot ? bot.sessionParts.map((p) => p.sessionId) : []
+    const groups = Object.values(this.state.groups).flatMap((g) => (g.memberSessions[botId] ? [g.memberSessions[botId]!] : []))
+    return [...own, ...groups]
   }
 
   /** The authority check with the target facts this service knows filled in. */
@@ -339,20 +382,20 @@ export class BotRoster extends Service {
 
   private async stopActivity(bot: Bot, reason: string): Promise<void> {
     const registry = this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
-    for (const part of bot.sessionParts) {
-      const agent = this.ctx.agents.get(SessionId(part.sessionId))
+    for (const sessionId of this.sessionsOf(bot.id)) {
+      const agent = this.ctx.agents.get(SessionId(sessionId))
       if (agent) {
         const queued = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
         agent.cancel({ kind: 'hook', reason: `Bot ${bot.name} was deleted: ${reason}` })
         if (queued) this.record(`dropped ${queued} queued message(s) for deleted Bot ${bot.name}`, bot.id)
         await agent.whenIdle()
       }
-      const handle = this.handles.get(part.sessionId)
+      const handle = this.handles.get(sessionId)
       if (handle) {
-        this.handles.delete(part.sessionId)
+        this.handles.delete(sessionId)
         await handle.dispose()
       }
-      if (registry) await registry.archiveSession(part.sessionId)
+      if (registry) await registry.archiveSession(SessionId(sessionId))
     }
     this.record(`deleted Bot ${bot.name} (${reason}); its Sessions are archived, its data kept`, bot.id)
   }
@@ -364,7 +407,7 @@ export class BotRoster extends Service {
     const bot = this.bot(botId)
     if (!bot) throw new RosterRefusal('not-found', `No live Bot ${botId}.`)
     const sessionId = `session-${randomUUID()}`
-    this.opening.set(sessionId, botId)
+    const done = this.opens(sessionId, { botId })
     try {
       const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
       if (api) await this.openInWeb(api, bot, sessionId)
@@ -382,7 +425,7 @@ export class BotRoster extends Service {
         b.sessionParts.push({ sessionId, part: b.sessionParts.length + 1, startedAt: new Date().toISOString() })
       })
     } finally {
-      this.opening.delete(sessionId)
+      done()
     }
     return sessionId
   }
@@ -454,7 +497,8 @@ export class BotRoster extends Service {
    */
   private async route(agent: Agent, next: () => Promise<LlmCallConfig>): Promise<LlmCallConfig> {
     const base = await next()
-    const bot = this.botOfAgent(agent)
+    const owner = this.ownerOf(String(agent.id))
+    const bot = owner && this.state.bots[owner.botId]
     if (!bot || bot.deleted) return base
     const seen = `${base.provider}/${base.model}`
     const before = this.seenRoutes.get(agent)
@@ -476,7 +520,8 @@ export class BotRoster extends Service {
   /** A preset chosen in DSH Web's selector for one of a Bot's Sessions becomes the Bot's preset. */
   private async onPresetEvent(sessionId: string, preset: string | undefined): Promise<void> {
     if (!preset || !this.attached.has(sessionId) || this.applying.has(sessionId)) return
-    const bot = this.botOfSession(sessionId)
+    const owner = this.ownerOf(sessionId)
+    const bot = owner && this.state.bots[owner.botId]
     if (!bot || bot.deleted || bot.permissionPreset === preset || this.store.mode !== 'writer') return
     const parsed = BotUpdateInput.safeParse({ permissionPreset: preset })
     if (!parsed.success) return // a custom preset of DSH's: it stays on that Session only
@@ -490,8 +535,9 @@ export class BotRoster extends Service {
   // ── identity on the agent ───────────────────────────────────────────────────────────────────
 
   private onAgentCreated(agent: Agent): void {
-    const bot = this.botOfAgent(agent)
-    if (!bot) return
+    const owner = this.ownerOf(String(agent.id))
+    const bot = owner && this.state.bots[owner.botId]
+    if (!owner || !bot) return
     if (bot.deleted) {
       // A synchronous throw vetoes publication: nothing of a deleted Bot runs again.
       throw new Error(`Bot Team: this Session belonged to Bot ${bot.name}, which was deleted; it stays archived.`)
@@ -502,7 +548,11 @@ export class BotRoster extends Service {
       void this.store.claim()
       throw new Error(message)
     }
-    this.attach(agent, bot.id)
+    if (owner.groupId === undefined) return this.attach(agent, bot.id)
+    // A group Session: the Bot's model (routed above), preset and guard; the room adds the rest.
+    guardUnattendedTurns(agent.ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${bot.name}'s group turn started by ${who} (nobody at the screen)`, bot.id))
+    void this.applyPresetTo(agent, bot)
+    this.ctx.emit('bot-team/member-attached', { bot, groupId: owner.groupId, agent })
   }
 
   private attach(agent: Agent, botId: string): void {
@@ -524,15 +574,16 @@ export class BotRoster extends Service {
     this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
   }
 
-  /** Apply the Bot's permission preset to every live Session of it. */
+  /** Apply the Bot's permission preset to every live Session of it (own chat parts and groups). */
   private async applyPreset(bot: Bot): Promise<void> {
-    for (const part of bot.sessionParts) {
-      const agent = this.ctx.agents.get(SessionId(part.sessionId))
+    for (const sessionId of this.sessionsOf(bot.id)) {
+      const agent = this.ctx.agents.get(SessionId(sessionId))
       if (agent) await this.applyPresetTo(agent, bot)
     }
   }
 
-  private async applyPresetTo(agent: Agent, bot: Bot): Promise<void> {
+  /** Put the Bot's permission preset on one of its Sessions (no-op when already there). */
+  async applyPresetTo(agent: Agent, bot: Bot): Promise<void> {
     const presets = this.ctx.get('permissionPresets') as PermissionPresetsLike | undefined
     const sessionId = String(agent.id)
     if (presets && presets.current(agent.session.events) !== bot.permissionPreset) {
