@@ -58,6 +58,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
     trustedHosts: config.trustedHosts,
+    roster: () => ctx.get('botRoster') ?? undefined,
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

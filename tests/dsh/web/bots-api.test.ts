@@ -1,0 +1,65 @@
+// The plugin's HTTP API for the user (team page) on a real DSH web server, in-process: every write
+// goes through the fence and the roster; bad input gets a clear 4xx and changes nothing.
+import { join } from 'node:path'
+import WebServer from '@deepseek-ai/dsh-host-webserver'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as plugin from '../../../src/index.ts'
+import { MAX_BODY_BYTES } from '../../../src/web/routes.ts'
+import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+
+let host: DshHost
+let base: string
+beforeEach(async () => {
+  host = await startDshHost({ fallback: { text: 'ok' } })
+  await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
+  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+  base = `http://127.0.0.1:${host.ctx.webServer.port}/bot-team/api`
+})
+afterEach(() => host.dispose())
+
+const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
+  const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })
+  return { status: res.status, body: await res.json() as any }
+}
+
+describe('the bots API (acting as the user)', () => {
+  it('creates, lists, changes and deletes Bots', async () => {
+    const created = await send('POST', '/bots', { name: 'Ada', role: 'Reviewer', model: 'mock/mock' })
+    expect(created).toMatchObject({ status: 201, body: { bot: { name: 'Ada', role: 'Reviewer', main: false } } })
+    const id = created.body.bot.id
+    expect(host.ctx.botRoster.bot(id)!.sessionParts).toHaveLength(1) // its own chat exists
+    expect((await send('GET', '/bots')).body.bots.map((b: any) => b.name)).toEqual(['Main', 'Ada'])
+    expect(await send('PATCH', `/bots/${id}`, { role: 'Lead reviewer' })).toMatchObject({ status: 200, body: { bot: { role: 'Lead reviewer' } } })
+    expect(await send('DELETE', `/bots/${id}`, { reason: 'done' })).toMatchObject({ status: 200, body: { bot: { id } } })
+    expect((await send('GET', '/bots')).body.bots.map((b: any) => b.name)).toEqual(['Main'])
+  })
+
+  it('answers bad input with a clear 4xx and changes nothing', async () => {
+    const revision = host.ctx.botStore.state.revision
+    const mainId = host.ctx.botRoster.bots()[0]!.id
+    const cases: [string, string, unknown, number, RegExp, Record<string, string>?][] = [
+      ['POST', '/bots', '{"name": "Ada"', 400, /not valid JSON/],
+      ['POST', '/bots', { role: 'no name' }, 400, /name/],
+      ['POST', '/bots', { name: 'main' }, 400, /already/],
+      ['POST', '/bots', { name: 'Ada', colour: 'blue' }, 400, /colour/],
+      ['POST', '/bots', { name: 'Ada', admin: true }, 400, /admin/],
+      ['POST', '/bots', { name: 'Ada@home' }, 400, /@/],
+      ['POST', '/bots', { name: 'Ada' }, 415, /application\/json/, { 'content-type': 'text/plain' }],
+      ['POST', '/bots', { name: 'Ada' }, 403, /Origin/, { 'content-type': 'application/json', origin: 'http://evil.example' }],
+      ['POST', '/bots', JSON.stringify({ name: 'x', instructions: 'y'.repeat(MAX_BODY_BYTES) }), 413, /larger/],
+      ['PATCH', '/bots/bot-404', { role: 'x' }, 404, /No Bot/],
+      ['PATCH', `/bots/${mainId}`, {}, 400, /nothing to change/],
+      ['PATCH', `/bots/${mainId}`, { main: false }, 403, /without a Main Bot/],
+      ['DELETE', `/bots/${mainId}`, {}, 400, /reason/],
+      ['DELETE', `/bots/${mainId}`, { reason: 'test' }, 403, /last Main Bot/],
+      ['PUT', '/bots', { name: 'Ada' }, 405, /not allowed/],
+    ]
+    for (const [method, path, body, status, message, headers] of cases) {
+      const r = await send(method, path, body, headers)
+      expect({ method, path, status: r.status }).toEqual({ method, path, status })
+      expect(r.body.error).toMatch(message)
+    }
+    expect(host.ctx.botStore.state.revision).toBe(revision)
+    expect(host.ctx.botRoster.bots().map((b) => b.name)).toEqual(['Main'])
+  })
+})
