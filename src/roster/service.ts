@@ -121,6 +121,8 @@ export class BotRoster extends Service {
   private readonly handles = new Map<string, AgentHandle>()
   private readonly activityLog: RosterActivity[] = []
   private bootstrapping: Promise<void> | undefined
+  /** ensureTeam has run (or is running) since this process became the writer. */
+  private teamChecked = false
   /** Per agent: the route its step would take without the Bot's model (see `route`). */
   private readonly seenRoutes = new WeakMap<Agent, string>()
   /** Bot Sessions whose identity and preset are in place (later preset events are the user's). */
@@ -149,6 +151,7 @@ export class BotRoster extends Service {
       this.handles.clear()
     }, 'bot-roster:agents')
     if (this.store.mode !== 'writer') return
+    this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
     // must be created through DSH Web's api proxy, which may activate after this plugin.
     const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
@@ -296,6 +299,14 @@ export class BotRoster extends Service {
     if ((await this.store.claim()) !== 'writer') {
       throw new RosterRefusal('unavailable', `The team cannot be changed from this process: ${this.store.status().message}`)
     }
+    this.tookOver()
+  }
+
+  /** After this process became the writer (at start or by taking over), make sure the team is whole. */
+  private tookOver(): void {
+    if (this.teamChecked) return
+    this.teamChecked = true
+    void this.ensureTeam().catch((error: unknown) => this.record(`could not set up the team: ${error instanceof Error ? error.message : String(error)}`))
   }
 
   /** Create a Bot and open its own chat. `system` skips the authority check (first start only). */
@@ -465,6 +476,7 @@ export class BotRoster extends Service {
     if ((await this.store.claim()) !== 'writer') {
       throw new RosterRefusal('unavailable', `Bot ${bot.name}'s chat is not opened here: ${this.store.status().message}`)
     }
+    this.tookOver()
     const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
     if (api) {
       // Resumes with DSH Web's full composition (preset, model selection) and nothing else.

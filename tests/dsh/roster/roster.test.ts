@@ -158,6 +158,8 @@ describe('botRoster (in-process DSH)', () => {
     const main = writer.ctx.botRoster.bots()[0]!
     const follower = await team({ fallback: { text: 'from follower' } }, { home: writer.home })
     expect(follower.ctx.botStore.mode).toBe('follower')
+    // Only the writer bootstraps: the follower sees the writer's one Main Bot and adds none.
+    expect(follower.ctx.botRoster.bots().filter((b) => b.main).map((b) => b.id)).toEqual([main.id])
     await expect(follower.ctx.botRoster.agentOf(main.id)).rejects.toThrow(/not opened here: Another DSH process \(pid \d+ on /)
     // Even a direct resume is vetoed at agent/created, with the reason recorded for the team page.
     const ada = await writer.ctx.botRoster.create(user, { name: 'Ada' })
