@@ -32,6 +32,17 @@ export interface DshHost {
   dispose(): Promise<void>
 }
 
+/** Mount DSH's core services (the agent loop and what it needs) into `ctx`. */
+export async function mountDshCore(ctx: Context, persona = 'You are a test agent.'): Promise<Context> {
+  await ctx.plugin(LlmRuntime)
+  await ctx.plugin(SessionStore)
+  await ctx.plugin(SystemPrompt, { persona })
+  await ctx.plugin(ToolRuntime)
+  await ctx.plugin(AgentRegistry)
+  await ctx.plugin(AgentLoop, { agents: [] })
+  return ctx
+}
+
 /** DSH's permission presets as the base bundle configures them (read-only is defined there). */
 export const BASE_PRESETS = {
   'read-only': { sandbox: 'read-only', approval: 'ask' },
@@ -47,13 +58,7 @@ export async function startDshHost(script: Script | ScriptMap = {}, options: { h
   const home = options.home ?? mkdtempSync(join(tmpdir(), 'bot-team-dsh-'))
   const cwd = join(home, 'work')
   mkdirSync(cwd, { recursive: true })
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: 'You are a test agent.' })
-  await ctx.plugin(ToolRuntime)
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(AgentLoop, { agents: [] })
+  const ctx = await mountDshCore(new Context())
   await ctx.plugin(SessionPersistenceJsonl, { root: join(home, 'sessions'), compression: 'none' })
   if (options.permissions) {
     await ctx.plugin(SubprocessLocal)

@@ -3,12 +3,10 @@
 // tokens, context overflow, title side calls and per-model scripts, asserted on the session log.
 import { afterEach, describe, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { BlockAssembler, createUserMessage } from '@deepseek-ai/dsh-llm'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime, { defineTool } from '@deepseek-ai/dsh-tools'
-import AgentRegistry from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import { BlockAssembler, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { defineTool } from '@deepseek-ai/dsh-tools'
+import { mountDshCore } from '../../support/dsh-host.ts'
 import { ScriptedAdapter, ScriptedModel, lastToolResults, userTextsSinceLastAssistant } from '../../../scripts/scripted-model/index.ts'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/index.ts'
 
@@ -17,13 +15,7 @@ type Ev = { type: string; data: any }
 let ctx: Context | undefined
 
 async function mount(script: Script | ScriptMap, opts: { contextWindow?: number } = {}) {
-  ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: 'You are a scripted test agent.' })
-  await ctx.plugin(ToolRuntime)
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(AgentLoop, { agents: [] })
+  ctx = await mountDshCore(new Context(), 'You are a scripted test agent.')
   const adapter = new ScriptedAdapter(new ScriptedModel(script), opts)
   ctx.llm.registerAdapter(['mock'], adapter)
   const calls: { name: string; args: unknown }[] = []

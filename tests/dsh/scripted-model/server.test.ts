@@ -9,13 +9,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { BlockAssembler, createUserMessage } from '@deepseek-ai/dsh-llm'
+import { BlockAssembler, createUserMessage } from '@deepseek-ai/dsh-llm'
 import type { LlmAdapter } from '@deepseek-ai/dsh-llm'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime, { defineTool } from '@deepseek-ai/dsh-tools'
-import AgentRegistry from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { defineTool } from '@deepseek-ai/dsh-tools'
+import { mountDshCore } from '../../support/dsh-host.ts'
 import { lastToolResults, startScriptedServer } from '../../../scripts/scripted-model/index.ts'
 import type { ScriptedServer } from '../../../scripts/scripted-model/index.ts'
 import demoScript from '../../../scripts/demo-script.ts'
@@ -60,13 +58,7 @@ async function realDeepSeekAdapter(baseURL: string): Promise<LlmAdapter> {
 }
 
 async function mountWithRealProvider(url: string) {
-  ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: 'You are a wire test agent.' })
-  await ctx.plugin(ToolRuntime)
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(AgentLoop, { agents: [] })
+  ctx = await mountDshCore(new Context(), 'You are a wire test agent.')
   ctx.llm.registerAdapter(['deepseek-official'], await realDeepSeekAdapter(url))
   ctx.tools.register(defineTool({
     name: 'list_bots',
