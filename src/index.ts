@@ -14,7 +14,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
 import { Config, resolvePaths } from './config.ts'
+import { BotDelivery } from './delivery/service.ts'
 import { isLongLivedHost, storeRole } from './host-kind.ts'
+import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
 import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
@@ -55,6 +57,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}),
     }), 'roster')
   }
+  if (ctx.get('botRoster')) await mountContained(ctx.plugin(BotDelivery, {}), 'delivery')
+  if (ctx.get('botRoster')) await mountContained(ctx.plugin(BotRooms, { workspace: paths.workspace, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'rooms')
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
     trustedHosts: config.trustedHosts,

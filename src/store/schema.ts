@@ -93,6 +93,10 @@ export const deliverySchema = z.object({
   updatedAt: isoTime.optional(),
   status: z.enum(['pending', 'delivered', 'discarded', 'failed']),
   outcome: z.string().optional(),
+  /** message_bot's reply_to: `sender` routes the answer back, `user` leaves it in the target's chat. */
+  replyMode: z.enum(['sender', 'user']).optional(),
+  /** The target Session the message was handed to (its own-chat part at send time). */
+  sessionId: id.optional(),
 })
 
 export const pendingQuestionSchema = z.object({

@@ -1,0 +1,161 @@
+/**
+ * Delivery policy — the pure decisions behind `message_bot`, `interrupt_bot` and `stop_bot`.
+ *
+ * Owns: the hop rule (a turn's hop is the highest hop of the Bot messages it handled; a message
+ * sent from it carries one more; at the limit the send is refused), the per-turn send cap, the
+ * header and `source` of a relayed message (JSON-only, never an `undefined` value: DSH's
+ * `followup` throws on one), the start-up recovery decision for an undelivered record, the
+ * bounding of the delivery log, and the wording of replies, failure notices and discard reports.
+ *
+ * Deliberately does not: touch DSH, team state or the clock (callers pass `now`); decide authority
+ * (that is `roster/authority.ts`). Composes: `service.ts` asks these functions and performs the
+ * I/O; `tools.ts` turns refusals into answers.
+ */
+import type { Delivery } from '../store/index.ts'
+
+export const DEFAULT_HOP_LIMIT = 6
+/** Messages (of all three kinds) one turn may send: hops bound depth, this bounds fan-out. */
+export const DEFAULT_SEND_CAP = 5
+/** Finished records kept in team state; pending ones are always kept. */
+export const DEFAULT_KEEP_FINISHED = 500
+
+export const SOURCE_PLUGIN = 'bot-team'
+
+export type DeliveryKind = Delivery['kind']
+
+/** What a relayed message's `source` carries (besides kind/plugin/form). */
+export interface RelaySource {
+  kind: 'plugin'
+  plugin: typeof SOURCE_PLUGIN
+  form: 'relay'
+  deliveryId: string
+  fromBot: string
+  fromName: string
+  hop: number
+  delivery: DeliveryKind
+  /** message_bot only: where the answer goes. */
+  replyTo?: 'sender' | 'user'
+}
+
+/** The relay source of a delivery, built without `undefined` values (pure). */
+export function relaySource(d: Pick<Delivery, 'id' | 'from' | 'hop' | 'kind' | 'replyMode'>, fromName: string): RelaySource {
+  const source: RelaySource = {
+    kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'relay',
+    deliveryId: d.id, fromBot: d.from, fromName, hop: d.hop, delivery: d.kind,
+  }
+  if (d.kind === 'message' && d.replyMode) source.replyTo = d.replyMode
+  return source
+}
+
+/** The relay facts of a message source, if it is one of ours (pure; tolerant of any input). */
+export function readRelay(source: unknown): RelaySource | undefined {
+  if (!source || typeof source !== 'object') return undefined
+  const s = source as Record<string, unknown>
+  if (s.kind !== 'plugin' || s.plugin !== SOURCE_PLUGIN || s.form !== 'relay') return undefined
+  if (typeof s.deliveryId !== 'string' || typeof s.hop !== 'number' || typeof s.fromBot !== 'string') return undefined
+  return s as unknown as RelaySource
+}
+
+/** The model-facing text of a delivery: a header naming sender and kind, then the body (pure). */
+export function messageText(kind: DeliveryKind, fromName: string, body: string, opts: { replyMode?: 'sender' | 'user' | undefined; hop: number; hopLimit: number }): string {
+  const header = {
+    message: `[Message from Bot ${fromName}]`,
+    interrupt: `[Interruption from Bot ${fromName}: read this now, then continue or change course]`,
+    stop: `[Bot ${fromName} stopped your previous turn]`,
+    reply: `[Reply from Bot ${fromName}]`,
+  }[kind]
+  const lines = [header, body]
+  if (kind === 'message') {
+    lines.push(opts.replyMode === 'sender'
+      ? `(Your final answer of this turn is sent back to ${fromName} automatically; ${fromName} cannot see this chat.)`
+      : `(${fromName} asked you to answer the user here, in your own chat; nothing is sent back.)`)
+  }
+  if (opts.hop >= opts.hopLimit) lines.push(`(This conversation chain reached the hop limit (${opts.hopLimit}): you cannot message other Bots from this turn.)`)
+  return lines.join('\n\n')
+}
+
+/** The turn's hop: the highest hop among the Bot messages it handled; 0 for a turn the user opened (pure). */
+export function turnHop(handled: readonly number[]): number {
+  return handled.reduce((a, b) => Math.max(a, b), 0)
+}
+
+export type SendVerdict = { ok: true; hop: number } | { ok: false; reason: string }
+
+/** May a turn at `hop` that already sent `sent` messages send one more? (pure) */
+export function checkSend(hop: number, sent: number, limits: { hopLimit: number; sendCap: number }): SendVerdict {
+  const next = hop + 1
+  if (next > limits.hopLimit) {
+    return { ok: false, reason: `the hop limit (${limits.hopLimit}) is reached: this turn was started by a chain of ${hop} Bot-to-Bot messages, and a longer chain is not allowed. Answer with what you have instead.` }
+  }
+  if (sent >= limits.sendCap) {
+    return { ok: false, reason: `one turn may send at most ${limits.sendCap} Bot messages, and this turn already sent ${sent}. Finish this turn with what you have.` }
+  }
+  return { ok: true, hop: next }
+}
+
+/** Facts about one undelivered record at start-up, read from the target's Session. */
+export interface RecoveryFacts {
+  /** A `user/message` carrying the delivery id is in the target's Session log. */
+  inLog: boolean
+  /** The message is in the target's inbox as DSH rebuilt it on resume. */
+  inRestoredInbox: boolean
+  /** The target Bot is gone (deleted, no own chat). */
+  targetGone?: boolean
+}
+
+export type RecoveryAction = 'mark-delivered' | 'redrive' | 'send' | 'discard'
+
+/**
+ * What to do with a pending record after a restart (pure). In the log → it was delivered. In the
+ * restored inbox → never send it twice; re-drive the queue (DSH does not run a restored queue by
+ * itself). Nowhere → the crash came before DSH recorded it: send it now.
+ */
+export function recoveryAction(f: RecoveryFacts): RecoveryAction {
+  if (f.inLog) return 'mark-delivered'
+  if (f.targetGone) return 'discard'
+  if (f.inRestoredInbox) return 'redrive'
+  return 'send'
+}
+
+/** Keep all pending records and the newest `keepFinished` finished ones, in order (pure). */
+export function boundDeliveries<T extends Pick<Delivery, 'status'>>(list: readonly T[], keepFinished = DEFAULT_KEEP_FINISHED): T[] {
+  let finished = list.filter((d) => d.status !== 'pending').length
+  if (finished <= keepFinished) return [...list]
+  const out: T[] = []
+  for (const d of list) {
+    if (d.status !== 'pending' && finished > keepFinished) {
+      finished--
+      continue
+    }
+    out.push(d)
+  }
+  return out
+}
+
+/** How a turn that handled a reply-wanted message ended. */
+export type TurnOutcome = { kind: 'completed'; text: string } | { kind: 'aborted'; why: string } | { kind: 'failed'; why: string }
+
+/** The body routed back to a sender for its message (pure). */
+export function replyBody(targetName: string, deliveryId: string, outcome: TurnOutcome): string {
+  if (outcome.kind === 'completed') return outcome.text.trim() || `(${targetName} finished the turn without a text answer.)`
+  const what = outcome.kind === 'aborted' ? 'was stopped before it finished' : 'failed'
+  return `No answer: ${targetName}'s turn that handled your message (${deliveryId}) ${what} (${outcome.why}). Send the message again if it is still needed.`
+}
+
+/** The report a sender gets when its queued message was discarded by a stop (pure). */
+export function discardReport(targetName: string, deliveryId: string, body: string, stopperName: string, reason: string): string {
+  const preview = body.length > 200 ? `${body.slice(0, 200)}…` : body
+  return `Not delivered: your message to ${targetName} (${deliveryId}) was discarded before ${targetName} read it, because ${stopperName} stopped ${targetName} ("${reason}"). The message was: "${preview}". Send it again if it is still needed.`
+}
+
+/** Why a turn ended, in words (pure; tolerant of unknown reason shapes). */
+export function turnOutcome(reason: unknown, finalText: string): TurnOutcome {
+  const r = (reason ?? {}) as { kind?: string; reason?: { kind?: string; reason?: string }; error?: { message?: string } }
+  if (r.kind === 'completed' || r.kind === 'max-tokens') return { kind: 'completed', text: finalText }
+  if (r.kind === 'aborted') {
+    const cause = r.reason?.kind === 'hook' && r.reason.reason ? r.reason.reason : r.reason?.kind === 'user' ? 'cancelled by the user' : (r.reason?.kind ?? 'cancelled')
+    return { kind: 'aborted', why: cause }
+  }
+  if (r.kind === 'error') return { kind: 'failed', why: r.error?.message ?? 'model error' }
+  return { kind: 'failed', why: r.kind ?? 'unknown' }
+}

@@ -1,0 +1,451 @@
+/**
+ * `botDelivery` — messages between Bots with three timing contracts and a durable outbox.
+ *
+ * Owns: `message_bot` (DSH `followup`: after the target's current turn), `interrupt_bot` (`steer`:
+ * into the target's current turn at its next step), `stop_bot` (`cancel`: the turn ends now; queued
+ * Bot messages are discarded, recorded and reported to their senders; the user's own queued
+ * prompts are re-queued with their ids; a new turn tells the target who stopped it and why), reply
+ * routing (`reply_to: me` → the target's final answer of the turn that handled the message goes back
+ * to the sender as a new message; a failed or stopped turn sends a failure notice), hop tracking per
+ * turn (`agent/inbox/claimed`), the per-turn send cap, and the outbox: every delivery is recorded in
+ * team state (`deliveries[]`, bounded) BEFORE the DSH call, the message `source` carries its id,
+ * "delivered" is a `user/message` with that id in the target's log, and start-up recovery decides
+ * per pending record (`recoveryAction`) whether to mark it delivered, re-drive DSH's restored
+ * queue, or send it.
+ *
+ * Deliberately does not: wait for the target's turn inside a tool (two Bots waiting on each other
+ * would deadlock; replies are routed asynchronously from the target's `turn/end`), touch group
+ * Sessions (the tools address the target's own chat through `botRoster.agentOf`; rooms have their
+ * own controls), decide authority (asks `botRoster.check`), or hold chat history.
+ *
+ * Composes: mounted by the entry after `botRoster`; registers its tools on each Bot's own-chat
+ * agent at `bot-team/bot-attached`; pure rules live in `policy.ts`, tool wording in `tools.ts`.
+ */
+import { Service, type Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { z } from 'zod'
+import type { Caller } from '../roster/authority.ts'
+import { RosterRefusal, type BotRoster } from '../roster/service.ts'
+import { allocateId, type Bot, type BotStore, type Delivery } from '../store/index.ts'
+import {
+  boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
+  messageText, readRelay, recoveryAction, relaySource, replyBody, turnHop, turnOutcome, type DeliveryKind,
+} from './policy.ts'
+import { deliveryTools } from './tools.ts'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    botDelivery: BotDelivery
+  }
+}
+
+export const Config = z.object({
+  hopLimit: z.int().min(1).max(50).default(DEFAULT_HOP_LIMIT),
+  sendCap: z.int().min(1).max(100).default(DEFAULT_SEND_CAP),
+  keepFinished: z.int().min(0).max(10_000).default(DEFAULT_KEEP_FINISHED),
+})
+export type Config = z.input<typeof Config>
+
+/** What one Bot agent's current turn handled and sent. */
+interface TurnTrack {
+  turn: number
+  hops: number[]
+  sent: number
+  /** Deliveries claimed in this turn whose sender wants the answer. */
+  wantReply: string[]
+}
+
+export interface SendResult {
+  delivery: Delivery
+  /** The target was running a turn when the message was handed over. */
+  targetBusy: boolean
+}
+
+export interface StopResult {
+  stopped: boolean
+  discarded: number
+  keptUserPrompts: number
+  delivery?: Delivery
+}
+
+const nowIso = () => new Date().toISOString()
+
+export class BotDelivery extends Service {
+  static inject = ['botStore', 'botRoster', 'agents', 'sessions', 'tools']
+  static Config = Config
+
+  readonly config: z.output<typeof Config>
+  /** Resolves when start-up recovery has run (at once in a process that does not write). */
+  readonly ready: Promise<void>
+  private resolveReady!: () => void
+  private readonly turns = new Map<string, TurnTrack>()
+  /** Messages this service is removing and re-adding itself (not discards). */
+  private readonly quiet = new Set<string>()
+  /** Target Session id → why its inbox is being cleared right now. */
+  private readonly stopping = new Map<string, { byId: string; byName: string; reason: string }>()
+  /** Status changes waiting to be saved (delivered/discarded/failed), applied in one transaction. */
+  private readonly marks = new Map<string, { status: Delivery['status']; outcome: string }>()
+  private flushing: Promise<void> | undefined
+
+  constructor(ctx: Context, config: Config) {
+    super(ctx, 'botDelivery')
+    this.config = Config.parse(config ?? {})
+    this.ready = new Promise((resolve) => { this.resolveReady = resolve })
+  }
+
+  private get store(): BotStore {
+    return this.ctx.botStore
+  }
+
+  get roster(): BotRoster {
+    return this.ctx.botRoster
+  }
+
+  async [Service.init](): Promise<void> {
+    this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
+    this.ctx.on('session/event', (session, event) => {
+      if (event.type === 'user/message') {
+        const relay = readRelay((event.data as UserMessage).source)
+        if (relay) this.mark(relay.deliveryId, 'delivered', `read by the target at ${event.time ?? nowIso()}`)
+      } else if (event.type === 'turn/end') {
+        const data = event.data as { turn: number; reason: unknown }
+        this.onTurnEnd(String(session.id), data.turn, data.reason)
+      }
+    })
+    // Bots attached before this service started (the roster opened the team first).
+    for (const bot of this.ctx.botRoster.bots()) {
+      for (const part of bot.sessionParts) {
+        const agent = this.ctx.agents.get(SessionId(part.sessionId))
+        if (agent) this.attach(agent, bot.id)
+      }
+    }
+    if (this.store.mode !== 'writer') {
+      this.resolveReady()
+      return
+    }
+    const run = () => this.recover().then(() => {}, (error: unknown) => {
+      process.stderr.write(`dsh-bot-team: delivery recovery failed (${error instanceof Error ? error.message : String(error)})\n`)
+    }).finally(() => this.resolveReady())
+    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
+    if (!loader) return run()
+    void loader.await().then(run, run)
+  }
+
+  // ── reading ─────────────────────────────────────────────────────────────────────────────────
+
+  /** The delivery log (bounded: every pending record and the newest finished ones), oldest first. */
+  log(): readonly Delivery[] {
+    return this.store.state.deliveries
+  }
+
+  delivery(id: string): Delivery | undefined {
+    return this.store.state.deliveries.find((d) => d.id === id)
+  }
+
+  /** The hop and send count of the turn a Bot agent is in (0/0 outside Bot turns). */
+  turnOf(sessionId: string): { hop: number; sent: number } {
+    const t = this.turns.get(sessionId)
+    return t ? { hop: turnHop(t.hops), sent: t.sent } : { hop: 0, sent: 0 }
+  }
+
+  // ── per-agent wiring ────────────────────────────────────────────────────────────────────────
+
+  private readonly wired = new WeakSet<Agent>()
+
+  private attach(agent: Agent, _botId: string): void {
+    if (this.wired.has(agent)) return
+    this.wired.add(agent)
+    const sessionId = String(agent.id)
+    for (const tool of deliveryTools(this)) agent.ctx.tools.register(tool)
+    agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
+      let t = this.turns.get(sessionId)
+      if (!t || t.turn !== turn) {
+        t = { turn, hops: [], sent: 0, wantReply: [] }
+        this.turns.set(sessionId, t)
+      }
+      const relay = readRelay(message.source)
+      if (!relay) return
+      t.hops.push(relay.hop)
+      if (relay.delivery === 'message' && relay.replyTo === 'sender') t.wantReply.push(relay.deliveryId)
+    })
+    agent.ctx.on('agent/inbox/discarded', ({ message }) => this.onDiscarded(sessionId, message))
+    agent.ctx.effect(() => () => { this.turns.delete(sessionId) }, 'bot-delivery:turns')
+  }
+
+  // ── sending ─────────────────────────────────────────────────────────────────────────────────
+
+  /** Who a Session's agent is, for the tools. */
+  callerOf(sessionId: string | undefined): Caller {
+    return this.ctx.botRoster.callerOf(sessionId)
+  }
+
+  /**
+   * The one send path: resolve the target's own chat, record the delivery (pending), hand the
+   * message to DSH. Throws `RosterRefusal` when the target cannot be reached from this process.
+   */
+  async send(req: { from: string; to: string; kind: DeliveryKind; body: string; hop: number; replyMode?: 'sender' | 'user'; replyTo?: string | null }): Promise<SendResult> {
+    const target = this.ctx.botRoster.bot(req.to)
+    if (!target) throw new RosterRefusal('not-found', `No live Bot with id ${req.to}.`)
+    const agent = await this.ctx.botRoster.agentOf(target.id)
+    let delivery: Delivery | undefined
+    await this.store.update((s) => {
+      const id = allocateId(s, 'delivery')
+      delivery = {
+        id, from: req.from, to: target.id, kind: req.kind, body: req.body, hop: req.hop,
+        replyTo: req.replyTo ?? null, createdAt: nowIso(), status: 'pending',
+        ...(req.kind === 'message' ? { replyMode: req.replyMode ?? 'sender' } : {}),
+        sessionId: String(agent.id),
+      }
+      s.deliveries.push(delivery)
+      s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
+    })
+    const targetBusy = agent.status === 'running'
+    this.handOver(agent, delivery!)
+    return { delivery: this.delivery(delivery!.id) ?? delivery!, targetBusy }
+  }
+
+  /** The DSH call for a recorded delivery. A throw marks the record failed. */
+  private handOver(agent: Agent, d: Delivery): void {
+    const fromName = this.nameOf(d.from)
+    const message = createUserMessage({
+      content: [{ type: 'text', text: messageText(d.kind, fromName, d.body, { replyMode: d.replyMode, hop: d.hop, hopLimit: this.config.hopLimit }) }],
+      source: relaySource(d, fromName) as unknown as UserMessage['source'],
+    })
+    try {
+      if (d.kind === 'interrupt') agent.steer(message)
+      else agent.followup(message)
+    } catch (error) {
+      this.mark(d.id, 'failed', `DSH refused the message: ${error instanceof Error ? error.message : String(error)}`)
+      throw error
+    }
+  }
+
+  private nameOf(botId: string): string {
+    if (botId === 'user') return 'the user'
+    return this.store.state.bots[botId]?.name ?? botId
+  }
+
+  /** A Bot sends from its current turn (hop rule and send cap applied). */
+  async sendFromTurn(sessionId: string, from: Bot, to: Bot, kind: 'message' | 'interrupt', body: string, replyMode?: 'sender' | 'user'): Promise<SendResult> {
+    const track = this.turns.get(sessionId)
+    const verdict = checkSend(track ? turnHop(track.hops) : 0, track?.sent ?? 0, this.config)
+    if (!verdict.ok) throw new RosterRefusal('forbidden', `Not sent: ${verdict.reason}`)
+    const result = await this.send({ from: from.id, to: to.id, kind, body, hop: verdict.hop, ...(replyMode ? { replyMode } : {}) })
+    if (track) track.sent++
+    return result
+  }
+
+  /**
+   * Stop the target's current turn. Queued Bot messages are discarded (recorded, reported to their
+   * senders); the user's own queued prompts are re-queued with their ids after the turn ends; the
+   * stop notice is the target's next turn. Never waits for the target inside the caller's turn.
+   */
+  async stop(stopper: { id: string; name: string }, hop: number, target: Bot, reason: string, sessionId?: string): Promise<StopResult> {
+    const agent = await this.ctx.botRoster.agentOf(target.id)
+    if (agent.status !== 'running') return { stopped: false, discarded: 0, keptUserPrompts: 0 }
+    if (sessionId) {
+      const track = this.turns.get(sessionId)
+      const verdict = checkSend(hop, track?.sent ?? 0, { ...this.config, hopLimit: Number.POSITIVE_INFINITY })
+      if (!verdict.ok) throw new RosterRefusal('forbidden', `Not stopped: ${verdict.reason}`)
+      if (track) track.sent++
+    }
+    const inbox = [...agent.inbox.nextStep, ...agent.inbox.nextTurn]
+    const userPrompts = inbox.filter((m) => m.source.kind === 'user')
+    const botMessages = inbox.filter((m) => readRelay(m.source)).length
+    // The notice is recorded first (outbox), handed over once the aborted turn has closed.
+    let delivery: Delivery | undefined
+    await this.store.update((s) => {
+      delivery = {
+        id: allocateId(s, 'delivery'), from: stopper.id, to: target.id, kind: 'stop', body: reason, hop: hop + 1,
+        replyTo: null, createdAt: nowIso(), status: 'pending', sessionId: String(agent.id),
+      }
+      s.deliveries.push(delivery)
+      s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
+    })
+    const targetSession = String(agent.id)
+    this.stopping.set(targetSession, { byId: stopper.id, byName: stopper.name, reason })
+    try {
+      agent.cancel({ kind: 'hook', reason: `stopped by ${stopper.name}: ${reason}` })
+    } finally {
+      this.stopping.delete(targetSession)
+    }
+    const notice = delivery!
+    void agent.whenIdle().then(() => {
+      // Plain cancel dropped the user's prompts; re-queue them (same ids, same order) after the notice.
+      this.handOver(agent, notice)
+      for (const m of userPrompts) agent.followup(m)
+    }).catch((error: unknown) => this.mark(notice.id, 'failed', `could not hand over the stop notice: ${error instanceof Error ? error.message : String(error)}`))
+    return { stopped: true, discarded: botMessages, keptUserPrompts: userPrompts.length, delivery: notice }
+  }
+
+  // ── discards, replies ───────────────────────────────────────────────────────────────────────
+
+  private onDiscarded(sessionId: string, message: UserMessage): void {
+    if (this.quiet.has(String(message.id))) return
+    const relay = readRelay(message.source)
+    if (!relay) return
+    const record = this.delivery(relay.deliveryId)
+    const stop = this.stopping.get(sessionId)
+    const targetName = record ? this.nameOf(record.to) : 'the target'
+    const why = stop ? `discarded: ${stop.byName} stopped ${targetName} (${stop.reason})` : `discarded: ${targetName}'s queue was cleared`
+    this.mark(relay.deliveryId, 'discarded', why)
+    // Report to the sender (a stop notice has nobody to report to).
+    if (!record || relay.delivery === 'stop' || !this.ctx.botRoster.bot(record.from)) return
+    const body = discardReport(targetName, record.id, record.body, stop?.byName ?? 'someone', stop?.reason ?? 'queue cleared')
+    void this.send({ from: stop?.byId ?? record.to, to: record.from, kind: 'reply', body, hop: record.hop, replyTo: record.id })
+      .catch((error: unknown) => this.warn(`could not report discarded ${record.id} to its sender`, error))
+  }
+
+  private onTurnEnd(sessionId: string, turn: number, reason: unknown): void {
+    const track = this.turns.get(sessionId)
+    if (!track || track.turn !== turn || track.wantReply.length === 0) return
+    const wants = track.wantReply.splice(0)
+    const agent = this.ctx.agents.get(SessionId(sessionId))
+    const outcome = turnOutcome(reason, agent ? finalText(agent, turn) : '')
+    const hop = turnHop(track.hops) + 1
+    for (const id of wants) {
+      const request = this.delivery(id)
+      if (!request || !this.ctx.botRoster.bot(request.from)) continue
+      const body = replyBody(this.nameOf(request.to), id, outcome)
+      void this.send({ from: request.to, to: request.from, kind: 'reply', body, hop, replyTo: id })
+        .catch((error: unknown) => this.warn(`could not route the reply to ${id}`, error))
+    }
+  }
+
+  private warn(what: string, error: unknown): void {
+    process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
+  }
+
+  // ── outbox bookkeeping ──────────────────────────────────────────────────────────────────────
+
+  /** Queue a status change for a pending record; saved in one transaction with others. */
+  private mark(id: string, status: Delivery['status'], outcome: string): void {
+    if (this.store.mode !== 'writer') return
+    const record = this.delivery(id)
+    if (record && record.status !== 'pending') return
+    if (!this.marks.has(id)) this.marks.set(id, { status, outcome })
+    this.flushing ??= this.flushMarks().finally(() => { this.flushing = undefined })
+  }
+
+  private async flushMarks(): Promise<void> {
+    while (this.marks.size > 0) {
+      const batch = new Map(this.marks)
+      this.marks.clear()
+      try {
+        await this.store.update((s) => {
+          const at = nowIso()
+          for (const d of s.deliveries) {
+            const m = batch.get(d.id)
+            if (m && d.status === 'pending') Object.assign(d, { status: m.status, outcome: m.outcome, updatedAt: at })
+          }
+          s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
+        })
+      } catch (error) {
+        this.warn('could not save delivery outcomes', error)
+        return
+      }
+    }
+  }
+
+  /** Resolves when every queued status change is saved (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.flushing) await this.flushing
+  }
+
+  // ── start-up recovery ───────────────────────────────────────────────────────────────────────
+
+  /**
+   * For every pending record (writer only, after the roster's team is ready): in the target's log
+   * → delivered; in its restored inbox → re-drive the restored queue (never send twice); nowhere →
+   * send it now under the same id.
+   */
+  async recover(): Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> {
+    await this.ctx.botRoster.ensureTeam()
+    const counts = { delivered: 0, redriven: 0, sent: 0, discarded: 0 }
+    const pending = this.store.state.deliveries.filter((d) => d.status === 'pending')
+    const byTarget = new Map<string, Delivery[]>()
+    for (const d of pending) byTarget.set(d.to, [...(byTarget.get(d.to) ?? []), d])
+    for (const [to, records] of byTarget) {
+      const bot = this.ctx.botRoster.bot(to)
+      let agent: Agent | undefined
+      if (bot) {
+        try {
+          agent = await this.ctx.botRoster.agentOf(to)
+        } catch (error) {
+          this.warn(`could not open Bot ${bot.name}'s chat to recover its messages`, error)
+          continue
+        }
+      }
+      const logged = new Set<string>()
+      const queued = new Set<string>()
+      if (agent) {
+        for (const e of agent.session.events) {
+          if (e.type === 'user/message') {
+            const r = readRelay((e.data as UserMessage).source)
+            if (r) logged.add(r.deliveryId)
+          }
+        }
+        for (const m of [...agent.inbox.nextStep, ...agent.inbox.nextTurn]) {
+          const r = readRelay(m.source)
+          if (r) queued.add(r.deliveryId)
+        }
+      }
+      let redrive = false
+      const toSend: Delivery[] = []
+      for (const d of records) {
+        const action = recoveryAction({ inLog: logged.has(d.id), inRestoredInbox: queued.has(d.id), targetGone: !agent })
+        if (action === 'mark-delivered') { this.mark(d.id, 'delivered', 'found in the target\'s log at start-up'); counts.delivered++ }
+        else if (action === 'discard') { this.mark(d.id, 'discarded', 'the target Bot is gone'); counts.discarded++ }
+        else if (action === 'redrive') { redrive = true; counts.redriven++ }
+        else toSend.push(d)
+      }
+      if (agent && redrive) this.redrive(agent)
+      for (const d of toSend) {
+        if (!agent) break
+        try {
+          this.handOver(agent, d)
+          counts.sent++
+        } catch (error) {
+          this.warn(`could not re-send ${d.id}`, error)
+        }
+      }
+    }
+    await this.settled()
+    return counts
+  }
+
+  /**
+   * DSH rebuilds a resumed agent's inbox but does not run it: take the queue out and put it back
+   * (same message ids, same order), which wakes the agent.
+   */
+  redrive(agent: Agent): void {
+    if (agent.status !== 'idle' || !agent.inbox.hasPending) return
+    const steps = [...agent.inbox.nextStep]
+    const turns = [...agent.inbox.nextTurn]
+    for (const m of [...steps, ...turns]) this.quiet.add(String(m.id))
+    try {
+      for (const m of [...steps, ...turns]) agent.inbox.remove(m.id)
+    } finally {
+      for (const m of [...steps, ...turns]) this.quiet.delete(String(m.id))
+    }
+    for (const m of steps) agent.steer(m)
+    for (const m of turns) agent.followup(m)
+  }
+}
+
+/** The last assistant text of one turn of an agent's Session. */
+function finalText(agent: Agent, turn: number): string {
+  const events = agent.session.events
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!
+    if (e.type === 'turn/start' && (e.data as { turn: number }).turn === turn) break
+    if (e.type !== 'assistant/message') continue
+    const data = e.data as { turn: number; message: { content: readonly { type: string; text?: string }[] } }
+    if (data.turn !== turn) continue
+    const text = data.message.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('').trim()
+    if (text) return text
+  }
+  return ''
+}

@@ -1,0 +1,253 @@
+// botDelivery on the real DSH core, in-process, with a scripted model per Bot.
+import { afterEach, describe, expect, it } from 'vitest'
+import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
+import type { DshHost } from '../../support/dsh-host.ts'
+import { quiesce, slowTool, team, toolResults, turnAt, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
+
+const hosts: DshHost[] = []
+afterEach(async () => {
+  for (const h of hosts.splice(0).reverse()) await h.dispose()
+})
+
+async function start(script: Parameters<typeof team>[0]) {
+  const host = await team(script)
+  hosts.push(host)
+  return host
+}
+
+/** A rule: call `name` once per turn opened by a text matching `when`, then answer `after`. */
+function callOnce(name: string, args: unknown, after: (req: RecordedRequest) => string) {
+  return (req: RecordedRequest): Reply => {
+    if (lastToolResults(req).length) return { text: after(req) }
+    return { toolCalls: [{ name, args }] }
+  }
+}
+const said = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
+
+describe('botDelivery (in-process DSH)', () => {
+  it('message_bot to an idle Bot starts its turn; the answer comes back to the sender as a new turn', async () => {
+    const host = await start({
+      mock: {
+        fallback: (req) => {
+          if (said(req).includes('[Reply from Bot Ada]')) return { text: `noted: ${said(req).includes('FOUR') ? 'FOUR' : '?'}` }
+          return callOnce('message_bot', { to: 'ada', message: 'What is 2+2? Answer in capitals.' }, () => 'asked Ada')(req)
+        },
+      },
+      ada: { fallback: { text: 'FOUR' } },
+    })
+    const roster = host.ctx.botRoster
+    const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const main = await roster.agentOf(roster.bots()[0]!.id)
+    userPrompt(main, 'ask Ada')
+    await quiesce(host)
+    const adaAgent = await roster.agentOf(ada.id)
+
+    const [toAda] = userMessages(adaAgent)
+    expect(toAda!.text).toMatch(/^\[Message from Bot Main\]\n\nWhat is 2\+2\?/)
+    expect(toAda!.source).toMatchObject({ kind: 'plugin', plugin: 'bot-team', form: 'relay', fromName: 'Main', hop: 1, delivery: 'message', replyTo: 'sender' })
+    expect(toolResults(main, 'message_bot')[0]).toMatch(/^Sent to Ada \(delivery-1, hop 1\)\. Ada was idle; the message started its turn\./)
+    const reply = userMessages(main).find((m) => m.source.delivery === 'reply')!
+    expect(reply.text).toBe('[Reply from Bot Ada]\n\nFOUR')
+    expect(reply.source).toMatchObject({ fromName: 'Ada', hop: 2 })
+    expect(turnAt(main, reply.index)).toBe(2) // a new turn of the sender
+    expect(main.session.events.filter((e) => e.type === 'assistant/message').map((e: any) => e.data.message.content.find((b: any) => b.type === 'text')?.text).filter(Boolean)).toContain('noted: FOUR')
+    expect(host.ctx.botDelivery.log().map((d) => [d.id, d.kind, d.from, d.to, d.hop, d.status])).toEqual([
+      ['delivery-1', 'message', 'bot-1', ada.id, 1, 'delivered'],
+      ['delivery-2', 'reply', ada.id, 'bot-1', 2, 'delivered'],
+    ])
+  })
+
+  it('message_bot to a busy Bot is handled in its next turn, after the current one ends', async () => {
+    const host = await start({
+      mock: { fallback: callOnce('message_bot', { to: 'Ada', message: 'Also check the README.', reply_to: 'user' }, () => 'queued') },
+      ada: { fallback: (req) => said(req).includes('[Message from') ? { text: 'README checked' } : callOnce('slow', {}, () => 'slow part finished')(req) },
+    })
+    const slow = slowTool(host, 300)
+    const roster = host.ctx.botRoster
+    const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const adaAgent = await roster.agentOf(ada.id)
+    userPrompt(adaAgent, 'do the slow thing')
+    await slow.running()
+    userPrompt(await roster.agentOf('bot-1'), 'tell Ada about the README')
+    await quiesce(host)
+    const main = await roster.agentOf('bot-1')
+    expect(toolResults(main, 'message_bot')[0]).toMatch(/Ada is busy; it will read it after its current turn\. Ada will answer the user in its own chat/)
+    const relayed = userMessages(adaAgent).find((m) => m.source.delivery === 'message')!
+    expect(turnAt(adaAgent, relayed.index)).toBe(2)
+    const ends = turnEnds(adaAgent)
+    expect(ends.map((e) => [e.turn, e.reason.kind])).toEqual([[1, 'completed'], [2, 'completed']])
+    // turn 1 finished its slow work before the message entered
+    const firstEnd = adaAgent.session.events.findIndex((e) => e.type === 'turn/end')
+    expect(firstEnd).toBeLessThan(relayed.index)
+    // reply_to user: nothing comes back
+    expect(userMessages(main).some((m) => m.source.delivery === 'reply')).toBe(false)
+  })
+
+  it('interrupt_bot enters the busy Bot\'s current turn at its next request; to an idle Bot it starts a turn', async () => {
+    let phase = 'busy'
+    const host = await start({
+      mock: { fallback: (req) => callOnce('interrupt_bot', { to: 'Ada', message: phase === 'busy' ? 'STOP-USING-TABS' : 'WAKE-UP' }, () => 'done')(req) },
+      ada: { fallback: (req) => said(req).includes('[Interruption') && !lastToolResults(req).length ? { text: 'ok, woke' } : callOnce('slow', {}, () => 'finished')(req) },
+    })
+    const slow = slowTool(host, 300)
+    const roster = host.ctx.botRoster
+    const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const adaAgent = await roster.agentOf(ada.id)
+    const main = await roster.agentOf('bot-1')
+    userPrompt(adaAgent, 'format the code')
+    await slow.running()
+    userPrompt(main, 'interrupt Ada')
+    await quiesce(host)
+    expect(toolResults(main, 'interrupt_bot')[0]).toMatch(/^Interrupted Ada \(delivery-1, hop 1\): it reads your message at its next step/)
+    const adaRequests = host.adapter.model.loopRequests().filter((r) => r.model === 'ada')
+    expect(adaRequests).toHaveLength(2)
+    expect(said(adaRequests[0]!)).not.toContain('STOP-USING-TABS')
+    // the next request of the SAME turn carries it, after the slow tool's result
+    expect(lastToolResults(adaRequests[1]!)[0]!.text).toBe('slow work done')
+    expect(adaRequests[1]!.messages.at(-1)!.text + said(adaRequests[1]!)).toContain('STOP-USING-TABS')
+    const steered = userMessages(adaAgent).find((m) => m.source.delivery === 'interrupt')!
+    expect(turnAt(adaAgent, steered.index)).toBe(1)
+    expect(turnEnds(adaAgent)).toHaveLength(1)
+
+    phase = 'idle'
+    userPrompt(main, 'interrupt Ada again')
+    await quiesce(host)
+    const again = userMessages(adaAgent).filter((m) => m.source.delivery === 'interrupt')[1]!
+    expect(again.text).toContain('WAKE-UP')
+    expect(turnAt(adaAgent, again.index)).toBe(2)
+    expect(toolResults(main, 'interrupt_bot')[1]).toMatch(/^Ada was idle; your message \(delivery-2, hop 1\) started its turn\./)
+  })
+
+  it('stop_bot aborts the turn, discards queued Bot messages (recorded, reported to each sender), keeps the user\'s prompts, and tells the target why', async () => {
+    const host = await start({
+      mock: { fallback: callOnce('stop_bot', { to: 'Ada', reason: 'the user changed the plan' }, () => 'stopped') },
+      ada: { fallback: (req) => said(req).includes('stopped your previous turn') || said(req).includes('LATER') ? { text: 'understood' } : callOnce('slow', {}, () => 'finished')(req) },
+      bob: { fallback: { text: 'ok' } },
+      cy: { fallback: { text: 'ok' } },
+    })
+    const slow = slowTool(host, 10_000)
+    const roster = host.ctx.botRoster
+    const delivery = host.ctx.botDelivery
+    const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const bob = await roster.create(user, { name: 'Bob', model: 'mock/bob' })
+    const cy = await roster.create(user, { name: 'Cy', model: 'mock/cy' })
+    const adaAgent = await roster.agentOf(ada.id)
+    userPrompt(adaAgent, 'long job')
+    await slow.running()
+    const fromBob = await delivery.send({ from: bob.id, to: ada.id, kind: 'message', body: 'BOB-QUEUED', hop: 1 })
+    const fromCy = await delivery.send({ from: cy.id, to: ada.id, kind: 'message', body: 'CY-QUEUED', hop: 1 })
+    const kept = userPrompt(adaAgent, 'LATER: the user asks something else')
+    expect(adaAgent.inbox.nextTurn).toHaveLength(3)
+
+    const main = await roster.agentOf('bot-1')
+    userPrompt(main, 'stop Ada')
+    await quiesce(host)
+
+    expect(toolResults(main, 'stop_bot')[0]).toBe("Stopped Ada's turn. 2 queued Bot message(s) were discarded and their senders told. 1 prompt(s) the user had queued are kept. Its next turn tells it that you stopped it and why.")
+    const ends = turnEnds(adaAgent)
+    expect(ends[0]).toMatchObject({ turn: 1, reason: { kind: 'aborted', reason: { reason: 'stopped by Main: the user changed the plan' } } })
+    for (const [d, sender] of [[fromBob.delivery, bob], [fromCy.delivery, cy]] as const) {
+      expect(delivery.delivery(d.id)).toMatchObject({ status: 'discarded', outcome: 'discarded: Main stopped Ada (the user changed the plan)' })
+      const report = userMessages(await roster.agentOf(sender.id)).find((m) => m.source.delivery === 'reply')!
+      expect(report.text).toContain(`Not delivered: your message to Ada (${d.id}) was discarded before Ada read it, because Main stopped Ada ("the user changed the plan")`)
+    }
+    const adaLog = userMessages(adaAgent)
+    expect(adaLog.some((m) => m.text.includes('QUEUED'))).toBe(false)
+    // the next turn is the stop notice, then the user's prompt under its original id
+    const notice = adaLog.find((m) => m.source.delivery === 'stop')!
+    expect(turnAt(adaAgent, notice.index)).toBe(2)
+    expect(notice.text).toBe('[Bot Main stopped your previous turn]\n\nthe user changed the plan')
+    const again = adaLog.find((m) => m.text.startsWith('LATER'))!
+    expect(again.id).toBe(String(kept.id))
+    expect(turnAt(adaAgent, again.index)).toBe(3)
+    expect(ends.map((e) => e.reason.kind)).toEqual(['aborted', 'completed', 'completed'])
+  })
+
+  it('a member Bot calling interrupt_bot or stop_bot is refused, and nothing happens to the target', async () => {
+    let tool = 'interrupt_bot'
+    const host = await start({
+      bee: { fallback: (req) => callOnce(tool, { to: 'Ada', message: 'x', reason: 'y' }, (r) => `said: ${lastToolResults(r)[0]!.text}`)(req) },
+      ada: { fallback: { text: 'ok' } },
+    })
+    const roster = host.ctx.botRoster
+    const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const bee = await roster.create(user, { name: 'Bee', model: 'mock/bee' })
+    const beeAgent = await roster.agentOf(bee.id)
+    userPrompt(beeAgent, 'interrupt')
+    await quiesce(host)
+    tool = 'stop_bot'
+    userPrompt(beeAgent, 'stop')
+    await quiesce(host)
+    expect(toolResults(beeAgent)).toEqual([
+      'Refused: Only a Main Bot may interrupt another Bot. Ask a Main Bot or the user, or use message_bot to queue a message instead.',
+      'Refused: Only a Main Bot may stop another Bot. Ask a Main Bot or the user.',
+    ])
+    expect(host.adapter.model.loopRequests().filter((r) => r.model === 'ada')).toHaveLength(0)
+    expect(host.ctx.botDelivery.log()).toEqual([])
+    void ada
+  })
+
+  it('refuses unknown targets, self-messages and deleted targets as answers', async () => {
+    const calls: unknown[] = [{ to: 'Nobody', message: 'hi' }, { to: 'Bee', message: 'me' }, { to: 'Gone', message: 'hi' }, { to: 'Ada', message: '  ' }]
+    let i = 0
+    const host = await start({
+      bee: { fallback: (req) => lastToolResults(req).length ? { text: 'ok' } : { toolCalls: [{ name: 'message_bot', args: calls[i++] }] } },
+    })
+    const roster = host.ctx.botRoster
+    await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await roster.create(user, { name: 'Gone' })
+    await roster.delete(user, 'Gone', 'test')
+    const bee = await roster.create(user, { name: 'Bee', model: 'mock/bee' })
+    const agent = await roster.agentOf(bee.id)
+    for (let k = 0; k < calls.length; k++) {
+      userPrompt(agent, `try ${k}`)
+      await quiesce(host)
+    }
+    expect(toolResults(agent)).toEqual([
+      'Refused: there is no Bot named or with id "Nobody". Call list_bots to see the team.',
+      expect.stringMatching(/^Refused: You cannot message yourself/),
+      'Refused: Bot Gone was deleted; nothing was sent. Call list_bots to see the team.',
+      'Refused: the message is empty; nothing was sent.',
+    ])
+    expect(host.ctx.botDelivery.log()).toEqual([])
+  })
+
+  it('hops: two Bots that always delegate back to each other stop at the limit; model requests are bounded', async () => {
+    const delegate = (to: string) => (req: RecordedRequest): Reply => lastToolResults(req).length
+      ? { text: `gave up: ${lastToolResults(req)[0]!.text.slice(0, 40)}` }
+      : { toolCalls: [{ name: 'message_bot', args: { to, message: 'please handle this for me', reply_to: 'user' } }] }
+    const host = await start({ ada: { fallback: delegate('Bob') }, bob: { fallback: delegate('Ada') } })
+    const roster = host.ctx.botRoster
+    const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const bob = await roster.create(user, { name: 'Bob', model: 'mock/bob' })
+    userPrompt(await roster.agentOf(ada.id), 'start the ping-pong')
+    await quiesce(host)
+    const limit = host.ctx.botDelivery.config.hopLimit
+    const requests = host.adapter.model.loopRequests()
+    // one user turn at hop 0 plus one turn per hop 1..limit, two requests each (call, then answer)
+    expect(requests.length).toBeLessThanOrEqual(2 * (limit + 1))
+    expect(requests).toHaveLength(2 * (limit + 1))
+    expect(host.ctx.botDelivery.log().map((d) => d.hop)).toEqual([1, 2, 3, 4, 5, 6])
+    const results = [...toolResults(await roster.agentOf(ada.id)), ...toolResults(await roster.agentOf(bob.id))]
+    expect(results.filter((r) => r.startsWith('Refused: Not sent: the hop limit (6) is reached'))).toHaveLength(1)
+  })
+
+  it('hops with replies (reply_to me) and a fan-out cap also terminate, within a computed bound', async () => {
+    const fanout = (others: string[]) => (req: RecordedRequest): Reply => lastToolResults(req).length
+      ? { text: 'waiting for answers' }
+      : { toolCalls: others.map((to) => ({ name: 'message_bot', args: { to, message: 'help me' } })) }
+    const host = await start({ ada: { fallback: fanout(['Bob', 'Cy']) }, bob: { fallback: fanout(['Ada', 'Cy']) }, cy: { fallback: fanout(['Ada', 'Bob']) } })
+    const roster = host.ctx.botRoster
+    await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await roster.create(user, { name: 'Bob', model: 'mock/bob' })
+    await roster.create(user, { name: 'Cy', model: 'mock/cy' })
+    host.ctx.botDelivery.config.hopLimit = 3
+    userPrompt(await roster.agentOf('bot-2'), 'go')
+    await quiesce(host, 30_000)
+    const log = host.ctx.botDelivery.log()
+    expect(Math.max(...log.map((d) => d.hop))).toBeLessThanOrEqual(4) // a reply may carry limit+1; it cannot send on
+    expect(log.filter((d) => d.kind === 'message').every((d) => d.hop <= 3)).toBe(true)
+    // every turn sends at most 2 messages + its replies; depth 3 bounds the tree: (1 + 2 + 4 + 8) message turns, as many reply turns
+    expect(host.adapter.model.loopRequests().length).toBeLessThanOrEqual(2 * 2 * (1 + 2 + 4 + 8 + 16))
+  })
+})

@@ -1,0 +1,114 @@
+// Shared helpers for the botDelivery in-process tests: a team on real DSH, quiescence, log reads.
+import { join } from 'node:path'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { defineTool } from '@deepseek-ai/dsh-tools'
+import * as plugin from '../../../src/index.ts'
+import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
+import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+
+export const user = { kind: 'user' } as const
+
+export async function team(script: Script | ScriptMap, opts: { home?: string } = {}): Promise<DshHost> {
+  const host = await startDshHost(script, opts.home ? { home: opts.home } : {})
+  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+  await host.ctx.botDelivery.ready
+  return host
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Wait until every agent is idle with nothing queued and every delivery outcome is saved. */
+export async function quiesce(host: DshHost, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs
+  let calm = 0
+  while (Date.now() < until) {
+    const agents = host.ctx.agents.list()
+    await Promise.all(agents.map((a) => a.whenIdle()))
+    await host.ctx.botDelivery.settled()
+    await sleep(15)
+    const busy = host.ctx.agents.list().some((a) => a.status !== 'idle' || a.inbox.hasPending)
+    calm = busy ? 0 : calm + 1
+    if (calm >= 3) {
+      for (const a of host.ctx.agents.list()) await host.ctx.sessions.flush(a.session)
+      return
+    }
+  }
+  throw new Error('the team did not go quiet')
+}
+
+export function userPrompt(agent: Agent, text: string) {
+  const m = createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } })
+  agent.followup(m)
+  return m
+}
+
+/** `user/message` events of an agent's log, with their text and relay facts. */
+export function userMessages(agent: Agent) {
+  return agent.session.events.flatMap((e, index) => {
+    if (e.type !== 'user/message') return []
+    const m = e.data as { id: string; source: Record<string, unknown>; content: { type: string; text?: string }[] }
+    return [{ index, id: String(m.id), source: m.source, text: m.content.map((b) => b.text ?? '').join('') }]
+  })
+}
+
+/** The turn a log position belongs to (the last turn/start before it). */
+export function turnAt(agent: Agent, index: number): number {
+  for (let i = index; i >= 0; i--) {
+    const e = agent.session.events[i]!
+    if (e.type === 'turn/start') return (e.data as { turn: number }).turn
+  }
+  return -1
+}
+
+export function turnEnds(agent: Agent) {
+  return agent.session.events.filter((e) => e.type === 'turn/end').map((e) => e.data as { turn: number; reason: { kind: string; reason?: { reason?: string } } })
+}
+
+export function toolResults(agent: Agent, name?: string): string[] {
+  const calls = new Map<string, string>()
+  const out: string[] = []
+  for (const e of agent.session.events) {
+    if (e.type === 'tool/call') calls.set(String((e.data as { callId: string }).callId), (e.data as { name: string }).name)
+    if (e.type === 'tool/result') {
+      const d = e.data as { callId?: string; message: { content: { toolCallId?: string; content: { text?: string }[] }[] } }
+      const block = d.message.content[0]!
+      const callName = calls.get(String(d.callId ?? block.toolCallId))
+      if (name && callName !== name) continue
+      out.push(block.content.map((c) => c.text ?? '').join(''))
+    }
+  }
+  return out
+}
+
+/** A host tool `slow` that waits `ms` (honouring abort) and signals when it starts. */
+export function slowTool(host: DshHost, ms = 400) {
+  const state = { started: 0 }
+  host.ctx.tools.register(defineTool({
+    name: 'slow',
+    description: 'slow work',
+    parameters: {},
+    output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text' as const, text: v }] },
+    async execute(_args, exec) {
+      state.started++
+      await new Promise((resolve, reject) => {
+        const t = setTimeout(resolve, ms)
+        exec.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')) })
+      })
+      return 'slow work done'
+    },
+  }))
+  return {
+    state,
+    async running(n = 1) {
+      while (state.started < n) await sleep(3)
+    },
+  }
+}
+
+export function agentOfSession(host: DshHost, sessionId: string): Agent {
+  const a = host.ctx.agents.get(SessionId(sessionId))
+  if (!a) throw new Error(`no live agent ${sessionId}`)
+  return a
+}
