@@ -1,0 +1,320 @@
+/**
+ * Room policy (pure): who speaks in a group round, in what order, and when it stops.
+ *
+ * Owns: `@mention` parsing (member names case-insensitively, longest first; Latin vs CJK boundary
+ * rules), `[PASS]` detection, the routing table (a post's first speakers by mode, mentions and
+ * poster), the round planner with its limits (turns per round, calls per member per round), the
+ * bounded "since you last looked" window, the text of a member's turn, and parsing a room log
+ * back into posts.
+ *
+ * Deliberately does not: touch DSH, team state or time (the service runs turns, applies the
+ * per-turn timeout and counts Bot-started rounds). Every function is deterministic.
+ *
+ * Routing (issue 6): user plain → admin (admin mode) / admin then the others in order (everyone
+ * mode, or no admin: all in order); user `@X @Y` → X then Y; user `@all` → admin then the others.
+ * In a round, the admin's `@X` adds X next and its `@all` adds every other member; a member's
+ * `@X` adds X next (within caps) and its `@all` is ignored. The poster never answers its own post.
+ */
+
+export type RoomMode = 'admin' | 'everyone'
+
+export interface RoomMember {
+  id: string
+  name: string
+}
+
+export interface RoomShape {
+  /** Speaking order. */
+  members: readonly RoomMember[]
+  admin?: string | undefined
+  mode: RoomMode
+}
+
+export interface RoomLimits {
+  /** Turns per round = members + this. */
+  extraTurns: number
+  /** Times one member may be called in one round. */
+  callsPerMember: number
+  /** The admin's calls per round. */
+  callsPerAdmin: number
+  /** Rounds Bots may start in a group before the user speaks there again. */
+  botRoundsPerUserMessage: number
+  /** A member's turn that takes longer is cancelled and marked missed. */
+  turnTimeoutMs: number
+  /** Posts shown to a member per turn (the newest; older ones are counted, not shown). */
+  windowPosts: number
+  /** A post longer than this is cut in a member's window. */
+  windowPostChars: number
+}
+
+export const DEFAULT_LIMITS: Readonly<RoomLimits> = Object.freeze({
+  extraTurns: 2,
+  callsPerMember: 2,
+  callsPerAdmin: 3,
+  botRoundsPerUserMessage: 3,
+  turnTimeoutMs: 120_000,
+  windowPosts: 20,
+  windowPostChars: 4_000,
+})
+
+/** Turns one round may take in a group of `memberCount`. */
+export function turnsPerRound(memberCount: number, limits: Pick<RoomLimits, 'extraTurns'>): number {
+  return memberCount + limits.extraTurns
+}
+
+// ── mentions ────────────────────────────────────────────────────────────────────────────────
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u
+const WORD = /[\p{L}\p{N}_]/u
+
+export function isCjk(ch: string): boolean {
+  return CJK.test(ch)
+}
+
+export interface Mentions {
+  /** Member ids in order of first mention, without duplicates. */
+  ids: string[]
+  all: boolean
+}
+
+/**
+ * The `@mentions` in `text`. Names match case-insensitively, longest first. After a name ending in
+ * a Latin (non-CJK) character the next character must not be a letter or digit of a non-CJK
+ * script (`@Kate` does not call `K`; `@Kate你好` calls Kate); after a CJK name anything may follow
+ * (`@小明你好` calls 小明). An `@` right after a Latin letter or digit (an e-mail address) is not a
+ * mention. `@all` (also `@everyone`, `@所有人`) is reported as `all`.
+ */
+export function parseMentions(text: string, members: readonly RoomMember[]): Mentions {
+  const ALL = ['all', 'everyone', '所有人', '全体成员']
+  const names = [
+    ...members.map((m) => ({ key: m.name.toLowerCase(), id: m.id as string | null, length: [...m.name].length })),
+    ...ALL.map((a) => ({ key: a, id: null, length: [...a].length })),
+  ].sort((a, b) => b.key.length - a.key.length)
+  const ids: string[] = []
+  let all = false
+  const lower = text.toLowerCase()
+  for (let i = lower.indexOf('@'); i !== -1; i = lower.indexOf('@', i + 1)) {
+    const before = i > 0 ? text[i - 1]! : ''
+    if (before && WORD.test(before) && !isCjk(before)) continue
+    const rest = lower.slice(i + 1)
+    const hit = names.find((n) => {
+      if (!rest.startsWith(n.key)) return false
+      const last = [...n.key].at(-1)!
+      if (isCjk(last)) return true
+      const next = [...rest.slice(n.key.length)][0]
+      return next === undefined || !WORD.test(next) || isCjk(next)
+    })
+    if (!hit) continue
+    if (hit.id === null) all = true
+    else if (!ids.includes(hit.id)) ids.push(hit.id)
+  }
+  return { ids, all }
+}
+
+// ── [PASS] ──────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Whether a reply means "nothing new": `[PASS]`, `PASS`, `(pass)`, `【PASS】`, `**[PASS]**`,
+ * `[pass].`, `[跳过]`, an empty reply … case-insensitive, the whole reply only.
+ */
+export function isPass(reply: string): boolean {
+  const t = reply.trim().replace(/^[*_`~\s]+|[*_`~\s]+$/g, '').trim()
+  if (t === '') return true
+  return /^[[(（【<{]?\s*(pass(ed)?|skip|跳过|过)\s*[\])）】>}]?\s*[.!。！]?$/i.test(t)
+}
+
+// ── routing: the first speakers of a post ─────────────────────────────────────────────────────
+
+/** Who posts: the user, or a Bot (by id; it may or may not be a member). */
+export type Poster = { kind: 'user' } | { kind: 'bot'; botId: string }
+
+function adminOf(room: RoomShape): string | undefined {
+  return room.admin && room.members.some((m) => m.id === room.admin) ? room.admin : undefined
+}
+
+/** Admin first, then the others in member order (no admin: all in order). */
+function adminThenOthers(room: RoomShape): string[] {
+  const admin = adminOf(room)
+  return [...(admin ? [admin] : []), ...room.members.map((m) => m.id).filter((id) => id !== admin)]
+}
+
+/**
+ * The expected speakers of a post, in order (the routing table). A Bot's post is routed like the
+ * user's, and the poster never answers its own post (so the admin posting plain text in `admin`
+ * mode is an announcement nobody answers).
+ */
+export function firstSpeakers(room: RoomShape, poster: Poster, text: string): string[] {
+  const mentions = parseMentions(text, room.members)
+  let order: string[]
+  if (mentions.ids.length > 0) order = mentions.ids
+  else if (mentions.all) order = adminThenOthers(room)
+  else if (room.mode === 'admin' && adminOf(room)) order = [adminOf(room)!]
+  else order = adminThenOthers(room)
+  return poster.kind === 'bot' ? order.filter((id) => id !== poster.botId) : order
+}
+
+// ── rounds ───────────────────────────────────────────────────────────────────────────────────
+
+export interface RoundPlan {
+  queue: string[]
+  /** Calls per member so far (a call = a turn given, or queued). */
+  calls: Record<string, number>
+  turns: number
+  maxTurns: number
+  /** What the limits stopped (for the room log and tests). */
+  dropped: { id: string; why: 'member-cap' | 'turn-cap' }[]
+}
+
+function cap(room: RoomShape, id: string, limits: RoomLimits): number {
+  return id === adminOf(room) ? limits.callsPerAdmin : limits.callsPerMember
+}
+
+/** Start a round with the post's first speakers (already capped to the turn budget). */
+export function startRound(room: RoomShape, first: readonly string[], limits: RoomLimits): RoundPlan {
+  const plan: RoundPlan = { queue: [], calls: {}, turns: 0, maxTurns: turnsPerRound(room.members.length, limits), dropped: [] }
+  for (const id of first) enqueue(plan, room, id, limits, 'end')
+  return plan
+}
+
+function enqueue(plan: RoundPlan, room: RoomShape, id: string, limits: RoomLimits, where: 'end' | number): boolean {
+  if (!room.members.some((m) => m.id === id)) return false
+  const already = plan.queue.indexOf(id)
+  if (already !== -1) {
+    // Already waiting: "added next" moves it forward; it is not a second call.
+    if (where !== 'end' && already > where) {
+      plan.queue.splice(already, 1)
+      plan.queue.splice(where, 0, id)
+    }
+    return true
+  }
+  if ((plan.calls[id] ?? 0) >= cap(room, id, limits)) {
+    plan.dropped.push({ id, why: 'member-cap' })
+    return false
+  }
+  if (plan.turns + plan.queue.length >= plan.maxTurns) {
+    plan.dropped.push({ id, why: 'turn-cap' })
+    return false
+  }
+  plan.calls[id] = (plan.calls[id] ?? 0) + 1
+  if (where === 'end') plan.queue.push(id)
+  else plan.queue.splice(where, 0, id)
+  return true
+}
+
+/** The next speaker, or undefined when the round is over. Counts the turn. */
+export function nextSpeaker(plan: RoundPlan): string | undefined {
+  if (plan.turns >= plan.maxTurns) {
+    plan.queue.length = 0
+    return undefined
+  }
+  const id = plan.queue.shift()
+  if (id !== undefined) plan.turns++
+  return id
+}
+
+/**
+ * After `speaker` posted `text`: the admin's `@X` adds X next, its `@all` every other member; a
+ * member's `@X` adds X next and its `@all` is ignored. Nobody is added for itself. Returns who
+ * was added.
+ */
+export function afterPost(plan: RoundPlan, room: RoomShape, speaker: string, text: string, limits: RoomLimits): string[] {
+  const mentions = parseMentions(text, room.members)
+  const isAdmin = speaker === adminOf(room)
+  const wanted = mentions.ids.filter((id) => id !== speaker)
+  const added: string[] = []
+  let at = 0
+  for (const id of wanted) {
+    if (enqueue(plan, room, id, limits, at)) {
+      added.push(id)
+      at = plan.queue.indexOf(id) + 1
+    }
+  }
+  if (isAdmin && mentions.all) {
+    for (const m of room.members) {
+      if (m.id === speaker || wanted.includes(m.id)) continue
+      if (enqueue(plan, room, m.id, limits, 'end')) added.push(m.id)
+    }
+  }
+  return added
+}
+
+// ── what a member reads ──────────────────────────────────────────────────────────────────────
+
+export interface Post {
+  /** 'user', a Bot id, or 'room' for notices. */
+  from: string
+  name: string
+  text: string
+}
+
+/** Posts a member has not seen (not its own), bounded: the newest `windowPosts`, each cut to `windowPostChars`. */
+export function windowFor(posts: readonly Post[], since: number, memberId: string, limits: Pick<RoomLimits, 'windowPosts' | 'windowPostChars'>): { shown: Post[]; omitted: number } {
+  const unseen = posts.slice(Math.max(0, since)).filter((p) => p.from !== memberId)
+  const shown = unseen.slice(-limits.windowPosts).map((p) => (p.text.length > limits.windowPostChars ? { ...p, text: `${p.text.slice(0, limits.windowPostChars)} … (cut)` } : p))
+  return { shown, omitted: unseen.length - shown.length }
+}
+
+export interface TurnFacts {
+  groupName: string
+  notice: string
+  /** 1-based place of this turn in the round so far, and the turns planned (so far). */
+  place: number
+  planned: number
+  after?: string | undefined
+  shown: readonly Post[]
+  omitted: number
+}
+
+/** The message a member gets for its turn (compact: it is paid for on every turn). */
+export function turnText(f: TurnFacts): string {
+  const lines = [`[Group "${f.groupName}" · you speak ${f.place} of ${f.planned}${f.after ? `, after ${f.after}` : ''}]`]
+  if (f.notice.trim()) lines.push(`Notice: ${f.notice.trim()}`)
+  if (f.omitted > 0) lines.push(`(${f.omitted} earlier post${f.omitted === 1 ? '' : 's'} not shown; read_group_chat shows more)`)
+  for (const p of f.shown) lines.push(`${p.name}: ${p.text}`)
+  if (f.shown.length === 0) lines.push('(nothing new since you last looked)')
+  lines.push('Reply with your post, or [PASS] if you have nothing new.')
+  return lines.join('\n')
+}
+
+/** The room's standing rules for a member Session (a system-prompt section; stable text). */
+export function roomRulesText(groupName: string, isAdmin: boolean): string {
+  return [
+    `You are speaking in the group "${groupName}". Your reply is posted to the group under your name; other members and the user see it.`,
+    'This Session is only for the group: your private chat is not here and the group cannot see it.',
+    'Keep posts short. Reply [PASS] if you have nothing new. Write @Name to call a member next.',
+    isAdmin ? 'You are the admin: you moderate. @all calls every other member.' : 'Only the admin and the user can call @all.',
+  ].join('\n')
+}
+
+// ── reading a room log back ──────────────────────────────────────────────────────────────────
+
+/** How the room shows one post in its assistant text. */
+export function renderPost(name: string, text: string): string {
+  return `**${name}:** ${text}`
+}
+
+const POST_LINE = /^\*\*([^*\n]{1,100}):\*\* ?(.*)$/
+
+/**
+ * Posts from a room's messages (user posts; the assistant texts the room streamed), for a process
+ * that starts without the transcript in memory. `nameToId` maps a speaker name to its Bot id.
+ */
+export function postsFromRoomLog(items: readonly { role: 'user' | 'assistant'; text: string; userPost?: boolean }[], nameToId: (name: string) => string | undefined): Post[] {
+  const out: Post[] = []
+  for (const item of items) {
+    if (item.role === 'user') {
+      if (item.userPost && item.text.trim()) out.push({ from: 'user', name: 'User', text: item.text.trim() })
+      continue
+    }
+    let current: Post | undefined
+    for (const line of item.text.split('\n')) {
+      const m = POST_LINE.exec(line)
+      if (m) {
+        current = { from: nameToId(m[1]!) ?? 'room', name: m[1]!, text: m[2]! }
+        out.push(current)
+      } else if (/^_.*_$/.test(line.trim())) current = undefined // a room notice, not a post
+      else if (current) current.text += `\n${line}`
+    }
+  }
+  return out.map((p) => ({ ...p, text: p.text.trim() }))
+}
