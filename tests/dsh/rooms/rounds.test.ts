@@ -1,0 +1,152 @@
+// botRooms on the real DSH core, in-process, with one scripted model per Bot: routing, isolation,
+// ordering, [PASS], missed and failed members, the zero-provider-call room.
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { afterEach, describe, expect, it } from 'vitest'
+import { userTextsSinceLastAssistant, type RecordedRequest, type Rule } from '../../../scripts/scripted-model/format.ts'
+import { prompt, type DshHost } from '../../support/dsh-host.ts'
+import { bots, roomLog, say, speakers, team, user } from './helpers.ts'
+
+const hosts: DshHost[] = []
+afterEach(async () => {
+  for (const h of hosts.splice(0).reverse()) await h.dispose()
+})
+async function start(scripts: Record<string, Rule>) {
+  const host = await team(scripts)
+  hosts.push(host)
+  return host
+}
+
+const turnOf = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
+/** A member that says hello, or @all when the post it answers asks for it. */
+const polite = (name: string): Rule => (req) => ({ text: /ALLCALL/.test(turnOf(req)) && !/ALLDONE/.test(turnOf(req)) ? `@all ${name} calls everyone ALLDONE` : `${name} says hello` })
+const NAMES = ['Ada', 'Bob', 'Cy']
+
+describe('routing matrix (real DSH, expected speakers in order)', () => {
+  type Case = [label: string, text: string, expected: Record<'admin+admin' | 'everyone+admin' | 'admin+none' | 'everyone+none', string[]>]
+  const cases: Case[] = [
+    ['plain', 'hello there', { 'admin+admin': ['Bob'], 'everyone+admin': ['Bob', 'Ada', 'Cy'], 'admin+none': ['Ada', 'Bob', 'Cy'], 'everyone+none': ['Ada', 'Bob', 'Cy'] }],
+    ['@one', '@Cy what do you think', { 'admin+admin': ['Cy'], 'everyone+admin': ['Cy'], 'admin+none': ['Cy'], 'everyone+none': ['Cy'] }],
+    ['@two', '@cy and @ADA please', { 'admin+admin': ['Cy', 'Ada'], 'everyone+admin': ['Cy', 'Ada'], 'admin+none': ['Cy', 'Ada'], 'everyone+none': ['Cy', 'Ada'] }],
+    ['@all by the user', '@all status?', { 'admin+admin': ['Bob', 'Ada', 'Cy'], 'everyone+admin': ['Bob', 'Ada', 'Cy'], 'admin+none': ['Ada', 'Bob', 'Cy'], 'everyone+none': ['Ada', 'Bob', 'Cy'] }],
+    // The admin (Bob) answers "@all" → every other member is added; without an admin nobody may @all.
+    ['@all by the admin', 'ALLCALL round', { 'admin+admin': ['Bob', 'Ada', 'Cy'], 'everyone+admin': ['Bob', 'Ada', 'Cy'], 'admin+none': ['Ada', 'Bob', 'Cy'], 'everyone+none': ['Ada', 'Bob', 'Cy'] }],
+    // A member (Ada) answers "@all" → ignored.
+    ['@all by a member', '@Ada ALLCALL please', { 'admin+admin': ['Ada'], 'everyone+admin': ['Ada'], 'admin+none': ['Ada'], 'everyone+none': ['Ada'] }],
+  ]
+  it('mode × message × admin present/none', async () => {
+    const host = await start(Object.fromEntries(NAMES.map((n) => [n.toLowerCase(), polite(n)])))
+    await bots(host, NAMES)
+    const groups = {
+      'admin+admin': { mode: 'admin', admin: 'Bob' },
+      'everyone+admin': { mode: 'everyone', admin: 'Bob' },
+      'admin+none': { mode: 'admin', admin: 'none' },
+      'everyone+none': { mode: 'everyone' },
+    } as const
+    for (const [key, g] of Object.entries(groups)) await host.ctx.botRooms.createGroup(user, { name: key, members: NAMES, ...g })
+    const got: Record<string, string[]> = {}
+    const want: Record<string, string[]> = {}
+    for (const [label, text, expected] of cases) {
+      for (const key of Object.keys(groups) as (keyof typeof groups)[]) {
+        const before = speakers(host, NAMES).length
+        await say(host, key, text)
+        got[`${label} | ${key}`] = speakers(host, NAMES).slice(before)
+        want[`${label} | ${key}`] = expected[key]
+      }
+    }
+    expect(got).toEqual(want)
+    // The rooms never reached a provider: every loop request was a member's.
+    expect(host.adapter.model.requests.filter((r) => r.model === 'mock')).toEqual([])
+    expect(host.ctx.botRooms.answered).toBeGreaterThanOrEqual(24)
+  })
+})
+
+describe('member Sessions', () => {
+  it('are created on first use, one per member per group, with the Bot identity and only the room tools', async () => {
+    const host = await start({ ada: { text: 'Ada here' }, bob: { text: 'Bob here' } })
+    const ids = await bots(host, ['Ada', 'Bob'])
+    const g = await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
+    expect(g.memberSessions).toEqual({})
+    await say(host, 'Dev', 'first')
+    await say(host, 'Dev', 'second')
+    const sessions = host.ctx.botRooms.group('Dev')!.memberSessions
+    expect(Object.keys(sessions)).toEqual([ids.Ada])
+    expect(host.ctx.botRoster.ownerOf(sessions[ids.Ada!]!)).toEqual({ botId: ids.Ada, groupId: g.id })
+    const reqs = host.adapter.model.loopRequests().filter((r) => r.model === 'ada')
+    expect(new Set(reqs.map((r) => r.sessionId))).toEqual(new Set([sessions[ids.Ada!]]))
+    expect(reqs[0]!.system).toContain('You are Ada')
+    expect(reqs[0]!.system).toContain('speaking in the group "Dev"')
+    expect(reqs[0]!.toolNames).toEqual(['read_group_chat'])
+    // The second turn carries only what is new since Ada last looked.
+    expect(turnOf(reqs[1]!)).toContain('User: second')
+    expect(turnOf(reqs[1]!)).not.toContain('User: first')
+    // Bots' own chats got the group tools.
+    const main = host.ctx.botRoster.bots().find((b) => b.main)!
+    await prompt(host, await host.ctx.botRoster.agentOf(main.id), 'hi')
+    const mainReq = host.adapter.model.loopRequests().filter((r) => r.model === 'mock').at(-1)!
+    expect(mainReq.toolNames).toEqual(expect.arrayContaining(['create_group', 'update_group', 'delete_group', 'post_to_group', 'read_group_chat', 'list_bots']))
+  })
+
+  it('isolation: nothing of a member\'s private chat reaches its group request or the room log', async () => {
+    const host = await start({ ada: (req) => ({ text: /PRIVATE-7731/.test(turnOf(req)) ? 'noted privately' : 'Ada in the room' }) })
+    const ids = await bots(host, ['Ada', 'Bob'])
+    await prompt(host, await host.ctx.botRoster.agentOf(ids.Ada!), 'Remember PRIVATE-7731, it is secret')
+    await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
+    await say(host, 'Dev', 'what is new?')
+    const groupReq = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!
+    expect(groupReq.sessionId).toBe(host.ctx.botRooms.group('Dev')!.memberSessions[ids.Ada!])
+    expect(JSON.stringify(groupReq)).not.toContain('PRIVATE-7731')
+    expect(JSON.stringify(groupReq)).not.toContain('noted privately')
+    expect(roomLog(host, 'Dev')).toContain('Ada in the room')
+    expect(roomLog(host, 'Dev')).not.toMatch(/PRIVATE-7731|noted privately/)
+  })
+
+  it('ordering: in everyone mode member k sees the replies of the members before it in the round', async () => {
+    const host = await start(Object.fromEntries(NAMES.map((n) => [n.toLowerCase(), { text: `reply-of-${n}` }])))
+    await bots(host, NAMES)
+    await host.ctx.botRooms.createGroup(user, { name: 'All', members: NAMES, admin: 'Ada', mode: 'everyone' })
+    await say(host, 'All', 'go round')
+    const req = (m: string) => turnOf(host.adapter.model.loopRequests().find((r) => r.model === m)!)
+    expect(req('ada')).toContain('User: go round')
+    expect(req('bob')).toContain('Ada: reply-of-Ada')
+    expect(req('bob')).toContain('you speak 2 of 3, after Ada')
+    expect(req('cy')).toContain('Ada: reply-of-Ada')
+    expect(req('cy')).toContain('Bob: reply-of-Bob')
+    expect(roomLog(host, 'All')).toMatch(/\*\*Ada:\*\* reply-of-Ada\s+\*\*Bob:\*\* reply-of-Bob\s+\*\*Cy:\*\* reply-of-Cy/)
+  })
+})
+
+describe('[PASS], missed and failed members', () => {
+  it('[PASS] variants are not posted; a silent member is marked missed and the round goes on', async () => {
+    const host = await start({
+      ada: { text: '[pass]' },
+      bob: { text: 'slow', delayMs: 10_000 },
+      cy: { text: '**PASS.**' },
+      dee: { text: 'Dee speaks' },
+    })
+    await bots(host, ['Ada', 'Bob', 'Cy', 'Dee'])
+    host.ctx.botRooms.setLimits({ turnTimeoutMs: 300 })
+    await host.ctx.botRooms.createGroup(user, { name: 'Quiet', members: ['Ada', 'Bob', 'Cy', 'Dee'], mode: 'everyone' })
+    const t0 = Date.now()
+    await say(host, 'Quiet', 'anyone?')
+    expect(Date.now() - t0).toBeLessThan(5_000)
+    const log = roomLog(host, 'Quiet')
+    expect(log).not.toMatch(/pass/i)
+    expect(log).toContain('_Bob did not answer within 0.3 s and was marked missed._')
+    expect(log).toContain('**Dee:** Dee speaks')
+    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['pass', 'missed', 'pass', 'posted'])
+    // Bob's cancelled turn does not linger.
+    const bobSession = host.ctx.botRooms.group('Quiet')!.memberSessions[host.ctx.botRoster.find('Bob')!.id]!
+    expect(host.ctx.agents.get(SessionId(bobSession))!.status).toBe('idle')
+  })
+
+  it('a failing member is marked failed with a visible notice; the round goes on', async () => {
+    const host = await start({ ada: { fail: 'context-overflow' }, bob: { text: 'Bob is fine' } })
+    await bots(host, ['Ada', 'Bob'])
+    await host.ctx.botRooms.createGroup(user, { name: 'F', members: ['Ada', 'Bob'], mode: 'everyone' })
+    await say(host, 'F', 'status')
+    const log = roomLog(host, 'F')
+    expect(log).toMatch(/_Ada failed and was skipped: .+_/)
+    expect(log).toContain('**Bob:** Bob is fine')
+    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['failed', 'posted'])
+  })
+})
