@@ -77,6 +77,8 @@ export type TurnOutcome =
   | { kind: 'pass' }
   | { kind: 'missed' }
   | { kind: 'failed'; reason: string }
+  /** Its turn was cancelled from outside (removed from the group, deleted, stopped). */
+  | { kind: 'stopped' }
 
 /** One round, as recorded for the team page and tests (bounded log). */
 export interface RoundRecord {
@@ -694,6 +696,8 @@ export class BotRooms extends Service {
           afterPost(plan, room, id, outcome.text, this.limits)
         } else if (outcome.kind === 'missed') {
           yield `_${name} did not answer within ${Math.round(this.limits.turnTimeoutMs / 100) / 10} s and was marked missed._\n\n`
+        } else if (outcome.kind === 'stopped') {
+          yield `_${name}'s turn was stopped._\n\n`
         } else if (outcome.kind === 'failed') {
           yield `_${name} failed and was skipped: ${outcome.reason.replace(/\s+/g, ' ').slice(0, 300)}_\n\n`
         }
@@ -738,6 +742,7 @@ export class BotRooms extends Service {
       return data.message ? textOf(data.message) : ''
     }).filter((t) => t.trim())
     const reply = replies.at(-1) ?? ''
+    if (end?.reason?.kind === 'aborted' || end?.reason?.kind === 'cancelled') return { kind: 'stopped' }
     if (end?.reason?.kind === 'error' || (!reply && end?.reason?.kind !== 'completed')) {
       return { kind: 'failed', reason: end?.reason?.error?.message ?? end?.reason?.message ?? `turn ended: ${end?.reason?.kind ?? 'unknown'}` }
     }
