@@ -88,6 +88,8 @@ export class BotDelivery extends Service {
   /** Status changes waiting to be saved (delivered/discarded/failed), applied in one transaction. */
   private readonly marks = new Map<string, { status: Delivery['status']; outcome: string }>()
   private flushing: Promise<void> | undefined
+  /** What the last start-up recovery did (for the team page and tests). */
+  recovered: { delivered: number; redriven: number; sent: number; discarded: number } | undefined
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botDelivery')
@@ -108,7 +110,15 @@ export class BotDelivery extends Service {
     this.ctx.on('session/event', (session, event) => {
       if (event.type === 'user/message') {
         const relay = readRelay((event.data as UserMessage).source)
-        if (relay) this.mark(relay.deliveryId, 'delivered', `read by the target at ${event.time ?? nowIso()}`)
+        // "Delivered" is what is on disk: the live event comes before the log append, and a crash
+        // between a saved mark and an unwritten log line would lose the message.
+        if (relay) {
+          const at = nowIso()
+          void Promise.resolve(this.ctx.sessions.flush(session)).then(
+            () => this.mark(relay.deliveryId, 'delivered', `in the target's log at ${at}`),
+            (error: unknown) => this.warn(`could not flush the log holding ${relay.deliveryId}`, error),
+          )
+        }
       } else if (event.type === 'turn/end') {
         const data = event.data as { turn: number; reason: unknown }
         this.onTurnEnd(String(session.id), data.turn, data.reason)
@@ -413,6 +423,7 @@ export class BotDelivery extends Service {
       }
     }
     await this.settled()
+    this.recovered = counts
     return counts
   }
 
