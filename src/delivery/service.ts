@@ -105,7 +105,11 @@ export class BotDelivery extends Service {
     return this.ctx.botRoster
   }
 
+  /** False once the service is disposed: late flushes and turn ends must not touch team state. */
+  private alive = true
+
   async [Service.init](): Promise<void> {
+    this.ctx.effect(() => () => { this.alive = false }, 'bot-delivery:alive')
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
     this.ctx.on('session/event', (session, event) => {
       if (event.type === 'user/message') {
@@ -293,6 +297,7 @@ export class BotDelivery extends Service {
   // ── discards, replies ───────────────────────────────────────────────────────────────────────
 
   private onDiscarded(sessionId: string, message: UserMessage): void {
+    if (!this.alive) return
     if (this.quiet.has(String(message.id))) return
     const relay = readRelay(message.source)
     if (!relay) return
@@ -309,6 +314,7 @@ export class BotDelivery extends Service {
   }
 
   private onTurnEnd(sessionId: string, turn: number, reason: unknown): void {
+    if (!this.alive) return
     const track = this.turns.get(sessionId)
     if (!track || track.turn !== turn || track.wantReply.length === 0) return
     const wants = track.wantReply.splice(0)
@@ -332,7 +338,7 @@ export class BotDelivery extends Service {
 
   /** Queue a status change for a pending record; saved in one transaction with others. */
   private mark(id: string, status: Delivery['status'], outcome: string): void {
-    if (this.store.mode !== 'writer') return
+    if (!this.alive || this.store.mode !== 'writer') return
     const record = this.delivery(id)
     if (record && record.status !== 'pending') return
     if (!this.marks.has(id)) this.marks.set(id, { status, outcome })

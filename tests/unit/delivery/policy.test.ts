@@ -1,0 +1,118 @@
+// Pure delivery policy: hops, send cap, sources, recovery decisions, bounding, wording.
+import { describe, expect, it } from 'vitest'
+import {
+  boundDeliveries, checkSend, discardReport, messageText, readRelay, recoveryAction, relaySource, replyBody, turnHop, turnOutcome,
+  type RecoveryAction,
+} from '../../../src/delivery/policy.ts'
+
+const limits = { hopLimit: 6, sendCap: 5 }
+
+describe('hops and the send cap', () => {
+  it('a turn the user opened is hop 0; otherwise the highest hop it handled', () => {
+    expect(turnHop([])).toBe(0)
+    expect(turnHop([2, 5, 1])).toBe(5)
+  })
+
+  it('a message carries one more than its turn; refused past the limit, with a reason naming it', () => {
+    expect(checkSend(0, 0, limits)).toEqual({ ok: true, hop: 1 })
+    expect(checkSend(5, 0, limits)).toEqual({ ok: true, hop: 6 })
+    const refused = checkSend(6, 0, limits)
+    expect(refused.ok).toBe(false)
+    expect(!refused.ok && refused.reason).toMatch(/hop limit \(6\) is reached/)
+  })
+
+  it('caps the messages one turn may send (fan-out), independently of hops', () => {
+    expect(checkSend(0, 4, limits)).toEqual({ ok: true, hop: 1 })
+    const refused = checkSend(0, 5, limits)
+    expect(!refused.ok && refused.reason).toMatch(/at most 5 Bot messages/)
+  })
+
+  it('every (hop, sent) pair below the limits is allowed, every pair at or past them refused', () => {
+    for (let hop = 0; hop <= 8; hop++) {
+      for (let sent = 0; sent <= 7; sent++) {
+        expect(checkSend(hop, sent, limits).ok).toBe(hop + 1 <= 6 && sent < 5)
+      }
+    }
+  })
+})
+
+describe('relay sources', () => {
+  const d = { id: 'delivery-3', from: 'bot-1', hop: 2, kind: 'message' as const, replyMode: 'sender' as const }
+
+  it('carries the delivery id, sender, hop and kind; JSON-only, never an undefined value', () => {
+    const s = relaySource(d, 'Main')
+    expect(s).toEqual({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-3', fromBot: 'bot-1', fromName: 'Main', hop: 2, delivery: 'message', replyTo: 'sender' })
+    expect(JSON.parse(JSON.stringify(s))).toEqual(s)
+    const interrupt = relaySource({ ...d, kind: 'interrupt', replyMode: undefined }, 'Main')
+    expect(Object.values(interrupt).includes(undefined)).toBe(false)
+    expect('replyTo' in interrupt).toBe(false)
+  })
+
+  it('reads back only our own relay sources', () => {
+    expect(readRelay(relaySource(d, 'Main'))?.deliveryId).toBe('delivery-3')
+    expect(readRelay({ kind: 'user' })).toBeUndefined()
+    expect(readRelay({ kind: 'plugin', plugin: 'other', form: 'relay', deliveryId: 'x', hop: 1, fromBot: 'b' })).toBeUndefined()
+    expect(readRelay({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'x' })).toBeUndefined()
+    expect(readRelay(null)).toBeUndefined()
+  })
+
+  it('headers name the sender and the kind; a message says where the answer goes', () => {
+    expect(messageText('message', 'Main', 'Do X.', { replyMode: 'sender', hop: 1, hopLimit: 6 })).toBe(
+      '[Message from Bot Main]\n\nDo X.\n\n(Your final answer of this turn is sent back to Main automatically; Main cannot see this chat.)')
+    expect(messageText('message', 'Main', 'Do X.', { replyMode: 'user', hop: 1, hopLimit: 6 })).toContain('answer the user here')
+    expect(messageText('interrupt', 'Main', 'Now.', { hop: 1, hopLimit: 6 })).toMatch(/^\[Interruption from Bot Main/)
+    expect(messageText('stop', 'Main', 'why', { hop: 1, hopLimit: 6 })).toBe('[Bot Main stopped your previous turn]\n\nwhy')
+    expect(messageText('reply', 'Ada', 'FOUR', { hop: 6, hopLimit: 6 })).toMatch(/^\[Reply from Bot Ada\]\n\nFOUR\n\n\(This conversation chain reached the hop limit/)
+  })
+})
+
+describe('start-up recovery', () => {
+  it('decides from the facts: in the log → delivered; in the restored inbox → re-drive; nowhere → send', () => {
+    const table: [boolean, boolean, boolean, RecoveryAction][] = [
+      [true, false, false, 'mark-delivered'],
+      [true, true, false, 'mark-delivered'],
+      [true, false, true, 'mark-delivered'],
+      [false, true, false, 'redrive'],
+      [false, false, false, 'send'],
+      [false, true, true, 'discard'],
+      [false, false, true, 'discard'],
+    ]
+    for (const [inLog, inRestoredInbox, targetGone, action] of table) {
+      expect(recoveryAction({ inLog, inRestoredInbox, targetGone }), JSON.stringify({ inLog, inRestoredInbox, targetGone })).toBe(action)
+    }
+  })
+
+  it('never sends a record that DSH already holds', () => {
+    for (const inLog of [true, false]) {
+      for (const targetGone of [true, false]) expect(recoveryAction({ inLog, inRestoredInbox: true, targetGone })).not.toBe('send')
+    }
+  })
+})
+
+describe('the bounded log', () => {
+  it('keeps every pending record and the newest finished ones, in order', () => {
+    const list = Array.from({ length: 10 }, (_, i) => ({ id: i, status: i % 3 === 0 ? 'pending' as const : 'delivered' as const }))
+    const kept = boundDeliveries(list, 3)
+    expect(kept.map((d) => d.id)).toEqual([0, 3, 5, 6, 7, 8, 9]) // pending: 0 3 6 9; newest finished: 5 7 8
+    expect(boundDeliveries(list, 100)).toEqual(list)
+    expect(boundDeliveries(list, 0).every((d) => d.status === 'pending')).toBe(true)
+  })
+})
+
+describe('replies and reports', () => {
+  it('routes the final text, or a clear failure notice', () => {
+    expect(replyBody('Ada', 'delivery-1', { kind: 'completed', text: ' FOUR ' })).toBe('FOUR')
+    expect(replyBody('Ada', 'delivery-1', { kind: 'completed', text: '' })).toMatch(/without a text answer/)
+    expect(replyBody('Ada', 'delivery-1', turnOutcome({ kind: 'aborted', reason: { kind: 'hook', reason: 'stopped by Main: x' } }, ''))).toBe(
+      "No answer: Ada's turn that handled your message (delivery-1) was stopped before it finished (stopped by Main: x). Send the message again if it is still needed.")
+    expect(replyBody('Ada', 'delivery-1', turnOutcome({ kind: 'error', error: { message: 'rate limited' } }, ''))).toMatch(/failed \(rate limited\)/)
+    expect(turnOutcome({ kind: 'max-tokens' }, 'partial')).toEqual({ kind: 'completed', text: 'partial' })
+    expect(turnOutcome(undefined, '')).toEqual({ kind: 'failed', why: 'unknown' })
+  })
+
+  it('tells the sender what was discarded, by whom and why', () => {
+    expect(discardReport('Ada', 'delivery-4', 'check it', 'Main', 'plan changed')).toBe(
+      'Not delivered: your message to Ada (delivery-4) was discarded before Ada read it, because Main stopped Ada ("plan changed"). The message was: "check it". Send it again if it is still needed.')
+    expect(discardReport('Ada', 'd', 'x'.repeat(500), 'Main', 'r')).toContain(`${'x'.repeat(200)}…`)
+  })
+})
