@@ -171,6 +171,8 @@ export class BotRooms extends Service {
   private readonly reports = new Map<string, string>()
   private readonly creating = new Map<string, Promise<Agent>>()
   private readonly roundLog: RoundRecord[] = []
+  /** What this service put on other agents' scopes; removed if this service unloads first. */
+  private readonly attachments = new Set<() => void>()
   /** Model requests the room Sessions answered themselves (never sent to a provider). */
   answered = 0
 
@@ -203,6 +205,14 @@ export class BotRooms extends Service {
       for (const cursors of this.cursors.values()) cursors.delete(botId)
     })
     this.ctx.effect(() => () => {
+      for (const dispose of this.attachments) {
+        try {
+          dispose()
+        } catch {
+          // the agent's scope is already gone, and its registrations with it
+        }
+      }
+      this.attachments.clear()
       for (const handle of this.handles.values()) void handle.dispose()
       this.handles.clear()
     }, 'bot-rooms:agents')
@@ -543,21 +553,21 @@ export class BotRooms extends Service {
   // ── attaching to agents ─────────────────────────────────────────────────────────────────────
 
   private attachOwnChat(agent: Agent): void {
-    for (const tool of groupTools(this)) agent.ctx.tools.register(tool)
+    for (const tool of groupTools(this)) this.attachments.add(agent.ctx.tools.register(tool))
   }
 
   private attachMember(agent: Agent, botId: string, groupId: string): void {
     const ctx = agent.ctx
-    ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(this.state.bots[botId]!) })
-    ctx.systemPrompt.section({
+    this.attachments.add(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(this.state.bots[botId]!) }))
+    this.attachments.add(ctx.systemPrompt.section({
       name: ROOM_SECTION,
       order: 20,
       text: () => {
         const g = this.state.groups[groupId]!
         return roomRulesText(g.name, g.admin === botId)
       },
-    })
-    for (const tool of memberTools(this, groupId)) ctx.tools.register(tool)
+    }))
+    for (const tool of memberTools(this, groupId)) this.attachments.add(ctx.tools.register(tool))
   }
 
   // ── the room's own turn ─────────────────────────────────────────────────────────────────────
