@@ -25,7 +25,7 @@ import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import type { Caller } from '../roster/authority.ts'
+import type { Caller, Decision } from '../roster/authority.ts'
 import { IDENTITY_SECTION, identityText, parseModel } from '../roster/identity.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
@@ -69,6 +69,8 @@ export class RoomRefusal extends Error {
 }
 
 export const ROOM_SECTION = 'botteam:room'
+
+export type GroupAction = 'create_group' | 'update_group' | 'delete_group' | 'post_to_group' | 'read_group_chat'
 const PLUGIN = 'bot-team'
 
 /** How one member's turn went. */
@@ -289,8 +291,13 @@ export class BotRooms extends Service {
     }
   }
 
-  private require(caller: Caller, action: 'create_group' | 'update_group' | 'delete_group' | 'post_to_group' | 'read_group_chat', group?: Group): void {
-    const verdict = this.roster.check(caller, action, group ? this.targetFacts(caller, group) : {})
+  /** The authority decision for a group action, with this group's facts filled in. */
+  decision(caller: Caller, action: GroupAction, group?: Group): Decision {
+    return this.roster.check(caller, action, group ? this.targetFacts(caller, group) : {})
+  }
+
+  private require(caller: Caller, action: GroupAction, group?: Group): void {
+    const verdict = this.decision(caller, action, group)
     if (!verdict.allowed) throw new RoomRefusal('forbidden', verdict.reason)
   }
 

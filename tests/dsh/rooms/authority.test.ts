@@ -1,0 +1,57 @@
+// The authority matrix at the rooms service: every caller × group action × (round running or not),
+// with the group facts the service fills in (admin, member, round), against an independent table.
+import { afterEach, expect, it } from 'vitest'
+import type { Caller } from '../../../src/roster/authority.ts'
+import type { GroupAction } from '../../../src/rooms/service.ts'
+import type { DshHost } from '../../support/dsh-host.ts'
+import { bots, team, user } from './helpers.ts'
+
+const hosts: DshHost[] = []
+afterEach(async () => {
+  for (const h of hosts.splice(0)) await h.dispose()
+})
+
+type Who = 'user' | 'main' | 'admin' | 'member' | 'outsider' | 'admin-elsewhere' | 'plain-session'
+const ACTIONS: GroupAction[] = ['create_group', 'update_group', 'delete_group', 'post_to_group', 'read_group_chat']
+// Expected outcome (true = allowed); `round` only matters for delete_group.
+const EXPECT: Record<Who, Record<GroupAction, boolean>> = {
+  user: { create_group: true, update_group: true, delete_group: true, post_to_group: true, read_group_chat: true },
+  main: { create_group: true, update_group: true, delete_group: true, post_to_group: true, read_group_chat: true },
+  admin: { create_group: false, update_group: true, delete_group: false, post_to_group: true, read_group_chat: true },
+  member: { create_group: false, update_group: false, delete_group: false, post_to_group: false, read_group_chat: true },
+  outsider: { create_group: false, update_group: false, delete_group: false, post_to_group: false, read_group_chat: false },
+  'admin-elsewhere': { create_group: false, update_group: false, delete_group: false, post_to_group: false, read_group_chat: false },
+  'plain-session': { create_group: false, update_group: false, delete_group: false, post_to_group: false, read_group_chat: false },
+}
+
+it('caller × group action × round running', async () => {
+  const host = await team({})
+  hosts.push(host)
+  const ids = await bots(host, ['Ada', 'Bob', 'Cy', 'Dee'])
+  const main = host.ctx.botRoster.bots().find((b) => b.main)!
+  await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' })
+  await host.ctx.botRooms.createGroup(user, { name: 'H', members: ['Dee', 'Cy'], admin: 'Dee' })
+  const callers: Record<Who, Caller> = {
+    user,
+    main: { kind: 'main-bot', botId: main.id },
+    admin: { kind: 'bot', botId: ids.Ada },
+    member: { kind: 'bot', botId: ids.Bob },
+    outsider: { kind: 'bot', botId: ids.Cy },
+    'admin-elsewhere': { kind: 'bot', botId: ids.Dee },
+    'plain-session': host.ctx.botRoster.callerOf('session-not-a-bot'),
+  }
+  const g = host.ctx.botRooms.group('G')!
+  const got: Record<string, boolean> = {}
+  const want: Record<string, boolean> = {}
+  for (const round of [false, true]) {
+    if (round) (host.ctx.botRooms as unknown as { running: Set<string> }).running.add(g.id)
+    for (const [who, caller] of Object.entries(callers) as [Who, Caller][]) {
+      for (const action of ACTIONS) {
+        const key = `${who} ${action}${round ? ' (round running)' : ''}`
+        got[key] = host.ctx.botRooms.decision(caller, action, action === 'create_group' ? undefined : g).allowed
+        want[key] = EXPECT[who][action] && !(round && action === 'delete_group')
+      }
+    }
+  }
+  expect(got).toEqual(want)
+})
