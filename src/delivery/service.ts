@@ -88,6 +88,8 @@ export class BotDelivery extends Service {
   /** Status changes waiting to be saved (delivered/discarded/failed), applied in one transaction. */
   private readonly marks = new Map<string, { status: Delivery['status']; outcome: string }>()
   private flushing: Promise<void> | undefined
+  /** Log flushes that end in a "delivered" mark. */
+  private readonly logFlushes = new Set<Promise<void>>()
   /** What the last start-up recovery did (for the team page and tests). */
   recovered: { delivered: number; redriven: number; sent: number; discarded: number } | undefined
 
@@ -118,10 +120,11 @@ export class BotDelivery extends Service {
         // between a saved mark and an unwritten log line would lose the message.
         if (relay) {
           const at = nowIso()
-          void Promise.resolve(this.ctx.sessions.flush(session)).then(
+          const flushed = Promise.resolve(this.ctx.sessions.flush(session)).then(
             () => this.mark(relay.deliveryId, 'delivered', `in the target's log at ${at}`),
             (error: unknown) => this.warn(`could not flush the log holding ${relay.deliveryId}`, error),
-          )
+          ).finally(() => this.logFlushes.delete(flushed))
+          this.logFlushes.add(flushed)
         }
       } else if (event.type === 'turn/end') {
         const data = event.data as { turn: number; reason: unknown }
@@ -367,7 +370,10 @@ export class BotDelivery extends Service {
 
   /** Resolves when every queued status change is saved (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.flushing) await this.flushing
+    while (this.flushing || this.logFlushes.size) {
+      await Promise.all(this.logFlushes)
+      if (this.flushing) await this.flushing
+    }
   }
 
   // ── start-up recovery ───────────────────────────────────────────────────────────────────────
