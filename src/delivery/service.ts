@@ -21,6 +21,7 @@
  * Composes: mounted by the entry after `botRoster`; registers its tools on each Bot's own-chat
  * agent at `bot-team/bot-attached`; pure rules live in `policy.ts`, tool wording in `tools.ts`.
  */
+import { AgentRegistrations } from '../agent-registrations.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
@@ -170,13 +171,15 @@ export class BotDelivery extends Service {
   // ── per-agent wiring ────────────────────────────────────────────────────────────────────────
 
   private readonly wired = new WeakSet<Agent>()
+  private readonly onAgents = new AgentRegistrations(this.ctx, 'bot-delivery:agent-registrations')
 
   private attach(agent: Agent, _botId: string): void {
     if (this.wired.has(agent)) return
     this.wired.add(agent)
     const sessionId = String(agent.id)
-    for (const tool of deliveryTools(this)) agent.ctx.tools.register(tool)
-    agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
+    const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
+    for (const tool of deliveryTools(this)) track(agent.ctx.tools.register(tool))
+    track(agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
       let t = this.turns.get(sessionId)
       if (!t || t.turn !== turn) {
         t = { turn, hops: [], sent: 0, wantReply: [] }
@@ -186,9 +189,9 @@ export class BotDelivery extends Service {
       if (!relay) return
       t.hops.push(relay.hop)
       if (relay.delivery === 'message' && relay.replyTo === 'sender') t.wantReply.push(relay.deliveryId)
-    })
-    agent.ctx.on('agent/inbox/discarded', ({ message }) => this.onDiscarded(sessionId, message))
-    agent.ctx.effect(() => () => { this.turns.delete(sessionId) }, 'bot-delivery:turns')
+    }))
+    track(agent.ctx.on('agent/inbox/discarded', ({ message }) => this.onDiscarded(sessionId, message)))
+    track(agent.ctx.effect(() => () => { this.turns.delete(sessionId) }, 'bot-delivery:turns'))
   }
 
   // ── sending ─────────────────────────────────────────────────────────────────────────────────

@@ -26,6 +26,7 @@ import { createUserMessage, type GenerateOptions, type StreamChunk } from '@deep
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import type { Caller, Decision } from '../roster/authority.ts'
+import { AgentRegistrations } from '../agent-registrations.ts'
 import { IDENTITY_SECTION, identityText, parseModel } from '../roster/identity.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
@@ -174,13 +175,14 @@ export class BotRooms extends Service {
   private readonly creating = new Map<string, Promise<Agent>>()
   private readonly roundLog: RoundRecord[] = []
   /** What this service put on other agents' scopes; removed if this service unloads first. */
-  private readonly attachments = new Set<() => void>()
+  private readonly onAgents: AgentRegistrations
   /** Model requests the room Sessions answered themselves (never sent to a provider). */
   answered = 0
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRooms')
     this.config = Config.parse(config)
+    this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
     this.limits = { ...DEFAULT_LIMITS, ...this.config.limits }
   }
 
@@ -207,14 +209,6 @@ export class BotRooms extends Service {
       for (const cursors of this.cursors.values()) cursors.delete(botId)
     })
     this.ctx.effect(() => () => {
-      for (const dispose of this.attachments) {
-        try {
-          dispose()
-        } catch {
-          // the agent's scope is already gone, and its registrations with it
-        }
-      }
-      this.attachments.clear()
       for (const handle of this.handles.values()) void handle.dispose()
       this.handles.clear()
     }, 'bot-rooms:agents')
@@ -560,13 +554,13 @@ export class BotRooms extends Service {
   // ── attaching to agents ─────────────────────────────────────────────────────────────────────
 
   private attachOwnChat(agent: Agent): void {
-    for (const tool of groupTools(this)) this.attachments.add(agent.ctx.tools.register(tool))
+    for (const tool of groupTools(this)) this.onAgents.add(agent, agent.ctx.tools.register(tool))
   }
 
   private attachMember(agent: Agent, botId: string, groupId: string): void {
     const ctx = agent.ctx
-    this.attachments.add(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(this.state.bots[botId]!) }))
-    this.attachments.add(ctx.systemPrompt.section({
+    this.onAgents.add(agent, ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(this.state.bots[botId]!) }))
+    this.onAgents.add(agent, ctx.systemPrompt.section({
       name: ROOM_SECTION,
       order: 20,
       text: () => {
@@ -574,7 +568,7 @@ export class BotRooms extends Service {
         return roomRulesText(g.name, g.admin === botId)
       },
     }))
-    for (const tool of memberTools(this, groupId)) this.attachments.add(ctx.tools.register(tool))
+    for (const tool of memberTools(this, groupId)) this.onAgents.add(agent, ctx.tools.register(tool))
   }
 
   // ── the room's own turn ─────────────────────────────────────────────────────────────────────

@@ -27,6 +27,7 @@ import { BotCreateInput, BotUpdateInput, formatIssues, nameKey, nameTaken, type 
 import { botOfSession, currentPart, IDENTITY_SECTION, identityText, liveBotList, parseModel, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
 import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
+import { AgentRegistrations } from '../agent-registrations.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -120,6 +121,7 @@ export class BotRoster extends Service {
   /** Agents this service created itself (headless / in-process); disposed with it. */
   private readonly handles = new Map<string, AgentHandle>()
   private readonly activityLog: RosterActivity[] = []
+  private readonly onAgents: AgentRegistrations
   private bootstrapping: Promise<void> | undefined
   /** ensureTeam has run (or is running) since this process became the writer. */
   private teamChecked = false
@@ -133,6 +135,7 @@ export class BotRoster extends Service {
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRoster')
     this.config = Config.parse(config)
+    this.onAgents = new AgentRegistrations(ctx, 'bot-roster:agent-registrations')
   }
 
   private get store(): BotStore {
@@ -562,26 +565,27 @@ export class BotRoster extends Service {
     }
     if (owner.groupId === undefined) return this.attach(agent, bot.id)
     // A group Session: the Bot's model (routed above), preset and guard; the room adds the rest.
-    guardUnattendedTurns(agent.ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${bot.name}'s group turn started by ${who} (nobody at the screen)`, bot.id))
+    for (const dispose of guardUnattendedTurns(agent.ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${bot.name}'s group turn started by ${who} (nobody at the screen)`, bot.id))) this.onAgents.add(agent, dispose)
     void this.applyPresetTo(agent, bot)
     this.ctx.emit('bot-team/member-attached', { bot, groupId: owner.groupId, agent })
   }
 
   private attach(agent: Agent, botId: string): void {
     const ctx = agent.ctx
+    const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
     const current = () => this.state.bots[botId]!
-    ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current()) })
-    ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT })
-    for (const tool of botTools(this)) ctx.tools.register(tool)
+    track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current()) }))
+    track(ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT }))
+    for (const tool of botTools(this)) track(ctx.tools.register(tool))
     // The bootstrap turn of a fresh web Session enters no message and makes no model call. Later
     // listeners are not asked: DSH Web's would add a runtime-context message, and that one would
     // be sent to the model.
     const isBootstrap = (m: { source: { kind: string; plugin?: string } }) => m.source.kind === 'plugin' && m.source.plugin === BOOTSTRAP_MARK
-    ctx.on('agent/pre-step', async (payload, next) => {
+    track(ctx.on('agent/pre-step', async (payload, next) => {
       if (payload.messages.length > 0 && payload.messages.every(isBootstrap)) return { kind: 'enter', messages: [] }
       return next()
-    }, { prepend: true })
-    guardUnattendedTurns(ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${current().name}'s turn started by ${who} (nobody at the screen)`, botId))
+    }, { prepend: true }))
+    for (const dispose of guardUnattendedTurns(ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${current().name}'s turn started by ${who} (nobody at the screen)`, botId))) track(dispose)
     void this.applyPresetTo(agent, current())
     this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
   }

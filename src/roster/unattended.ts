@@ -36,13 +36,13 @@ export function unattendedNote(who: string, reason: string | undefined): string 
   ].join('')
 }
 
-/** Install the guard on one Bot agent's scoped context. */
-export function guardUnattendedTurns(agentCtx: Context, onDenied: (who: string, toolName: string) => void): void {
+/** Install the guard on one Bot agent's scoped context; returns the disposers of its listeners. */
+export function guardUnattendedTurns(agentCtx: Context, onDenied: (who: string, toolName: string) => void): Array<() => unknown> {
   const openers = new Map<number, UserMessage['source'][]>()
   let currentTurn = -1
   const denied = new Map<string, { who: string; reason: string | undefined }>()
 
-  agentCtx.on('agent/inbox/claimed', ({ message, turn }) => {
+  const claimed = agentCtx.on('agent/inbox/claimed', ({ message, turn }) => {
     if (turn !== currentTurn) {
       openers.delete(currentTurn)
       currentTurn = turn
@@ -52,7 +52,7 @@ export function guardUnattendedTurns(agentCtx: Context, onDenied: (who: string, 
     openers.set(turn, list)
   })
 
-  agentCtx.on('approval/request', async (request, next) => {
+  const approvals = agentCtx.on('approval/request', async (request, next) => {
     const opener = classifyOpener(openers.get(currentTurn) ?? [])
     if (opener.kind === 'human') return next()
     if (request.callId !== undefined) denied.set(String(request.callId), { who: opener.who, reason: request.reason })
@@ -60,7 +60,7 @@ export function guardUnattendedTurns(agentCtx: Context, onDenied: (who: string, 
     return 'rejected'
   }, { prepend: true })
 
-  agentCtx.on('tools/post-execute', async (exec, result, next) => {
+  const results = agentCtx.on('tools/post-execute', async (exec, result, next) => {
     const decision = await next()
     const hit = denied.get(String(exec.callId))
     if (!hit || decision.kind !== 'accept') return decision
@@ -68,4 +68,5 @@ export function guardUnattendedTurns(agentCtx: Context, onDenied: (who: string, 
     const note = [{ type: 'text' as const, text: unattendedNote(hit.who, hit.reason) }]
     return decision.additionalContexts ? { kind: 'accept', content: note, additionalContexts: decision.additionalContexts } : { kind: 'accept', content: note }
   }, { prepend: true })
+  return [claimed, approvals, results]
 }

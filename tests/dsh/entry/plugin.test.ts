@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
+import { SessionId } from '@deepseek-ai/dsh-session'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as plugin from '../../../src/index.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
@@ -60,7 +61,6 @@ describe('plugin entry on real DSH (in-process)', () => {
     const web = await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
     const url = `http://127.0.0.1:${host.ctx.webServer.port}/bot-team/api/status`
     const listenersBefore = listeners(host)
-    const agentsBefore = host.ctx.agents.list().length
 
     const dir = join(mkdtempSync(join(tmpdir(), 'bot-team-unload-')), 'bot')
     const fiber = await host.ctx.plugin(plugin, config(dir))
@@ -68,6 +68,15 @@ describe('plugin entry on real DSH (in-process)', () => {
     expect(existsSync(join(dir, 'state.lock'))).toBe(true)
     const mainAgent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.bots()[0]!.id)
     expect(host.ctx.tools.get('list_bots', mainAgent)).toBeDefined()
+    // A Bot agent that DSH owns (as DSH Web does) outlives the plugin: what the plugin put on its
+    // scope must still go when the plugin unloads.
+    const ownedByDsh = `session-${Math.random().toString(36).slice(2)}`
+    const opened = host.ctx.botRoster.opens(ownedByDsh, { botId: host.ctx.botRoster.bots()[0]!.id })
+    const survivorHandle = await host.ctx.agents.create({ sessionId: SessionId(ownedByDsh), meta: { cwd: host.cwd }, agentOptions: { provider: 'mock', model: 'mock' } })
+    opened()
+    const survivor = survivorHandle.agent
+    const teamTools = () => host!.ctx.tools.schemas(survivor).map((t) => t.name).filter((n) => /_bots?$|_group|group_|_chat$/.test(n))
+    expect(teamTools()).toEqual(expect.arrayContaining(['list_bots', 'message_bot', 'create_group']))
     expect(host.ctx.get('botArchive')?.status.driver).toBe('better-sqlite3')
     const live = await fetch(url)
     expect(live.status).toBe(200)
@@ -76,11 +85,14 @@ describe('plugin entry on real DSH (in-process)', () => {
     expect((await fetch(url, { headers: { origin: 'http://evil.example' } })).status).toBe(403)
 
     await fiber.dispose()
-    expect(host.ctx.agents.list().length).toBe(agentsBefore) // the Bot agents it created are gone
+    expect(host.ctx.agents.list().map((a) => String(a.id))).toEqual([ownedByDsh]) // the Bot agents it created are gone…
+    expect(teamTools()).toEqual([]) // …and the one DSH owns keeps none of its tools
+    expect(JSON.stringify(await host.ctx.systemPrompt.assemble({ agent: survivor } as any))).not.toContain('Team rules')
     expect(host.ctx.get('botArchive')).toBeUndefined()
     expect(host.ctx.get('botStore')).toBeUndefined()
     expect(host.ctx.get('botRoster')).toBeUndefined()
     expect(existsSync(join(dir, 'state.lock'))).toBe(false) // the team lock is released
+    await survivorHandle.dispose()
     expect(listeners(host)).toBe(listenersBefore)
     expect((await fetch(url)).status).toBe(404)
     await web.dispose()
