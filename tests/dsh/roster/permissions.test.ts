@@ -114,3 +114,18 @@ describe('approval requests in turns nobody is watching', () => {
     expect(result.data.message.content[0].content[0].text).toBe('outcome=unavailable')
   })
 })
+
+describe('a Bot\'s preset in its group Sessions', () => {
+  it('applies to the Bot\'s group Session and changes there too when the Bot\'s preset changes', async () => {
+    const host = await team({ fallback: { text: 'ok' } })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', permissionPreset: 'read-only' })
+    const main = host.ctx.botRoster.bots().find((b) => b.main)!
+    const group = await host.ctx.botRooms.createGroup(user, { name: 'Crew', members: [main.id, ada.id] })
+    const member = await host.ctx.botRooms.memberAgent(group.id, ada.id)
+    expect(String(member.id)).not.toBe(ada.sessionParts[0]!.sessionId) // a Session of its own, not its chat
+    expect(presetOf(member.session.events)).toBe('read-only')
+    await host.ctx.botRoster.update(user, 'Ada', { permissionPreset: 'workspace-write' })
+    expect(presetOf(member.session.events)).toBe('workspace-write')
+    expect(presetOf((await host.ctx.botRoster.agentOf(ada.id)).session.events)).toBe('workspace-write')
+  })
+})
