@@ -1,7 +1,7 @@
 /**
  * The team page served at `/bot-team`: a single self-contained HTML document (no build step, no
- * external assets) that reads `/bot-team/api/status` and renders the roster and the health of
- * the plugin's parts. English and Chinese strings, chosen from the browser's language.
+ * external assets) that reads `/bot-team/api/status` and renders the roster, the health of the
+ * plugin's parts (a team this process only follows or cannot write says why) and recent activity. English and Chinese strings, chosen from the browser's language.
  *
  * Deliberately narrow: presentation only; every fact comes from the status route.
  */
@@ -17,6 +17,7 @@ export const TEAM_PAGE_HTML = `<!doctype html>
   .muted { color: #667085; }
   ul { padding-left: 1.2rem; }
   .problem { background: #fff4e5; border: 1px solid #f5b971; padding: .5rem .75rem; border-radius: 6px; }
+  h2 { font-size: 1.05rem; margin-top: 1.5rem; }
   code { background: #f2f4f7; padding: 0 .25rem; border-radius: 3px; }
 </style>
 </head>
@@ -25,12 +26,14 @@ export const TEAM_PAGE_HTML = `<!doctype html>
 <p class="muted" id="summary" data-i18n="loading">Loading…</p>
 <ul id="bots"></ul>
 <div id="problems"></div>
+<h2 id="activity-title" hidden></h2>
+<ul id="activity"></ul>
 <script>
 (function () {
   var zh = /^zh/i.test(navigator.language || '');
   var t = zh
-    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', failed: '无法读取团队状态：' }
-    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', failed: 'Could not read the team status: ' };
+    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', failed: '无法读取团队状态：', activity: '最近动态' }
+    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', failed: 'Could not read the team status: ', activity: 'Recent activity' };
   document.documentElement.lang = zh ? 'zh' : 'en';
   document.title = t.title;
   document.querySelector('h1').textContent = t.title;
@@ -50,11 +53,26 @@ export const TEAM_PAGE_HTML = `<!doctype html>
       archive.id = 'archive';
       archive.textContent = t.archive + ': ' + s.archive.driver;
       document.getElementById('problems').appendChild(archive);
-      if (s.archive.problem) {
+      var problems = [];
+      if (s.store && s.store.mode !== 'writer') problems.push({ id: 'store-problem', text: s.store.message });
+      if (s.archive.problem) problems.push({ id: 'archive-problem', text: s.archive.problem.message });
+      problems.forEach(function (item) {
         var p = document.createElement('p');
         p.className = 'problem';
-        p.textContent = s.archive.problem.message;
+        p.id = item.id;
+        p.textContent = item.text;
         document.getElementById('problems').appendChild(p);
+      });
+      var recent = (s.activity || []).slice(-10).reverse();
+      if (recent.length) {
+        var heading = document.getElementById('activity-title');
+        heading.textContent = t.activity;
+        heading.hidden = false;
+        recent.forEach(function (a) {
+          var li = document.createElement('li');
+          li.textContent = new Date(a.at).toLocaleTimeString() + ' — ' + a.text;
+          document.getElementById('activity').appendChild(li);
+        });
       }
     })
     .catch(function (e) { summary.textContent = t.failed + e.message; summary.dataset.state = 'error'; });

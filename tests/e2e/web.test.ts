@@ -105,10 +105,47 @@ describe('DSH Web with the bundle', () => {
     expect(await page.textContent('#summary')).toBe('The team has 1 Bot.')
     expect(await page.textContent('#bots')).toBe('Main — Lead ★')
     expect(await page.textContent('#archive')).toBe('Archive index: better-sqlite3')
+    expect(await page.locator('#store-problem').count()).toBe(0) // this process writes the team
+    expect(await page.textContent('#activity')).toContain('created the first Main Bot, Main')
 
     const zh = await browser.newPage({ locale: 'zh-CN' })
     await zh.goto(`${web.url}/bot-team`)
     await zh.waitForSelector('#summary[data-state="ready"]', { timeout: 15_000 })
     expect(await zh.textContent('#summary')).toBe('团队共有 1 个机器人。')
+  })
+
+  it('a second DSH Web on the same home only follows the team, refuses to open Bot chats, and takes over when the first exits', async () => {
+    const second = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
+    try {
+      const status = await (await fetch(`${second.url}/bot-team/api/status`)).json() as any
+      expect(status.store.mode).toBe('follower')
+      expect(status.store.message).toMatch(/pid \d+/)
+      expect(status.bots.map((b: any) => b.name)).toEqual(['Main']) // it shows the team…
+      const page = await browser!.newPage({ locale: 'en-US' })
+      await page.goto(`${second.url}/bot-team`)
+      await page.waitForSelector('#summary[data-state="ready"]', { timeout: 15_000 })
+      expect(await page.textContent('#store-problem')).toMatch(/Another DSH process \(pid \d+/)
+
+      // …but will not open a Bot's chat while the first process drives it.
+      const mainSession = (await api(second.url, 'session.list', {})).items.find((s: any) => s.projections?.values?.title === 'Main').sessionId
+      const before = model.model.requests.length
+      await expect(api(second.url, 'session.prompt', { sessionId: mainSession, mode: 'queue', content: [{ type: 'text', text: 'from the second window' }] })).rejects.toThrow()
+      const refused = await (await fetch(`${second.url}/bot-team/api/status`)).json() as any
+      expect(refused.activity.at(-1).text).toMatch(/not opened in this process.*another DSH process writes the team/)
+      expect(model.model.requests.length).toBe(before)
+      // Changing the team from the second window is refused with the reason.
+      const late = await fetch(`${second.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Late' }) })
+      expect(late.status).toBe(409)
+
+      // The first window exits: the second takes over on its next request.
+      await web.stop()
+      const created = await fetch(`${second.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Late' }) })
+      expect(created.status).toBe(201)
+      const after = await (await fetch(`${second.url}/bot-team/api/status`)).json() as any
+      expect(after.store.mode).toBe('writer')
+      expect(after.bots.map((b: any) => b.name).sort()).toEqual(['Late', 'Main'])
+    } finally {
+      await second.stop()
+    }
   })
 })
