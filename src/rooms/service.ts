@@ -5,7 +5,9 @@
  * check), the visible **room Session** of each group and the hidden **member Sessions** (one per
  * member per group, created on first use, archived so DSH Web does not list them), and rounds:
  * who speaks (pure `policy.ts`), one member turn at a time, limits in code, `[PASS]`, missed and
- * failed members, the in-memory transcript and per-member "last looked" cursors.
+ * failed members, the transcript (in memory, rebuilt from the room log) and per-member "last
+ * looked" cursors (in memory, saved to the group in team state at the end of every round, so a
+ * restart does not treat a member who was not called as up to date).
  *
  * The room Session never calls a model. A global `llm/stream` listener answers every request of a
  * room Session itself (dsh-verified-2 §A1, text mode): it reads the new posts from the request's
@@ -130,7 +132,7 @@ const isRuntimeContext = (text: string) => text.startsWith('Current runtime cont
 
 /** What entered the room since it last answered. */
 type RoomInput =
-  | { kind: 'post'; poster: Poster; name: string; text: string; postId?: string }
+  | { kind: 'post'; poster: Poster; name: string; text: string; report?: boolean }
   | { kind: 'notice'; text: string }
   | { kind: 'open' }
 
@@ -170,8 +172,6 @@ export class BotRooms extends Service {
   private readonly running = new Set<string>()
   /** groupId → Bot-started rounds since the user last spoke there. */
   private readonly botRounds = new Map<string, number>()
-  /** postId → Bot to report the round to. */
-  private readonly reports = new Map<string, string>()
   private readonly creating = new Map<string, Promise<Agent>>()
   private readonly roundLog: RoundRecord[] = []
   /** What this service put on other agents' scopes; removed if this service unloads first. */
@@ -319,7 +319,7 @@ export class BotRooms extends Service {
       const again = resolveCreate(s, raw)
       if (!again.ok) throw new RoomRefusal('invalid', `The group was not created: ${again.reason}.`)
       id = allocateId(s, 'group')
-      s.groups[id] = { id, ...again.value, memberSessions: {}, createdAt: new Date().toISOString() }
+      s.groups[id] = { id, ...again.value, memberSessions: {}, seen: {}, createdAt: new Date().toISOString() }
     })
     this.transcripts.set(id, [])
     await this.openRoom(id)
@@ -341,6 +341,7 @@ export class BotRooms extends Service {
       g.notice = fields.value.notice
       if (fields.value.admin) g.admin = fields.value.admin
       else delete g.admin
+      for (const botId of Object.keys(g.seen ?? {})) if (!g.members.includes(botId)) delete g.seen![botId]
     })
     const removed = group.members.filter((id) => !fields.value.members.includes(id))
     for (const botId of removed) await this.stopMember(group.id, botId, `removed from group ${group.name}`)
@@ -408,10 +409,10 @@ export class BotRooms extends Service {
     const postId = `post-${randomUUID()}`
     const bot = caller.botId ? this.roster.bot(caller.botId) : undefined
     const name = bot?.name ?? 'User'
-    if (opts.report && bot) this.reports.set(postId, bot.id)
+    // The report wish travels in the message itself, so it survives a restart before the round.
     const source: Source = {
       kind: 'plugin', plugin: PLUGIN, form: 'relay', delivery: 'room-post', groupId: group.id, groupName: group.name,
-      postId, said: body, ...(bot ? { fromId: bot.id, fromName: bot.name } : {}),
+      postId, said: body, ...(bot ? { fromId: bot.id, fromName: bot.name } : {}), ...(opts.report && bot ? { report: true } : {}),
     }
     room.followup(createUserMessage({ content: [{ type: 'text', text: `${name}: ${body}` }], source: source as never }))
     return postId
@@ -623,7 +624,7 @@ export class BotRooms extends Service {
           poster: fromId ? { kind: 'bot', botId: fromId } : { kind: 'user' },
           name: typeof s.fromName === 'string' ? s.fromName : 'User',
           text: typeof s.said === 'string' ? s.said : text,
-          ...(typeof s.postId === 'string' ? { postId: s.postId } : {}),
+          ...(s.report === true && fromId ? { report: true } : {}),
         })
       }
     }
@@ -638,9 +639,11 @@ export class BotRooms extends Service {
     })
     const posts = postsFromRoomLog(items, (name) => this.roster.find(name)?.id)
     this.transcripts.set(groupId, posts)
-    // Members saw what was said before this process started (it is in their own Sessions).
+    // Cursors saved at the end of each round; a member without one never looked. A group saved
+    // before cursors were kept has none: its members are taken as up to date.
+    const group = this.state.groups[groupId]
     const cursors = new Map<string, number>()
-    for (const botId of this.state.groups[groupId]?.members ?? []) cursors.set(botId, posts.length)
+    for (const botId of group?.members ?? []) cursors.set(botId, Math.min(posts.length, group?.seen ? (group.seen[botId] ?? 0) : posts.length))
     this.cursors.set(groupId, cursors)
   }
 
@@ -652,7 +655,7 @@ export class BotRooms extends Service {
       return
     }
     if (input.kind === 'notice') {
-      yield `_${input.text.replace(/_/g, '\\_')}_\n\n`
+      yield `_${input.text.replace(/\s+/g, ' ').trim().replace(/_/g, '\\_')}_\n\n`
       return
     }
     const posts = this.transcripts.get(groupId) ?? []
@@ -662,11 +665,7 @@ export class BotRooms extends Service {
     else yield `${renderPost(input.name, input.text)}\n\n`
     const said: Post[] = []
     yield* this.round(groupId, input.poster, input.text, signal, said)
-    const reportTo = input.postId ? this.reports.get(input.postId) : undefined
-    if (reportTo && input.postId) {
-      this.reports.delete(input.postId)
-      void this.report(reportTo, group.name, said).catch(() => undefined)
-    }
+    if (input.report && input.poster.kind === 'bot') void this.report(input.poster.botId, group.name, said).catch(() => undefined)
   }
 
   private async report(botId: string, groupName: string, said: readonly Post[]): Promise<void> {
@@ -717,6 +716,27 @@ export class BotRooms extends Service {
     } finally {
       this.running.delete(groupId)
       record.endedAt = new Date().toISOString()
+      await this.saveCursors(groupId)
+    }
+  }
+
+  /** Save the group's "last looked" cursors (members only) if they changed. Best effort. */
+  private async saveCursors(groupId: string): Promise<void> {
+    const cursors = this.cursors.get(groupId)
+    const group = this.state.groups[groupId]
+    if (!cursors || !group || group.deleted || this.store.mode !== 'writer') return
+    const next: Record<string, number> = {}
+    for (const botId of group.members) next[botId] = cursors.get(botId) ?? group.seen?.[botId] ?? 0
+    const before = group.seen ?? {}
+    if (Object.keys(next).length === Object.keys(before).length && Object.entries(next).every(([k, v]) => before[k] === v)) return
+    try {
+      await this.store.update((s) => {
+        const g = s.groups[groupId]
+        if (g && !g.deleted) g.seen = next
+      })
+    } catch (error) {
+      // Kept in memory; after a restart the member is shown a few posts again, nothing is lost.
+      process.stderr.write(`dsh-bot-team: could not save group cursors (${error instanceof Error ? error.message : String(error)})\n`)
     }
   }
 

@@ -74,6 +74,8 @@ export const groupSchema = z.object({
   roomSessionId: id.optional(),
   /** botId → the Session id that Bot uses inside this group. */
   memberSessions: z.record(id, id),
+  /** botId → how many room posts that member has seen (its "last looked" cursor); absent in older files. */
+  seen: z.record(id, z.int().min(0)).optional(),
   createdAt: isoTime,
   deleted: z.object({ at: isoTime, by: id }).optional(),
 })

@@ -21,6 +21,14 @@ describe('parseMentions', () => {
     expect(parseMentions('@Kate2 hi', ms).ids).toEqual([])
     expect(parseMentions('@Kate你好', ms).ids).toEqual(['kate'])
   })
+  it('longest name first also for names with spaces, whatever the member order', () => {
+    for (const ms of [[{ id: 'd', name: 'Dev' }, { id: 'db', name: 'Dev Bot' }], [{ id: 'db', name: 'Dev Bot' }, { id: 'd', name: 'Dev' }]]) {
+      expect(parseMentions('@dev bot please', ms).ids).toEqual(['db'])
+      expect(parseMentions('@Dev, please', ms).ids).toEqual(['d'])
+      expect(parseMentions('@Dev Botany is a word', ms).ids).toEqual(['d'])
+    }
+    expect(parseMentions('@Kate hi', [{ id: 'kate', name: 'Kate' }, { id: 'k', name: 'K' }]).ids).toEqual(['kate'])
+  })
   it('after a CJK name any character may follow', () => {
     const ms = [{ id: 'x', name: '小明' }, { id: 'y', name: '小' }]
     expect(parseMentions('@小明你好', ms).ids).toEqual(['x'])
