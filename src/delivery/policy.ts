@@ -142,10 +142,13 @@ export function replyBody(targetName: string, deliveryId: string, outcome: TurnO
   return `No answer: ${targetName}'s turn that handled your message (${deliveryId}) ${what} (${outcome.why}). Send the message again if it is still needed.`
 }
 
-/** The report a sender gets when its queued message was discarded by a stop (pure). */
-export function discardReport(targetName: string, deliveryId: string, body: string, stopperName: string, reason: string): string {
+/**
+ * The report a sender gets when its queued message was discarded (pure). `cause` completes
+ * "because …": `Main stopped Ada ("plan changed")` or `Ada was deleted`.
+ */
+export function discardReport(targetName: string, deliveryId: string, body: string, cause: string): string {
   const preview = body.length > 200 ? `${body.slice(0, 200)}…` : body
-  return `Not delivered: your message to ${targetName} (${deliveryId}) was discarded before ${targetName} read it, because ${stopperName} stopped ${targetName} ("${reason}"). The message was: "${preview}". Send it again if it is still needed.`
+  return `Not delivered: your message to ${targetName} (${deliveryId}) was discarded before ${targetName} read it, because ${cause}. The message was: "${preview}". Send it again if it is still needed.`
 }
 
 /** Why a turn ended, in words (pure; tolerant of unknown reason shapes). */

@@ -11,7 +11,9 @@
  * team state (`deliveries[]`, bounded) BEFORE the DSH call, the message `source` carries its id,
  * "delivered" is a `user/message` with that id in the target's log, and start-up recovery decides
  * per pending record (`recoveryAction`) whether to mark it delivered, re-drive DSH's restored
- * queue, or send it.
+ * queue, or send it. A queued Bot message is a discard only when a stop or the target's deletion
+ * cleared it (recorded, reported to its sender); DSH also clears an agent's inbox when it disposes
+ * the agent (shutdown, unload) — those records stay pending and the next start sends them.
  *
  * Deliberately does not: wait for the target's turn inside a tool (two Bots waiting on each other
  * would deadlock; replies are routed asynchronously from the target's `turn/end`), touch group
@@ -309,12 +311,25 @@ export class BotDelivery extends Service {
     if (!relay) return
     const record = this.delivery(relay.deliveryId)
     const stop = this.stopping.get(sessionId)
+    const target = record ? this.store.state.bots[record.to] : undefined
     const targetName = record ? this.nameOf(record.to) : 'the target'
-    const why = stop ? `discarded: ${stop.byName} stopped ${targetName} (${stop.reason})` : `discarded: ${targetName}'s queue was cleared`
-    this.mark(relay.deliveryId, 'discarded', why)
+    let cause: string
+    if (stop) {
+      cause = `${stop.byName} stopped ${targetName} ("${stop.reason}")`
+      this.mark(relay.deliveryId, 'discarded', `discarded: ${stop.byName} stopped ${targetName} (${stop.reason})`)
+    } else if (target?.deleted) {
+      // The roster already recorded the discard in the transaction that deleted the Bot.
+      cause = `${targetName} was deleted`
+      this.mark(relay.deliveryId, 'discarded', `discarded: ${targetName} was deleted`)
+    } else {
+      // Neither a stop nor a deletion: DSH clears an agent's inbox when it disposes the agent
+      // (shutdown, plugin unload), and logs the clear. The record stays pending: the next start
+      // finds it nowhere and sends it again under its id. No report: nothing was lost.
+      return
+    }
     // Report to the sender (a stop notice has nobody to report to).
     if (!record || relay.delivery === 'stop' || !this.ctx.botRoster.bot(record.from)) return
-    const body = discardReport(targetName, record.id, record.body, stop?.byName ?? 'someone', stop?.reason ?? 'queue cleared')
+    const body = discardReport(targetName, record.id, record.body, cause)
     void this.send({ from: stop?.byId ?? record.to, to: record.from, kind: 'reply', body, hop: record.hop, replyTo: record.id })
       .catch((error: unknown) => this.warn(`could not report discarded ${record.id} to its sender`, error))
   }

@@ -48,6 +48,18 @@ describe('relay sources', () => {
     expect('replyTo' in interrupt).toBe(false)
   })
 
+  it('every kind × reply mode gives a JSON-only source without undefined values (DSH followup throws on one)', () => {
+    for (const kind of ['message', 'interrupt', 'stop', 'reply'] as const) {
+      for (const replyMode of ['sender', 'user', undefined] as const) {
+        const s = relaySource({ id: 'delivery-9', from: 'bot-2', hop: 3, kind, replyMode }, 'Ada')
+        expect(JSON.parse(JSON.stringify(s))).toEqual(s)
+        expect(Object.values(s)).not.toContain(undefined)
+        expect(readRelay(s)).toEqual(s)
+        expect('replyTo' in s).toBe(kind === 'message' && replyMode !== undefined)
+      }
+    }
+  })
+
   it('reads back only our own relay sources', () => {
     expect(readRelay(relaySource(d, 'Main'))?.deliveryId).toBe('delivery-3')
     expect(readRelay({ kind: 'user' })).toBeUndefined()
@@ -111,8 +123,10 @@ describe('replies and reports', () => {
   })
 
   it('tells the sender what was discarded, by whom and why', () => {
-    expect(discardReport('Ada', 'delivery-4', 'check it', 'Main', 'plan changed')).toBe(
+    expect(discardReport('Ada', 'delivery-4', 'check it', 'Main stopped Ada ("plan changed")')).toBe(
       'Not delivered: your message to Ada (delivery-4) was discarded before Ada read it, because Main stopped Ada ("plan changed"). The message was: "check it". Send it again if it is still needed.')
-    expect(discardReport('Ada', 'd', 'x'.repeat(500), 'Main', 'r')).toContain(`${'x'.repeat(200)}…`)
+    expect(discardReport('Ada', 'delivery-5', 'check it', 'Ada was deleted')).toBe(
+      'Not delivered: your message to Ada (delivery-5) was discarded before Ada read it, because Ada was deleted. The message was: "check it". Send it again if it is still needed.')
+    expect(discardReport('Ada', 'd', 'x'.repeat(500), 'Ada was deleted')).toContain(`"${'x'.repeat(200)}…"`)
   })
 })
