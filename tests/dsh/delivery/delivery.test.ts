@@ -44,7 +44,7 @@ describe('botDelivery (in-process DSH)', () => {
 
     const [toAda] = userMessages(adaAgent)
     expect(toAda!.text).toMatch(/^\[Message from Bot Main\]\n\nWhat is 2\+2\?/)
-    expect(toAda!.source).toMatchObject({ kind: 'plugin', plugin: 'bot-team', form: 'relay', fromName: 'Main', hop: 1, delivery: 'message', replyTo: 'sender' })
+    expect(toAda!.source).toEqual({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-1', fromBot: 'bot-1', fromName: 'Main', hop: 1, delivery: 'message', replyTo: 'sender' })
     expect(toolResults(main, 'message_bot')[0]).toMatch(/^Sent to Ada \(delivery-1, hop 1\)\. Ada was idle; the message started its turn\./)
     const reply = userMessages(main).find((m) => m.source.delivery === 'reply')!
     expect(reply.text).toBe('[Reply from Bot Ada]\n\nFOUR')
