@@ -147,7 +147,10 @@ export class BotRoster extends Service {
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
     this.ctx.on('agent/request', ({ agent }, next) => this.route(agent, next), { prepend: true })
     this.ctx.on('session/event', (session, event) => {
-      if (event.type === 'permission/preset') void this.onPresetEvent(String(session.id), (event.data as { preset?: string }).preset)
+      if (event.type !== 'permission/preset') return
+      this.onPresetEvent(String(session.id), (event.data as { preset?: string }).preset).catch((error: unknown) => {
+        this.record(`could not adopt a preset change: ${error instanceof Error ? error.message : String(error)}`)
+      })
     })
     this.ctx.effect(() => () => {
       for (const handle of this.handles.values()) void handle.dispose()

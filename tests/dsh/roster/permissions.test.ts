@@ -49,8 +49,7 @@ describe('permission presets and pickers on Bot Sessions', () => {
     const bot = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const agent = await host.ctx.botRoster.agentOf(bot.id)
     await host.ctx.permissionPresets.set(agent.session, 'read-only') // what DSH Web's selector does
-    await new Promise((r) => setTimeout(r, 20))
-    expect(host.ctx.botRoster.find('Ada')!.permissionPreset).toBe('read-only')
+    await expect.poll(() => host.ctx.botRoster.find('Ada')!.permissionPreset, { timeout: 10_000 }).toBe('read-only')
   })
 
   it('a model picked for a Bot Session in DSH\'s own picker becomes the Bot\'s model (no silent disagreement)', async () => {
