@@ -9,11 +9,11 @@
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { TeamAction } from '../roster/authority.ts'
-import { RosterRefusal } from '../roster/service.ts'
+import { answer, textOutput } from '../refusal.ts'
 import type { Bot } from '../store/index.ts'
 import type { BotDelivery } from './service.ts'
 
-const text = { schema: { type: 'string' }, render: (_args: unknown, value: string) => [{ type: 'text' as const, text: value }] } as const
+const text = textOutput
 
 const SELF_CONTAINED = 'The receiver cannot see your chat or this conversation: write a self-contained message (what you need, the facts it needs, what to send back).'
 
@@ -36,15 +36,6 @@ function resolve(delivery: BotDelivery, exec: Exec, action: TeamAction, ref: str
   const verdict = roster.check(caller, action, { botId: target.id })
   if (!verdict.allowed) return `Refused: ${verdict.reason}`
   return { caller: callerBot, target, sessionId }
-}
-
-async function answer(run: () => Promise<string>): Promise<string> {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof RosterRefusal) return `Refused: ${error.message}`
-    throw error
-  }
 }
 
 export function deliveryTools(delivery: BotDelivery): ToolDefinition[] {

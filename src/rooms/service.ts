@@ -23,13 +23,15 @@
  */
 import { randomUUID } from 'node:crypto'
 import { Service, type Context } from '@deepseek-ai/cordis'
-import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
+import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import type { Caller, Decision } from '../roster/authority.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
-import { IDENTITY_SECTION, identityText, parseModel } from '../roster/identity.ts'
+import { TeamRefusal } from '../refusal.ts'
+import { SessionOpener } from '../session-opener.ts'
+import { IDENTITY_SECTION, identityText } from '../roster/identity.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
@@ -63,13 +65,7 @@ export const Config = z.object({
 export type Config = z.input<typeof Config>
 
 /** A refusal the caller can read (tools answer "Refused: …"). */
-export class RoomRefusal extends Error {
-  readonly code: 'forbidden' | 'invalid' | 'not-found' | 'unavailable' | 'limit'
-  constructor(code: RoomRefusal['code'], message: string) {
-    super(message)
-    this.code = code
-  }
-}
+export class RoomRefusal extends TeamRefusal {}
 
 export const ROOM_SECTION = 'botteam:room'
 
@@ -98,27 +94,6 @@ export interface RoundRecord {
 
 const MAX_ROUND_LOG = 200
 
-interface ApiResponse<T> {
-  result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }
-}
-interface ApiProxyLike {
-  sessions: {
-    create(req: { rpcId: string; payload: Record<string, unknown> }): Promise<ApiResponse<{ sessionId: string }>>
-    rename(req: { rpcId: string; payload: { sessionId: string; title: string } }): Promise<ApiResponse<unknown>>
-    models(req: { rpcId: string; payload: { sessionId: string } }): Promise<ApiResponse<unknown>>
-  }
-}
-interface WorkspaceRegistryLike {
-  list(): { id: string; path: string }[]
-  create(path: string, title?: string): Promise<{ id: string; path: string }> | { id: string; path: string }
-  archiveSession(sessionId: string): Promise<unknown> | unknown
-}
-
-function unwrap<T>(response: ApiResponse<T>, what: string): T {
-  if (response.result.ok) return response.result.value
-  throw new Error(`${what} failed: ${response.result.error.message}`)
-}
-const rpcId = () => `bot-team-${randomUUID()}`
 
 type Source = Record<string, unknown> & { kind: string }
 interface LooseMessage {
@@ -164,7 +139,8 @@ export class BotRooms extends Service {
   private readonly config: z.output<typeof Config>
   /** Room Sessions being created right now → group id (before team state records them). */
   private readonly openingRooms = new Map<string, string>()
-  private readonly handles = new Map<string, AgentHandle>()
+  /** Opens, resumes and closes room and member Sessions (DSH Web's way where it runs). */
+  private readonly sessions: SessionOpener
   private readonly transcripts = new Map<string, Post[]>()
   /** groupId → botId → index of the first post it has not seen. */
   private readonly cursors = new Map<string, Map<string, number>>()
@@ -183,6 +159,7 @@ export class BotRooms extends Service {
     super(ctx, 'botRooms')
     this.config = Config.parse(config)
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
+    this.sessions = new SessionOpener(this.ctx, { workspace: this.config.workspace, defaultModel: this.config.defaultModel })
     this.limits = { ...DEFAULT_LIMITS, ...this.config.limits }
   }
 
@@ -208,10 +185,7 @@ export class BotRooms extends Service {
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => {
       for (const cursors of this.cursors.values()) cursors.delete(botId)
     })
-    this.ctx.effect(() => () => {
-      for (const handle of this.handles.values()) void handle.dispose()
-      this.handles.clear()
-    }, 'bot-rooms:agents')
+    this.sessions.disposeWithFiber('bot-rooms:sessions')
     // Bots whose own chat was attached before this service started get the group tools now.
     for (const bot of this.roster.bots()) {
       const sid = bot.sessionParts.at(-1)?.sessionId
@@ -371,18 +345,7 @@ export class BotRooms extends Service {
   }
 
   private async stopSession(sessionId: string, reason: string): Promise<void> {
-    const agent = this.ctx.agents.get(SessionId(sessionId))
-    if (agent) {
-      agent.cancel({ kind: 'hook', reason })
-      await agent.whenIdle()
-    }
-    const handle = this.handles.get(sessionId)
-    if (handle) {
-      this.handles.delete(sessionId)
-      await handle.dispose()
-    }
-    const registry = this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
-    if (registry) await registry.archiveSession(SessionId(sessionId))
+    await this.sessions.close(sessionId, reason)
   }
 
   // ── posting ─────────────────────────────────────────────────────────────────────────────────
@@ -440,74 +403,30 @@ export class BotRooms extends Service {
 
   // ── Sessions ────────────────────────────────────────────────────────────────────────────────
 
-  private async workspaceId(): Promise<string | undefined> {
-    const registry = this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
-    if (!registry) return undefined
-    const { realpathSync } = await import('node:fs')
-    const path = realpathSync(this.config.workspace)
-    return (registry.list().find((w) => w.path === path) ?? await registry.create(path, 'Bot team')).id
-  }
-
-  private async createSession(sessionId: string, model: string | undefined): Promise<void> {
-    const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
-    if (api) {
-      const workspaceId = await this.workspaceId()
-      unwrap(await api.sessions.create({ rpcId: rpcId(), payload: workspaceId ? { sessionId, workspaceId } : { sessionId, cwd: this.config.workspace } }), 'creating a group Session')
-      return
-    }
-    const route = parseModel(model ?? this.config.defaultModel)
-    const handle = await this.ctx.agents.create({
-      sessionId: SessionId(sessionId),
-      meta: { cwd: this.config.workspace },
-      ...(route ? { agentOptions: { provider: route.provider, model: route.model } } : {}),
-    })
-    this.handles.set(sessionId, handle)
-  }
-
-  private async resumeSession(sessionId: string, model: string | undefined): Promise<Agent> {
-    const live = this.ctx.agents.get(SessionId(sessionId))
-    if (live) return live
-    if ((await this.store.claim()) !== 'writer') throw new RoomRefusal('unavailable', `group Sessions are not opened here: ${this.store.status().message}`)
-    const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
-    if (api) {
-      unwrap(await api.sessions.models({ rpcId: rpcId(), payload: { sessionId } }), 'resuming a group Session')
-      const agent = this.ctx.agents.get(SessionId(sessionId))
-      if (!agent) throw new Error(`group Session ${sessionId} could not be resumed`)
-      return agent
-    }
-    const route = parseModel(model ?? this.config.defaultModel)
-    const agentOptions = route ? { agentOptions: { provider: route.provider, model: route.model } } : {}
-    let handle: AgentHandle
-    try {
-      handle = await this.ctx.agents.resume({ resumeSessionId: SessionId(sessionId), ...agentOptions })
-    } catch (error) {
-      if (!/not found/.test(error instanceof Error ? error.message : '')) throw error
-      handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd: this.config.workspace }, ...agentOptions })
-    }
-    this.handles.set(sessionId, handle)
-    return handle.agent
-  }
-
   /** Create the group's visible room Session: titled with the group name, non-blank (one zero-call turn). */
   private async openRoom(groupId: string): Promise<void> {
     const sessionId = `session-${randomUUID()}`
     this.openingRooms.set(sessionId, groupId)
+    const name = this.state.groups[groupId]!.name
+    let agent: Agent
     try {
-      await this.createSession(sessionId, undefined)
+      agent = await this.sessions.create(sessionId, { title: name })
       await this.store.update((s) => {
         s.groups[groupId]!.roomSessionId = sessionId
       })
     } finally {
       this.openingRooms.delete(sessionId)
     }
-    const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
-    const name = this.state.groups[groupId]!.name
-    if (api) await api.sessions.rename({ rpcId: rpcId(), payload: { sessionId, title: name } }).catch(() => undefined)
-    const agent = this.ctx.agents.get(SessionId(sessionId))
-    if (agent) {
-      agent.followup(createUserMessage({ content: [{ type: 'text', text: `Group ${name} opened.` }], source: { kind: 'plugin', plugin: PLUGIN, form: 'relay', delivery: 'room-open', groupId, groupName: name } as never }))
-      await agent.whenIdle()
+    // One turn the room answers itself, so DSH Web lists the room (it hides Sessions without a turn).
+    agent.followup(createUserMessage({ content: [{ type: 'text', text: `Group ${name} opened.` }], source: { kind: 'plugin', plugin: PLUGIN, form: 'relay', delivery: 'room-open', groupId, groupName: name } as never }))
+    await agent.whenIdle()
+  }
+
+  private async resumeSession(sessionId: string, model: string | undefined): Promise<Agent> {
+    if (!this.ctx.agents.get(SessionId(sessionId)) && (await this.store.claim()) !== 'writer') {
+      throw new RoomRefusal('unavailable', `group Sessions are not opened here: ${this.store.status().message}`)
     }
+    return this.sessions.resume(sessionId, model)
   }
 
   /** The room Session's live agent (opened or resumed on demand). */
@@ -530,18 +449,16 @@ export class BotRooms extends Service {
       if (existing) return this.resumeSession(existing, bot.model)
       const sessionId = `session-${randomUUID()}`
       const done = this.roster.opens(sessionId, { botId, groupId })
+      let agent: Agent
       try {
-        await this.createSession(sessionId, bot.model)
+        agent = await this.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model })
         await this.store.update((s) => {
           s.groups[groupId]!.memberSessions[botId] = sessionId
         })
       } finally {
         done()
       }
-      const registry = this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
-      if (registry) await registry.archiveSession(SessionId(sessionId))
-      const agent = this.ctx.agents.get(SessionId(sessionId))
-      if (!agent) throw new Error(`the group Session of ${bot.name} did not start`)
+      await this.sessions.archive(sessionId) // kept out of DSH Web's session list
       return agent
     })()
     this.creating.set(key, run)

@@ -9,20 +9,10 @@
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { Group } from '../store/index.ts'
-import { RoomRefusal, type BotRooms } from './service.ts'
+import { answer, textOutput } from '../refusal.ts'
+import type { BotRooms } from './service.ts'
 
-const text = { schema: { type: 'string' }, render: (_args: unknown, value: string) => [{ type: 'text' as const, text: value }] } as const
-
-async function answer(run: () => Promise<string>): Promise<string> {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof RoomRefusal) return `Refused: ${error.message}`
-    const code = (error as { code?: string } | null)?.code
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `Refused: the team could not be saved (${(error as Error).message}).`
-    throw error
-  }
-}
+const text = textOutput
 
 export function describeGroup(rooms: BotRooms, g: Group): string {
   const name = (id: string) => rooms.roster.bot(id)?.name ?? id

@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
-import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
+import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, type LlmCallConfig } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
@@ -28,6 +28,8 @@ import { botOfSession, currentPart, IDENTITY_SECTION, identityText, liveBotList,
 import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
+import { TeamRefusal } from '../refusal.ts'
+import { SessionOpener } from '../session-opener.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -57,13 +59,7 @@ export const Config = z.object({
 export type Config = z.input<typeof Config>
 
 /** A refusal the caller can read: the tool returns its message, the HTTP route a 4xx. */
-export class RosterRefusal extends Error {
-  readonly code: 'forbidden' | 'invalid' | 'not-found' | 'unavailable'
-  constructor(code: RosterRefusal['code'], message: string) {
-    super(message)
-    this.code = code
-  }
-}
+export class RosterRefusal extends TeamRefusal {}
 
 /** Marker for the zero-model-call turn that makes a fresh Session visible in DSH Web's sidebar. */
 const BOOTSTRAP_MARK = 'bot-team-bootstrap'
@@ -76,37 +72,11 @@ export interface RosterActivity {
 
 const MAX_ACTIVITY = 100
 
-/** Minimal shapes of DSH Web's host services (present only in the web profile). */
-interface ApiResponse<T> {
-  result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }
-}
-interface ApiProxyLike {
-  sessions: {
-    create(req: { rpcId: string; payload: Record<string, unknown> }): Promise<ApiResponse<{ sessionId: string }>>
-    rename(req: { rpcId: string; payload: { sessionId: string; title: string } }): Promise<ApiResponse<unknown>>
-    models(req: { rpcId: string; payload: { sessionId: string } }): Promise<ApiResponse<unknown>>
-  }
-}
-interface WorkspaceLike {
-  id: string
-  path: string
-}
-interface WorkspaceRegistryLike {
-  list(): WorkspaceLike[]
-  create(path: string, title?: string): Promise<WorkspaceLike> | WorkspaceLike
-  archiveSession(sessionId: string): Promise<unknown> | unknown
-}
 interface PermissionPresetsLike {
   set(session: Agent['session'], name: string): Promise<unknown> | unknown
   current(events: readonly unknown[]): string | undefined
 }
 
-function unwrap<T>(response: ApiResponse<T>, what: string): T {
-  if (response.result.ok) return response.result.value
-  throw new Error(`${what} failed: ${response.result.error.message}`)
-}
-
-const rpcId = () => `bot-team-${randomUUID()}`
 
 /** Whose a Session is: a Bot's own chat (a part), or a Bot's Session in one group. */
 export type SessionOwner = { botId: string; groupId?: string }
@@ -118,8 +88,8 @@ export class BotRoster extends Service {
   private readonly config: z.output<typeof Config>
   /** Sessions being created right now (before team state records them), and whose they are. */
   private readonly opening = new Map<string, SessionOwner>()
-  /** Agents this service created itself (headless / in-process); disposed with it. */
-  private readonly handles = new Map<string, AgentHandle>()
+  /** Opens, resumes and closes the Bots' Sessions (DSH Web's way where it runs). */
+  readonly sessions: SessionOpener
   private readonly activityLog: RosterActivity[] = []
   private readonly onAgents: AgentRegistrations
   private bootstrapping: Promise<void> | undefined
@@ -136,6 +106,7 @@ export class BotRoster extends Service {
     super(ctx, 'botRoster')
     this.config = Config.parse(config)
     this.onAgents = new AgentRegistrations(ctx, 'bot-roster:agent-registrations')
+    this.sessions = new SessionOpener(this.ctx, { workspace: this.config.workspace, defaultModel: this.config.defaultModel })
   }
 
   private get store(): BotStore {
@@ -152,10 +123,7 @@ export class BotRoster extends Service {
         this.record(`could not adopt a preset change: ${error instanceof Error ? error.message : String(error)}`)
       })
     })
-    this.ctx.effect(() => () => {
-      for (const handle of this.handles.values()) void handle.dispose()
-      this.handles.clear()
-    }, 'bot-roster:agents')
+    this.sessions.disposeWithFiber('bot-roster:sessions')
     if (this.store.mode !== 'writer') return
     this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
@@ -398,21 +366,9 @@ export class BotRoster extends Service {
   }
 
   private async stopActivity(bot: Bot, reason: string): Promise<void> {
-    const registry = this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
     for (const sessionId of this.sessionsOf(bot.id)) {
-      const agent = this.ctx.agents.get(SessionId(sessionId))
-      if (agent) {
-        const queued = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
-        agent.cancel({ kind: 'hook', reason: `Bot ${bot.name} was deleted: ${reason}` })
-        if (queued) this.record(`dropped ${queued} queued message(s) for deleted Bot ${bot.name}`, bot.id)
-        await agent.whenIdle()
-      }
-      const handle = this.handles.get(sessionId)
-      if (handle) {
-        this.handles.delete(sessionId)
-        await handle.dispose()
-      }
-      if (registry) await registry.archiveSession(SessionId(sessionId))
+      const dropped = await this.sessions.close(sessionId, `Bot ${bot.name} was deleted: ${reason}`)
+      if (dropped) this.record(`dropped ${dropped} queued message(s) for deleted Bot ${bot.name}`, bot.id)
     }
     this.record(`deleted Bot ${bot.name} (${reason}); its Sessions are archived, its data kept`, bot.id)
   }
@@ -426,16 +382,11 @@ export class BotRoster extends Service {
     const sessionId = `session-${randomUUID()}`
     const done = this.opens(sessionId, { botId })
     try {
-      const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
-      if (api) await this.openInWeb(api, bot, sessionId)
-      else {
-        const route = parseModel(bot.model ?? this.config.defaultModel)
-        const handle = await this.ctx.agents.create({
-          sessionId: SessionId(sessionId),
-          meta: { cwd: this.config.workspace },
-          ...(route ? { agentOptions: { provider: route.provider, model: route.model } } : {}),
-        })
-        this.handles.set(sessionId, handle)
+      const agent = await this.sessions.create(sessionId, { title: bot.name, model: bot.model })
+      if (this.ctx.get('apiProxy')) {
+        // DSH Web hides a Session that never ran a turn; run one turn that makes no model call.
+        agent.followup(createUserMessage({ content: [{ type: 'text', text: `${bot.name} joined the team.` }], source: { kind: 'plugin', plugin: BOOTSTRAP_MARK } }))
+        await agent.whenIdle()
       }
       await this.store.update((s) => {
         const b = s.bots[botId]!
@@ -445,30 +396,6 @@ export class BotRoster extends Service {
       done()
     }
     return sessionId
-  }
-
-  /** As DSH Web creates a chat (api proxy → standard preset and tools), titled, in the Bots' workspace, non-blank. */
-  private async openInWeb(api: ApiProxyLike, bot: Bot, sessionId: string): Promise<void> {
-    const workspace = await this.workspace()
-    unwrap(await api.sessions.create({
-      rpcId: rpcId(),
-      payload: workspace ? { sessionId, workspaceId: workspace.id } : { sessionId, cwd: this.config.workspace },
-    }), 'creating the Bot Session')
-    unwrap(await api.sessions.rename({ rpcId: rpcId(), payload: { sessionId, title: bot.name } }), 'titling the Bot Session')
-    // DSH Web hides a Session that never ran a turn; run one turn that makes no model call.
-    const agent = this.ctx.agents.get(SessionId(sessionId))
-    if (agent) {
-      agent.followup(createUserMessage({ content: [{ type: 'text', text: `${bot.name} joined the team.` }], source: { kind: 'plugin', plugin: BOOTSTRAP_MARK } }))
-      await agent.whenIdle()
-    }
-  }
-
-  private async workspace(): Promise<WorkspaceLike | undefined> {
-    const registry = this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
-    if (!registry) return undefined
-    const { realpathSync } = await import('node:fs')
-    const path = realpathSync(this.config.workspace)
-    return registry.list().find((w) => w.path === path) ?? await registry.create(path, 'Bot team')
   }
 
   /** The live agent of the Bot's own chat, resuming it if it is cold. */
@@ -483,26 +410,7 @@ export class BotRoster extends Service {
       throw new RosterRefusal('unavailable', `Bot ${bot.name}'s chat is not opened here: ${this.store.status().message}`)
     }
     this.tookOver()
-    const api = this.ctx.get('apiProxy') as ApiProxyLike | undefined
-    if (api) {
-      // Resumes with DSH Web's full composition (preset, model selection) and nothing else.
-      unwrap(await api.sessions.models({ rpcId: rpcId(), payload: { sessionId } }), 'resuming the Bot Session')
-      const agent = this.ctx.agents.get(SessionId(sessionId))
-      if (agent) return agent
-      throw new RosterRefusal('unavailable', `Bot ${bot.name}'s chat could not be resumed.`)
-    }
-    const route = parseModel(bot.model ?? this.config.defaultModel)
-    const agentOptions = route ? { agentOptions: { provider: route.provider, model: route.model } } : {}
-    let handle: AgentHandle
-    try {
-      handle = await this.ctx.agents.resume({ resumeSessionId: SessionId(sessionId), ...agentOptions })
-    } catch (error) {
-      // A Session that never ran a turn was never written; open it afresh under the same id.
-      if (!/not found/.test(error instanceof Error ? error.message : '')) throw error
-      handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd: this.config.workspace }, ...agentOptions })
-    }
-    this.handles.set(sessionId, handle)
-    return handle.agent
+    return this.sessions.resume(sessionId, bot.model)
   }
 
   // ── model and preset: the Bot's, and DSH Web's own pickers agree with it ──────────────────────

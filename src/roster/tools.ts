@@ -10,7 +10,7 @@
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { Bot } from '../store/index.ts'
 import type { BotRoster } from './service.ts'
-import { RosterRefusal } from './service.ts'
+import { answer, textOutput } from '../refusal.ts'
 
 export interface BotSummary {
   id: string
@@ -34,17 +34,7 @@ export function renderBotList(bots: readonly BotSummary[]): string {
   return `The team has ${bots.length} Bot${bots.length === 1 ? '' : 's'}:\n${lines.join('\n')}`
 }
 
-const text = { schema: { type: 'string' }, render: (_args: unknown, value: string) => [{ type: 'text' as const, text: value }] } as const
-
-/** Run a roster action; a refusal becomes the answer. Other errors propagate (DSH marks them isError). */
-async function answer(run: () => Promise<string>): Promise<string> {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof RosterRefusal) return `Refused: ${error.message}`
-    throw error
-  }
-}
+const text = textOutput
 
 const ONLY_WHEN_ASKED = 'Main Bots only, and only when the user asks for it.'
 

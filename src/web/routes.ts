@@ -17,7 +17,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { z } from 'zod'
-import { RosterRefusal, type BotRoster } from '../roster/service.ts'
+import { TeamRefusal, type RefusalCode } from '../refusal.ts'
+import type { BotRoster } from '../roster/service.ts'
 import { isStoreError } from '../store/index.ts'
 import { summary } from '../roster/tools.ts'
 import { checkRequestTrust } from './fence.ts'
@@ -84,7 +85,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
 
 const DeleteBody = z.strictObject({ reason: z.string().trim().min(1, 'reason: say why, in a sentence').max(500) })
 
-const REFUSAL_STATUS: Record<RosterRefusal['code'], number> = { forbidden: 403, invalid: 400, 'not-found': 404, unavailable: 409 }
+const REFUSAL_STATUS: Record<RefusalCode, number> = { forbidden: 403, invalid: 400, 'not-found': 404, unavailable: 409, limit: 429 }
 
 const USER = { kind: 'user' } as const
 
@@ -127,7 +128,7 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, o
     throw new HttpError(404, `no such route: ${path}`)
   } catch (error) {
     if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message })
-    if (error instanceof RosterRefusal) return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
+    if (error instanceof TeamRefusal) return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
     if (isStoreError(error)) return sendJson(res, 409, { error: error.message, code: error.code })
     return sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) })
   }

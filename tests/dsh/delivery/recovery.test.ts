@@ -131,7 +131,7 @@ describe('delivery start-up recovery (restart on the same home)', () => {
     expect(again.adapter.model.loopRequests().filter((r) => r.model === 'ada')).toHaveLength(0)
   }, 60_000)
 
-  it('a graceful shutdown with Bot messages still queued leaves them pending (DSH clears the inbox), and the next start sends each once', async () => {
+  it('a graceful shutdown with Bot messages still queued leaves them pending (not discarded), and the next start delivers each once', async () => {
     const home = mkdtempSync(join(tmpdir(), 'bot-delivery-shutdown-'))
     homes.push(home)
     const first = await on(home)
@@ -143,13 +143,17 @@ describe('delivery start-up recovery (restart on the same home)', () => {
     await first.ctx.sessions.flush(adaAgent.session)
     await first.dispose()
     hosts.splice(hosts.indexOf(first), 1)
-    // DSH logged the clear; the outbox did not call it a discard
-    expect(sessionLog(home, String(adaAgent.id)).some((e) => e.type === 'agent/inbox/spliced' && (e.data as { outcome?: string }).outcome === 'canceled')).toBe(true)
+    // Whether DSH's shutdown got to log the inbox clear depends on its teardown order; either way
+    // the outbox did not call it a discard, and the next start delivers the message once: sent
+    // again when the clear was logged, re-driven from the restored inbox when it was not.
+    const cleared = sessionLog(home, String(adaAgent.id)).some((e) => e.type === 'agent/inbox/spliced' && (e.data as { outcome?: string }).outcome === 'canceled')
     const state = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8')) as { deliveries: Delivery[] }
     expect(state.deliveries.map((x) => [x.id, x.status])).toEqual([[d.id, 'pending']])
 
     const second = await on(home)
-    expect(second.ctx.botDelivery.recovered).toEqual({ delivered: 0, redriven: 0, sent: 1, discarded: 0 })
+    expect(second.ctx.botDelivery.recovered).toEqual(cleared
+      ? { delivered: 0, redriven: 0, sent: 1, discarded: 0 }
+      : { delivered: 0, redriven: 1, sent: 0, discarded: 0 })
     await quiesce(second)
     expect(userMessages(await second.ctx.botRoster.agentOf(ada.id)).filter((m) => m.source.deliveryId === d.id)).toHaveLength(1)
     expect(said(second, 'ada').filter((t) => t.includes('QUEUED-AT-SHUTDOWN'))).toHaveLength(1)

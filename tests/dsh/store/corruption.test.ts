@@ -1,6 +1,5 @@
 // Corruption matrix on real files: every kind keeps the original byte for byte and lands in the
 // right mode; plus the no-lock fallback (a lock function that fails like ENOTSUP/EPERM/ENOSYS).
-import { fork } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'

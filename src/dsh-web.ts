@@ -1,0 +1,62 @@
+/**
+ * The parts of DSH Web's host services the plugin uses, as minimal structural types (they exist
+ * only in the web profile, so they are read with `ctx.get` and may be absent), plus the one way
+ * the plugin creates a Session there: as DSH Web creates a chat, through the api proxy, so the
+ * Session gets DSH Web's agent preset and tools.
+ *
+ * Deliberately narrow: no fallbacks for headless hosts here; callers decide what to do without
+ * DSH Web.
+ */
+import { randomUUID } from 'node:crypto'
+import { realpathSync } from 'node:fs'
+
+export interface ApiResponse<T> {
+  result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }
+}
+
+export interface ApiProxyLike {
+  sessions: {
+    create(req: { rpcId: string; payload: Record<string, unknown> }): Promise<ApiResponse<{ sessionId: string }>>
+    rename(req: { rpcId: string; payload: { sessionId: string; title: string } }): Promise<ApiResponse<unknown>>
+    models(req: { rpcId: string; payload: { sessionId: string } }): Promise<ApiResponse<unknown>>
+  }
+}
+
+export interface WorkspaceLike {
+  id: string
+  path: string
+}
+
+export interface WorkspaceRegistryLike {
+  list(): WorkspaceLike[]
+  create(path: string, title?: string): Promise<WorkspaceLike> | WorkspaceLike
+  archiveSession(sessionId: string): Promise<unknown> | unknown
+}
+
+export const rpcId = (): string => `bot-team-${randomUUID()}`
+
+export function unwrap<T>(response: ApiResponse<T>, what: string): T {
+  if (response.result.ok) return response.result.value
+  throw new Error(`${what} failed: ${response.result.error.message}`)
+}
+
+/** The "Bot team" workspace at `folder` (created on first use), or undefined without DSH Web. */
+export async function teamWorkspace(registry: WorkspaceRegistryLike | undefined, folder: string): Promise<WorkspaceLike | undefined> {
+  if (!registry) return undefined
+  const path = realpathSync(folder)
+  return registry.list().find((w) => w.path === path) ?? await registry.create(path, 'Bot team')
+}
+
+/** Create a titled Session as DSH Web does (api proxy), in the team workspace when there is one. */
+export async function createWebSession(
+  api: ApiProxyLike,
+  registry: WorkspaceRegistryLike | undefined,
+  opts: { sessionId: string; folder: string; title: string },
+): Promise<void> {
+  const workspace = await teamWorkspace(registry, opts.folder)
+  unwrap(await api.sessions.create({
+    rpcId: rpcId(),
+    payload: workspace ? { sessionId: opts.sessionId, workspaceId: workspace.id } : { sessionId: opts.sessionId, cwd: opts.folder },
+  }), 'creating the Session')
+  unwrap(await api.sessions.rename({ rpcId: rpcId(), payload: { sessionId: opts.sessionId, title: opts.title } }), 'titling the Session')
+}

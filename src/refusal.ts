@@ -1,0 +1,36 @@
+/**
+ * Refusals: how every service says "no" to a team action, and how a tool turns that into an
+ * answer the model reads.
+ *
+ * A refusal is not a crash: the tool returns "Refused: <why and what to do>", the HTTP route a 4xx.
+ * A store refusal (the team cannot be saved from this process: follower, read-only, lock lost) is
+ * one too. Anything else is a bug and propagates (DSH marks the tool result as an error).
+ */
+import { isStoreError } from './store/index.ts'
+
+export type RefusalCode = 'forbidden' | 'invalid' | 'not-found' | 'unavailable' | 'limit'
+
+export class TeamRefusal extends Error {
+  readonly code: RefusalCode
+  constructor(code: RefusalCode, message: string) {
+    super(message)
+    this.code = code
+  }
+}
+
+/** The output spec of every team tool: one string, shown as text. */
+export const textOutput = {
+  schema: { type: 'string' },
+  render: (_args: unknown, value: string) => [{ type: 'text' as const, text: value }],
+} as const
+
+/** Run a team action for a tool; a refusal becomes the answer. */
+export async function answer(run: () => Promise<string>): Promise<string> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof TeamRefusal) return `Refused: ${error.message}`
+    if (isStoreError(error)) return `Refused: the team could not be saved (${error.message}).`
+    throw error
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Opening the DSH Sessions the team uses (Bots' own chats, room and member Sessions) — one way,
+ * shared by the roster and the rooms.
+ *
+ * Owns: creating a Session as DSH Web creates a chat where DSH Web runs (api proxy → DSH Web's
+ * agent preset and tools, the "Bot team" workspace, a pinned title so no title side call is made),
+ * with `ctx.agents.create` otherwise; resuming a cold one (DSH Web's full composition via
+ * `sessions.models`, else `ctx.agents.resume`, creating it afresh under the same id when it was
+ * never written); closing one (dispose the agent if this opener created it, archive the Session in
+ * DSH Web). Agents it created are disposed with its fiber.
+ *
+ * Deliberately narrow: it does not decide who may open what (the team writer check is the
+ * caller's) and attaches nothing to the agents (`agent/created` listeners do).
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { createWebSession, rpcId, unwrap, type ApiProxyLike, type WorkspaceRegistryLike } from './dsh-web.ts'
+import { parseModel } from './roster/identity.ts'
+
+export interface SessionOpenerConfig {
+  /** Every team Session's cwd (the Bots' working folder). */
+  workspace: string
+  /** `provider/model` where DSH has no default and the Bot has no model (in-process hosts). */
+  defaultModel?: string | undefined
+}
+
+export class SessionOpener {
+  private readonly handles = new Map<string, AgentHandle>()
+  private readonly ctx: Context
+  private readonly config: SessionOpenerConfig
+
+  constructor(ctx: Context, config: SessionOpenerConfig) {
+    this.ctx = ctx
+    this.config = config
+  }
+
+  /**
+   * Dispose the agents this opener created when the owning service's fiber ends. Call it from the
+   * service's init, after its other start-up effects: teardown runs in reverse, so the agents go
+   * first, while DSH's session persistence still records their last events.
+   */
+  disposeWithFiber(label: string): void {
+    this.ctx.effect(() => () => {
+      for (const handle of this.handles.values()) void handle.dispose()
+      this.handles.clear()
+    }, label)
+  }
+
+  private get api(): ApiProxyLike | undefined {
+    return this.ctx.get('apiProxy') as ApiProxyLike | undefined
+  }
+
+  private get registry(): WorkspaceRegistryLike | undefined {
+    return this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
+  }
+
+  private agentOptions(model: string | undefined) {
+    const route = parseModel(model ?? this.config.defaultModel)
+    return route ? { agentOptions: { provider: route.provider, model: route.model } } : {}
+  }
+
+  /** Create a Session under a chosen id; its agent is live when this resolves. */
+  async create(sessionId: string, opts: { title: string; model?: string | undefined }): Promise<Agent> {
+    const api = this.api
+    if (api) {
+      await createWebSession(api, this.registry, { sessionId, folder: this.config.workspace, title: opts.title })
+    } else {
+      const handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd: this.config.workspace }, ...this.agentOptions(opts.model) })
+      this.handles.set(sessionId, handle)
+    }
+    const agent = this.ctx.agents.get(SessionId(sessionId))
+    if (!agent) throw new Error(`Session ${opts.title} did not start`)
+    return agent
+  }
+
+  /** The live agent of a Session, resuming it when it is cold. */
+  async resume(sessionId: string, model?: string): Promise<Agent> {
+    const live = this.ctx.agents.get(SessionId(sessionId))
+    if (live) return live
+    const api = this.api
+    if (api) {
+      // Resumes with DSH Web's full composition (preset, model selection) and nothing else.
+      unwrap(await api.sessions.models({ rpcId: rpcId(), payload: { sessionId } }), 'resuming the Session')
+      const agent = this.ctx.agents.get(SessionId(sessionId))
+      if (!agent) throw new Error(`Session ${sessionId} could not be resumed`)
+      return agent
+    }
+    let handle: AgentHandle
+    try {
+      handle = await this.ctx.agents.resume({ resumeSessionId: SessionId(sessionId), ...this.agentOptions(model) })
+    } catch (error) {
+      // A Session that never ran a turn was never written; open it afresh under the same id.
+      if (!/not found/.test(error instanceof Error ? error.message : '')) throw error
+      handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd: this.config.workspace }, ...this.agentOptions(model) })
+    }
+    this.handles.set(sessionId, handle)
+    return handle.agent
+  }
+
+  /** Hide a Session from DSH Web's session list (archive); no-op without DSH Web. */
+  async archive(sessionId: string): Promise<void> {
+    await this.registry?.archiveSession(SessionId(sessionId))
+  }
+
+  /** End a Session's activity for good: cancel its turn, dispose the agent if ours, archive it. */
+  async close(sessionId: string, reason: string): Promise<number> {
+    const agent = this.ctx.agents.get(SessionId(sessionId))
+    let dropped = 0
+    if (agent) {
+      dropped = agent.inbox.nextTurn.length + agent.inbox.nextStep.length
+      agent.cancel({ kind: 'hook', reason })
+      await agent.whenIdle()
+    }
+    const handle = this.handles.get(sessionId)
+    if (handle) {
+      this.handles.delete(sessionId)
+      await handle.dispose()
+    }
+    await this.archive(sessionId)
+    return dropped
+  }
+}
