@@ -50,15 +50,14 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   }), 'team state')
   await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
 
-  // Bots need team state; without it (a start-up bug, reported above) the rest keeps working.
-  if (ctx.get('botStore')) {
-    await mountContained(ctx.plugin(BotRoster, {
-      workspace: paths.workspace,
-      ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}),
-    }), 'roster')
+  // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
+  // reported above) the rest keeps working.
+  const sessions = { workspace: paths.workspace, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }
+  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, sessions), 'roster')
+  if (ctx.get('botRoster')) {
+    await mountContained(ctx.plugin(BotDelivery, {}), 'delivery')
+    await mountContained(ctx.plugin(BotRooms, sessions), 'rooms')
   }
-  if (ctx.get('botRoster')) await mountContained(ctx.plugin(BotDelivery, {}), 'delivery')
-  if (ctx.get('botRoster')) await mountContained(ctx.plugin(BotRooms, { workspace: paths.workspace, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'rooms')
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
     trustedHosts: config.trustedHosts,
