@@ -6,8 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import * as plugin from '../src/index.ts'
-import { startDshHost } from '../tests/support/dsh-host.ts'
+import { startTeamHost } from '../tests/support/dsh-host.ts'
 
 const N = Number(process.argv[2] ?? 200)
 
@@ -17,8 +16,7 @@ const pct = (xs: number[], p: number) => {
 }
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 
-const host = await startDshHost({ '*': { fallback: { text: 'ok' } } })
-await host.ctx.plugin(plugin, { dir: path.join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+const host = await startTeamHost({ '*': { fallback: { text: 'ok' } } })
 const roster = host.ctx.botRoster
 const delivery = host.ctx.botDelivery
 await delivery.ready

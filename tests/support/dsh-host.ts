@@ -19,6 +19,8 @@ import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
 import BashSandbox from '@deepseek-ai/dsh-bash-sandbox'
 import UserApproval from '@deepseek-ai/dsh-user-approval'
 import PermissionPresets from '@deepseek-ai/dsh-permission-presets'
+import { afterEach } from 'vitest'
+import * as botTeam from '../../src/index.ts'
 import { ScriptedAdapter } from '../../scripts/scripted-model/adapter.ts'
 import type { Script, ScriptMap } from '../../scripts/scripted-model/format.ts'
 
@@ -70,15 +72,50 @@ export async function startDshHost(script: Script | ScriptMap = {}, options: { h
   }
   const adapter = new ScriptedAdapter(script)
   ctx.llm.registerAdapter(['mock'], adapter)
+  let disposed: Promise<void> | undefined
   return {
     ctx,
     adapter,
     home,
     cwd,
-    async dispose() {
-      await ctx.fiber.dispose()
-      if (!options.home) rmSync(home, { recursive: true, force: true })
+    dispose() {
+      // Idempotent: a test may stop a host early (a restart) and still leave it to `disposedAfterEach`.
+      disposed ??= (async () => {
+        await ctx.fiber.dispose()
+        if (!options.home) rmSync(home, { recursive: true, force: true })
+      })()
+      return disposed
     },
+  }
+}
+
+export interface TeamHostOptions {
+  home?: string
+  permissions?: boolean
+  /** Who writes team state; tests default to `always` (an in-process host is not `dsh web`). */
+  writer?: 'always' | 'auto' | 'never'
+}
+
+/** A host with the Bot Team plugin mounted on `<home>/bot` (Bots without a model use `mock/mock`). */
+export async function startTeamHost(script: Script | ScriptMap = {}, options: TeamHostOptions = {}): Promise<DshHost> {
+  const { writer = 'always', ...hostOptions } = options
+  const host = await startDshHost(script, hostOptions)
+  await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer, defaultModel: 'mock/mock' } as botTeam.Config)
+  return host
+}
+
+/**
+ * Hosts a test file starts are disposed after each test, the last started first. Call once at the
+ * top of the file; wrap every host in the returned function.
+ */
+export function disposedAfterEach(): <T extends DshHost>(host: T) => T {
+  const hosts: DshHost[] = []
+  afterEach(async () => {
+    for (const host of hosts.splice(0).reverse()) await host.dispose()
+  })
+  return (host) => {
+    hosts.push(host)
+    return host
   }
 }
 

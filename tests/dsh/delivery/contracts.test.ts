@@ -4,22 +4,14 @@
 // Main Bot's refusals, the bounded log read through the service, JSON-only sources.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
-import type { DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, type DshHost } from '../../support/dsh-host.ts'
 import { roomLog, roomOf, say } from '../rooms/helpers.ts'
 import { agentOfSession, quiesce, sleep, slowTool, team, toolResults, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
 
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0).reverse()) await h.dispose()
-})
-
-async function start(script: Parameters<typeof team>[0]) {
-  const host = await team(script)
-  hosts.push(host)
-  return host
-}
+const track = disposedAfterEach()
+const start = async (script: Parameters<typeof team>[0]) => track(await team(script))
 
 const said = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
 const replies = (host: DshHost, botId: string) => host.ctx.botRoster.agentOf(botId).then((a) => userMessages(a).filter((m) => m.source.delivery === 'reply'))

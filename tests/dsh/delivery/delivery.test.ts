@@ -1,19 +1,11 @@
 // botDelivery on the real DSH core, in-process, with a scripted model per Bot.
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
-import type { DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach } from '../../support/dsh-host.ts'
 import { quiesce, slowTool, team, toolResults, turnAt, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
 
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0).reverse()) await h.dispose()
-})
-
-async function start(script: Parameters<typeof team>[0]) {
-  const host = await team(script)
-  hosts.push(host)
-  return host
-}
+const track = disposedAfterEach()
+const start = async (script: Parameters<typeof team>[0]) => track(await team(script))
 
 /** A rule: call `name` once per turn opened by a text matching `when`, then answer `after`. */
 function callOnce(name: string, args: unknown, after: (req: RecordedRequest) => string) {

@@ -1,18 +1,15 @@
 // Shared helpers for the botDelivery in-process tests: a team on real DSH, quiescence, log reads.
-import { join } from 'node:path'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import * as plugin from '../../../src/index.ts'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 
 export const user = { kind: 'user' } as const
 
 export async function team(script: Script | ScriptMap, opts: { home?: string } = {}): Promise<DshHost> {
-  const host = await startDshHost(script, opts.home ? { home: opts.home } : {})
-  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+  const host = await startTeamHost(script, opts)
   await host.ctx.botDelivery.ready
   return host
 }

@@ -12,21 +12,17 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { messageText, relaySource } from '../../../src/delivery/policy.ts'
 import { allocateId, type Delivery } from '../../../src/store/index.ts'
 import { userTextsSinceLastAssistant } from '../../../scripts/scripted-model/format.ts'
-import type { DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, type DshHost } from '../../support/dsh-host.ts'
 import { quiesce, team, user, userMessages } from './helpers.ts'
 
 const homes: string[] = []
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0).reverse()) await h.dispose()
+afterEach(() => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true })
 })
+// Registered after the homes hook, so (after-hooks run last-registered first) hosts go before their homes.
+const track = disposedAfterEach()
 
-async function on(home: string) {
-  const host = await team({ mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada handled it' } }, bob: { fallback: { text: 'Bob handled it' } } }, { home })
-  hosts.push(host)
-  return host
-}
+const on = async (home: string) => track(await team({ mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada handled it' } }, bob: { fallback: { text: 'Bob handled it' } } }, { home }))
 
 /** Record a pending Main → target message in team state, exactly as `send` would (outbox first). */
 async function recordPending(host: DshHost, to: string, body: string): Promise<Delivery> {
@@ -121,7 +117,6 @@ describe('delivery start-up recovery (restart on the same home)', () => {
     expect(ada.inbox.hasPending).toBe(false)
     expect(delivery.delivery(q.deliveryId)).toMatchObject({ status: 'delivered' })
     await host.dispose()
-    hosts.splice(hosts.indexOf(host), 1)
 
     // a further start finds nothing left to do and sends nothing again
     const again = await on(home)
@@ -142,7 +137,6 @@ describe('delivery start-up recovery (restart on the same home)', () => {
     adaAgent.send(relayMessage(d, 'Main'), 'next-turn', false)
     await first.ctx.sessions.flush(adaAgent.session)
     await first.dispose()
-    hosts.splice(hosts.indexOf(first), 1)
     // Whether DSH's shutdown got to log the inbox clear depends on its teardown order; either way
     // the outbox did not call it a discard, and the next start delivers the message once: sent
     // again when the clear was logged, re-driven from the restored inbox when it was not.
@@ -186,7 +180,6 @@ describe('delivery start-up recovery (restart on the same home)', () => {
     await first.ctx.botStore.update((s) => { s.bots[gone.id]!.deleted = { at: new Date().toISOString(), by: 'user' } })
     expect(first.ctx.botDelivery.log().filter((x) => x.status === 'pending').map((x) => x.id)).toEqual([lost.id, ran.id, orphan.id])
     await first.dispose()
-    hosts.splice(hosts.indexOf(first), 1)
 
     const second = await on(home)
     const delivery = second.ctx.botDelivery

@@ -1,15 +1,12 @@
 // The authority matrix at the rooms service: every caller × group action × (round running or not),
 // with the group facts the service fills in (admin, member, round), against an independent table.
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import type { Caller } from '../../../src/roster/authority.ts'
 import type { GroupAction } from '../../../src/rooms/service.ts'
-import type { DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach } from '../../support/dsh-host.ts'
 import { bots, team, user } from './helpers.ts'
 
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0)) await h.dispose()
-})
+const track = disposedAfterEach()
 
 type Who = 'user' | 'main' | 'admin' | 'member' | 'outsider' | 'admin-elsewhere' | 'plain-session'
 const ACTIONS: GroupAction[] = ['create_group', 'update_group', 'delete_group', 'post_to_group', 'read_group_chat']
@@ -25,8 +22,7 @@ const EXPECT: Record<Who, Record<GroupAction, boolean>> = {
 }
 
 it('caller × group action × round running', async () => {
-  const host = await team({})
-  hosts.push(host)
+  const host = track(await team({}))
   const ids = await bots(host, ['Ada', 'Bob', 'Cy', 'Dee'])
   const main = host.ctx.botRoster.bots().find((b) => b.main)!
   await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' })

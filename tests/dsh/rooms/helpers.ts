@@ -1,19 +1,16 @@
 // Shared set-up for the rooms tier: a team on the in-process DSH host, one scripted model per Bot
 // (model id = the Bot's name in lower case, provider `mock`), and helpers to talk in a room.
-import { join } from 'node:path'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import * as plugin from '../../../src/index.ts'
 import type { Rule, ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 
 export const user = { kind: 'user' } as const
 
 export async function team(scripts: Record<string, Rule>, opts: { home?: string } = {}): Promise<DshHost> {
   const map: ScriptMap = { mock: { fallback: { text: 'ok' } } }
   for (const [model, rule] of Object.entries(scripts)) map[model] = { fallback: rule }
-  const host = await startDshHost(map, opts.home ? { home: opts.home } : {})
-  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+  const host = await startTeamHost(map, opts)
   host.ctx.botRooms.setLimits({ turnTimeoutMs: 2_000 })
   return host
 }

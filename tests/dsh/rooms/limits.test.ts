@@ -1,22 +1,13 @@
 // botRooms: the storm (limits in code bound every round and the total number of model requests),
 // authority through the tools, delete/remove = stop activity, report back, restart.
-import { join } from 'node:path'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { lastToolResults, type Rule } from '../../../scripts/scripted-model/format.ts'
-import * as plugin from '../../../src/index.ts'
-import { prompt, startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, prompt, startTeamHost } from '../../support/dsh-host.ts'
 import { bots, roomLog, roomOf, say, settle, speakers, team, user } from './helpers.ts'
 
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0).reverse()) await h.dispose()
-})
-async function start(scripts: Record<string, Rule>) {
-  const host = await team(scripts)
-  hosts.push(host)
-  return host
-}
+const track = disposedAfterEach()
+const start = async (scripts: Record<string, Rule>) => track(await team(scripts))
 const toolText = (agent: { session: { events: readonly { type: string; data: unknown }[] } }) =>
   agent.session.events.filter((e) => e.type === 'tool/result').map((e: any) => e.data.message.content[0].content[0].text as string)
 
@@ -155,18 +146,14 @@ describe('posting', () => {
 describe('restart', () => {
   it('the room, its member Sessions and its transcript come back on the same home', async () => {
     const script = { mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada remembers' } }, bob: { fallback: { text: 'Bob too' } } }
-    const first = await startDshHost(script)
-    hosts.push(first)
-    await first.ctx.plugin(plugin, { dir: join(first.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+    const first = track(await startTeamHost(script))
     await bots(first, ['Ada', 'Bob'])
     await first.ctx.botRooms.createGroup(user, { name: 'Keep', members: ['Ada', 'Bob'], admin: 'Ada' })
     await say(first, 'Keep', 'before the restart')
     const group = first.ctx.botRooms.group('Keep')!
     await first.ctx.fiber.dispose()
 
-    const second = await startDshHost(script, { home: first.home })
-    hosts.push(second)
-    await second.ctx.plugin(plugin, { dir: join(second.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+    const second = track(await startTeamHost(script, { home: first.home }))
     const main = second.ctx.botRoster.bots().find((b) => b.main)!
     await second.ctx.botRooms.post({ kind: 'main-bot', botId: main.id }, 'Keep', 'after the restart')
     await settle(second, 'Keep')

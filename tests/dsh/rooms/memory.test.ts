@@ -1,34 +1,20 @@
 // botRooms: what a member reads — "since it last looked" across a restart (cursors saved in team
 // state), the bounded window and read_group_chat from a member Session, the notice and place in
 // the turn, the poster not answering its own post, and the announcement hook.
-import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { lastToolResults, offersTool, userTextsSinceLastAssistant, type RecordedRequest, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import * as plugin from '../../../src/index.ts'
-import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { bots, roomLog, roomOf, say, settle, speakers, team, user } from './helpers.ts'
 
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0).reverse()) await h.dispose()
-})
-async function start(scripts: Record<string, Rule>) {
-  const host = await team(scripts)
-  hosts.push(host)
-  return host
-}
+const track = disposedAfterEach()
+const start = async (scripts: Record<string, Rule>) => track(await team(scripts))
 const turnOf = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
 const requestsOf = (host: DshHost, model: string) => host.adapter.model.loopRequests().filter((r) => r.model === model)
 
 describe('"since it last looked" survives a restart', () => {
   it('a member who was not called before the restart is shown what it missed; one who was is shown only the new posts', async () => {
     const script: ScriptMap = { mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada answers' } }, bob: { fallback: { text: 'Bob answers' } } }
-    const mount = async (home?: string) => {
-      const host = await startDshHost(script, home ? { home } : {})
-      hosts.push(host)
-      await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
-      return host
-    }
+    const mount = async (home?: string) => track(await startTeamHost(script, home ? { home } : {}))
     const first = await mount()
     const ids = await bots(first, ['Ada', 'Bob'])
     const g = await first.ctx.botRooms.createGroup(user, { name: 'Keep', members: ['Ada', 'Bob'], admin: 'Ada' })

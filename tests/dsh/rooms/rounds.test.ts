@@ -1,20 +1,13 @@
 // botRooms on the real DSH core, in-process, with one scripted model per Bot: routing, isolation,
 // ordering, [PASS], missed and failed members, the zero-provider-call room.
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { userTextsSinceLastAssistant, type RecordedRequest, type Rule } from '../../../scripts/scripted-model/format.ts'
-import { prompt, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, prompt } from '../../support/dsh-host.ts'
 import { bots, roomLog, say, speakers, team, user } from './helpers.ts'
 
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0).reverse()) await h.dispose()
-})
-async function start(scripts: Record<string, Rule>) {
-  const host = await team(scripts)
-  hosts.push(host)
-  return host
-}
+const track = disposedAfterEach()
+const start = async (scripts: Record<string, Rule>) => track(await team(scripts))
 
 const turnOf = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
 /** A member that says hello, or @all when the post it answers asks for it. */

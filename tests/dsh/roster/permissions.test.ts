@@ -1,29 +1,19 @@
 // botRoster with DSH's real permission stack in-process (shell sandbox, approval service,
 // permission presets): a Bot's preset on every part, DSH's own pickers agreeing with the Bot, and
 // approval requests in turns nobody is watching.
-import { join } from 'node:path'
 import { installModelSelection } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import { afterEach, describe, expect, it } from 'vitest'
-import * as plugin from '../../../src/index.ts'
+import { describe, expect, it } from 'vitest'
 import { unattendedNote } from '../../../src/roster/unattended.ts'
 import { ScriptedAdapter } from '../../../scripts/scripted-model/adapter.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
-import { prompt, startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, prompt, startTeamHost } from '../../support/dsh-host.ts'
 
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0).reverse()) await h.dispose()
-})
-async function team(script: Script) {
-  const host = await startDshHost(script, { permissions: true })
-  hosts.push(host)
-  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
-  return host
-}
+const track = disposedAfterEach()
+const team = async (script: Script) => track(await startTeamHost(script, { permissions: true }))
 const user = { kind: 'user' } as const
 const presetOf = (events: readonly any[]) => events.filter((e) => e.type === 'permission/preset').at(-1)?.data.preset
 

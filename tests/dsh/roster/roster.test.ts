@@ -1,25 +1,15 @@
 // botRoster on the real DSH core, in-process, with scripted models per Bot.
-import { join } from 'node:path'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import { afterEach, describe, expect, it } from 'vitest'
-import * as plugin from '../../../src/index.ts'
+import { describe, expect, it } from 'vitest'
 import { ScriptedAdapter } from '../../../scripts/scripted-model/adapter.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import { prompt, runTurn, startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, prompt, runTurn, startTeamHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 
-const hosts: DshHost[] = []
-afterEach(async () => {
-  for (const h of hosts.splice(0).reverse()) await h.dispose()
-})
+const track = disposedAfterEach()
 
-async function team(script: Script | ScriptMap, opts: { home?: string; writer?: 'always' | 'auto' } = {}) {
-  const host = await startDshHost(script, opts.home ? { home: opts.home } : {})
-  hosts.push(host)
-  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: opts.writer ?? 'always', defaultModel: 'mock/mock' } as plugin.Config)
-  return host
-}
+const team = async (script: Script | ScriptMap, opts: TeamHostOptions = {}) => track(await startTeamHost(script, opts))
 const user = { kind: 'user' } as const
 
 describe('botRoster (in-process DSH)', () => {
