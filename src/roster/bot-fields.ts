@@ -175,18 +175,9 @@ export function defaultColour(name: string): string {
 
 export const DEFAULT_AVATAR: Readonly<BotAvatar> = Object.freeze({ kind: 'shape', shape: 'circle' })
 
-const FIELD_NAMES = ['name', 'role', 'instructions', 'model', 'avatar', 'colour', 'permissionPreset', 'pinned', 'hidden', 'main'] as const
-
-/** Messages for issues the object itself raises (unknown fields, not an object). */
-const objectError = (iss: { code?: string }): string | undefined => {
-  if (iss.code === 'unrecognized_keys') return `is not a Bot field; the fields are ${FIELD_NAMES.join(', ')}`
-  if (iss.code === 'invalid_type') return "must be an object with the Bot's fields"
-  return undefined
-}
-
-/** What creating a Bot accepts: `name` is required, everything else has a default. */
-export const BotCreateInput = z.strictObject({
-  name: botNameSchema,
+/** Every Bot field, each optional: what an update may carry (creation requires `name`). */
+const optionalFields = {
+  name: botNameSchema.optional(),
   role: botRoleSchema.optional(),
   instructions: botInstructionsSchema.optional(),
   model: botModelSchema.optional(),
@@ -196,7 +187,19 @@ export const BotCreateInput = z.strictObject({
   pinned: flag.optional(),
   hidden: flag.optional(),
   main: flag.optional(),
-}, { error: objectError }).transform(v => {
+}
+
+const FIELD_NAMES = Object.keys(optionalFields)
+
+/** Messages for issues the object itself raises (unknown fields, not an object). */
+const objectError = (iss: { code?: string }): string | undefined => {
+  if (iss.code === 'unrecognized_keys') return `is not a Bot field; the fields are ${FIELD_NAMES.join(', ')}`
+  if (iss.code === 'invalid_type') return "must be an object with the Bot's fields"
+  return undefined
+}
+
+/** What creating a Bot accepts: `name` is required, everything else has a default. */
+export const BotCreateInput = z.strictObject({ ...optionalFields, name: botNameSchema }, { error: objectError }).transform(v => {
   const out: BotCreate = {
     name: v.name,
     role: v.role ?? '',
@@ -227,18 +230,7 @@ export interface BotCreate {
 }
 
 /** What changing a Bot accepts: any of the fields, at least one. `model: null` = DSH default. */
-export const BotUpdateInput = z.strictObject({
-  name: botNameSchema.optional(),
-  role: botRoleSchema.optional(),
-  instructions: botInstructionsSchema.optional(),
-  model: botModelSchema.nullable().optional(),
-  avatar: botAvatarSchema.optional(),
-  colour: botColourSchema.optional(),
-  permissionPreset: permissionPresetSchema.optional(),
-  pinned: flag.optional(),
-  hidden: flag.optional(),
-  main: flag.optional(),
-}, { error: objectError }).refine(v => Object.values(v).some(x => x !== undefined), {
+export const BotUpdateInput = z.strictObject({ ...optionalFields, model: botModelSchema.nullable().optional() }, { error: objectError }).refine(v => Object.values(v).some(x => x !== undefined), {
   error: `nothing to change: give at least one of ${FIELD_NAMES.join(', ')}`,
   // Only for an otherwise valid input: `{ foo: 1 }` is answered by "foo: is not a Bot field" alone.
   when: payload => payload.issues.length === 0,
