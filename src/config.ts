@@ -8,8 +8,6 @@
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 
-export const TEAM_TOOL_PREFIX = 'botteam'
-
 export const Config = z.object({
   /** Folder holding team state, archive, memory and secrets. Default: `$DSH_HOME/bot`. */
   dir: z.string().refine(isAbsolute, 'bot.dir must be an absolute path').optional(),

@@ -2,11 +2,10 @@
  * Who a Session is, and what its agent is told (pure).
  *
  * Owns the mapping from a DSH Session id to the Bot it belongs to (through the Bot's recorded
- * Session parts), the classification of a caller for the authority check, and the text of the
- * identity section a Bot's agent sees. Deliberately narrow: no DSH calls, no state changes.
+ * Session parts), `provider/model` parsing, and the text of the identity section a Bot's agent
+ * sees. Deliberately narrow: no DSH calls, no state changes.
  */
 import type { Bot, TeamState } from '../store/index.ts'
-import type { Caller } from './authority.ts'
 
 /** The live or deleted Bot whose Session parts include `sessionId`. */
 export function botOfSession(state: Readonly<TeamState>, sessionId: string): Bot | undefined {
@@ -23,13 +22,6 @@ export function currentPart(bot: Bot): string | undefined {
 
 export function liveBotList(state: Readonly<TeamState>): Bot[] {
   return Object.values(state.bots).filter((b) => !b.deleted)
-}
-
-/** Authority caller for a tool call made from `sessionId`. */
-export function callerOf(state: Readonly<TeamState>, sessionId: string | undefined): Caller {
-  const bot = sessionId === undefined ? undefined : botOfSession(state, sessionId)
-  if (!bot || bot.deleted) return { kind: 'non-bot-session' }
-  return { kind: bot.main ? 'main-bot' : 'bot', botId: bot.id }
 }
 
 export interface ModelRoute {
