@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { root } from '../../scripts/pack.ts'
-import { api } from '../support/e2e.ts'
+import { answeredLastPrompt, api, untilEvents } from '../support/e2e.ts'
 
 let child: ChildProcess
 let url: string
@@ -49,13 +49,8 @@ describe('npm start', () => {
   it('answers a DSH Web chat with the offline demo model', async () => {
     const { sessionId } = await api(url, 'session.create', { cwd: root })
     await api(url, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text: 'hello there' }] })
-    let reply: string | undefined
-    for (let i = 0; i < 100 && reply === undefined; i++) {
-      const history = await api(url, 'session.history', { sessionId, maxMessages: 1000 })
-      const events = history.events.map((e: any) => e.event ?? e)
-      if (events.some((e: any) => e.type === 'turn/end')) reply = JSON.stringify(events.filter((e: any) => e.type === 'assistant/message').at(-1)?.data)
-      else await new Promise((r) => setTimeout(r, 100))
-    }
+    const events = await untilEvents(url, sessionId, answeredLastPrompt, 'the demo answer')
+    const reply = JSON.stringify(events.filter((e: any) => e.type === 'assistant/message').at(-1)?.data)
     expect(reply).toContain('offline demo model')
   })
 })

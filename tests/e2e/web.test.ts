@@ -5,7 +5,7 @@ import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { api, installBundle, makeHome, startWeb, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import { answeredLastPrompt, api, installBundle, makeHome, startWeb, untilEvents, type E2eHome, type WebProcess } from '../support/e2e.ts'
 
 let model: ScriptedServer
 let web: WebProcess
@@ -36,17 +36,7 @@ afterAll(async () => {
   await model?.close()
 })
 
-async function waitForTurnEnd(sessionId: string): Promise<any[]> {
-  for (let i = 0; i < 200; i++) {
-    const history = await api(web.url, 'session.history', { sessionId, maxMessages: 1000 })
-    const events = history.events.map((e: any) => e.event ?? e)
-    // done when a turn ended after the user's (last) prompt
-    const prompted = events.findLastIndex((e: any) => e.type === 'user/message' && e.data?.source?.kind === 'user')
-    if (prompted >= 0 && events.slice(prompted).some((e: any) => e.type === 'turn/end')) return events
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`no turn ended in ${sessionId}`)
-}
+const waitForTurnEnd = (sessionId: string) => untilEvents(web.url, sessionId, answeredLastPrompt, 'the answer')
 
 describe('DSH Web with the bundle', () => {
   it('serves the status route on loopback and refuses foreign origins and non-JSON writes', async () => {

@@ -141,3 +141,25 @@ export async function api(url: string, method: string, payload: unknown): Promis
   if (!res.ok || body?.result?.ok === false) throw new Error(`${method} failed: ${res.status} ${JSON.stringify(body)}`)
   return body.result?.value ?? body
 }
+
+/** A Session's log as DSH Web's /api returns it. */
+export async function sessionEvents(url: string, sessionId: string): Promise<any[]> {
+  const history = await api(url, 'session.history', { sessionId, maxMessages: 1000 })
+  return history.events.map((e: any) => e.event ?? e)
+}
+
+/** Poll a Session's log until `done(events)` holds (30 s at most). */
+export async function untilEvents(url: string, sessionId: string, done: (events: any[]) => boolean, what: string): Promise<any[]> {
+  for (let i = 0; i < 300; i++) {
+    const events = await sessionEvents(url, sessionId)
+    if (done(events)) return events
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`timed out waiting for ${what} in ${sessionId}`)
+}
+
+/** True once a turn ended after the user's last prompt. */
+export function answeredLastPrompt(events: any[]): boolean {
+  const prompted = events.findLastIndex((e: any) => e.type === 'user/message' && e.data?.source?.kind === 'user')
+  return prompted >= 0 && events.slice(prompted).some((e: any) => e.type === 'turn/end')
+}
