@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { api, installBundle, makeHome, startWeb, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import { api, installBundle, makeHome, sessionEvents, startWeb, untilEvents, type E2eHome, type WebProcess } from '../support/e2e.ts'
 
 let model: ScriptedServer
 let web: WebProcess
@@ -27,20 +27,8 @@ function teamScript(req: RecordedRequest): Reply {
   return { text: `${me}: ok` }
 }
 
-async function events(sessionId: string): Promise<any[]> {
-  const history = await api(web.url, 'session.history', { sessionId, maxMessages: 1000 })
-  return history.events.map((e: any) => e.event ?? e)
-}
-
-/** Wait until `done(events)` holds for a Session's log. */
-async function until(sessionId: string, done: (events: any[]) => boolean, what: string): Promise<any[]> {
-  for (let i = 0; i < 300; i++) {
-    const evs = await events(sessionId)
-    if (done(evs)) return evs
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error(`timed out waiting for ${what} in ${sessionId}`)
-}
+const events = (sessionId: string) => sessionEvents(web.url, sessionId)
+const until = (sessionId: string, done: (events: any[]) => boolean, what: string) => untilEvents(web.url, sessionId, done, what)
 
 const turnsEnded = (n: number) => (evs: any[]) => evs.filter((e) => e.type === 'turn/end').length >= n
 const texts = (evs: any[]) => evs.filter((e) => e.type === 'assistant/message').map((e) => e.data.message.content.map((b: any) => b.text ?? '').join(''))
@@ -106,7 +94,8 @@ describe('a team at work in DSH Web', () => {
     expect(asked.data.source).toMatchObject({ kind: 'plugin', plugin: 'bot-team', fromName: 'Main' })
     const mainLog = await until(main, (evs) => evs.some((e) => e.type === 'user/message' && JSON.stringify(e.data.content).includes('Ada answers: 4')), 'the reply')
     expect(mainLog.filter((e) => e.type === 'user/message' && JSON.stringify(e.data.content).includes('Ada answers: 4'))).toHaveLength(1)
-    const delivered = teamState().deliveries.filter((d: any) => d.from !== undefined && d.status === 'delivered')
-    expect(delivered.map((d: any) => d.kind)).toEqual(expect.arrayContaining(['message', 'reply']))
+    // A delivery is marked delivered once its log line is flushed, a moment after it shows in history.
+    const deliveredKinds = () => teamState().deliveries.filter((d: any) => d.status === 'delivered').map((d: any) => d.kind)
+    await expect.poll(deliveredKinds, { timeout: 10_000 }).toEqual(expect.arrayContaining(['message', 'reply']))
   })
 })
