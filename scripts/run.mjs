@@ -8,7 +8,8 @@
 //   2. dependencies: `pnpm install --frozen-lockfile` when package.json or the lockfile changed,
 //      with npm_config_nodedir pointing at Node 22 so better-sqlite3 builds against its headers,
 //      then a load check under Node 22 (a stale or wrong-ABI build is rebuilt);
-//   3. build (tsdown) and hand over: `test` typechecks then runs vitest, `start` runs
+//   3. hand over (building the bundle is scripts/pack.ts's job, used by the e2e tier, `start` and
+//      `pack`): `test` typechecks then runs vitest, `start` runs
 //      scripts/start.ts, `pack` prints the path of a freshly packed bundle, `bench` runs bench/run.ts.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -95,8 +96,6 @@ function ensureChromium() {
 
 ensurePnpm()
 ensureDependencies()
-log('building (tsdown)')
-must(node22, [join(root, 'node_modules', 'tsdown', 'dist', 'run.mjs'), '--log-level', 'warn'])
 
 if (command === 'test') {
   ensureChromium()
