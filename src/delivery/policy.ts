@@ -3,8 +3,7 @@
  *
  * Owns: the hop rule (a turn's hop is the highest hop of the Bot messages it handled; a message
  * sent from it carries one more; at the limit the send is refused), the per-turn send cap, the
- * header and `source` of a relayed message (JSON-only, never an `undefined` value: DSH's
- * `followup` throws on one), the start-up recovery decision for an undelivered record, the
+ * header of a relayed message (its `source` is built by `src/sources.ts`), the start-up recovery decision for an undelivered record, the
  * bounding of the delivery log, and the wording of replies, failure notices and discard reports.
  *
  * Deliberately does not: touch DSH, team state or the clock (callers pass `now`); decide authority
@@ -19,42 +18,7 @@ export const DEFAULT_SEND_CAP = 5
 /** Finished records kept in team state; pending ones are always kept. */
 export const DEFAULT_KEEP_FINISHED = 500
 
-export const SOURCE_PLUGIN = 'bot-team'
-
 export type DeliveryKind = Delivery['kind']
-
-/** What a relayed message's `source` carries (besides kind/plugin/form). */
-export interface RelaySource {
-  kind: 'plugin'
-  plugin: typeof SOURCE_PLUGIN
-  form: 'relay'
-  deliveryId: string
-  fromBot: string
-  fromName: string
-  hop: number
-  delivery: DeliveryKind
-  /** message_bot only: where the answer goes. */
-  replyTo?: 'sender' | 'user'
-}
-
-/** The relay source of a delivery, built without `undefined` values (pure). */
-export function relaySource(d: Pick<Delivery, 'id' | 'from' | 'hop' | 'kind' | 'replyMode'>, fromName: string): RelaySource {
-  const source: RelaySource = {
-    kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'relay',
-    deliveryId: d.id, fromBot: d.from, fromName, hop: d.hop, delivery: d.kind,
-  }
-  if (d.kind === 'message' && d.replyMode) source.replyTo = d.replyMode
-  return source
-}
-
-/** The relay facts of a message source, if it is one of ours (pure; tolerant of any input). */
-export function readRelay(source: unknown): RelaySource | undefined {
-  if (!source || typeof source !== 'object') return undefined
-  const s = source as Record<string, unknown>
-  if (s.kind !== 'plugin' || s.plugin !== SOURCE_PLUGIN || s.form !== 'relay') return undefined
-  if (typeof s.deliveryId !== 'string' || typeof s.hop !== 'number' || typeof s.fromBot !== 'string') return undefined
-  return s as unknown as RelaySource
-}
 
 /** The model-facing text of a delivery: a header naming sender and kind, then the body (pure). */
 export function messageText(kind: DeliveryKind, fromName: string, body: string, opts: { replyMode?: 'sender' | 'user' | undefined; hop: number; hopLimit: number }): string {

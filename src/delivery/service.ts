@@ -34,8 +34,9 @@ import { RosterRefusal, type BotRoster } from '../roster/service.ts'
 import { allocateId, type Bot, type BotStore, type Delivery } from '../store/index.ts'
 import {
   boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
-  messageText, readRelay, recoveryAction, relaySource, replyBody, turnHop, turnOutcome, type DeliveryKind,
+  messageText, recoveryAction, replyBody, turnHop, turnOutcome, type DeliveryKind,
 } from './policy.ts'
+import { deliverySource, readSourceOf, type DeliverySource } from '../sources.ts'
 import { deliveryTools } from './tools.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -118,7 +119,7 @@ export class BotDelivery extends Service {
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
     this.ctx.on('session/event', (session, event) => {
       if (event.type === 'user/message') {
-        const relay = readRelay((event.data as UserMessage).source)
+        const relay = relayOf((event.data as UserMessage).source)
         // "Delivered" is what is on disk: the live event comes before the log append, and a crash
         // between a saved mark and an unwritten log line would lose the message.
         if (relay) {
@@ -187,10 +188,10 @@ export class BotDelivery extends Service {
         t = { turn, hops: [], sent: 0, wantReply: [] }
         this.turns.set(sessionId, t)
       }
-      const relay = readRelay(message.source)
+      const relay = relayOf(message.source)
       if (!relay) return
       t.hops.push(relay.hop)
-      if (relay.delivery === 'message' && relay.replyTo === 'sender') t.wantReply.push(relay.deliveryId)
+      if (relay.type === 'message' && relay.replyTo === 'sender') t.wantReply.push(relay.deliveryId)
     }))
     track(agent.ctx.on('agent/inbox/discarded', ({ message }) => this.onDiscarded(sessionId, message)))
     track(agent.ctx.effect(() => () => { this.turns.delete(sessionId) }, 'bot-delivery:turns'))
@@ -233,7 +234,7 @@ export class BotDelivery extends Service {
     const fromName = this.nameOf(d.from)
     const message = createUserMessage({
       content: [{ type: 'text', text: messageText(d.kind, fromName, d.body, { replyMode: d.replyMode, hop: d.hop, hopLimit: this.config.hopLimit }) }],
-      source: relaySource(d, fromName) as unknown as UserMessage['source'],
+      source: deliverySource(d, fromName, { hop: d.hop }),
     })
     try {
       if (d.kind === 'interrupt') agent.steer(message)
@@ -275,7 +276,7 @@ export class BotDelivery extends Service {
     }
     const inbox = [...agent.inbox.nextStep, ...agent.inbox.nextTurn]
     const userPrompts = inbox.filter((m) => m.source.kind === 'user')
-    const botMessages = inbox.filter((m) => readRelay(m.source)).length
+    const botMessages = inbox.filter((m) => relayOf(m.source)).length
     // The notice is recorded first (outbox), handed over once the aborted turn has closed.
     let delivery: Delivery | undefined
     await this.store.update((s) => {
@@ -307,7 +308,7 @@ export class BotDelivery extends Service {
   private onDiscarded(sessionId: string, message: UserMessage): void {
     if (!this.alive) return
     if (this.quiet.has(String(message.id))) return
-    const relay = readRelay(message.source)
+    const relay = relayOf(message.source)
     if (!relay) return
     const record = this.delivery(relay.deliveryId)
     const stop = this.stopping.get(sessionId)
@@ -328,7 +329,7 @@ export class BotDelivery extends Service {
       return
     }
     // Report to the sender (a stop notice has nobody to report to).
-    if (!record || relay.delivery === 'stop' || !this.ctx.botRoster.bot(record.from)) return
+    if (!record || relay.type === 'stop' || !this.ctx.botRoster.bot(record.from)) return
     const body = discardReport(targetName, record.id, record.body, cause)
     void this.send({ from: stop?.byId ?? record.to, to: record.from, kind: 'reply', body, hop: record.hop, replyTo: record.id })
       .catch((error: unknown) => this.warn(`could not report discarded ${record.id} to its sender`, error))
@@ -423,12 +424,12 @@ export class BotDelivery extends Service {
       if (agent) {
         for (const e of agent.session.events) {
           if (e.type === 'user/message') {
-            const r = readRelay((e.data as UserMessage).source)
+            const r = relayOf((e.data as UserMessage).source)
             if (r) logged.add(r.deliveryId)
           }
         }
         for (const m of [...agent.inbox.nextStep, ...agent.inbox.nextTurn]) {
-          const r = readRelay(m.source)
+          const r = relayOf(m.source)
           if (r) queued.add(r.deliveryId)
         }
       }
@@ -474,6 +475,11 @@ export class BotDelivery extends Service {
     for (const m of steps) agent.steer(m)
     for (const m of turns) agent.followup(m)
   }
+}
+
+/** The delivery a message source names, if it is one of ours. */
+function relayOf(source: unknown): DeliverySource | undefined {
+  return readSourceOf(source, 'message', 'interrupt', 'stop', 'reply')
 }
 
 /** The last assistant text of one turn of an agent's Session. */

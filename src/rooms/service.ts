@@ -40,6 +40,7 @@ import {
   startRound, turnText, windowFor, type Post, type Poster, type RoomLimits, type RoomShape,
 } from './policy.ts'
 import { groupTools, memberTools } from './tools.ts'
+import { readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, roomReportSource, roomTurnSource } from '../sources.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -70,7 +71,6 @@ export class RoomRefusal extends TeamRefusal {}
 export const ROOM_SECTION = 'botteam:room'
 
 export type GroupAction = 'create_group' | 'update_group' | 'delete_group' | 'post_to_group' | 'read_group_chat'
-const PLUGIN = 'bot-team'
 
 /** How one member's turn went. */
 export type TurnOutcome =
@@ -137,8 +137,6 @@ export class BotRooms extends Service {
 
   readonly limits: RoomLimits
   private readonly config: z.output<typeof Config>
-  /** Room Sessions being created right now → group id (before team state records them). */
-  private readonly openingRooms = new Map<string, string>()
   /** Opens, resumes and closes room and member Sessions (DSH Web's way where it runs). */
   private readonly sessions: SessionOpener
   private readonly transcripts = new Map<string, Post[]>()
@@ -215,9 +213,7 @@ export class BotRooms extends Service {
   }
 
   groupOfRoom(sessionId: string): string | undefined {
-    const opening = this.openingRooms.get(sessionId)
-    if (opening) return opening
-    return Object.values(this.state.groups).find((g) => g.roomSessionId === sessionId)?.id
+    return this.roster.roomOf(sessionId)
   }
 
   roundRunning(groupId: string): boolean {
@@ -373,11 +369,8 @@ export class BotRooms extends Service {
     const bot = caller.botId ? this.roster.bot(caller.botId) : undefined
     const name = bot?.name ?? 'User'
     // The report wish travels in the message itself, so it survives a restart before the round.
-    const source: Source = {
-      kind: 'plugin', plugin: PLUGIN, form: 'relay', delivery: 'room-post', groupId: group.id, groupName: group.name,
-      postId, said: body, ...(bot ? { fromId: bot.id, fromName: bot.name } : {}), ...(opts.report && bot ? { report: true } : {}),
-    }
-    room.followup(createUserMessage({ content: [{ type: 'text', text: `${name}: ${body}` }], source: source as never }))
+    const source = roomPostSource({ groupId: group.id, groupName: group.name, postId, said: body, from: bot, report: opts.report }, { hop: 0 })
+    room.followup(createUserMessage({ content: [{ type: 'text', text: `${name}: ${body}` }], source }))
     return postId
   }
 
@@ -389,7 +382,7 @@ export class BotRooms extends Service {
     const group = this.state.groups[groupId]
     if (!group || group.deleted) return
     const room = await this.roomAgent(groupId)
-    room.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: PLUGIN, form: 'relay', delivery: 'room-notice', groupId, groupName: group.name } as never }))
+    room.followup(createUserMessage({ content: [{ type: 'text', text }], source: roomNoticeSource({ groupId, groupName: group.name }, text) }))
   }
 
   async readChat(caller: Caller, ref: string, last = 30): Promise<string> {
@@ -406,7 +399,7 @@ export class BotRooms extends Service {
   /** Create the group's visible room Session: titled with the group name, non-blank (one zero-call turn). */
   private async openRoom(groupId: string): Promise<void> {
     const sessionId = `session-${randomUUID()}`
-    this.openingRooms.set(sessionId, groupId)
+    const done = this.roster.opens(sessionId, { kind: 'room', groupId })
     const name = this.state.groups[groupId]!.name
     let agent: Agent
     try {
@@ -415,10 +408,10 @@ export class BotRooms extends Service {
         s.groups[groupId]!.roomSessionId = sessionId
       })
     } finally {
-      this.openingRooms.delete(sessionId)
+      done()
     }
     // One turn the room answers itself, so DSH Web lists the room (it hides Sessions without a turn).
-    agent.followup(createUserMessage({ content: [{ type: 'text', text: `Group ${name} opened.` }], source: { kind: 'plugin', plugin: PLUGIN, form: 'relay', delivery: 'room-open', groupId, groupName: name } as never }))
+    agent.followup(createUserMessage({ content: [{ type: 'text', text: `Group ${name} opened.` }], source: roomOpenSource({ groupId, groupName: name }) }))
     await agent.whenIdle()
   }
 
@@ -448,7 +441,7 @@ export class BotRooms extends Service {
       const existing = this.state.groups[groupId]?.memberSessions[botId]
       if (existing) return this.resumeSession(existing, bot.model)
       const sessionId = `session-${randomUUID()}`
-      const done = this.roster.opens(sessionId, { botId, groupId })
+      const done = this.roster.opens(sessionId, { kind: 'member', botId, groupId })
       let agent: Agent
       try {
         agent = await this.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model })
@@ -525,23 +518,21 @@ export class BotRooms extends Service {
     const inputs: RoomInput[] = []
     for (const m of messages.slice(i + 1)) {
       if (m.role !== 'user' || m.content.some((b) => b.type === 'tool-result')) continue
-      const s = (m.source ?? { kind: 'user' }) as Source
       const text = textOf(m)
-      if (s.kind === 'user') {
+      if ((m.source?.kind ?? 'user') === 'user') {
         if (text.trim() && !isRuntimeContext(text)) inputs.push({ kind: 'post', poster: { kind: 'user' }, name: 'User', text: text.trim() })
         continue
       }
-      if (s.kind !== 'plugin' || s.plugin !== PLUGIN) continue
-      if (s.delivery === 'room-open') inputs.push({ kind: 'open' })
-      else if (s.delivery === 'room-notice') inputs.push({ kind: 'notice', text })
-      else if (s.delivery === 'room-post') {
-        const fromId = typeof s.fromId === 'string' ? s.fromId : undefined
+      const s = readSourceOf(m.source, 'room-open', 'room-notice', 'room-post')
+      if (s?.type === 'room-open') inputs.push({ kind: 'open' })
+      else if (s?.type === 'room-notice') inputs.push({ kind: 'notice', text })
+      else if (s?.type === 'room-post') {
         inputs.push({
           kind: 'post',
-          poster: fromId ? { kind: 'bot', botId: fromId } : { kind: 'user' },
-          name: typeof s.fromName === 'string' ? s.fromName : 'User',
-          text: typeof s.said === 'string' ? s.said : text,
-          ...(s.report === true && fromId ? { report: true } : {}),
+          poster: s.fromBot ? { kind: 'bot', botId: s.fromBot } : { kind: 'user' },
+          name: s.fromName ?? 'User',
+          text: s.said || text,
+          ...(s.report && s.fromBot ? { report: true } : {}),
         })
       }
     }
@@ -582,15 +573,15 @@ export class BotRooms extends Service {
     else yield `${renderPost(input.name, input.text)}\n\n`
     const said: Post[] = []
     yield* this.round(groupId, input.poster, input.text, signal, said)
-    if (input.report && input.poster.kind === 'bot') void this.report(input.poster.botId, group.name, said).catch(() => undefined)
+    if (input.report && input.poster.kind === 'bot') void this.report(input.poster.botId, groupId, group.name, said).catch(() => undefined)
   }
 
-  private async report(botId: string, groupName: string, said: readonly Post[]): Promise<void> {
+  private async report(botId: string, groupId: string, groupName: string, said: readonly Post[]): Promise<void> {
     const agent = await this.roster.agentOf(botId)
     const body = said.length ? said.map((p) => `${p.name}: ${p.text}`).join('\n') : '(nobody posted a reply)'
     agent.followup(createUserMessage({
       content: [{ type: 'text', text: `[Group "${groupName}" — replies to your post]\n${body}` }],
-      source: { kind: 'plugin', plugin: PLUGIN, form: 'relay', delivery: 'room-report', groupName } as never,
+      source: roomReportSource({ groupId, groupName }, { hop: 0 }),
     }))
   }
 
@@ -675,7 +666,7 @@ export class BotRooms extends Service {
     const before = agent.session.events.length
     agent.followup(createUserMessage({
       content: [{ type: 'text', text }],
-      source: { kind: 'plugin', plugin: PLUGIN, form: 'relay', delivery: 'room-turn', groupId, groupName: group.name } as never,
+      source: roomTurnSource({ groupId, groupName: group.name }, { hop: 0 }),
     }))
     const ended = await this.waitIdle(agent, this.limits.turnTimeoutMs, signal)
     if (ended !== 'idle') {

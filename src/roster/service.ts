@@ -21,15 +21,17 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, type LlmCallConfig } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { allocateId, type Bot, type BotStore, type TeamState } from '../store/index.ts'
+import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from './authority.ts'
 import { BotCreateInput, BotUpdateInput, formatIssues, nameKey, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
-import { botOfSession, currentPart, IDENTITY_SECTION, identityText, liveBotList, parseModel, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
+import { currentPart, IDENTITY_SECTION, identityText, liveBotList, parseModel, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
 import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { SessionOpener } from '../session-opener.ts'
+import { bootstrapSource, readSourceOf } from '../sources.ts'
+import { SessionIndex, type BotSessionOwner, type OpeningOwner } from './ownership.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -61,9 +63,6 @@ export type Config = z.input<typeof Config>
 /** A refusal the caller can read: the tool returns its message, the HTTP route a 4xx. */
 export class RosterRefusal extends TeamRefusal {}
 
-/** Marker for the zero-model-call turn that makes a fresh Session visible in DSH Web's sidebar. */
-const BOOTSTRAP_MARK = 'bot-team-bootstrap'
-
 export interface RosterActivity {
   at: string
   botId?: string
@@ -78,16 +77,15 @@ interface PermissionPresetsLike {
 }
 
 
-/** Whose a Session is: a Bot's own chat (a part), or a Bot's Session in one group. */
-export type SessionOwner = { botId: string; groupId?: string }
+export type { BotSessionOwner, OpeningOwner, SessionOwner } from './ownership.ts'
 
 export class BotRoster extends Service {
   static inject = ['botStore', 'agents', 'sessions', 'tools', 'systemPrompt']
   static Config = Config
 
   private readonly config: z.output<typeof Config>
-  /** Sessions being created right now (before team state records them), and whose they are. */
-  private readonly opening = new Map<string, SessionOwner>()
+  /** Whose each Session is (own-chat parts, member Sessions, rooms), rebuilt on every state change. */
+  private readonly index: SessionIndex
   /** Opens, resumes and closes the Bots' Sessions (DSH Web's way where it runs). */
   readonly sessions: SessionOpener
   private readonly activityLog: RosterActivity[] = []
@@ -107,6 +105,7 @@ export class BotRoster extends Service {
     this.config = Config.parse(config)
     this.onAgents = new AgentRegistrations(ctx, 'bot-roster:agent-registrations')
     this.sessions = new SessionOpener(this.ctx, { workspace: this.config.workspace, defaultModel: this.config.defaultModel })
+    this.index = new SessionIndex(this.store.state)
   }
 
   private get store(): BotStore {
@@ -115,6 +114,8 @@ export class BotRoster extends Service {
 
   async [Service.init](): Promise<void> {
     mkdirSync(this.config.workspace, { recursive: true })
+    this.index.rebuild(this.store.state)
+    this.store.subscribe((state) => this.index.rebuild(state))
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
     this.ctx.on('agent/request', ({ agent }, next) => this.route(agent, next), { prepend: true })
     this.ctx.on('session/event', (session, event) => {
@@ -147,7 +148,7 @@ export class BotRoster extends Service {
   }
 
   bot(id: string): Bot | undefined {
-    const bot = this.state.bots[id]
+    const bot = own(this.state.bots, id)
     return bot && !bot.deleted ? bot : undefined
   }
 
@@ -158,26 +159,24 @@ export class BotRoster extends Service {
   }
 
   /**
-   * Whose a Session is (a live or deleted Bot's own chat, or its Session in a group), including
-   * Sessions being opened right now.
+   * Whose a Session is, when it is a Bot's (a live or deleted Bot's own chat, or its Session in a
+   * group), including Sessions being opened right now. Room Sessions: `roomOf`.
    */
-  ownerOf(sessionId: string): SessionOwner | undefined {
-    const opening = this.opening.get(sessionId)
-    if (opening) return opening
-    const own = botOfSession(this.state, sessionId)
-    if (own) return { botId: own.id }
-    for (const group of Object.values(this.state.groups)) {
-      for (const [botId, sid] of Object.entries(group.memberSessions)) {
-        if (sid === sessionId) return { botId, groupId: group.id }
-      }
-    }
-    return undefined
+  ownerOf(sessionId: string): BotSessionOwner | undefined {
+    const owner = this.index.get(sessionId)
+    return owner && owner.kind !== 'room' ? owner : undefined
+  }
+
+  /** The group whose room Session this is (also while it is being opened). */
+  roomOf(sessionId: string): string | undefined {
+    const owner = this.index.get(sessionId)
+    return owner?.kind === 'room' ? owner.groupId : undefined
   }
 
   /** The Bot whose own chat (any part) this Session is. Group Sessions are not own chats. */
   botOfSession(sessionId: string): Bot | undefined {
     const owner = this.ownerOf(sessionId)
-    return owner && owner.groupId === undefined ? this.state.bots[owner.botId] : undefined
+    return owner?.kind === 'own' ? own(this.state.bots, owner.botId) : undefined
   }
 
   botOfAgent(agent: Agent): Bot | undefined {
@@ -187,7 +186,7 @@ export class BotRoster extends Service {
   /** Who a Session is, for the authority check: the Bot, in its own chat or in a group Session. */
   callerOf(sessionId: string | undefined): Caller {
     const owner = sessionId === undefined ? undefined : this.ownerOf(sessionId)
-    const bot = owner && this.state.bots[owner.botId]
+    const bot = owner && own(this.state.bots, owner.botId)
     if (!bot || bot.deleted) return { kind: 'non-bot-session' }
     return { kind: bot.main ? 'main-bot' : 'bot', botId: bot.id }
   }
@@ -196,17 +195,13 @@ export class BotRoster extends Service {
    * Mark a Session as the Bot's while it is being created (before team state records it), so
    * `agent/created` attaches the right identity. Returns the function that ends the mark.
    */
-  opens(sessionId: string, owner: SessionOwner): () => void {
-    this.opening.set(sessionId, owner)
-    return () => this.opening.delete(sessionId)
+  opens(sessionId: string, owner: OpeningOwner): () => void {
+    return this.index.opens(sessionId, owner)
   }
 
   /** Every Session id of a Bot: its own-chat parts and its group Sessions. */
-  sessionsOf(botId: string): string[] {
-    const bot = this.state.bots[botId]
-    const own = bot ? bot.sessionParts.map((p) => p.sessionId) : []
-    const groups = Object.values(this.state.groups).flatMap((g) => (g.memberSessions[botId] ? [g.memberSessions[botId]!] : []))
-    return [...own, ...groups]
+  sessionsOf(botId: string): readonly string[] {
+    return this.index.sessionsOf(botId)
   }
 
   /** The authority check with the target facts this service knows filled in. */
@@ -380,12 +375,12 @@ export class BotRoster extends Service {
     const bot = this.bot(botId)
     if (!bot) throw new RosterRefusal('not-found', `No live Bot ${botId}.`)
     const sessionId = `session-${randomUUID()}`
-    const done = this.opens(sessionId, { botId })
+    const done = this.opens(sessionId, { kind: 'own', botId })
     try {
       const agent = await this.sessions.create(sessionId, { title: bot.name, model: bot.model })
       if (this.ctx.get('apiProxy')) {
         // DSH Web hides a Session that never ran a turn; run one turn that makes no model call.
-        agent.followup(createUserMessage({ content: [{ type: 'text', text: `${bot.name} joined the team.` }], source: { kind: 'plugin', plugin: BOOTSTRAP_MARK } }))
+        agent.followup(createUserMessage({ content: [{ type: 'text', text: `${bot.name} joined the team.` }], source: bootstrapSource(bot.name) }))
         await agent.whenIdle()
       }
       await this.store.update((s) => {
@@ -424,7 +419,7 @@ export class BotRoster extends Service {
   private async route(agent: Agent, next: () => Promise<LlmCallConfig>): Promise<LlmCallConfig> {
     const base = await next()
     const owner = this.ownerOf(String(agent.id))
-    const bot = owner && this.state.bots[owner.botId]
+    const bot = owner && own(this.state.bots, owner.botId)
     if (!bot || bot.deleted) return base
     const seen = `${base.provider}/${base.model}`
     const before = this.seenRoutes.get(agent)
@@ -447,7 +442,7 @@ export class BotRoster extends Service {
   private async onPresetEvent(sessionId: string, preset: string | undefined): Promise<void> {
     if (!preset || !this.attached.has(sessionId) || this.applying.has(sessionId)) return
     const owner = this.ownerOf(sessionId)
-    const bot = owner && this.state.bots[owner.botId]
+    const bot = owner && own(this.state.bots, owner.botId)
     if (!bot || bot.deleted || bot.permissionPreset === preset || this.store.mode !== 'writer') return
     const parsed = BotUpdateInput.safeParse({ permissionPreset: preset })
     if (!parsed.success) return // a custom preset of DSH's: it stays on that Session only
@@ -462,7 +457,7 @@ export class BotRoster extends Service {
 
   private onAgentCreated(agent: Agent): void {
     const owner = this.ownerOf(String(agent.id))
-    const bot = owner && this.state.bots[owner.botId]
+    const bot = owner && own(this.state.bots, owner.botId)
     if (!owner || !bot) return
     if (bot.deleted) {
       // A synchronous throw vetoes publication: nothing of a deleted Bot runs again.
@@ -491,7 +486,7 @@ export class BotRoster extends Service {
     // The bootstrap turn of a fresh web Session enters no message and makes no model call. Later
     // listeners are not asked: DSH Web's would add a runtime-context message, and that one would
     // be sent to the model.
-    const isBootstrap = (m: { source: { kind: string; plugin?: string } }) => m.source.kind === 'plugin' && m.source.plugin === BOOTSTRAP_MARK
+    const isBootstrap = (m: { source: unknown }) => readSourceOf(m.source, 'bootstrap') !== undefined
     track(ctx.on('agent/pre-step', async (payload, next) => {
       if (payload.messages.length > 0 && payload.messages.every(isBootstrap)) return { kind: 'enter', messages: [] }
       return next()

@@ -14,16 +14,19 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
+import { readSource } from '../sources.ts'
 
 export type Opener = { kind: 'human' } | { kind: 'unattended'; who: string }
 
 /** Who opened a turn, from the sources of the messages it claimed (pure). */
 export function classifyOpener(sources: readonly UserMessage['source'][]): Opener {
   if (sources.length === 0 || sources.some((s) => s.kind === 'user')) return { kind: 'human' }
-  const s = sources[0]! as { kind: string; plugin?: string; fromName?: string; groupName?: string }
-  if (s.fromName) return { kind: 'unattended', who: `Bot ${s.fromName}` }
-  if (s.groupName) return { kind: 'unattended', who: `group ${s.groupName}` }
-  return { kind: 'unattended', who: s.plugin ? `the ${s.plugin} plugin` : `a ${s.kind} message` }
+  const first = sources[0]!
+  const s = readSource(first)
+  if (s && 'fromName' in s && s.fromName) return { kind: 'unattended', who: `Bot ${s.fromName}` }
+  if (s && 'groupName' in s) return { kind: 'unattended', who: `group ${s.groupName}` }
+  if (s) return { kind: 'unattended', who: 'the Bot team plugin' }
+  return { kind: 'unattended', who: first.kind === 'plugin' ? `the ${first.plugin} plugin` : `a ${first.kind} message` }
 }
 
 /** What the Bot reads instead of DSH's "the user rejected tool …" (pure). */

@@ -14,7 +14,7 @@ const track = disposedAfterEach()
 const start = async (script: Parameters<typeof team>[0]) => track(await team(script))
 
 const said = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
-const replies = (host: DshHost, botId: string) => host.ctx.botRoster.agentOf(botId).then((a) => userMessages(a).filter((m) => m.source.delivery === 'reply'))
+const replies = (host: DshHost, botId: string) => host.ctx.botRoster.agentOf(botId).then((a) => userMessages(a).filter((m) => m.source.type === 'reply'))
 
 describe('own chat and group Sessions never mix', () => {
   it('a message_bot to Ada lands only in her own-chat log; a room round for Ada puts nothing in her own chat', async () => {
@@ -45,10 +45,10 @@ describe('own chat and group Sessions never mix', () => {
     await quiesce(host)
     const direct = userMessages(own).filter((m) => m.text.includes('DIRECT-TO-ADA-5521'))
     expect(direct).toHaveLength(1)
-    expect(direct[0]!.source).toMatchObject({ delivery: 'message', fromName: 'Main' })
+    expect(direct[0]!.source).toMatchObject({ type: 'message', fromName: 'Main' })
     expect(host.ctx.botDelivery.log().map((d) => [d.to, d.sessionId, d.status])).toEqual([[ada.id, String(own.id), 'delivered']])
     expect(JSON.stringify(member.session.events)).not.toContain('DIRECT-TO-ADA-5521')
-    expect(userMessages(member).some((m) => m.source.form === 'relay' && m.source.deliveryId)).toBe(false)
+    expect(userMessages(member).some((m) => m.source.form === 'relay' && m.source.typeId)).toBe(false)
 
     // a second round: the member request still knows nothing of the direct message; the own chat gets nothing
     const ownBefore = own.session.events.length
@@ -95,7 +95,7 @@ describe('own chat and group Sessions never mix', () => {
     expect(sent.targetBusy).toBe(false)
     await own.whenIdle()
     expect(member.status).toBe('running') // the own chat answered both while the group turn still ran
-    expect(userMessages(own).map((m) => m.source.delivery)).toEqual(['message', 'interrupt'])
+    expect(userMessages(own).map((m) => m.source.type)).toEqual(['message', 'interrupt'])
     expect(delivery.delivery(steered.delivery.id)!.sessionId).toBe(String(own.id))
 
     await room.whenIdle()
@@ -142,7 +142,7 @@ describe('fan-out, failures, deletion, refusals', () => {
     expect(turnEnds(await roster.agentOf(ada.id)).map((e) => e.reason.kind)).toEqual(['error'])
     const [notice] = await replies(host, 'bot-1')
     expect(notice!.text).toMatch(/^\[Reply from Bot Ada\]\n\nNo answer: Ada's turn that handled your message \(delivery-1\) failed \(.+\)\. Send the message again if it is still needed\.$/)
-    expect(notice!.source).toMatchObject({ delivery: 'reply', fromBot: ada.id, hop: 2 })
+    expect(notice!.source).toMatchObject({ type: 'reply', fromBot: ada.id, hop: 2 })
   })
 
   it('reply_to me: a turn stopped while handling the message sends the sender a "stopped" notice', async () => {
@@ -281,7 +281,7 @@ describe('the log and the sources', () => {
     for (const agent of host.ctx.agents.list()) {
       for (const m of userMessages(agent)) {
         if (m.source.form !== 'relay') continue
-        kinds.add(String(m.source.delivery))
+        kinds.add(String(m.source.type))
         expect(JSON.parse(JSON.stringify(m.source))).toEqual(m.source)
         expect(Object.values(m.source)).not.toContain(undefined)
         expect(m.source).toMatchObject({ kind: 'plugin', plugin: 'bot-team', deliveryId: expect.stringMatching(/^delivery-\d+$/), fromBot: expect.any(String), fromName: expect.any(String), hop: expect.any(Number) })

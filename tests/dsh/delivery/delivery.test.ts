@@ -36,9 +36,9 @@ describe('botDelivery (in-process DSH)', () => {
 
     const [toAda] = userMessages(adaAgent)
     expect(toAda!.text).toMatch(/^\[Message from Bot Main\]\n\nWhat is 2\+2\?/)
-    expect(toAda!.source).toEqual({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-1', fromBot: 'bot-1', fromName: 'Main', hop: 1, delivery: 'message', replyTo: 'sender' })
+    expect(toAda!.source).toEqual({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-1', fromBot: 'bot-1', fromName: 'Main', type: 'message', hop: 1, replyTo: 'sender' })
     expect(toolResults(main, 'message_bot')[0]).toMatch(/^Sent to Ada \(delivery-1, hop 1\)\. Ada was idle; the message started its turn\./)
-    const reply = userMessages(main).find((m) => m.source.delivery === 'reply')!
+    const reply = userMessages(main).find((m) => m.source.type === 'reply')!
     expect(reply.text).toBe('[Reply from Bot Ada]\n\nFOUR')
     expect(reply.source).toMatchObject({ fromName: 'Ada', hop: 2 })
     expect(turnAt(main, reply.index)).toBe(2) // a new turn of the sender
@@ -64,7 +64,7 @@ describe('botDelivery (in-process DSH)', () => {
     await quiesce(host)
     const main = await roster.agentOf('bot-1')
     expect(toolResults(main, 'message_bot')[0]).toMatch(/Ada is busy; it will read it after its current turn\. Ada will answer the user in its own chat/)
-    const relayed = userMessages(adaAgent).find((m) => m.source.delivery === 'message')!
+    const relayed = userMessages(adaAgent).find((m) => m.source.type === 'message')!
     expect(turnAt(adaAgent, relayed.index)).toBe(2)
     const ends = turnEnds(adaAgent)
     expect(ends.map((e) => [e.turn, e.reason.kind])).toEqual([[1, 'completed'], [2, 'completed']])
@@ -72,7 +72,7 @@ describe('botDelivery (in-process DSH)', () => {
     const firstEnd = adaAgent.session.events.findIndex((e) => e.type === 'turn/end')
     expect(firstEnd).toBeLessThan(relayed.index)
     // reply_to user: nothing comes back
-    expect(userMessages(main).some((m) => m.source.delivery === 'reply')).toBe(false)
+    expect(userMessages(main).some((m) => m.source.type === 'reply')).toBe(false)
   })
 
   it('interrupt_bot enters the busy Bot\'s current turn at its next request; to an idle Bot it starts a turn', async () => {
@@ -97,14 +97,14 @@ describe('botDelivery (in-process DSH)', () => {
     // the next request of the SAME turn carries it, after the slow tool's result
     expect(lastToolResults(adaRequests[1]!)[0]!.text).toBe('slow work done')
     expect(adaRequests[1]!.messages.at(-1)!.text + said(adaRequests[1]!)).toContain('STOP-USING-TABS')
-    const steered = userMessages(adaAgent).find((m) => m.source.delivery === 'interrupt')!
+    const steered = userMessages(adaAgent).find((m) => m.source.type === 'interrupt')!
     expect(turnAt(adaAgent, steered.index)).toBe(1)
     expect(turnEnds(adaAgent)).toHaveLength(1)
 
     phase = 'idle'
     userPrompt(main, 'interrupt Ada again')
     await quiesce(host)
-    const again = userMessages(adaAgent).filter((m) => m.source.delivery === 'interrupt')[1]!
+    const again = userMessages(adaAgent).filter((m) => m.source.type === 'interrupt')[1]!
     expect(again.text).toContain('WAKE-UP')
     expect(turnAt(adaAgent, again.index)).toBe(2)
     expect(toolResults(main, 'interrupt_bot')[1]).toMatch(/^Ada was idle; your message \(delivery-2, hop 1\) started its turn\./)
@@ -140,13 +140,13 @@ describe('botDelivery (in-process DSH)', () => {
     expect(ends[0]).toMatchObject({ turn: 1, reason: { kind: 'aborted', reason: { reason: 'stopped by Main: the user changed the plan' } } })
     for (const [d, sender] of [[fromBob.delivery, bob], [fromCy.delivery, cy]] as const) {
       expect(delivery.delivery(d.id)).toMatchObject({ status: 'discarded', outcome: 'discarded: Main stopped Ada (the user changed the plan)' })
-      const report = userMessages(await roster.agentOf(sender.id)).find((m) => m.source.delivery === 'reply')!
+      const report = userMessages(await roster.agentOf(sender.id)).find((m) => m.source.type === 'reply')!
       expect(report.text).toContain(`Not delivered: your message to Ada (${d.id}) was discarded before Ada read it, because Main stopped Ada ("the user changed the plan")`)
     }
     const adaLog = userMessages(adaAgent)
     expect(adaLog.some((m) => m.text.includes('QUEUED'))).toBe(false)
     // the next turn is the stop notice, then the user's prompt under its original id
-    const notice = adaLog.find((m) => m.source.delivery === 'stop')!
+    const notice = adaLog.find((m) => m.source.type === 'stop')!
     expect(turnAt(adaAgent, notice.index)).toBe(2)
     expect(notice.text).toBe('[Bot Main stopped your previous turn]\n\nthe user changed the plan')
     const again = adaLog.find((m) => m.text.startsWith('LATER'))!

@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { messageText, relaySource } from '../../../src/delivery/policy.ts'
+import { messageText } from '../../../src/delivery/policy.ts'
+import { deliverySource } from '../../../src/sources.ts'
 import { allocateId, type Delivery } from '../../../src/store/index.ts'
 import { userTextsSinceLastAssistant } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, type DshHost } from '../../support/dsh-host.ts'
@@ -39,7 +40,7 @@ async function recordPending(host: DshHost, to: string, body: string): Promise<D
 function relayMessage(d: Delivery, fromName: string): UserMessage {
   return createUserMessage({
     content: [{ type: 'text', text: messageText('message', fromName, d.body, { replyMode: 'user', hop: d.hop, hopLimit: 6 }) }],
-    source: relaySource(d, fromName) as unknown as UserMessage['source'],
+    source: deliverySource(d, fromName, { hop: d.hop }),
   })
 }
 

@@ -71,7 +71,7 @@ describe('plugin entry on real DSH (in-process)', () => {
     // A Bot agent that DSH owns (as DSH Web does) outlives the plugin: what the plugin put on its
     // scope must still go when the plugin unloads.
     const ownedByDsh = `session-${Math.random().toString(36).slice(2)}`
-    const opened = host.ctx.botRoster.opens(ownedByDsh, { botId: host.ctx.botRoster.bots()[0]!.id })
+    const opened = host.ctx.botRoster.opens(ownedByDsh, { kind: 'own', botId: host.ctx.botRoster.bots()[0]!.id })
     const survivorHandle = await host.ctx.agents.create({ sessionId: SessionId(ownedByDsh), meta: { cwd: host.cwd }, agentOptions: { provider: 'mock', model: 'mock' } })
     opened()
     const survivor = survivorHandle.agent

@@ -63,7 +63,7 @@ describe('member Sessions', () => {
     await say(host, 'Dev', 'second')
     const sessions = host.ctx.botRooms.group('Dev')!.memberSessions
     expect(Object.keys(sessions)).toEqual([ids.Ada])
-    expect(host.ctx.botRoster.ownerOf(sessions[ids.Ada!]!)).toEqual({ botId: ids.Ada, groupId: g.id })
+    expect(host.ctx.botRoster.ownerOf(sessions[ids.Ada!]!)).toEqual({ kind: 'member', botId: ids.Ada, groupId: g.id })
     const reqs = host.adapter.model.loopRequests().filter((r) => r.model === 'ada')
     expect(new Set(reqs.map((r) => r.sessionId))).toEqual(new Set([sessions[ids.Ada!]]))
     expect(reqs[0]!.system).toContain('You are Ada')

@@ -1,6 +1,7 @@
 // botRoster with DSH's real permission stack in-process (shell sandbox, approval service,
 // permission presets): a Bot's preset on every part, DSH's own pickers agreeing with the Bot, and
 // approval requests in turns nobody is watching.
+import { deliverySource } from '../../../src/sources.ts'
 import { installModelSelection } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
@@ -84,7 +85,7 @@ describe('approval requests in turns nobody is watching', () => {
 
   it('a turn started by another Bot gets an immediate, explained refusal instead of hanging', async () => {
     const { host, agent } = await withApprovalTool()
-    agent.followup(createUserMessage({ content: [{ type: 'text', text: 'please do it' }], source: { kind: 'plugin', plugin: 'bot-team', fromName: 'Ada' } as any }))
+    agent.followup(createUserMessage({ content: [{ type: 'text', text: 'please do it' }], source: deliverySource({ id: 'delivery-1', from: 'bot-9', kind: 'message' }, 'Ada', { hop: 1 }) }))
     await agent.whenIdle()
     const result = agent.session.events.find((e) => e.type === 'tool/result') as any
     expect(result.data.message.content[0].content[0].text).toBe(unattendedNote('Bot Ada', 'write outside the workspace'))

@@ -1,7 +1,7 @@
-// Pure delivery policy: hops, send cap, sources, recovery decisions, bounding, wording.
+// Pure delivery policy: hops, send cap, message text, recovery decisions, bounding, wording.
 import { describe, expect, it } from 'vitest'
 import {
-  boundDeliveries, checkSend, discardReport, messageText, readRelay, recoveryAction, relaySource, replyBody, turnHop, turnOutcome,
+  boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnHop, turnOutcome,
   type RecoveryAction,
 } from '../../../src/delivery/policy.ts'
 
@@ -36,38 +36,7 @@ describe('hops and the send cap', () => {
   })
 })
 
-describe('relay sources', () => {
-  const d = { id: 'delivery-3', from: 'bot-1', hop: 2, kind: 'message' as const, replyMode: 'sender' as const }
-
-  it('carries the delivery id, sender, hop and kind; JSON-only, never an undefined value', () => {
-    const s = relaySource(d, 'Main')
-    expect(s).toEqual({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-3', fromBot: 'bot-1', fromName: 'Main', hop: 2, delivery: 'message', replyTo: 'sender' })
-    expect(JSON.parse(JSON.stringify(s))).toEqual(s)
-    const interrupt = relaySource({ ...d, kind: 'interrupt', replyMode: undefined }, 'Main')
-    expect(Object.values(interrupt).includes(undefined)).toBe(false)
-    expect('replyTo' in interrupt).toBe(false)
-  })
-
-  it('every kind × reply mode gives a JSON-only source without undefined values (DSH followup throws on one)', () => {
-    for (const kind of ['message', 'interrupt', 'stop', 'reply'] as const) {
-      for (const replyMode of ['sender', 'user', undefined] as const) {
-        const s = relaySource({ id: 'delivery-9', from: 'bot-2', hop: 3, kind, replyMode }, 'Ada')
-        expect(JSON.parse(JSON.stringify(s))).toEqual(s)
-        expect(Object.values(s)).not.toContain(undefined)
-        expect(readRelay(s)).toEqual(s)
-        expect('replyTo' in s).toBe(kind === 'message' && replyMode !== undefined)
-      }
-    }
-  })
-
-  it('reads back only our own relay sources', () => {
-    expect(readRelay(relaySource(d, 'Main'))?.deliveryId).toBe('delivery-3')
-    expect(readRelay({ kind: 'user' })).toBeUndefined()
-    expect(readRelay({ kind: 'plugin', plugin: 'other', form: 'relay', deliveryId: 'x', hop: 1, fromBot: 'b' })).toBeUndefined()
-    expect(readRelay({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'x' })).toBeUndefined()
-    expect(readRelay(null)).toBeUndefined()
-  })
-
+describe('message text', () => {
   it('headers name the sender and the kind; a message says where the answer goes', () => {
     expect(messageText('message', 'Main', 'Do X.', { replyMode: 'sender', hop: 1, hopLimit: 6 })).toBe(
       '[Message from Bot Main]\n\nDo X.\n\n(Your final answer of this turn is sent back to Main automatically; Main cannot see this chat.)')

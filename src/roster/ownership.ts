@@ -1,0 +1,89 @@
+/**
+ * The Session-ownership index — whose a DSH Session is, for every service, in one place.
+ *
+ * Owns: the map Session id → owner, where an owner is a Bot's own chat (one of its parts), a Bot's
+ * hidden Session in one group, or a group's room Session; the reverse map Bot → its Session ids;
+ * and the short-lived marks for Sessions being created right now (before team state records them),
+ * so `agent/created` listeners already know whose a fresh Session is.
+ *
+ * Deliberately narrow: no DSH calls and no writes. It is rebuilt from team state whenever the state
+ * changes (`botStore.subscribe()`; rebuilding is linear in parts + member Sessions, a few
+ * microseconds for 200 Bots), so lookups on the hot path — every step of every Session asks it —
+ * are one map read instead of a scan of every Bot and group. Deleted Bots and groups stay in the
+ * index: their Sessions still belong to them (so their resumption can be vetoed).
+ *
+ * Composes: the roster holds the one instance and answers `ownerOf` / `roomOf` / `sessionsOf`
+ * from it; rooms and delivery ask the roster, never team state, for ownership.
+ */
+import type { TeamState } from '../store/index.ts'
+
+/** A Bot's own chat (one part of it) or a Bot's Session in one group. */
+export type BotSessionOwner =
+  | { kind: 'own'; botId: string; part: number; groupId?: undefined }
+  | { kind: 'member'; botId: string; groupId: string; part?: undefined }
+
+export type SessionOwner = BotSessionOwner | { kind: 'room'; groupId: string; botId?: undefined; part?: undefined }
+
+/** An owner being opened right now (its part number is not known yet for an own chat). */
+export type OpeningOwner =
+  | { kind: 'own'; botId: string }
+  | { kind: 'member'; botId: string; groupId: string }
+  | { kind: 'room'; groupId: string }
+
+export class SessionIndex {
+  private owners = new Map<string, SessionOwner>()
+  private byBot = new Map<string, string[]>()
+  private readonly opening = new Map<string, SessionOwner>()
+
+  constructor(state: Readonly<TeamState>) {
+    this.rebuild(state)
+  }
+
+  /** Replace the index with what `state` records (call on every state change). */
+  rebuild(state: Readonly<TeamState>): void {
+    const owners = new Map<string, SessionOwner>()
+    const byBot = new Map<string, string[]>()
+    const add = (botId: string, sessionId: string) => {
+      const list = byBot.get(botId)
+      if (list) list.push(sessionId)
+      else byBot.set(botId, [sessionId])
+    }
+    for (const bot of Object.values(state.bots)) {
+      for (const p of bot.sessionParts) {
+        owners.set(p.sessionId, { kind: 'own', botId: bot.id, part: p.part })
+        add(bot.id, p.sessionId)
+      }
+    }
+    for (const group of Object.values(state.groups)) {
+      if (group.roomSessionId) owners.set(group.roomSessionId, { kind: 'room', groupId: group.id })
+      for (const [botId, sessionId] of Object.entries(group.memberSessions)) {
+        owners.set(sessionId, { kind: 'member', botId, groupId: group.id })
+        add(botId, sessionId)
+      }
+    }
+    this.owners = owners
+    this.byBot = byBot
+  }
+
+  /** Whose a Session is, including Sessions being opened right now. */
+  get(sessionId: string): SessionOwner | undefined {
+    return this.opening.get(sessionId) ?? this.owners.get(sessionId)
+  }
+
+  /** Every recorded Session id of a Bot: its own-chat parts (oldest first), then its group Sessions. */
+  sessionsOf(botId: string): readonly string[] {
+    return this.byBot.get(botId) ?? []
+  }
+
+  /**
+   * Mark a Session as `owner`'s while it is being created. Returns the function that ends the
+   * mark (call it once team state records the Session, or when creating it failed).
+   */
+  opens(sessionId: string, owner: OpeningOwner): () => void {
+    const full: SessionOwner = owner.kind === 'own' ? { kind: 'own', botId: owner.botId, part: 0 } : owner
+    this.opening.set(sessionId, full)
+    return () => {
+      if (this.opening.get(sessionId) === full) this.opening.delete(sessionId)
+    }
+  }
+}

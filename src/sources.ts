@@ -1,0 +1,250 @@
+/**
+ * Message sources — the one format for every message this plugin puts into a DSH Session, its
+ * builders and its one reader.
+ *
+ * DSH records a producer-supplied `source` on every user-role message (`{kind:'plugin', plugin,
+ * form?, …}`) and keeps it in the Session log. The plugin uses it as the durable, structured half
+ * of a message: a delivery's id (the outbox recognises delivered messages by it), who sent it and
+ * how deep the chain is (hop), which group a room message belongs to, and the chain's work budget
+ * and authority (the trust rules). Model-facing text is separate and never parsed back.
+ *
+ * Owns: `TeamSource` (a discriminated union on `type`, one member per thing the plugin writes),
+ * builders that produce JSON-only objects (no `undefined` values — DSH's `followup` throws on one),
+ * and `readSource`, the single reader every service uses (delivery, rooms, the unattended-turn
+ * guard, later archive and UI). Logs written before this module existed carried the type in a
+ * field named `delivery`, and the bootstrap turn used `plugin: 'bot-team-bootstrap'`; the reader
+ * accepts both, so teams already out there keep working.
+ *
+ * Deliberately narrow: no I/O, no DSH calls, no wording of message text (each service words its
+ * own); it does not decide anything about a message, it only says what the message is.
+ */
+import { z } from 'zod'
+
+/** The plugin id in every source this plugin writes. */
+export const SOURCE_PLUGIN = 'bot-team'
+/** The bootstrap turn's plugin id before sources were consolidated (read only). */
+const LEGACY_BOOTSTRAP_PLUGIN = 'bot-team-bootstrap'
+
+/** Sandbox modes ranked lowest first (an unknown or custom mode ranks lowest). */
+export const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const
+export type SandboxMode = (typeof SANDBOX_MODES)[number]
+
+/**
+ * What a Bot-started message carries about the chain that caused it: how many Bot-to-Bot steps
+ * deep it is, which work budget it draws from (one per user message), and the lowest sandbox mode
+ * along the chain (delegation never amplifies authority).
+ */
+export interface Chain {
+  hop: number
+  /** The work budget this chain draws from (absent in logs written before budgets existed). */
+  budget?: string
+  /** The lowest sandbox mode along the chain (absent: the chain's authority is the target's own). */
+  mode?: SandboxMode
+}
+
+export type DeliveryType = 'message' | 'interrupt' | 'stop' | 'reply'
+
+interface Base {
+  kind: 'plugin'
+  plugin: typeof SOURCE_PLUGIN
+}
+
+/** A recorded inter-Bot message (outbox record `deliveryId`). */
+export interface DeliverySource extends Base, Chain {
+  form: 'relay'
+  type: DeliveryType
+  deliveryId: string
+  fromBot: string
+  fromName: string
+  /** `message` only: where the answer goes. */
+  replyTo?: 'sender' | 'user'
+}
+
+/** A post entered into a room Session (by a Bot's `post_to_group`, or the user through the API). */
+export interface RoomPostSource extends Base, Chain {
+  form: 'relay'
+  type: 'room-post'
+  groupId: string
+  groupName: string
+  postId: string
+  /** The post's text (the message text also carries a name prefix for DSH's own display). */
+  said: string
+  /** The posting Bot; absent when the user posted through the API. */
+  fromBot?: string
+  fromName?: string
+  /** Send the round's replies back to the posting Bot's own chat. */
+  report?: boolean
+}
+
+/** A member's turn in a round, entered into its group Session. */
+export interface RoomTurnSource extends Base, Chain {
+  form: 'relay'
+  type: 'room-turn'
+  groupId: string
+  groupName: string
+}
+
+/** The replies of a round, sent back to the poster's own chat. */
+export interface RoomReportSource extends Base, Chain {
+  form: 'relay'
+  type: 'room-report'
+  groupId: string
+  groupName: string
+}
+
+/** A one-line notice shown in a room (not a post; starts no round). */
+export interface RoomNoticeSource extends Base {
+  form: 'notice'
+  type: 'room-notice'
+  summary: string
+  groupId: string
+  groupName: string
+}
+
+/** The room's first turn (makes the room visible in DSH Web; answered without a model). */
+export interface RoomOpenSource extends Base {
+  form: 'notice'
+  type: 'room-open'
+  summary: string
+  groupId: string
+  groupName: string
+}
+
+/** The zero-model-call first turn of a fresh Session in DSH Web (entered as nothing). */
+export interface BootstrapSource extends Base {
+  form: 'notice'
+  type: 'bootstrap'
+  summary: string
+}
+
+export type TeamSource =
+  | DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
+  | RoomNoticeSource | RoomOpenSource | BootstrapSource
+
+export type TeamSourceType = TeamSource['type']
+
+/** Sources that start Bot work on behalf of a chain (they carry hop, budget and mode). */
+export type ChainSource = DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
+
+// ── builders (JSON-only: no undefined values) ───────────────────────────────────────────────────
+
+function chainFields(chain: Chain): Chain {
+  return { hop: chain.hop, ...(chain.budget ? { budget: chain.budget } : {}), ...(chain.mode ? { mode: chain.mode } : {}) }
+}
+
+const base: Base = { kind: 'plugin', plugin: SOURCE_PLUGIN }
+
+export function deliverySource(d: { id: string; from: string; kind: DeliveryType; replyMode?: 'sender' | 'user' | undefined }, fromName: string, chain: Chain): DeliverySource {
+  return {
+    ...base, form: 'relay', type: d.kind, deliveryId: d.id, fromBot: d.from, fromName, ...chainFields(chain),
+    ...(d.kind === 'message' && d.replyMode ? { replyTo: d.replyMode } : {}),
+  }
+}
+
+export function roomPostSource(p: { groupId: string; groupName: string; postId: string; said: string; from?: { id: string; name: string } | undefined; report?: boolean | undefined }, chain: Chain): RoomPostSource {
+  return {
+    ...base, form: 'relay', type: 'room-post', groupId: p.groupId, groupName: p.groupName, postId: p.postId, said: p.said,
+    ...(p.from ? { fromBot: p.from.id, fromName: p.from.name } : {}), ...(p.report && p.from ? { report: true } : {}), ...chainFields(chain),
+  }
+}
+
+export function roomTurnSource(g: { groupId: string; groupName: string }, chain: Chain): RoomTurnSource {
+  return { ...base, form: 'relay', type: 'room-turn', groupId: g.groupId, groupName: g.groupName, ...chainFields(chain) }
+}
+
+export function roomReportSource(g: { groupId: string; groupName: string }, chain: Chain): RoomReportSource {
+  return { ...base, form: 'relay', type: 'room-report', groupId: g.groupId, groupName: g.groupName, ...chainFields(chain) }
+}
+
+export function roomNoticeSource(g: { groupId: string; groupName: string }, summary: string): RoomNoticeSource {
+  return { ...base, form: 'notice', type: 'room-notice', summary: oneLine(summary), groupId: g.groupId, groupName: g.groupName }
+}
+
+export function roomOpenSource(g: { groupId: string; groupName: string }): RoomOpenSource {
+  return { ...base, form: 'notice', type: 'room-open', summary: oneLine(`Group ${g.groupName} opened`), groupId: g.groupId, groupName: g.groupName }
+}
+
+export function bootstrapSource(name: string): BootstrapSource {
+  return { ...base, form: 'notice', type: 'bootstrap', summary: oneLine(`${name} joined the team`) }
+}
+
+/** DSH bounds a notice's one-line summary (CONTEXT_SUMMARY_MAX_CHARS = 120). */
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim()
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line
+}
+
+// ── the one reader ──────────────────────────────────────────────────────────────────────────────
+
+const id = z.string().min(1).max(200)
+const name = z.string().max(200)
+const chain = {
+  hop: z.int().min(0).max(1000),
+  budget: id.optional(),
+  mode: z.enum(SANDBOX_MODES).optional(),
+}
+const plugin = { kind: z.literal('plugin'), plugin: z.literal(SOURCE_PLUGIN) }
+const group = { groupId: id, groupName: name }
+
+const readers = z.discriminatedUnion('type', [
+  z.object({ ...plugin, form: z.literal('relay'), type: z.enum(['message', 'interrupt', 'stop', 'reply']), deliveryId: id, fromBot: id, fromName: name, replyTo: z.enum(['sender', 'user']).optional(), ...chain }),
+  z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-post'), ...group, postId: id, said: z.string(), fromBot: id.optional(), fromName: name.optional(), report: z.boolean().optional(), ...chain }),
+  z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-turn'), ...group, ...chain }),
+  z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-report'), ...group, ...chain }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-notice'), summary: z.string(), ...group }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-open'), summary: z.string(), ...group }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('bootstrap'), summary: z.string() }),
+])
+
+/** Rewrite a source written before consolidation into today's shape (pure; unknown input passes). */
+function upgradeLegacy(s: Record<string, unknown>): Record<string, unknown> {
+  if (s.kind === 'plugin' && s.plugin === LEGACY_BOOTSTRAP_PLUGIN) return { ...base, form: 'notice', type: 'bootstrap', summary: '' }
+  if (s.type !== undefined || typeof s.delivery !== 'string') return s
+  const { delivery, ...rest } = s
+  const upgraded: Record<string, unknown> = { ...rest, type: delivery }
+  if (delivery === 'room-post') {
+    // Rooms wrote the poster as `fromId`; a post without `said` used its text.
+    if (typeof s.fromId === 'string') upgraded.fromBot = s.fromId
+    delete upgraded.fromId
+    upgraded.postId ??= 'legacy'
+    upgraded.said ??= ''
+  }
+  if (delivery === 'room-notice' || delivery === 'room-open') {
+    upgraded.form = 'notice'
+    upgraded.summary ??= ''
+  }
+  if (delivery === 'room-turn' || delivery === 'room-report' || delivery === 'room-post') {
+    upgraded.hop ??= 0
+    upgraded.groupId ??= 'unknown'
+  }
+  return upgraded
+}
+
+/**
+ * What a message source is, if this plugin wrote it (pure; tolerant of any input: a source that is
+ * not ours, or is malformed, reads as `undefined`).
+ */
+export function readSource(source: unknown): TeamSource | undefined {
+  if (!source || typeof source !== 'object') return undefined
+  const raw = source as Record<string, unknown>
+  if (raw.kind !== 'plugin' || (raw.plugin !== SOURCE_PLUGIN && raw.plugin !== LEGACY_BOOTSTRAP_PLUGIN)) return undefined
+  const parsed = readers.safeParse(upgradeLegacy(raw))
+  return parsed.success ? (parsed.data as TeamSource) : undefined
+}
+
+/** The source if it is of one of `types` (pure). */
+export function readSourceOf<T extends TeamSourceType>(source: unknown, ...types: T[]): (TeamSource & { type: T }) | undefined {
+  const s = readSource(source)
+  return s && (types as string[]).includes(s.type) ? (s as TeamSource & { type: T }) : undefined
+}
+
+/** The chain facts of a source that carries them (pure). */
+export function chainOf(source: TeamSource | undefined): Chain | undefined {
+  if (!source || !('hop' in source)) return undefined
+  return chainFields(source)
+}
+
+/** A delivery type, or undefined for every other source (pure). */
+export function isDeliveryType(type: string): type is DeliveryType {
+  return type === 'message' || type === 'interrupt' || type === 'stop' || type === 'reply'
+}
