@@ -1,6 +1,7 @@
 /**
- * Opening the DSH Sessions the team uses (Bots' own chats, room and member Sessions) — one way,
- * shared by the roster and the rooms.
+ * Opening the DSH Sessions the team uses (Bots' own chats, room and member Sessions) — the one
+ * opener: the roster holds the only instance and the rooms use it through the roster, so one
+ * `close()` ends any team Session whoever opened it.
  *
  * Owns: creating a Session as DSH Web creates a chat where DSH Web runs (api proxy → DSH Web's
  * agent preset and tools, the "Bot team" workspace, a pinned title so no title side call is made),
@@ -16,7 +17,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { createWebSession, rpcId, unwrap, type ApiProxyLike, type WorkspaceRegistryLike } from './dsh-web.ts'
-import { parseModel } from './roster/identity.ts'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { parseModel } from './models.ts'
+import { bootstrapSource, readSourceOf } from './sources.ts'
 
 export interface SessionOpenerConfig {
   /** Every team Session's cwd (the Bots' working folder). */
@@ -60,8 +63,15 @@ export class SessionOpener {
     return route ? { agentOptions: { provider: route.provider, model: route.model } } : {}
   }
 
-  /** Create a Session under a chosen id; its agent is live when this resolves. */
-  async create(sessionId: string, opts: { title: string; model?: string | undefined }): Promise<Agent> {
+  /**
+   * Create a Session under a chosen id; its agent is live when this resolves. With `bootstrap`, a
+   * Session created in DSH Web runs one turn that makes no model call, so DSH Web lists it (it hides
+   * Sessions that never ran a turn): the message is entered as nothing by a `{prepend}`
+   * `agent/pre-step` listener on that agent alone, which does not ask later listeners (DSH Web's
+   * own would add a runtime-context message, and that one would be sent to the model). The
+   * listener is removed when the turn ends.
+   */
+  async create(sessionId: string, opts: { title: string; model?: string | undefined; bootstrap?: string }): Promise<Agent> {
     const api = this.api
     if (api) {
       await createWebSession(api, this.registry, { sessionId, folder: this.config.workspace, title: opts.title })
@@ -71,7 +81,22 @@ export class SessionOpener {
     }
     const agent = this.ctx.agents.get(SessionId(sessionId))
     if (!agent) throw new Error(`Session ${opts.title} did not start`)
+    if (api && opts.bootstrap !== undefined) await this.bootstrap(agent, opts.bootstrap)
     return agent
+  }
+
+  private async bootstrap(agent: Agent, text: string): Promise<void> {
+    const isBootstrap = (m: { source: unknown }) => readSourceOf(m.source, 'bootstrap') !== undefined
+    const dispose = agent.ctx.on('agent/pre-step', async (payload, next) => {
+      if (payload.messages.length > 0 && payload.messages.every(isBootstrap)) return { kind: 'enter', messages: [] }
+      return next()
+    }, { prepend: true })
+    try {
+      agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: bootstrapSource(text) }))
+      await agent.whenIdle()
+    } finally {
+      dispose()
+    }
   }
 
   /** The live agent of a Session, resuming it when it is cold. */

@@ -30,8 +30,6 @@ import { z } from 'zod'
 import type { Caller, Decision } from '../roster/authority.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
-import { SessionOpener } from '../session-opener.ts'
-import { IDENTITY_SECTION, identityText } from '../roster/identity.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
@@ -137,8 +135,6 @@ export class BotRooms extends Service {
 
   readonly limits: RoomLimits
   private readonly config: z.output<typeof Config>
-  /** Opens, resumes and closes room and member Sessions (DSH Web's way where it runs). */
-  private readonly sessions: SessionOpener
   private readonly transcripts = new Map<string, Post[]>()
   /** groupId → botId → index of the first post it has not seen. */
   private readonly cursors = new Map<string, Map<string, number>>()
@@ -157,7 +153,6 @@ export class BotRooms extends Service {
     super(ctx, 'botRooms')
     this.config = Config.parse(config)
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
-    this.sessions = new SessionOpener(this.ctx, { workspace: this.config.workspace, defaultModel: this.config.defaultModel })
     this.limits = { ...DEFAULT_LIMITS, ...this.config.limits }
   }
 
@@ -183,7 +178,6 @@ export class BotRooms extends Service {
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => {
       for (const cursors of this.cursors.values()) cursors.delete(botId)
     })
-    this.sessions.disposeWithFiber('bot-rooms:sessions')
     // Bots whose own chat was attached before this service started get the group tools now.
     for (const bot of this.roster.bots()) {
       const sid = bot.sessionParts.at(-1)?.sessionId
@@ -341,7 +335,7 @@ export class BotRooms extends Service {
   }
 
   private async stopSession(sessionId: string, reason: string): Promise<void> {
-    await this.sessions.close(sessionId, reason)
+    await this.roster.sessions.close(sessionId, reason)
   }
 
   // ── posting ─────────────────────────────────────────────────────────────────────────────────
@@ -403,7 +397,7 @@ export class BotRooms extends Service {
     const name = this.state.groups[groupId]!.name
     let agent: Agent
     try {
-      agent = await this.sessions.create(sessionId, { title: name })
+      agent = await this.roster.sessions.create(sessionId, { title: name })
       await this.store.update((s) => {
         s.groups[groupId]!.roomSessionId = sessionId
       })
@@ -419,7 +413,7 @@ export class BotRooms extends Service {
     if (!this.ctx.agents.get(SessionId(sessionId)) && (await this.store.claim()) !== 'writer') {
       throw new RoomRefusal('unavailable', `group Sessions are not opened here: ${this.store.status().message}`)
     }
-    return this.sessions.resume(sessionId, model)
+    return this.roster.sessions.resume(sessionId, model)
   }
 
   /** The room Session's live agent (opened or resumed on demand). */
@@ -444,14 +438,14 @@ export class BotRooms extends Service {
       const done = this.roster.opens(sessionId, { kind: 'member', botId, groupId })
       let agent: Agent
       try {
-        agent = await this.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model })
+        agent = await this.roster.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model })
         await this.store.update((s) => {
           s.groups[groupId]!.memberSessions[botId] = sessionId
         })
       } finally {
         done()
       }
-      await this.sessions.archive(sessionId) // kept out of DSH Web's session list
+      await this.roster.sessions.archive(sessionId) // kept out of DSH Web's session list
       return agent
     })()
     this.creating.set(key, run)
@@ -470,7 +464,6 @@ export class BotRooms extends Service {
 
   private attachMember(agent: Agent, botId: string, groupId: string): void {
     const ctx = agent.ctx
-    this.onAgents.add(agent, ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(this.state.bots[botId]!) }))
     this.onAgents.add(agent, ctx.systemPrompt.section({
       name: ROOM_SECTION,
       order: 20,

@@ -18,19 +18,19 @@ import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { createUserMessage, type LlmCallConfig } from '@deepseek-ai/dsh-llm'
+import type { LlmCallConfig } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from './authority.ts'
 import { BotCreateInput, BotUpdateInput, formatIssues, nameKey, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
-import { currentPart, IDENTITY_SECTION, identityText, liveBotList, parseModel, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
+import { currentPart, IDENTITY_SECTION, identityText, liveBotList, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
+import { parseModel } from '../models.ts'
 import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { SessionOpener } from '../session-opener.ts'
-import { bootstrapSource, readSourceOf } from '../sources.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner } from './ownership.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -377,12 +377,7 @@ export class BotRoster extends Service {
     const sessionId = `session-${randomUUID()}`
     const done = this.opens(sessionId, { kind: 'own', botId })
     try {
-      const agent = await this.sessions.create(sessionId, { title: bot.name, model: bot.model })
-      if (this.ctx.get('apiProxy')) {
-        // DSH Web hides a Session that never ran a turn; run one turn that makes no model call.
-        agent.followup(createUserMessage({ content: [{ type: 'text', text: `${bot.name} joined the team.` }], source: bootstrapSource(bot.name) }))
-        await agent.whenIdle()
-      }
+      await this.sessions.create(sessionId, { title: bot.name, model: bot.model, bootstrap: `${bot.name} joined the team.` })
       await this.store.update((s) => {
         const b = s.bots[botId]!
         b.sessionParts.push({ sessionId, part: b.sessionParts.length + 1, startedAt: new Date().toISOString() })
@@ -470,7 +465,9 @@ export class BotRoster extends Service {
       throw new Error(message)
     }
     if (owner.groupId === undefined) return this.attach(agent, bot.id)
-    // A group Session: the Bot's model (routed above), preset and guard; the room adds the rest.
+    // A group Session: the Bot's identity, model (routed above), preset and guard; the room adds
+    // only its own rules and tools.
+    this.onAgents.add(agent, agent.ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(this.state.bots[bot.id]!, 'group') }))
     for (const dispose of guardUnattendedTurns(agent.ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${bot.name}'s group turn started by ${who} (nobody at the screen)`, bot.id))) this.onAgents.add(agent, dispose)
     void this.applyPresetTo(agent, bot)
     this.ctx.emit('bot-team/member-attached', { bot, groupId: owner.groupId, agent })
@@ -480,17 +477,9 @@ export class BotRoster extends Service {
     const ctx = agent.ctx
     const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
     const current = () => this.state.bots[botId]!
-    track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current()) }))
+    track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current(), 'own-chat') }))
     track(ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT }))
     for (const tool of botTools(this)) track(ctx.tools.register(tool))
-    // The bootstrap turn of a fresh web Session enters no message and makes no model call. Later
-    // listeners are not asked: DSH Web's would add a runtime-context message, and that one would
-    // be sent to the model.
-    const isBootstrap = (m: { source: unknown }) => readSourceOf(m.source, 'bootstrap') !== undefined
-    track(ctx.on('agent/pre-step', async (payload, next) => {
-      if (payload.messages.length > 0 && payload.messages.every(isBootstrap)) return { kind: 'enter', messages: [] }
-      return next()
-    }, { prepend: true }))
     for (const dispose of guardUnattendedTurns(ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${current().name}'s turn started by ${who} (nobody at the screen)`, botId))) track(dispose)
     void this.applyPresetTo(agent, current())
     this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })

@@ -117,6 +117,23 @@ describe('stopping activity', () => {
     expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['stopped'])
     expect(roomLog(host, 'R')).toContain("_Ada's turn was stopped._")
   })
+  it('deleting a Bot that is a group member cancels its running group turn and closes its member Session (one opener, one close)', async () => {
+    const host = await start({ ada: { text: 'never finishes', delayMs: 5_000 }, bob: { text: 'Bob' } })
+    const ids = await bots(host, ['Ada', 'Bob'])
+    await host.ctx.botRooms.createGroup(user, { name: 'R', members: ['Ada', 'Bob'], admin: 'Bob' })
+    const room = roomOf(host, 'R')
+    const { createUserMessage } = await import('@deepseek-ai/dsh-llm')
+    room.followup(createUserMessage({ content: [{ type: 'text', text: '@Ada go' }], source: { kind: 'user' } }))
+    while (!host.ctx.botRooms.group('R')!.memberSessions[ids.Ada!]) await new Promise((r) => setTimeout(r, 5))
+    const memberSid = host.ctx.botRooms.group('R')!.memberSessions[ids.Ada!]!
+    const member = host.ctx.agents.get(SessionId(memberSid))!
+    while (member.status !== 'running') await new Promise((r) => setTimeout(r, 5))
+    await host.ctx.botRoster.delete(user, 'Ada', 'no longer needed')
+    await room.whenIdle()
+    expect(host.ctx.agents.get(SessionId(memberSid))).toBeUndefined()
+    expect(member.session.events.filter((e) => e.type === 'turn/end').map((e: any) => e.data.reason.kind)).toEqual(['aborted'])
+    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['stopped'])
+  })
 })
 
 describe('posting', () => {
