@@ -80,9 +80,10 @@ export function hashToken(token: string): string {
 /** A short name for a device from its User-Agent ("Chrome on Linux", "curl"). */
 export function deviceLabel(userAgent: string | undefined): string {
   const ua = userAgent ?? ''
-  const browser = /\b(Edg|Firefox|Chromium|Chrome|Safari|curl|Wget|node|python-requests)\b/i.exec(ua)?.[1]
-  const os = /\b(Windows|Mac OS X|Android|iPhone|iPad|Linux|CrOS)\b/.exec(ua)?.[1]
-  const name = browser === 'Edg' ? 'Edge' : browser
+  // First match in this order: a Chrome UA also says Safari, an Edge UA also says Chrome.
+  const browsers: [RegExp, string][] = [[/\bEdg\//, 'Edge'], [/\bFirefox\//, 'Firefox'], [/\bChromium\//, 'Chromium'], [/\bChrome\//, 'Chrome'], [/\bSafari\//, 'Safari'], [/^curl\//, 'curl'], [/^Wget\//, 'Wget'], [/^node\b/, 'node'], [/^python-requests\//, 'python-requests']]
+  const name = browsers.find(([re]) => re.test(ua))?.[1]
+  const os = ['Windows', 'Android', 'iPhone', 'iPad', 'Mac OS X', 'CrOS', 'Linux'].find((o) => ua.includes(o))
   const label = name ? (os ? `${name} on ${os === 'Mac OS X' ? 'macOS' : os}` : name) : ua.replace(/[^\x20-\x7e]/g, '').trim() || 'unknown client'
   return label.slice(0, LABEL_MAX)
 }
