@@ -81,7 +81,7 @@ export function hashToken(token: string): string {
 export function deviceLabel(userAgent: string | undefined): string {
   const ua = userAgent ?? ''
   // First match in this order: a Chrome UA also says Safari, an Edge UA also says Chrome.
-  const browsers: [RegExp, string][] = [[/\bEdg\//, 'Edge'], [/\bFirefox\//, 'Firefox'], [/\bChromium\//, 'Chromium'], [/\bChrome\//, 'Chrome'], [/\bSafari\//, 'Safari'], [/^curl\//, 'curl'], [/^Wget\//, 'Wget'], [/^node\b/, 'node'], [/^python-requests\//, 'python-requests']]
+  const browsers: [RegExp, string][] = [[/\bEdg\//, 'Edge'], [/\bFirefox\//, 'Firefox'], [/\bHeadlessChrome\//, 'Headless Chrome'], [/\bChromium\//, 'Chromium'], [/\bChrome\//, 'Chrome'], [/\bSafari\//, 'Safari'], [/^curl\//, 'curl'], [/^Wget\//, 'Wget'], [/^node\b/, 'node'], [/^python-requests\//, 'python-requests']]
   const name = browsers.find(([re]) => re.test(ua))?.[1]
   const os = ['Windows', 'Android', 'iPhone', 'iPad', 'Mac OS X', 'CrOS', 'Linux'].find((o) => ua.includes(o))
   const label = name ? (os ? `${name} on ${os === 'Mac OS X' ? 'macOS' : os}` : name) : ua.replace(/[^\x20-\x7e]/g, '').trim() || 'unknown client'

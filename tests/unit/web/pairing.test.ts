@@ -157,6 +157,7 @@ describe('pairing a browser', () => {
     expect(deviceLabel('Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 Version/17.0 Safari/605.1.15')).toBe('Safari on macOS')
     expect(deviceLabel('Mozilla/5.0 (Windows NT 10.0) Chrome/130.0 Edg/130.0')).toBe('Edge on Windows')
     expect(deviceLabel('Mozilla/5.0 (Linux; Android 14) Chrome/130.0 Mobile Safari/537.36')).toBe('Chrome on Android')
+    expect(deviceLabel('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 HeadlessChrome/130.0 Safari/537.36')).toBe('Headless Chrome on Linux')
     expect(deviceLabel(undefined)).toBe('unknown client')
     expect(deviceLabel('\u0000evil\u202e' + 'x'.repeat(100))).toBe(`evil${'x'.repeat(56)}`)
   })
