@@ -143,7 +143,7 @@ export const TEAM_PAGE_JS = `(function () {
   }
 
   function renderPairing(p) {
-    if (!p.paired && token()) setToken(null); // the token was unpaired (or the file deleted)
+    if (!p.paired && token() && !p.problem) setToken(null); // unpaired, or the file was deleted (a broken file keeps it)
     var state = $('pairing-state');
     state.dataset.state = p.paired ? 'paired' : 'unpaired';
     state.textContent = p.paired ? t.paired : (p.nextPairing === 'terminal' ? t.unpairedTerminal : t.unpairedOther);
