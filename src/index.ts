@@ -20,6 +20,7 @@ import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
 import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
+import { PAIRING_FILE } from './web/pairing-file.ts'
 import { registerWebRoutes } from './web/routes.ts'
 import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
 
@@ -61,6 +62,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
     trustedHosts: config.trustedHosts,
+    pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
     status: () => ({
       plugin: PLUGIN_NAME,

@@ -1,25 +1,39 @@
 /**
- * The team page served at `/bot-team`: a single self-contained HTML document (no build step, no
- * external assets) that reads `/bot-team/api/status` and renders the roster, the health of the
- * plugin's parts (a team this process only follows or cannot write says why) and recent activity. English and Chinese strings, chosen from the browser's language.
+ * The team page served at `/bot-team`: an HTML document plus its own script (`/bot-team/page.js`)
+ * and stylesheet (`/bot-team/page.css`) — no build step, no external assets, nothing inline, so the
+ * page's Content-Security-Policy (`PAGE_CSP`) can forbid inline script and style. It reads
+ * `/bot-team/api/status` and renders the roster, the health of the plugin's parts (a team this
+ * process only follows or cannot write says why) and recent activity; and `/bot-team/api/pairing`
+ * for the "This browser" section: whether this browser is paired, every paired device with when it
+ * paired and was last used (so a stray pairing is visible), pairing by code and unpairing. English
+ * and Chinese strings, chosen from the browser's language.
  *
- * Deliberately narrow: presentation only; every fact comes from the status route.
+ * DOM contract (the e2e test reads it): `h1`, `#summary[data-state=ready|error]`, `#bots` (one `li`
+ * per Bot: `name — role ★`), `#archive`, `#store-problem`, `#archive-problem`, `#activity`; the
+ * pairing section is `#pairing` with `#pairing-state[data-state=paired|unpaired|error]`, `#devices`,
+ * `#pairing-start`, `#pairing-code-input`, `#pairing-submit`, `#pairing-new-code`, `#pairing-code`.
+ *
+ * The pairing token lives in this browser's localStorage and is sent as the `x-bot-team-pairing`
+ * header on every API call (`pairing.ts` decides what it is worth).
+ *
+ * Deliberately narrow: presentation only; every fact comes from the API.
  */
+import { PAIRING_HEADER } from './pairing.ts'
+
+export const PAGE_SCRIPT_PATH = '/bot-team/page.js'
+export const PAGE_STYLE_PATH = '/bot-team/page.css'
+
+/** The page may run only its own script and stylesheet and talk only to this server. */
+export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+
 export const TEAM_PAGE_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Bot Team</title>
-<style>
-  body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 48rem; padding: 0 1rem; color: #1d2430; }
-  h1 { font-size: 1.4rem; margin-bottom: .25rem; }
-  .muted { color: #667085; }
-  ul { padding-left: 1.2rem; }
-  .problem { background: #fff4e5; border: 1px solid #f5b971; padding: .5rem .75rem; border-radius: 6px; }
-  h2 { font-size: 1.05rem; margin-top: 1.5rem; }
-  code { background: #f2f4f7; padding: 0 .25rem; border-radius: 3px; }
-</style>
+<link rel="stylesheet" href="${PAGE_STYLE_PATH}">
+<script src="${PAGE_SCRIPT_PATH}" defer></script>
 </head>
 <body>
 <h1 data-i18n="title">Bot Team</h1>
@@ -28,56 +42,175 @@ export const TEAM_PAGE_HTML = `<!doctype html>
 <div id="problems"></div>
 <h2 id="activity-title" hidden></h2>
 <ul id="activity"></ul>
-<script>
-(function () {
-  var zh = /^zh/i.test(navigator.language || '');
-  var t = zh
-    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', failed: '无法读取团队状态：', activity: '最近动态' }
-    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', failed: 'Could not read the team status: ', activity: 'Recent activity' };
-  document.documentElement.lang = zh ? 'zh' : 'en';
-  document.title = t.title;
-  document.querySelector('h1').textContent = t.title;
-  var summary = document.getElementById('summary');
-  fetch(location.pathname.replace(/\\/?$/, '/') + 'api/status', { headers: { accept: 'application/json' } })
-    .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
-    .then(function (s) {
-      summary.textContent = s.bots.length ? t.count(s.bots.length) : t.none;
-      summary.dataset.state = 'ready';
-      var list = document.getElementById('bots');
-      s.bots.forEach(function (b) {
-        var li = document.createElement('li');
-        li.textContent = b.name + (b.role ? ' — ' + b.role : '') + (b.main ? ' ★' : '');
-        list.appendChild(li);
-      });
-      var archive = document.createElement('p');
-      archive.id = 'archive';
-      archive.textContent = t.archive + ': ' + s.archive.driver;
-      document.getElementById('problems').appendChild(archive);
-      var problems = [];
-      if (s.store && s.store.mode !== 'writer') problems.push({ id: 'store-problem', text: s.store.message });
-      if (s.archive.problem) problems.push({ id: 'archive-problem', text: s.archive.problem.message });
-      problems.forEach(function (item) {
-        var p = document.createElement('p');
-        p.className = 'problem';
-        p.id = item.id;
-        p.textContent = item.text;
-        document.getElementById('problems').appendChild(p);
-      });
-      var recent = (s.activity || []).slice(-10).reverse();
-      if (recent.length) {
-        var heading = document.getElementById('activity-title');
-        heading.textContent = t.activity;
-        heading.hidden = false;
-        recent.forEach(function (a) {
-          var li = document.createElement('li');
-          li.textContent = new Date(a.at).toLocaleTimeString() + ' — ' + a.text;
-          document.getElementById('activity').appendChild(li);
-        });
-      }
-    })
-    .catch(function (e) { summary.textContent = t.failed + e.message; summary.dataset.state = 'error'; });
-})();
-</script>
+<section id="pairing">
+<h2 id="pairing-title">This browser</h2>
+<p id="pairing-state" class="muted"></p>
+<p id="pairing-problem" class="problem" hidden></p>
+<div id="pairing-actions">
+<button type="button" id="pairing-start" hidden></button>
+<span id="pairing-form" hidden><input id="pairing-code-input" autocomplete="off" maxlength="16" size="12"> <button type="button" id="pairing-submit"></button></span>
+<button type="button" id="pairing-new-code" hidden></button>
+<p id="pairing-code" hidden></p>
+</div>
+<h2 id="devices-title" hidden></h2>
+<ul id="devices"></ul>
+</section>
 </body>
 </html>
+`
+
+export const TEAM_PAGE_CSS = `body { font: 15px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 48rem; padding: 0 1rem; color: #1d2430; }
+h1 { font-size: 1.4rem; margin-bottom: .25rem; }
+.muted { color: #667085; }
+ul { padding-left: 1.2rem; }
+.problem { background: #fff4e5; border: 1px solid #f5b971; padding: .5rem .75rem; border-radius: 6px; }
+h2 { font-size: 1.05rem; margin-top: 1.5rem; }
+code, #pairing-code { font-family: ui-monospace, monospace; }
+#pairing-code { font-size: 1.2rem; }
+#devices button { margin-left: .5rem; }
+`
+
+export const TEAM_PAGE_JS = `(function () {
+  'use strict';
+  var API = '/bot-team/api/';
+  var TOKEN_KEY = 'bot-team:pairing-token';
+  var zh = /^zh/i.test(navigator.language || '');
+  var t = zh
+    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', failed: '无法读取团队状态：', activity: '最近动态',
+        thisBrowser: '此浏览器', paired: '此浏览器已配对，可以更改机器人的权限。', unpairedTerminal: '此浏览器尚未配对。还没有任何浏览器配对：点击“配对此浏览器”，然后输入 DSH 运行所在终端里显示的配对码。', unpairedOther: '此浏览器尚未配对。在已配对的浏览器上点击“配对另一个浏览器”，然后在这里输入显示的配对码。',
+        start: '配对此浏览器', submit: '配对', newCode: '配对另一个浏览器', codeIs: function (c, until) { return '配对码：' + c + '（有效至 ' + until + '）'; }, shownInTerminal: function (until) { return '配对码已显示在 DSH 运行所在的终端里（有效至 ' + until + '）。'; },
+        devices: '已配对的设备', device: function (d, mine) { return d.label + (mine ? '（此浏览器）' : '') + ' — 配对于 ' + new Date(d.createdAt).toLocaleString() + '，最近使用 ' + new Date(d.lastUsedAt).toLocaleString(); }, unpair: '取消配对' }
+    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', failed: 'Could not read the team status: ', activity: 'Recent activity',
+        thisBrowser: 'This browser', paired: 'This browser is paired: it may raise Bots\\' permissions.', unpairedTerminal: 'This browser is not paired, and no browser is yet. Choose "Pair this browser", then type the code shown in the terminal where DSH runs.', unpairedOther: 'This browser is not paired. On a paired browser choose "Pair another browser", then type the code it shows here.',
+        start: 'Pair this browser', submit: 'Pair', newCode: 'Pair another browser', codeIs: function (c, until) { return 'Pairing code: ' + c + ' (valid until ' + until + ')'; }, shownInTerminal: function (until) { return 'A pairing code is shown in the terminal where DSH runs (valid until ' + until + ').'; },
+        devices: 'Paired devices', device: function (d, mine) { return d.label + (mine ? ' (this browser)' : '') + ' — paired ' + new Date(d.createdAt).toLocaleString() + ', last used ' + new Date(d.lastUsedAt).toLocaleString(); }, unpair: 'Unpair' };
+  var $ = function (id) { return document.getElementById(id); };
+
+  function token() { try { return localStorage.getItem(TOKEN_KEY); } catch (e) { return null; } }
+  function setToken(value) { try { if (value) localStorage.setItem(TOKEN_KEY, value); else localStorage.removeItem(TOKEN_KEY); } catch (e) { /* storage off: pairing cannot last */ } }
+  function api(method, path, body) {
+    var headers = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    var tok = token();
+    if (tok) headers['${PAIRING_HEADER}'] = tok;
+    return fetch(API + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      .then(function (r) { return r.json().catch(function () { return {}; }).then(function (j) { if (!r.ok) throw new Error(j.error || ('HTTP ' + r.status)); return j; }); });
+  }
+  function show(el, on) { el.hidden = !on; }
+  function time(iso) { return new Date(iso).toLocaleTimeString(); }
+
+  function renderStatus(s) {
+    var summary = $('summary');
+    summary.textContent = s.bots.length ? t.count(s.bots.length) : t.none;
+    summary.dataset.state = 'ready';
+    var list = $('bots');
+    s.bots.forEach(function (b) {
+      var li = document.createElement('li');
+      li.textContent = b.name + (b.role ? ' — ' + b.role : '') + (b.main ? ' ★' : '');
+      list.appendChild(li);
+    });
+    var archive = document.createElement('p');
+    archive.id = 'archive';
+    archive.textContent = t.archive + ': ' + s.archive.driver;
+    $('problems').appendChild(archive);
+    var problems = [];
+    if (s.store && s.store.mode !== 'writer') problems.push({ id: 'store-problem', text: s.store.message });
+    if (s.archive.problem) problems.push({ id: 'archive-problem', text: s.archive.problem.message });
+    problems.forEach(function (item) {
+      var p = document.createElement('p');
+      p.className = 'problem';
+      p.id = item.id;
+      p.textContent = item.text;
+      $('problems').appendChild(p);
+    });
+    var recent = (s.activity || []).slice(-10).reverse();
+    if (recent.length) {
+      var heading = $('activity-title');
+      heading.textContent = t.activity;
+      heading.hidden = false;
+      recent.forEach(function (a) {
+        var li = document.createElement('li');
+        li.textContent = time(a.at) + ' — ' + a.text;
+        $('activity').appendChild(li);
+      });
+    }
+  }
+
+  function pairingError(e) {
+    var p = $('pairing-problem');
+    p.textContent = e.message;
+    show(p, true);
+  }
+
+  function renderPairing(p) {
+    if (!p.paired && token() && !p.problem) setToken(null); // unpaired, or the file was deleted (a broken file keeps it)
+    var state = $('pairing-state');
+    state.dataset.state = p.paired ? 'paired' : 'unpaired';
+    state.textContent = p.paired ? t.paired : (p.nextPairing === 'terminal' ? t.unpairedTerminal : t.unpairedOther);
+    show($('pairing-problem'), !!p.problem);
+    if (p.problem) $('pairing-problem').textContent = p.problem;
+    show($('pairing-start'), !p.paired && p.nextPairing === 'terminal');
+    show($('pairing-form'), !p.paired && p.nextPairing !== 'terminal');
+    show($('pairing-new-code'), p.paired);
+    var list = $('devices');
+    list.textContent = '';
+    show($('devices-title'), p.devices.length > 0);
+    p.devices.forEach(function (d) {
+      var li = document.createElement('li');
+      li.dataset.deviceId = d.id;
+      li.appendChild(document.createTextNode(t.device(d, d.id === p.deviceId)));
+      if (p.paired) {
+        var b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = t.unpair;
+        b.addEventListener('click', function () { api('DELETE', 'pairing/devices/' + encodeURIComponent(d.id)).then(loadPairing, pairingError); });
+        li.appendChild(b);
+      }
+      list.appendChild(li);
+    });
+  }
+
+  function loadPairing() {
+    return api('GET', 'pairing').then(renderPairing, function (e) { $('pairing-state').dataset.state = 'error'; pairingError(e); });
+  }
+
+  function init() {
+    document.documentElement.lang = zh ? 'zh' : 'en';
+    document.title = t.title;
+    document.querySelector('h1').textContent = t.title;
+    $('pairing-title').textContent = t.thisBrowser;
+    $('devices-title').textContent = t.devices;
+    $('pairing-start').textContent = t.start;
+    $('pairing-submit').textContent = t.submit;
+    $('pairing-new-code').textContent = t.newCode;
+    $('pairing-start').addEventListener('click', function () {
+      api('POST', 'pairing/codes', {}).then(function (g) {
+        var c = $('pairing-code');
+        c.textContent = t.shownInTerminal(time(g.expiresAt));
+        show(c, true);
+        show($('pairing-form'), true);
+      }, pairingError);
+    });
+    $('pairing-submit').addEventListener('click', function () {
+      api('POST', 'pairing', { code: $('pairing-code-input').value }).then(function (r) {
+        setToken(r.token);
+        $('pairing-code-input').value = '';
+        show($('pairing-code'), false);
+        show($('pairing-problem'), false);
+        return loadPairing();
+      }, pairingError);
+    });
+    $('pairing-new-code').addEventListener('click', function () {
+      api('POST', 'pairing/codes', {}).then(function (g) {
+        var c = $('pairing-code');
+        c.textContent = t.codeIs(g.code, time(g.expiresAt));
+        show(c, true);
+      }, pairingError);
+    });
+    api('GET', 'status').then(renderStatus).catch(function (e) { $('summary').textContent = t.failed + e.message; $('summary').dataset.state = 'error'; });
+    loadPairing();
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init); else init();
+})();
 `

@@ -1,32 +1,37 @@
 /**
  * The plugin's HTTP surface on DSH Web's server, under the prefix `/bot-team`:
- *   GET    /bot-team                the team page
- *   GET    /bot-team/api/status     roster + health as JSON
- *   GET    /bot-team/api/bots       the live Bots
- *   POST   /bot-team/api/bots       create a Bot           body: Bot fields (name required)
- *   PATCH  /bot-team/api/bots/<id>  change a Bot            body: the fields to change
- *   DELETE /bot-team/api/bots/<id>  delete a Bot            body: { "reason": "…" }
+ *   GET  /bot-team                   the team page (strict CSP: no inline script or style)
+ *   GET  /bot-team/page.js, page.css the page's script and stylesheet
+ *   GET  /bot-team/api/status        roster + health as JSON
+ *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
+ *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *
- * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does
- * not guard custom routes. Writes act as the user (the authority caller `user`) through the
- * roster, which validates every field with zod; bad input gets a 4xx with a readable message and
- * changes nothing. Registration is a Cordis effect: unloading the plugin removes the routes.
- * Deliberately narrow: handlers go through services; they never touch files.
+ * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
+ * guard custom routes; routes that raise a Bot's authority also need a paired browser
+ * (`pairing.ts`, asked by the handlers). Path segments are decoded one by one (a malformed `%`
+ * escape is a 400). Refusals become 4xx with `{ error }`: a handler's `HttpError` its own status,
+ * a roster refusal by its code, a store refusal 409; anything else is a bug (500).
+ * Registration is a Cordis effect: unloading the plugin removes the routes.
+ *
+ * Deliberately narrow: handlers go through services; only the pairing file is touched here
+ * (through `pairing.ts`), never team state.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
-import { z } from 'zod'
 import { TeamRefusal, type RefusalCode } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { isStoreError } from '../store/index.ts'
-import { summary } from '../roster/tools.ts'
+import { botsApi } from './bots-routes.ts'
 import { checkRequestTrust } from './fence.ts'
-import { TEAM_PAGE_HTML } from './page.ts'
+import { decodeSegment, HttpError, send, sendJson } from './http.ts'
+import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_HTML, TEAM_PAGE_JS } from './page.ts'
+import { Pairing } from './pairing.ts'
+import { pairingApi } from './pairing-routes.ts'
+
+export { MAX_BODY_BYTES } from './bots-routes.ts'
 
 export const ROUTE_PREFIX = '/bot-team'
-/** Request bodies above this size are refused (413) before parsing. */
-export const MAX_BODY_BYTES = 64 * 1024
 
 export interface TeamStatus {
   plugin: string
@@ -41,104 +46,76 @@ export interface WebRoutesOptions {
   trustedHosts: readonly string[]
   status: () => TeamStatus
   roster: () => BotRoster | undefined
+  /** Absolute path of `bot/pairing.json`. */
+  pairingFile: string
+  /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
+  announce?: (line: string) => void
 }
-
-class HttpError extends Error {
-  readonly status: number
-  constructor(status: number, message: string) {
-    super(message)
-    this.status = status
-  }
-}
-
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, {
-    'content-type': type,
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    'x-frame-options': 'SAMEORIGIN',
-  })
-  res.end(body)
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value))
-}
-
-/** Read a JSON body (bounded); an empty body is `{}`. */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `request body is larger than ${MAX_BODY_BYTES} bytes`)
-    chunks.push(chunk as Buffer)
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim()
-  if (!text) return {}
-  try {
-    return JSON.parse(text)
-  } catch (error) {
-    throw new HttpError(400, `request body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
-  }
-}
-
-const DeleteBody = z.strictObject({ reason: z.string().trim().min(1, 'reason: say why, in a sentence').max(500) })
 
 const REFUSAL_STATUS: Record<RefusalCode, number> = { forbidden: 403, invalid: 400, 'not-found': 404, unavailable: 409, limit: 429 }
 
-const USER = { kind: 'user' } as const
-
-async function botsApi(method: string, id: string | undefined, req: IncomingMessage, roster: BotRoster): Promise<[number, unknown]> {
-  if (id === undefined) {
-    if (method === 'GET') return [200, { bots: roster.bots().map(summary) }]
-    if (method === 'POST') return [201, { bot: summary(await roster.create(USER, await readJsonBody(req))) }]
-    throw new HttpError(405, `${method} not allowed on /bots`)
-  }
-  if (method === 'PATCH') return [200, { bot: summary(await roster.update(USER, id, await readJsonBody(req))) }]
-  if (method === 'DELETE') {
-    const body = DeleteBody.safeParse(await readJsonBody(req))
-    if (!body.success) throw new HttpError(400, body.error.issues.map((i) => i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message).join('; '))
-    return [200, { bot: summary(await roster.delete(USER, id, body.data.reason)) }]
-  }
-  throw new HttpError(405, `${method} not allowed on /bots/${id}`)
+const ASSETS: Record<string, [type: string, body: string, csp?: string]> = {
+  [ROUTE_PREFIX]: ['text/html; charset=utf-8', TEAM_PAGE_HTML, PAGE_CSP],
+  [PAGE_SCRIPT_PATH]: ['text/javascript; charset=utf-8', TEAM_PAGE_JS],
+  [PAGE_STYLE_PATH]: ['text/css; charset=utf-8', TEAM_PAGE_CSS],
 }
 
-export async function handleRequest(req: IncomingMessage, res: ServerResponse, options: WebRoutesOptions): Promise<void> {
-  const verdict = checkRequestTrust(req, options.trustedHosts)
-  if (!verdict.ok) return sendJson(res, verdict.status, { error: verdict.reason })
-  const path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '')
-  const method = req.method ?? 'GET'
+function answerError(res: ServerResponse, error: unknown): void {
+  if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message })
+  if (error instanceof TeamRefusal) return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
+  if (isStoreError(error)) return sendJson(res, 409, { error: error.message, code: error.code })
+  return sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) })
+}
+
+async function route(req: IncomingMessage, res: ServerResponse, options: WebRoutesOptions, pairing: Pairing): Promise<void> {
+  let path: string
   try {
-    if (path === ROUTE_PREFIX) {
-      if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} not allowed`)
-      return send(res, 200, 'text/html; charset=utf-8', TEAM_PAGE_HTML)
+    path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '')
+  } catch {
+    throw new HttpError(400, 'malformed request path')
+  }
+  const method = (req.method ?? 'GET').toUpperCase()
+  const asset = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined
+  if (asset) {
+    if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} not allowed`)
+    return send(res, 200, asset[0], asset[1], asset[2])
+  }
+  const api = `${ROUTE_PREFIX}/api/`
+  if (!path.startsWith(api)) throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
+  const [head, ...rest] = path.slice(api.length).split('/').map(decodeSegment)
+  if (head === 'status' && rest.length === 0) {
+    if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)
+    return sendJson(res, 200, options.status())
+  }
+  if (head === 'pairing') {
+    const [status, body] = await pairingApi({ method, rest, req }, pairing)
+    return sendJson(res, status, body)
+  }
+  if (head === 'bots' && rest.length <= 2) {
+    const roster = options.roster()
+    if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    const [status, body] = await botsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) }, roster, pairing)
+    return sendJson(res, status, body)
+  }
+  throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
+}
+
+/** The request handler for `/bot-team…`: fence first, then the routes. */
+export function webHandler(options: WebRoutesOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const pairing = new Pairing({ file: options.pairingFile, ...(options.announce ? { announce: options.announce } : {}) })
+  return async (req, res) => {
+    const verdict = checkRequestTrust(req, options.trustedHosts)
+    if (!verdict.ok) return sendJson(res, verdict.status, { error: verdict.reason })
+    try {
+      await route(req, res, options, pairing)
+    } catch (error) {
+      answerError(res, error)
     }
-    if (path === `${ROUTE_PREFIX}/api/status`) {
-      if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)
-      return sendJson(res, 200, options.status())
-    }
-    const bots = /^\/bot-team\/api\/bots(?:\/([^/]+))?$/.exec(path)
-    if (bots) {
-      const roster = options.roster()
-      if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
-      const [status, body] = await botsApi(method, bots[1] ? decodeURIComponent(bots[1]) : undefined, req, roster)
-      return sendJson(res, status, body)
-    }
-    throw new HttpError(404, `no such route: ${path}`)
-  } catch (error) {
-    if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message })
-    if (error instanceof TeamRefusal) return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
-    if (isStoreError(error)) return sendJson(res, 409, { error: error.message, code: error.code })
-    return sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) })
   }
 }
 
 /** DSH's `webServer.register` returns a bare disposer (not an effect), so wrap it in one. */
 export function registerWebRoutes(ctx: Context, options: WebRoutesOptions): void {
-  ctx.effect(() => ctx.webServer.register({
-    kind: 'prefix',
-    path: ROUTE_PREFIX,
-    handler: (req, res) => handleRequest(req, res, options),
-  }), 'bot-team:web-routes')
+  const handler = webHandler(options)
+  ctx.effect(() => ctx.webServer.register({ kind: 'prefix', path: ROUTE_PREFIX, handler }), 'bot-team:web-routes')
 }

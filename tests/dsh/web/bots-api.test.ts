@@ -53,6 +53,17 @@ describe('the bots API (acting as the user)', () => {
       ['DELETE', `/bots/${mainId}`, {}, 400, /reason/],
       ['DELETE', `/bots/${mainId}`, { reason: 'test' }, 403, /last Main Bot/],
       ['PUT', '/bots', { name: 'Ada' }, 405, /not allowed/],
+      ['DELETE', `/bots/${mainId}`, { reason: 'x'.repeat(501) }, 400, /reason: at most 500/],
+      ['DELETE', `/bots/${mainId}`, JSON.stringify({ reason: 'x'.repeat(8000) }), 413, /larger/],
+      ['PATCH', '/bots/%E0%A4%A', { role: 'x' }, 400, /malformed percent-escape/],
+      ['PATCH', '/bots/%', { role: 'x' }, 400, /malformed percent-escape/],
+      ['PATCH', `/bots/${'x'.repeat(201)}`, { role: 'x' }, 400, /longer than/],
+      ['GET', '/%zz', undefined, 400, /malformed percent-escape/],
+      ...['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'].flatMap((id): [string, string, unknown, number, RegExp][] => [
+        ['PATCH', `/bots/${id}`, { role: 'x' }, 404, /No Bot/],
+        ['DELETE', `/bots/${id}`, { reason: 'x' }, 404, /No Bot/],
+      ]),
+      ['PATCH', `/bots/${mainId}/other`, { role: 'x' }, 404, /no such route/],
     ]
     for (const [method, path, body, status, message, headers] of cases) {
       const r = await send(method, path, body, headers)
@@ -61,5 +72,12 @@ describe('the bots API (acting as the user)', () => {
     }
     expect(host.ctx.botStore.state.revision).toBe(revision)
     expect(host.ctx.botRoster.bots().map((b) => b.name)).toEqual(['Main'])
+  })
+
+  it('finds a Bot by a name that is also an Object.prototype member', async () => {
+    const created = await send('POST', '/bots', { name: 'toString' })
+    expect(created.status).toBe(201)
+    expect(await send('PATCH', '/bots/tostring', { role: 'Odd' })).toMatchObject({ status: 200, body: { bot: { id: created.body.bot.id, role: 'Odd' } } })
+    expect(await send('PATCH', '/bots/Main%20', { role: 'Chief' })).toMatchObject({ status: 200, body: { bot: { name: 'Main', role: 'Chief' } } })
   })
 })

@@ -1,0 +1,91 @@
+/**
+ * The bots API under `/bot-team/api/bots`, acting as the user (authority caller `user`):
+ *   GET    /bots                      the live Bots
+ *   POST   /bots                      create a Bot            body: Bot fields (name required)
+ *   PATCH  /bots/<id|name>            change a Bot            body: the fields to change
+ *   DELETE /bots/<id|name>            delete a Bot            body: { "reason": "…" }
+ *   PUT    /bots/<id|name>/delegated-work                     body: { "accepts": true|false }
+ *
+ * Changes that raise a Bot's authority (`raises.ts`: a preset above the Bot's current one, or above
+ * the default on create; any change of the delegated-work flag) need a paired browser, asked of
+ * `pairing.requirePaired` before anything is validated or changed; everything else needs only the
+ * fence, which the router applied already. Bots are looked up among the state's own properties or
+ * by name, so `constructor` or `__proto__` are unknown ids (404), never prototype members.
+ *
+ * Deliberately narrow: the roster validates every Bot field (zod) and decides who may do what;
+ * this module only reads bounded bodies, resolves the Bot, and asks for pairing.
+ */
+import type { IncomingMessage } from 'node:http'
+import { z } from 'zod'
+import { nameKey } from '../roster/bot-fields.ts'
+import type { BotRoster } from '../roster/service.ts'
+import { summary } from '../roster/tools.ts'
+import type { Bot } from '../store/index.ts'
+import { HttpError, parseBody, readJsonBody } from './http.ts'
+import type { Pairing } from './pairing.ts'
+import { createRaises, updateRaises } from './raises.ts'
+
+/** Bodies that carry Bot fields (instructions up to 8000 characters) are refused above this (413). */
+export const MAX_BODY_BYTES = 64 * 1024
+/** Every other body (a reason, a flag) is small. */
+export const SMALL_BODY_BYTES = 4 * 1024
+export const REASON_MAX = 500
+
+const USER = { kind: 'user' } as const
+
+const DeleteBody = z.strictObject({ reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`) })
+const DelegatedWorkBody = z.strictObject({ accepts: z.boolean({ error: 'must be true or false' }) })
+
+/** The roster method the lead adds with the `acceptsDelegatedWork` Bot field. */
+type DelegatedWorkRoster = BotRoster & { setAcceptsDelegatedWork?: (caller: typeof USER, ref: string, accepts: boolean) => Promise<Bot> }
+
+/** A live Bot by id (own properties only) or by name (case-insensitive); 404 otherwise. */
+export function resolveBot(roster: BotRoster, ref: string): Bot {
+  const bots = roster.state.bots
+  const byId = Object.hasOwn(bots, ref) ? bots[ref] : undefined
+  const key = nameKey(ref)
+  const bot = byId && !byId.deleted ? byId : roster.bots().find((b) => nameKey(b.name) === key)
+  if (!bot) throw new HttpError(404, `No Bot named or with id "${ref}". GET /bot-team/api/bots lists the team.`)
+  return bot
+}
+
+export interface BotsRequest {
+  method: string
+  /** The decoded `<id|name>` segment, when the path has one. */
+  ref?: string
+  /** The sub-resource after it (`delegated-work`), when the path has one. */
+  sub?: string
+  req: IncomingMessage
+}
+
+export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: BotRoster, pairing: Pairing): Promise<[number, unknown]> {
+  if (ref === undefined) {
+    if (method === 'GET') return [200, { bots: roster.bots().map(summary) }]
+    if (method === 'POST') {
+      const body = await readJsonBody(req, MAX_BODY_BYTES)
+      if (createRaises(body)) await pairing.requirePaired(req)
+      return [201, { bot: summary(await roster.create(USER, body)) }]
+    }
+    throw new HttpError(405, `${method} not allowed on /bots`)
+  }
+  const bot = resolveBot(roster, ref)
+  if (sub === 'delegated-work') {
+    if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /bots/${ref}/delegated-work`)
+    await pairing.requirePaired(req)
+    const { accepts } = parseBody(DelegatedWorkBody, await readJsonBody(req, SMALL_BODY_BYTES))
+    const set = (roster as DelegatedWorkRoster).setAcceptsDelegatedWork
+    if (typeof set !== 'function') throw new HttpError(501, 'This build of the plugin cannot record whether a Bot accepts delegated work yet.')
+    return [200, { bot: summary(await set.call(roster, USER, bot.id, accepts)), acceptsDelegatedWork: accepts }]
+  }
+  if (sub !== undefined) throw new HttpError(404, `no such route: /bots/${ref}/${sub}`)
+  if (method === 'PATCH') {
+    const body = await readJsonBody(req, MAX_BODY_BYTES)
+    if (updateRaises(bot.permissionPreset, body)) await pairing.requirePaired(req)
+    return [200, { bot: summary(await roster.update(USER, bot.id, body)) }]
+  }
+  if (method === 'DELETE') {
+    const { reason } = parseBody(DeleteBody, await readJsonBody(req, SMALL_BODY_BYTES))
+    return [200, { bot: summary(await roster.delete(USER, bot.id, reason)) }]
+  }
+  throw new HttpError(405, `${method} not allowed on /bots/${ref}`)
+}

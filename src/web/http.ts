@@ -1,0 +1,94 @@
+/**
+ * HTTP plumbing shared by the plugin's routes: the error type a handler throws to answer a 4xx,
+ * sending a response with the plugin's security headers, reading a bounded JSON body, decoding a
+ * path segment, and turning zod issues into one readable line.
+ *
+ * Deliberately narrow: no routing, no trust or pairing decisions (`fence.ts`, `pairing.ts`), no
+ * services. Every response carries a Content-Security-Policy; the team page's (which allows its
+ * own script and stylesheet, nothing inline) is passed in by the page route.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { z } from 'zod'
+
+/** A refusal a handler throws; the router answers it with `status` and `{ error: message }`. */
+export class HttpError extends Error {
+  readonly status: number
+  constructor(status: number, message: string) {
+    super(message)
+    this.status = status
+  }
+}
+
+/** For JSON and anything that is not the page: nothing may load or frame it. */
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'"
+
+export function send(res: ServerResponse, status: number, type: string, body: string, csp: string = API_CSP): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'SAMEORIGIN',
+    'referrer-policy': 'no-referrer',
+    'content-security-policy': csp,
+  })
+  res.end(body)
+}
+
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value))
+}
+
+/**
+ * Read a JSON body of at most `maxBytes` (413 above it: a declared Content-Length is refused before
+ * reading, a stream that grows past it is cut off); an empty body is `{}`; bad JSON is a 400.
+ */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = () => new HttpError(413, `request body is larger than ${maxBytes} bytes`)
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge()
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > maxBytes) throw tooLarge()
+    chunks.push(chunk as Buffer)
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim()
+  if (!text) return {}
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new HttpError(400, `request body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+  }
+}
+
+/** Longest path segment (an id or a name) a route looks up; longer ones are a 400. */
+export const MAX_SEGMENT_CHARS = 200
+
+/** Decode one path segment: a malformed `%` escape or an overlong segment is a 400, not a 500. */
+export function decodeSegment(raw: string): string {
+  let value: string
+  try {
+    value = decodeURIComponent(raw)
+  } catch {
+    throw new HttpError(400, `malformed percent-escape in the path: "${raw.slice(0, 40)}"`)
+  }
+  if (value.length > MAX_SEGMENT_CHARS) throw new HttpError(400, `path segment is longer than ${MAX_SEGMENT_CHARS} characters`)
+  return value
+}
+
+/** One readable line per issue, `path: message`. */
+export function issuesText(error: z.ZodError): string {
+  return error.issues.map((i) => {
+    const at = i.path.map(String)
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${[...at, k].join('.')}: is not a field here`).join('; ')
+    return at.length ? `${at.join('.')}: ${i.message}` : i.message
+  }).join('; ')
+}
+
+/** Parse a body with a zod schema; a mismatch is a 400 naming every problem. */
+export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const parsed = schema.safeParse(body)
+  if (!parsed.success) throw new HttpError(400, issuesText(parsed.error))
+  return parsed.data
+}

@@ -1,0 +1,55 @@
+/**
+ * The pairing API under `/bot-team/api/pairing` (see `pairing.ts` for what pairing is):
+ *   GET    /pairing                   this request paired or not; every paired device (id, label,
+ *                                     created and last-used times — never a token hash)
+ *   POST   /pairing                   pair with a code          body: { "code": "ABCD-EFGH" } → token
+ *   POST   /pairing/codes             a code for the next browser: shown to a paired browser, or —
+ *                                     while none is paired — printed on DSH's terminal only
+ *   DELETE /pairing/devices/<id>      unpair a device (paired requests only)
+ *
+ * Deliberately narrow: request shapes (zod, bounded) and status codes only; every decision is the
+ * `Pairing` object's.
+ */
+import type { IncomingMessage } from 'node:http'
+import { z } from 'zod'
+import { HttpError, parseBody, readJsonBody } from './http.ts'
+import type { Pairing } from './pairing.ts'
+
+export const PAIRING_BODY_BYTES = 1024
+
+const PairBody = z.strictObject({ code: z.string({ error: 'must be the pairing code, as text' }).min(1, 'must not be empty').max(32, 'is too long for a pairing code') })
+const CodesBody = z.strictObject({})
+const DEVICE_ID = /^[0-9a-f]{16}$/
+
+export interface PairingRequest {
+  method: string
+  /** The path below `/pairing`, split: [] | ['codes'] | ['devices', id]. */
+  rest: string[]
+  req: IncomingMessage
+}
+
+export async function pairingApi({ method, rest, req }: PairingRequest, pairing: Pairing): Promise<[number, unknown]> {
+  if (rest.length === 0) {
+    if (method === 'GET') return [200, await pairing.status(req)]
+    if (method === 'POST') {
+      const { code } = parseBody(PairBody, await readJsonBody(req, PAIRING_BODY_BYTES))
+      return [201, await pairing.pair(code, req.headers['user-agent'])]
+    }
+    throw new HttpError(405, `${method} not allowed on /pairing`)
+  }
+  if (rest.length === 1 && rest[0] === 'codes') {
+    if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /pairing/codes`)
+    parseBody(CodesBody, await readJsonBody(req, PAIRING_BODY_BYTES))
+    return [201, await pairing.createCode(req)]
+  }
+  if (rest.length === 2 && rest[0] === 'devices') {
+    if (method !== 'DELETE') throw new HttpError(405, `${method} not allowed on /pairing/devices/<id>`)
+    const id = rest[1]!
+    if (!DEVICE_ID.test(id)) {
+      await pairing.requirePaired(req)
+      throw new HttpError(404, `No paired device with id "${id}".`)
+    }
+    return [200, { device: await pairing.unpair(req, id) }]
+  }
+  throw new HttpError(404, `no such route: /pairing/${rest.join('/')}`)
+}

@@ -1,0 +1,264 @@
+/**
+ * Paired browsers — the one place that decides "is this request paired".
+ *
+ * A Bot's shell can reach the plugin's routes on loopback (DSH's sandbox governs files, not the
+ * network), and the trust fence cannot tell a `curl` from a browser. So routes that raise a Bot's
+ * authority call `requirePaired(req)` here, and nothing else decides it. A paired browser holds a
+ * random 256-bit token in its storage and sends it in the `x-bot-team-pairing` header; only the
+ * token's SHA-256 is kept (`bot/pairing.json`, mode 0600, via `pairing-file.ts`).
+ *
+ * How a browser pairs: with a pairing code (8 characters, 5 minutes, single use). A paired browser
+ * shows a code for the next one. While no browser is paired (first use, or after the person deleted
+ * the pairing file) a code can still be asked for by anyone, but it is printed only on the terminal
+ * DSH runs in (`announce`), never returned over HTTP: the first pairing needs something only the
+ * person at that terminal has. Wrong codes are counted: after 5, every live code is voided.
+ *
+ * Deliberately narrow: this is not a login. It does not guard ordinary routes (the fence does),
+ * does not decide which changes raise authority (`raises.ts`) nor who may change a Bot
+ * (`roster/authority.ts`). Codes live in memory (a restart voids them); devices live in the file,
+ * read on every check, so deleting it unpairs every browser at once. A broken file fails closed:
+ * nobody is paired until the person deletes or repairs it.
+ */
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { HttpError } from './http.ts'
+import { LABEL_MAX, MAX_DEVICES, PAIRING_FILE, readPairingFile, writePairingFile, type PairedDevice, type PairingFile } from './pairing-file.ts'
+
+export const PAIRING_HEADER = 'x-bot-team-pairing'
+export const CODE_TTL_MS = 5 * 60_000
+export const CODE_LENGTH = 8
+export const MAX_FAILED_ATTEMPTS = 5
+export const MAX_LIVE_CODES = 3
+/** `lastUsedAt` is rewritten at most this often per device. */
+const LAST_USED_EVERY_MS = 60_000
+/** No 0/O, 1/I: a code is read off a screen and typed. */
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'
+const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/
+
+export const NOT_PAIRED_MESSAGE = 'This change raises a Bot\'s authority, so it is accepted only from the paired team page: open /bot-team in your paired browser and make the change there. Requests from a shell, a script or an unpaired browser are refused.'
+
+export type PairCheck = { paired: true; device: PairedDevice } | { paired: false; reason: string }
+
+/** What the API shows of a device: never its token hash. */
+export interface DeviceView {
+  id: string
+  label: string
+  createdAt: string
+  lastUsedAt: string
+}
+
+export interface PairingStatus {
+  /** This request carries a valid token. */
+  paired: boolean
+  deviceId?: string
+  devices: DeviceView[]
+  /** How the next browser pairs: by a code printed on DSH's terminal, or shown in a paired browser. */
+  nextPairing: 'terminal' | 'paired-browser'
+  problem?: string
+}
+
+export type CodeGrant = { code: string; expiresAt: string } | { shownIn: 'terminal'; expiresAt: string }
+
+export interface PairingOptions {
+  /** Absolute path of `bot/pairing.json`. */
+  file: string
+  /** Shows a line to the person at DSH's terminal (stderr by default). */
+  announce?: (line: string) => void
+  now?: () => number
+}
+
+interface LiveCode {
+  expiresAt: number
+  /** `terminal`, or the id of the paired device that showed it. */
+  by: string
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+/** A short name for a device from its User-Agent ("Chrome on Linux", "curl"). */
+export function deviceLabel(userAgent: string | undefined): string {
+  const ua = userAgent ?? ''
+  // First match in this order: a Chrome UA also says Safari, an Edge UA also says Chrome.
+  const browsers: [RegExp, string][] = [[/\bEdg\//, 'Edge'], [/\bFirefox\//, 'Firefox'], [/\bHeadlessChrome\//, 'Headless Chrome'], [/\bChromium\//, 'Chromium'], [/\bChrome\//, 'Chrome'], [/\bSafari\//, 'Safari'], [/^curl\//, 'curl'], [/^Wget\//, 'Wget'], [/^node\b/, 'node'], [/^python-requests\//, 'python-requests']]
+  const name = browsers.find(([re]) => re.test(ua))?.[1]
+  const os = ['Windows', 'Android', 'iPhone', 'iPad', 'Mac OS X', 'CrOS', 'Linux'].find((o) => ua.includes(o))
+  const label = name ? (os ? `${name} on ${os === 'Mac OS X' ? 'macOS' : os}` : name) : ua.replace(/[^\x20-\x7e]/g, '').trim() || 'unknown client'
+  return label.slice(0, LABEL_MAX)
+}
+
+function view(d: PairedDevice): DeviceView {
+  return { id: d.id, label: d.label, createdAt: d.createdAt, lastUsedAt: d.lastUsedAt }
+}
+
+function sameHash(a: string, b: string): boolean {
+  return a.length === b.length && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'))
+}
+
+function tokenOf(req: Pick<IncomingMessage, 'headers'>): string | undefined {
+  const raw = req.headers[PAIRING_HEADER]
+  const value = Array.isArray(raw) ? raw[0] : raw
+  return value !== undefined && TOKEN_RE.test(value) ? value : undefined
+}
+
+/** The form a person types a code in: case and separators do not matter. */
+export function normaliseCode(raw: string): string {
+  return raw.toUpperCase().replace(/[\s-]/g, '')
+}
+
+function formatCode(code: string): string {
+  return `${code.slice(0, 4)}-${code.slice(4)}`
+}
+
+export class Pairing {
+  private readonly file: string
+  private readonly announce: (line: string) => void
+  private readonly now: () => number
+  private readonly codes = new Map<string, LiveCode>()
+  private failures = 0
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(options: PairingOptions) {
+    this.file = options.file
+    this.announce = options.announce ?? ((line) => process.stderr.write(`${line}\n`))
+    this.now = options.now ?? Date.now
+  }
+
+  /** Read-modify-write steps run one at a time. */
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task)
+    this.queue = run.catch(() => {})
+    return run
+  }
+
+  private async read(): Promise<PairingFile> {
+    const read = await readPairingFile(this.file)
+    if (read.kind === 'broken') throw new HttpError(409, `${read.problem}. Delete it (or fix it) and pair the browser again.`)
+    return read.file
+  }
+
+  private iso(ms = this.now()): string {
+    return new Date(ms).toISOString()
+  }
+
+  /** Is this request paired? The only decider; every authority-raising route asks through `requirePaired`. */
+  async check(req: Pick<IncomingMessage, 'headers'>): Promise<PairCheck> {
+    const token = tokenOf(req)
+    if (!token) return { paired: false, reason: 'no pairing token' }
+    const read = await readPairingFile(this.file)
+    if (read.kind === 'broken') return { paired: false, reason: read.problem }
+    const hash = hashToken(token)
+    const device = read.file.devices.find((d) => sameHash(d.tokenHash, hash))
+    if (!device) return { paired: false, reason: 'unknown pairing token' }
+    if (this.now() - Date.parse(device.lastUsedAt) >= LAST_USED_EVERY_MS) await this.touch(device.id).catch(() => {})
+    return { paired: true, device }
+  }
+
+  /** Throw a 403 that tells the person to use the paired team page, unless the request is paired. */
+  async requirePaired(req: Pick<IncomingMessage, 'headers'>): Promise<PairedDevice> {
+    const verdict = await this.check(req)
+    if (!verdict.paired) throw new HttpError(403, NOT_PAIRED_MESSAGE)
+    return verdict.device
+  }
+
+  private touch(id: string): Promise<void> {
+    return this.serial(async () => {
+      const file = await this.read()
+      const device = file.devices.find((d) => d.id === id)
+      if (!device) return
+      device.lastUsedAt = this.iso()
+      await writePairingFile(this.file, file)
+    })
+  }
+
+  async status(req: Pick<IncomingMessage, 'headers'>): Promise<PairingStatus> {
+    const verdict = await this.check(req)
+    const read = await readPairingFile(this.file)
+    const devices = read.kind === 'ok' ? read.file.devices : []
+    return {
+      paired: verdict.paired,
+      ...(verdict.paired ? { deviceId: verdict.device.id } : {}),
+      devices: devices.map(view),
+      nextPairing: devices.length ? 'paired-browser' : 'terminal',
+      ...(read.kind === 'broken' ? { problem: `${read.problem}. Delete it (or fix it) and pair the browser again.` } : {}),
+    }
+  }
+
+  private liveCodes(): Map<string, LiveCode> {
+    const now = this.now()
+    for (const [code, live] of this.codes) if (live.expiresAt <= now) this.codes.delete(code)
+    return this.codes
+  }
+
+  private mint(by: string): [string, LiveCode] {
+    const codes = this.liveCodes()
+    let code = ''
+    for (let i = 0; i < CODE_LENGTH; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]
+    const live = { expiresAt: this.now() + CODE_TTL_MS, by }
+    codes.set(code, live)
+    while (codes.size > MAX_LIVE_CODES) codes.delete(codes.keys().next().value!)
+    return [code, live]
+  }
+
+  /**
+   * A code for the next browser. A paired browser gets it in the answer (to show); while nobody is
+   * paired it is printed on DSH's terminal only; otherwise an unpaired request is refused.
+   */
+  async createCode(req: Pick<IncomingMessage, 'headers'>): Promise<CodeGrant> {
+    const verdict = await this.check(req)
+    if (verdict.paired) {
+      const [code, live] = this.mint(verdict.device.id)
+      return { code: formatCode(code), expiresAt: this.iso(live.expiresAt) }
+    }
+    const file = await this.read()
+    if (file.devices.length) {
+      throw new HttpError(403, 'This browser is not paired. On a paired browser, open the team page and choose "Pair another browser" to get a code; or delete bot/pairing.json to start over.')
+    }
+    const shown = [...this.liveCodes().values()].find((c) => c.by === 'terminal')
+    if (shown) return { shownIn: 'terminal', expiresAt: this.iso(shown.expiresAt) }
+    const [code, live] = this.mint('terminal')
+    this.announce(`dsh-bot-team: pairing code for the team page: ${formatCode(code)} (valid for ${CODE_TTL_MS / 60_000} minutes). Type it only into your own browser's team page.`)
+    return { shownIn: 'terminal', expiresAt: this.iso(live.expiresAt) }
+  }
+
+  /** Pair a browser with a code; returns its token (shown once, never stored). */
+  pair(rawCode: string, userAgent: string | undefined): Promise<{ token: string; device: DeviceView }> {
+    return this.serial(async () => {
+      const file = await this.read()
+      const code = normaliseCode(rawCode)
+      const live = this.liveCodes().get(code)
+      if (!live) {
+        this.failures++
+        if (this.failures >= MAX_FAILED_ATTEMPTS) {
+          this.failures = 0
+          this.codes.clear()
+          throw new HttpError(403, `Wrong or expired pairing code. After ${MAX_FAILED_ATTEMPTS} wrong codes every pairing code was voided: ask for a new one.`)
+        }
+        throw new HttpError(403, `Wrong or expired pairing code (${MAX_FAILED_ATTEMPTS - this.failures} more wrong codes void every code).`)
+      }
+      if (file.devices.length >= MAX_DEVICES) throw new HttpError(409, `${MAX_DEVICES} browsers are paired already; unpair one on the team page first.`)
+      this.codes.delete(code)
+      this.failures = 0
+      const token = randomBytes(32).toString('base64url')
+      const at = this.iso()
+      const device: PairedDevice = { id: randomBytes(8).toString('hex'), label: deviceLabel(userAgent), tokenHash: hashToken(token), createdAt: at, lastUsedAt: at }
+      await writePairingFile(this.file, { version: 1, devices: [...file.devices, device] })
+      return { token, device: view(device) }
+    })
+  }
+
+  /** Unpair one device (paired requests only); unpairing the last one brings back the terminal code. */
+  async unpair(req: Pick<IncomingMessage, 'headers'>, id: string): Promise<DeviceView> {
+    await this.requirePaired(req)
+    return this.serial(async () => {
+      const file = await this.read()
+      const device = file.devices.find((d) => d.id === id)
+      if (!device) throw new HttpError(404, `No paired device with id "${id}".`)
+      await writePairingFile(this.file, { version: 1, devices: file.devices.filter((d) => d !== device) })
+      return view(device)
+    })
+  }
+}
+
+export { PAIRING_FILE }

@@ -1,0 +1,41 @@
+/**
+ * Which HTTP changes raise a Bot's authority (pure policy). Such a change must come from a paired
+ * browser (`pairing.ts`); everything else needs the trust fence only.
+ *
+ * Ranks: read-only < workspace-write < danger-full-access. A preset this module does not know (a
+ * custom preset adopted from DSH Web's selector, a typo the roster will refuse) ranks lowest, so
+ * moving from an unknown preset to any known one counts as raising, and asking for an unknown one
+ * never does (the roster's validation refuses it with a 400).
+ *
+ * Deliberately narrow: no I/O, no request parsing beyond reading the one field; it does not decide
+ * who may change a Bot at all (`roster/authority.ts`) and does not validate the rest of a body.
+ */
+import { DEFAULT_PERMISSION_PRESET, PERMISSION_PRESETS } from '../roster/bot-fields.ts'
+
+export const PRESET_RANK: Readonly<Record<string, number>> = Object.freeze({ 'read-only': 0, 'workspace-write': 1, 'danger-full-access': 2 })
+
+/** The rank of a preset name; unknown (or not a string) ranks lowest. */
+export function presetRank(preset: unknown): number {
+  return typeof preset === 'string' && (PERMISSION_PRESETS as readonly string[]).includes(preset) ? PRESET_RANK[preset]! : -1
+}
+
+/** True when going from `current` to `requested` raises the preset. */
+export function raisesPreset(current: unknown, requested: unknown): boolean {
+  return presetRank(requested) > presetRank(current)
+}
+
+function requestedPreset(body: unknown): unknown {
+  return body !== null && typeof body === 'object' && Object.hasOwn(body, 'permissionPreset') ? (body as { permissionPreset: unknown }).permissionPreset : undefined
+}
+
+/** A change body (PATCH) raises authority when it asks for a preset above the Bot's current one. */
+export function updateRaises(currentPreset: unknown, body: unknown): boolean {
+  const requested = requestedPreset(body)
+  return requested !== undefined && raisesPreset(currentPreset, requested)
+}
+
+/** A create body raises authority when it asks for a preset above the default a new Bot gets. */
+export function createRaises(body: unknown): boolean {
+  const requested = requestedPreset(body)
+  return requested !== undefined && raisesPreset(DEFAULT_PERMISSION_PRESET, requested)
+}

@@ -1,0 +1,93 @@
+// The team page on a real DSH web server, in-process: served with a Content-Security-Policy that
+// forbids inline script and style, its script and stylesheet on their own routes, and — in Debian's
+// Chromium, which enforces that policy — it still renders the team and pairs this browser with the
+// code printed on DSH's terminal.
+import { join } from 'node:path'
+import WebServer from '@deepseek-ai/dsh-host-webserver'
+import { chromium, type Browser } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import * as plugin from '../../../src/index.ts'
+import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+
+let host: DshHost
+let origin: string
+let terminal: string[]
+let browser: Browser
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+})
+afterAll(() => browser?.close())
+
+beforeEach(async () => {
+  terminal = []
+  const write = process.stderr.write.bind(process.stderr)
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any, ...rest: any[]) => {
+    terminal.push(String(chunk))
+    return String(chunk).includes('pairing code') || write(chunk, ...rest)
+  })
+  host = await startDshHost({ fallback: { text: 'ok' } })
+  await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
+  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+  origin = `http://127.0.0.1:${host.ctx.webServer.port}`
+})
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await host.dispose()
+})
+
+const terminalCode = () => terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
+
+describe('the team page', () => {
+  it('is served with a CSP that forbids inline script and style, and has none', async () => {
+    const res = await fetch(`${origin}/bot-team`)
+    expect(res.status).toBe(200)
+    const csp = res.headers.get('content-security-policy')!
+    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]))
+    expect(directives['script-src']).toEqual(["'self'"])
+    expect(directives['style-src']).toEqual(["'self'"])
+    expect(directives['default-src']).toEqual(["'none'"])
+    const html = await res.text()
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/) // every script element loads a file
+    expect(html).not.toMatch(/<style|\son\w+=|style=/) // no inline style, no inline handlers
+    for (const [path, type] of [['/bot-team/page.js', 'text/javascript'], ['/bot-team/page.css', 'text/css']] as const) {
+      expect(html).toContain(`"${path}"`)
+      const asset = await fetch(`${origin}${path}`)
+      expect({ path, status: asset.status, type: asset.headers.get('content-type') }).toEqual({ path, status: 200, type: `${type}; charset=utf-8` })
+    }
+    const api = await fetch(`${origin}/bot-team/api/status`)
+    expect(api.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'")
+  })
+
+  it('renders in Chromium under its CSP and pairs this browser with the terminal code', async () => {
+    const page = await browser.newPage({ locale: 'en-US' })
+    const violations: string[] = []
+    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
+    await page.goto(`${origin}/bot-team`)
+    await page.waitForSelector('#summary[data-state="ready"]')
+    expect(await page.textContent('#summary')).toBe('The team has 1 Bot.')
+    expect(await page.textContent('#bots')).toBe('Main — Lead ★')
+    await page.waitForSelector('#pairing-state[data-state="unpaired"]')
+    expect(await page.textContent('#pairing-state')).toMatch(/no browser is yet/)
+
+    await page.click('#pairing-start')
+    await page.waitForSelector('#pairing-code-input', { state: 'visible' })
+    expect(await page.textContent('#pairing-code')).toMatch(/shown in the terminal/)
+    await page.fill('#pairing-code-input', terminalCode()!)
+    await page.click('#pairing-submit')
+    await page.waitForSelector('#pairing-state[data-state="paired"]')
+    expect(await page.textContent('#devices')).toMatch(/^Headless Chrome on Linux \(this browser\) — paired .*Unpair$/)
+    const token = await page.evaluate(() => localStorage.getItem('bot-team:pairing-token'))
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+
+    // The paired page shows a code for the next browser.
+    await page.click('#pairing-new-code')
+    await page.waitForSelector('#pairing-code:not([hidden])')
+    expect(await page.textContent('#pairing-code')).toMatch(/^Pairing code: \w{4}-\w{4} \(valid until/)
+    expect(violations).toEqual([])
+    await page.close()
+  })
+})

@@ -1,0 +1,154 @@
+// Paired browsers on a real DSH web server, in-process: the routes that raise a Bot's authority
+// refuse a request without a valid pairing token (a `curl` from a Bot's shell) and change nothing;
+// the first browser pairs with a code printed only on DSH's terminal (stderr), later ones with a
+// code a paired browser shows.
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import WebServer from '@deepseek-ai/dsh-host-webserver'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import * as plugin from '../../../src/index.ts'
+import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
+import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+
+let host: DshHost
+let base: string
+let terminal: string[]
+beforeEach(async () => {
+  terminal = []
+  const write = process.stderr.write.bind(process.stderr)
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any, ...rest: any[]) => {
+    terminal.push(String(chunk))
+    return String(chunk).includes('pairing code') || write(chunk, ...rest)
+  })
+  host = await startDshHost({ fallback: { text: 'ok' } })
+  await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
+  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+  base = `http://127.0.0.1:${host.ctx.webServer.port}/bot-team/api`
+})
+afterEach(async () => {
+  vi.restoreAllMocks()
+  await host.dispose()
+})
+
+const send = async (method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { [PAIRING_HEADER]: token } : {}), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  return { status: res.status, body: await res.json() as any }
+}
+const terminalCode = () => terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
+
+/** Pair a browser the way the person does the first time: ask, read the terminal, type the code. */
+async function pairFirstBrowser(): Promise<string> {
+  const asked = await send('POST', '/pairing/codes', {}, undefined, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' })
+  expect(asked).toMatchObject({ status: 201, body: { shownIn: 'terminal' } })
+  const paired = await send('POST', '/pairing', { code: terminalCode() }, undefined, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' })
+  expect(paired.status).toBe(201)
+  return paired.body.token
+}
+
+const mainBot = () => host.ctx.botRoster.bots()[0]!
+
+describe('routes that raise a Bot\'s authority need a paired browser', () => {
+  it('refuses raising a preset without a valid token, with a message naming the paired team page, and changes nothing', async () => {
+    const bot = mainBot()
+    await send('PATCH', `/bots/${bot.id}`, { permissionPreset: 'read-only' }) // lowering needs no pairing
+    expect(host.ctx.botRoster.bot(bot.id)!.permissionPreset).toBe('read-only')
+    const revision = host.ctx.botStore.state.revision
+    for (const token of [undefined, 'A'.repeat(43), 'not a token']) {
+      for (const preset of ['workspace-write', 'danger-full-access']) {
+        const r = await send('PATCH', `/bots/${bot.id}`, { permissionPreset: preset, role: 'Boss' }, token)
+        expect(r.status).toBe(403)
+        expect(r.body.error).toMatch(/paired team page/)
+      }
+    }
+    const created = await send('POST', '/bots', { name: 'Root', permissionPreset: 'danger-full-access' })
+    expect(created.status).toBe(403)
+    expect(host.ctx.botStore.state.revision).toBe(revision)
+    expect(host.ctx.botRoster.bots().map((b) => [b.name, b.role, b.permissionPreset])).toEqual([['Main', 'Lead', 'read-only']])
+  })
+
+  it('lets ordinary changes, lowering and a default-preset create through the fence alone', async () => {
+    const bot = mainBot()
+    expect(await send('PATCH', `/bots/${bot.id}`, { role: 'Chief' })).toMatchObject({ status: 200, body: { bot: { role: 'Chief' } } })
+    expect((await send('PATCH', `/bots/${bot.id}`, { permissionPreset: 'workspace-write' })).status).toBe(200) // unchanged rank
+    expect((await send('POST', '/bots', { name: 'Ada', permissionPreset: 'read-only' })).status).toBe(201)
+  })
+
+  it('accepts the raise from a paired browser', async () => {
+    const token = await pairFirstBrowser()
+    const bot = mainBot()
+    const r = await send('PATCH', `/bots/${bot.id}`, { permissionPreset: 'danger-full-access' }, token)
+    expect(r.status).toBe(200)
+    expect(host.ctx.botRoster.bot(bot.id)!.permissionPreset).toBe('danger-full-access')
+    expect((await send('POST', '/bots', { name: 'Root', permissionPreset: 'danger-full-access' }, token)).status).toBe(201)
+  })
+
+  it('refuses the delegated-work flag without pairing; paired, it validates the body and reaches the roster', async () => {
+    const bot = mainBot()
+    const revision = host.ctx.botStore.state.revision
+    const refused = await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true })
+    expect(refused.status).toBe(403)
+    expect(refused.body.error).toMatch(/paired team page/)
+    const token = await pairFirstBrowser()
+    expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: 'yes' }, token)).toMatchObject({ status: 400, body: { error: /accepts: must be true or false/ } })
+    expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true, extra: 1 }, token)).toMatchObject({ status: 400, body: { error: /extra/ } })
+    expect(await send('PUT', '/bots/constructor/delegated-work', { accepts: true }, token)).toMatchObject({ status: 404 })
+    // This roster has no setAcceptsDelegatedWork yet: the route says so instead of pretending.
+    expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true }, token)).toMatchObject({ status: 501 })
+    expect(host.ctx.botStore.state.revision).toBe(revision)
+  })
+})
+
+describe('the pairing routes', () => {
+  it('pairs the first browser by a code printed only on the terminal; the file keeps a hash, mode 0600', async () => {
+    const before = await send('GET', '/pairing')
+    expect(before).toEqual({ status: 200, body: { paired: false, devices: [], nextPairing: 'terminal' } })
+    const asked = await send('POST', '/pairing/codes', {})
+    expect(JSON.stringify(asked.body)).not.toContain(terminalCode()!)
+    expect(await send('POST', '/pairing', { code: 'AAAA-AAAA' })).toMatchObject({ status: 403, body: { error: /Wrong or expired/ } })
+    const paired = await send('POST', '/pairing', { code: terminalCode() }, undefined, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' })
+    expect(paired).toMatchObject({ status: 201, body: { token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), device: { label: 'Chrome on Linux' } } })
+    const file = join(host.home, 'bot', 'pairing.json')
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(readFileSync(file, 'utf8')).not.toContain(paired.body.token)
+    const status = await send('GET', '/pairing', undefined, paired.body.token)
+    expect(status.body).toEqual({ paired: true, deviceId: paired.body.device.id, nextPairing: 'paired-browser', devices: [{ id: paired.body.device.id, label: 'Chrome on Linux', createdAt: expect.any(String), lastUsedAt: expect.any(String) }] })
+  })
+
+  it('pairs a second browser only by a code the paired one shows, and unpairs it', async () => {
+    const first = await pairFirstBrowser()
+    const printed = terminal.length
+    expect(await send('POST', '/pairing/codes', {})).toMatchObject({ status: 403, body: { error: /Pair another browser/ } })
+    expect(terminal.length).toBe(printed) // nothing more printed once a browser is paired
+    const shown = await send('POST', '/pairing/codes', {}, first)
+    expect(shown).toMatchObject({ status: 201, body: { code: expect.stringMatching(/^\w{4}-\w{4}$/) } })
+    const second = await send('POST', '/pairing', { code: shown.body.code }, undefined, { 'user-agent': 'curl/8.5.0' })
+    expect(second.status).toBe(201)
+    expect((await send('GET', '/pairing')).body.devices.map((d: any) => d.label)).toEqual(['Chrome on Linux', 'curl'])
+    expect(await send('DELETE', `/pairing/devices/${second.body.device.id}`)).toMatchObject({ status: 403 })
+    expect(await send('DELETE', `/pairing/devices/${second.body.device.id}`, undefined, first)).toMatchObject({ status: 200, body: { device: { id: second.body.device.id } } })
+    expect((await send('GET', '/pairing', undefined, second.body.token)).body.paired).toBe(false)
+  })
+
+  it('answers bad pairing input with a clear 4xx', async () => {
+    const cases: [string, string, unknown, number, RegExp][] = [
+      ['POST', '/pairing', {}, 400, /code/],
+      ['POST', '/pairing', { code: 'x'.repeat(33) }, 400, /too long/],
+      ['POST', '/pairing', { code: 'ABCD-EFGH', token: 'mine' }, 400, /token/],
+      ['POST', '/pairing/codes', { code: 'x' }, 400, /code/],
+      ['PUT', '/pairing', {}, 405, /not allowed/],
+      ['DELETE', '/pairing/devices/zzz', undefined, 403, /paired team page/],
+      ['GET', '/pairing/other', undefined, 404, /no such route/],
+    ]
+    for (const [method, path, body, status, message] of cases) {
+      const r = await send(method, path, body)
+      expect({ method, path, status: r.status }).toEqual({ method, path, status })
+      expect(r.body.error).toMatch(message)
+    }
+    const big = await fetch(`${base}/pairing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'x'.repeat(2000) }) })
+    expect(big.status).toBe(413)
+  })
+})
