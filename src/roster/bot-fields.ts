@@ -27,6 +27,9 @@
  * - Default avatar is a circle; default colour comes from the name (`defaultColour`).
  */
 import { z } from 'zod'
+import { nameKey, normaliseName } from '../names.ts'
+
+export { nameKey, normaliseName }
 
 export const NAME_MAX = 40
 export const ROLE_MAX = 24
@@ -57,16 +60,6 @@ export function charCount(s: string): number {
   let n = 0
   for (const _ of s) n++
   return n
-}
-
-/** The stored form of a name: trimmed, NFC, inner whitespace runs collapsed to one space. */
-export function normaliseName(raw: string): string {
-  return raw.normalize('NFC').trim().replace(/\s+/gu, ' ')
-}
-
-/** The comparison key of a name: two names clash exactly when their keys are equal. */
-export function nameKey(name: string): string {
-  return normaliseName(name).normalize('NFKC').toUpperCase().toLowerCase()
 }
 
 type Ctx = z.core.$RefinementCtx<string>
