@@ -16,7 +16,7 @@ function stateWith(n: number) {
     s.bots[`bot-${i}`] = {
       id: `bot-${i}`, name: `Bot ${i}`, role: 'Engineer', instructions: 'Review carefully.', avatar: { kind: 'shape', shape: 'circle' },
       colour: '#1971c2', permissionPreset: 'workspace-write', pinned: false, hidden: false, createdBy: 'user',
-      createdAt: '2026-01-01T00:00:00.000Z', main: i === 1, sessionParts: [{ sessionId: `session-bench-${i}`, part: 1, startedAt: '2026-01-01T00:00:00.000Z' }],
+      createdAt: '2026-01-01T00:00:00.000Z', main: i === 1, acceptsDelegatedWork: false, sessionParts: [{ sessionId: `session-bench-${i}`, part: 1, startedAt: '2026-01-01T00:00:00.000Z' }],
     }
   }
   s.nextIds = { bot: n + 1 }

@@ -17,7 +17,7 @@ function bigTeam(draft: TeamState) {
     draft.bots[id] = {
       id, name: `Bot ${i}`, role: 'Engineer', instructions: 'Review changes carefully and report findings. '.repeat(6),
       avatar: { kind: 'shape', shape: 'hexagon' }, colour: '#2266aa', permissionPreset: 'default', pinned: i <= 5,
-      hidden: false, createdBy: 'user', createdAt: '2025-01-01T00:00:00.000Z', main: i === 1,
+      hidden: false, createdBy: 'user', createdAt: '2025-01-01T00:00:00.000Z', main: i === 1, acceptsDelegatedWork: false,
       sessionParts: [{ sessionId: `sess-${i}-1`, part: 1, startedAt: '2025-01-01T00:00:00.000Z' }],
     }
   }

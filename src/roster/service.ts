@@ -303,6 +303,7 @@ export class BotRoster extends Service {
         createdBy: caller.botId ?? 'user',
         createdAt: new Date().toISOString(),
         main: input.main,
+        acceptsDelegatedWork: false,
         sessionParts: [],
       }
       s.bots[id] = created

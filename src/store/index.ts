@@ -10,7 +10,7 @@ export type { ConfigInput, Diagnostic, StateChange, StateListener, StoreDeps, St
 export * from './schema.ts'
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.ts'
 export { classifyRead, brokenCopyName, isTempLeftover, STATE_FILE, LOCK_DIR, type Classified, type ReadResult, type ReadOnlyReason } from './load.ts'
-export { migrate, MIGRATIONS, exampleMigrationV1toV2, type Migration, type MigrateResult } from './migrations.ts'
+export { migrate, MIGRATIONS, exampleMigrationV1toV2, migrationV1toV2, type Migration, type MigrateResult } from './migrations.ts'
 export { acquireStateLock, isPidAlive, readLockOwner, type LockFn, type LockOwner } from './lock.ts'
 export { serializeState, writeStateFile } from './save.ts'
 export { own } from './own.ts'

@@ -8,9 +8,9 @@
  * I/O; validation against the current schema happens after the chain, in `load.ts`. A file whose
  * version is newer than the target is not "migrated down": the caller opens it read-only.
  *
- * Composes: version 1 is the first shipped format, so `MIGRATIONS` is empty today. A later issue
- * that changes the shape bumps `STATE_VERSION` in `schema.ts` and appends one step here, written
- * like `exampleMigrationV1toV2` (which the unit tests run through the same `migrate`).
+ * Composes: version 1 was the first shipped format (0.1); each change of shape bumps
+ * `STATE_VERSION` in `schema.ts` and appends one step here. `exampleMigrationV1toV2` is a worked
+ * example the unit tests run through the same `migrate`.
  */
 
 /** One step: takes a document of version `from`, returns a document of version `from + 1`. */
@@ -25,8 +25,25 @@ export type MigrateResult =
   | { ok: false, kind: 'newer', version: number }
   | { ok: false, kind: 'invalid', problem: string }
 
-/** The production chain, indexed by `from`. Empty while version 1 is the only format. */
-export const MIGRATIONS: readonly Migration[] = []
+/**
+ * v1 (0.1) → v2 (0.2): every Bot gets `acceptsDelegatedWork: false` (delegated work runs at the
+ * lowest preset along its chain unless the person says otherwise), and the team gets an empty list
+ * of work budgets. Deliveries and groups gain only optional fields.
+ */
+export const migrationV1toV2: Migration = {
+  from: 1,
+  describe: 'v1 → v2: Bots accept no delegated work at their own preset; work budgets start empty',
+  up(doc) {
+    const bots: Record<string, unknown> = {}
+    for (const [key, bot] of Object.entries((doc.bots as Record<string, Record<string, unknown>> | undefined) ?? {})) {
+      bots[key] = bot && typeof bot === 'object' ? { ...bot, acceptsDelegatedWork: false } : bot
+    }
+    return { ...doc, version: 2, bots, budgets: [] }
+  },
+}
+
+/** The production chain, indexed by `from`. */
+export const MIGRATIONS: readonly Migration[] = [migrationV1toV2]
 
 /**
  * Example of a real step (not in `MIGRATIONS`): v2 would move `preferences.theme` (a loose

@@ -15,8 +15,15 @@
  */
 import { z } from 'zod'
 
-/** The schema version this build writes. A file with a larger `version` is opened read-only. */
-export const STATE_VERSION = 1
+/**
+ * The schema version this build writes. A file with a larger `version` is opened read-only.
+ * v2 (0.2): Bots' `acceptsDelegatedWork`, work `budgets`, the chain of a delivery (`budget`,
+ * `mode`), groups' persisted `botRounds`.
+ */
+export const STATE_VERSION = 2
+
+/** Sandbox modes, lowest first (the authority a chain carries). */
+const sandboxMode = z.enum(['read-only', 'workspace-write', 'danger-full-access'])
 
 const id = z.string().min(1).max(200)
 /** An ISO-8601 timestamp string (as produced by `Date#toISOString`). */
@@ -62,6 +69,11 @@ export const botSchema = z.object({
   main: z.boolean(),
   sessionParts: z.array(sessionPartSchema),
   deleted: z.object({ at: isoTime, by: id }).optional(),
+  /**
+   * The person marked this Bot to run delegated work (turns started by other Bots, rooms, timers)
+   * at its own preset instead of the lowest along the chain. Set only from the paired team page.
+   */
+  acceptsDelegatedWork: z.boolean(),
 })
 
 export const groupSchema = z.object({
@@ -78,6 +90,8 @@ export const groupSchema = z.object({
   seen: z.record(id, z.int().min(0)).optional(),
   createdAt: isoTime,
   deleted: z.object({ at: isoTime, by: id }).optional(),
+  /** Rounds Bots started here since the person last wrote in the room (bounded by a limit). */
+  botRounds: z.int().min(0).optional(),
 })
 
 /** An inter-Bot message, recorded before it is performed so a crash cannot lose it. */
@@ -99,6 +113,19 @@ export const deliverySchema = z.object({
   replyMode: z.enum(['sender', 'user']).optional(),
   /** The target Session the message was handed to (its own-chat part at send time). */
   sessionId: id.optional(),
+  /** The work budget the chain draws from, and the lowest sandbox mode along it. */
+  budget: id.optional(),
+  mode: sandboxMode.optional(),
+})
+
+/** Bot-started turns one message of the person may cause (see `src/chain.ts`). */
+export const budgetSchema = z.object({
+  id,
+  openedBy: id,
+  origin: id,
+  openedAt: isoTime,
+  limit: z.int().min(0),
+  used: z.int().min(0),
 })
 
 export const pendingQuestionSchema = z.object({
@@ -120,6 +147,7 @@ export const stateSchema = z.object({
   bots: z.record(id, botSchema),
   groups: z.record(id, groupSchema),
   deliveries: z.array(deliverySchema),
+  budgets: z.array(budgetSchema),
   preferences: z.record(z.string(), z.json()),
   pendingQuestions: z.array(pendingQuestionSchema),
   /** kind → next number; ids are `<kind>-<n>` and are never reused, even after deletion. */
@@ -150,6 +178,7 @@ export type Bot = z.infer<typeof botSchema>
 export type Group = z.infer<typeof groupSchema>
 export type Delivery = z.infer<typeof deliverySchema>
 export type PendingQuestion = z.infer<typeof pendingQuestionSchema>
+export type WorkBudget = z.infer<typeof budgetSchema>
 export type TeamState = z.infer<typeof stateSchema>
 
 /** The state of a team that has never been saved: revision 0, nothing in it. */
@@ -161,6 +190,7 @@ export function emptyState(pluginVersion = '0.0.0', now = new Date()): TeamState
     bots: {},
     groups: {},
     deliveries: [],
+    budgets: [],
     preferences: {},
     pendingQuestions: [],
     nextIds: {},

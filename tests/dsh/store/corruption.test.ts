@@ -3,13 +3,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { stateSchema } from '../../../src/store/schema.ts'
+import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
 import type { LockFn } from '../../../src/store/lock.ts'
 import { openStore, readJson, storeChild, tempHome } from './helpers.ts'
 
 const valid = () => ({
-  version: 1, revision: 4, writtenBy: { pluginVersion: '0.1.0', at: '2025-01-01T00:00:00.000Z' },
-  bots: {}, groups: {}, deliveries: [], preferences: { keep: 'me' }, pendingQuestions: [], nextIds: { bot: 1 },
+  version: STATE_VERSION, revision: 4, writtenBy: { pluginVersion: '0.1.0', at: '2025-01-01T00:00:00.000Z' },
+  bots: {}, groups: {}, deliveries: [], budgets: [], preferences: { keep: 'me' }, pendingQuestions: [], nextIds: { bot: 1 },
 })
 const text = (v: unknown) => Buffer.from(JSON.stringify(v, null, 2))
 
@@ -111,10 +111,10 @@ describe('corruption matrix', () => {
     const { bot } = tempHome('bot-corrupt-')
     fs.mkdirSync(bot, { recursive: true })
     const file = path.join(bot, 'state.json')
-    fs.writeFileSync(file, text({ ...valid(), version: 2 }))
+    fs.writeFileSync(file, text({ ...valid(), version: STATE_VERSION + 1 }))
     const { store, fiber } = await openStore({ dir: bot, role: 'writer' })
     expect(store.status().reason).toBe('newer-version')
-    fs.writeFileSync(file, text(valid())) // "upgrade" by restoring a v1 file
+    fs.writeFileSync(file, text(valid())) // "upgrade" by restoring a current file
     await store.update(d => { d.preferences.fixed = true })
     expect(store.status().mode).toBe('writer')
     expect(readJson(file)).toMatchObject({ revision: 5, preferences: { keep: 'me', fixed: true } })

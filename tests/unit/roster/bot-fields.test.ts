@@ -171,7 +171,7 @@ describe('BotCreateInput', () => {
   it('what it produces fits the store schema', () => {
     for (const name of ['Ada', '小明', x(40, '🤖'), x(40, '明')]) {
       const fields = BotCreateInput.parse({ name, role: x(24, '审') })
-      const bot = { ...fields, id: 'bot-1', createdBy: 'user', createdAt: new Date(0).toISOString(), sessionParts: [] }
+      const bot = { ...fields, id: 'bot-1', createdBy: 'user', createdAt: new Date(0).toISOString(), sessionParts: [], acceptsDelegatedWork: false }
       expect(botSchema.safeParse(bot).success).toBe(true)
     }
   })

@@ -14,6 +14,7 @@ export function bot(id: string, extra: Partial<Bot> = {}): Bot {
     createdBy: 'user',
     createdAt: '2025-01-01T00:00:00.000Z',
     main: false,
+    acceptsDelegatedWork: false,
     sessionParts: [{ sessionId: `s-${id}`, part: 1, startedAt: '2025-01-01T00:00:00.000Z' }],
     ...extra,
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { brokenCopyName, classifyRead, isTempLeftover } from '../../../src/store/load.ts'
-import { exampleMigrationV1toV2 } from '../../../src/store/migrations.ts'
+import { readFileSync } from 'node:fs'
+import { STATE_VERSION } from '../../../src/store/schema.ts'
 import { sampleState } from './fixtures.ts'
 
 const bytes = (s: string | Uint8Array) => ({ kind: 'bytes' as const, bytes: typeof s === 'string' ? new TextEncoder().encode(s) : s })
@@ -46,12 +47,11 @@ describe('classifyRead', () => {
   })
 
   it('an older version is migrated through the chain before validation', () => {
-    // Pretend the current version is 2 with the example step: a v1 file must load as ok.
-    const c = classifyRead(bytes(good), [exampleMigrationV1toV2], 2)
-    // The v1 schema rejects version 2, so a real bump also bumps the schema; here it proves the chain runs.
-    expect(c).toMatchObject({ kind: 'corrupt' })
-    if (c.kind === 'corrupt') expect(c.problem).toMatch(/version/)
-    expect(classifyRead(bytes(good), [], 2)).toMatchObject({ kind: 'corrupt', problem: expect.stringMatching(/no migration from version 1/) })
+    const v1 = readFileSync(new URL('../../fixtures/state-v1-0.1.0.json', import.meta.url))
+    const c = classifyRead(bytes(v1))
+    expect(c).toMatchObject({ kind: 'ok' })
+    if (c.kind === 'ok') expect(c.state.version).toBe(STATE_VERSION)
+    expect(classifyRead(bytes(v1), [], STATE_VERSION)).toMatchObject({ kind: 'corrupt', problem: expect.stringMatching(/no migration from version 1/) })
   })
 })
 

@@ -1,44 +1,68 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { type Migration, MIGRATIONS, exampleMigrationV1toV2, migrate } from '../../../src/store/migrations.ts'
-import { STATE_VERSION } from '../../../src/store/schema.ts'
-import { sampleState } from './fixtures.ts'
+import { type Migration, MIGRATIONS, exampleMigrationV1toV2, migrate, migrationV1toV2 } from '../../../src/store/migrations.ts'
+import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
+
+/** `bot/state.json` as saved by release 0.1.0 (schema v1), written by that release's own store. */
+const fixtureV1 = (): Record<string, unknown> => JSON.parse(readFileSync(new URL('../../fixtures/state-v1-0.1.0.json', import.meta.url), 'utf8'))
 
 describe('migration chain', () => {
-  it('the production chain reaches the current version from every older version', () => {
-    for (let v = 1; v < STATE_VERSION; v++) expect(MIGRATIONS.some(m => m.from === v)).toBe(true)
-    const r = migrate(sampleState(), MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: STATE_VERSION, steps: [] })
-  })
-
-  it('example v1 → v2 moves preferences.theme into ui.theme and leaves the input alone', () => {
-    const v1 = sampleState()
-    const before = JSON.stringify(v1)
-    const r = migrate(v1, [exampleMigrationV1toV2], 2)
+  it('the production chain lifts the file 0.1.0 saved (v1) to a valid current state, one step per version', () => {
+    const v1 = fixtureV1()
+    expect(v1.version).toBe(1)
+    expect(STATE_VERSION).toBe(MIGRATIONS.length + 1)
+    const r = migrate(v1, MIGRATIONS, STATE_VERSION)
     expect(r.ok).toBe(true)
     if (!r.ok) return
-    expect(r.doc.version).toBe(2)
-    expect(r.doc.ui).toEqual({ theme: 'dark' })
-    expect(r.doc.preferences).toEqual({ nested: { a: [1, 2] } })
-    expect(r.doc.bots).toEqual(v1.bots)
-    expect(r.from).toBe(1)
-    expect(r.steps).toEqual([exampleMigrationV1toV2.describe])
+    expect(r.steps).toEqual(MIGRATIONS.map((m) => m.describe))
+    const parsed = stateSchema.safeParse(r.doc)
+    expect(parsed.success).toBe(true)
+    if (!parsed.success) return
+    // every Bot of 0.1.0 keeps its identity and gains the v2 default
+    expect(Object.values(parsed.data.bots).map((b) => [b.name, b.permissionPreset, b.acceptsDelegatedWork])).toEqual([
+      ['Main', 'workspace-write', false], ['Ada', 'workspace-write', false], ['Bob', 'read-only', false],
+    ])
+    expect(parsed.data.budgets).toEqual([])
+    expect(parsed.data.deliveries.map((d) => d.status)).toEqual(['delivered', 'pending'])
+    expect(parsed.data.groups['group-1']!.memberSessions).toEqual({ 'bot-2': 'session-v1-ada-crew' })
+  })
+
+  it('v1 → v2 adds acceptsDelegatedWork=false to every Bot and an empty budget list, and leaves the input alone', () => {
+    const v1 = fixtureV1()
+    const before = JSON.stringify(v1)
+    const doc = migrationV1toV2.up(v1)
+    expect(doc.version).toBe(2)
+    expect(Object.values(doc.bots as Record<string, { acceptsDelegatedWork: boolean }>).every((b) => b.acceptsDelegatedWork === false)).toBe(true)
+    expect(doc.budgets).toEqual([])
     expect(JSON.stringify(v1)).toBe(before)
+  })
+
+  it('a current file passes the chain unchanged', () => {
+    const current = migrate(fixtureV1(), MIGRATIONS, STATE_VERSION)
+    if (!current.ok) throw new Error('fixture did not migrate')
+    expect(migrate(current.doc, MIGRATIONS, STATE_VERSION)).toMatchObject({ ok: true, from: STATE_VERSION, steps: [] })
+  })
+
+  it('the worked example (v1 → v2 moves preferences.theme into ui.theme) runs through the same migrate', () => {
+    const v1 = { ...fixtureV1(), preferences: { theme: 'dark', nested: { a: [1, 2] } } }
+    const r = migrate(v1, [exampleMigrationV1toV2], 2)
+    expect(r).toMatchObject({ ok: true, from: 1, steps: [exampleMigrationV1toV2.describe], doc: { version: 2, ui: { theme: 'dark' }, preferences: { nested: { a: [1, 2] } } } })
   })
 
   it('chains several steps in order', () => {
     const v2to3: Migration = { from: 2, describe: 'v2 → v3', up: d => ({ ...d, version: 3, three: true }) }
-    const r = migrate(sampleState(), [v2to3, exampleMigrationV1toV2], 3)
-    expect(r).toMatchObject({ ok: true, from: 1, doc: { version: 3, three: true, ui: { theme: 'dark' } } })
+    const r = migrate(fixtureV1(), [v2to3, migrationV1toV2], 3)
+    expect(r).toMatchObject({ ok: true, from: 1, steps: [migrationV1toV2.describe, 'v2 → v3'], doc: { version: 3, three: true, budgets: [] } })
   })
 
   it('reports a newer document instead of migrating it', () => {
-    expect(migrate({ ...sampleState(), version: 5 }, MIGRATIONS, 1)).toEqual({ ok: false, kind: 'newer', version: 5 })
+    expect(migrate({ ...fixtureV1(), version: 5 }, MIGRATIONS, STATE_VERSION)).toEqual({ ok: false, kind: 'newer', version: 5 })
   })
 
   it('refuses gaps, bad steps and documents without a version', () => {
-    expect(migrate(sampleState(), [], 2)).toMatchObject({ ok: false, kind: 'invalid', problem: 'no migration from version 1' })
+    expect(migrate(fixtureV1(), [], 2)).toMatchObject({ ok: false, kind: 'invalid', problem: 'no migration from version 1' })
     const wrong: Migration = { from: 1, describe: 'bad', up: d => ({ ...d }) }
-    expect(migrate(sampleState(), [wrong], 2)).toMatchObject({ ok: false, kind: 'invalid' })
+    expect(migrate(fixtureV1(), [wrong], 2)).toMatchObject({ ok: false, kind: 'invalid' })
     expect(migrate({ bots: {} }, MIGRATIONS, 1)).toMatchObject({ ok: false, kind: 'invalid' })
     expect(migrate([1, 2], MIGRATIONS, 1)).toMatchObject({ ok: false, kind: 'invalid' })
     expect(migrate({ version: '1' }, MIGRATIONS, 1)).toMatchObject({ ok: false, kind: 'invalid' })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { STATE_VERSION, allocateId, emptyState, stateSchema } from '../../../src/store/schema.ts'
 import { bot, sampleState } from './fixtures.ts'
 
-describe('state schema v1', () => {
+describe('state schema (current version)', () => {
   it('accepts the empty state and a populated team', () => {
     expect(stateSchema.safeParse(emptyState()).success).toBe(true)
     const parsed = stateSchema.parse(sampleState())
@@ -33,7 +33,7 @@ describe('state schema v1', () => {
     ['unknown delivery kind', s => { s.deliveries[0].kind = 'shout' }],
     ['negative hop', s => { s.deliveries[0].hop = -1 }],
     ['revision as string', s => { s.revision = '7' }],
-    ['version 2', s => { s.version = 2 }],
+    ['a newer version', s => { s.version = STATE_VERSION + 1 }],
     ['non-JSON preference', s => { s.preferences.fn = () => 1 }],
     ['timestamp not ISO', s => { s.bots['bot-1'].createdAt = 'yesterday' }],
     ['bad counter kind', s => { s.nextIds['Bad Kind'] = 1 }],
