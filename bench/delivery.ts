@@ -29,7 +29,7 @@ const outbox: number[] = []
 const bare: number[] = []
 for (let i = 0; i < N + 10; i++) {
   let t = performance.now()
-  await delivery.send({ from: main.id, to: ada.id, kind: 'message', body, hop: 1, replyMode: 'user' })
+  await delivery.send({ kind: 'bot', sessionId: main.sessionParts.at(-1)!.sessionId }, { to: ada.id, kind: 'message', body, replyMode: 'user' })
   const a = performance.now() - t
   await agent.whenIdle()
   await delivery.settled()

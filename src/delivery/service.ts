@@ -30,11 +30,15 @@ import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import type { Caller } from '../roster/authority.ts'
-import { RosterRefusal, type BotRoster } from '../roster/service.ts'
-import { allocateId, type Bot, type BotStore, type Delivery } from '../store/index.ts'
+import type { BotRoster } from '../roster/service.ts'
+import { charCount } from '../roster/bot-fields.ts'
+import { nameKey } from '../names.ts'
+import { TeamRefusal } from '../refusal.ts'
+import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
+import { boundBudgets, DEFAULT_WORK_BUDGET, draw, type Chain, type SandboxMode } from '../chain.ts'
 import {
   boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
-  messageText, recoveryAction, replyBody, turnHop, turnOutcome, type DeliveryKind,
+  clip, FINISHED_BODY_MAX, MESSAGE_MAX, messageText, REASON_MAX, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
 } from './policy.ts'
 import { deliverySource, readSourceOf, type DeliverySource } from '../sources.ts'
 import { deliveryTools } from './tools.ts'
@@ -47,19 +51,23 @@ declare module '@deepseek-ai/cordis' {
 
 export const Config = z.object({
   hopLimit: z.int().min(1).max(50).default(DEFAULT_HOP_LIMIT),
+  /** Bot-started turns one message of the person may cause (see `src/chain.ts`). */
+  workBudget: z.int().min(1).max(10_000).default(DEFAULT_WORK_BUDGET),
   sendCap: z.int().min(1).max(100).default(DEFAULT_SEND_CAP),
   keepFinished: z.int().min(0).max(10_000).default(DEFAULT_KEEP_FINISHED),
 })
 export type Config = z.input<typeof Config>
 
-/** What one Bot agent's current turn handled and sent. */
+/** What one Bot agent's current turn sent, and which handled messages want their answer back. */
 interface TurnTrack {
   turn: number
-  hops: number[]
   sent: number
   /** Deliveries claimed in this turn whose sender wants the answer. */
   wantReply: string[]
 }
+
+/** Who asks to send: a Bot, from the Session its tool runs in, or the person (HTTP API). */
+export type Sender = { kind: 'person' } | { kind: 'bot'; sessionId: string }
 
 export interface SendResult {
   delivery: Delivery
@@ -72,6 +80,7 @@ export interface StopResult {
   discarded: number
   keptUserPrompts: number
   delivery?: Delivery
+  targetName: string
 }
 
 const nowIso = () => new Date().toISOString()
@@ -94,6 +103,8 @@ export class BotDelivery extends Service {
   private flushing: Promise<void> | undefined
   /** Log flushes that end in a "delivered" mark. */
   private readonly logFlushes = new Set<Promise<void>>()
+  /** Replies and discard reports on their way (`settled()` waits for them). */
+  private readonly inflight = new Set<Promise<void>>()
   /** What the last start-up recovery did (for the team page and tests). */
   recovered: { delivered: number; redriven: number; sent: number; discarded: number } | undefined
 
@@ -117,6 +128,14 @@ export class BotDelivery extends Service {
   async [Service.init](): Promise<void> {
     this.ctx.effect(() => () => { this.alive = false }, 'bot-delivery:alive')
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
+    // Delivery owns its records: the deleted Bot's pending messages are discarded here (those still
+    // in its inbox were already discarded, and their senders told, when the roster closed its Sessions).
+    this.ctx.on('bot-team/bot-deleted', ({ botId }) => {
+      const name = this.nameOf(botId)
+      for (const d of this.store.state.deliveries) {
+        if (d.to === botId && d.status === 'pending') this.mark(d.id, 'discarded', `discarded: target Bot ${name} was deleted`)
+      }
+    })
     this.ctx.on('session/event', (session, event) => {
       if (event.type === 'user/message') {
         const relay = relayOf((event.data as UserMessage).source)
@@ -165,12 +184,6 @@ export class BotDelivery extends Service {
     return this.store.state.deliveries.find((d) => d.id === id)
   }
 
-  /** The hop and send count of the turn a Bot agent is in (0/0 outside Bot turns). */
-  turnOf(sessionId: string): { hop: number; sent: number } {
-    const t = this.turns.get(sessionId)
-    return t ? { hop: turnHop(t.hops), sent: t.sent } : { hop: 0, sent: 0 }
-  }
-
   // ── per-agent wiring ────────────────────────────────────────────────────────────────────────
 
   private readonly wired = new WeakSet<Agent>()
@@ -183,15 +196,9 @@ export class BotDelivery extends Service {
     const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
     for (const tool of deliveryTools(this)) track(agent.ctx.tools.register(tool))
     track(agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
-      let t = this.turns.get(sessionId)
-      if (!t || t.turn !== turn) {
-        t = { turn, hops: [], sent: 0, wantReply: [] }
-        this.turns.set(sessionId, t)
-      }
+      const t = this.track(sessionId, turn)
       const relay = relayOf(message.source)
-      if (!relay) return
-      t.hops.push(relay.hop)
-      if (relay.type === 'message' && relay.replyTo === 'sender') t.wantReply.push(relay.deliveryId)
+      if (relay?.type === 'message' && relay.replyTo === 'sender') t.wantReply.push(relay.deliveryId)
     }))
     track(agent.ctx.on('agent/inbox/discarded', ({ message }) => this.onDiscarded(sessionId, message)))
     track(agent.ctx.effect(() => () => { this.turns.delete(sessionId) }, 'bot-delivery:turns'))
@@ -199,27 +206,110 @@ export class BotDelivery extends Service {
 
   // ── sending ─────────────────────────────────────────────────────────────────────────────────
 
-  /** Who a Session's agent is, for the tools. */
-  callerOf(sessionId: string | undefined): Caller {
-    return this.ctx.botRoster.callerOf(sessionId)
+  private track(sessionId: string, turn: number): TurnTrack {
+    let t = this.turns.get(sessionId)
+    if (!t || t.turn !== turn) {
+      t = { turn, sent: 0, wantReply: [] }
+      this.turns.set(sessionId, t)
+    }
+    return t
   }
 
   /**
-   * The one send path: resolve the target's own chat, record the delivery (pending), hand the
-   * message to DSH. Throws `RosterRefusal` when the target cannot be reached from this process.
+   * Who is asking, with everything the rules need: the caller for `decide`, the sending Bot, and
+   * the chain the message will carry (one hop deeper than the sender's turn, the turn's work
+   * budget, the sender's turn mode). The person sends at hop 0 without a chain of their own.
    */
-  async send(req: { from: string; to: string; kind: DeliveryKind; body: string; hop: number; replyMode?: 'sender' | 'user'; replyTo?: string | null }): Promise<SendResult> {
-    const target = this.ctx.botRoster.bot(req.to)
-    if (!target) throw new RosterRefusal('not-found', `No live Bot with id ${req.to}.`)
-    const agent = await this.ctx.botRoster.agentOf(target.id)
+  private identify(who: Sender): { caller: Caller; from?: Bot; sessionId?: string; hop: number; budget?: string; person: boolean; mode?: SandboxMode } {
+    if (who.kind === 'person') return { caller: { kind: 'user' }, hop: 0, person: true }
+    const caller = this.roster.callerOf(who.sessionId)
+    const from = caller.botId ? this.roster.bot(caller.botId) : undefined
+    const turn = this.roster.turnOf(who.sessionId)
+    const hop = turn?.origin.kind === 'chain' ? turn.origin.chain.hop : 0
+    return {
+      caller, sessionId: who.sessionId, hop,
+      person: !turn || turn.origin.kind === 'person',
+      ...(from ? { from } : {}),
+      ...(turn?.budget ? { budget: turn.budget } : {}),
+      ...(this.roster.modeOf(who.sessionId) ? { mode: this.roster.modeOf(who.sessionId)! } : {}),
+    }
+  }
+
+  /** The target among live Bots; a deleted or unknown one is a refusal naming it. */
+  private target(ref: string): Bot {
+    const target = this.roster.find(String(ref ?? '').trim())
+    if (target) return target
+    const key = nameKey(String(ref ?? ''))
+    const gone = Object.values(this.store.state.bots).find((b) => b.deleted && (b.id === ref || nameKey(b.name) === key))
+    throw new TeamRefusal('not-found', gone
+      ? `Bot ${gone.name} was deleted; nothing was sent. Call list_bots to see the team.`
+      : `there is no Bot named or with id "${ref}". Call list_bots to see the team.`)
+  }
+
+  /**
+   * A Bot (from one of its turns) or the person sends a message (`message_bot`) or an interruption
+   * (`interrupt_bot`). Authority, the hop limit, the per-turn send cap, the work budget and the
+   * size limit are all checked here, whoever calls.
+   */
+  async send(who: Sender, req: { to: string; kind: 'message' | 'interrupt'; body: string; replyMode?: 'sender' | 'user' }): Promise<SendResult> {
+    const sender = this.identify(who)
+    const target = this.target(req.to)
+    const verdict = this.roster.check(sender.caller, req.kind === 'message' ? 'message_bot' : 'interrupt_bot', { botId: target.id })
+    if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
+    const body = String(req.body ?? '').trim()
+    if (!body) throw new TeamRefusal('invalid', 'the message is empty; nothing was sent.')
+    if (charCount(body) > MESSAGE_MAX) throw new TeamRefusal('invalid', `The message is ${charCount(body)} characters long; the limit is ${MESSAGE_MAX}. Shorten it (put long material in a file and name the path); nothing was sent.`)
+    const track = sender.sessionId ? this.turns.get(sender.sessionId) : undefined
+    if (sender.from) {
+      const next = checkSend(sender.hop, track?.sent ?? 0, this.config)
+      if (!next.ok) throw new TeamRefusal('limit', `Not sent: ${next.reason}`)
+    }
+    const result = await this.deliver({
+      from: sender.from?.id ?? 'user', to: target.id, kind: req.kind, body, replyMode: req.kind === 'message' ? (req.replyMode ?? 'sender') : undefined,
+      chain: { hop: sender.hop + 1, ...(sender.budget ? { budget: sender.budget } : {}), ...(sender.mode ? { mode: sender.mode } : {}) },
+      openBudget: sender.person ? { origin: sender.from?.id ?? 'user' } : undefined,
+    })
+    if (track) track.sent++
+    return result
+  }
+
+  /**
+   * The one send path: record the delivery (pending) in the same transaction that draws on the
+   * chain's work budget and re-checks that the target is live, then hand the message to DSH.
+   * `force` is for what the plugin itself routes back (replies, discard reports): they always
+   * arrive, and still count against the budget, so the turn they open cannot send further.
+   */
+  private async deliver(req: {
+    from: string; to: string; kind: DeliveryKind; body: string; chain: Chain
+    replyMode?: 'sender' | 'user' | undefined; replyTo?: string | null; force?: boolean
+    openBudget?: { origin: string } | undefined
+  }): Promise<SendResult> {
+    const target = this.roster.bot(req.to)
+    if (!target) throw new TeamRefusal('not-found', `No live Bot with id ${req.to}.`)
+    const agent = await this.roster.agentOf(target.id)
     let delivery: Delivery | undefined
     await this.store.update((s) => {
-      const id = allocateId(s, 'delivery')
+      const live = own(s.bots, target.id)
+      if (!live || live.deleted) throw new TeamRefusal('not-found', `Bot ${target.name} was deleted; nothing was sent.`)
+      if (req.chain.budget) {
+        if (req.openBudget && !s.budgets.some((b) => b.id === req.chain.budget)) {
+          s.budgets.push({ id: req.chain.budget, openedBy: 'user', origin: req.openBudget.origin, openedAt: nowIso(), limit: this.config.workBudget, used: 0 })
+          s.budgets = boundBudgets(s.budgets)
+        }
+        const drawn = draw(s.budgets, req.chain.budget)
+        if (!drawn.ok && !req.force) throw new TeamRefusal('limit', `Not sent: ${drawn.reason}`)
+        if (!drawn.ok) {
+          const b = s.budgets.find((x) => x.id === req.chain.budget)
+          if (b) b.used++
+        }
+      }
       delivery = {
-        id, from: req.from, to: target.id, kind: req.kind, body: req.body, hop: req.hop,
+        id: allocateId(s, 'delivery'), from: req.from, to: target.id, kind: req.kind, body: clip(req.body, MESSAGE_MAX), hop: req.chain.hop,
         replyTo: req.replyTo ?? null, createdAt: nowIso(), status: 'pending',
         ...(req.kind === 'message' ? { replyMode: req.replyMode ?? 'sender' } : {}),
         sessionId: String(agent.id),
+        ...(req.chain.budget ? { budget: req.chain.budget } : {}),
+        ...(req.chain.mode ? { mode: req.chain.mode } : {}),
       }
       s.deliveries.push(delivery)
       s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
@@ -231,10 +321,12 @@ export class BotDelivery extends Service {
 
   /** The DSH call for a recorded delivery. A throw marks the record failed. */
   private handOver(agent: Agent, d: Delivery): void {
+    // Never hand a message to a Bot deleted since it was recorded (its records are discarded).
+    if (own(this.store.state.bots, d.to)?.deleted) return
     const fromName = this.nameOf(d.from)
     const message = createUserMessage({
       content: [{ type: 'text', text: messageText(d.kind, fromName, d.body, { replyMode: d.replyMode, hop: d.hop, hopLimit: this.config.hopLimit }) }],
-      source: deliverySource(d, fromName, { hop: d.hop }),
+      source: deliverySource(d, fromName, chainOfDelivery(d)),
     })
     try {
       if (d.kind === 'interrupt') agent.steer(message)
@@ -245,35 +337,34 @@ export class BotDelivery extends Service {
     }
   }
 
-  private nameOf(botId: string): string {
+  /** A Bot's name (live or deleted), or "the user". */
+  nameOf(botId: string): string {
     if (botId === 'user') return 'the user'
-    return this.store.state.bots[botId]?.name ?? botId
-  }
-
-  /** A Bot sends from its current turn (hop rule and send cap applied). */
-  async sendFromTurn(sessionId: string, from: Bot, to: Bot, kind: 'message' | 'interrupt', body: string, replyMode?: 'sender' | 'user'): Promise<SendResult> {
-    const track = this.turns.get(sessionId)
-    const verdict = checkSend(track ? turnHop(track.hops) : 0, track?.sent ?? 0, this.config)
-    if (!verdict.ok) throw new RosterRefusal('forbidden', `Not sent: ${verdict.reason}`)
-    const result = await this.send({ from: from.id, to: to.id, kind, body, hop: verdict.hop, ...(replyMode ? { replyMode } : {}) })
-    if (track) track.sent++
-    return result
+    return own(this.store.state.bots, botId)?.name ?? botId
   }
 
   /**
-   * Stop the target's current turn. Queued Bot messages are discarded (recorded, reported to their
-   * senders); the user's own queued prompts are re-queued with their ids after the turn ends; the
-   * stop notice is the target's next turn. Never waits for the target inside the caller's turn.
+   * Stop the target's current turn (`stop_bot`). Queued Bot messages are discarded (recorded,
+   * reported to their senders); the user's own queued prompts are re-queued with their ids after
+   * the turn ends; the stop notice is the target's next turn. Never waits for the target inside the
+   * caller's turn. Authority and the send cap are checked here.
    */
-  async stop(stopper: { id: string; name: string }, hop: number, target: Bot, reason: string, sessionId?: string): Promise<StopResult> {
-    const agent = await this.ctx.botRoster.agentOf(target.id)
-    if (agent.status !== 'running') return { stopped: false, discarded: 0, keptUserPrompts: 0 }
-    if (sessionId) {
-      const track = this.turns.get(sessionId)
-      const verdict = checkSend(hop, track?.sent ?? 0, { ...this.config, hopLimit: Number.POSITIVE_INFINITY })
-      if (!verdict.ok) throw new RosterRefusal('forbidden', `Not stopped: ${verdict.reason}`)
+  async stop(who: Sender, to: string, reason: string): Promise<StopResult> {
+    const sender = this.identify(who)
+    const target = this.target(to)
+    const verdict = this.roster.check(sender.caller, 'stop_bot', { botId: target.id })
+    if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
+    const why = String(reason ?? '').trim() || 'no reason given'
+    if (charCount(why) > REASON_MAX) throw new TeamRefusal('invalid', `The reason is longer than ${REASON_MAX} characters; say it in a sentence. Nothing was stopped.`)
+    const agent = await this.roster.agentOf(target.id)
+    if (agent.status !== 'running') return { stopped: false, discarded: 0, keptUserPrompts: 0, targetName: target.name }
+    const track = sender.sessionId ? this.turns.get(sender.sessionId) : undefined
+    if (sender.from) {
+      const next = checkSend(sender.hop, track?.sent ?? 0, { ...this.config, hopLimit: Number.POSITIVE_INFINITY })
+      if (!next.ok) throw new TeamRefusal('limit', `Not stopped: ${next.reason}`)
       if (track) track.sent++
     }
+    const stopper = { id: sender.from?.id ?? 'user', name: sender.from?.name ?? 'the user' }
     const inbox = [...agent.inbox.nextStep, ...agent.inbox.nextTurn]
     const userPrompts = inbox.filter((m) => m.source.kind === 'user')
     const botMessages = inbox.filter((m) => relayOf(m.source)).length
@@ -281,16 +372,17 @@ export class BotDelivery extends Service {
     let delivery: Delivery | undefined
     await this.store.update((s) => {
       delivery = {
-        id: allocateId(s, 'delivery'), from: stopper.id, to: target.id, kind: 'stop', body: reason, hop: hop + 1,
+        id: allocateId(s, 'delivery'), from: stopper.id, to: target.id, kind: 'stop', body: why, hop: sender.hop + 1,
         replyTo: null, createdAt: nowIso(), status: 'pending', sessionId: String(agent.id),
+        ...(sender.mode ? { mode: sender.mode } : {}),
       }
       s.deliveries.push(delivery)
       s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
     })
     const targetSession = String(agent.id)
-    this.stopping.set(targetSession, { byId: stopper.id, byName: stopper.name, reason })
+    this.stopping.set(targetSession, { byId: stopper.id, byName: stopper.name, reason: why })
     try {
-      agent.cancel({ kind: 'hook', reason: `stopped by ${stopper.name}: ${reason}` })
+      agent.cancel({ kind: 'hook', reason: `stopped by ${stopper.name}: ${why}` })
     } finally {
       this.stopping.delete(targetSession)
     }
@@ -300,7 +392,7 @@ export class BotDelivery extends Service {
       this.handOver(agent, notice)
       for (const m of userPrompts) agent.followup(m)
     }).catch((error: unknown) => this.mark(notice.id, 'failed', `could not hand over the stop notice: ${error instanceof Error ? error.message : String(error)}`))
-    return { stopped: true, discarded: botMessages, keptUserPrompts: userPrompts.length, delivery: notice }
+    return { stopped: true, discarded: botMessages, keptUserPrompts: userPrompts.length, delivery: notice, targetName: target.name }
   }
 
   // ── discards, replies ───────────────────────────────────────────────────────────────────────
@@ -319,7 +411,6 @@ export class BotDelivery extends Service {
       cause = `${stop.byName} stopped ${targetName} ("${stop.reason}")`
       this.mark(relay.deliveryId, 'discarded', `discarded: ${stop.byName} stopped ${targetName} (${stop.reason})`)
     } else if (target?.deleted) {
-      // The roster already recorded the discard in the transaction that deleted the Bot.
       cause = `${targetName} was deleted`
       this.mark(relay.deliveryId, 'discarded', `discarded: ${targetName} was deleted`)
     } else {
@@ -331,8 +422,7 @@ export class BotDelivery extends Service {
     // Report to the sender (a stop notice has nobody to report to).
     if (!record || relay.type === 'stop' || !this.ctx.botRoster.bot(record.from)) return
     const body = discardReport(targetName, record.id, record.body, cause)
-    void this.send({ from: stop?.byId ?? record.to, to: record.from, kind: 'reply', body, hop: record.hop, replyTo: record.id })
-      .catch((error: unknown) => this.warn(`could not report discarded ${record.id} to its sender`, error))
+    this.background(this.deliver({ from: stop?.byId ?? record.to, to: record.from, kind: 'reply', body, chain: chainOfDelivery(record), replyTo: record.id, force: true }), `could not report discarded ${record.id} to its sender`)
   }
 
   private onTurnEnd(sessionId: string, turn: number, reason: unknown): void {
@@ -342,13 +432,18 @@ export class BotDelivery extends Service {
     const wants = track.wantReply.splice(0)
     const agent = this.ctx.agents.get(SessionId(sessionId))
     const outcome = turnOutcome(reason, agent ? finalText(agent, turn) : '')
-    const hop = turnHop(track.hops) + 1
+    const info = this.roster.turnOf(sessionId)
+    const mode = this.roster.modeOf(sessionId)
+    const chain: Chain = {
+      hop: (info?.origin.kind === 'chain' ? info.origin.chain.hop : 0) + 1,
+      ...(info?.budget ? { budget: info.budget } : {}),
+      ...(mode ? { mode } : {}),
+    }
     for (const id of wants) {
       const request = this.delivery(id)
       if (!request || !this.ctx.botRoster.bot(request.from)) continue
-      const body = replyBody(this.nameOf(request.to), id, outcome)
-      void this.send({ from: request.to, to: request.from, kind: 'reply', body, hop, replyTo: id })
-        .catch((error: unknown) => this.warn(`could not route the reply to ${id}`, error))
+      const body = clip(replyBody(this.nameOf(request.to), id, outcome), MESSAGE_MAX)
+      this.background(this.deliver({ from: request.to, to: request.from, kind: 'reply', body, chain, replyTo: id, force: true }), `could not route the reply to ${id}`)
     }
   }
 
@@ -376,7 +471,8 @@ export class BotDelivery extends Service {
           const at = nowIso()
           for (const d of s.deliveries) {
             const m = batch.get(d.id)
-            if (m && d.status === 'pending') Object.assign(d, { status: m.status, outcome: m.outcome, updatedAt: at })
+            // A finished record keeps only the start of its body: team state stays small.
+            if (m && d.status === 'pending') Object.assign(d, { status: m.status, outcome: m.outcome, updatedAt: at, body: clip(d.body, FINISHED_BODY_MAX) })
           }
           s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
         })
@@ -387,10 +483,19 @@ export class BotDelivery extends Service {
     }
   }
 
-  /** Resolves when every queued status change is saved (tests, shutdown). */
+  /** Run a send the plugin itself started (a reply, a report) without making anyone wait for it. */
+  private background(work: Promise<unknown>, what: string): void {
+    const tracked: Promise<void> = work.then(() => undefined, (error: unknown) => this.warn(what, error)).finally(() => this.inflight.delete(tracked))
+    this.inflight.add(tracked)
+  }
+
+  /**
+   * Resolves when every send the plugin started itself (replies, discard reports), every log flush
+   * and every queued status change is done (tests, shutdown).
+   */
   async settled(): Promise<void> {
-    while (this.flushing || this.logFlushes.size) {
-      await Promise.all(this.logFlushes)
+    while (this.flushing || this.logFlushes.size || this.inflight.size) {
+      await Promise.all([...this.logFlushes, ...this.inflight])
       if (this.flushing) await this.flushing
     }
   }
@@ -475,6 +580,11 @@ export class BotDelivery extends Service {
     for (const m of steps) agent.steer(m)
     for (const m of turns) agent.followup(m)
   }
+}
+
+/** The chain facts a delivery record carries into its message source. */
+function chainOfDelivery(d: Delivery): Chain {
+  return { hop: d.hop, ...(d.budget ? { budget: d.budget } : {}), ...(d.mode ? { mode: d.mode } : {}) }
 }
 
 /** The delivery a message source names, if it is one of ours. */

@@ -1,17 +1,16 @@
 /**
  * The delivery tools on a Bot's own-chat agent: `message_bot`, `interrupt_bot`, `stop_bot`.
  *
- * Each tool identifies its caller from the calling Session, asks the roster's authority check,
- * then the service (hop rule, send cap, outbox, DSH call) and answers in plain text. Refusals,
- * unknown targets, self-messages and deleted targets are answers ("Refused: …"), not throws.
+ * Thin adapters: each tool passes the calling Session and its arguments to the service, which
+ * identifies the Bot and checks everything (authority, hop limit, send cap, work budget, sizes),
+ * and answers in plain text. Refusals, unknown targets, self-messages and deleted targets are
+ * answers ("Refused: …"), not throws.
  * Deliberately narrow: wording and arguments; no tool ever waits for the target's turn (two Bots
  * waiting on each other would deadlock) — answers come back as new messages.
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import type { TeamAction } from '../roster/authority.ts'
 import { answer, textOutput } from '../refusal.ts'
-import type { Bot } from '../store/index.ts'
-import type { BotDelivery } from './service.ts'
+import type { BotDelivery, Sender } from './service.ts'
 
 const text = textOutput
 
@@ -19,24 +18,8 @@ const SELF_CONTAINED = 'The receiver cannot see your chat or this conversation: 
 
 type Exec = { agent?: { id: unknown } | undefined }
 
-/** Resolve caller and target and run the authority check; a refusal is returned as a string. */
-function resolve(delivery: BotDelivery, exec: Exec, action: TeamAction, ref: string): { caller: Bot; target: Bot; sessionId: string } | string {
-  const roster = delivery.roster
-  const sessionId = exec.agent ? String(exec.agent.id) : undefined
-  const caller = roster.callerOf(sessionId)
-  const callerBot = caller.botId ? roster.bot(caller.botId) : undefined
-  if (!sessionId || !callerBot) return 'Refused: only a Bot of the team can use this tool.'
-  const target = roster.find(String(ref ?? '').trim())
-  if (!target) {
-    const gone = Object.values(roster.state.bots).find((b) => b.deleted && (b.id === ref || b.name.toLowerCase() === String(ref).toLowerCase()))
-    return gone
-      ? `Refused: Bot ${gone.name} was deleted; nothing was sent. Call list_bots to see the team.`
-      : `Refused: there is no Bot named or with id "${ref}". Call list_bots to see the team.`
-  }
-  const verdict = roster.check(caller, action, { botId: target.id })
-  if (!verdict.allowed) return `Refused: ${verdict.reason}`
-  return { caller: callerBot, target, sessionId }
-}
+/** The calling Bot Session (the service identifies the Bot and checks everything). */
+const from = (exec: Exec): Sender => ({ kind: 'bot', sessionId: exec.agent ? String(exec.agent.id) : '' })
 
 export function deliveryTools(delivery: BotDelivery): ToolDefinition[] {
   return [
@@ -51,14 +34,12 @@ export function deliveryTools(delivery: BotDelivery): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const r = resolve(delivery, exec, 'message_bot', args.to)
-          if (typeof r === 'string') return r
-          if (!String(args.message ?? '').trim()) return 'Refused: the message is empty; nothing was sent.'
           const replyMode = args.reply_to === 'user' ? 'user' : 'sender'
-          const { delivery: d, targetBusy } = await delivery.sendFromTurn(r.sessionId, r.caller, r.target, 'message', args.message, replyMode)
-          const when = targetBusy ? `${r.target.name} is busy; it will read it after its current turn.` : `${r.target.name} was idle; the message started its turn.`
-          const back = replyMode === 'sender' ? `Its answer will come to you as a new message later; do not wait for it in this turn.` : `${r.target.name} will answer the user in its own chat; nothing comes back to you.`
-          return `Sent to ${r.target.name} (${d.id}, hop ${d.hop}). ${when} ${back}`
+          const { delivery: d, targetBusy } = await delivery.send(from(exec), { to: args.to, kind: 'message', body: args.message, replyMode })
+          const name = delivery.nameOf(d.to)
+          const when = targetBusy ? `${name} is busy; it will read it after its current turn.` : `${name} was idle; the message started its turn.`
+          const back = replyMode === 'sender' ? `Its answer will come to you as a new message later; do not wait for it in this turn.` : `${name} will answer the user in its own chat; nothing comes back to you.`
+          return `Sent to ${name} (${d.id}, hop ${d.hop}). ${when} ${back}`
         })
       },
     }),
@@ -72,13 +53,11 @@ export function deliveryTools(delivery: BotDelivery): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const r = resolve(delivery, exec, 'interrupt_bot', args.to)
-          if (typeof r === 'string') return r
-          if (!String(args.message ?? '').trim()) return 'Refused: the message is empty; nothing was sent.'
-          const { delivery: d, targetBusy } = await delivery.sendFromTurn(r.sessionId, r.caller, r.target, 'interrupt', args.message)
+          const { delivery: d, targetBusy } = await delivery.send(from(exec), { to: args.to, kind: 'interrupt', body: args.message })
+          const name = delivery.nameOf(d.to)
           return targetBusy
-            ? `Interrupted ${r.target.name} (${d.id}, hop ${d.hop}): it reads your message at its next step, inside its current turn.`
-            : `${r.target.name} was idle; your message (${d.id}, hop ${d.hop}) started its turn.`
+            ? `Interrupted ${name} (${d.id}, hop ${d.hop}): it reads your message at its next step, inside its current turn.`
+            : `${name} was idle; your message (${d.id}, hop ${d.hop}) started its turn.`
         })
       },
     }),
@@ -92,12 +71,10 @@ export function deliveryTools(delivery: BotDelivery): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const r = resolve(delivery, exec, 'stop_bot', args.to)
-          if (typeof r === 'string') return r
-          const { hop } = delivery.turnOf(r.sessionId)
-          const result = await delivery.stop({ id: r.caller.id, name: r.caller.name }, hop, r.target, String(args.reason ?? '').trim() || 'no reason given', r.sessionId)
-          if (!result.stopped) return `${r.target.name} was not working; nothing was stopped.`
-          const parts = [`Stopped ${r.target.name}'s turn.`]
+          const result = await delivery.stop(from(exec), args.to, args.reason)
+          const name = result.targetName
+          if (!result.stopped) return `${name} was not working; nothing was stopped.`
+          const parts = [`Stopped ${name}'s turn.`]
           parts.push(result.discarded ? `${result.discarded} queued Bot message(s) were discarded and their senders told.` : 'No Bot messages were queued for it.')
           if (result.keptUserPrompts) parts.push(`${result.keptUserPrompts} prompt(s) the user had queued are kept.`)
           parts.push(`Its next turn tells it that you stopped it and why.`)

@@ -18,16 +18,17 @@ import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import type { LlmCallConfig } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from './authority.ts'
 import { BotCreateInput, BotUpdateInput, formatIssues, nameKey, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
 import { currentPart, IDENTITY_SECTION, identityText, liveBotList, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
-import { parseModel } from '../models.ts'
 import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
+import { PickerSync } from './pickers.ts'
+import { TurnTracker, type TurnInfo } from './turns.ts'
+import type { SandboxMode } from '../chain.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { SessionOpener } from '../session-opener.ts'
@@ -71,11 +72,6 @@ export interface RosterActivity {
 
 const MAX_ACTIVITY = 100
 
-interface PermissionPresetsLike {
-  set(session: Agent['session'], name: string): Promise<unknown> | unknown
-  current(events: readonly unknown[]): string | undefined
-}
-
 
 export type { BotSessionOwner, OpeningOwner, SessionOwner } from './ownership.ts'
 
@@ -93,12 +89,10 @@ export class BotRoster extends Service {
   private bootstrapping: Promise<void> | undefined
   /** ensureTeam has run (or is running) since this process became the writer. */
   private teamChecked = false
-  /** Per agent: the route its step would take without the Bot's model (see `route`). */
-  private readonly seenRoutes = new WeakMap<Agent, string>()
-  /** Bot Sessions whose identity and preset are in place (later preset events are the user's). */
-  private readonly attached = new Set<string>()
-  /** Bot Sessions this service is setting a preset on right now. */
-  private readonly applying = new Set<string>()
+  /** Who opened the current turn of each Bot Session. */
+  private readonly turns = new TurnTracker()
+  /** The Bot's model and preset on its Sessions; DSH Web's pickers; delegated modes. */
+  private readonly pickers: PickerSync
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRoster')
@@ -106,6 +100,13 @@ export class BotRoster extends Service {
     this.onAgents = new AgentRegistrations(ctx, 'bot-roster:agent-registrations')
     this.sessions = new SessionOpener(this.ctx, { workspace: this.config.workspace, defaultModel: this.config.defaultModel })
     this.index = new SessionIndex(this.store.state)
+    this.pickers = new PickerSync(this.ctx, {
+      store: this.store,
+      ownerOf: (sid) => this.ownerOf(sid),
+      sessionsOf: (botId) => this.sessionsOf(botId),
+      turnOf: (sid) => this.turns.current(sid),
+      record: (text, botId) => this.record(text, botId),
+    })
   }
 
   private get store(): BotStore {
@@ -117,13 +118,7 @@ export class BotRoster extends Service {
     this.index.rebuild(this.store.state)
     this.store.subscribe((state) => this.index.rebuild(state))
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
-    this.ctx.on('agent/request', ({ agent }, next) => this.route(agent, next), { prepend: true })
-    this.ctx.on('session/event', (session, event) => {
-      if (event.type !== 'permission/preset') return
-      this.onPresetEvent(String(session.id), (event.data as { preset?: string }).preset).catch((error: unknown) => {
-        this.record(`could not adopt a preset change: ${error instanceof Error ? error.message : String(error)}`)
-      })
-    })
+    this.pickers.start()
     this.sessions.disposeWithFiber('bot-roster:sessions')
     if (this.store.mode !== 'writer') return
     this.teamChecked = true
@@ -335,7 +330,7 @@ export class BotRoster extends Service {
     })
     const updated = this.state.bots[bot.id]!
     this.record(`changed Bot ${updated.name}: ${Object.keys(patch).join(', ')}`, bot.id)
-    if (patch.permissionPreset !== undefined) await this.applyPreset(updated)
+    if (patch.permissionPreset !== undefined) await this.pickers.applyEverywhere(updated)
     return updated
   }
 
@@ -352,9 +347,6 @@ export class BotRoster extends Service {
     const at = new Date().toISOString()
     await this.store.update((s) => {
       s.bots[bot.id]!.deleted = { at, by: caller.botId ?? 'user' }
-      for (const d of s.deliveries) {
-        if (d.to === bot.id && d.status === 'pending') Object.assign(d, { status: 'discarded', updatedAt: at, outcome: `target Bot ${bot.name} was deleted` })
-      }
     })
     await this.stopActivity(bot, reason)
     this.ctx.emit('bot-team/bot-deleted', { botId: bot.id, by: caller, reason })
@@ -404,51 +396,6 @@ export class BotRoster extends Service {
     return this.sessions.resume(sessionId, bot.model)
   }
 
-  // ── model and preset: the Bot's, and DSH Web's own pickers agree with it ──────────────────────
-
-  /**
-   * Route every step of a Bot's Sessions to its model. DSH Web's model picker stays truthful: the
-   * route a step would take without us (`next()`: the picker's choice, else the logged route) is
-   * remembered per agent; when it changes to something other than the Bot's model, the user picked
-   * a model for this chat, and that becomes the Bot's model — as if `update_bot` had been called.
-   */
-  private async route(agent: Agent, next: () => Promise<LlmCallConfig>): Promise<LlmCallConfig> {
-    const base = await next()
-    const owner = this.ownerOf(String(agent.id))
-    const bot = owner && own(this.state.bots, owner.botId)
-    if (!bot || bot.deleted) return base
-    const seen = `${base.provider}/${base.model}`
-    const before = this.seenRoutes.get(agent)
-    this.seenRoutes.set(agent, seen)
-    if (before !== undefined && seen !== before && seen !== bot.model && this.store.mode === 'writer') {
-      await this.store.update((s) => {
-        s.bots[bot.id]!.model = seen
-      })
-      this.record(`the model picked in ${bot.name}'s chat (${seen}) is now its model`, bot.id)
-      return base
-    }
-    const route = parseModel(bot.model)
-    if (!route) return base
-    // The default route's knobs (reasoning effort, max tokens) may not exist on the Bot's model.
-    const { reasoningEffort: _effort, maxTokens: _max, ...rest } = base
-    return { ...rest, provider: route.provider, model: route.model }
-  }
-
-  /** A preset chosen in DSH Web's selector for one of a Bot's Sessions becomes the Bot's preset. */
-  private async onPresetEvent(sessionId: string, preset: string | undefined): Promise<void> {
-    if (!preset || !this.attached.has(sessionId) || this.applying.has(sessionId)) return
-    const owner = this.ownerOf(sessionId)
-    const bot = owner && own(this.state.bots, owner.botId)
-    if (!bot || bot.deleted || bot.permissionPreset === preset || this.store.mode !== 'writer') return
-    const parsed = BotUpdateInput.safeParse({ permissionPreset: preset })
-    if (!parsed.success) return // a custom preset of DSH's: it stays on that Session only
-    await this.store.update((s) => {
-      s.bots[bot.id]!.permissionPreset = preset
-    })
-    this.record(`the permission preset picked in ${bot.name}'s chat (${preset}) now applies to all its Sessions`, bot.id)
-    await this.applyPreset(this.state.bots[bot.id]!)
-  }
-
   // ── identity on the agent ───────────────────────────────────────────────────────────────────
 
   private onAgentCreated(agent: Agent): void {
@@ -465,51 +412,55 @@ export class BotRoster extends Service {
       void this.store.claim()
       throw new Error(message)
     }
-    if (owner.groupId === undefined) return this.attach(agent, bot.id)
-    // A group Session: the Bot's identity, model (routed above), preset and guard; the room adds
-    // only its own rules and tools.
-    this.onAgents.add(agent, agent.ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(this.state.bots[bot.id]!, 'group') }))
-    for (const dispose of guardUnattendedTurns(agent.ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${bot.name}'s group turn started by ${who} (nobody at the screen)`, bot.id))) this.onAgents.add(agent, dispose)
-    void this.applyPresetTo(agent, bot)
-    this.ctx.emit('bot-team/member-attached', { bot, groupId: owner.groupId, agent })
+    this.wireBotAgent(agent, bot.id, owner)
   }
 
-  private attach(agent: Agent, botId: string): void {
+  /**
+   * What every Bot Session gets, own chat and group Session alike: the turn tracker, the
+   * unattended-turn guard (fail closed on an unknown preset), the delegated-mode switch, the veto
+   * of any turn once the Bot is deleted, the Bot's preset and identity. The own chat adds the team
+   * rules and tools; a group Session gets the room's rules and tools from the rooms service.
+   */
+  private wireBotAgent(agent: Agent, botId: string, owner: BotSessionOwner): void {
     const ctx = agent.ctx
+    const sessionId = String(agent.id)
     const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
     const current = () => this.state.bots[botId]!
-    track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current(), 'own-chat') }))
-    track(ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT }))
-    for (const tool of botTools(this)) track(ctx.tools.register(tool))
-    for (const dispose of guardUnattendedTurns(ctx, (who, toolName) => this.record(`denied an approval request of ${toolName} in ${current().name}'s turn started by ${who} (nobody at the screen)`, botId))) track(dispose)
-    void this.applyPresetTo(agent, current())
-    this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
+    track(this.turns.track(agent))
+    for (const dispose of guardUnattendedTurns(ctx, {
+      turn: () => this.turns.current(sessionId),
+      unknownPreset: () => this.pickers.unknownPreset(current()),
+      onDenied: (who, toolName) => this.record(`denied an approval request of ${toolName} in ${current().name}'s turn started by ${who}`, botId),
+    })) track(dispose)
+    track(this.pickers.switchModes(agent, botId))
+    // A deleted Bot's Session may still be woken (DSH Web keeps a closed agent alive, a message may
+    // already be queued): its turn enters nothing, so no model call is made and nothing runs.
+    track(ctx.on('agent/pre-step', async (_payload, next) => {
+      if (!current().deleted) return next()
+      return { kind: 'enter', messages: [] }
+    }, { prepend: true }))
+    const where = owner.kind === 'own' ? 'own-chat' : 'group'
+    track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current(), where) }))
+    if (owner.kind === 'own') {
+      track(ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT }))
+      for (const tool of botTools(this)) track(ctx.tools.register(tool))
+    }
+    if (this.pickers.unknownPreset(current())) this.record(`${current().name}'s permission preset "${current().permissionPreset}" is not known to this DSH: its Sessions refuse every tool call that needs approval until a known preset is chosen`, botId)
+    void this.pickers.applyTo(agent, current())
+    if (owner.kind === 'own') this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
+    else this.ctx.emit('bot-team/member-attached', { bot: current(), groupId: owner.groupId, agent })
   }
 
-  /** Apply the Bot's permission preset to every live Session of it (own chat parts and groups). */
-  private async applyPreset(bot: Bot): Promise<void> {
-    for (const sessionId of this.sessionsOf(bot.id)) {
-      const agent = this.ctx.agents.get(SessionId(sessionId))
-      if (agent) await this.applyPresetTo(agent, bot)
-    }
+  /** The current turn of a Bot Session: who opened it (the person or a chain), its budget. */
+  turnOf(sessionId: string): TurnInfo | undefined {
+    return this.turns.current(sessionId)
   }
 
-  /** Put the Bot's permission preset on one of its Sessions (no-op when already there). */
-  async applyPresetTo(agent: Agent, bot: Bot): Promise<void> {
-    const presets = this.ctx.get('permissionPresets') as PermissionPresetsLike | undefined
-    const sessionId = String(agent.id)
-    if (presets && presets.current(agent.session.events) !== bot.permissionPreset) {
-      this.applying.add(sessionId)
-      try {
-        await presets.set(agent.session, bot.permissionPreset)
-      } catch (error) {
-        this.record(`could not apply permission preset ${bot.permissionPreset} to ${bot.name}: ${error instanceof Error ? error.message : String(error)}`, bot.id)
-      } finally {
-        this.applying.delete(sessionId)
-      }
-    }
-    this.attached.add(sessionId)
+  /** The sandbox mode a Bot's current turn in a Session runs at. */
+  modeOf(sessionId: string): SandboxMode | undefined {
+    const owner = this.ownerOf(sessionId)
+    const bot = owner && this.bot(owner.botId)
+    return bot ? this.pickers.turnModeOf(sessionId, bot) : undefined
   }
 }
 
-export type { BotCreateRaw }

@@ -2,9 +2,9 @@
  * Nobody is watching a Bot-started turn.
  *
  * A turn opened by another Bot, a room or a timer has no human at the screen, so an approval
- * request in it (a tool asking, bash asking to escalate its sandbox) would wait forever. This
- * module classifies each turn of a Bot's agent by the messages that opened it and, in turns no
- * human opened, answers approval requests in code through DSH's `approval/request` waterfall
+ * request in it (a tool asking, bash asking to escalate its sandbox) would wait forever. In turns
+ * no human opened (the roster's `TurnTracker` says who opened each turn) — and in every turn of a
+ * Bot whose permission preset this DSH does not know (fail closed) — this answers approval requests in code through DSH's `approval/request` waterfall
  * ('rejected', registered with `prepend` so it runs before DSH Web's browser answerer). DSH's
  * outcome carries no reason, so the tool result of that call is rewritten (`tools/post-execute`)
  * to say why and what to do. The Session's approval policy is never switched: that would inject
@@ -13,21 +13,7 @@
  * Deliberately narrow: turns a human opened are left to DSH (the user answers in DSH Web).
  */
 import type { Context } from '@deepseek-ai/cordis'
-import type { UserMessage } from '@deepseek-ai/dsh-llm'
-import { readSource } from '../sources.ts'
-
-export type Opener = { kind: 'human' } | { kind: 'unattended'; who: string }
-
-/** Who opened a turn, from the sources of the messages it claimed (pure). */
-export function classifyOpener(sources: readonly UserMessage['source'][]): Opener {
-  if (sources.length === 0 || sources.some((s) => s.kind === 'user')) return { kind: 'human' }
-  const first = sources[0]!
-  const s = readSource(first)
-  if (s && 'fromName' in s && s.fromName) return { kind: 'unattended', who: `Bot ${s.fromName}` }
-  if (s && 'groupName' in s) return { kind: 'unattended', who: `group ${s.groupName}` }
-  if (s) return { kind: 'unattended', who: 'the Bot team plugin' }
-  return { kind: 'unattended', who: first.kind === 'plugin' ? `the ${first.plugin} plugin` : `a ${first.kind} message` }
-}
+import type { TurnInfo } from './turns.ts'
 
 /** What the Bot reads instead of DSH's "the user rejected tool …" (pure). */
 export function unattendedNote(who: string, reason: string | undefined): string {
@@ -39,37 +25,40 @@ export function unattendedNote(who: string, reason: string | undefined): string 
   ].join('')
 }
 
-/** Install the guard on one Bot agent's scoped context; returns the disposers of its listeners. */
-export function guardUnattendedTurns(agentCtx: Context, onDenied: (who: string, toolName: string) => void): Array<() => unknown> {
-  const openers = new Map<number, UserMessage['source'][]>()
-  let currentTurn = -1
-  const denied = new Map<string, { who: string; reason: string | undefined }>()
+/** What the Bot reads when its preset is unknown to this DSH (pure). */
+export function unknownPresetNote(preset: string): string {
+  return `Not approved: your permission preset "${preset}" is not known to this DSH, so nothing that needs approval runs (fail closed). Tell the user; they can choose a known preset on the team page.`
+}
 
-  const claimed = agentCtx.on('agent/inbox/claimed', ({ message, turn }) => {
-    if (turn !== currentTurn) {
-      openers.delete(currentTurn)
-      currentTurn = turn
-    }
-    const list = openers.get(turn) ?? []
-    list.push(message.source)
-    openers.set(turn, list)
-  })
+export interface GuardHooks {
+  /** The current turn of this agent's Session. */
+  turn(): TurnInfo | undefined
+  /** The Bot's preset when this DSH does not know it (fail closed), else undefined. */
+  unknownPreset(): string | undefined
+  onDenied(who: string, toolName: string): void
+}
+
+/** Install the guard on one Bot agent's scoped context; returns the disposers of its listeners. */
+export function guardUnattendedTurns(agentCtx: Context, hooks: GuardHooks): Array<() => unknown> {
+  const denied = new Map<string, string>()
 
   const approvals = agentCtx.on('approval/request', async (request, next) => {
-    const opener = classifyOpener(openers.get(currentTurn) ?? [])
-    if (opener.kind === 'human') return next()
-    if (request.callId !== undefined) denied.set(String(request.callId), { who: opener.who, reason: request.reason })
-    onDenied(opener.who, request.toolName)
+    const unknown = hooks.unknownPreset()
+    const turn = hooks.turn()
+    if (!unknown && (!turn || turn.origin.kind === 'person')) return next()
+    const note = unknown ? unknownPresetNote(unknown) : unattendedNote(turn!.who, request.reason)
+    if (request.callId !== undefined) denied.set(String(request.callId), note)
+    hooks.onDenied(unknown ? `an unknown preset (${unknown})` : turn!.who, request.toolName)
     return 'rejected'
   }, { prepend: true })
 
   const results = agentCtx.on('tools/post-execute', async (exec, result, next) => {
     const decision = await next()
-    const hit = denied.get(String(exec.callId))
-    if (!hit || decision.kind !== 'accept') return decision
+    const note = denied.get(String(exec.callId))
+    if (note === undefined || decision.kind !== 'accept') return decision
     denied.delete(String(exec.callId))
-    const note = [{ type: 'text' as const, text: unattendedNote(hit.who, hit.reason) }]
-    return decision.additionalContexts ? { kind: 'accept', content: note, additionalContexts: decision.additionalContexts } : { kind: 'accept', content: note }
+    const content = [{ type: 'text' as const, text: note }]
+    return decision.additionalContexts ? { kind: 'accept', content, additionalContexts: decision.additionalContexts } : { kind: 'accept', content }
   }, { prepend: true })
-  return [claimed, approvals, results]
+  return [approvals, results]
 }

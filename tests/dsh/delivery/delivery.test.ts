@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach } from '../../support/dsh-host.ts'
-import { quiesce, slowTool, team, toolResults, turnAt, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
+import { from, quiesce, slowTool, team, toolResults, turnAt, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
 
 const track = disposedAfterEach()
 const start = async (script: Parameters<typeof team>[0]) => track(await team(script))
@@ -36,7 +36,7 @@ describe('botDelivery (in-process DSH)', () => {
 
     const [toAda] = userMessages(adaAgent)
     expect(toAda!.text).toMatch(/^\[Message from Bot Main\]\n\nWhat is 2\+2\?/)
-    expect(toAda!.source).toEqual({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-1', fromBot: 'bot-1', fromName: 'Main', type: 'message', hop: 1, replyTo: 'sender' })
+    expect(toAda!.source).toEqual({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-1', fromBot: 'bot-1', fromName: 'Main', type: 'message', hop: 1, replyTo: 'sender', budget: `budget:${String(main.id)}#1`, mode: 'workspace-write' })
     expect(toolResults(main, 'message_bot')[0]).toMatch(/^Sent to Ada \(delivery-1, hop 1\)\. Ada was idle; the message started its turn\./)
     const reply = userMessages(main).find((m) => m.source.type === 'reply')!
     expect(reply.text).toBe('[Reply from Bot Ada]\n\nFOUR')
@@ -126,8 +126,8 @@ describe('botDelivery (in-process DSH)', () => {
     const adaAgent = await roster.agentOf(ada.id)
     userPrompt(adaAgent, 'long job')
     await slow.running()
-    const fromBob = await delivery.send({ from: bob.id, to: ada.id, kind: 'message', body: 'BOB-QUEUED', hop: 1 })
-    const fromCy = await delivery.send({ from: cy.id, to: ada.id, kind: 'message', body: 'CY-QUEUED', hop: 1 })
+    const fromBob = await delivery.send(from(host, bob.id), { to: ada.id, kind: 'message', body: 'BOB-QUEUED' })
+    const fromCy = await delivery.send(from(host, cy.id), { to: ada.id, kind: 'message', body: 'CY-QUEUED' })
     const kept = userPrompt(adaAgent, 'LATER: the user asks something else')
     expect(adaAgent.inbox.nextTurn).toHaveLength(3)
 

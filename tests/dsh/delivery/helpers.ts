@@ -5,6 +5,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { defineTool } from '@deepseek-ai/dsh-tools'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import type { Sender } from '../../../src/delivery/service.ts'
 
 export const user = { kind: 'user' } as const
 
@@ -12,6 +13,11 @@ export async function team(script: Script | ScriptMap, opts: { home?: string } =
   const host = await startTeamHost(script, opts)
   await host.ctx.botDelivery.ready
   return host
+}
+
+/** A Bot sending from its own chat outside any turn (as the person's turn would: hop 0 → messages at hop 1). */
+export function from(host: DshHost, botId: string): Sender {
+  return { kind: 'bot', sessionId: host.ctx.botRoster.bot(botId)!.sessionParts.at(-1)!.sessionId }
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

@@ -1,16 +1,18 @@
 // Pure delivery policy: hops, send cap, message text, recovery decisions, bounding, wording.
 import { describe, expect, it } from 'vitest'
 import {
-  boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnHop, turnOutcome,
+  boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome, clip,
   type RecoveryAction,
 } from '../../../src/delivery/policy.ts'
 
 const limits = { hopLimit: 6, sendCap: 5 }
 
 describe('hops and the send cap', () => {
-  it('a turn the user opened is hop 0; otherwise the highest hop it handled', () => {
-    expect(turnHop([])).toBe(0)
-    expect(turnHop([2, 5, 1])).toBe(5)
+  it('clip keeps short text and cuts long text to the limit with a marker saying how much was cut', () => {
+    expect(clip('short', 10)).toBe('short')
+    const cut = clip('x'.repeat(1000), 100)
+    expect([...cut].length).toBeLessThanOrEqual(100)
+    expect(cut).toMatch(/… \[940 more characters cut\]$/)
   })
 
   it('a message carries one more than its turn; refused past the limit, with a reason naming it', () => {
