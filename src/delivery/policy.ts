@@ -17,20 +17,6 @@ export const DEFAULT_HOP_LIMIT = 6
 export const DEFAULT_SEND_CAP = 5
 /** Finished records kept in team state; pending ones are always kept. */
 export const DEFAULT_KEEP_FINISHED = 500
-/** Longest message body (characters); a longer message is refused, a longer reply clipped. */
-export const MESSAGE_MAX = 8_000
-/** Longest stop or delete reason (characters). */
-export const REASON_MAX = 500
-/** A finished record keeps this much of its body (team state stays small whatever the traffic). */
-export const FINISHED_BODY_MAX = 300
-
-/** `text` cut to `max` characters (code points) with a marker saying how much was cut (pure). */
-export function clip(text: string, max: number): string {
-  const chars = [...text]
-  if (chars.length <= max) return text
-  const marker = `… [${chars.length - max + 40} more characters cut]`
-  return chars.slice(0, Math.max(0, max - 40)).join('') + marker
-}
 
 export type DeliveryKind = Delivery['kind']
 

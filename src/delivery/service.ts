@@ -38,8 +38,9 @@ import { allocateId, own, type Bot, type BotStore, type Delivery } from '../stor
 import { boundBudgets, DEFAULT_WORK_BUDGET, draw, type Chain, type SandboxMode } from '../chain.ts'
 import {
   boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
-  clip, FINISHED_BODY_MAX, MESSAGE_MAX, messageText, REASON_MAX, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
+  messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
 } from './policy.ts'
+import { clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../limits.ts'
 import { deliverySource, readSourceOf, type DeliverySource } from '../sources.ts'
 import { deliveryTools } from './tools.ts'
 

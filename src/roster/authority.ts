@@ -8,7 +8,8 @@
  * Deliberately does not: read team state, resolve names or ids, check that a target exists or is
  * still live (the roster service looks the target up among live Bots and groups first and fills
  * in the facts below), enforce limits (hop count, round turns, memory caps — their own modules),
- * or look at `userAsked` ("only when the user asks" is prompt text; the field is carried for later).
+ * or find out whether the user opened the caller's turn or confirmed a raise (the services fill in
+ * `userAsked` and `personConfirmed` from DSH's facts).
  * No I/O, no DSH imports.
  *
  * Rules (features §1–§3, §6; rows marked * are where the spec is silent and this module chose):
@@ -18,8 +19,8 @@
  * | list_bots         | yes                       | yes                           | yes                               |
  * | list_models       | yes                       | yes                           | yes                               |
  * | create_bot        | yes                       | yes                           | no                                |
- * | update_bot        | yes¹                      | yes, itself too¹              | no, not even itself*              |
- * | delete_bot        | yes¹                      | yes¹, never itself            | no                                |
+ * | update_bot        | yes¹                      | yes, itself too¹ ⁴ ⁵          | no, not even itself*              |
+ * | delete_bot        | yes¹                      | yes¹ ⁴, never itself          | no                                |
  * | message_bot       | yes                       | any other Bot                 | any other Bot                     |
  * | interrupt_bot     | yes                       | any other Bot (Main too*)     | no                                |
  * | stop_bot          | yes                       | any other Bot (Main too*)     | no                                |
@@ -29,12 +30,18 @@
  * | post_to_group     | yes (also mid-round*)     | any group                     | only a group it admins            |
  * | read_group_chat   | yes                       | any group                     | only groups it is a member of³    |
  * | read_own_chat     | yes, any Bot's*           | its own only                  | its own only                      |
- * | write_own_memory  | yes, any Bot's*           | its own only                  | its own only                      |
+ * | write_own_memory  | yes, any Bot's*           | its own; another's only ⁴     | its own only                      |
  * | write_team_memory | yes                       | yes                           | only if it admins some group      |
  *
  * ¹ refused when it would leave the team with no Main Bot (`wouldRemoveLastMain`: deleting the
  *   last Main Bot, or taking `main` away from it).  ² refused while a round runs in that group.
  * ³ a group's admin counts as a member.
+ * ⁴ on ANOTHER Bot only in a turn the user opened (`userAsked`); a turn started by another Bot, a
+ *   room or a timer is refused ("only when the user asks" is checked in code, not left to the prompt).
+ * ⁵ raising a permission preset (`raisesPreset`: above the target's own, or, creating a Bot, above
+ *   the caller's) only with the person's confirmation of that action (`personConfirmed`: DSH's
+ *   approval prompt in a turn the user opened); the user (the paired team page) needs none.
+ *   Also for create_bot by a Main Bot.
  * - A plain DSH Session (`non-bot-session`) is refused everything; team tools are not even
  *   offered to it, this is defence in depth. A Bot caller without a `botId` is refused too.
  * - Actions aimed at one Bot (update/delete/message/interrupt/stop) need `target.botId`, actions
@@ -44,7 +51,8 @@
  * - `botIsMain` does not change any outcome*: several Main Bots are allowed and a Main Bot may
  *   act on another Main Bot like on any Bot; only the last-Main-Bot invariant protects them.
  * - Order of checks (decides which reason a refusal gives): caller kind → caller identity →
- *   target named → role and scope → self → last Main Bot / running round.
+ *   target named → role and scope → self → user asked → preset raise confirmed → last Main Bot /
+ *   running round.
  */
 
 export type CallerKind = 'user' | 'main-bot' | 'bot' | 'non-bot-session'
@@ -87,8 +95,15 @@ export interface Target {
   roundRunning?: boolean
   /** Carrying the action out would leave the team with no live Main Bot. */
   wouldRemoveLastMain?: boolean
-  /** The user asked for this change. Carried for later; `decide` ignores it. */
+  /**
+   * The calling Bot acts in a turn the user opened (a prompt of theirs is among the messages that
+   * started it). Changing, deleting or writing the memory of ANOTHER Bot needs it.
+   */
   userAsked?: boolean
+  /** Carrying the action out raises a Bot's permission preset above what it (or, creating, the caller) has. */
+  raisesPreset?: boolean
+  /** The person confirmed this very action (DSH's approval prompt answered "allow"). */
+  personConfirmed?: boolean
 }
 
 /** `reason` is a plain sentence the model can read and act on. */
@@ -133,6 +148,8 @@ const REASONS = {
   deleteLastMain: 'This is the last Main Bot, and the team is never without one. The user or a Main Bot must make another Bot a Main Bot first, then delete this one.',
   unmainLastMain: 'This change would leave the team without a Main Bot. The user or a Main Bot must make another Bot a Main Bot first, then remove the Main Bot role from this one.',
   roundRunning: 'A round is running in this group, so it cannot be deleted now. Wait until the round ends (or stop its speakers); then a Main Bot or the user may delete it.',
+  notAsked: 'Changing, deleting or writing the memory of another Bot is done only when the user asks for it, and this turn was not opened by the user (another Bot, a room or a timer started it). Tell the user what you would change; they can ask you in your own chat or do it on the team page.',
+  raise: "Raising a Bot's permission preset needs the person's confirmation, and it was not given. The user can raise it on the team page, or ask you in your own chat and approve the prompt DSH shows.",
 } as const
 
 /** Decide one team action. Pure: the same facts always give the same answer. */
@@ -147,6 +164,8 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
   if (GROUP_TARGETED.has(action) && !target.groupId) return refuse(REASONS.noGroup)
 
   const self = !isUser && target.botId !== undefined && target.botId === caller.botId
+  /** A Bot acting on another Bot (not itself). */
+  const other = !isUser && target.botId !== undefined && target.botId !== caller.botId
   /** For own-scope actions an absent target means the caller's own. */
   const ownScope = !isUser && (target.botId === undefined || target.botId === caller.botId)
   const mainOnly = (a: MainOnlyAction): Decision => (isUser || isMain ? ALLOW : refuse(MAIN_ONLY[a]))
@@ -157,17 +176,24 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
       return ALLOW
 
     case 'create_bot':
+      if (!isUser && !isMain) return mainOnly(action)
+      if (!isUser && target.raisesPreset && !target.personConfirmed) return refuse(REASONS.raise)
+      return ALLOW
+
     case 'create_group':
       return mainOnly(action)
 
     case 'update_bot':
       if (!isUser && !isMain) return mainOnly('update_bot')
+      if (other && !target.userAsked) return refuse(REASONS.notAsked)
+      if (!isUser && target.raisesPreset && !target.personConfirmed) return refuse(REASONS.raise)
       if (target.wouldRemoveLastMain) return refuse(REASONS.unmainLastMain)
       return ALLOW
 
     case 'delete_bot':
       if (!isUser && !isMain) return mainOnly('delete_bot')
       if (self) return refuse(REASONS.deleteSelf)
+      if (other && !target.userAsked) return refuse(REASONS.notAsked)
       if (target.wouldRemoveLastMain) return refuse(REASONS.deleteLastMain)
       return ALLOW
 
@@ -199,7 +225,9 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
       return isUser || ownScope ? ALLOW : refuse(REASONS.readOtherChat)
 
     case 'write_own_memory':
-      return isUser || ownScope ? ALLOW : refuse(REASONS.writeOtherMemory)
+      if (isUser || ownScope) return ALLOW
+      if (!isMain) return refuse(REASONS.writeOtherMemory)
+      return target.userAsked ? ALLOW : refuse(REASONS.notAsked)
 
     case 'write_team_memory':
       return isUser || isMain || target.callerAdminsAnyGroup ? ALLOW : refuse(REASONS.teamMemory)

@@ -28,7 +28,8 @@ import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
 import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
-import type { SandboxMode } from '../chain.ts'
+import { raises, type SandboxMode } from '../chain.ts'
+import { REASON_MAX } from '../limits.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { SessionOpener } from '../session-opener.ts'
@@ -52,6 +53,13 @@ declare module '@deepseek-ai/cordis' {
 }
 
 export const Config = z.object({
+  /** Caps on the team's size and on how fast a turn may grow it. */
+  limits: z.object({
+    /** Live Bots the team may have. */
+    maxBots: z.int().min(1).max(1000).default(50),
+    /** Bots one turn may create. */
+    createsPerTurn: z.int().min(1).max(100).default(3),
+  }).prefault({}),
   /** The Bots' working folder (absolute); every Bot Session's cwd. */
   workspace: z.string(),
   /** `provider/model` for Bots without their own model where DSH has no default (headless, tests). */
@@ -63,6 +71,12 @@ export type Config = z.input<typeof Config>
 
 /** A refusal the caller can read: the tool returns its message, the HTTP route a 4xx. */
 export class RosterRefusal extends TeamRefusal {}
+
+/** A change requested by a tool call: the calling Bot Session, and DSH's approval prompt in that turn. */
+export interface ToolCall {
+  sessionId: string
+  confirm?: (reason: string) => Promise<'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'>
+}
 
 export interface RosterActivity {
   at: string
@@ -273,16 +287,71 @@ export class BotRoster extends Service {
     void this.ensureTeam().catch((error: unknown) => this.record(`could not set up the team: ${error instanceof Error ? error.message : String(error)}`))
   }
 
+  /**
+   * Whether the caller acts in a turn the person opened: the user (team page) always; a Bot only
+   * from a tool call in a turn whose opening messages include one from the user.
+   */
+  private userAsked(caller: Caller, via: ToolCall | undefined): boolean {
+    if (caller.kind === 'user') return true
+    return via !== undefined && this.turns.current(via.sessionId)?.origin.kind === 'person'
+  }
+
+  /**
+   * The authority check for a change, with the person's confirmation asked when (and only when)
+   * the change raises a preset, the caller is a Bot, and its turn was opened by the user: DSH's own
+   * approval prompt, with a reason the plugin words (never the model). Anything else that
+   * `decide` refuses is refused as it says.
+   */
+  private async authorize(caller: Caller, action: 'create_bot' | 'update_bot', target: Target, via: ToolCall | undefined, raise: string): Promise<void> {
+    const facts = { ...target, userAsked: this.userAsked(caller, via) }
+    const verdict = this.check(caller, action, facts)
+    if (verdict.allowed) return
+    const confirmable = facts.raisesPreset && facts.userAsked && via?.confirm && this.check(caller, action, { ...facts, personConfirmed: true }).allowed
+    if (!confirmable) throw new RosterRefusal('forbidden', verdict.reason)
+    const outcome = await via!.confirm!(raise)
+    if (outcome === 'allowed-once') {
+      this.record(`the person approved: ${raise}`, target.botId)
+      return
+    }
+    const why = outcome === 'rejected'
+      ? 'the person declined it (or this chat\'s approval policy does not ask)'
+      : outcome === 'cancelled' ? 'the approval prompt was cancelled' : 'nobody could be asked here'
+    throw new RosterRefusal('forbidden', `Not done: raising a permission preset needs the person's approval, and ${why}. The user can raise it on the team page.`)
+  }
+
+  /** Bots created from one turn so far (the per-turn creation cap). */
+  private readonly creations = new Map<string, { turn: number; count: number }>()
+
+  private countCreation(via: ToolCall | undefined): void {
+    if (!via) return
+    const turn = this.turns.current(via.sessionId)?.turn ?? -1
+    const entry = this.creations.get(via.sessionId)
+    const count = entry && entry.turn === turn ? entry.count : 0
+    if (count >= this.config.limits.createsPerTurn) {
+      throw new RosterRefusal('limit', `One turn may create at most ${this.config.limits.createsPerTurn} Bots, and this turn already created ${count}. Finish this turn; the user can ask for more.`)
+    }
+    this.creations.set(via.sessionId, { turn, count: count + 1 })
+  }
+
   /** Create a Bot and open its own chat. `system` skips the authority check (first start only). */
-  async create(caller: Caller, raw: unknown, opts: { system?: boolean } = {}): Promise<Bot> {
-    if (!opts.system) this.require(caller, 'create_bot')
+  async create(caller: Caller, raw: unknown, opts: { system?: boolean; via?: ToolCall } = {}): Promise<Bot> {
     const parsed = BotCreateInput.safeParse(raw)
+    if (!opts.system) {
+      const own = caller.botId ? this.bot(caller.botId) : undefined
+      const preset = parsed.success ? parsed.data.permissionPreset : undefined
+      const raisesPreset = own !== undefined && preset !== undefined && raises(this.pickers.presetMode(own.permissionPreset), this.pickers.presetMode(preset))
+      await this.authorize(caller, 'create_bot', { raisesPreset }, opts.via, `create Bot "${parsed.success ? parsed.data.name : '?'}" with permission preset ${preset} (above ${own?.name ?? 'the caller'}'s own, ${own?.permissionPreset})`)
+    }
     if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
     const input = parsed.data
     await this.writable()
+    this.countCreation(opts.via)
     let created: Bot | undefined
     await this.store.update((s) => {
+      // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
       if (nameTaken(input.name, s.bots)) throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
+      const live = Object.values(s.bots).filter((b) => !b.deleted).length
+      if (live >= this.config.limits.maxBots) throw new RosterRefusal('limit', `The Bot was not created: the team already has ${live} Bots (limit ${this.config.limits.maxBots}). Delete a Bot first, or raise the limit in the plugin settings.`)
       const id = allocateId(s, 'bot')
       created = {
         id,
@@ -308,20 +377,23 @@ export class BotRoster extends Service {
     return this.state.bots[created!.id]!
   }
 
-  async update(caller: Caller, ref: string, raw: unknown): Promise<Bot> {
+  async update(caller: Caller, ref: string, raw: unknown, opts: { via?: ToolCall } = {}): Promise<Bot> {
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
     const parsed = BotUpdateInput.safeParse(raw as BotUpdateRaw)
     if (!parsed.success) throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: ${formatIssues(parsed.error)}`)
     const patch = parsed.data
-    const wouldRemoveLastMain = patch.main === false && bot.main && liveBotList(this.state).filter((b) => b.main).length === 1
-    this.require(caller, 'update_bot', { botId: bot.id, wouldRemoveLastMain })
+    const raisesPreset = patch.permissionPreset !== undefined && raises(this.pickers.presetMode(bot.permissionPreset), this.pickers.presetMode(patch.permissionPreset))
+    await this.authorize(caller, 'update_bot', { botId: bot.id, wouldRemoveLastMain: patch.main === false && bot.main && this.mainCount(this.state) === 1, raisesPreset }, opts.via,
+      `raise Bot ${bot.name}'s permission preset from ${bot.permissionPreset} to ${patch.permissionPreset}`)
     await this.writable()
     await this.store.update((s) => {
-      const b = s.bots[bot.id]!
+      const b = own(s.bots, bot.id)
+      if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} was deleted meanwhile; nothing was changed.`)
       if (patch.name !== undefined && nameTaken(patch.name, s.bots, bot.id)) {
         throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: a Bot named "${patch.name}" already exists.`)
       }
+      if (patch.main === false && b.main && this.mainCount(s) === 1) throw new RosterRefusal('forbidden', lastMainReason(caller, 'update_bot', bot.id))
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue
         if (key === 'model' && value === null) delete b.model
@@ -335,21 +407,48 @@ export class BotRoster extends Service {
   }
 
   /**
+   * The person's switch (paired team page only; no tool can set it): run this Bot's delegated work
+   * at its own preset instead of the lowest along the chain.
+   */
+  async setAcceptsDelegatedWork(caller: Caller, ref: string, accepts: boolean): Promise<Bot> {
+    if (caller.kind !== 'user') throw new RosterRefusal('forbidden', 'Only the person, on the team page, may let a Bot run delegated work at its own preset.')
+    const bot = this.find(ref)
+    if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}".`)
+    await this.writable()
+    await this.store.update((s) => {
+      const b = own(s.bots, bot.id)
+      if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} was deleted meanwhile; nothing was changed.`)
+      b.acceptsDelegatedWork = accepts
+    })
+    this.record(`${bot.name} ${accepts ? 'now runs' : 'no longer runs'} delegated work at its own preset (set by the person)`, bot.id)
+    return this.state.bots[bot.id]!
+  }
+
+  private mainCount(state: Readonly<TeamState>): number {
+    return Object.values(state.bots).filter((b) => !b.deleted && b.main).length
+  }
+
+  /**
    * Delete = stop all activity: mark the Bot deleted (its data stays), cancel its running turns and
    * drop what is queued for it (recorded), archive its Sessions, and tell the other services.
    */
-  async delete(caller: Caller, ref: string, reason: string): Promise<Bot> {
+  async delete(caller: Caller, ref: string, reason: string, opts: { via?: ToolCall } = {}): Promise<Bot> {
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
-    const wouldRemoveLastMain = bot.main && liveBotList(this.state).filter((b) => b.main).length === 1
-    this.require(caller, 'delete_bot', { botId: bot.id, wouldRemoveLastMain })
+    const why = String(reason ?? '').trim()
+    if ([...why].length > REASON_MAX) throw new RosterRefusal('invalid', `The reason is longer than ${REASON_MAX} characters; say it in a sentence. Nothing was deleted.`)
+    const facts = { botId: bot.id, userAsked: this.userAsked(caller, opts.via), wouldRemoveLastMain: bot.main && this.mainCount(this.state) === 1 }
+    this.require(caller, 'delete_bot', facts)
     await this.writable()
     const at = new Date().toISOString()
     await this.store.update((s) => {
-      s.bots[bot.id]!.deleted = { at, by: caller.botId ?? 'user' }
+      const b = own(s.bots, bot.id)
+      if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} is already deleted.`)
+      if (b.main && this.mainCount(s) === 1) throw new RosterRefusal('forbidden', lastMainReason(caller, 'delete_bot', bot.id))
+      b.deleted = { at, by: caller.botId ?? 'user' }
     })
-    await this.stopActivity(bot, reason)
-    this.ctx.emit('bot-team/bot-deleted', { botId: bot.id, by: caller, reason })
+    await this.stopActivity(bot, why || 'no reason given')
+    this.ctx.emit('bot-team/bot-deleted', { botId: bot.id, by: caller, reason: why || 'no reason given' })
     return this.state.bots[bot.id]!
   }
 
@@ -464,3 +563,8 @@ export class BotRoster extends Service {
   }
 }
 
+/** Why a change that would leave the team without a Main Bot is refused, in `decide`'s words. */
+function lastMainReason(caller: Caller, action: 'update_bot' | 'delete_bot', botId: string): string {
+  const verdict = decide(caller, action, { botId, wouldRemoveLastMain: true, userAsked: true, personConfirmed: true })
+  return verdict.allowed ? 'The team must keep a Main Bot.' : verdict.reason
+}

@@ -9,7 +9,7 @@
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { Bot } from '../store/index.ts'
-import type { BotRoster } from './service.ts'
+import type { BotRoster, ToolCall } from './service.ts'
 import { answer, textOutput } from '../refusal.ts'
 
 export interface BotSummary {
@@ -36,10 +36,30 @@ export function renderBotList(bots: readonly BotSummary[]): string {
 
 const text = textOutput
 
-const ONLY_WHEN_ASKED = 'Main Bots only, and only when the user asks for it.'
+const ONLY_WHEN_ASKED = 'Main Bots only, and only when the user asks for it (checked: a turn another Bot, a room or a timer started is refused). Raising a permission preset asks the user to approve it.'
+
+interface ApprovalLike {
+  request(req: { agent: unknown; toolName: string; callId?: unknown; reason?: string; signal?: AbortSignal }): Promise<'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'>
+}
+
+type Exec = { agent?: { id: unknown; ctx: { get(name: string): unknown } } | undefined; callId?: unknown; signal?: AbortSignal }
+
+/** The calling Session and DSH's approval prompt in its turn, for changes that need the person. */
+function via(exec: Exec, toolName: string): ToolCall | undefined {
+  const agent = exec.agent
+  if (!agent) return undefined
+  return {
+    sessionId: String(agent.id),
+    confirm: async (reason) => {
+      const approval = agent.ctx.get('approval') as ApprovalLike | undefined
+      if (!approval) return 'unavailable'
+      return approval.request({ agent, toolName, callId: exec.callId, reason, ...(exec.signal ? { signal: exec.signal } : {}) })
+    },
+  }
+}
 
 export function botTools(roster: BotRoster): ToolDefinition[] {
-  const caller = (exec: { agent?: { id: unknown } | undefined }) => roster.callerOf(exec.agent ? String(exec.agent.id) : undefined)
+  const caller = (exec: Exec) => roster.callerOf(exec.agent ? String(exec.agent.id) : undefined)
   return [
     defineTool({
       name: 'list_bots',
@@ -83,7 +103,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
       async execute(args, exec) {
         return answer(async () => {
           const { permission_preset, ...rest } = args
-          const bot = await roster.create(caller(exec), { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) })
+          const bot = await roster.create(caller(exec), { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) }, { via: via(exec, 'create_bot') })
           return `Created Bot ${bot.name} (id ${bot.id}) with its own chat.`
         })
       },
@@ -109,7 +129,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
             ...(permission_preset ? { permissionPreset: permission_preset } : {}),
             ...(model !== undefined ? { model: model === 'default' ? null : model } : {}),
           }
-          const bot = await roster.update(caller(exec), ref, patch)
+          const bot = await roster.update(caller(exec), ref, patch, { via: via(exec, 'update_bot') })
           return `Changed Bot ${bot.name} (id ${bot.id}).`
         })
       },
@@ -124,7 +144,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const bot = await roster.delete(caller(exec), args.bot, args.reason)
+          const bot = await roster.delete(caller(exec), args.bot, args.reason, { via: via(exec, 'delete_bot') })
           return `Deleted Bot ${bot.name} (id ${bot.id}); its chats are archived and its data kept.`
         })
       },

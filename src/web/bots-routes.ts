@@ -36,9 +36,6 @@ const USER = { kind: 'user' } as const
 const DeleteBody = z.strictObject({ reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`) })
 const DelegatedWorkBody = z.strictObject({ accepts: z.boolean({ error: 'must be true or false' }) })
 
-/** The roster method the lead adds with the `acceptsDelegatedWork` Bot field. */
-type DelegatedWorkRoster = BotRoster & { setAcceptsDelegatedWork?: (caller: typeof USER, ref: string, accepts: boolean) => Promise<Bot> }
-
 /** A live Bot by id (own properties only) or by name (case-insensitive); 404 otherwise. */
 export function resolveBot(roster: BotRoster, ref: string): Bot {
   const bots = roster.state.bots
@@ -73,9 +70,8 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
     if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /bots/${ref}/delegated-work`)
     await pairing.requirePaired(req)
     const { accepts } = parseBody(DelegatedWorkBody, await readJsonBody(req, SMALL_BODY_BYTES))
-    const set = (roster as DelegatedWorkRoster).setAcceptsDelegatedWork
-    if (typeof set !== 'function') throw new HttpError(501, 'This build of the plugin cannot record whether a Bot accepts delegated work yet.')
-    return [200, { bot: summary(await set.call(roster, USER, bot.id, accepts)), acceptsDelegatedWork: accepts }]
+    const updated = await roster.setAcceptsDelegatedWork(USER, bot.id, accepts)
+    return [200, { bot: summary(updated), acceptsDelegatedWork: updated.acceptsDelegatedWork }]
   }
   if (sub !== undefined) throw new HttpError(404, `no such route: /bots/${ref}/${sub}`)
   if (method === 'PATCH') {

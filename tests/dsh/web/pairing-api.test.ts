@@ -96,9 +96,9 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: 'yes' }, token)).toMatchObject({ status: 400, body: { error: /accepts: must be true or false/ } })
     expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true, extra: 1 }, token)).toMatchObject({ status: 400, body: { error: /extra/ } })
     expect(await send('PUT', '/bots/constructor/delegated-work', { accepts: true }, token)).toMatchObject({ status: 404 })
-    // This roster has no setAcceptsDelegatedWork yet: the route says so instead of pretending.
-    expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true }, token)).toMatchObject({ status: 501 })
     expect(host.ctx.botStore.state.revision).toBe(revision)
+    expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true }, token)).toMatchObject({ status: 200, body: { acceptsDelegatedWork: true } })
+    expect(host.ctx.botRoster.bot(bot.id)!.acceptsDelegatedWork).toBe(true)
   })
 })
 

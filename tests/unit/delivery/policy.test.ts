@@ -1,9 +1,10 @@
 // Pure delivery policy: hops, send cap, message text, recovery decisions, bounding, wording.
 import { describe, expect, it } from 'vitest'
 import {
-  boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome, clip,
+  boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome,
   type RecoveryAction,
 } from '../../../src/delivery/policy.ts'
+import { clip } from '../../../src/limits.ts'
 
 const limits = { hopLimit: 6, sendCap: 5 }
 

@@ -23,10 +23,10 @@ import { TEAM_ACTIONS, decide, type Caller, type Target, type TeamAction } from 
 // ---------------------------------------------------------------------------------------------
 
 type Rule = 'yes' | 'no' | 'others' | 'own' | 'member' | 'admin' | 'team-admin'
-type Guard = 'last-main' | 'round'
+type Guard = 'asked' | 'raise' | 'last-main' | 'round'
 type Refusal =
   | 'not-a-bot' | 'unidentified' | 'no-bot' | 'no-group' | 'main-only' | 'not-admin' | 'self'
-  | 'not-own' | 'not-member' | 'team-memory' | 'last-main' | 'round'
+  | 'not-own' | 'not-member' | 'team-memory' | 'last-main' | 'round' | 'not-asked' | 'raise'
 
 interface Row { target: 'bot' | 'group' | '-'; user: Rule; main: Rule; bot: Rule; no?: Refusal; guards: Guard[] }
 
@@ -34,9 +34,9 @@ const TABLE: Record<TeamAction, Row> = {
   //                    target        user          main              bot                 refusal for 'no'     guards
   list_bots:         { target: '-',     user: 'yes', main: 'yes',    bot: 'yes',                             guards: [] },
   list_models:       { target: '-',     user: 'yes', main: 'yes',    bot: 'yes',                             guards: [] },
-  create_bot:        { target: '-',     user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: [] },
-  update_bot:        { target: 'bot',   user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['last-main'] },
-  delete_bot:        { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: ['last-main'] },
+  create_bot:        { target: '-',     user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['raise'] },
+  update_bot:        { target: 'bot',   user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['asked', 'raise', 'last-main'] },
+  delete_bot:        { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: ['asked', 'last-main'] },
   message_bot:       { target: 'bot',   user: 'yes', main: 'others', bot: 'others',                          guards: [] },
   interrupt_bot:     { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: [] },
   stop_bot:          { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: [] },
@@ -45,7 +45,7 @@ const TABLE: Record<TeamAction, Row> = {
   delete_group:      { target: 'group', user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['round'] },
   post_to_group:     { target: 'group', user: 'yes', main: 'yes',    bot: 'admin',                           guards: [] },
   read_group_chat:   { target: 'group', user: 'yes', main: 'yes',    bot: 'member',                          guards: [] },
-  write_own_memory:  { target: '-',     user: 'yes', main: 'own',    bot: 'own',                             guards: [] },
+  write_own_memory:  { target: '-',     user: 'yes', main: 'yes',    bot: 'own',                             guards: ['asked'] },
   write_team_memory: { target: '-',     user: 'yes', main: 'yes',    bot: 'team-admin',                      guards: [] },
   read_own_chat:     { target: '-',     user: 'yes', main: 'own',    bot: 'own',                             guards: [] },
 }
@@ -64,6 +64,8 @@ const REASON_MUST_MATCH: Record<Refusal, RegExp[]> = {
   'team-memory': [/Only Main Bots and group admins/, /Ask a Main Bot or a group admin/],
   'last-main': [/Main Bot/, /The user or a Main Bot must make another Bot a Main Bot first/],
   'round': [/round is running/, /a Main Bot or the user may delete it/],
+  'not-asked': [/only when the user asks/, /this turn was not opened by the user/, /team page/],
+  'raise': [/Raising a Bot's permission preset needs the person's confirmation/, /team page/],
 }
 
 /** The verb each role refusal names, so a refusal says what exactly was refused. */
@@ -96,7 +98,7 @@ type BotRel = 'none' | 'self' | 'other'
 /** 'admin-flag-only': the admin fact without the member fact — the admin still counts as a member. */
 type GroupRel = 'none' | 'outsider' | 'member' | 'admin' | 'admin-flag-only'
 
-interface Variant { bot: BotRel; botIsMain: boolean; group: GroupRel; round: boolean; lastMain: boolean; adminsAny: boolean; userAsked: boolean }
+interface Variant { bot: BotRel; botIsMain: boolean; group: GroupRel; round: boolean; lastMain: boolean; adminsAny: boolean; userAsked: boolean; raise: 'none' | 'unconfirmed' | 'confirmed' }
 
 function* variants(): Generator<Variant> {
   for (const bot of ['none', 'self', 'other'] as const)
@@ -106,11 +108,14 @@ function* variants(): Generator<Variant> {
           for (const lastMain of [false, true])
             for (const adminsAny of [false, true])
               for (const userAsked of [false, true])
-                yield { bot, botIsMain, group, round, lastMain, adminsAny, userAsked }
+                for (const raise of ['none', 'unconfirmed', 'confirmed'] as const)
+                  yield { bot, botIsMain, group, round, lastMain, adminsAny, userAsked, raise }
 }
 
 function targetOf(v: Variant): Target {
   const t: Target = { botIsMain: v.botIsMain, roundRunning: v.round, wouldRemoveLastMain: v.lastMain, callerAdminsAnyGroup: v.adminsAny, userAsked: v.userAsked }
+  if (v.raise !== 'none') t.raisesPreset = true
+  if (v.raise === 'confirmed') t.personConfirmed = true
   if (v.bot === 'self') t.botId = ME
   if (v.bot === 'other') t.botId = OTHER
   if (v.group !== 'none') {
@@ -139,6 +144,10 @@ function expected(caller: Caller, action: TeamAction, v: Variant): 'allow' | Ref
     case 'team-admin': if (!v.adminsAny) return 'team-memory'; break
   }
   for (const g of row.guards) {
+    // "only when the user asks": a Bot acting on ANOTHER Bot needs a turn the user opened
+    if (g === 'asked' && caller.kind !== 'user' && v.bot === 'other' && !v.userAsked) return 'not-asked'
+    // raising a preset: a Bot needs the person's confirmation of that action; the user does not
+    if (g === 'raise' && caller.kind !== 'user' && v.raise === 'unconfirmed') return 'raise'
     if (g === 'last-main' && v.lastMain) return 'last-main'
     if (g === 'round' && v.round) return 'round'
   }
@@ -151,7 +160,7 @@ describe('decide: generated matrix (caller × action × target)', () => {
   it('covers every action and every variant', () => {
     expect(new Set(TEAM_ACTIONS)).toEqual(new Set(Object.keys(TABLE)))
     expect(TEAM_ACTIONS).toHaveLength(16)
-    expect(ALL_VARIANTS).toHaveLength(3 * 2 * 5 * 2 * 2 * 2 * 2)
+    expect(ALL_VARIANTS).toHaveLength(3 * 2 * 5 * 2 * 2 * 2 * 2 * 3)
   })
 
   for (const { label, caller } of CALLERS) {
@@ -197,21 +206,22 @@ describe('decide: properties across the matrix', () => {
     for (const r of reasons) {
       expect(r).toMatch(/^[A-Z].*\.$/s)
       expect(r).not.toMatch(/\n|undefined|null|\[object/)
-      expect(r).toMatch(/Main Bot|the user|admin|member|that Bot|another Bot|list_bots|name or id/)
+      expect(r).toMatch(/Main Bot|the user|The user|admin|member|that Bot|another Bot|list_bots|name or id/)
     }
   })
 
-  it('userAsked and botIsMain never change an outcome', () => {
+  it('botIsMain never changes an outcome; userAsked changes only a Bot acting on another Bot (update, delete, its memory)', () => {
     const changed: string[] = []
+    const asked: string[] = []
     for (const { label, caller } of CALLERS)
       for (const action of TEAM_ACTIONS)
         for (const v of ALL_VARIANTS) {
           const base = JSON.stringify(decide(caller, action, targetOf(v)))
-          for (const flipped of [{ ...v, userAsked: !v.userAsked }, { ...v, botIsMain: !v.botIsMain }]) {
-            if (JSON.stringify(decide(caller, action, targetOf(flipped))) !== base) changed.push(`${label} × ${action} ${JSON.stringify(flipped)}`)
-          }
+          if (JSON.stringify(decide(caller, action, targetOf({ ...v, botIsMain: !v.botIsMain }))) !== base) changed.push(`${label} × ${action} ${JSON.stringify(v)}`)
+          if (JSON.stringify(decide(caller, action, targetOf({ ...v, userAsked: !v.userAsked }))) !== base) asked.push(`${caller.kind} ${action} ${v.bot}`)
         }
     expect(changed).toEqual([])
+    expect([...new Set(asked)].sort()).toEqual(['main-bot delete_bot other', 'main-bot update_bot other', 'main-bot write_own_memory other'])
   })
 
   it('a plain DSH Session is refused every action, whatever the target says', () => {
@@ -222,7 +232,7 @@ describe('decide: properties across the matrix', () => {
   })
 
   it('is pure: the same facts give the same answer and the target is not changed', () => {
-    const t = targetOf({ bot: 'other', botIsMain: true, group: 'admin', round: true, lastMain: true, adminsAny: true, userAsked: true })
+    const t = targetOf({ bot: 'other', botIsMain: true, group: 'admin', round: true, lastMain: true, adminsAny: true, userAsked: true, raise: 'confirmed' })
     const snapshot = JSON.stringify(t)
     for (const action of TEAM_ACTIONS) {
       expect(decide({ kind: 'bot', botId: ME }, action, t)).toEqual(decide({ kind: 'bot', botId: ME }, action, t))

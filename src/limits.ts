@@ -1,0 +1,23 @@
+/**
+ * Text limits — the sizes every model-facing text the team carries must keep, in one place.
+ *
+ * Everything a model says is untrusted input, and every size has a limit: a message body, a stop
+ * or delete reason, a reply (clipped with a marker, since it is routed back automatically), and
+ * what a finished delivery record keeps of its body (team state stays small whatever the traffic).
+ * Deliberately narrow: numbers and one pure clipping function; each service words its own refusals.
+ */
+
+/** Longest message body (characters); a longer message is refused, a longer reply clipped. */
+export const MESSAGE_MAX = 8_000
+/** Longest stop or delete reason (characters). */
+export const REASON_MAX = 500
+/** A finished delivery record keeps this much of its body. */
+export const FINISHED_BODY_MAX = 300
+
+/** `text` cut to `max` characters (code points) with a marker saying how much was cut (pure). */
+export function clip(text: string, max: number): string {
+  const chars = [...text]
+  if (chars.length <= max) return text
+  const marker = `… [${chars.length - max + 40} more characters cut]`
+  return chars.slice(0, Math.max(0, max - 40)).join('') + marker
+}
