@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { WEB_APP_BUNDLES, answeredLastPrompt, api, homeWithBundle, startWeb, untilEvents, untilMainBot, type WebProcess } from '../support/e2e.ts'
+import { WEB_APP_BUNDLES, answeredLastPrompt, api, homeWithBundle, startWeb, untilEvents, untilTeamReady, type WebProcess } from '../support/e2e.ts'
 
 let model: ScriptedServer
 let web: WebProcess | undefined
@@ -34,7 +34,7 @@ describe('the process that hosts DSH\'s web app writes the team, whatever its pr
     const home = await homeWithBundle(profile, inject('bundleTarball'), [{ name: profile, bundles: WEB_APP_BUNDLES }])
     web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' }, profile)
 
-    const status = await untilMainBot(web.url)
+    const status = await untilTeamReady(web.url)
     expect(status.store).toMatchObject({ mode: 'writer', reason: null })
     expect(status.bots).toMatchObject([{ name: 'Main', main: true }])
     const owner = JSON.parse(readFileSync(join(home.home, 'bot', 'state.lock', 'owner.json'), 'utf8'))

@@ -210,15 +210,19 @@ export async function teamStatus(url: string): Promise<any> {
   return res.json()
 }
 
-/** Wait until the team has its Main Bot (created a moment after DSH's plugin tree is up; 30 s at most). */
-export async function untilMainBot(url: string): Promise<any> {
+/**
+ * Wait until a fresh home's team is set up (30 s at most): the first Main Bot is made a moment
+ * after DSH's plugin tree is up, and its activity line is recorded once its chat is open. A Bot
+ * created before that may race the set-up (it can get a second chat), so tests wait for this.
+ */
+export async function untilTeamReady(url: string): Promise<any> {
   let status: any
   for (let i = 0; i < 300; i++) {
     status = await teamStatus(url)
-    if (status.bots.some((b: any) => b.main)) return status
+    if (status.activity.some((a: any) => /created the first Main Bot/.test(a.text))) return status
     await new Promise((r) => setTimeout(r, 100))
   }
-  throw new Error(`no Main Bot after 30 s; last status: ${JSON.stringify(status)}`)
+  throw new Error(`the team was not set up after 30 s; last status: ${JSON.stringify(status)}`)
 }
 
 /** POST to DSH Web's own /api with its client-request envelope. */
