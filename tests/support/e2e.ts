@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { onTestFinished } from 'vitest'
 import { dshBin, node22, toolEnv } from '../../scripts/pack.ts'
 
 /** Home-level patch: plain-JSONL session logs (readable in tests) and no LLM retries (fast failures). */
@@ -93,6 +94,8 @@ function templateHome(tarball: string, profiles: readonly ProfileSpec[]): Promis
 /**
  * A fresh DSH_HOME of its own, with the packed bundle installed in each of `profiles` (by
  * `dsh plugin add`, as a user would): no team state, no sessions, nothing from another test.
+ * Call it in a test or `beforeEach`: the copy is removed after a passing test (after its
+ * `afterEach` hooks stopped DSH) and kept after a failing one, for a look.
  */
 export async function homeWithBundle(label: string, tarball: string, profiles: readonly ProfileSpec[]): Promise<E2eHome> {
   const template = await templateHome(tarball, profiles)
@@ -103,6 +106,9 @@ export async function homeWithBundle(label: string, tarball: string, profiles: r
   // profiles/node_modules fallback links point into the dsh installation.
   cpSync(template, home, { recursive: true, verbatimSymlinks: true })
   mkdirSync(cwd, { recursive: true })
+  onTestFinished(({ task }) => {
+    if (task.result?.state === 'pass') rmSync(base, { recursive: true, force: true })
+  })
   return { home, cwd }
 }
 
