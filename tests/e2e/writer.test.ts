@@ -2,14 +2,15 @@
 // its profile is called. DSH Desktop serves the web app from its own profile (named `desktop`); a
 // user may name such a profile anything. Each test installs the bundle into a profile that loads
 // DSH's web-app bundle under that name, boots it with `dsh --profile <name>`, and checks that it
-// takes the team lock, creates the Main Bot and answers the Main Bot's chat. (A one-shot headless
-// run only following is checked in cli.test.ts.)
-import { readFileSync } from 'node:fs'
+// takes the team lock, creates the Main Bot and answers the Main Bot's chat; with the plugin's
+// `writer: never` such a process only follows. (A one-shot headless run only following is
+// checked in cli.test.ts.)
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { WEB_APP_BUNDLES, answeredLastPrompt, api, homeWithBundle, startWeb, untilEvents, untilTeamReady, type WebProcess } from '../support/e2e.ts'
+import { WEB_APP_BUNDLES, answeredLastPrompt, api, homeWithBundle, startWeb, teamStatus, untilEvents, untilTeamReady, type WebProcess } from '../support/e2e.ts'
 
 let model: ScriptedServer
 let web: WebProcess | undefined
@@ -53,5 +54,24 @@ describe('the process that hosts DSH\'s web app writes the team, whatever its pr
     const events = await untilEvents(web.url, row.sessionId, answeredLastPrompt, 'the answer')
     const final = events.filter((e: any) => e.type === 'assistant/message').at(-1)?.data
     expect(final.message.content[0].text).toMatch(/^Tool said: The team has 1 Bot:\n- Main/)
+  })
+
+  it('with `writer: never` in its profile, such a process only follows: team changes are refused, no lock, no Main Bot', async () => {
+    const home = await homeWithBundle('desktop-never', inject('bundleTarball'), [{ name: 'desktop', bundles: WEB_APP_BUNDLES }])
+    writeFileSync(join(home.home, 'profiles', 'desktop', 'cordis.patch.yml'), '- id: bot-team\n  config:\n    writer: never\n')
+    web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' }, 'desktop')
+
+    // A whole chat turn in DSH Web first: by its end the web app is long up, so a process that
+    // ignored the setting would have taken the lock by now.
+    const plain = await api(web.url, 'session.create', { cwd: home.cwd })
+    await api(web.url, 'session.prompt', { sessionId: plain.sessionId, mode: 'queue', content: [{ type: 'text', text: 'hello' }] })
+    await untilEvents(web.url, plain.sessionId, answeredLastPrompt, 'the answer')
+    const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada' }) })
+    expect(created.status).toBe(409)
+    const status = await teamStatus(web.url)
+    expect(status.store).toMatchObject({ mode: 'follower', reason: 'role-follower' })
+    expect(status.bots).toEqual([])
+    expect(existsSync(join(home.home, 'bot', 'state.lock'))).toBe(false)
+    expect(existsSync(join(home.home, 'bot', 'state.json'))).toBe(false)
   })
 })
