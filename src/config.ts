@@ -19,8 +19,9 @@ export const Config = z.object({
    */
   trustedHosts: z.array(z.string().min(1)).default([]),
   /**
-   * Who may write team state: `auto` = a long-lived host (DSH Web) becomes the writer and a
-   * one-shot headless run follows; `always` / `never` force it.
+   * Who may write team state: `auto` = a process hosting DSH's web app (DSH Web, DSH Desktop,
+   * any profile with the web-app bundle) becomes the writer and a one-shot run follows;
+   * `always` / `never` force it.
    */
   writer: z.enum(['auto', 'always', 'never']).default('auto'),
   /** Refuse to write (read-only) instead of saving without a lock where the filesystem cannot lock. */

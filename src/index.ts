@@ -15,7 +15,7 @@ import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
 import { Config, resolvePaths } from './config.ts'
 import { BotDelivery } from './delivery/service.ts'
-import { isLongLivedHost, storeRole } from './host-kind.ts'
+import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
 import { summary } from './roster/tools.ts'
@@ -42,13 +42,22 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const paths = resolvePaths(config, dshHomePath)
   // Awaited so the team is open (writer, follower or read-only) before DSH creates any agent.
   // The services degrade instead of throwing; a failure here is a bug, reported and contained.
+  // Who writes: a process hosting DSH's web app (DSH Web, Desktop) under `writer: auto`.
   await mountContained(ctx.plugin(BotStore, {
     dir: paths.dir,
     role: storeRole(config.writer),
-    longLived: isLongLivedHost(process.argv),
+    longLived: hostsWebApp((service) => ctx.get(service) !== undefined),
     requireLock: config.requireLock,
     pluginVersion: PLUGIN_VERSION,
   }), 'team state')
+  // The web app's services may activate after this plugin: promote then (the store emits its
+  // writer event, on which the roster sets up the team). Registered after the store is up, so
+  // the store is there when the callback runs; a no-op if it already writes.
+  if (promotesWhenWebAppAppears(config.writer)) {
+    ctx.inject([...WEB_APP_SERVICES], (ctx) => {
+      void ctx.get('botStore')?.allowWriting()
+    })
+  }
   await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
 
   // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,

@@ -38,7 +38,7 @@ export const Config = z.object({
   dir: z.string().refine(p => path.isAbsolute(p), { message: 'dir must be an absolute path' }),
   /** `auto`: become the writer only in a long-lived host (DSH Web); a one-shot run follows. */
   role: z.enum(['auto', 'writer', 'follower']).default('auto'),
-  /** Set by the entry when DSH's webServer exists (a long-lived host). */
+  /** Set by the entry when this process hosts DSH's web app at activation; later, `allowWriting()`. */
   longLived: z.boolean().default(false),
   /** Refuse to write (read-only) instead of saving without a lock when locking fails. */
   requireLock: z.boolean().default(false),
@@ -135,12 +135,15 @@ export class BotStore extends Service {
   private disposed = false
   private lastSeen = ''
   private polling = false
+  /** `config.longLived`, or true once the entry called `allowWriting()`. */
+  private longLived: boolean
 
   constructor(ctx: Context, config: ConfigInput, deps: StoreDeps = {}) {
     super(ctx, 'botStore')
     this.home = ctx
     this.config = Config.parse(config)
     this.deps = deps
+    this.longLived = this.config.longLived
     this.snapshot = deepFreeze(emptyState(this.config.pluginVersion, this.now()))
   }
 
@@ -239,6 +242,18 @@ export class BotStore extends Service {
     }).catch(() => this.modeValue)
   }
 
+  /**
+   * This process turned out to be long-lived after it opened (DSH's web app appeared after the
+   * plugin activated): let it write. Only under role `auto`; a follower by `role-follower` tries
+   * the lock and becomes the writer, or a `lock-held` follower when another process holds it.
+   * Idempotent; never throws; returns the resulting mode.
+   */
+  allowWriting(): Promise<StoreMode> {
+    if (this.config.role !== 'auto' || this.longLived) return Promise.resolve(this.modeValue)
+    this.longLived = true
+    return this.claim()
+  }
+
   /** Re-read the file now if it changed (what the watcher does); no-op for the writer. */
   refresh(): Promise<void> {
     return this.enqueue(() => this.followOnce())
@@ -255,7 +270,7 @@ export class BotStore extends Service {
   }
 
   private eligible(): boolean {
-    return this.config.role === 'writer' || (this.config.role === 'auto' && this.config.longLived)
+    return this.config.role === 'writer' || (this.config.role === 'auto' && this.longLived)
   }
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
@@ -474,14 +489,16 @@ export class BotStore extends Service {
   private async ensureWriter() {
     if (this.lockLost) throw this.lockLostError()
     if (this.modeValue === 'writer') return
-    if (this.reasonValue === 'role-follower') {
+    const promoted = this.reasonValue === 'role-follower'
+    if (promoted && !this.eligible()) {
       throw new StoreError('EFOLLOWER', `Not saved: ${this.messageValue}`)
     }
-    // follower (lock-held) or read-only for a file/lock reason: re-open, which may take over.
+    // follower (lock-held, or role-follower now allowed to write) or read-only for a file/lock
+    // reason: re-open, which may take over.
     await this.open()
     if ((this.modeValue as StoreMode) === 'writer') {
       if (this.reasonValue === null && this.lock) {
-        this.diagnose({ level: 'info', code: 'took-over', message: 'This process now writes the team (the previous writer exited or its lock went stale).' })
+        this.diagnose({ level: 'info', code: 'took-over', message: promoted ? 'This process now writes the team (it hosts DSH\'s web app).' : 'This process now writes the team (the previous writer exited or its lock went stale).' })
       }
       return
     }

@@ -3,19 +3,20 @@
 // back: the one-shot run's plain Session gets no team tools, and the run only follows team state.
 // (Team tools are on Bot Sessions; the Web tier drives one.) Then the native-module trap on the
 // real boot: a broken better-sqlite3 binary and a missing one must not take DSH down; the user
-// gets one clear line naming the repair command.
+// gets one clear line naming the repair command. Each test has its own DSH_HOME (the second one
+// breaks the native build in its copy).
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool, userTextsSinceLastAssistant } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { installBundle, makeHome, readSessionLogs, runDsh, type E2eHome } from '../support/e2e.ts'
+import { homeWithBundle, readSessionLogs, runDsh, type E2eHome } from '../support/e2e.ts'
 
 let model: ScriptedServer
 let home: E2eHome
 const env = () => ({ DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
 
-beforeAll(async () => {
+beforeEach(async () => {
   model = await startScriptedServer({
     fallback: (req) => {
       const results = lastToolResults(req)
@@ -24,10 +25,9 @@ beforeAll(async () => {
       return asked && offersTool(req, 'list_bots') ? { toolCalls: [{ name: 'list_bots', args: {} }] } : { text: 'Hello from the scripted model' }
     },
   })
-  home = makeHome('cli')
-  await installBundle('headless', inject('bundleTarball'), home)
+  home = await homeWithBundle('cli', inject('bundleTarball'), [{ name: 'headless' }])
 })
-afterAll(async () => {
+afterEach(async () => {
   await model?.close()
 })
 

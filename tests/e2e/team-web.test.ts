@@ -1,13 +1,13 @@
 // e2e (team in DSH Web): the Main Bot, driven through DSH Web's own /api like a user would, creates
 // a Bot and a group with its team tools; a room post is answered by the members from their hidden
 // Sessions with zero provider calls for the room itself; message_bot reaches the other Bot's own
-// chat and its answer comes back to the sender.
+// chat and its answer comes back to the sender. Each test has its own DSH_HOME, DSH Web and model.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { api, installBundle, makeHome, sessionEvents, startWeb, untilEvents, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import { api, homeWithBundle, sessionEvents, startWeb, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
 
 let model: ScriptedServer
 let web: WebProcess
@@ -42,13 +42,13 @@ const sessionTitled = async (title: string) => {
 }
 const teamState = () => JSON.parse(readFileSync(join(home.home, 'bot', 'state.json'), 'utf8'))
 
-beforeAll(async () => {
+beforeEach(async () => {
   model = await startScriptedServer({ fallback: teamScript })
-  home = makeHome('team-web')
-  await installBundle('web', inject('bundleTarball'), home)
+  home = await homeWithBundle('team-web', inject('bundleTarball'), [{ name: 'web' }])
   web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
+  await untilTeamReady(web.url)
 })
-afterAll(async () => {
+afterEach(async () => {
   await web?.stop()
   await model?.close()
 })
@@ -86,6 +86,9 @@ describe('a team at work in DSH Web', () => {
   })
 
   it('message_bot reaches the other Bot\'s own chat and its answer comes back to the sender', async () => {
+    // Ada is made by the person on the team page's route (the Main Bot making her is the test above).
+    const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada', role: 'Reviewer' }) })
+    expect(created.status).toBe(201)
     const main = await sessionTitled('Main')
     const ada = await sessionTitled('Ada')
     await api(web.url, 'session.prompt', { sessionId: main, mode: 'queue', content: [{ type: 'text', text: 'ask Ada, please' }] })

@@ -1,18 +1,28 @@
 // e2e (Web + browser): the bundle in a `web` profile, `dsh web --no-open --port 0`, the plugin's
 // routes behind the trust fence, DSH Web's own /api answering a chat through the scripted model,
 // and Debian's Chromium (driven by playwright-core, no browser download) rendering the team page.
+// Each test has its own DSH_HOME, DSH Web, model and (where it needs one) browser.
 import { chromium, type Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { answeredLastPrompt, api, installBundle, makeHome, startWeb, untilEvents, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import { answeredLastPrompt, api, homeWithBundle, startWeb, teamStatus, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
 
 let model: ScriptedServer
 let web: WebProcess
 let browser: Browser | undefined
 let home: E2eHome
 
-beforeAll(async () => {
+/** Debian's Chromium for this test (closed after it). */
+async function launchBrowser(): Promise<Browser> {
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+  return browser
+}
+
+beforeEach(async () => {
   model = await startScriptedServer({
     fallback: (req) => {
       const results = lastToolResults(req)
@@ -20,18 +30,14 @@ beforeAll(async () => {
       return offersTool(req, 'list_bots') ? { toolCalls: [{ name: 'list_bots', args: {} }] } : { text: 'plain answer' }
     },
   })
-  home = makeHome('web')
-  await installBundle('web', inject('bundleTarball'), home)
+  home = await homeWithBundle('web', inject('bundleTarball'), [{ name: 'web' }])
   web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
   // The Main Bot is created once DSH's whole plugin tree is up (its chat goes through DSH Web's api proxy).
-  for (let i = 0; i < 200; i++) {
-    const status = await (await fetch(`${web.url}/bot-team/api/status`)).json() as any
-    if (status.bots.length > 0) break
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  await untilTeamReady(web.url)
 })
-afterAll(async () => {
+afterEach(async () => {
   await browser?.close()
+  browser = undefined
   await web?.stop()
   await model?.close()
 })
@@ -84,10 +90,7 @@ describe('DSH Web with the bundle', () => {
   })
 
   it('renders the team page in Chromium', async () => {
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    const browser = await launchBrowser()
     const page = await browser.newPage({ locale: 'en-US' })
     await page.goto(`${web.url}/bot-team`)
     await page.waitForSelector('#summary[data-state="ready"]', { timeout: 15_000 })
@@ -107,11 +110,13 @@ describe('DSH Web with the bundle', () => {
   it('a second DSH Web on the same home only follows the team, refuses to open Bot chats, and takes over when the first exits', async () => {
     const second = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
     try {
-      const status = await (await fetch(`${second.url}/bot-team/api/status`)).json() as any
+      // It serves first and asks for the lock a moment later (once DSH's web app is up in it).
+      await expect.poll(async () => (await teamStatus(second.url)).store.reason, { timeout: 10_000 }).toBe('lock-held')
+      const status = await teamStatus(second.url)
       expect(status.store.mode).toBe('follower')
       expect(status.store.message).toMatch(/pid \d+/)
       expect(status.bots.map((b: any) => b.name)).toEqual(['Main']) // it shows the team…
-      const page = await browser!.newPage({ locale: 'en-US' })
+      const page = await (await launchBrowser()).newPage({ locale: 'en-US' })
       await page.goto(`${second.url}/bot-team`)
       await page.waitForSelector('#summary[data-state="ready"]', { timeout: 15_000 })
       expect(await page.textContent('#store-problem')).toMatch(/Another DSH process \(pid \d+/)

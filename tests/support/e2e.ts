@@ -1,12 +1,18 @@
 // Support for the e2e tier: the real `dsh` CLI (the project's pinned launcher, run by Node 22),
-// a temporary DSH_HOME per test file, the bundle installed from its packed tarball with
+// a temporary DSH_HOME per test, the bundle installed from its packed tarball with
 // `dsh plugin add` exactly as README tells a user, and session-log reading.
 // Only the model is fake (the scripted server on loopback). `dsh` is always spawned
 // asynchronously: spawnSync would block the event loop that serves the in-process model.
+//
+// Every test stands alone: `homeWithBundle` gives each caller its own DSH_HOME. The expensive part
+// (installing the bundle into a profile: pnpm, and a native build the first time) is done once
+// per tarball and profile, into a template home beside the tarball, and copied for each caller;
+// any test may be the first to ask for it.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { onTestFinished } from 'vitest'
 import { dshBin, node22, toolEnv } from '../../scripts/pack.ts'
 
 /** Home-level patch: plain-JSONL session logs (readable in tests) and no LLM retries (fast failures). */
@@ -34,6 +40,75 @@ export function makeHome(label: string): E2eHome {
   mkdirSync(home, { recursive: true })
   mkdirSync(cwd, { recursive: true })
   writeFileSync(join(home, 'cordis.patch.yml'), TEST_HOME_PATCH)
+  return { home, cwd }
+}
+
+/** The bundle layers of DSH's `web` profile template: the base plus DSH's web app. */
+export const WEB_APP_BUNDLES = ['@deepseek-ai/dsh-base', '@deepseek-ai/dsh-web-app']
+
+/**
+ * Create `profiles/<name>` with the given bundle layers, as DSH's own profile init writes it.
+ * `dsh plugin --profile <name> add` initializes an unknown name with the base bundle only and
+ * never touches an existing manifest, so a profile that serves DSH's web app under another name
+ * (as DSH Desktop's does) is set up here first.
+ */
+export function initProfile(home: string, name: string, bundles: readonly string[]): void {
+  const dir = join(home, 'profiles', name)
+  mkdirSync(dir, { recursive: true })
+  const manifest = { name: `dsh-profile-${name}`, private: true, dependencies: {}, dsh: { profile: { bundles: [...bundles] } } }
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+}
+
+export interface ProfileSpec {
+  /** Profile name (`dsh --profile <name>`). */
+  name: string
+  /** Bundle layers before the plugin; omitted: DSH's own template for the name (web, headless). */
+  bundles?: readonly string[]
+}
+
+const templates = new Map<string, Promise<string>>()
+
+/** A home with the bundle installed in `profiles`, made once per tarball and profile set and kept beside the tarball. */
+function templateHome(tarball: string, profiles: readonly ProfileSpec[]): Promise<string> {
+  const key = profiles.map((p) => `${p.name}=${(p.bundles ?? ['template']).join('+')}`).join(',').replace(/[^\w=+,.-]/g, '_')
+  const dir = join(dirname(tarball), 'homes', key)
+  let made = templates.get(dir)
+  if (!made) {
+    made = (async () => {
+      if (existsSync(join(dir, 'home'))) return join(dir, 'home') // made by an earlier test file of this run
+      const staging = makeHome('template')
+      for (const profile of profiles) {
+        if (profile.bundles) initProfile(staging.home, profile.name, profile.bundles)
+        await installBundle(profile.name, tarball, staging)
+      }
+      mkdirSync(dir, { recursive: true })
+      renameSync(staging.home, join(dir, 'home'))
+      rmSync(dirname(staging.home), { recursive: true, force: true })
+      return join(dir, 'home')
+    })()
+    templates.set(dir, made)
+  }
+  return made
+}
+
+/**
+ * A fresh DSH_HOME of its own, with the packed bundle installed in each of `profiles` (by
+ * `dsh plugin add`, as a user would): no team state, no sessions, nothing from another test.
+ * Call it in a test or `beforeEach`: the copy is removed after a passing test (after its
+ * `afterEach` hooks stopped DSH) and kept after a failing one, for a look.
+ */
+export async function homeWithBundle(label: string, tarball: string, profiles: readonly ProfileSpec[]): Promise<E2eHome> {
+  const template = await templateHome(tarball, profiles)
+  const base = mkdtempSync(join(tmpdir(), `bot-team-e2e-${label}-`))
+  const home = join(base, 'home')
+  const cwd = join(base, 'work')
+  // Symlinks stay as they are: the profiles' node_modules/.bin links are relative, the
+  // profiles/node_modules fallback links point into the dsh installation.
+  cpSync(template, home, { recursive: true, verbatimSymlinks: true })
+  mkdirSync(cwd, { recursive: true })
+  onTestFinished(({ task }) => {
+    if (task.result?.state === 'pass') rmSync(base, { recursive: true, force: true })
+  })
   return { home, cwd }
 }
 
@@ -77,10 +152,14 @@ export interface WebProcess {
   stop(): Promise<void>
 }
 
-/** Start `dsh web --no-open --port 0` and wait for its URL line. */
-export function startWeb(home: E2eHome, env: Record<string, string> = {}): Promise<WebProcess> {
+/**
+ * Start DSH's web app and wait for its URL line: `dsh web --no-open --port 0`, or with `profile`
+ * another profile that loads the web-app bundle (`dsh --profile <name> --no-open --port 0`).
+ */
+export function startWeb(home: E2eHome, env: Record<string, string> = {}, profile = 'web'): Promise<WebProcess> {
+  const boot = profile === 'web' ? ['web'] : ['--profile', profile]
   return new Promise((resolve, reject) => {
-    const child = spawn(node22, [dshBin, 'web', '--no-open', '--port', '0'], { cwd: home.cwd, env: dshEnv(home.home, env), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(node22, [dshBin, ...boot, '--no-open', '--port', '0'], { cwd: home.cwd, env: dshEnv(home.home, env), stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     const onData = (c: Buffer) => {
       out += c
@@ -128,6 +207,28 @@ export function readSessionLogs(home: string): { file: string; events: LogEvent[
     file,
     events: readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogEvent),
   }))
+}
+
+/** The plugin's status route (`GET /bot-team/api/status`). */
+export async function teamStatus(url: string): Promise<any> {
+  const res = await fetch(`${url}/bot-team/api/status`)
+  if (!res.ok) throw new Error(`status failed: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+/**
+ * Wait until a fresh home's team is set up (30 s at most): the first Main Bot is made a moment
+ * after DSH's plugin tree is up, and its activity line is recorded once its chat is open. A Bot
+ * created before that may race the set-up (it can get a second chat), so tests wait for this.
+ */
+export async function untilTeamReady(url: string): Promise<any> {
+  let status: any
+  for (let i = 0; i < 300; i++) {
+    status = await teamStatus(url)
+    if (status.activity.some((a: any) => /created the first Main Bot/.test(a.text))) return status
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`the team was not set up after 30 s; last status: ${JSON.stringify(status)}`)
 }
 
 /** POST to DSH Web's own /api with its client-request envelope. */

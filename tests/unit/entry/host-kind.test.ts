@@ -1,21 +1,30 @@
 import { describe, expect, it } from 'vitest'
-import { isLongLivedHost, storeRole } from '../../../src/host-kind.ts'
+import { hostsWebApp, promotesWhenWebAppAppears, storeRole } from '../../../src/host-kind.ts'
 
-const argv = (...args: string[]) => ['/node', '/dsh/lib/bin.js', ...args]
+const services = (...present: string[]) => (name: string) => present.includes(name)
 
 describe('which DSH process may write team state', () => {
-  it('treats DSH Web as long-lived and one-shot runs as followers', () => {
-    expect(isLongLivedHost(argv('web', '--no-open', '--port', '0'))).toBe(true)
-    expect(isLongLivedHost(argv('--profile', 'web', '--no-open'))).toBe(true)
-    expect(isLongLivedHost(argv('--profile=web'))).toBe(true)
-    expect(isLongLivedHost(argv('--profile', 'headless', 'say web'))).toBe(false)
-    expect(isLongLivedHost(argv('run the web tests'))).toBe(false)
-    expect(isLongLivedHost(argv())).toBe(false)
+  it('a process hosting DSH\'s web app (API gateway and web server) is long-lived, whatever its profile is called', () => {
+    expect(hostsWebApp(services('apiProxy', 'webServer'))).toBe(true)
+    expect(hostsWebApp(services('apiProxy', 'webServer', 'agents', 'sessions'))).toBe(true)
+  })
+
+  it('a one-shot run (neither service) and `dsh --profile web --help` (gateway without server) are not', () => {
+    expect(hostsWebApp(services())).toBe(false)
+    expect(hostsWebApp(services('agents', 'sessions', 'tools'))).toBe(false)
+    expect(hostsWebApp(services('apiProxy'))).toBe(false)
+    expect(hostsWebApp(services('webServer'))).toBe(false)
   })
 
   it('maps the writer setting to a store role', () => {
     expect(storeRole('always')).toBe('writer')
     expect(storeRole('never')).toBe('follower')
     expect(storeRole('auto')).toBe('auto')
+  })
+
+  it('promotes when the web app appears later only under `writer: auto`', () => {
+    expect(promotesWhenWebAppAppears('auto')).toBe(true)
+    expect(promotesWhenWebAppAppears('always')).toBe(false)
+    expect(promotesWhenWebAppAppears('never')).toBe(false)
   })
 })
