@@ -462,8 +462,21 @@ export class BotRoster extends Service {
 
   // ── Sessions ────────────────────────────────────────────────────────────────────────────────
 
-  /** Open a new part of the Bot's own chat and record it. */
-  async openOwnChat(botId: string): Promise<string> {
+  /**
+   * Open a new part of the Bot's own chat and record it. One at a time per Bot: a second call while
+   * one is being opened (the first start's repair racing a create) gets the same part.
+   */
+  openOwnChat(botId: string): Promise<string> {
+    const pending = this.openingChats.get(botId)
+    if (pending) return pending
+    const run = this.openPart(botId).finally(() => this.openingChats.delete(botId))
+    this.openingChats.set(botId, run)
+    return run
+  }
+
+  private readonly openingChats = new Map<string, Promise<string>>()
+
+  private async openPart(botId: string): Promise<string> {
     const bot = this.bot(botId)
     if (!bot) throw new RosterRefusal('not-found', `No live Bot ${botId}.`)
     const sessionId = `session-${randomUUID()}`
