@@ -34,6 +34,11 @@ describe('parseMentions', () => {
     expect(parseMentions('@小明你好', ms).ids).toEqual(['x'])
     expect(parseMentions('@小红你好', ms).ids).toEqual(['y'])
   })
+  it('names match by nameKey: full-width and mixed case call the same member', () => {
+    expect(parseMentions('@ａｄａ and @ＢＯＢ', M).ids).toEqual(['a', 'b'])
+    expect(parseMentions('@ＡＬＬ now', M).all).toBe(true)
+    expect(parseMentions('@Straße', [{ id: 's', name: 'STRASSE' }]).ids).toEqual(['s'])
+  })
   it('@all and its variants; e-mail addresses are not mentions', () => {
     expect(parseMentions('hey @All!', M)).toEqual({ ids: [], all: true })
     expect(parseMentions('@所有人 注意', M).all).toBe(true)
