@@ -12,8 +12,8 @@
  *
  * Files are `0600` in a `0700` folder whatever the umask. Only the team writer appends (the caller
  * checks). Bounded: records are validated and clipped on the way in, a file over `MAX_BYTES` is
- * rewritten with its newest `KEEP_RECORDS` records (temp file + rename, so a crash leaves the old
- * or the new file, never a mix). A torn or malformed line (a crash mid-append) is skipped on read.
+ * rewritten with its newest records, at most half of `MAX_BYTES` and `KEEP_RECORDS` (temp file +
+ * rename, so a crash leaves the old or the new file, never a mix; rotation is rare by design). A torn or malformed line (a crash mid-append) is skipped on read.
  *
  * Deliberately narrow: no policy, no DSH; it does not decide what a post is — the transcript does.
  */
@@ -24,6 +24,7 @@ import { z } from 'zod'
 export const POST_LOG_DIR = 'rooms'
 /** A post's text in the log (member replies longer than this are clipped with a marker). */
 export const POST_TEXT_MAX = 20_000
+/** A file over this size is rotated down to at most half of it (and at most `KEEP_RECORDS` records). */
 export const MAX_BYTES = 4 * 1024 * 1024
 export const KEEP_RECORDS = 4_000
 
@@ -70,10 +71,12 @@ export function clipPost(text: string): string {
 
 export class PostLog {
   private readonly folder: string
+  private readonly maxBytes: number
   private folderReady = false
 
-  constructor(botDir: string) {
+  constructor(botDir: string, opts: { maxBytes?: number } = {}) {
     this.folder = path.join(botDir, POST_LOG_DIR)
+    this.maxBytes = opts.maxBytes ?? MAX_BYTES
   }
 
   file(groupId: string): string {
@@ -119,21 +122,24 @@ export class PostLog {
     try {
       fs.fchmodSync(fd, 0o600)
       fs.writeSync(fd, lines)
-      if (fs.fstatSync(fd).size > MAX_BYTES) this.rotate(groupId)
+      if (fs.fstatSync(fd).size > this.maxBytes) this.rotate(groupId)
     } finally {
       fs.closeSync(fd)
     }
   }
 
-  /** Rewrite the file with its newest `KEEP_RECORDS` records (temp file + rename). */
+  /** Rewrite the file with its newest records, within half the size limit (temp file + rename). */
   private rotate(groupId: string): void {
-    const keep = this.read(groupId).slice(-KEEP_RECORDS)
+    const lines = this.read(groupId).slice(-KEEP_RECORDS).map((r) => `${JSON.stringify(r)}\n`)
+    let bytes = 0
+    let from = lines.length
+    while (from > 0 && bytes + Buffer.byteLength(lines[from - 1]!) <= this.maxBytes / 2) bytes += Buffer.byteLength(lines[--from]!)
     const file = this.file(groupId)
     const temp = `${file}.${process.pid}.tmp`
     const fd = fs.openSync(temp, 'w', 0o600)
     try {
       fs.fchmodSync(fd, 0o600)
-      fs.writeSync(fd, keep.map((r) => `${JSON.stringify(r)}\n`).join(''))
+      fs.writeSync(fd, lines.slice(from).join(''))
       fs.fsyncSync(fd)
     } finally {
       fs.closeSync(fd)
