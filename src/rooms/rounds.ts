@@ -159,7 +159,7 @@ export class Rounds {
       return
     }
     const highest = yield* this.round(groupId, post, input.poster, input.chain, signal, said)
-    if (input.report && input.poster.kind === 'bot') await this.report(input.poster.botId, group, post.id, said, reportChain(input.chain, highest))
+    if (input.report && input.poster.kind === 'bot') await this.report({ id: input.poster.botId, name: input.name }, group, post.id, said, reportChain(input.chain, highest))
   }
 
   private renderTurn(groupId: string, botId: string, outcome: TurnOutcomeKind, postSeq?: number, reason?: string): string {
@@ -277,9 +277,9 @@ export class Rounds {
    * Send the round's replies to the poster's own chat. A failure is not swallowed: the room shows
    * a notice, the round record says why, and the process log has it.
    */
-  private async report(botId: string, group: Group, postId: string, said: readonly LoggedPost[], chain: Chain): Promise<void> {
+  private async report(poster: { id: string; name: string }, group: Group, postId: string, said: readonly LoggedPost[], chain: Chain): Promise<void> {
     const record = this.log.findLast((r) => r.postId === postId && r.groupId === group.id)
-    const name = this.host.bot(botId)?.name ?? botId
+    const { id: botId, name } = poster
     try {
       if (!this.drawTurn(chain)) throw new Error('the work budget of this request is spent')
       const agent = await this.host.ownChat(botId)
