@@ -88,7 +88,7 @@ export class BotRooms extends Service {
   static Config = Config
 
   readonly limits: RoomLimits
-  readonly transcripts: Transcript
+  private readonly transcripts: Transcript
   private readonly roundRunner: Rounds
   private readonly creating = new Map<string, Promise<Agent>>()
   /** What this service put on other agents' scopes; removed if this service unloads first. */
