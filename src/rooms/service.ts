@@ -511,6 +511,8 @@ export class BotRooms extends Service {
         this.warn(`could not open group ${group.name}'s room to recover it`, error)
         continue
       }
+      // Loaded while the room is live, so a room from before the post log is seeded from its history.
+      this.loadTranscript(group.id)
       const unanswered = readRoomRequest(messagesOf(room.session.events as readonly LooseEvent[])).length > 0
       const queued = room.inbox.hasPending
       if (!unanswered && !queued) continue

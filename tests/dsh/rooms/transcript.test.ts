@@ -2,7 +2,7 @@
 // room's rendered Markdown, so a member's reply that forges a speaker line stays one post by its
 // real author across a restart, and the "last looked" cursors (by post seq) still point at the
 // right posts.
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { userTextsSinceLastAssistant, type RecordedRequest, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
@@ -48,5 +48,31 @@ describe('transcript integrity', () => {
     expect(adaTurn).not.toContain('PLANT-1')
     expect(adaTurn).toContain('User: @Bob catch up\nBob: Bob here\nUser: @Ada next')
     expect(second.ctx.botStore.state.groups[g.id]!.seen).toEqual({ [ids.Ada!]: 5, [ids.Bob!]: 3, [ids.Cy!]: 0 })
+  })
+
+  it('a room from before the post log is seeded once from its history at start; saved cursors keep their meaning', async () => {
+    const script: ScriptMap = { mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada answers' } }, bob: { fallback: { text: 'Bob answers' } } }
+    const first = track(await startTeamHost(script))
+    const ids = await bots(first, ['Ada', 'Bob'])
+    const g = await first.ctx.botRooms.createGroup(user, { name: 'Old', members: ['Ada', 'Bob'], admin: 'Ada' })
+    await say(first, 'Old', 'first OLD-1')
+    await say(first, 'Old', 'second OLD-2')
+    await first.ctx.fiber.dispose()
+    // As a build without the post log left it: the room Session and the saved counts only.
+    const log = join(first.home, 'bot', 'rooms', `${g.id}.jsonl`)
+    rmSync(log)
+
+    const second = track(await startTeamHost(script, { home: first.home }))
+    await second.ctx.botRooms.ready
+    expect(existsSync(log)).toBe(true)
+    expect((await second.ctx.botRooms.transcript(g.id)).map((p) => [p.seq, p.from, p.text])).toEqual([
+      [0, 'user', 'first OLD-1'], [1, ids.Ada, 'Ada answers'], [2, 'user', 'second OLD-2'], [3, ids.Ada, 'Ada answers'],
+    ])
+    await say(second, 'Old', '@Ada @Bob again')
+    const turns = second.adapter.model.loopRequests().filter((r) => r.model === 'ada' || r.model === 'bob').map((r) => [r.model, turnOf(r)])
+    expect(turns[0]![0]).toBe('ada')
+    expect(turns[0]![1]).not.toContain('OLD-')
+    expect(turns[1]![0]).toBe('bob')
+    expect(turns[1]![1]).toContain('User: first OLD-1')
   })
 })
