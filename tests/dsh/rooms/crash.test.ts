@@ -19,9 +19,9 @@ const track = disposedAfterEach()
 const homes: string[] = []
 afterEach(() => { for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true }) })
 
-interface KillPoint { groupId: string; ids: Record<string, string>; roomSessionId: string; roomInbox: number; posts: number }
+interface KillPoint { groupId: string; ids: Record<string, string>; roomSessionId: string; roomInbox: number; memberInbox?: number; posts: number }
 
-function killedAtKillPoint(home: string, mode: 'queued' | 'cut'): Promise<KillPoint> {
+function killedAtKillPoint(home: string, mode: 'queued' | 'cut' | 'stale'): Promise<KillPoint> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [CHILD, home, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
     let buf = ''
@@ -119,5 +119,20 @@ describe('rooms recover after a crash', () => {
     const text = room.session.events.filter((e) => e.type === 'assistant/message').map((e) => JSON.stringify(e.data)).at(-1)!
     expect(text).toContain('**Ada:** Ada answers')
     expect(text).toContain('**Cy:** Cy answers')
+  })
+
+  it('SIGKILL with a post queued in the room and a room turn queued in a member Session: the post is re-driven, the stale turn dropped, the member answers once', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-rooms-crash-'))
+    homes.push(home)
+    const k = await killedAtKillPoint(home, 'stale')
+    expect(k).toMatchObject({ roomInbox: 1, memberInbox: 1 })
+    const host = await restart(home)
+    expect(host.ctx.botRooms.recovered).toEqual({ redriven: 1, resumed: 0, dropped: 1 })
+    await quiet(host)
+    const ada = turnsOf(host, 'ada')
+    expect(ada).toHaveLength(1)
+    expect(ada[0]).toContain('User: @Ada queued PLANT-3')
+    expect(ada[0]).not.toContain('STALE-TURN')
+    expect((await host.ctx.botRooms.transcript(k.groupId)).map((p) => [p.from, p.text])).toEqual([['user', '@Ada queued PLANT-3'], [k.ids.Ada, 'Ada answers']])
   })
 })
