@@ -152,6 +152,8 @@ export class PostLog {
     fs.mkdirSync(this.folder, { recursive: true, mode: 0o700 })
     if (fs.lstatSync(this.folder).isSymbolicLink()) throw new Error(`${this.folder} is a symbolic link; the post log is not written through it`)
     fs.chmodSync(this.folder, 0o700)
+    // A rotation cut by a crash leaves its temp file; the old file is whole, so the temp goes.
+    for (const name of fs.readdirSync(this.folder)) if (/\.jsonl\.\d+\.tmp$/.test(name)) fs.rmSync(path.join(this.folder, name), { force: true })
     this.folderReady = true
   }
 }
