@@ -63,3 +63,30 @@ const c3 = await room('everyone', 3)
 const c6 = await room('everyone', 6)
 const r = (x: number) => (x / a).toFixed(3)
 console.log(`bench rooms: admin/single=${r(b.tokens)} everyone3/single=${r(c3.tokens)} everyone6/single=${r(c6.tokens)} per_member_everyone6=${r(c6.tokens / c6.speakers)} (base=${BASE} single_tokens=${a} admin_overhead_tokens=${b.tokens - a} speakers admin/e3/e6=${b.speakers}/${c3.speakers}/${c6.speakers})`)
+
+// The post log's cost per post, side by side in this run: the transcript with its file log
+// (append, 0600, one write per record) against the same transcript in memory only.
+{
+  const { mkdtempSync, rmSync } = await import('node:fs')
+  const { tmpdir } = await import('node:os')
+  const { PostLog } = await import('../src/rooms/post-log.ts')
+  const { Transcript } = await import('../src/rooms/transcript.ts')
+  const dir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'bench-post-log-'))
+  const POSTS = 2000
+  const text = ANSWER.repeat(3)
+  const time = (t: InstanceType<typeof Transcript>, group: string) => {
+    t.load(group, [], undefined, () => undefined)
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < POSTS; i++) {
+      t.addPost(group, { id: `p${i}`, round: `p${i - (i % 4)}`, from: 'bot-1', name: 'Member1', text })
+      t.addTurn(group, `p${i - (i % 4)}`, 'bot-1', 'posted', i, i)
+    }
+    return Number(process.hrtime.bigint() - t0) / 1e3 / POSTS
+  }
+  const warn = () => {}
+  time(new Transcript(new PostLog(dir), () => true, warn), 'group-0') // warm-up
+  const logged = time(new Transcript(new PostLog(dir), () => true, warn), 'group-1')
+  const memory = time(new Transcript(undefined, () => true, warn), 'group-2')
+  rmSync(dir, { recursive: true, force: true })
+  console.log(`bench rooms post_log: posts=${POSTS} logged/memory=${(logged / memory).toFixed(1)} logged_us_per_post=${logged.toFixed(1)} memory_us_per_post=${memory.toFixed(1)}`)
+}

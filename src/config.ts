@@ -7,6 +7,7 @@
  */
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
+import { RoomsConfig } from './rooms/config.ts'
 
 export const Config = z.object({
   /** Folder holding team state, archive, memory and secrets. Default: `$DSH_HOME/bot`. */
@@ -33,6 +34,8 @@ export const Config = z.object({
   defaultModel: z.string().regex(/^[^/\s]+\/\S+$/, 'defaultModel must look like provider/model').optional(),
   /** Which SQLite driver the archive uses: `auto` tries better-sqlite3, then `node:sqlite`. */
   sqlite: z.enum(['auto', 'better-sqlite3', 'node:sqlite']).default('auto'),
+  /** Group rooms: `limits` bound every round (turns, calls per member, timeouts, windows). */
+  rooms: RoomsConfig.strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>

@@ -66,7 +66,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, sessions), 'roster')
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, {}), 'delivery')
-    await mountContained(ctx.plugin(BotRooms, sessions), 'rooms')
+    await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits }), 'rooms')
   }
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {

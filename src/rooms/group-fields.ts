@@ -1,13 +1,14 @@
 /**
  * Group fields — validation of `create_group` / `update_group` input against team state (pure).
  *
- * Owns: the zod shapes of the tool/API input, resolving member and admin references (name or id,
- * case-insensitive) to live Bots, the group invariants (unique name ≤ 60, 2–12 distinct live
+ * Owns: the zod shapes of the tool/API input, resolving member and admin references (name or id;
+ * names compared by `nameKey`) to live Bots, the group invariants (unique name ≤ 60, 2–12 distinct live
  * members, admin is a member or none, notice ≤ 2,000) and the admin's self-protection rule
  * (an admin who is not a Main Bot cannot leave the group adminless or remove itself while admin).
  * Deliberately does not: check authority (`decide` does), write state, or touch DSH.
  */
 import { z } from 'zod'
+import { nameKey, normaliseName } from '../names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 
 export const GROUP_NAME_MAX = 60
@@ -15,7 +16,7 @@ export const NOTICE_MAX = 2000
 export const MEMBERS_MIN = 2
 export const MEMBERS_MAX = 12
 
-const name = z.string().trim().min(1, 'name must not be empty').max(GROUP_NAME_MAX, `name must be at most ${GROUP_NAME_MAX} characters`)
+const name = z.string().transform(normaliseName).pipe(z.string().min(1, 'name must not be empty').max(GROUP_NAME_MAX, `name must be at most ${GROUP_NAME_MAX} characters`))
 const members = z.array(z.string().trim().min(1)).min(MEMBERS_MIN, `a group needs at least ${MEMBERS_MIN} members`).max(MEMBERS_MAX, `a group has at most ${MEMBERS_MAX} members`)
 /** A member name or id; `none` (or null) for no admin. */
 const admin = z.string().trim().min(1).nullable()
@@ -33,15 +34,17 @@ function issues(error: z.ZodError): string {
   return error.issues.slice(0, 4).map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ')
 }
 
+/** A live Bot by id, or by name (`nameKey`: 'ａｄａ', 'ADA' and 'Ada' are one name). */
 function liveBot(state: Readonly<TeamState>, ref: string): Bot | undefined {
-  const key = ref.trim().toLowerCase()
+  const key = nameKey(ref)
   const bots = Object.values(state.bots).filter((b) => !b.deleted)
-  return bots.find((b) => b.id === ref.trim()) ?? bots.find((b) => b.name.toLowerCase() === key)
+  return bots.find((b) => b.id === ref.trim()) ?? bots.find((b) => nameKey(b.name) === key)
 }
 
+/** Whether a live group other than `exceptId` has this name (compared by `nameKey`). */
 export function groupNameTaken(state: Readonly<TeamState>, candidate: string, exceptId?: string): boolean {
-  const key = candidate.trim().toLowerCase()
-  return Object.values(state.groups).some((g) => !g.deleted && g.id !== exceptId && g.name.toLowerCase() === key)
+  const key = nameKey(candidate)
+  return Object.values(state.groups).some((g) => !g.deleted && g.id !== exceptId && nameKey(g.name) === key)
 }
 
 function resolve(state: Readonly<TeamState>, fields: { name: string; members: string[]; admin?: string | null | undefined; mode: Group['mode']; notice: string }, exceptId?: string): FieldResult {

@@ -16,6 +16,9 @@
  * `@X` adds X next (within caps) and its `@all` is ignored. The poster never answers its own post.
  */
 
+import { nameKey } from '../names.ts'
+import { SANDBOX_MODES, type Chain, type SandboxMode } from '../sources.ts'
+
 export type RoomMode = 'admin' | 'everyone'
 
 export interface RoomMember {
@@ -78,7 +81,8 @@ export interface Mentions {
 }
 
 /**
- * The `@mentions` in `text`. Names match case-insensitively, longest first. After a name ending in
+ * The `@mentions` in `text`. Names match by `nameKey` (NFKC + case folding: `@ａｄａ` and `@ADA`
+ * call Ada), longest first; the text is compared in the same folded form. After a name ending in
  * a Latin (non-CJK) character the next character must not be a letter or digit of a non-CJK
  * script (`@Kate` does not call `K`; `@Kate你好` calls Kate); after a CJK name anything may follow
  * (`@小明你好` calls 小明). An `@` right after a Latin letter or digit (an e-mail address) is not a
@@ -87,14 +91,15 @@ export interface Mentions {
 export function parseMentions(text: string, members: readonly RoomMember[]): Mentions {
   const ALL = ['all', 'everyone', '所有人', '全体成员']
   const names = [
-    ...members.map((m) => ({ key: m.name.toLowerCase(), id: m.id as string | null, length: [...m.name].length })),
-    ...ALL.map((a) => ({ key: a, id: null, length: [...a].length })),
+    ...members.map((m) => ({ key: nameKey(m.name), id: m.id as string | null })),
+    ...ALL.map((a) => ({ key: a, id: null })),
   ].sort((a, b) => b.key.length - a.key.length)
   const ids: string[] = []
   let all = false
-  const lower = text.toLowerCase()
+  // The same folding as nameKey, without trimming: positions stay within one string.
+  const lower = foldText(text)
   for (let i = lower.indexOf('@'); i !== -1; i = lower.indexOf('@', i + 1)) {
-    const before = i > 0 ? text[i - 1]! : ''
+    const before = i > 0 ? lower[i - 1]! : ''
     if (before && WORD.test(before) && !isCjk(before)) continue
     const rest = lower.slice(i + 1)
     const hit = names.find((n) => {
@@ -109,6 +114,11 @@ export function parseMentions(text: string, members: readonly RoomMember[]): Men
     else if (!ids.includes(hit.id)) ids.push(hit.id)
   }
   return { ids, all }
+}
+
+/** Text folded like `nameKey` (NFKC, case folding) but not trimmed or collapsed. */
+function foldText(text: string): string {
+  return text.normalize('NFC').normalize('NFKC').toUpperCase().toLowerCase()
 }
 
 // ── [PASS] ──────────────────────────────────────────────────────────────────────────────────
@@ -245,11 +255,16 @@ export interface Post {
   from: string
   name: string
   text: string
+  /** The post's place in its group's log (never reused; absent: its index in `posts`). */
+  seq?: number
 }
 
-/** Posts a member has not seen (not its own), bounded: the newest `windowPosts`, each cut to `windowPostChars`. */
-export function windowFor(posts: readonly Post[], since: number, memberId: string, limits: Pick<RoomLimits, 'windowPosts' | 'windowPostChars'>): { shown: Post[]; omitted: number } {
-  const unseen = posts.slice(Math.max(0, since)).filter((p) => p.from !== memberId)
+/**
+ * Posts a member has not seen (not its own), bounded: the newest `windowPosts`, each cut to
+ * `windowPostChars`. `since` is the `seq` of the first post the member has not seen.
+ */
+export function windowFor<P extends Post>(posts: readonly P[], since: number, memberId: string, limits: Pick<RoomLimits, 'windowPosts' | 'windowPostChars'>): { shown: P[]; omitted: number } {
+  const unseen = posts.filter((p, i) => (p.seq ?? i) >= since && p.from !== memberId)
   const shown = unseen.slice(-limits.windowPosts).map((p) => (p.text.length > limits.windowPostChars ? { ...p, text: `${p.text.slice(0, limits.windowPostChars)} … (cut)` } : p))
   return { shown, omitted: unseen.length - shown.length }
 }
@@ -270,7 +285,7 @@ export function turnText(f: TurnFacts): string {
   const lines = [`[Group "${f.groupName}" · you speak ${f.place} of ${f.planned}${f.after ? `, after ${f.after}` : ''}]`]
   if (f.notice.trim()) lines.push(`Notice: ${f.notice.trim()}`)
   if (f.omitted > 0) lines.push(`(${f.omitted} earlier post${f.omitted === 1 ? '' : 's'} not shown; read_group_chat shows more)`)
-  for (const p of f.shown) lines.push(`${p.name}: ${p.text}`)
+  for (const p of f.shown) lines.push(postLine(p.name, p.text))
   if (f.shown.length === 0) lines.push('(nothing new since you last looked)')
   lines.push('Reply with your post, or [PASS] if you have nothing new.')
   return lines.join('\n')
@@ -286,18 +301,91 @@ export function roomRulesText(groupName: string, isAdmin: boolean): string {
   ].join('\n')
 }
 
-// ── reading a room log back ──────────────────────────────────────────────────────────────────
+// ── showing posts (no forgery) ───────────────────────────────────────────────────────────────
 
-/** How the room shows one post in its assistant text. */
-export function renderPost(name: string, text: string): string {
-  return `**${name}:** ${text}`
+/**
+ * One post as a plain-text line for a member's turn or `read_group_chat`: `Name: text`, with every
+ * continuation line indented, so a post cannot open a line that reads as another speaker's.
+ */
+export function postLine(name: string, text: string): string {
+  return `${name}: ${text.replace(/\r\n?/g, '\n').split('\n').join('\n  ')}`
 }
+
+/**
+ * Markdown-escape a post's text for the room's assistant text: a line that starts (after
+ * indentation) with `*` or `_` gets a backslash, so a member's reply cannot open a
+ * speaker line (`**Bob:** …`) or a room notice (`_…_`) of its own.
+ */
+export function escapePostText(text: string): string {
+  return text.replace(/\r\n?/g, '\n').split('\n').map((line) => line.replace(/^(\s*)([*_]+)/, (_, indent: string, run: string) => indent + run.replace(/[*_]/g, '\\$&'))).join('\n')
+}
+
+/** How the room shows one post in its assistant text (the name is plain, the text escaped). */
+export function renderPost(name: string, text: string): string {
+  return `**${name.replace(/[*_\n]/g, ' ')}:** ${escapePostText(text)}`
+}
+
+// ── the chain through a room (issue 9 §3) ────────────────────────────────────────────────────
+
+/** The sandbox mode a preset name stands for; a custom or unknown preset ranks lowest. */
+export function modeOfPreset(preset: string | undefined): SandboxMode {
+  return (SANDBOX_MODES as readonly string[]).includes(preset ?? '') ? (preset as SandboxMode) : 'read-only'
+}
+
+/** The lower of two sandbox modes; `undefined` means "no lower bound" (the other wins). */
+export function lowerMode(a: SandboxMode | undefined, b: SandboxMode | undefined): SandboxMode | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return SANDBOX_MODES.indexOf(a) <= SANDBOX_MODES.indexOf(b) ? a : b
+}
+
+/**
+ * The chain of a member's turn: one hop deeper than the post, the post's budget, and the lower of
+ * the post's mode and the member's own. A user's post has no mode: the member runs at its own.
+ */
+export function memberChain(post: Chain, memberPreset: string | undefined): Chain {
+  const mode = post.mode === undefined ? undefined : lowerMode(post.mode, modeOfPreset(memberPreset))
+  return { hop: post.hop + 1, ...(post.budget ? { budget: post.budget } : {}), ...(mode ? { mode } : {}) }
+}
+
+/** The chain of a round's report: the round's highest hop + 1, the post's budget and mode. */
+export function reportChain(post: Chain, highestHop: number): Chain {
+  return { hop: Math.max(post.hop, highestHop) + 1, ...(post.budget ? { budget: post.budget } : {}), ...(post.mode ? { mode: post.mode } : {}) }
+}
+
+// ── resuming a round ─────────────────────────────────────────────────────────────────────────
+
+/** A member turn already taken in a round (from the post log), in order. */
+export interface TakenTurn {
+  botId: string
+  /** The reply, when the turn posted (it may add speakers). */
+  posted?: string | undefined
+}
+
+/**
+ * A round's plan after the turns already taken (a round resumed after a crash): the same pure
+ * steps the live round took, so the next speaker is the one the crashed round would have called.
+ */
+export function replayRound(room: RoomShape, first: readonly string[], limits: RoomLimits, taken: readonly TakenTurn[]): RoundPlan {
+  const plan = startRound(room, first, limits)
+  for (const turn of taken) {
+    let id = nextSpeaker(plan)
+    while (id !== undefined && id !== turn.botId) id = nextSpeaker(plan)
+    if (id === undefined) break
+    if (turn.posted !== undefined) afterPost(plan, room, id, turn.posted, limits)
+  }
+  return plan
+}
+
+// ── reading a room log back (legacy rooms without a post log) ─────────────────────────────────
 
 const POST_LINE = /^\*\*([^*\n]{1,100}):\*\* ?(.*)$/
 
 /**
- * Posts from a room's messages (user posts; the assistant texts the room streamed), for a process
- * that starts without the transcript in memory. `nameToId` maps a speaker name to its Bot id.
+ * Posts from a room's messages (user posts; the assistant texts the room streamed). Used once per
+ * group, to seed the post log of a room written before the log existed (its `seq` = index keeps
+ * saved cursors valid); never for a room that has a post log — rendered text is not data.
+ * `nameToId` maps a speaker name to its Bot id.
  */
 export function postsFromRoomLog(items: readonly { role: 'user' | 'assistant'; text: string; userPost?: boolean }[], nameToId: (name: string) => string | undefined): Post[] {
   const out: Post[] = []

@@ -1,44 +1,53 @@
 /**
- * `botRooms` — group rooms as an admin-moderated message router.
+ * `botRooms` — group rooms as an admin-moderated message router; the Cordis service and the
+ * composition point of the rooms.
  *
- * Owns: groups (create / update / delete through `botStore`, checked by the roster's authority
- * check), the visible **room Session** of each group and the hidden **member Sessions** (one per
- * member per group, created on first use, archived so DSH Web does not list them), and rounds:
- * who speaks (pure `policy.ts`), one member turn at a time, limits in code, `[PASS]`, missed and
- * failed members, the transcript (in memory, rebuilt from the room log) and per-member "last
- * looked" cursors (in memory, saved to the group in team state at the end of every round, so a
- * restart does not treat a member who was not called as up to date).
+ * Owns: groups (create / update / delete through `botStore`, checked by `decide` through the
+ * roster's `check`), the visible **room Session** of each group and the hidden **member Sessions**
+ * (one per member per group, created on first use, archived so DSH Web does not list them), the
+ * room section and member tools on member Sessions, posting, reading a group's chat, and recovery
+ * (`recover()`: re-drive room work a crash or a previous writer left queued).
  *
- * The room Session never calls a model. A global `llm/stream` listener answers every request of a
- * room Session itself (dsh-verified-2 §A1, text mode): it reads the new posts from the request's
- * messages (the user's, or a Bot's post entered as a plugin message), runs the round, and streams
- * each post as assistant text "**Name:** …" with a correct chunk grammar (one text block, usage
- * once, one finish). No tool is called, so the turn ends after one step; nothing is appended to a
- * Session outside DSH's loop.
+ * Composed of: `stream.ts` (the `llm/stream` answerer of room Sessions and the chunk grammar),
+ * `rounds.ts` (one round, member turns, outcomes, the report), `transcript.ts` + `post-log.ts`
+ * (posts as data, cursors by `seq`), `policy.ts` (pure: who speaks, limits, rendering, the chain)
+ * and `group-fields.ts` (pure: group input). Reads go one way: this service → roster (its public
+ * interface) and store; no sibling service's internals.
  *
- * Deliberately does not: decide authority (the roster's `check`), attach a Bot's model, preset or
- * unattended-turn guard to member Sessions (the roster does, then emits `member-attached`; this
- * service adds the room's identity/rules sections and member tools there), or keep chat history in
- * team state (the room log is the room Session's log; the transcript is rebuilt from it).
+ * The room section (`ROOM_SECTION`, order 20) on a member Session is ~90 tokens of stable text:
+ * it changes only when the group is renamed or the member becomes / stops being its admin, and
+ * such a change invalidates the member Session's cached prompt prefix from that section on (the
+ * identity section before it stays cached); turns themselves never change it — what is new in a
+ * turn travels in the turn's user message.
+ *
+ * Deliberately does not: decide authority (the roster's `check`), attach a Bot's identity, model,
+ * preset or unattended-turn guard to member Sessions (the roster does, then emits
+ * `member-attached`), or keep chat history in team state (posts live in the room Session, as text
+ * for the person, and in the post log, as data; team state keeps only the cursors).
  */
 import { randomUUID } from 'node:crypto'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { z } from 'zod'
+import type { z } from 'zod'
 import type { Caller, Decision } from '../roster/authority.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
+import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
+import { readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain } from '../sources.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
+import { RoomsConfig } from './config.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
-import {
-  afterPost, DEFAULT_LIMITS, firstSpeakers, isPass, nextSpeaker, postsFromRoomLog, renderPost, roomRulesText,
-  startRound, turnText, windowFor, type Post, type Poster, type RoomLimits, type RoomShape,
-} from './policy.ts'
+import { DEFAULT_LIMITS, postLine, roomRulesText, type RoomLimits } from './policy.ts'
+import { PostLog } from './post-log.ts'
+import { Rounds, type RoundRecord } from './rounds.ts'
+import { answerRoomStreams, readRoomRequest, textOf, type RoomInput } from './stream.ts'
 import { groupTools, memberTools } from './tools.ts'
-import { readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, roomReportSource, roomTurnSource } from '../sources.ts'
+import { Transcript, type LegacySeed, type LoggedPost } from './transcript.ts'
+
+export type { RoundRecord, TurnOutcome } from './rounds.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -46,22 +55,8 @@ declare module '@deepseek-ai/cordis' {
   }
 }
 
-export const Config = z.object({
-  /** Every room and member Session's cwd (the Bots' working folder). */
-  workspace: z.string(),
-  /** `provider/model` for Sessions where DSH has no default (headless, tests). */
-  defaultModel: z.string().optional(),
-  limits: z.object({
-    extraTurns: z.int().min(0).max(20),
-    callsPerMember: z.int().min(1).max(10),
-    callsPerAdmin: z.int().min(1).max(10),
-    botRoundsPerUserMessage: z.int().min(0).max(50),
-    turnTimeoutMs: z.int().min(10).max(3_600_000),
-    windowPosts: z.int().min(1).max(200),
-    windowPostChars: z.int().min(100).max(100_000),
-  }).partial().default({}),
-})
-export type Config = z.input<typeof Config>
+export const Config = RoomsConfig
+export type Config = z.input<typeof RoomsConfig>
 
 /** A refusal the caller can read (tools answer "Refused: …"). */
 export class RoomRefusal extends TeamRefusal {}
@@ -70,63 +65,22 @@ export const ROOM_SECTION = 'botteam:room'
 
 export type GroupAction = 'create_group' | 'update_group' | 'delete_group' | 'post_to_group' | 'read_group_chat'
 
-/** How one member's turn went. */
-export type TurnOutcome =
-  | { kind: 'posted'; text: string }
-  | { kind: 'pass' }
-  | { kind: 'missed' }
-  | { kind: 'failed'; reason: string }
-  /** Its turn was cancelled from outside (removed from the group, deleted, stopped). */
-  | { kind: 'stopped' }
-
-/** One round, as recorded for the team page and tests (bounded log). */
-export interface RoundRecord {
-  groupId: string
-  startedBy: 'user' | string
-  first: string[]
-  turns: { botId: string; outcome: TurnOutcome['kind'] }[]
-  dropped: { id: string; why: string }[]
-  maxTurns: number
-  endedAt?: string
+/** What `recover()` did. */
+export interface RoomRecovery {
+  /** Room Sessions whose restored inbox was re-driven. */
+  redriven: number
+  /** Room Sessions with an unanswered post (a round cut by a crash) that were woken to answer it. */
+  resumed: number
+  /** Stale member turns dropped from restored member inboxes (their round is re-run instead). */
+  dropped: number
 }
 
-const MAX_ROUND_LOG = 200
+/** `read_group_chat`'s answer is at most this long. */
+const READ_CHAT_MAX = 60_000
 
-
-type Source = Record<string, unknown> & { kind: string }
-interface LooseMessage {
-  role: string
-  content: readonly { type: string; text?: string }[]
-  source?: Source
-}
-
-const textOf = (m: { content: readonly { type: string; text?: string }[] }) => m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('')
-const isRuntimeContext = (text: string) => text.startsWith('Current runtime context')
-
-/** What entered the room since it last answered. */
-type RoomInput =
-  | { kind: 'post'; poster: Poster; name: string; text: string; report?: boolean }
-  | { kind: 'notice'; text: string }
-  | { kind: 'open' }
-
-/** The chunk grammar of one streamed text block (dsh-verified-2 §A1). */
-class TextBlock {
-  private text = ''
-  private started = false;
-  *delta(piece: string): Generator<StreamChunk> {
-    if (!this.started) {
-      this.started = true
-      yield { type: 'block-start', index: 0, blockType: 'text' }
-    }
-    this.text += piece
-    yield { type: 'text-delta', index: 0, text: piece };
-  }
-  *end(fallback: string): Generator<StreamChunk> {
-    if (!this.started) yield* this.delta(fallback)
-    yield { type: 'block-end', index: 0, block: { type: 'text', text: this.text } }
-    yield { type: 'usage', usage: { inputTokens: 0, outputTokens: 0 } }
-    yield { type: 'finish', reason: { kind: 'stop' } }
-  }
+interface LooseEvent {
+  type: string
+  data: unknown
 }
 
 export class BotRooms extends Service {
@@ -134,26 +88,39 @@ export class BotRooms extends Service {
   static Config = Config
 
   readonly limits: RoomLimits
-  private readonly config: z.output<typeof Config>
-  private readonly transcripts = new Map<string, Post[]>()
-  /** groupId → botId → index of the first post it has not seen. */
-  private readonly cursors = new Map<string, Map<string, number>>()
-  /** Groups with a round running right now. */
-  private readonly running = new Set<string>()
-  /** groupId → Bot-started rounds since the user last spoke there. */
-  private readonly botRounds = new Map<string, number>()
+  private readonly transcripts: Transcript
+  private readonly roundRunner: Rounds
   private readonly creating = new Map<string, Promise<Agent>>()
-  private readonly roundLog: RoundRecord[] = []
   /** What this service put on other agents' scopes; removed if this service unloads first. */
   private readonly onAgents: AgentRegistrations
-  /** Model requests the room Sessions answered themselves (never sent to a provider). */
-  answered = 0
+  private streams: { answered: number } | undefined
+  private alive = true
+  /** Resolves when start-up recovery has run (at once in a process that does not write). */
+  readonly ready: Promise<void>
+  private resolveReady!: () => void
+  /** What the last recovery did (tests, the team page). */
+  recovered: RoomRecovery | undefined
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRooms')
-    this.config = Config.parse(config)
+    const parsed = RoomsConfig.parse(config ?? {})
+    this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...parsed.limits })
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
-    this.limits = { ...DEFAULT_LIMITS, ...this.config.limits }
+    this.ready = new Promise((resolve) => { this.resolveReady = resolve })
+    const dir = ctx.botStore?.status().dir
+    this.transcripts = new Transcript(dir ? new PostLog(dir) : undefined, () => this.store.mode === 'writer', (what, error) => this.warn(what, error))
+    this.roundRunner = new Rounds({
+      limits: this.limits,
+      transcript: this.transcripts,
+      state: () => this.state,
+      bot: (id) => this.roster.bot(id),
+      memberAgent: (groupId, botId) => this.memberAgent(groupId, botId),
+      ownChat: (botId) => this.roster.agentOf(botId),
+      announce: (groupId, text) => this.announce(groupId, text),
+      saveCursors: (groupId) => this.saveCursors(groupId),
+      alive: () => this.alive,
+      warn: (what, error) => this.warn(what, error),
+    })
   }
 
   private get store(): BotStore {
@@ -165,30 +132,43 @@ export class BotRooms extends Service {
     return this.ctx.botRoster
   }
 
+  /** Model requests the room Sessions answered themselves (never sent to a provider). */
+  get answered(): number {
+    return this.streams?.answered ?? 0
+  }
+
   async [Service.init](): Promise<void> {
-    // Global: every request of a room Session is answered here; every other one goes on untouched.
-    this.ctx.on('llm/stream', (options, next) => {
-      const groupId = options.sessionId === undefined ? undefined : this.groupOfRoom(String(options.sessionId))
-      if (groupId === undefined) return next()
-      this.answered++
-      return this.roomStream(groupId, options)
+    this.ctx.effect(() => () => { this.alive = false }, 'bot-rooms:alive')
+    this.streams = answerRoomStreams(this.ctx, {
+      roomOf: (sessionId) => this.roster.roomOf(sessionId),
+      title: (groupId) => this.state.groups[groupId]?.name ?? 'Group',
+      closed: (groupId) => {
+        const group = this.state.groups[groupId]
+        return !group || group.deleted ? '_This group was deleted._' : undefined
+      },
+      answer: (groupId, inputs, signal) => this.answer(groupId, inputs, signal),
     })
     this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attachOwnChat(agent))
     this.ctx.on('bot-team/member-attached', ({ bot, groupId, agent }) => this.attachMember(agent, bot.id, groupId))
-    this.ctx.on('bot-team/bot-deleted', ({ botId }) => {
-      for (const cursors of this.cursors.values()) cursors.delete(botId)
-    })
+    this.ctx.on('bot-team/bot-deleted', ({ botId }) => this.transcripts.forgetBot(botId))
     // Bots whose own chat was attached before this service started get the group tools now.
     for (const bot of this.roster.bots()) {
       const sid = bot.sessionParts.at(-1)?.sessionId
       const agent = sid ? this.ctx.agents.get(SessionId(sid)) : undefined
       if (agent) this.attachOwnChat(agent)
     }
+    if (this.store.mode !== 'writer') {
+      this.resolveReady()
+      return
+    }
+    const run = () => this.recover().then(() => {}, (error: unknown) => this.warn('room recovery failed', error)).finally(() => this.resolveReady())
+    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
+    if (!loader) return run()
+    void loader.await().then(run, run)
   }
 
-  /** Change limits at run time (tests, the team page). */
-  setLimits(patch: Partial<RoomLimits>): void {
-    Object.assign(this.limits, patch)
+  private warn(what: string, error: unknown): void {
+    process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────
@@ -201,9 +181,10 @@ export class BotRooms extends Service {
     return Object.values(this.state.groups).filter((g) => !g.deleted)
   }
 
+  /** A live group by id, or by name (`nameKey`: case, width and composition do not matter). */
   group(ref: string): Group | undefined {
-    const key = ref.trim().toLowerCase()
-    return this.groups().find((g) => g.id === ref.trim()) ?? this.groups().find((g) => g.name.toLowerCase() === key)
+    const key = nameKey(ref)
+    return this.groups().find((g) => g.id === ref.trim()) ?? this.groups().find((g) => nameKey(g.name) === key)
   }
 
   groupOfRoom(sessionId: string): string | undefined {
@@ -211,32 +192,31 @@ export class BotRooms extends Service {
   }
 
   roundRunning(groupId: string): boolean {
-    return this.running.has(groupId)
+    return this.roundRunner.isRunning(groupId)
   }
 
   rounds(groupId?: string): readonly RoundRecord[] {
-    return this.roundLog.filter((r) => groupId === undefined || r.groupId === groupId)
+    return this.roundRunner.records(groupId)
   }
 
-  /** The room's posts known to this process (rebuilt from the room log when needed). */
-  async transcript(groupId: string): Promise<readonly Post[]> {
-    if (!this.transcripts.has(groupId)) {
-      const group = this.state.groups[groupId]
+  /** The room's posts known to this process (loaded from the post log when needed). */
+  async transcript(groupId: string): Promise<readonly LoggedPost[]> {
+    this.loadTranscript(groupId)
+    return this.transcripts.posts(groupId)
+  }
+
+  /**
+   * Load a group's transcript once: from its post log, or — a room written before the post log
+   * existed — seeded from the room Session's history.
+   */
+  private loadTranscript(groupId: string): void {
+    if (this.transcripts.loaded(groupId)) return
+    const group = this.state.groups[groupId]
+    this.transcripts.load(groupId, group?.members ?? [], group?.seen, () => {
       const agent = group?.roomSessionId ? this.ctx.agents.get(SessionId(group.roomSessionId)) : undefined
-      if (agent) this.rebuild(groupId, agent.session.events.flatMap((e) => {
-        const data = e.data as unknown as { message?: LooseMessage } & LooseMessage
-        if (e.type === 'user/message') return [data.message ?? data]
-        if (e.type === 'assistant/message') return [data.message ?? data]
-        return []
-      }))
-    }
-    return this.transcripts.get(groupId) ?? []
-  }
-
-  /** Room shape for the pure policy: live members only, in order. */
-  private shape(group: Group): RoomShape {
-    const members = group.members.filter((id) => this.roster.bot(id)).map((id) => ({ id, name: this.roster.bot(id)!.name }))
-    return { members, mode: group.mode, ...(group.admin && members.some((m) => m.id === group.admin) ? { admin: group.admin } : {}) }
+      if (!agent) return undefined
+      return { items: legacyItems(agent.session.events as readonly LooseEvent[]), nameToId: (name) => this.roster.find(name)?.id }
+    })
   }
 
   private targetFacts(caller: Caller, group: Group) {
@@ -245,7 +225,7 @@ export class BotRooms extends Service {
       groupId: group.id,
       callerIsGroupAdmin: botId !== undefined && group.admin === botId,
       callerIsGroupMember: botId !== undefined && group.members.includes(botId),
-      roundRunning: this.running.has(group.id),
+      roundRunning: this.roundRunner.isRunning(group.id),
     }
   }
 
@@ -285,7 +265,6 @@ export class BotRooms extends Service {
       id = allocateId(s, 'group')
       s.groups[id] = { id, ...again.value, memberSessions: {}, seen: {}, createdAt: new Date().toISOString() }
     })
-    this.transcripts.set(id, [])
     await this.openRoom(id)
     return this.state.groups[id]!
   }
@@ -321,9 +300,8 @@ export class BotRooms extends Service {
     })
     for (const botId of Object.keys(group.memberSessions)) await this.stopMember(group.id, botId, `group ${group.name} was deleted: ${reason}`)
     if (group.roomSessionId) await this.stopSession(group.roomSessionId, `group ${group.name} was deleted: ${reason}`)
-    this.transcripts.delete(group.id)
-    this.cursors.delete(group.id)
-    this.botRounds.delete(group.id)
+    this.transcripts.forgetGroup(group.id)
+    this.roundRunner.forget(group.id)
     return this.state.groups[group.id]!
   }
 
@@ -331,7 +309,7 @@ export class BotRooms extends Service {
   private async stopMember(groupId: string, botId: string, reason: string): Promise<void> {
     const sid = this.state.groups[groupId]?.memberSessions[botId]
     if (sid) await this.stopSession(sid, reason)
-    this.cursors.get(groupId)?.delete(botId)
+    this.transcripts.forgetMember(groupId, botId)
   }
 
   private async stopSession(sessionId: string, reason: string): Promise<void> {
@@ -345,25 +323,26 @@ export class BotRooms extends Service {
    * so the room's own turn runs the round. Returns at once; `report` sends the round's posts to
    * the poster's own chat when it ends.
    */
-  async post(caller: Caller, ref: string, text: string, opts: { report?: boolean } = {}): Promise<string> {
+  async post(caller: Caller, ref: string, text: string, opts: { report?: boolean; chain?: Chain } = {}): Promise<string> {
     const group = this.find(ref)
     this.require(caller, 'post_to_group', group)
     const body = text.trim()
     if (!body) throw new RoomRefusal('invalid', 'The post is empty.')
     if (body.length > 8000) throw new RoomRefusal('invalid', 'The post is longer than 8,000 characters; shorten it.')
     if (caller.kind !== 'user') {
-      const started = this.botRounds.get(group.id) ?? 0
+      const started = this.roundRunner.botRoundsSince(group.id)
       if (started >= this.limits.botRoundsPerUserMessage) {
         throw new RoomRefusal('limit', `Bots have started ${started} rounds in group ${group.name} since the user last wrote there (limit ${this.limits.botRoundsPerUserMessage}). Wait until the user writes in the group, or tell the user in your own chat.`)
       }
-      this.botRounds.set(group.id, started + 1)
+      this.roundRunner.countBotRound(group.id)
     }
     const room = await this.roomAgent(group.id)
     const postId = `post-${randomUUID()}`
     const bot = caller.botId ? this.roster.bot(caller.botId) : undefined
     const name = bot?.name ?? 'User'
     // The report wish travels in the message itself, so it survives a restart before the round.
-    const source = roomPostSource({ groupId: group.id, groupName: group.name, postId, said: body, from: bot, report: opts.report }, { hop: 0 })
+    // The chain travels too: the poster's turn's hop, budget and mode (a user's post: hop 0, no budget, no mode).
+    const source = roomPostSource({ groupId: group.id, groupName: group.name, postId, said: body, from: bot, report: opts.report }, opts.chain ?? { hop: 0 })
     room.followup(createUserMessage({ content: [{ type: 'text', text: `${name}: ${body}` }], source }))
     return postId
   }
@@ -385,7 +364,9 @@ export class BotRooms extends Service {
     const posts = await this.transcript(group.id)
     if (posts.length === 0) return `Group ${group.name} has no posts yet.`
     const shown = posts.slice(-Math.max(1, Math.min(200, last)))
-    return [`Group ${group.name}, ${shown.length} of ${posts.length} post(s):`, ...shown.map((p) => `${p.name}: ${p.text}`)].join('\n')
+    const cut = (t: string) => (t.length > this.limits.windowPostChars ? `${t.slice(0, this.limits.windowPostChars)} … (cut)` : t)
+    const out = [`Group ${group.name}, ${shown.length} of ${posts.length} post(s):`, ...shown.map((p) => postLine(p.name, cut(p.text)))].join('\n')
+    return out.length > READ_CHAT_MAX ? `${out.slice(0, READ_CHAT_MAX)}\n… (cut: ask for fewer posts)` : out
   }
 
   // ── Sessions ────────────────────────────────────────────────────────────────────────────────
@@ -477,155 +458,20 @@ export class BotRooms extends Service {
 
   // ── the room's own turn ─────────────────────────────────────────────────────────────────────
 
-  private roomStream(groupId: string, options: GenerateOptions): AsyncIterable<StreamChunk> {
-    const self = this
-    return (async function* () {
-      const block = new TextBlock()
-      const group = self.state.groups[groupId]
-      if (options.purpose !== undefined) {
-        yield* block.end(group?.name ?? 'Group')
-        return
-      }
-      if (!group || group.deleted) {
-        yield* block.end('_This group was deleted._')
-        return
-      }
-      const { inputs, history } = self.readRoomRequest(options.messages as unknown as LooseMessage[])
-      if (!self.transcripts.has(groupId)) self.rebuild(groupId, history)
-      try {
-        for (const input of inputs) {
-          if (options.signal?.aborted) break
-          for await (const piece of self.handle(groupId, input, options.signal)) yield* block.delta(piece)
-        }
-      } catch (error) {
-        yield* block.delta(`_The round stopped: ${error instanceof Error ? error.message : String(error)}_\n\n`)
-      }
-      yield* block.end('_No one had anything new to add._')
-    })()
-  }
-
-  /** New inputs since the room last answered, and the history before them. */
-  private readRoomRequest(messages: readonly LooseMessage[]): { inputs: RoomInput[]; history: LooseMessage[] } {
-    let i = messages.length - 1
-    while (i >= 0 && messages[i]!.role !== 'assistant') i--
-    const inputs: RoomInput[] = []
-    for (const m of messages.slice(i + 1)) {
-      if (m.role !== 'user' || m.content.some((b) => b.type === 'tool-result')) continue
-      const text = textOf(m)
-      if ((m.source?.kind ?? 'user') === 'user') {
-        if (text.trim() && !isRuntimeContext(text)) inputs.push({ kind: 'post', poster: { kind: 'user' }, name: 'User', text: text.trim() })
-        continue
-      }
-      const s = readSourceOf(m.source, 'room-open', 'room-notice', 'room-post')
-      if (s?.type === 'room-open') inputs.push({ kind: 'open' })
-      else if (s?.type === 'room-notice') inputs.push({ kind: 'notice', text })
-      else if (s?.type === 'room-post') {
-        inputs.push({
-          kind: 'post',
-          poster: s.fromBot ? { kind: 'bot', botId: s.fromBot } : { kind: 'user' },
-          name: s.fromName ?? 'User',
-          text: s.said || text,
-          ...(s.report && s.fromBot ? { report: true } : {}),
-        })
-      }
-    }
-    return { inputs, history: messages.slice(0, i + 1) as LooseMessage[] }
-  }
-
-  private rebuild(groupId: string, history: readonly LooseMessage[]): void {
-    const items = history.flatMap((m): { role: 'user' | 'assistant'; text: string; userPost?: boolean }[] => {
-      if (m.role === 'assistant') return [{ role: 'assistant' as const, text: textOf(m) }]
-      if (m.role === 'user' && (m.source?.kind ?? 'user') === 'user' && !isRuntimeContext(textOf(m))) return [{ role: 'user' as const, text: textOf(m), userPost: true }]
-      return []
-    })
-    const posts = postsFromRoomLog(items, (name) => this.roster.find(name)?.id)
-    this.transcripts.set(groupId, posts)
-    // Cursors saved at the end of each round; a member without one never looked. A group saved
-    // before cursors were kept has none: its members are taken as up to date.
-    const group = this.state.groups[groupId]
-    const cursors = new Map<string, number>()
-    for (const botId of group?.members ?? []) cursors.set(botId, Math.min(posts.length, group?.seen ? (group.seen[botId] ?? 0) : posts.length))
-    this.cursors.set(groupId, cursors)
-  }
-
-  private async *handle(groupId: string, input: RoomInput, signal: AbortSignal | undefined): AsyncGenerator<string> {
-    const group = this.state.groups[groupId]!
-    if (input.kind === 'open') {
-      const names = group.members.map((id) => this.state.bots[id]?.name ?? id)
-      yield `_Group **${group.name}** is open: ${names.join(', ')}${group.admin ? `; admin ${this.state.bots[group.admin]?.name}` : '; no admin'}; ${group.mode} mode._\n\n`
-      return
-    }
-    if (input.kind === 'notice') {
-      yield `_${input.text.replace(/\s+/g, ' ').trim().replace(/_/g, '\\_')}_\n\n`
-      return
-    }
-    const posts = this.transcripts.get(groupId) ?? []
-    this.transcripts.set(groupId, posts)
-    posts.push({ from: input.poster.kind === 'user' ? 'user' : input.poster.botId, name: input.name, text: input.text })
-    if (input.poster.kind === 'user') this.botRounds.set(groupId, 0)
-    else yield `${renderPost(input.name, input.text)}\n\n`
-    const said: Post[] = []
-    yield* this.round(groupId, input.poster, input.text, signal, said)
-    if (input.report && input.poster.kind === 'bot') void this.report(input.poster.botId, groupId, group.name, said).catch(() => undefined)
-  }
-
-  private async report(botId: string, groupId: string, groupName: string, said: readonly Post[]): Promise<void> {
-    const agent = await this.roster.agentOf(botId)
-    const body = said.length ? said.map((p) => `${p.name}: ${p.text}`).join('\n') : '(nobody posted a reply)'
-    agent.followup(createUserMessage({
-      content: [{ type: 'text', text: `[Group "${groupName}" — replies to your post]\n${body}` }],
-      source: roomReportSource({ groupId, groupName }, { hop: 0 }),
-    }))
-  }
-
-  /** One round: speakers one at a time, in order, within the limits. Yields the room's text. */
-  private async *round(groupId: string, poster: Poster, text: string, signal: AbortSignal | undefined, said: Post[]): AsyncGenerator<string> {
-    let group = this.state.groups[groupId]!
-    const room = this.shape(group)
-    const first = firstSpeakers(room, poster, text)
-    const plan = startRound(room, first, this.limits)
-    const record: RoundRecord = { groupId, startedBy: poster.kind === 'user' ? 'user' : poster.botId, first, turns: [], dropped: plan.dropped, maxTurns: plan.maxTurns }
-    this.roundLog.push(record)
-    if (this.roundLog.length > MAX_ROUND_LOG) this.roundLog.shift()
-    this.running.add(groupId)
-    try {
-      let previous: string | undefined
-      for (let id = nextSpeaker(plan); id !== undefined; id = nextSpeaker(plan)) {
-        if (signal?.aborted) break
-        group = this.state.groups[groupId]!
-        if (group.deleted) break
-        if (!group.members.includes(id) || !this.roster.bot(id)) continue
-        const name = this.roster.bot(id)!.name
-        const outcome = await this.memberTurn(groupId, id, { place: plan.turns, planned: plan.turns + plan.queue.length, after: previous }, signal)
-        record.turns.push({ botId: id, outcome: outcome.kind })
-        if (outcome.kind === 'posted') {
-          const post = { from: id, name, text: outcome.text }
-          this.transcripts.get(groupId)!.push(post)
-          said.push(post)
-          previous = name
-          yield `${renderPost(name, outcome.text)}\n\n`
-          afterPost(plan, room, id, outcome.text, this.limits)
-        } else if (outcome.kind === 'missed') {
-          yield `_${name} did not answer within ${Math.round(this.limits.turnTimeoutMs / 100) / 10} s and was marked missed._\n\n`
-        } else if (outcome.kind === 'stopped') {
-          yield `_${name}'s turn was stopped._\n\n`
-        } else if (outcome.kind === 'failed') {
-          yield `_${name} failed and was skipped: ${outcome.reason.replace(/\s+/g, ' ').slice(0, 300)}_\n\n`
-        }
-      }
-      if (plan.dropped.some((d) => d.why === 'turn-cap')) yield `_This round reached its limit of ${plan.maxTurns} turns._\n\n`
-    } finally {
-      this.running.delete(groupId)
-      record.endedAt = new Date().toISOString()
-      await this.saveCursors(groupId)
+  /** The room's text for what entered it (the stream adapter frames it). */
+  private async *answer(groupId: string, inputs: readonly RoomInput[], signal: AbortSignal | undefined): AsyncGenerator<string> {
+    this.loadTranscript(groupId)
+    for (const input of inputs) {
+      if (signal?.aborted) break
+      yield* this.roundRunner.handle(groupId, input, signal)
     }
   }
 
   /** Save the group's "last looked" cursors (members only) if they changed. Best effort. */
   private async saveCursors(groupId: string): Promise<void> {
-    const cursors = this.cursors.get(groupId)
     const group = this.state.groups[groupId]
-    if (!cursors || !group || group.deleted || this.store.mode !== 'writer') return
+    if (!group || group.deleted || this.store.mode !== 'writer' || !this.alive) return
+    const cursors = this.transcripts.cursors(groupId)
     const next: Record<string, number> = {}
     for (const botId of group.members) next[botId] = cursors.get(botId) ?? group.seen?.[botId] ?? 0
     const before = group.seen ?? {}
@@ -636,62 +482,104 @@ export class BotRooms extends Service {
         if (g && !g.deleted) g.seen = next
       })
     } catch (error) {
-      // Kept in memory; after a restart the member is shown a few posts again, nothing is lost.
-      process.stderr.write(`dsh-bot-team: could not save group cursors (${error instanceof Error ? error.message : String(error)})\n`)
+      // The post log has every turn's cursor; the next start takes the newer of the two.
+      this.warn('could not save group cursors', error)
     }
   }
 
-  /** One member's turn: what it has not seen, then its reply (or pass / missed / failed). */
-  private async memberTurn(groupId: string, botId: string, place: { place: number; planned: number; after: string | undefined }, signal: AbortSignal | undefined): Promise<TurnOutcome> {
-    let agent: Agent
-    try {
-      agent = await this.memberAgent(groupId, botId)
-    } catch (error) {
-      return { kind: 'failed', reason: error instanceof Error ? error.message : String(error) }
-    }
-    const group = this.state.groups[groupId]!
-    const posts = this.transcripts.get(groupId) ?? []
-    const cursors = this.cursors.get(groupId) ?? new Map<string, number>()
-    this.cursors.set(groupId, cursors)
-    const { shown, omitted } = windowFor(posts, cursors.get(botId) ?? 0, botId, this.limits)
-    cursors.set(botId, posts.length)
-    const text = turnText({ groupName: group.name, notice: group.notice, place: place.place, planned: place.planned, after: place.after, shown, omitted })
-    const before = agent.session.events.length
-    agent.followup(createUserMessage({
-      content: [{ type: 'text', text }],
-      source: roomTurnSource({ groupId, groupName: group.name }, { hop: 0 }),
-    }))
-    const ended = await this.waitIdle(agent, this.limits.turnTimeoutMs, signal)
-    if (ended !== 'idle') {
-      agent.cancel({ kind: 'hook', reason: ended === 'timeout' ? 'the group turn timed out' : 'the group round was stopped' })
-      await Promise.race([agent.whenIdle(), new Promise((r) => setTimeout(r, 5000))])
-      return { kind: 'missed' }
-    }
-    const events = agent.session.events.slice(before)
-    const end = events.filter((e) => e.type === 'turn/end').at(-1)?.data as { reason?: { kind?: string; error?: { message?: string }; message?: string } } | undefined
-    const replies = events.filter((e) => e.type === 'assistant/message').map((e) => {
-      const data = e.data as unknown as { message?: LooseMessage }
-      return data.message ? textOf(data.message) : ''
-    }).filter((t) => t.trim())
-    const reply = replies.at(-1) ?? ''
-    if (end?.reason?.kind === 'aborted' || end?.reason?.kind === 'cancelled') return { kind: 'stopped' }
-    if (end?.reason?.kind === 'error' || (!reply && end?.reason?.kind !== 'completed')) {
-      return { kind: 'failed', reason: end?.reason?.error?.message ?? end?.reason?.message ?? `turn ended: ${end?.reason?.kind ?? 'unknown'}` }
-    }
-    return isPass(reply) ? { kind: 'pass' } : { kind: 'posted', text: reply.trim() }
-  }
+  // ── recovery ────────────────────────────────────────────────────────────────────────────────
 
-  private waitIdle(agent: Agent, ms: number, signal: AbortSignal | undefined): Promise<'idle' | 'timeout' | 'aborted'> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => finish('timeout'), ms)
-      const onAbort = () => finish('aborted')
-      signal?.addEventListener('abort', onAbort, { once: true })
-      function finish(how: 'idle' | 'timeout' | 'aborted') {
-        clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
-        resolve(how)
+  /**
+   * Finish room work a crash (or the previous writer) left behind, without new input: a room
+   * Session whose restored inbox holds posts is re-driven (the queue taken out and put back, same
+   * message ids, which wakes it); a room whose last post got no answer (its round was cut) is woken
+   * with a one-line notice, and its turn re-runs the cut round from where it stopped. Member
+   * Sessions of such a room lose their queued room turns: the round that asked for them is gone
+   * and its re-run gives each member a fresh turn with the same posts (re-driving them too would
+   * make the member answer twice, once into nothing). Run at start by the writer; call again when
+   * this process becomes the writer. Idempotent: a room with nothing pending is left alone.
+   */
+  async recover(): Promise<RoomRecovery> {
+    const counts: RoomRecovery = { redriven: 0, resumed: 0, dropped: 0 }
+    if (this.store.mode !== 'writer') return counts
+    for (const group of this.groups()) {
+      if (!group.roomSessionId) continue
+      let room: Agent
+      try {
+        room = await this.resumeSession(group.roomSessionId, undefined)
+      } catch (error) {
+        this.warn(`could not open group ${group.name}'s room to recover it`, error)
+        continue
       }
-      void agent.whenIdle().then(() => finish('idle'))
-    })
+      // Loaded while the room is live, so a room from before the post log is seeded from its history.
+      this.loadTranscript(group.id)
+      const unanswered = readRoomRequest(messagesOf(room.session.events as readonly LooseEvent[])).length > 0
+      const queued = room.inbox.hasPending
+      if (!unanswered && !queued) continue
+      for (const [botId, sid] of Object.entries(group.memberSessions)) {
+        const member = this.ctx.agents.get(SessionId(sid)) ?? (await this.resumeSession(sid, this.roster.bot(botId)?.model).catch(() => undefined))
+        if (member) counts.dropped += dropStaleTurns(member, group.id)
+      }
+      if (room.status !== 'idle') continue
+      if (queued) {
+        redrive(room)
+        counts.redriven++
+      } else {
+        room.followup(createUserMessage({ content: [{ type: 'text', text: 'The team restarted; the round goes on.' }], source: roomNoticeSource({ groupId: group.id, groupName: group.name }, 'The team restarted; the round goes on.') }))
+        counts.resumed++
+      }
+    }
+    this.recovered = counts
+    return counts
   }
+}
+
+/** The room messages in a Session's events (user and assistant messages, in order). */
+function messagesOf(events: readonly LooseEvent[]): { id?: unknown; role: string; content: readonly { type: string; text?: string }[]; source?: unknown }[] {
+  return events.flatMap((e) => {
+    if (e.type !== 'user/message' && e.type !== 'assistant/message') return []
+    const data = e.data as { message?: unknown }
+    const m = (data.message ?? data) as { id?: unknown; role?: string; content?: readonly { type: string; text?: string }[]; source?: unknown }
+    return m.content ? [{ ...m, role: m.role ?? (e.type === 'user/message' ? 'user' : 'assistant'), content: m.content }] : []
+  })
+}
+
+/** A legacy room's history as the one-time seed reads it. */
+function legacyItems(events: readonly LooseEvent[]): LegacySeed {
+  return messagesOf(events).flatMap((m): LegacySeed[number][] => {
+    if (m.role === 'assistant') return [{ role: 'assistant' as const, text: textOf(m) }]
+    const kind = (m.source as { kind?: unknown } | undefined)?.kind ?? 'user'
+    if (m.role === 'user' && kind === 'user' && !textOf(m).startsWith('Current runtime context')) return [{ role: 'user' as const, text: textOf(m), userPost: true }]
+    const post = readSourceOf(m.source, 'room-post')
+    if (post) return [{ role: 'user' as const, text: `${post.fromName ?? 'User'}: ${post.said}`, userPost: false }]
+    return []
+  })
+}
+
+/**
+ * DSH rebuilds a resumed agent's inbox but does not run it: take the queue out and put it back
+ * (same message ids, same order), which wakes the agent. (The same move as `BotDelivery.redrive`;
+ * a shared helper belongs in the opener.)
+ */
+function redrive(agent: Agent): void {
+  if (agent.status !== 'idle' || !agent.inbox.hasPending) return
+  const steps = [...agent.inbox.nextStep]
+  const turns = [...agent.inbox.nextTurn]
+  for (const m of [...steps, ...turns]) agent.inbox.remove(m.id)
+  for (const m of steps) agent.steer(m)
+  for (const m of turns) agent.followup(m)
+}
+
+/** Remove this group's queued room turns from a member's restored inbox; returns how many. */
+function dropStaleTurns(agent: Agent, groupId: string): number {
+  if (agent.status !== 'idle') return 0
+  let n = 0
+  for (const m of [...agent.inbox.nextStep, ...agent.inbox.nextTurn]) {
+    const s = readSourceOf(m.source, 'room-turn')
+    if (s && s.groupId === groupId) {
+      agent.inbox.remove(m.id)
+      n++
+    }
+  }
+  return n
 }

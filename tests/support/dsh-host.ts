@@ -94,13 +94,15 @@ export interface TeamHostOptions {
   permissions?: boolean
   /** Who writes team state; tests default to `always` (an in-process host is not `dsh web`). */
   writer?: 'always' | 'auto' | 'never'
+  /** Plugin config merged over the defaults above (e.g. `{ rooms: { limits: { turnTimeoutMs: 300 } } }`). */
+  config?: Partial<botTeam.Config>
 }
 
 /** A host with the Bot Team plugin mounted on `<home>/bot` (Bots without a model use `mock/mock`). */
 export async function startTeamHost(script: Script | ScriptMap = {}, options: TeamHostOptions = {}): Promise<DshHost> {
-  const { writer = 'always', ...hostOptions } = options
+  const { writer = 'always', config = {}, ...hostOptions } = options
   const host = await startDshHost(script, hostOptions)
-  await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer, defaultModel: 'mock/mock' } as botTeam.Config)
+  await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer, defaultModel: 'mock/mock', ...config } as botTeam.Config)
   return host
 }
 

@@ -3,8 +3,9 @@
 import { expect, it } from 'vitest'
 import type { Caller } from '../../../src/roster/authority.ts'
 import type { GroupAction } from '../../../src/rooms/service.ts'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { disposedAfterEach } from '../../support/dsh-host.ts'
-import { bots, team, user } from './helpers.ts'
+import { bots, roomOf, team, user } from './helpers.ts'
 
 const track = disposedAfterEach()
 
@@ -21,8 +22,8 @@ const EXPECT: Record<Who, Record<GroupAction, boolean>> = {
   'plain-session': { create_group: false, update_group: false, delete_group: false, post_to_group: false, read_group_chat: false },
 }
 
-it('caller × group action × round running', async () => {
-  const host = track(await team({}))
+it('caller × group action × round running (a real round: a slow member is speaking)', async () => {
+  const host = track(await team({ ada: { text: 'slow answer', delayMs: 30_000 } }, { limits: { turnTimeoutMs: 60_000 } }))
   const ids = await bots(host, ['Ada', 'Bob', 'Cy', 'Dee'])
   const main = host.ctx.botRoster.bots().find((b) => b.main)!
   await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' })
@@ -39,8 +40,12 @@ it('caller × group action × round running', async () => {
   const g = host.ctx.botRooms.group('G')!
   const got: Record<string, boolean> = {}
   const want: Record<string, boolean> = {}
+  const room = roomOf(host, 'G')
   for (const round of [false, true]) {
-    if (round) (host.ctx.botRooms as unknown as { running: Set<string> }).running.add(g.id)
+    if (round) {
+      room.followup(createUserMessage({ content: [{ type: 'text', text: '@Ada go' }], source: { kind: 'user' } }))
+      while (!host.ctx.botRooms.roundRunning(g.id)) await new Promise((r) => setTimeout(r, 5))
+    }
     for (const [who, caller] of Object.entries(callers) as [Who, Caller][]) {
       for (const action of ACTIONS) {
         const key = `${who} ${action}${round ? ' (round running)' : ''}`
@@ -50,4 +55,8 @@ it('caller × group action × round running', async () => {
     }
   }
   expect(got).toEqual(want)
+  // Stopping the room's turn ends the round; the member's turn is recorded as stopped.
+  room.cancel({ kind: 'user' })
+  await room.whenIdle()
+  expect(host.ctx.botRooms.roundRunning(g.id)).toBe(false)
 })

@@ -3,16 +3,17 @@
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import type { Rule, ScriptMap } from '../../../scripts/scripted-model/format.ts'
+import type { RoomLimits } from '../../../src/rooms/policy.ts'
 import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 
 export const user = { kind: 'user' } as const
 
-export async function team(scripts: Record<string, Rule>, opts: { home?: string } = {}): Promise<DshHost> {
+/** A team whose room limits come through the plugin config (turns time out after 2 s unless given). */
+export async function team(scripts: Record<string, Rule>, opts: { home?: string; limits?: Partial<RoomLimits> } = {}): Promise<DshHost> {
   const map: ScriptMap = { mock: { fallback: { text: 'ok' } } }
   for (const [model, rule] of Object.entries(scripts)) map[model] = { fallback: rule }
-  const host = await startTeamHost(map, opts)
-  host.ctx.botRooms.setLimits({ turnTimeoutMs: 2_000 })
-  return host
+  const { limits, ...host } = opts
+  return startTeamHost(map, { ...host, config: { rooms: { limits: { turnTimeoutMs: 2_000, ...limits } } } })
 }
 
 /** Create Bots named `names`, each on its own scripted model (`mock/<lower-case name>`). */

@@ -4,10 +4,11 @@
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, offersTool, userTextsSinceLastAssistant, type RecordedRequest, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import type { RoomLimits } from '../../../src/rooms/policy.ts'
 import { bots, roomLog, roomOf, say, settle, speakers, team, user } from './helpers.ts'
 
 const track = disposedAfterEach()
-const start = async (scripts: Record<string, Rule>) => track(await team(scripts))
+const start = async (scripts: Record<string, Rule>, limits?: Partial<RoomLimits>) => track(await team(scripts, limits ? { limits } : {}))
 const turnOf = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
 const requestsOf = (host: DshHost, model: string) => host.adapter.model.loopRequests().filter((r) => r.model === model)
 
@@ -55,9 +56,8 @@ describe('window and read_group_chat', () => {
         if (results.length) return { text: `I read: ${results[0]!.text.replace(/\n/g, ' | ')}` }
         return offersTool(req, 'read_group_chat') && /READBACK/.test(turnOf(req)) ? { toolCalls: [{ name: 'read_group_chat', args: { last: 10 } }] } : { text: 'Bob answers' }
       },
-    })
+    }, { windowPosts: 1 })
     await bots(host, ['Ada', 'Bob'])
-    host.ctx.botRooms.setLimits({ windowPosts: 1 })
     await host.ctx.botRooms.createGroup(user, { name: 'Win', members: ['Ada', 'Bob'], admin: 'Ada' })
     await say(host, 'Win', 'OLDPOST-1')
     await say(host, 'Win', '@Bob READBACK what did I say first?')

@@ -4,10 +4,12 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { userTextsSinceLastAssistant, type RecordedRequest, type Rule } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt } from '../../support/dsh-host.ts'
-import { bots, roomLog, say, speakers, team, user } from './helpers.ts'
+import type { RoomLimits } from '../../../src/rooms/policy.ts'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { bots, roomLog, roomOf, say, speakers, team, user } from './helpers.ts'
 
 const track = disposedAfterEach()
-const start = async (scripts: Record<string, Rule>) => track(await team(scripts))
+const start = async (scripts: Record<string, Rule>, limits?: Partial<RoomLimits>) => track(await team(scripts, limits ? { limits } : {}))
 
 const turnOf = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
 /** A member that says hello, or @all when the post it answers asks for it. */
@@ -115,9 +117,8 @@ describe('[PASS], missed and failed members', () => {
       bob: { text: 'slow', delayMs: 10_000 },
       cy: { text: '**PASS.**' },
       dee: { text: 'Dee speaks' },
-    })
+    }, { turnTimeoutMs: 300 })
     await bots(host, ['Ada', 'Bob', 'Cy', 'Dee'])
-    host.ctx.botRooms.setLimits({ turnTimeoutMs: 300 })
     await host.ctx.botRooms.createGroup(user, { name: 'Quiet', members: ['Ada', 'Bob', 'Cy', 'Dee'], mode: 'everyone' })
     const t0 = Date.now()
     await say(host, 'Quiet', 'anyone?')
@@ -130,6 +131,27 @@ describe('[PASS], missed and failed members', () => {
     // Bob's cancelled turn does not linger.
     const bobSession = host.ctx.botRooms.group('Quiet')!.memberSessions[host.ctx.botRoster.find('Bob')!.id]!
     expect(host.ctx.agents.get(SessionId(bobSession))!.status).toBe('idle')
+  })
+
+  it('stopping the room\'s turn marks the speaking member stopped, not missed, and leaves no turn timer behind', async () => {
+    const host = await start({ ada: { text: 'never in time', delayMs: 30_000 }, bob: { text: 'Bob' } }, { turnTimeoutMs: 600_000 })
+    await bots(host, ['Ada', 'Bob'])
+    const g = await host.ctx.botRooms.createGroup(user, { name: 'Stop', members: ['Ada', 'Bob'], mode: 'everyone' })
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+    const room = roomOf(host, 'Stop')
+    const baseline = timers()
+    room.followup(createUserMessage({ content: [{ type: 'text', text: 'go' }], source: { kind: 'user' } }))
+    const adaSid = () => host.ctx.botRooms.group('Stop')!.memberSessions[host.ctx.botRoster.find('Ada')!.id]
+    while (!adaSid() || host.ctx.agents.get(SessionId(adaSid()!))?.status !== 'running') await new Promise((r) => setTimeout(r, 5))
+    room.cancel({ kind: 'user' })
+    await room.whenIdle()
+    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['stopped'])
+    expect(host.ctx.botRooms.roundRunning(g.id)).toBe(false)
+    expect(host.ctx.agents.get(SessionId(adaSid()!))!.status).toBe('idle')
+    // Neither the 600 s turn timer nor the cancel grace timer outlives the turn (DSH's own
+    // write-behind timers end with a flush).
+    for (const sid of [g.roomSessionId!, adaSid()!]) await host.ctx.sessions.flush(host.ctx.agents.get(SessionId(sid))!.session)
+    expect(timers()).toBeLessThanOrEqual(baseline)
   })
 
   it('a failing member is marked failed with a visible notice; the round goes on', async () => {

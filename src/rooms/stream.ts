@@ -1,0 +1,141 @@
+/**
+ * The room's stream adapter — the DSH-facing half of a room Session: a global `llm/stream`
+ * listener that answers every model request of a room Session itself, so a room never calls a
+ * provider (dsh-verified-2 §A1, text mode).
+ *
+ * Owns: the listener, reading a room request (what entered the room since it last answered:
+ * posts, notices, the opening; and the ids that make each post a stable datum), and the chunk
+ * grammar of one streamed text block (one `block-start`, text deltas, one `block-end` carrying the
+ * whole text, usage once, one `finish`). No tool is called, so the turn ends after one step and
+ * nothing is appended to the Session outside DSH's loop.
+ *
+ * Composes: installed with `ctx.on('llm/stream', …)` (not prepended), it runs in registration
+ * order with other `llm/stream` listeners. For a room Session it is terminal: it never calls
+ * `next()`, so listeners registered after it (and the provider) never see a room request, and a
+ * listener registered before it that answers without calling `next()` would shadow it (none of
+ * this plugin's does). Every other request — Bot chats, member Sessions, plain Sessions — is passed
+ * on untouched with `next()` after one ownership-index lookup.
+ *
+ * Deliberately narrow: it does not run rounds or touch team state; `answer` (the rounds) yields
+ * the room's text and this module only frames it as a stream.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import type { GenerateOptions, StreamChunk } from '@deepseek-ai/dsh-llm'
+import { readSourceOf, type Chain } from '../sources.ts'
+import type { Poster } from './policy.ts'
+
+interface LooseMessage {
+  id?: unknown
+  role: string
+  content: readonly { type: string; text?: string }[]
+  source?: unknown
+}
+
+export const textOf = (m: { content: readonly { type: string; text?: string }[] }) => m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('')
+const isRuntimeContext = (text: string) => text.startsWith('Current runtime context')
+
+/** What entered the room since it last answered. */
+export type RoomInput =
+  | { kind: 'post'; postId: string; poster: Poster; name: string; text: string; chain: Chain; report?: boolean }
+  | { kind: 'notice'; text: string }
+  | { kind: 'open' }
+
+/**
+ * New inputs since the room last answered (pure). A post's id is the `postId` its source carries
+ * (a Bot's or the API's post) or `msg-<DSH message id>` (the user typing in DSH Web), so the same
+ * post read again after a crash is the same datum.
+ */
+export function readRoomRequest(messages: readonly LooseMessage[]): RoomInput[] {
+  let i = messages.length - 1
+  while (i >= 0 && messages[i]!.role !== 'assistant') i--
+  const inputs: RoomInput[] = []
+  for (const m of messages.slice(i + 1)) {
+    if (m.role !== 'user' || m.content.some((b) => b.type === 'tool-result')) continue
+    const text = textOf(m)
+    const kind = (m.source as { kind?: unknown } | undefined)?.kind ?? 'user'
+    if (kind === 'user') {
+      if (text.trim() && !isRuntimeContext(text)) inputs.push({ kind: 'post', postId: `msg-${String(m.id ?? inputs.length)}`, poster: { kind: 'user' }, name: 'User', text: text.trim(), chain: { hop: 0 } })
+      continue
+    }
+    const s = readSourceOf(m.source, 'room-open', 'room-notice', 'room-post')
+    if (s?.type === 'room-open') inputs.push({ kind: 'open' })
+    else if (s?.type === 'room-notice') inputs.push({ kind: 'notice', text })
+    else if (s?.type === 'room-post') {
+      inputs.push({
+        kind: 'post',
+        postId: s.postId,
+        poster: s.fromBot ? { kind: 'bot', botId: s.fromBot } : { kind: 'user' },
+        name: s.fromName ?? 'User',
+        text: s.said || text,
+        chain: { hop: s.hop, ...(s.budget ? { budget: s.budget } : {}), ...(s.mode ? { mode: s.mode } : {}) },
+        ...(s.report && s.fromBot ? { report: true } : {}),
+      })
+    }
+  }
+  return inputs
+}
+
+/** The chunk grammar of one streamed text block (dsh-verified-2 §A1). */
+export class TextBlock {
+  private text = ''
+  private started = false;
+  *delta(piece: string): Generator<StreamChunk> {
+    if (!this.started) {
+      this.started = true
+      yield { type: 'block-start', index: 0, blockType: 'text' }
+    }
+    this.text += piece
+    yield { type: 'text-delta', index: 0, text: piece };
+  }
+  *end(fallback: string): Generator<StreamChunk> {
+    if (!this.started) yield* this.delta(fallback)
+    yield { type: 'block-end', index: 0, block: { type: 'text', text: this.text } }
+    yield { type: 'usage', usage: { inputTokens: 0, outputTokens: 0 } }
+    yield { type: 'finish', reason: { kind: 'stop' } }
+  }
+}
+
+export interface RoomAnswerer {
+  /** The group a Session is the room of (the ownership index), else undefined. */
+  roomOf(sessionId: string): string | undefined
+  /** A text for a side request (a title): the group's name. */
+  title(groupId: string): string
+  /** Why the room cannot answer (the group is gone), else undefined. */
+  closed(groupId: string): string | undefined
+  /** The room's text for these inputs (runs rounds). */
+  answer(groupId: string, inputs: readonly RoomInput[], signal: AbortSignal | undefined): AsyncIterable<string>
+}
+
+/** Install the answerer on `ctx`; returns a counter of the requests it answered. */
+export function answerRoomStreams(ctx: Context, rooms: RoomAnswerer): { answered: number } {
+  const counter = { answered: 0 }
+  ctx.on('llm/stream', (options, next) => {
+    const groupId = options.sessionId === undefined ? undefined : rooms.roomOf(String(options.sessionId))
+    if (groupId === undefined) return next()
+    counter.answered++
+    return roomStream(rooms, groupId, options)
+  })
+  return counter
+}
+
+function roomStream(rooms: RoomAnswerer, groupId: string, options: GenerateOptions): AsyncIterable<StreamChunk> {
+  return (async function* () {
+    const block = new TextBlock()
+    if (options.purpose !== undefined) {
+      yield* block.end(rooms.title(groupId))
+      return
+    }
+    const closed = rooms.closed(groupId)
+    if (closed) {
+      yield* block.end(closed)
+      return
+    }
+    const inputs = readRoomRequest(options.messages as unknown as LooseMessage[])
+    try {
+      for await (const piece of rooms.answer(groupId, inputs, options.signal)) yield* block.delta(piece)
+    } catch (error) {
+      yield* block.delta(`_The round stopped: ${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 300)}_\n\n`)
+    }
+    yield* block.end('_No one had anything new to add._')
+  })()
+}
