@@ -120,6 +120,29 @@ export function draw(budgets: Budget[], id: string | undefined, n = 1): DrawVerd
   return { ok: true, left: budget.limit - budget.used }
 }
 
+/**
+ * Draw one Bot-started turn for `chain` on a team-state draft, inside the transaction that records
+ * the work (pure over the draft). A chain without a budget draws nothing. `open` creates the
+ * budget first when it does not exist yet (the first Bot-started turn of the person's message
+ * opens it; one closed long ago by `boundBudgets` would be opened afresh); `force`
+ * counts the turn even past the limit (what the plugin itself routes back: replies, reports), so
+ * the turn it opens cannot start more.
+ */
+export function drawOn(draft: { budgets: Budget[] }, chain: Chain, opts: { limit: number; open?: { origin: string; by?: string; at: string } | undefined; force?: boolean }): DrawVerdict {
+  const id = chain.budget
+  if (id === undefined) return { ok: true, left: Number.POSITIVE_INFINITY }
+  if (opts.open && !draft.budgets.some((b) => b.id === id)) {
+    draft.budgets.push({ id, openedBy: opts.open.by ?? 'user', origin: opts.open.origin, openedAt: opts.open.at, limit: opts.limit, used: 0 })
+    draft.budgets = boundBudgets(draft.budgets)
+  }
+  const verdict = draw(draft.budgets, id)
+  if (!verdict.ok && opts.force) {
+    const budget = draft.budgets.find((b) => b.id === id)
+    if (budget) budget.used++
+  }
+  return verdict
+}
+
 /** Keep the newest `max` budgets (pure). Older ones are closed: a chain that still names one is refused. */
 export function boundBudgets<T>(budgets: readonly T[], max = MAX_BUDGETS): T[] {
   return budgets.length <= max ? [...budgets] : budgets.slice(budgets.length - max)

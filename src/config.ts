@@ -7,7 +7,7 @@
  */
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
-import { RoomsConfig } from './rooms/config.ts'
+import { RoomsSection } from './rooms/config.ts'
 
 export const Config = z.object({
   /** Folder holding team state, archive, memory and secrets. Default: `$DSH_HOME/bot`. */
@@ -35,7 +35,19 @@ export const Config = z.object({
   /** Which SQLite driver the archive uses: `auto` tries better-sqlite3, then `node:sqlite`. */
   sqlite: z.enum(['auto', 'better-sqlite3', 'node:sqlite']).default('auto'),
   /** Group rooms: `limits` bound every round (turns, calls per member, timeouts, windows). */
-  rooms: RoomsConfig.strict().prefault({}),
+  rooms: RoomsSection.strict().prefault({}),
+  /**
+   * Limits on Bot-started work (features §2): the hop limit and sends per turn of `message_bot`
+   * chains, the work budget per message of the person, the team's size and creations per turn.
+   */
+  team: z.object({
+    hopLimit: z.int().min(1).max(50).default(6),
+    sendsPerTurn: z.int().min(1).max(100).default(5),
+    workBudget: z.int().min(1).max(10_000).default(40),
+    maxBots: z.int().min(1).max(1000).default(50),
+    maxGroups: z.int().min(1).max(1000).default(30),
+    createsPerTurn: z.int().min(1).max(100).default(3),
+  }).strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>

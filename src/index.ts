@@ -63,10 +63,10 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
   // reported above) the rest keeps working.
   const sessions = { workspace: paths.workspace, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }
-  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, sessions), 'roster')
+  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, { ...sessions, limits: { maxBots: config.team.maxBots, createsPerTurn: config.team.createsPerTurn } }), 'roster')
   if (ctx.get('botRoster')) {
-    await mountContained(ctx.plugin(BotDelivery, {}), 'delivery')
-    await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits }), 'rooms')
+    await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget }), 'delivery')
+    await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
   }
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {

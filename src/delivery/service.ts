@@ -35,7 +35,7 @@ import { charCount } from '../roster/bot-fields.ts'
 import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
-import { boundBudgets, DEFAULT_WORK_BUDGET, draw, type Chain, type SandboxMode } from '../chain.ts'
+import { DEFAULT_WORK_BUDGET, drawOn, type Chain, type SandboxMode } from '../chain.ts'
 import {
   boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
   messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
@@ -268,7 +268,6 @@ export class BotDelivery extends Service {
     const result = await this.deliver({
       from: sender.from?.id ?? 'user', to: target.id, kind: req.kind, body, replyMode: req.kind === 'message' ? (req.replyMode ?? 'sender') : undefined,
       chain: { hop: sender.hop + 1, ...(sender.budget ? { budget: sender.budget } : {}), ...(sender.mode ? { mode: sender.mode } : {}) },
-      openBudget: sender.person ? { origin: sender.from?.id ?? 'user' } : undefined,
     })
     if (track) track.sent++
     return result
@@ -283,7 +282,6 @@ export class BotDelivery extends Service {
   private async deliver(req: {
     from: string; to: string; kind: DeliveryKind; body: string; chain: Chain
     replyMode?: 'sender' | 'user' | undefined; replyTo?: string | null; force?: boolean
-    openBudget?: { origin: string } | undefined
   }): Promise<SendResult> {
     const target = this.roster.bot(req.to)
     if (!target) throw new TeamRefusal('not-found', `No live Bot with id ${req.to}.`)
@@ -292,18 +290,8 @@ export class BotDelivery extends Service {
     await this.store.update((s) => {
       const live = own(s.bots, target.id)
       if (!live || live.deleted) throw new TeamRefusal('not-found', `Bot ${target.name} was deleted; nothing was sent.`)
-      if (req.chain.budget) {
-        if (req.openBudget && !s.budgets.some((b) => b.id === req.chain.budget)) {
-          s.budgets.push({ id: req.chain.budget, openedBy: 'user', origin: req.openBudget.origin, openedAt: nowIso(), limit: this.config.workBudget, used: 0 })
-          s.budgets = boundBudgets(s.budgets)
-        }
-        const drawn = draw(s.budgets, req.chain.budget)
-        if (!drawn.ok && !req.force) throw new TeamRefusal('limit', `Not sent: ${drawn.reason}`)
-        if (!drawn.ok) {
-          const b = s.budgets.find((x) => x.id === req.chain.budget)
-          if (b) b.used++
-        }
-      }
+      const drawn = drawOn(s, req.chain, { limit: this.config.workBudget, open: { origin: req.from, at: nowIso() }, force: req.force })
+      if (!drawn.ok && !req.force) throw new TeamRefusal('limit', `Not sent: ${drawn.reason}`)
       delivery = {
         id: allocateId(s, 'delivery'), from: req.from, to: target.id, kind: req.kind, body: clip(req.body, MESSAGE_MAX), hop: req.chain.hop,
         replyTo: req.replyTo ?? null, createdAt: nowIso(), status: 'pending',

@@ -16,7 +16,16 @@ export const RoomLimitsConfig = z.object({
   windowPostChars: z.int().min(100).max(100_000),
 }).partial().strict()
 
-export const RoomsConfig = z.object({
+/** The plugin config's `rooms` section. */
+export const RoomsSection = z.object({
   limits: RoomLimitsConfig.default({}),
+})
+
+/** The rooms service's config: the plugin's `rooms` section plus the team limits it enforces. */
+export const RoomsConfig = RoomsSection.extend({
+  /** Bot-started turns one message of the person may cause (member turns and reports draw from it). */
+  workBudget: z.int().min(1).max(10_000).default(40),
+  /** Live groups the team may have. */
+  maxGroups: z.int().min(1).max(1000).default(30),
 })
 export type RoomsConfig = z.input<typeof RoomsConfig>

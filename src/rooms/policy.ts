@@ -17,7 +17,8 @@
  */
 
 import { nameKey } from '../names.ts'
-import { SANDBOX_MODES, type Chain, type SandboxMode } from '../sources.ts'
+import { asMode, lowerMode } from '../chain.ts'
+import type { Chain } from '../sources.ts'
 
 export type RoomMode = 'admin' | 'everyone'
 
@@ -327,24 +328,12 @@ export function renderPost(name: string, text: string): string {
 
 // ── the chain through a room (issue 9 §3) ────────────────────────────────────────────────────
 
-/** The sandbox mode a preset name stands for; a custom or unknown preset ranks lowest. */
-export function modeOfPreset(preset: string | undefined): SandboxMode {
-  return (SANDBOX_MODES as readonly string[]).includes(preset ?? '') ? (preset as SandboxMode) : 'read-only'
-}
-
-/** The lower of two sandbox modes; `undefined` means "no lower bound" (the other wins). */
-export function lowerMode(a: SandboxMode | undefined, b: SandboxMode | undefined): SandboxMode | undefined {
-  if (a === undefined) return b
-  if (b === undefined) return a
-  return SANDBOX_MODES.indexOf(a) <= SANDBOX_MODES.indexOf(b) ? a : b
-}
-
 /**
  * The chain of a member's turn: one hop deeper than the post, the post's budget, and the lower of
  * the post's mode and the member's own. A user's post has no mode: the member runs at its own.
  */
 export function memberChain(post: Chain, memberPreset: string | undefined): Chain {
-  const mode = post.mode === undefined ? undefined : lowerMode(post.mode, modeOfPreset(memberPreset))
+  const mode = post.mode === undefined ? undefined : lowerMode(post.mode, asMode(memberPreset))
   return { hop: post.hop + 1, ...(post.budget ? { budget: post.budget } : {}), ...(mode ? { mode } : {}) }
 }
 

@@ -76,6 +76,10 @@ export interface RoundHost {
   announce(groupId: string, text: string): Promise<void>
   /** Save the group's cursors to team state (best effort). */
   saveCursors(groupId: string): Promise<void>
+  /** Draw one Bot-started turn of the chain from its work budget; false when it is spent. */
+  draw(groupId: string, chain: Chain, opts?: { force?: boolean }): Promise<boolean>
+  /** The user wrote in the room: reset the count of Bot-started rounds (team state). */
+  userSpoke(groupId: string): Promise<void>
   /** False once the service is disposed: a round cut by shutdown is not marked ended. */
   alive(): boolean
   warn(what: string, error: unknown): void
@@ -88,8 +92,6 @@ const notice = (text: string) => `_${text.replace(/\s+/g, ' ').trim().replace(/_
 export class Rounds {
   /** Groups with a round running right now. */
   private readonly running = new Set<string>()
-  /** groupId → Bot-started rounds since the user last spoke there. */
-  private readonly botRounds = new Map<string, number>()
   private readonly log: RoundRecord[] = []
 
   private readonly host: RoundHost
@@ -106,25 +108,13 @@ export class Rounds {
     return this.log.filter((r) => groupId === undefined || r.groupId === groupId)
   }
 
-  /** Bot-started rounds in the group since the user last spoke there. */
-  botRoundsSince(groupId: string): number {
-    return this.botRounds.get(groupId) ?? 0
-  }
-
-  countBotRound(groupId: string): void {
-    this.botRounds.set(groupId, this.botRoundsSince(groupId) + 1)
-  }
-
-  forget(groupId: string): void {
-    this.botRounds.delete(groupId)
-  }
 
   /**
    * The one place a Bot-started turn draws from the chain's work budget. Always true for now: the
    * budget itself (issue 9 §3) is the lead's `draw` hook; this is where it is called.
    */
-  private drawTurn(_chain: Chain): boolean {
-    return true
+  private drawTurn(groupId: string, chain: Chain): Promise<boolean> {
+    return this.host.draw(groupId, chain)
   }
 
   /** The room's text for one input: a notice, the opening, or a post and its round. */
@@ -149,7 +139,7 @@ export class Rounds {
       id: input.postId, round: input.postId, from: input.poster.kind === 'user' ? 'user' : input.poster.botId,
       name: input.name, text: input.text, hop: input.chain.hop,
     })
-    if (input.poster.kind === 'user') this.botRounds.set(groupId, 0)
+    if (input.poster.kind === 'user') await this.host.userSpoke(groupId)
     else yield `${renderPost(input.name, input.text)}\n\n`
     const said: LoggedPost[] = []
     const so = transcript.round(groupId, post.id)
@@ -158,8 +148,10 @@ export class Rounds {
       for (const t of so.turns) yield this.renderTurn(groupId, t.botId, t.outcome, t.post)
       return
     }
-    const highest = yield* this.round(groupId, post, input.poster, input.chain, signal, said)
-    if (input.report && input.poster.kind === 'bot') await this.report({ id: input.poster.botId, name: input.name }, group, post.id, said, reportChain(input.chain, highest))
+    // A round the user started opens its own work budget (keyed by the post); a Bot's post carries its turn's.
+    const chain = input.poster.kind === 'user' && !input.chain.budget ? { ...input.chain, budget: `budget:${groupId}#${post.id}` } : input.chain
+    const highest = yield* this.round(groupId, post, input.poster, chain, signal, said)
+    if (input.report && input.poster.kind === 'bot') await this.report({ id: input.poster.botId, name: input.name }, group, post.id, said, reportChain(chain, highest))
   }
 
   private renderTurn(groupId: string, botId: string, outcome: TurnOutcomeKind, postSeq?: number, reason?: string): string {
@@ -210,7 +202,7 @@ export class Rounds {
         const turnChain = memberChain(chain, bot.permissionPreset)
         highest = Math.max(highest, turnChain.hop)
         const place = { place: plan.turns, planned: plan.turns + plan.queue.length, after: previous }
-        const { outcome, upto } = this.drawTurn(turnChain)
+        const { outcome, upto } = await this.drawTurn(groupId, turnChain)
           ? await this.memberTurn(groupId, id, place, turnChain, signal)
           : { outcome: { kind: 'failed', reason: 'the work budget of this request is spent' } as TurnOutcome, upto: transcript.cursor(groupId, id) }
         record.turns.push({ botId: id, outcome: outcome.kind })
@@ -281,7 +273,8 @@ export class Rounds {
     const record = this.log.findLast((r) => r.postId === postId && r.groupId === group.id)
     const { id: botId, name } = poster
     try {
-      if (!this.drawTurn(chain)) throw new Error('the work budget of this request is spent')
+      // Like a reply, the report always arrives (it still counts, so the turn it opens cannot start more).
+      await this.host.draw(group.id, chain, { force: true })
       const agent = await this.host.ownChat(botId)
       const body = said.length ? said.map((p) => postLine(p.name, p.text)).join('\n') : '(nobody posted a reply)'
       agent.followup(createUserMessage({

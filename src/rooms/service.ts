@@ -37,6 +37,7 @@ import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain } from '../sources.ts'
+import { drawOn } from '../chain.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
 import { RoomsConfig } from './config.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
@@ -88,6 +89,7 @@ export class BotRooms extends Service {
   static Config = Config
 
   readonly limits: RoomLimits
+  private readonly config: z.output<typeof RoomsConfig>
   private readonly transcripts: Transcript
   private readonly roundRunner: Rounds
   private readonly creating = new Map<string, Promise<Agent>>()
@@ -104,6 +106,7 @@ export class BotRooms extends Service {
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRooms')
     const parsed = RoomsConfig.parse(config ?? {})
+    this.config = parsed
     this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...parsed.limits })
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
     this.ready = new Promise((resolve) => { this.resolveReady = resolve })
@@ -118,6 +121,8 @@ export class BotRooms extends Service {
       ownChat: (botId) => this.roster.agentOf(botId),
       announce: (groupId, text) => this.announce(groupId, text),
       saveCursors: (groupId) => this.saveCursors(groupId),
+      draw: (groupId, chain, opts) => this.draw(groupId, chain, opts),
+      userSpoke: (groupId) => this.resetBotRounds(groupId),
       alive: () => this.alive,
       warn: (what, error) => this.warn(what, error),
     })
@@ -253,15 +258,18 @@ export class BotRooms extends Service {
 
   // ── changing groups ─────────────────────────────────────────────────────────────────────────
 
-  async createGroup(caller: Caller, raw: unknown): Promise<Group> {
+  async createGroup(caller: Caller, raw: unknown, opts: { sessionId?: string } = {}): Promise<Group> {
     this.require(caller, 'create_group')
     const fields = resolveCreate(this.state, raw)
     if (!fields.ok) throw new RoomRefusal('invalid', `The group was not created: ${fields.reason}.`)
     await this.writable()
+    if (opts.sessionId) this.roster.noteCreation(opts.sessionId, 'groups')
     let id = ''
     await this.store.update((s) => {
       const again = resolveCreate(s, raw)
       if (!again.ok) throw new RoomRefusal('invalid', `The group was not created: ${again.reason}.`)
+      const live = Object.values(s.groups).filter((g) => !g.deleted).length
+      if (live >= this.config.maxGroups) throw new RoomRefusal('limit', `The group was not created: the team already has ${live} groups (limit ${this.config.maxGroups}). Delete a group first.`)
       id = allocateId(s, 'group')
       s.groups[id] = { id, ...again.value, memberSessions: {}, seen: {}, createdAt: new Date().toISOString() }
     })
@@ -301,7 +309,6 @@ export class BotRooms extends Service {
     for (const botId of Object.keys(group.memberSessions)) await this.stopMember(group.id, botId, `group ${group.name} was deleted: ${reason}`)
     if (group.roomSessionId) await this.stopSession(group.roomSessionId, `group ${group.name} was deleted: ${reason}`)
     this.transcripts.forgetGroup(group.id)
-    this.roundRunner.forget(group.id)
     return this.state.groups[group.id]!
   }
 
@@ -314,6 +321,33 @@ export class BotRooms extends Service {
 
   private async stopSession(sessionId: string, reason: string): Promise<void> {
     await this.roster.sessions.close(sessionId, reason)
+  }
+
+  /**
+   * Draw one member turn (or report) of a round from the chain's work budget, in team state. A
+   * round the user started opens its own budget (keyed by the post); a Bot's post carries its
+   * turn's. False when the budget is spent (the turn is skipped with a notice).
+   */
+  private async draw(groupId: string, chain: Chain, opts: { force?: boolean } = {}): Promise<boolean> {
+    if (!chain.budget || this.store.mode !== 'writer') return true
+    let ok = true
+    await this.store.update((s) => {
+      ok = drawOn(s, chain, { limit: this.config.workBudget, open: { origin: groupId, at: new Date().toISOString() }, ...opts }).ok
+    })
+    return ok
+  }
+
+  /** The user wrote in the room: Bots may start rounds there again. */
+  private async resetBotRounds(groupId: string): Promise<void> {
+    if (!this.state.groups[groupId]?.botRounds || this.store.mode !== 'writer') return
+    try {
+      await this.store.update((s) => {
+        const g = s.groups[groupId]
+        if (g) delete g.botRounds
+      })
+    } catch (error) {
+      this.warn('could not reset the count of Bot-started rounds', error)
+    }
   }
 
   // ── posting ─────────────────────────────────────────────────────────────────────────────────
@@ -329,14 +363,20 @@ export class BotRooms extends Service {
     const body = text.trim()
     if (!body) throw new RoomRefusal('invalid', 'The post is empty.')
     if (body.length > 8000) throw new RoomRefusal('invalid', 'The post is longer than 8,000 characters; shorten it.')
-    if (caller.kind !== 'user') {
-      const started = this.roundRunner.botRoundsSince(group.id)
-      if (started >= this.limits.botRoundsPerUserMessage) {
-        throw new RoomRefusal('limit', `Bots have started ${started} rounds in group ${group.name} since the user last wrote there (limit ${this.limits.botRoundsPerUserMessage}). Wait until the user writes in the group, or tell the user in your own chat.`)
-      }
-      this.roundRunner.countBotRound(group.id)
-    }
     const room = await this.roomAgent(group.id)
+    if (caller.kind !== 'user') {
+      // Counted in team state (inside the save), so a restart or a second request cannot reset it.
+      await this.writable()
+      await this.store.update((s) => {
+        const g = s.groups[group.id]
+        if (!g || g.deleted) throw new RoomRefusal('not-found', `Group ${group.name} was deleted meanwhile.`)
+        const started = g.botRounds ?? 0
+        if (started >= this.limits.botRoundsPerUserMessage) {
+          throw new RoomRefusal('limit', `Bots have started ${started} rounds in group ${group.name} since the user last wrote there (limit ${this.limits.botRoundsPerUserMessage}). Wait until the user writes in the group, or tell the user in your own chat.`)
+        }
+        g.botRounds = started + 1
+      })
+    }
     const postId = `post-${randomUUID()}`
     const bot = caller.botId ? this.roster.bot(caller.botId) : undefined
     const name = bot?.name ?? 'User'

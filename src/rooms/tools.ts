@@ -35,7 +35,7 @@ export function groupTools(rooms: BotRooms): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const g = await rooms.createGroup(caller(exec), args)
+          const g = await rooms.createGroup(caller(exec), args, exec.agent ? { sessionId: String(exec.agent.id) } : {})
           return `Created group ${describeGroup(rooms, g)}. The user finds it in DSH Web as "${g.name}".`
         })
       },
@@ -87,7 +87,7 @@ export function groupTools(rooms: BotRooms): ToolDefinition[] {
       async execute(args, exec) {
         return answer(async () => {
           const g = rooms.group(args.group)
-          await rooms.post(caller(exec), args.group, args.text, { report: args.report === true })
+          await rooms.post(caller(exec), args.group, args.text, { report: args.report === true, ...(exec.agent ? { chain: rooms.roster.chainFrom(String(exec.agent.id)) } : {}) })
           return `Posted to group ${g?.name ?? args.group}.${args.report ? ' The replies will be sent to you when the round ends.' : ''}`
         })
       },

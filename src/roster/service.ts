@@ -28,7 +28,7 @@ import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
 import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
-import { raises, type SandboxMode } from '../chain.ts'
+import { raises, type Chain, type SandboxMode } from '../chain.ts'
 import { REASON_MAX } from '../limits.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
@@ -319,18 +319,35 @@ export class BotRoster extends Service {
     throw new RosterRefusal('forbidden', `Not done: raising a permission preset needs the person's approval, and ${why}. The user can raise it on the team page.`)
   }
 
-  /** Bots created from one turn so far (the per-turn creation cap). */
+  /** Bots and groups created from one turn so far (the per-turn creation cap). */
   private readonly creations = new Map<string, { turn: number; count: number }>()
 
-  private countCreation(via: ToolCall | undefined): void {
-    if (!via) return
-    const turn = this.turns.current(via.sessionId)?.turn ?? -1
-    const entry = this.creations.get(via.sessionId)
+  /**
+   * Count one creation (a Bot or a group) by the turn a tool call runs in; refused past the cap.
+   * Bots and groups share the cap: a turn that keeps creating is stopped either way.
+   */
+  noteCreation(sessionId: string, what: 'Bots' | 'groups'): void {
+    const turn = this.turns.current(sessionId)?.turn ?? -1
+    const entry = this.creations.get(sessionId)
     const count = entry && entry.turn === turn ? entry.count : 0
     if (count >= this.config.limits.createsPerTurn) {
-      throw new RosterRefusal('limit', `One turn may create at most ${this.config.limits.createsPerTurn} Bots, and this turn already created ${count}. Finish this turn; the user can ask for more.`)
+      throw new RosterRefusal('limit', `One turn may create at most ${this.config.limits.createsPerTurn} Bots and groups, and this turn already created ${count}; no more ${what} now. Finish this turn; the user can ask for more.`)
     }
-    this.creations.set(via.sessionId, { turn, count: count + 1 })
+    this.creations.set(sessionId, { turn, count: count + 1 })
+  }
+
+  /**
+   * The chain a Bot-started piece of work carries when a Bot starts it from its current turn in a
+   * Session (one hop deeper, the turn's work budget, the Bot's turn mode).
+   */
+  chainFrom(sessionId: string): Chain {
+    const turn = this.turns.current(sessionId)
+    const mode = this.modeOf(sessionId)
+    return {
+      hop: (turn?.origin.kind === 'chain' ? turn.origin.chain.hop : 0) + 1,
+      ...(turn?.budget ? { budget: turn.budget } : {}),
+      ...(mode ? { mode } : {}),
+    }
   }
 
   /** Create a Bot and open its own chat. `system` skips the authority check (first start only). */
@@ -345,7 +362,7 @@ export class BotRoster extends Service {
     if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
     const input = parsed.data
     await this.writable()
-    this.countCreation(opts.via)
+    if (opts.via) this.noteCreation(opts.via.sessionId, 'Bots')
     let created: Bot | undefined
     await this.store.update((s) => {
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.

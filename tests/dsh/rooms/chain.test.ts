@@ -42,12 +42,13 @@ describe('chain through rooms', () => {
     expect(report).toEqual([expect.objectContaining({ groupId: g.id, hop: 4, budget: 'budget-9', mode: 'workspace-write' })])
     expect((await host.ctx.botRooms.transcript(g.id)).map((p) => p.hop)).toEqual([2, 3, 3])
 
-    // The user's post: hop 0 and no budget or mode — members run at their own authority.
+    // The user's post: hop 0, no mode (members run at their own authority), and a work budget of
+    // its own, keyed by the post, opened in team state by the first member turn it caused.
     await say(host, 'G', '@Cy and you?')
     const userTurn = turn(cy.id).at(-1)!
-    expect(userTurn).toMatchObject({ hop: 1 })
-    expect(userTurn).not.toHaveProperty('budget')
+    expect(userTurn).toMatchObject({ hop: 1, budget: expect.stringMatching(new RegExp(`^budget:${g.id}#`)) })
     expect(userTurn).not.toHaveProperty('mode')
+    expect(host.ctx.botStore.state.budgets.find((b) => b.id === userTurn.budget)).toMatchObject({ origin: g.id, used: 1, limit: 40 })
     expect(roomOf(host, 'G').status).toBe('idle')
   })
 })
