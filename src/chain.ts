@@ -143,6 +143,18 @@ export function drawOn(draft: { budgets: Budget[] }, chain: Chain, opts: { limit
   return verdict
 }
 
+/**
+ * Whether the chain may start more work (pure): a budget that exists and is spent says no. Used by
+ * actions that start Bot work without being a turn themselves (a post to a room: its member turns
+ * draw later), so a spent budget stops the chain at its source.
+ */
+export function canStart(draft: { budgets: readonly Budget[] }, chain: Chain): DrawVerdict {
+  const budget = chain.budget === undefined ? undefined : draft.budgets.find((b) => b.id === chain.budget)
+  if (!budget) return { ok: true, left: Number.POSITIVE_INFINITY }
+  if (budget.used >= budget.limit) return { ok: false, reason: `the work budget for this request is spent: the Bots already ran ${budget.used} of ${budget.limit} turns for it. Stop here and report what was done; the person must ask again to continue.` }
+  return { ok: true, left: budget.limit - budget.used }
+}
+
 /** Keep the newest `max` budgets (pure). Older ones are closed: a chain that still names one is refused. */
 export function boundBudgets<T>(budgets: readonly T[], max = MAX_BUDGETS): T[] {
   return budgets.length <= max ? [...budgets] : budgets.slice(budgets.length - max)

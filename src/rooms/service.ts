@@ -37,7 +37,7 @@ import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain } from '../sources.ts'
-import { drawOn } from '../chain.ts'
+import { canStart, drawOn } from '../chain.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
 import { RoomsConfig } from './config.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
@@ -370,6 +370,8 @@ export class BotRooms extends Service {
       await this.store.update((s) => {
         const g = s.groups[group.id]
         if (!g || g.deleted) throw new RoomRefusal('not-found', `Group ${group.name} was deleted meanwhile.`)
+        const budget = opts.chain ? canStart(s, opts.chain) : undefined
+        if (budget && !budget.ok) throw new RoomRefusal('limit', `Not posted: ${budget.reason}`)
         const started = g.botRounds ?? 0
         if (started >= this.limits.botRoundsPerUserMessage) {
           throw new RoomRefusal('limit', `Bots have started ${started} rounds in group ${group.name} since the user last wrote there (limit ${this.limits.botRoundsPerUserMessage}). Wait until the user writes in the group, or tell the user in your own chat.`)
