@@ -38,7 +38,11 @@ export const Config = z.object({
   dir: z.string().refine(p => path.isAbsolute(p), { message: 'dir must be an absolute path' }),
   /** `auto`: become the writer only in a long-lived host (DSH Web); a one-shot run follows. */
   role: z.enum(['auto', 'writer', 'follower']).default('auto'),
-  /** Set by the entry when DSH's webServer exists (a long-lived host). */
+  /**
+   * Whether this DSH process is a long-lived host. The entry decides it from the DSH command line
+   * (`isLongLivedHost(process.argv)` in `host-kind.ts`: `dsh web …` or `--profile web`), not from
+   * whether a webServer service exists, which may activate after this plugin.
+   */
   longLived: z.boolean().default(false),
   /** Refuse to write (read-only) instead of saving without a lock when locking fails. */
   requireLock: z.boolean().default(false),
@@ -214,7 +218,15 @@ export class BotStore extends Service {
     })
   }
 
-  /** Listen to state changes. The subscription is an effect of the caller's plugin. */
+  /**
+   * Listen to state changes. The listener runs after every published change: a save by this
+   * process (`source: 'local'`), and a state read from disk (`'disk'`: a file another process
+   * wrote, or the state loaded when the team is opened or re-opened). It is not called with the
+   * current state when subscribing. A listener that throws is logged; the save it follows stands.
+   * The subscription is a Cordis effect of the context `botStore` was reached through
+   * (`ctx.botStore.subscribe(…)` in a plugin ends when that plugin unloads); the returned function
+   * ends it earlier.
+   */
   subscribe(listener: StateListener): () => void {
     return this.ctx.effect(() => {
       this.listeners.add(listener)
