@@ -13,3 +13,4 @@ export { classifyRead, brokenCopyName, isTempLeftover, STATE_FILE, LOCK_DIR, typ
 export { migrate, MIGRATIONS, exampleMigrationV1toV2, type Migration, type MigrateResult } from './migrations.ts'
 export { acquireStateLock, isPidAlive, readLockOwner, type LockFn, type LockOwner } from './lock.ts'
 export { serializeState, writeStateFile } from './save.ts'
+export { writePrivateFile, makePrivateDir, isPrivateTemp, syncDir, PRIVATE_FILE_MODE, PRIVATE_DIR_MODE } from './private-file.ts'

@@ -25,7 +25,9 @@ import { StoreError } from './errors.ts'
 import { type Classified, type ReadOnlyReason, type ReadResult, LOCK_DIR, STATE_FILE, brokenCopyName, classifyRead, isTempLeftover } from './load.ts'
 import { type AcquireResult, type LockFn, type LockHandle, type LockOwner, acquireStateLock, readLockOwner } from './lock.ts'
 import { serializeState, writeStateFile } from './save.ts'
-import { type TeamState, STATE_VERSION, describeIssues, emptyState, stateSchema } from './schema.ts'
+import { type TeamState, STATE_VERSION, emptyState, stateSchema } from './schema.ts'
+import { createDraft } from './draft.ts'
+import { KnownValid, validateState } from './validate.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -139,6 +141,10 @@ export class BotStore extends Service {
   private disposed = false
   private lastSeen = ''
   private polling = false
+  /** Entities of the published state that passed their schema (see validate.ts). */
+  private known = new KnownValid()
+  /** Saved text of each published entity, reused while it is unchanged (see save.ts). */
+  private texts = new WeakMap<object, string>()
 
   constructor(ctx: Context, config: ConfigInput, deps: StoreDeps = {}) {
     super(ctx, 'botStore')
@@ -201,18 +207,26 @@ export class BotStore extends Service {
   update(fn: Transaction): Promise<Readonly<TeamState>> {
     return this.enqueue(async () => {
       await this.ensureWriter()
-      const draft = structuredClone(this.snapshot) as TeamState
-      const result = await fn(draft)
-      const next = (result === undefined ? draft : result) as TeamState
-      next.version = STATE_VERSION
-      next.revision = this.snapshot.revision + 1
-      next.writtenBy = { pluginVersion: this.config.pluginVersion, at: this.now().toISOString() }
-      const parsed = stateSchema.safeParse(next)
-      if (!parsed.success) {
-        throw new StoreError('EINVALID', `The change was refused because the team state would be invalid (${describeIssues(parsed.error)}). Nothing was saved.`)
+      // Copy-on-write: the transaction copies only what it writes; everything else stays the
+      // published (frozen, validated) object, so validation and serialisation skip it.
+      const { draft, finish } = createDraft(this.snapshot as TeamState)
+      const produced = finish(await fn(draft))
+      const candidate = typeof produced === 'object' && produced !== null && !Array.isArray(produced)
+        ? {
+            ...produced,
+            version: STATE_VERSION,
+            revision: this.snapshot.revision + 1,
+            writtenBy: { pluginVersion: this.config.pluginVersion, at: this.now().toISOString() },
+          }
+        : produced
+      const checked = validateState(candidate, this.known)
+      if (!checked.ok) {
+        throw new StoreError('EINVALID', `The change was refused because the team state would be invalid (${checked.problem}). Nothing was saved.`)
       }
-      await this.save(parsed.data)
-      this.snapshot = deepFreeze(parsed.data)
+      const next = deepFreeze(checked.state)
+      this.known.remember(next, checked.fresh)
+      await this.save(next)
+      this.snapshot = next
       this.publish('local')
       return this.snapshot
     })
@@ -527,13 +541,14 @@ export class BotStore extends Service {
         throw this.lockLostError()
       }
     }
-    await writeStateFile(this.file, serializeState(next))
+    await writeStateFile(this.file, serializeState(next, this.texts))
     this.noteSeen(null)
   }
 
   private replaceState(next: TeamState, source: StateChange['source']) {
     const changed = next.revision !== this.snapshot.revision || JSON.stringify(next) !== JSON.stringify(this.snapshot)
     this.snapshot = deepFreeze(next)
+    this.known.rememberAll(this.snapshot)
     if (changed) this.publish(source)
   }
 
