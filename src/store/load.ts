@@ -39,6 +39,8 @@ export type ReadOnlyReason =
   | 'lock-unavailable'
   /** Ownership of the lock was lost after it was acquired. */
   | 'lock-lost'
+  /** `bot/` or `bot/state.json` is a symbolic link, which the store never writes through. */
+  | 'symlink'
 
 export type Classified =
   | { kind: 'empty' }

@@ -25,6 +25,7 @@ import { StoreError } from './errors.ts'
 import { type Classified, type ReadOnlyReason, type ReadResult, LOCK_DIR, STATE_FILE, brokenCopyName, classifyRead, isTempLeftover } from './load.ts'
 import { type AcquireResult, type LockFn, type LockHandle, type LockOwner, acquireStateLock, readLockOwner } from './lock.ts'
 import { serializeState, writeStateFile } from './save.ts'
+import { PRIVATE_FILE_MODE, makePrivateDir } from './private-file.ts'
 import { type TeamState, STATE_VERSION, emptyState, stateSchema } from './schema.ts'
 import { createDraft } from './draft.ts'
 import { KnownValid, validateState } from './validate.ts'
@@ -33,6 +34,23 @@ declare module '@deepseek-ai/cordis' {
   interface Context {
     botStore: BotStore
   }
+  interface Events {
+    /**
+     * This process became the writer of team state: when the team is opened (`from: null`), or
+     * later when it takes over from a follower's or read-only state (`from`). Emitted inside the
+     * store's queue, after the mode is settled; a listener's `update()` runs right after.
+     * Services that start after the store also check `botStore.mode` when they start.
+     */
+    'bot-team/writer'(payload: WriterEvent): void
+  }
+}
+
+export interface WriterEvent {
+  /** The mode before: `null` when the team was just opened. */
+  from: 'follower' | 'read-only' | null
+  /** Writing without a lock (see `StoreStatus.lockless`). */
+  lockless: boolean
+  revision: number
 }
 
 export const Config = z.object({
@@ -92,6 +110,7 @@ export interface Diagnostic {
   level: 'info' | 'warn' | 'error'
   code: 'corrupt-file' | 'broken-copy' | 'backup-failed' | 'unreadable' | 'newer-version' | 'migrated'
     | 'lockless' | 'lock-unavailable' | 'not-writable' | 'lock-lost' | 'took-over' | 'temp-cleaned' | 'follow-error'
+    | 'symlink'
   message: string
   /** File name (relative to the bot folder) the diagnostic is about, e.g. the broken copy. */
   file?: string
@@ -141,6 +160,7 @@ export class BotStore extends Service {
   private disposed = false
   private lastSeen = ''
   private polling = false
+  private opened = false
   /** Entities of the published state that passed their schema (see validate.ts). */
   private known = new KnownValid()
   /** Saved text of each published entity, reused while it is unchanged (see save.ts). */
@@ -352,11 +372,35 @@ export class BotStore extends Service {
   /**
    * Open (or re-open) the team: lock if this process may write, read and classify the file,
    * then settle the mode. Used at load, and again on a request while follower or read-only.
+   * Emits `bot-team/writer` when this process becomes the writer.
    */
   private async open(): Promise<void> {
+    const before = this.modeValue
+    const first = !this.opened
+    this.opened = true
+    await this.openTeam()
+    if (this.modeValue === 'writer' && (first || before !== 'writer') && !this.lockLost && !this.disposed) {
+      const payload: WriterEvent = { from: first ? null : before === 'writer' ? null : before, lockless: this.lockless, revision: this.snapshot.revision }
+      this.home.emit('bot-team/writer', payload)
+    }
+  }
+
+  /** A symbolic link at `bot/` or `bot/state.json`, described; `null` when there is none. */
+  private async symlinkProblem(): Promise<string | null> {
+    for (const [file, what] of [[this.config.dir, `The bot folder ${this.config.dir}`], [this.file, 'bot/state.json']] as const) {
+      try {
+        if ((await fsp.lstat(file)).isSymbolicLink()) return `${what} is a symbolic link (to ${await fsp.readlink(file).catch(() => '?')})`
+      } catch {}
+    }
+    return null
+  }
+
+  private async openTeam(): Promise<void> {
+    const link = await this.symlinkProblem()
+    if (link) return this.openSymlinked(link)
     let lock: AcquireResult | null = null
     if (this.eligible() && !this.lock) {
-      await fsp.mkdir(this.config.dir, { recursive: true }).catch(() => {})
+      await makePrivateDir(this.config.dir).catch(() => {})
       lock = await this.tryLock()
       if (lock.kind === 'acquired') {
         this.lock = lock.handle
@@ -449,6 +493,18 @@ export class BotStore extends Service {
     }
   }
 
+  /** Never write through a link: show what it points at (if it reads as a team), write nothing. */
+  private async openSymlinked(problem: string) {
+    await this.dropLock()
+    this.lockless = false
+    this.diagnose({ level: 'error', code: 'symlink', message: `${problem}; the team is read-only.` })
+    const read = await this.readFile()
+    this.noteSeen(read)
+    const classified = classifyRead(read)
+    if (classified.kind === 'ok') this.replaceState(classified.state, 'disk')
+    this.setMode('read-only', 'symlink', `${problem}, so nothing is written: writing through a link could change a file outside the bot folder. Put the real folder or file in its place (move the link's target there), then retry; the next change re-opens the team.`)
+  }
+
   private peekNewer(read: ReadResult): TeamState | null {
     if (read.kind !== 'bytes') return null
     try {
@@ -467,6 +523,7 @@ export class BotStore extends Service {
       const name = i === 0 ? base : `${base}-${i}`
       try {
         await copy(this.file, path.join(this.config.dir, name))
+        await fsp.chmod(path.join(this.config.dir, name), PRIVATE_FILE_MODE)
         // Prove the copy is byte-for-byte before anything overwrites the original.
         const copied = await fsp.readFile(path.join(this.config.dir, name))
         if (read.kind === 'bytes' && !Buffer.from(read.bytes).equals(copied)) {
@@ -481,7 +538,7 @@ export class BotStore extends Service {
     return { ok: false, error: 'EEXIST: no free broken-copy name' }
   }
 
-  /** Remove write-file-atomic temp files a killed writer left behind (only while we write). */
+  /** Remove temp files of saves a killed writer left behind (only while we write). */
   private async cleanTemps() {
     let names: string[]
     try {
