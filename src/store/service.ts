@@ -1,10 +1,12 @@
 /**
  * botStore — the one writer of team state (`bot/state.json`).
  *
- * Owns: opening the team (lock, read, classify, set a corrupt file aside), the process's mode
- * (`writer` | `follower` | `read-only` with a reason), transactions (`update(fn)`: apply →
- * validate → verify lock → atomic save → publish), following the file while not the writer,
- * taking over on the next request once the holder is gone, and diagnostics the UI can show.
+ * Owns: opening the team (refuse symbolic links, lock, read, classify, set a corrupt file aside),
+ * the process's mode (`writer` | `follower` | `read-only` with a reason), transactions
+ * (`update(fn)`: apply to a copy-on-write draft → validate what changed → verify lock → durable
+ * atomic save → publish), following the file while not the writer, taking over on the next
+ * request once the holder is gone, the `bot-team/writer` event each time this process becomes the
+ * writer, and diagnostics the UI can show.
  *
  * Deliberately narrow: it knows nothing about what Bots or groups mean (roster, delivery and
  * rooms own that) and never creates the first Main Bot; it never keeps chat history; it never
@@ -218,8 +220,9 @@ export class BotStore extends Service {
   }
 
   /**
-   * Run a transaction: `fn` gets a mutable copy and may mutate it or return a new state. The
-   * result is validated, saved atomically and then published. If `fn` throws, the result is
+   * Run a transaction: `fn` gets a mutable draft (copy-on-write, see `draft.ts`; it behaves like a
+   * deep copy) and may mutate it or return a new state. The result is validated, saved atomically
+   * and durably, and then published. If `fn` throws, the result is
    * invalid, or the save is refused, nothing changes (in memory or on disk). Transactions of one
    * process run one at a time. Refusals throw `StoreError` (EFOLLOWER, EREADONLY, ELOCKLOST,
    * EINVALID).
