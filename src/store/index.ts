@@ -6,7 +6,7 @@
  * dependents declare `inject: ['botStore']`.
  */
 export { BotStore, BotStore as BotStorePlugin, Config, botStoreWith } from './service.ts'
-export type { ConfigInput, Diagnostic, StateChange, StateListener, StoreDeps, StoreMode, StoreStatus, Transaction, FollowerReason } from './service.ts'
+export type { ConfigInput, Diagnostic, StateChange, StateListener, StoreDeps, StoreMode, StoreStatus, Transaction, FollowerReason, WriterEvent } from './service.ts'
 export * from './schema.ts'
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.ts'
 export { classifyRead, brokenCopyName, isTempLeftover, STATE_FILE, LOCK_DIR, type Classified, type ReadResult, type ReadOnlyReason } from './load.ts'
