@@ -422,7 +422,7 @@ export class BotStore extends Service {
     // Who may write?
     const dirText = `${this.config.dir}`
     if (!this.eligible()) {
-      this.setMode('follower', 'role-follower', 'This one-shot DSH run only follows the team; changes are made by the long-lived DSH (DSH Web). To let this process write, configure the Bot Team plugin with role: writer.')
+      this.setMode('follower', 'role-follower', 'This one-shot DSH run only follows the team; changes are made by the long-lived DSH (DSH Web). To let this process write, set the Bot Team plugin setting writer: always (the store role: writer).')
     } else if (this.lock) {
       this.lockless = false
       this.setMode('writer', null, 'This process writes the team; bot/state.lock is held.')
