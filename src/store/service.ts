@@ -11,7 +11,7 @@
  * Deliberately narrow: it knows nothing about what Bots or groups mean (roster, delivery and
  * rooms own that) and never creates the first Main Bot; it never keeps chat history; it never
  * "repairs" a bad file by starting over without first copying the original byte for byte; it
- * never writes while another process owns `bot/state.lock`.
+ * never writes while another process owns `bot/state.lock`, and never through a symbolic link.
  *
  * Composes: a Cordis service `ctx.botStore`. Every registration — the lock, the file watcher,
  * the poll timer, subscriptions made by other plugins — is a Cordis effect, so disposing the
@@ -382,9 +382,10 @@ export class BotStore extends Service {
     const first = !this.opened
     this.opened = true
     await this.openTeam()
-    if (this.modeValue === 'writer' && (first || before !== 'writer') && !this.lockLost && !this.disposed) {
-      const payload: WriterEvent = { from: first ? null : before === 'writer' ? null : before, lockless: this.lockless, revision: this.snapshot.revision }
-      this.home.emit('bot-team/writer', payload)
+    if (this.modeValue !== 'writer' || this.lockLost || this.disposed) return
+    if (first || before !== 'writer') {
+      const from = first || before === 'writer' ? null : before
+      this.home.emit('bot-team/writer', { from, lockless: this.lockless, revision: this.snapshot.revision } satisfies WriterEvent)
     }
   }
 
