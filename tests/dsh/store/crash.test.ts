@@ -17,5 +17,5 @@ describe('crash safety', () => {
     // the loop really was saving when killed: each run saves at least once before it can be killed
     expect(stats.finalRevisions.every(r => r >= KILLS / LANES)).toBe(true)
     console.log(storeLine('crash', stats))
-  }, 180_000)
+  }, 300_000)
 })
