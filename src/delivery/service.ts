@@ -162,6 +162,11 @@ export class BotDelivery extends Service {
         if (agent) this.attach(agent, bot.id)
       }
     }
+    // A process that takes over as the writer finishes what the previous writer left pending.
+    this.ctx.on('bot-team/writer', ({ from }) => {
+      if (from === null) return // the team was just opened: the start-up recovery below covers it
+      void this.recover().catch((error: unknown) => this.warn('delivery recovery after taking over failed', error))
+    })
     if (this.store.mode !== 'writer') {
       this.resolveReady()
       return
@@ -496,7 +501,14 @@ export class BotDelivery extends Service {
    * → delivered; in its restored inbox → re-drive the restored queue (never send twice); nowhere →
    * send it now under the same id.
    */
-  async recover(): Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> {
+  recover(): Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> {
+    this.recovering ??= this.recoverOnce().finally(() => { this.recovering = undefined })
+    return this.recovering
+  }
+
+  private recovering: Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> | undefined
+
+  private async recoverOnce(): Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> {
     await this.ctx.botRoster.ensureTeam()
     const counts = { delivered: 0, redriven: 0, sent: 0, discarded: 0 }
     const pending = this.store.state.deliveries.filter((d) => d.status === 'pending')

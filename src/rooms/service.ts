@@ -162,6 +162,10 @@ export class BotRooms extends Service {
       const agent = sid ? this.ctx.agents.get(SessionId(sid)) : undefined
       if (agent) this.attachOwnChat(agent)
     }
+    // A process that takes over as the writer re-drives the room work the previous writer left.
+    this.ctx.on('bot-team/writer', ({ from }) => {
+      if (from !== null) void this.recover().catch((error: unknown) => this.warn('room recovery after taking over failed', error))
+    })
     if (this.store.mode !== 'writer') {
       this.resolveReady()
       return

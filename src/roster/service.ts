@@ -134,6 +134,13 @@ export class BotRoster extends Service {
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
     this.pickers.start()
     this.sessions.disposeWithFiber('bot-roster:sessions')
+    // Becoming the writer later (taking over, or a web app that came up after this plugin) makes
+    // sure the team is whole: a Main Bot, and an own chat for every Bot.
+    this.ctx.on('bot-team/writer', ({ from }) => {
+      if (from === null && this.teamChecked) return
+      this.teamChecked = false
+      this.tookOver()
+    })
     if (this.store.mode !== 'writer') return
     this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat

@@ -6,7 +6,7 @@
  * dependents declare `inject: ['botStore']`.
  */
 export { BotStore, BotStore as BotStorePlugin, Config, botStoreWith } from './service.ts'
-export type { ConfigInput, Diagnostic, StateChange, StateListener, StoreDeps, StoreMode, StoreStatus, Transaction, FollowerReason } from './service.ts'
+export type { ConfigInput, Diagnostic, StateChange, StateListener, StoreDeps, StoreMode, StoreStatus, Transaction, FollowerReason, WriterEvent } from './service.ts'
 export * from './schema.ts'
 export { StoreError, isStoreError, type StoreErrorCode } from './errors.ts'
 export { classifyRead, brokenCopyName, isTempLeftover, STATE_FILE, LOCK_DIR, type Classified, type ReadResult, type ReadOnlyReason } from './load.ts'
@@ -14,3 +14,4 @@ export { migrate, MIGRATIONS, exampleMigrationV1toV2, migrationV1toV2, type Migr
 export { acquireStateLock, isPidAlive, readLockOwner, type LockFn, type LockOwner } from './lock.ts'
 export { serializeState, writeStateFile } from './save.ts'
 export { own } from './own.ts'
+export { writePrivateFile, makePrivateDir, isPrivateTemp, syncDir, PRIVATE_FILE_MODE, PRIVATE_DIR_MODE } from './private-file.ts'

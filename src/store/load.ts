@@ -5,7 +5,7 @@
  * `empty` (no file: a new team), `ok` (valid, possibly migrated), `corrupt` (set the original
  * aside byte for byte, then start empty) or `read-only` (the file cannot be read, or a newer
  * version wrote it: show what we can, write nothing). Also `brokenCopyName()` and
- * `isTempLeftover()` (write-file-atomic temp names left by a killed writer).
+ * `isTempLeftover()` (temp names of `writePrivateFile` left by a killed writer).
  *
  * Deliberately narrow: it never touches the disk and never decides about locks; it never
  * "repairs" a file by guessing. Anything it cannot prove valid is `corrupt` or `read-only`.
@@ -15,6 +15,7 @@
  */
 import { type TeamState, STATE_VERSION, stateSchema, describeIssues } from './schema.ts'
 import { type Migration, MIGRATIONS, migrate } from './migrations.ts'
+import { isPrivateTemp } from './private-file.ts'
 
 export const STATE_FILE = 'state.json'
 export const LOCK_DIR = 'state.lock'
@@ -38,6 +39,8 @@ export type ReadOnlyReason =
   | 'lock-unavailable'
   /** Ownership of the lock was lost after it was acquired. */
   | 'lock-lost'
+  /** `bot/` or `bot/state.json` is a symbolic link, which the store never writes through. */
+  | 'symlink'
 
 export type Classified =
   | { kind: 'empty' }
@@ -89,7 +92,7 @@ export function brokenCopyName(now: Date): string {
   return `${STATE_FILE}.broken-${now.toISOString().replace(/:/g, '-')}`
 }
 
-/** Temp files of write-file-atomic (`state.json.<uint32>`) left behind by a killed writer. */
+/** Temp files of `writePrivateFile` (`state.json.<digits>`) left behind by a killed writer. */
 export function isTempLeftover(name: string): boolean {
-  return /^state\.json\.\d+$/.test(name)
+  return isPrivateTemp(name, STATE_FILE)
 }

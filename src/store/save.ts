@@ -1,10 +1,14 @@
 /**
  * Atomic save — the bytes of `bot/state.json` and how they reach the disk.
  *
- * Owns: `serializeState()` (stable, pretty JSON with a trailing newline) and `writeStateFile()`,
- * which writes through write-file-atomic: a temp file `state.json.<n>` beside the target, fsync,
- * then rename over the target, so a reader (or a crash) sees either the old or the new file,
- * never a mix.
+ * Owns: `serializeState()` and `writeStateFile()`. The file is JSON laid out one entity per line:
+ * each top-level field on its own line, and inside `bots`, `groups`, `deliveries` and
+ * `pendingQuestions` one compact line per Bot, group, delivery or question. That keeps the file
+ * readable and diffable (a change to one Bot changes one line) at about 3/4 of the size of
+ * indented JSON, and lets the store reuse the text of every entity a transaction did not change
+ * (`cache`: entity object → its line; entities are frozen, so the text cannot go stale).
+ * `writeStateFile()` writes through `writePrivateFile` (temp file, fchmod 0600, fsync, rename,
+ * directory fsync), so a reader or a crash sees either the old or the new file, never a mix.
  *
  * Deliberately narrow: no validation, no locking, no revision bookkeeping — `service.ts` does all
  * of that before calling here. Temp files left by a killed process are removed by the next writer
@@ -13,12 +17,52 @@
  * Composes: kept free of zod and Cordis so the crash test's child process, which is SIGKILLed
  * hundreds of times, starts fast while using exactly the save path the service uses.
  */
-import writeFileAtomic from 'write-file-atomic'
+import { writePrivateFile } from './private-file.ts'
 
-export function serializeState(state: unknown): string {
-  return JSON.stringify(state, null, 2) + '\n'
+/** The fields whose entries are written one per line. */
+const PER_LINE = new Set(['bots', 'groups', 'deliveries', 'pendingQuestions'])
+
+/** Text of one entity, from the cache when the (frozen) object was written before. */
+function entityText(value: unknown, cache: WeakMap<object, string> | undefined): string {
+  if (!cache || typeof value !== 'object' || value === null || !Object.isFrozen(value)) return JSON.stringify(value) ?? 'null'
+  let text = cache.get(value)
+  if (text === undefined) {
+    text = JSON.stringify(value)
+    cache.set(value, text)
+  }
+  return text
+}
+
+/** A record or array written one entry per line; cached whole while the (frozen) container is unchanged. */
+function blockText(value: unknown, cache: WeakMap<object, string> | undefined): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value)
+  const cached = cache && Object.isFrozen(value) ? cache.get(value) : undefined
+  if (cached !== undefined) return cached
+  let text: string
+  if (Array.isArray(value)) {
+    text = value.length ? `[\n${value.map(v => `    ${entityText(v, cache)}`).join(',\n')}\n  ]` : '[]'
+  } else {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== 'function')
+    text = entries.length ? `{\n${entries.map(([k, v]) => `    ${JSON.stringify(k)}: ${entityText(v, cache)}`).join(',\n')}\n  }` : '{}'
+  }
+  if (cache && Object.isFrozen(value)) cache.set(value, text)
+  return text
+}
+
+/**
+ * The text of `state.json`. Parses back (`JSON.parse`) to exactly `state`. `cache` may be any
+ * WeakMap the caller keeps across saves; only frozen entities are cached.
+ */
+export function serializeState(state: object, cache?: WeakMap<object, string>): string {
+  const lines: string[] = []
+  for (const [key, value] of Object.entries(state)) {
+    if (value === undefined || typeof value === 'function') continue
+    const text = PER_LINE.has(key) ? blockText(value, cache) : JSON.stringify(value)
+    lines.push(`  ${JSON.stringify(key)}: ${text}`)
+  }
+  return `{\n${lines.join(',\n')}\n}\n`
 }
 
 export async function writeStateFile(file: string, text: string): Promise<void> {
-  await writeFileAtomic(file, text, { fsync: true })
+  await writePrivateFile(file, text)
 }

@@ -5,6 +5,10 @@
  * preferences, pending questions, id counters, revision, writer version), the inferred types,
  * `emptyState()` and `allocateId()`.
  *
+ * Forward-compatible within a version: the team file, Bots, groups, deliveries and pending
+ * questions keep fields this build does not know (a newer build of the same `STATE_VERSION` may
+ * add optional fields), as long as they hold JSON; a save by this build writes them back.
+ *
  * Deliberately narrow: no I/O, no locking, no migration logic (see `migrations.ts`). Team state
  * never holds chat history (that lives in DSH Sessions; Bots only point at session ids) and never
  * holds absolute paths (a backup restored on another machine or user must still load).
@@ -15,8 +19,8 @@
  */
 import { z } from 'zod'
 
+/** The schema version this build writes. A file with a larger `version` is opened read-only. */
 /**
- * The schema version this build writes. A file with a larger `version` is opened read-only.
  * v2 (0.2): Bots' `acceptsDelegatedWork`, work `budgets`, the chain of a delivery (`budget`,
  * `mode`), groups' persisted `botRounds`.
  */
@@ -35,6 +39,20 @@ const relativeRef = z.string().min(1).refine(
   { message: 'must be a name relative to the bot folder, never an absolute path or a path with ..' },
 )
 
+/**
+ * Forward compatibility: a newer build of the same schema version may add fields. Unknown fields
+ * are kept as they are (a save by this build writes them back) but must hold JSON.
+ */
+function keepUnknownJson<T extends z.ZodObject>(schema: T): T {
+  const known = new Set(Object.keys(schema.shape))
+  const json = z.json()
+  return schema.superRefine((value, ctx) => {
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      if (!known.has(key) && !json.safeParse(v).success) ctx.addIssue({ code: 'custom', path: [key], message: 'a field this build does not know must hold JSON' })
+    }
+  })
+}
+
 export const avatarSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('shape'), shape: z.string().min(1) }),
   /** `image` names a file under `bot/avatars/`, never an absolute path. */
@@ -51,7 +69,7 @@ export const sessionPartSchema = z.object({
   endReason: z.string().optional(),
 })
 
-export const botSchema = z.object({
+export const botSchema = keepUnknownJson(z.looseObject({
   id,
   name: z.string().min(1).max(100),
   /** The role label shown in the UI ("Reviewer", "Researcher", …). */
@@ -74,9 +92,9 @@ export const botSchema = z.object({
    * at its own preset instead of the lowest along the chain. Set only from the paired team page.
    */
   acceptsDelegatedWork: z.boolean(),
-})
+}))
 
-export const groupSchema = z.object({
+export const groupSchema = keepUnknownJson(z.looseObject({
   id,
   name: z.string().min(1).max(100),
   members: z.array(id),
@@ -92,10 +110,10 @@ export const groupSchema = z.object({
   deleted: z.object({ at: isoTime, by: id }).optional(),
   /** Rounds Bots started here since the person last wrote in the room (bounded by a limit). */
   botRounds: z.int().min(0).optional(),
-})
+}))
 
 /** An inter-Bot message, recorded before it is performed so a crash cannot lose it. */
-export const deliverySchema = z.object({
+export const deliverySchema = keepUnknownJson(z.looseObject({
   id,
   from: id,
   /** A Bot id (direct message) — group traffic also names the group. */
@@ -116,7 +134,7 @@ export const deliverySchema = z.object({
   /** The work budget the chain draws from, and the lowest sandbox mode along it. */
   budget: id.optional(),
   mode: sandboxMode.optional(),
-})
+}))
 
 /** Bot-started turns one message of the person may cause (see `src/chain.ts`). */
 export const budgetSchema = z.object({
@@ -128,7 +146,7 @@ export const budgetSchema = z.object({
   used: z.int().min(0),
 })
 
-export const pendingQuestionSchema = z.object({
+export const pendingQuestionSchema = keepUnknownJson(z.looseObject({
   id,
   botId: id,
   sessionId: id.optional(),
@@ -137,9 +155,9 @@ export const pendingQuestionSchema = z.object({
   askedAt: isoTime,
   status: z.enum(['open', 'answered', 'cancelled']),
   answer: z.string().optional(),
-})
+}))
 
-export const stateSchema = z.object({
+export const stateSchema = keepUnknownJson(z.looseObject({
   version: z.literal(STATE_VERSION),
   /** Monotonic: +1 per successful save. */
   revision: z.int().min(0),
@@ -152,25 +170,36 @@ export const stateSchema = z.object({
   pendingQuestions: z.array(pendingQuestionSchema),
   /** kind → next number; ids are `<kind>-<n>` and are never reused, even after deletion. */
   nextIds: z.record(z.string().regex(/^[a-z][a-z0-9]*$/), z.int().min(1)),
-}).superRefine((s, ctx) => {
+})).superRefine((s, ctx) => {
+  for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })
+})
+
+/**
+ * The rules that span entities (keys match ids, group members and admins exist, delivery ids are
+ * unique). Part of `stateSchema`; exported so the store's incremental check (`validate.ts`)
+ * runs exactly the same rules after validating only the entities a transaction changed.
+ */
+export function teamInvariantIssues(s: Pick<TeamState, 'bots' | 'groups' | 'deliveries'>): Array<{ path: Array<string | number>, message: string }> {
+  const issues: Array<{ path: Array<string | number>, message: string }> = []
   for (const [key, bot] of Object.entries(s.bots)) {
-    if (key !== bot.id) ctx.addIssue({ code: 'custom', path: ['bots', key, 'id'], message: `bot key ${key} differs from its id ${bot.id}` })
+    if (key !== bot.id) issues.push({ path: ['bots', key, 'id'], message: `bot key ${key} differs from its id ${bot.id}` })
   }
   for (const [key, group] of Object.entries(s.groups)) {
-    if (key !== group.id) ctx.addIssue({ code: 'custom', path: ['groups', key, 'id'], message: `group key ${key} differs from its id ${group.id}` })
+    if (key !== group.id) issues.push({ path: ['groups', key, 'id'], message: `group key ${key} differs from its id ${group.id}` })
     for (const m of group.members) {
-      if (!s.bots[m]) ctx.addIssue({ code: 'custom', path: ['groups', key, 'members'], message: `member ${m} is not a known Bot` })
+      if (!Object.hasOwn(s.bots, m)) issues.push({ path: ['groups', key, 'members'], message: `member ${m} is not a known Bot` })
     }
     if (group.admin !== undefined && !group.members.includes(group.admin)) {
-      ctx.addIssue({ code: 'custom', path: ['groups', key, 'admin'], message: `admin ${group.admin} is not a member` })
+      issues.push({ path: ['groups', key, 'admin'], message: `admin ${group.admin} is not a member` })
     }
   }
   const seen = new Set<string>()
   for (const d of s.deliveries) {
-    if (seen.has(d.id)) ctx.addIssue({ code: 'custom', path: ['deliveries'], message: `duplicate delivery id ${d.id}` })
+    if (seen.has(d.id)) issues.push({ path: ['deliveries'], message: `duplicate delivery id ${d.id}` })
     seen.add(d.id)
   }
-})
+  return issues
+}
 
 export type Avatar = z.infer<typeof avatarSchema>
 export type SessionPart = z.infer<typeof sessionPartSchema>

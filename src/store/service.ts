@@ -1,15 +1,17 @@
 /**
  * botStore — the one writer of team state (`bot/state.json`).
  *
- * Owns: opening the team (lock, read, classify, set a corrupt file aside), the process's mode
- * (`writer` | `follower` | `read-only` with a reason), transactions (`update(fn)`: apply →
- * validate → verify lock → atomic save → publish), following the file while not the writer,
- * taking over on the next request once the holder is gone, and diagnostics the UI can show.
+ * Owns: opening the team (refuse symbolic links, lock, read, classify, set a corrupt file aside),
+ * the process's mode (`writer` | `follower` | `read-only` with a reason), transactions
+ * (`update(fn)`: apply to a copy-on-write draft → validate what changed → verify lock → durable
+ * atomic save → publish), following the file while not the writer, taking over on the next
+ * request once the holder is gone, the `bot-team/writer` event each time this process becomes the
+ * writer, and diagnostics the UI can show.
  *
  * Deliberately narrow: it knows nothing about what Bots or groups mean (roster, delivery and
  * rooms own that) and never creates the first Main Bot; it never keeps chat history; it never
  * "repairs" a bad file by starting over without first copying the original byte for byte; it
- * never writes while another process owns `bot/state.lock`.
+ * never writes while another process owns `bot/state.lock`, and never through a symbolic link.
  *
  * Composes: a Cordis service `ctx.botStore`. Every registration — the lock, the file watcher,
  * the poll timer, subscriptions made by other plugins — is a Cordis effect, so disposing the
@@ -25,12 +27,32 @@ import { StoreError } from './errors.ts'
 import { type Classified, type ReadOnlyReason, type ReadResult, LOCK_DIR, STATE_FILE, brokenCopyName, classifyRead, isTempLeftover } from './load.ts'
 import { type AcquireResult, type LockFn, type LockHandle, type LockOwner, acquireStateLock, readLockOwner } from './lock.ts'
 import { serializeState, writeStateFile } from './save.ts'
-import { type TeamState, STATE_VERSION, describeIssues, emptyState, stateSchema } from './schema.ts'
+import { PRIVATE_FILE_MODE, makePrivateDir } from './private-file.ts'
+import { type TeamState, STATE_VERSION, emptyState, stateSchema } from './schema.ts'
+import { createDraft } from './draft.ts'
+import { KnownValid, validateState } from './validate.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
     botStore: BotStore
   }
+  interface Events {
+    /**
+     * This process became the writer of team state: when the team is opened (`from: null`), or
+     * later when it takes over from a follower's or read-only state (`from`). Emitted inside the
+     * store's queue, after the mode is settled; a listener's `update()` runs right after.
+     * Services that start after the store also check `botStore.mode` when they start.
+     */
+    'bot-team/writer'(payload: WriterEvent): void
+  }
+}
+
+export interface WriterEvent {
+  /** The mode before: `null` when the team was just opened. */
+  from: 'follower' | 'read-only' | null
+  /** Writing without a lock (see `StoreStatus.lockless`). */
+  lockless: boolean
+  revision: number
 }
 
 export const Config = z.object({
@@ -86,6 +108,7 @@ export interface Diagnostic {
   level: 'info' | 'warn' | 'error'
   code: 'corrupt-file' | 'broken-copy' | 'backup-failed' | 'unreadable' | 'newer-version' | 'migrated'
     | 'lockless' | 'lock-unavailable' | 'not-writable' | 'lock-lost' | 'took-over' | 'temp-cleaned' | 'follow-error'
+    | 'symlink'
   message: string
   /** File name (relative to the bot folder) the diagnostic is about, e.g. the broken copy. */
   file?: string
@@ -137,6 +160,11 @@ export class BotStore extends Service {
   private polling = false
   /** `config.longLived`, or true once the entry called `allowWriting()`. */
   private longLived: boolean
+  private opened = false
+  /** Entities of the published state that passed their schema (see validate.ts). */
+  private known = new KnownValid()
+  /** Saved text of each published entity, reused while it is unchanged (see save.ts). */
+  private texts = new WeakMap<object, string>()
 
   constructor(ctx: Context, config: ConfigInput, deps: StoreDeps = {}) {
     super(ctx, 'botStore')
@@ -191,8 +219,9 @@ export class BotStore extends Service {
   }
 
   /**
-   * Run a transaction: `fn` gets a mutable copy and may mutate it or return a new state. The
-   * result is validated, saved atomically and then published. If `fn` throws, the result is
+   * Run a transaction: `fn` gets a mutable draft (copy-on-write, see `draft.ts`; it behaves like a
+   * deep copy) and may mutate it or return a new state. The result is validated, saved atomically
+   * and durably, and then published. If `fn` throws, the result is
    * invalid, or the save is refused, nothing changes (in memory or on disk). Transactions of one
    * process run one at a time. Refusals throw `StoreError` (EFOLLOWER, EREADONLY, ELOCKLOST,
    * EINVALID).
@@ -200,24 +229,40 @@ export class BotStore extends Service {
   update(fn: Transaction): Promise<Readonly<TeamState>> {
     return this.enqueue(async () => {
       await this.ensureWriter()
-      const draft = structuredClone(this.snapshot) as TeamState
-      const result = await fn(draft)
-      const next = (result === undefined ? draft : result) as TeamState
-      next.version = STATE_VERSION
-      next.revision = this.snapshot.revision + 1
-      next.writtenBy = { pluginVersion: this.config.pluginVersion, at: this.now().toISOString() }
-      const parsed = stateSchema.safeParse(next)
-      if (!parsed.success) {
-        throw new StoreError('EINVALID', `The change was refused because the team state would be invalid (${describeIssues(parsed.error)}). Nothing was saved.`)
+      // Copy-on-write: the transaction copies only what it writes; everything else stays the
+      // published (frozen, validated) object, so validation and serialisation skip it.
+      const { draft, finish } = createDraft(this.snapshot as TeamState)
+      const produced = finish(await fn(draft))
+      const candidate = typeof produced === 'object' && produced !== null && !Array.isArray(produced)
+        ? {
+            ...produced,
+            version: STATE_VERSION,
+            revision: this.snapshot.revision + 1,
+            writtenBy: { pluginVersion: this.config.pluginVersion, at: this.now().toISOString() },
+          }
+        : produced
+      const checked = validateState(candidate, this.known)
+      if (!checked.ok) {
+        throw new StoreError('EINVALID', `The change was refused because the team state would be invalid (${checked.problem}). Nothing was saved.`)
       }
-      await this.save(parsed.data)
-      this.snapshot = deepFreeze(parsed.data)
+      const next = deepFreeze(checked.state)
+      this.known.remember(next, checked.fresh)
+      await this.save(next)
+      this.snapshot = next
       this.publish('local')
       return this.snapshot
     })
   }
 
-  /** Listen to state changes. The subscription is an effect of the caller's plugin. */
+  /**
+   * Listen to state changes. The listener runs after every published change: a save by this
+   * process (`source: 'local'`), and a state read from disk (`'disk'`: a file another process
+   * wrote, or the state loaded when the team is opened or re-opened). It is not called with the
+   * current state when subscribing. A listener that throws is logged; the save it follows stands.
+   * The subscription is a Cordis effect of the context `botStore` was reached through
+   * (`ctx.botStore.subscribe(…)` in a plugin ends when that plugin unloads); the returned function
+   * ends it earlier.
+   */
   subscribe(listener: StateListener): () => void {
     return this.ctx.effect(() => {
       this.listeners.add(listener)
@@ -341,11 +386,36 @@ export class BotStore extends Service {
   /**
    * Open (or re-open) the team: lock if this process may write, read and classify the file,
    * then settle the mode. Used at load, and again on a request while follower or read-only.
+   * Emits `bot-team/writer` when this process becomes the writer.
    */
   private async open(): Promise<void> {
+    const before = this.modeValue
+    const first = !this.opened
+    this.opened = true
+    await this.openTeam()
+    if (this.modeValue !== 'writer' || this.lockLost || this.disposed) return
+    if (first || before !== 'writer') {
+      const from = first || before === 'writer' ? null : before
+      this.home.emit('bot-team/writer', { from, lockless: this.lockless, revision: this.snapshot.revision } satisfies WriterEvent)
+    }
+  }
+
+  /** A symbolic link at `bot/` or `bot/state.json`, described; `null` when there is none. */
+  private async symlinkProblem(): Promise<string | null> {
+    for (const [file, what] of [[this.config.dir, `The bot folder ${this.config.dir}`], [this.file, 'bot/state.json']] as const) {
+      try {
+        if ((await fsp.lstat(file)).isSymbolicLink()) return `${what} is a symbolic link (to ${await fsp.readlink(file).catch(() => '?')})`
+      } catch {}
+    }
+    return null
+  }
+
+  private async openTeam(): Promise<void> {
+    const link = await this.symlinkProblem()
+    if (link) return this.openSymlinked(link)
     let lock: AcquireResult | null = null
     if (this.eligible() && !this.lock) {
-      await fsp.mkdir(this.config.dir, { recursive: true }).catch(() => {})
+      await makePrivateDir(this.config.dir).catch(() => {})
       lock = await this.tryLock()
       if (lock.kind === 'acquired') {
         this.lock = lock.handle
@@ -364,7 +434,7 @@ export class BotStore extends Service {
     // Who may write?
     const dirText = `${this.config.dir}`
     if (!this.eligible()) {
-      this.setMode('follower', 'role-follower', 'This one-shot DSH run only follows the team; changes are made by the long-lived DSH (DSH Web). To let this process write, configure the Bot Team plugin with role: writer.')
+      this.setMode('follower', 'role-follower', 'This one-shot DSH run only follows the team; changes are made by the long-lived DSH (DSH Web). To let this process write, set the Bot Team plugin setting writer: always (the store role: writer).')
     } else if (this.lock) {
       this.lockless = false
       this.setMode('writer', null, 'This process writes the team; bot/state.lock is held.')
@@ -438,6 +508,18 @@ export class BotStore extends Service {
     }
   }
 
+  /** Never write through a link: show what it points at (if it reads as a team), write nothing. */
+  private async openSymlinked(problem: string) {
+    await this.dropLock()
+    this.lockless = false
+    this.diagnose({ level: 'error', code: 'symlink', message: `${problem}; the team is read-only.` })
+    const read = await this.readFile()
+    this.noteSeen(read)
+    const classified = classifyRead(read)
+    if (classified.kind === 'ok') this.replaceState(classified.state, 'disk')
+    this.setMode('read-only', 'symlink', `${problem}, so nothing is written: writing through a link could change a file outside the bot folder. Put the real folder or file in its place (move the link's target there), then retry; the next change re-opens the team.`)
+  }
+
   private peekNewer(read: ReadResult): TeamState | null {
     if (read.kind !== 'bytes') return null
     try {
@@ -456,6 +538,7 @@ export class BotStore extends Service {
       const name = i === 0 ? base : `${base}-${i}`
       try {
         await copy(this.file, path.join(this.config.dir, name))
+        await fsp.chmod(path.join(this.config.dir, name), PRIVATE_FILE_MODE)
         // Prove the copy is byte-for-byte before anything overwrites the original.
         const copied = await fsp.readFile(path.join(this.config.dir, name))
         if (read.kind === 'bytes' && !Buffer.from(read.bytes).equals(copied)) {
@@ -470,7 +553,7 @@ export class BotStore extends Service {
     return { ok: false, error: 'EEXIST: no free broken-copy name' }
   }
 
-  /** Remove write-file-atomic temp files a killed writer left behind (only while we write). */
+  /** Remove temp files of saves a killed writer left behind (only while we write). */
   private async cleanTemps() {
     let names: string[]
     try {
@@ -532,13 +615,14 @@ export class BotStore extends Service {
         throw this.lockLostError()
       }
     }
-    await writeStateFile(this.file, serializeState(next))
+    await writeStateFile(this.file, serializeState(next, this.texts))
     this.noteSeen(null)
   }
 
   private replaceState(next: TeamState, source: StateChange['source']) {
     const changed = next.revision !== this.snapshot.revision || JSON.stringify(next) !== JSON.stringify(this.snapshot)
     this.snapshot = deepFreeze(next)
+    this.known.rememberAll(this.snapshot)
     if (changed) this.publish(source)
   }
 

@@ -157,6 +157,26 @@ describe('delivery start-up recovery (restart on the same home)', () => {
     expect(second.ctx.botDelivery.log().filter((x) => x.kind === 'reply')).toEqual([])
   })
 
+  it('a process that takes over as the writer (the first exited) sends what the first left pending, exactly once, without a restart', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-delivery-takeover-'))
+    homes.push(home)
+    const first = await on(home)
+    const ada = await first.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const d = await recordPending(first, ada.id, 'LEFT-BY-THE-FIRST-WRITER') // "Sent", as far as the sender knows
+    // the second process on the same home follows while the first writes
+    const second = track(await team({ mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada handled it' } } }, { home }))
+    expect(second.ctx.botStore.status()).toMatchObject({ mode: 'follower', reason: 'lock-held' })
+    expect(second.ctx.botDelivery.recovered).toBeUndefined()
+    await first.dispose()
+    // its next request takes over; becoming the writer runs recovery (no restart)
+    expect(await second.ctx.botStore.claim()).toBe('writer')
+    await expect.poll(() => second.ctx.botDelivery.recovered, { timeout: 10_000 }).toBeDefined()
+    await quiesce(second)
+    expect(userMessages(await second.ctx.botRoster.agentOf(ada.id)).filter((m) => m.source.deliveryId === d.id)).toHaveLength(1)
+    expect(said(second, 'ada').filter((t) => t.includes('LEFT-BY-THE-FIRST-WRITER'))).toHaveLength(1)
+    expect(second.ctx.botDelivery.delivery(d.id)).toMatchObject({ status: 'delivered' })
+  })
+
   it('a record that is nowhere is sent under its id; one already in the log is marked delivered; one to a deleted Bot is discarded', async () => {
     const home = mkdtempSync(join(tmpdir(), 'bot-delivery-recover-'))
     homes.push(home)

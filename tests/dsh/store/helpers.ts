@@ -26,15 +26,23 @@ export interface Child {
   ready: Promise<any>
   call(cmd: string, extra?: object): Promise<any>
   exited: Promise<number | null>
+  /** `bot-team/writer` payloads the child's store emitted, in order. */
+  writerEvents: any[]
 }
 
 /** Fork a store process (Node 22 runs the .ts fixture directly) on `config.dir`. */
-export function storeChild(config: object, opts: { uid?: number, gid?: number } = {}): Child {
+export function storeChild(config: object, opts: { uid?: number, gid?: number, umask?: number } = {}): Child {
+  const { umask, ...ids } = opts
   const proc = fork(fixture('store-child.ts'), [], {
-    env: { ...process.env, BOT_STORE_CONFIG: JSON.stringify({ followMs: 50, ...config }) },
+    env: {
+      ...process.env,
+      BOT_STORE_CONFIG: JSON.stringify({ followMs: 50, ...config }),
+      ...(umask !== undefined ? { BOT_STORE_UMASK: umask.toString(8) } : {}),
+    },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    ...opts,
+    ...ids,
   })
+  const writerEvents: any[] = []
   let seq = 0
   const pending = new Map<number, (v: any) => void>()
   let stderr = ''
@@ -44,6 +52,7 @@ export function storeChild(config: object, opts: { uid?: number, gid?: number } 
     proc.once('exit', code => reject(new Error(`store child exited early (${code}): ${stderr}`)))
   })
   proc.on('message', (msg: any) => {
+    if (msg.event === 'writer') return void writerEvents.push(msg.payload)
     const resolve = pending.get(msg.id)
     pending.delete(msg.id)
     resolve?.(msg)
@@ -53,6 +62,7 @@ export function storeChild(config: object, opts: { uid?: number, gid?: number } 
     proc,
     ready,
     exited,
+    writerEvents,
     call(cmd, extra = {}) {
       const id = ++seq
       return new Promise(resolve => {

@@ -95,7 +95,7 @@ describe('botStore service', () => {
     const oneShot = await openStore({ dir: bot, role: 'auto', longLived: false })
     expect(oneShot.store.status()).toMatchObject({ mode: 'follower', reason: 'role-follower' })
     await expect(oneShot.store.update(d => { d.preferences.a = 1 })).rejects.toMatchObject({
-      code: 'EFOLLOWER', message: expect.stringMatching(/role: writer/),
+      code: 'EFOLLOWER', message: expect.stringMatching(/writer: always/),
     })
     expect(fs.existsSync(path.join(bot, 'state.lock'))).toBe(false)
     expect(fs.existsSync(path.join(bot, 'state.json'))).toBe(false)

@@ -59,7 +59,7 @@ describe('file names', () => {
   it('broken copies carry a filesystem-safe ISO time', () => {
     expect(brokenCopyName(new Date('2025-03-04T05:06:07.089Z'))).toBe('state.json.broken-2025-03-04T05-06-07.089Z')
   })
-  it('recognises write-file-atomic leftovers only', () => {
+  it('recognises the temp files of unfinished saves only', () => {
     expect(isTempLeftover('state.json.3735928559')).toBe(true)
     expect(isTempLeftover('state.json')).toBe(false)
     expect(isTempLeftover('state.json.broken-2025-03-04T05-06-07.089Z')).toBe(false)

@@ -1,0 +1,93 @@
+/**
+ * Private files — how every file under `bot/` reaches the disk: whole, durable and owner-only.
+ *
+ * Owns: `writePrivateFile(file, data)`, an atomic, durable write with mode `0600`: a temp file
+ * `<name>.<digits>` is created beside the target (`O_CREAT|O_EXCL`, so an existing name or a
+ * planted symlink is never opened), `fchmod`ed to 0600 (so the mode does not depend on the
+ * process umask), written, fsynced, closed, renamed over the target, and then the directory is
+ * fsynced so the rename itself survives a power cut. A reader, or a crash at any point, sees the
+ * old file or the new one, never a mix. `makePrivateDir(dir)` creates a folder `0700` (also
+ * independent of umask), and `isPrivateTemp(name, base)` recognises temp names left by a killed
+ * writer.
+ *
+ * Deliberately narrow: no locking, no validation, no retries. It does not follow a symlink at the
+ * target: `rename` replaces the link itself (unlike write-file-atomic, which resolves the target
+ * with realpath first and so writes through a symlinked `state.json`). Callers that must refuse a
+ * symlinked folder check that themselves (the store does at open).
+ *
+ * Composes: the store's `save.ts` writes `state.json` with it; other services that keep private
+ * files under `bot/` (archive, usage, secrets, …) should use it too. Kept free of zod and Cordis
+ * so the crash test's child, SIGKILLed hundreds of times, starts fast.
+ */
+import { randomInt } from 'node:crypto'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+
+/** Mode of every file the store writes. */
+export const PRIVATE_FILE_MODE = 0o600
+/** Mode of the bot folder the store creates. */
+export const PRIVATE_DIR_MODE = 0o700
+
+/** Write `data` to `file` atomically and durably, mode 0600. Throws (and leaves no temp) on failure. */
+export async function writePrivateFile(file: string, data: string | Uint8Array): Promise<void> {
+  let tmp = ''
+  let handle: fsp.FileHandle | undefined
+  for (let attempt = 0; !handle; attempt++) {
+    tmp = `${file}.${randomInt(1, 2 ** 32 - 1)}`
+    try {
+      handle = await fsp.open(tmp, 'wx', PRIVATE_FILE_MODE)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 8) throw error
+    }
+  }
+  try {
+    await handle.chmod(PRIVATE_FILE_MODE)
+    await handle.writeFile(data)
+    await handle.sync()
+    await handle.close()
+    handle = undefined
+    await fsp.rename(tmp, file)
+  } catch (error) {
+    await handle?.close().catch(() => {})
+    await fsp.rm(tmp, { force: true }).catch(() => {})
+    throw error
+  }
+  await syncDir(path.dirname(file))
+}
+
+/** fsync a directory so a rename or create in it is durable. Filesystems that refuse are ignored. */
+export async function syncDir(dir: string): Promise<void> {
+  let handle: fsp.FileHandle | undefined
+  try {
+    handle = await fsp.open(dir, 'r')
+    await handle.sync()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EPERM' && code !== 'EISDIR') throw error
+  } finally {
+    await handle?.close().catch(() => {})
+  }
+}
+
+/**
+ * Create `dir` (and missing parents) with mode 0700 for `dir` itself, whatever the umask. An
+ * existing folder is left as it is; returns whether this call created it.
+ */
+export async function makePrivateDir(dir: string): Promise<boolean> {
+  try {
+    await fsp.mkdir(dir, { mode: PRIVATE_DIR_MODE })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return false
+    if (code !== 'ENOENT') throw error
+    await fsp.mkdir(path.dirname(dir), { recursive: true })
+    return makePrivateDir(dir)
+  }
+  await fsp.chmod(dir, PRIVATE_DIR_MODE)
+  return true
+}
+
+/** `<base>.<digits>`: a temp file of `writePrivateFile(<base>)` left behind by a killed writer. */
+export function isPrivateTemp(name: string, base: string): boolean {
+  return name.length > base.length + 1 && name.startsWith(`${base}.`) && /^\d+$/.test(name.slice(base.length + 1))
+}

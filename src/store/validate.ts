@@ -1,0 +1,153 @@
+/**
+ * Incremental validation — `stateSchema`'s verdict on a transaction's result, paying only for
+ * what the transaction changed.
+ *
+ * Owns: `KnownValid` (per kind, the frozen entity objects, and the frozen containers, that already
+ * passed) and
+ * `validateState(candidate, known)`. An entity that is the very same frozen object as one that
+ * passed before cannot have changed (frozen all the way down), so only new or changed Bots,
+ * groups, deliveries and questions are parsed; the small top-level fields are parsed every time,
+ * and the cross-entity rules (`teamInvariantIssues`, shared with `stateSchema`) run over the whole
+ * team every time. The verdict is the one `stateSchema.safeParse` gives (a unit test compares
+ * them on valid and broken teams); the output keeps unchanged entities by identity.
+ *
+ * Deliberately narrow: it does not freeze or serialise; it does not trust an object because it is
+ * frozen (a frozen object of another kind, or one that never passed, is parsed like a new one).
+ *
+ * Composes: `service.ts` calls it in `update()` with the output of `draft.ts`, remembers what passed
+ * with `known.remember(state, fresh)` once frozen; entities loaded from disk (validated whole by
+ * `load.ts`) are remembered with `known.rememberAll(state)`.
+ */
+import { z } from 'zod'
+import { type TeamState, botSchema, deliverySchema, groupSchema, pendingQuestionSchema, stateSchema, teamInvariantIssues } from './schema.ts'
+
+type Kind = 'bots' | 'groups' | 'deliveries' | 'pendingQuestions'
+const ENTITY: Record<Kind, z.ZodType> = { bots: botSchema, groups: groupSchema, deliveries: deliverySchema, pendingQuestions: pendingQuestionSchema }
+const RECORDS = ['bots', 'groups'] as const
+const ARRAYS = ['deliveries', 'pendingQuestions'] as const
+const shape = stateSchema.shape
+/** Every top-level field except the entity containers, parsed whole on every save. */
+const smallFields = z.object({
+  version: shape.version, revision: shape.revision, writtenBy: shape.writtenBy,
+  preferences: shape.preferences, nextIds: shape.nextIds, budgets: shape.budgets,
+})
+const recordKey = z.string().min(1).max(200)
+const json = z.json()
+const KNOWN_FIELDS = new Set(Object.keys(shape))
+
+export class KnownValid {
+  private sets: Record<Kind, WeakSet<object>> = { bots: new WeakSet(), groups: new WeakSet(), deliveries: new WeakSet(), pendingQuestions: new WeakSet() }
+  /** Whole containers (the `bots` record, the `deliveries` array, …) whose keys and entries all passed. */
+  private containers: Record<Kind, WeakSet<object>> = { bots: new WeakSet(), groups: new WeakSet(), deliveries: new WeakSet(), pendingQuestions: new WeakSet() }
+
+  has(kind: Kind, value: unknown): boolean {
+    return typeof value === 'object' && value !== null && Object.isFrozen(value) && this.sets[kind].has(value)
+  }
+
+  hasContainer(kind: Kind, value: unknown): boolean {
+    return typeof value === 'object' && value !== null && Object.isFrozen(value) && this.containers[kind].has(value)
+  }
+
+  /** Record that every entity of `state` (deep-frozen, validated whole) passed its schema. */
+  rememberAll(state: Readonly<TeamState>) {
+    for (const kind of RECORDS) {
+      for (const v of Object.values(state[kind])) this.sets[kind].add(v)
+      this.containers[kind].add(state[kind])
+    }
+    for (const kind of ARRAYS) {
+      for (const v of state[kind]) this.sets[kind].add(v)
+      this.containers[kind].add(state[kind])
+    }
+  }
+
+  /** Record what `validateState` passed, once the caller has deep-frozen `state`. */
+  remember(state: Readonly<TeamState>, fresh: ReadonlyArray<[Kind, object]>) {
+    for (const [kind, value] of fresh) this.sets[kind].add(value)
+    for (const kind of [...RECORDS, ...ARRAYS]) this.containers[kind].add(state[kind])
+  }
+}
+
+type Issue = { path: Array<PropertyKey>, message: string }
+export type Validated = { ok: true, state: TeamState, fresh: Array<[Kind, object]> } | { ok: false, problem: string }
+
+function describe(issues: Issue[], max = 5): string {
+  const lines = issues.slice(0, max).map(i => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
+  if (issues.length > max) lines.push(`… and ${issues.length - max} more`)
+  return lines.join('; ')
+}
+
+function isPlainRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * Validate `candidate` as a whole team. `ok` carries the state to publish: unchanged entities are
+ * the same objects, changed ones are their parsed copies (listed in `fresh` so the caller can
+ * remember them once frozen).
+ */
+export function validateState(candidate: unknown, known: KnownValid): Validated {
+  if (!isPlainRecord(candidate)) {
+    const parsed = stateSchema.safeParse(candidate)
+    return { ok: false, problem: parsed.success ? 'the team state is not an object' : describe(parsed.error.issues) }
+  }
+  const issues: Issue[] = []
+  const fresh: Array<[Kind, object]> = []
+  const small = smallFields.safeParse(candidate)
+  if (!small.success) issues.push(...small.error.issues)
+  const out: Record<string, unknown> = small.success ? { ...small.data } : {}
+
+  const entity = (kind: Kind, value: unknown, path: PropertyKey[]) => {
+    if (known.has(kind, value)) return value
+    const parsed = ENTITY[kind].safeParse(value)
+    if (!parsed.success) {
+      for (const i of parsed.error.issues) issues.push({ path: [...path, ...i.path], message: i.message })
+      return undefined
+    }
+    fresh.push([kind, parsed.data as object])
+    return parsed.data
+  }
+  for (const kind of RECORDS) {
+    const value = candidate[kind]
+    if (known.hasContainer(kind, value)) {
+      out[kind] = value
+      continue
+    }
+    if (!isPlainRecord(value)) {
+      issues.push({ path: [kind], message: 'expected an object' })
+      continue
+    }
+    const record: Record<string, unknown> = {}
+    for (const key of Object.keys(value)) {
+      const k = recordKey.safeParse(key)
+      if (!k.success) for (const i of k.error.issues) issues.push({ path: [kind, key], message: `invalid key: ${i.message}` })
+      record[key] = entity(kind, value[key], [kind, key])
+    }
+    out[kind] = record
+  }
+  for (const kind of ARRAYS) {
+    const value = candidate[kind]
+    if (known.hasContainer(kind, value)) {
+      out[kind] = value
+      continue
+    }
+    if (!Array.isArray(value)) {
+      issues.push({ path: [kind], message: 'expected an array' })
+      continue
+    }
+    out[kind] = Array.from(value, (v, i) => entity(kind, v, [kind, i]))
+  }
+  for (const key of Object.keys(candidate)) {
+    if (KNOWN_FIELDS.has(key)) continue
+    if (!json.safeParse(candidate[key]).success) issues.push({ path: [key], message: 'a field this build does not know must hold JSON' })
+    else out[key] = candidate[key]
+  }
+  if (issues.length === 0) {
+    for (const i of teamInvariantIssues(out as TeamState)) issues.push(i)
+  }
+  if (issues.length) return { ok: false, problem: describe(issues) }
+  // Known fields in schema order, then the unknown ones, as stateSchema's output has them.
+  const state: Record<string, unknown> = {}
+  for (const key of KNOWN_FIELDS) if (key in out) state[key] = out[key]
+  for (const key of Object.keys(out)) if (!KNOWN_FIELDS.has(key)) state[key] = out[key]
+  return { ok: true, state: state as TeamState, fresh }
+}
