@@ -47,6 +47,8 @@ export const Config = z.object({
     maxBots: z.int().min(1).max(1000).default(50),
     maxGroups: z.int().min(1).max(1000).default(30),
     createsPerTurn: z.int().min(1).max(100).default(3),
+    /** Bot-started turns (messages, replies) that may run at once; more wait in order. */
+    botTurnsAtOnce: z.int().min(1).max(100).default(4),
   }).strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 

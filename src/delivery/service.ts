@@ -41,7 +41,7 @@ import {
   messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
 } from './policy.ts'
 import { clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../limits.ts'
-import { deliverySource, readSourceOf, type DeliverySource } from '../sources.ts'
+import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../sources.ts'
 import { deliveryTools } from './tools.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -54,6 +54,8 @@ export const Config = z.object({
   hopLimit: z.int().min(1).max(50).default(DEFAULT_HOP_LIMIT),
   /** Bot-started turns one message of the person may cause (see `src/chain.ts`). */
   workBudget: z.int().min(1).max(10_000).default(DEFAULT_WORK_BUDGET),
+  /** Bot-started turns that may run at once; more wait in order (the cost spike, not the total). */
+  turnsAtOnce: z.int().min(1).max(100).default(4),
   sendCap: z.int().min(1).max(100).default(DEFAULT_SEND_CAP),
   keepFinished: z.int().min(0).max(10_000).default(DEFAULT_KEEP_FINISHED),
 })
@@ -153,6 +155,9 @@ export class BotDelivery extends Service {
       } else if (event.type === 'turn/end') {
         const data = event.data as { turn: number; reason: unknown }
         this.onTurnEnd(String(session.id), data.turn, data.reason)
+        // A turn ended: held Bot-started work may go (after the agent is idle, so it is not counted).
+        const ended = this.ctx.agents.get(SessionId(String(session.id)))
+        if (ended) void ended.whenIdle().then(() => this.release())
       }
     })
     // Bots attached before this service started (the roster opened the team first).
@@ -313,10 +318,48 @@ export class BotDelivery extends Service {
     return { delivery: this.delivery(delivery!.id) ?? delivery!, targetBusy }
   }
 
-  /** The DSH call for a recorded delivery. A throw marks the record failed. */
-  private handOver(agent: Agent, d: Delivery): void {
+  /**
+   * Bot-started turns running or about to run, in every Bot Session (own chats and group
+   * Sessions): a running turn whose opener was a chain, or an idle agent whose inbox already holds
+   * Bot-started work (handed over, not yet claimed).
+   */
+  private botTurnsRunning(): number {
+    let n = 0
+    for (const agent of this.ctx.agents.list()) {
+      const sessionId = String(agent.id)
+      if (agent.status === 'running' ? this.roster.turnOf(sessionId)?.origin.kind === 'chain' : agent.inbox.nextTurn.some((m) => chainOf(readSource(m.source)) !== undefined)) n++
+    }
+    return n
+  }
+
+  /** Messages that would start a Bot-started turn while the cap is reached, in order (records stay pending). */
+  private readonly held: Array<{ agent: Agent; d: Delivery }> = []
+
+  /** Hand over held messages while fewer Bot-started turns than the cap run (oldest first). */
+  private release(): void {
+    while (this.held.length && this.alive && this.botTurnsRunning() < this.config.turnsAtOnce) {
+      const { agent, d } = this.held.shift()!
+      try {
+        this.handOver(agent, d, true)
+      } catch (error) {
+        this.warn(`could not hand over held ${d.id}`, error)
+      }
+    }
+  }
+
+  /**
+   * The DSH call for a recorded delivery. A message that would start a new turn of an idle Bot
+   * while `turnsAtOnce` Bot-started turns already run (or others wait) waits, in order, until one
+   * ends: the budget bounds how many turns a request causes, this bounds the cost spike. The record
+   * stays pending meanwhile (a restart sends it). A throw marks the record failed.
+   */
+  private handOver(agent: Agent, d: Delivery, released = false): void {
     // Never hand a message to a Bot deleted since it was recorded (its records are discarded).
     if (own(this.store.state.bots, d.to)?.deleted) return
+    if (!released && agent.status !== 'running' && (this.held.length > 0 || this.botTurnsRunning() >= this.config.turnsAtOnce)) {
+      this.held.push({ agent, d })
+      return
+    }
     const fromName = this.nameOf(d.from)
     const message = createUserMessage({
       content: [{ type: 'text', text: messageText(d.kind, fromName, d.body, { replyMode: d.replyMode, hop: d.hop, hopLimit: this.config.hopLimit }) }],
@@ -488,6 +531,7 @@ export class BotDelivery extends Service {
    * and every queued status change is done (tests, shutdown).
    */
   async settled(): Promise<void> {
+    this.release()
     while (this.flushing || this.logFlushes.size || this.inflight.size) {
       await Promise.all([...this.logFlushes, ...this.inflight])
       if (this.flushing) await this.flushing

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
-import { quiesce, toolResults, user, userPrompt } from './helpers.ts'
+import { from, quiesce, toolResults, user, userPrompt } from './helpers.ts'
 
 const track = disposedAfterEach()
 const BUDGET = 8
@@ -28,7 +28,7 @@ describe('work budget', () => {
       if (lastToolResults(req).length) return { text: 'asked Main' }
       return { toolCalls: [{ name: 'message_bot', args: { to: 'Main', message: 'more work for you' } }] }
     }
-    const host = track(await startTeamHost({ mock: { fallback: main }, ada: { fallback: ada } }, { config: { team: { hopLimit: 6, sendsPerTurn: 5, maxBots: 50, workBudget: BUDGET, maxGroups: 100, createsPerTurn: 5 } } }))
+    const host = track(await startTeamHost({ mock: { fallback: main }, ada: { fallback: ada } }, { config: { team: { hopLimit: 6, sendsPerTurn: 5, maxBots: 50, workBudget: BUDGET, maxGroups: 100, createsPerTurn: 5, botTurnsAtOnce: 4 } } }))
     await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     const mainAgent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.bots().find((b) => b.main)!.id)
     userPrompt(mainAgent, 'go')
@@ -67,3 +67,31 @@ describe('work budget', () => {
  *   so 2 + 20 + 2 = 24.
  */
 const EXPECTED = { spent: BUDGET + 4, requests: 24 }
+
+describe('Bot-started turns running at once', () => {
+  it('with a cap of 2, five messages to five idle Bots run at most two turns at a time, all five in the order sent', async () => {
+    const names = ['A', 'B', 'C', 'D', 'E']
+    const scripts = Object.fromEntries(names.map((n) => [n.toLowerCase(), { fallback: { text: `${n} done`, delayMs: 40 } }]))
+    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ...scripts }, { config: { team: { hopLimit: 6, sendsPerTurn: 5, maxBots: 50, workBudget: 40, maxGroups: 30, createsPerTurn: 3, botTurnsAtOnce: 2 } } }))
+    for (const n of names) await host.ctx.botRoster.create(user, { name: n, model: `mock/${n.toLowerCase()}` })
+    // count the five Bots' turns as DSH logs them
+    const own = new Map(names.map((n) => [host.ctx.botRoster.find(n)!.sessionParts[0]!.sessionId, n]))
+    let running = 0
+    let most = 0
+    const started: string[] = []
+    host.ctx.on('session/event', (session, event) => {
+      const name = own.get(String(session.id))
+      if (!name) return
+      if (event.type === 'turn/start') {
+        started.push(name)
+        most = Math.max(most, ++running)
+      } else if (event.type === 'turn/end') running--
+    })
+    const mainId = host.ctx.botRoster.bots().find((b) => b.main)!.id
+    for (const n of names) await host.ctx.botDelivery.send(from(host, mainId), { to: n, kind: 'message', body: `job for ${n}`, replyMode: 'user' })
+    await quiesce(host, 30_000)
+    expect(started).toEqual(names)
+    expect(most).toBe(2)
+    expect(host.ctx.botDelivery.log().map((d) => d.status)).toEqual(Array(5).fill('delivered'))
+  })
+})
