@@ -119,6 +119,12 @@ describe('delegation never amplifies authority', () => {
     userPrompt(agent, 'and again')
     await quiesce(host)
     expect(modes(agent).slice(start)).toHaveLength(2) // no event appended when the mode does not change
+    // the mode switch never rewrites the cached prefix: every request of Rooty's chat has the same
+    // system text and tool list (DSH states the mode in its runtime-context message instead)
+    const rootyRequests = host.adapter.model.loopRequests().filter((r) => r.model === 'rooty')
+    expect(rootyRequests.length).toBeGreaterThanOrEqual(3)
+    expect(new Set(rootyRequests.map((r) => r.system)).size).toBe(1)
+    expect(new Set(rootyRequests.map((r) => JSON.stringify(r.tools))).size).toBe(1)
   })
 
   it('the chain keeps its lowest mode over several hops: read-only → full access → full access runs read-only', async () => {
