@@ -146,3 +146,25 @@ export class SessionOpener {
     return dropped
   }
 }
+
+/**
+ * DSH rebuilds a resumed agent's inbox but does not run it: take the queue out and put it back
+ * (same message ids, same order), which wakes the agent. Ids in `quiet` while they are taken out
+ * let an `agent/inbox/discarded` listener tell this from a real discard. No-op unless the agent
+ * is idle with something queued.
+ */
+export function redriveInbox(agent: Agent, quiet?: Set<string>): boolean {
+  if (agent.status !== 'idle' || !agent.inbox.hasPending) return false
+  const steps = [...agent.inbox.nextStep]
+  const turns = [...agent.inbox.nextTurn]
+  const ids = [...steps, ...turns].map((m) => String(m.id))
+  for (const id of ids) quiet?.add(id)
+  try {
+    for (const m of [...steps, ...turns]) agent.inbox.remove(m.id)
+  } finally {
+    for (const id of ids) quiet?.delete(id)
+  }
+  for (const m of steps) agent.steer(m)
+  for (const m of turns) agent.followup(m)
+  return true
+}

@@ -43,6 +43,7 @@ import {
 import { clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../limits.ts'
 import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../sources.ts'
 import { deliveryTools } from './tools.ts'
+import { redriveInbox } from '../session-opener.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -613,17 +614,7 @@ export class BotDelivery extends Service {
    * (same message ids, same order), which wakes the agent.
    */
   redrive(agent: Agent): void {
-    if (agent.status !== 'idle' || !agent.inbox.hasPending) return
-    const steps = [...agent.inbox.nextStep]
-    const turns = [...agent.inbox.nextTurn]
-    for (const m of [...steps, ...turns]) this.quiet.add(String(m.id))
-    try {
-      for (const m of [...steps, ...turns]) agent.inbox.remove(m.id)
-    } finally {
-      for (const m of [...steps, ...turns]) this.quiet.delete(String(m.id))
-    }
-    for (const m of steps) agent.steer(m)
-    for (const m of turns) agent.followup(m)
+    redriveInbox(agent, this.quiet)
   }
 }
 

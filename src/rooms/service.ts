@@ -38,6 +38,7 @@ import { TeamRefusal } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain } from '../sources.ts'
 import { canStart, drawOn } from '../chain.ts'
+import { redriveInbox } from '../session-opener.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
 import { RoomsConfig } from './config.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
@@ -568,7 +569,7 @@ export class BotRooms extends Service {
       }
       if (room.status !== 'idle') continue
       if (queued) {
-        redrive(room)
+        redriveInbox(room)
         counts.redriven++
       } else {
         room.followup(createUserMessage({ content: [{ type: 'text', text: 'The team restarted; the round goes on.' }], source: roomNoticeSource({ groupId: group.id, groupName: group.name }, 'The team restarted; the round goes on.') }))
@@ -600,20 +601,6 @@ function legacyItems(events: readonly LooseEvent[]): LegacySeed {
     if (post) return [{ role: 'user' as const, text: `${post.fromName ?? 'User'}: ${post.said}`, userPost: false }]
     return []
   })
-}
-
-/**
- * DSH rebuilds a resumed agent's inbox but does not run it: take the queue out and put it back
- * (same message ids, same order), which wakes the agent. (The same move as `BotDelivery.redrive`;
- * a shared helper belongs in the opener.)
- */
-function redrive(agent: Agent): void {
-  if (agent.status !== 'idle' || !agent.inbox.hasPending) return
-  const steps = [...agent.inbox.nextStep]
-  const turns = [...agent.inbox.nextTurn]
-  for (const m of [...steps, ...turns]) agent.inbox.remove(m.id)
-  for (const m of steps) agent.steer(m)
-  for (const m of turns) agent.followup(m)
 }
 
 /** Remove this group's queued room turns from a member's restored inbox; returns how many. */
