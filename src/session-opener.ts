@@ -12,6 +12,12 @@
  *
  * Deliberately narrow: it does not decide who may open what (the team writer check is the
  * caller's) and attaches nothing to the agents (`agent/created` listeners do).
+ *
+ * Composes: the bootstrap turn's `agent/pre-step` listener is on that one agent's scope, registered
+ * with `{prepend: true}` after `agent/created` ran (so before the roster's per-agent pre-steps), and
+ * lives only for that turn. When every message of the step is the bootstrap message it returns
+ * `{kind:'enter', messages: []}` without calling `next()` — later listeners (DSH Web's, which would
+ * add a runtime-context message and make a model call) are not asked; any other step calls `next()`.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'

@@ -3,8 +3,9 @@
  *
  * Owns: the hop rule (a turn's hop is the highest hop of the Bot messages it handled; a message
  * sent from it carries one more; at the limit the send is refused), the per-turn send cap, the
- * header of a relayed message (its `source` is built by `src/sources.ts`), the start-up recovery decision for an undelivered record, the
- * bounding of the delivery log, and the wording of replies, failure notices and discard reports.
+ * header of a relayed message (its `source` is built by `src/sources.ts`), the start-up recovery
+ * decision for an undelivered record, the bounding of the delivery log, and the wording of
+ * replies, failure notices and discard reports.
  *
  * Deliberately does not: touch DSH, team state or the clock (callers pass `now`); decide authority
  * (that is `roster/authority.ts`). Composes: `service.ts` asks these functions and performs the

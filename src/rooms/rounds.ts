@@ -14,8 +14,8 @@
  *
  * The chain (issue 9 §3): a member turn carries `{hop: post.hop + 1, budget: post.budget, mode:
  * lower of post.mode and the member's own}`; the report carries the round's highest hop + 1 and
- * the budget. `drawTurn` is the one place a turn draws from the work budget (called once per
- * member turn and once per report).
+ * the budget. `drawTurn` is the one place a member turn draws from the work budget (once per
+ * member turn; a spent budget skips the turn); the report always goes and is counted (`force`).
  *
  * Deliberately does not: decide authority, open Sessions (the service's `memberAgent`), or frame
  * the room's text as a stream (`stream.ts`). Reads team state, never writes it.
@@ -110,8 +110,8 @@ export class Rounds {
 
 
   /**
-   * The one place a Bot-started turn draws from the chain's work budget. Always true for now: the
-   * budget itself (issue 9 §3) is the lead's `draw` hook; this is where it is called.
+   * The one place a member turn draws from the chain's work budget (the service's `draw`, in team
+   * state); false when the budget is spent, and the turn is then recorded failed with that reason.
    */
   private drawTurn(groupId: string, chain: Chain): Promise<boolean> {
     return this.host.draw(groupId, chain)

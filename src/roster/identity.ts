@@ -2,7 +2,19 @@
  * Who a Session is, and what its agent is told (pure).
  *
  * Owns the text of the identity section a Bot's agent sees (in its own chat and in its group
- * Sessions) and the team rules section of its own chat. Deliberately narrow: no DSH calls, no state changes.
+ * Sessions) and the team rules section of its own chat. The roster registers both on the agent's
+ * own scope (identity at order 5, team rules at order 20), so plain Sessions never see or pay for
+ * them.
+ *
+ * Token and prompt-cache effect (estimated as chars / 4, as `bench/rooms.ts` does): identity is
+ * about 55 tokens plus the Bot's instructions in the own chat, about 30 in a group Session (which
+ * omits the promise of team tools it does not have); team rules are about 80 tokens of constant
+ * text. DSH renders sections on every step; equal text keeps the cached
+ * prefix byte-identical. The identity text changes only when the person (or a Main Bot) changes the
+ * Bot's name, role, Main Bot flag or instructions; that step re-sends the prefix from the identity
+ * section on, once. Nothing per turn (who is speaking, budgets, modes) is ever put here.
+ *
+ * Deliberately narrow: no DSH calls, no state changes.
  */
 import type { Bot, TeamState } from '../store/index.ts'
 

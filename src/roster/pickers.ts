@@ -25,7 +25,10 @@
  * outermost: it calls `next()` first (DSH Web's per-session selection answers), then replaces the
  * route for Bot Sessions only and drops the default route's `reasoningEffort`/`maxTokens`; other
  * Sessions' configs pass through untouched. The mode switch is an `agent/pre-step` listener on each
- * Bot agent's own scope; it only appends an event and always calls `next()`.
+ * Bot agent's own scope, registered with `{prepend: true}`; it only appends an event and always
+ * calls `next()` (the roster's deleted-Bot pre-step is registered after it and runs before it). The
+ * global `session/event` listener only reads `permission/preset` events (adopt a lowering, undo a
+ * raise); it vetoes nothing.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'

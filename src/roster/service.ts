@@ -1,18 +1,39 @@
 /**
  * `botRoster` — Bots as identities pinned to ordinary DSH root Sessions.
  *
- * Owns: creating, changing and deleting Bots (through `botStore`, checked by `decide`), the first
- * Main Bot, opening a Bot's own chat (a DSH root Session: through DSH Web's api proxy where it
- * exists, so the Session gets the normal agent preset and shows in DSH Web; with
- * `ctx.agents.create` otherwise), and attaching the Bot's identity to its agent whenever DSH
- * creates or resumes it (`agent/created` → sections, tools and listeners on `agent.ctx`, so only
- * that agent sees them and they vanish with it). Also: routing every step of a Bot's Sessions to
- * its model, applying its permission preset, and refusing to open Bot Sessions in a process that
- * does not write team state.
+ * Owns: creating, changing and deleting Bots (through `botStore`; `decide` asked inside the
+ * service, the team's invariants — a live Main Bot, unique names, a live target, the size cap —
+ * re-checked inside the save), the first Main Bot, opening a Bot's own chat through the one
+ * `SessionOpener`, the one Session-ownership index (`ownership.ts`: whose every Session is, for
+ * every service), who opened each Bot Session's current turn (`turns.ts`), the raise rule (a
+ * preset raised by a tool needs the person's approval prompt in a turn they opened; refused
+ * otherwise), "only when the user asks" in code, the per-turn creation cap, the person's
+ * delegated-work flag, and attaching a Bot to its agent whenever DSH creates or resumes it.
+ * Model routing, presets on Sessions, DSH Web's pickers and the delegated mode are `pickers.ts`.
  *
  * Deliberately narrow: no agent runtime of its own (DSH's loop does every model and tool call);
  * no chat history (that stays in the Session logs); messaging, rooms, memory live in their own
- * services, which find Bots through this one.
+ * services, which ask this one (its public methods, never team state) whose a Session is.
+ *
+ * Composes:
+ * - `agent/created` (global, not prepended): for a Session the index says is a Bot's, it attaches
+ *   the Bot (below) and emits `bot-team/bot-attached` (own chat) or `bot-team/member-attached`
+ *   (group Session). It is a veto: it throws synchronously — DSH then does not publish the agent —
+ *   when the Bot is deleted, or when this process is not the team writer (it names the writer,
+ *   records the refusal and tries to take over). Other Sessions pass untouched.
+ * - On each Bot agent's own scope (`agent.ctx`, gone with the agent, and removed if this service
+ *   unloads first): the turn tracker (`agent/inbox/claimed`, read only), the unattended-turn guard
+ *   (`unattended.ts`, prepended), the delegated-mode switch (`pickers.ts`, prepended `agent/pre-step`
+ *   that always calls `next()`), and then the deleted-Bot pre-step: an `agent/pre-step` listener
+ *   with `{prepend: true}`, registered after the mode switch so it runs before it; while the Bot
+ *   lives it calls `next()`, once the Bot is deleted it returns `{kind:'enter', messages: []}`
+ *   without calling `next()`, so a woken Session of a deleted Bot enters nothing and makes no
+ *   model call (later listeners are not asked).
+ * - Prompt sections on the agent: identity (order 5) on every Bot Session; team rules (order 20)
+ *   and the team tools on the own chat only. Their token and prompt-cache effect: `identity.ts`.
+ * - Events: emits `bot-team/bot-attached`, `bot-team/member-attached`, `bot-team/bot-deleted`
+ *   (after the Bot is marked deleted and its Sessions closed); listens to `bot-team/writer` to make
+ *   the team whole (a Main Bot, an own chat per Bot) whenever this process becomes the writer.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'

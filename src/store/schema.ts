@@ -1,5 +1,5 @@
 /**
- * Team state schema — the shape of `bot/state.json`, version 1.
+ * Team state schema — the shape of `bot/state.json`, version 2.
  *
  * Owns: the zod schema for the whole team file (Bots, groups, inter-Bot delivery records,
  * preferences, pending questions, id counters, revision, writer version), the inferred types,
@@ -19,8 +19,8 @@
  */
 import { z } from 'zod'
 
-/** The schema version this build writes. A file with a larger `version` is opened read-only. */
 /**
+ * The schema version this build writes. A file with a larger `version` is opened read-only.
  * v2 (0.2): Bots' `acceptsDelegatedWork`, work `budgets`, the chain of a delivery (`budget`,
  * `mode`), groups' persisted `botRounds`.
  */
