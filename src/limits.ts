@@ -14,6 +14,13 @@ export const REASON_MAX = 500
 /** A finished delivery record keeps this much of its body. */
 export const FINISHED_BODY_MAX = 300
 
+/** Length in Unicode code points (what every limit here counts: '小明' is 2, not bytes or UTF-16 units). */
+export function charCount(s: string): number {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
 /** `text` cut to `max` characters (code points) with a marker saying how much was cut (pure). */
 export function clip(text: string, max: number): string {
   const chars = [...text]

@@ -3,25 +3,29 @@
  *
  * Owns: `message_bot` (DSH `followup`: after the target's current turn), `interrupt_bot` (`steer`:
  * into the target's current turn at its next step), `stop_bot` (`cancel`: the turn ends now; queued
- * Bot messages are discarded, recorded and reported to their senders; the user's own queued
- * prompts are re-queued with their ids; a new turn tells the target who stopped it and why), reply
- * routing (`reply_to: me` → the target's final answer of the turn that handled the message goes back
- * to the sender as a new message; a failed or stopped turn sends a failure notice), hop tracking per
- * turn (`agent/inbox/claimed`), the per-turn send cap, and the outbox: every delivery is recorded in
- * team state (`deliveries[]`, bounded) BEFORE the DSH call, the message `source` carries its id,
- * "delivered" is a `user/message` with that id in the target's log, and start-up recovery decides
- * per pending record (`recoveryAction`) whether to mark it delivered, re-drive DSH's restored
- * queue, or send it. A queued Bot message is a discard only when a stop or the target's deletion
- * cleared it (recorded, reported to its sender); DSH also clears an agent's inbox when it disposes
- * the agent (shutdown, unload) — those records stay pending and the next start sends them.
+ * Bot messages are discarded, recorded and reported to their senders; the user's own queued prompts
+ * are re-queued with their ids; a new turn tells the target who stopped it and why), reply routing
+ * (`reply_to: me` → the final answer of the turn that handled the message goes back to the sender),
+ * the per-turn send cap, the cap on Bot-started turns running at once (a message that would start
+ * an idle Bot's turn past it waits in order; its record stays pending), drawing every delivery on
+ * its chain's work budget inside the save that records it (replies and discard reports are forced:
+ * they always go and still count), and the outbox: every delivery is recorded in team state before
+ * the DSH call, "delivered" is a `user/message` with its id in the target's flushed log, and
+ * recovery (at start and whenever this process becomes the writer) decides per pending record
+ * whether to mark it delivered, re-drive DSH's restored queue, or send it. Authority, hop limit,
+ * send cap, budget and sizes are checked in `send` / `stop`, whoever calls; the tools are thin
+ * adapters.
  *
  * Deliberately does not: wait for the target's turn inside a tool (two Bots waiting on each other
- * would deadlock; replies are routed asynchronously from the target's `turn/end`), touch group
- * Sessions (the tools address the target's own chat through `botRoster.agentOf`; rooms have their
- * own controls), decide authority (asks `botRoster.check`), or hold chat history.
+ * would deadlock), touch group Sessions, word authority rules (asks `botRoster.check`; turn origin
+ * and mode come from `botRoster.turnOf` / `modeOf`), or hold chat history.
  *
- * Composes: mounted by the entry after `botRoster`; registers its tools on each Bot's own-chat
- * agent at `bot-team/bot-attached`; pure rules live in `policy.ts`, tool wording in `tools.ts`.
+ * Composes: mounted after `botRoster`. On each own-chat agent at `bot-team/bot-attached`: its tools
+ * and two read-only listeners, `agent/inbox/claimed` (per-turn sends, reply wishes) and
+ * `agent/inbox/discarded`; neither vetoes nor reorders. Globally: `session/event`, read only (a
+ * relayed `user/message` flushed to the log marks its record delivered; `turn/end` routes replies
+ * and releases held messages); `bot-team/bot-deleted` (discards its pending records);
+ * `bot-team/writer` (recovery after a takeover).
  */
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
@@ -31,7 +35,6 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import type { Caller } from '../roster/authority.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { charCount } from '../roster/bot-fields.ts'
 import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
@@ -40,7 +43,7 @@ import {
   boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
   messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
 } from './policy.ts'
-import { clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../limits.ts'
+import { charCount, clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../limits.ts'
 import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../sources.ts'
 import { deliveryTools } from './tools.ts'
 import { redriveInbox } from '../session-opener.ts'

@@ -28,8 +28,9 @@
  */
 import { z } from 'zod'
 import { nameKey, normaliseName } from '../names.ts'
+import { charCount } from '../limits.ts'
 
-export { nameKey, normaliseName }
+export { charCount, nameKey, normaliseName }
 
 export const NAME_MAX = 40
 export const ROLE_MAX = 24
@@ -55,12 +56,6 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u20
 const MODEL_RE = /^[A-Za-z0-9._:-]+\/[A-Za-z0-9._:-]+$/
 const COLOUR_RE = /^#[0-9a-fA-F]{6}$/
 
-/** Length in Unicode code points. */
-export function charCount(s: string): number {
-  let n = 0
-  for (const _ of s) n++
-  return n
-}
 
 type Ctx = z.core.$RefinementCtx<string>
 
