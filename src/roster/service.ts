@@ -587,7 +587,12 @@ export class BotRoster extends Service {
     for (const dispose of guardUnattendedTurns(ctx, {
       turn: () => this.turns.current(sessionId),
       unknownPreset: () => this.pickers.unknownPreset(current()),
-      onDenied: (who, toolName) => this.record(`denied an approval request of ${toolName} in ${current().name}'s turn started by ${who}`, botId),
+      onDenied: (who, toolName) => {
+        const unknown = this.pickers.unknownPreset(current())
+        this.record(unknown
+          ? `denied an approval request of ${toolName} in ${current().name}'s chat: its permission preset "${unknown}" is not known to this DSH (fail closed); choose a known preset on the team page`
+          : `denied an approval request of ${toolName} in ${current().name}'s turn started by ${who}`, botId)
+      },
     })) track(dispose)
     track(this.pickers.switchModes(agent, botId))
     // A deleted Bot's Session may still be woken (DSH Web keeps a closed agent alive, a message may

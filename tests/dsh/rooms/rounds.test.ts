@@ -71,6 +71,9 @@ describe('member Sessions', () => {
     expect(reqs[0]!.system).toContain('You are Ada')
     expect(reqs[0]!.system).toContain('speaking in the group "Dev"')
     expect(reqs[0]!.toolNames).toEqual(['read_group_chat'])
+    // the identity there is the roster's, once, and promises none of the own chat's team tools
+    expect(reqs[0]!.system.split('You are Ada').length).toBe(2)
+    expect(reqs[0]!.system).not.toMatch(/create, change and delete Bots|interrupt or stop/)
     // The second turn carries only what is new since Ada last looked.
     expect(turnOf(reqs[1]!)).toContain('User: second')
     expect(turnOf(reqs[1]!)).not.toContain('User: first')

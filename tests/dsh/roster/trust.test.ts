@@ -3,6 +3,7 @@
 // lowest preset, and team invariants that hold under truly parallel requests.
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
+import { defineTool } from '@deepseek-ai/dsh-tools'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
@@ -81,6 +82,31 @@ describe('no silent escalation', () => {
     await host.ctx.botDelivery.send(from(host, bob.id), { to: mainOf(host).id, kind: 'message', body: 'LOWER yourself', replyMode: 'user' })
     await quiesce(host)
     expect(host.ctx.botRoster.bot(mainOf(host).id)!.permissionPreset).toBe('read-only')
+  })
+})
+
+describe('a preset this DSH does not know fails closed', () => {
+  it('every approval request of such a Bot is refused, even in the user\'s own turn, and the team page (activity) says why', async () => {
+    const host = await team({ mock: { fallback: (req) => lastToolResults(req).length ? { text: `got: ${lastToolResults(req)[0]!.text}` } : { toolCalls: [{ name: 'needs_approval', args: {} }] } } })
+    host.ctx.tools.register(defineTool({
+      name: 'needs_approval',
+      description: 'asks for approval',
+      parameters: {},
+      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+      async execute(_args, exec) {
+        return `outcome=${await host.ctx.approval.request({ agent: exec.agent!, toolName: 'needs_approval', callId: exec.callId, reason: 'write outside', signal: exec.signal })}`
+      },
+    }))
+    const reasons = personAnswers(host, 'allowed-once') // the person would allow it; the plugin must not ask
+    const main = mainOf(host)
+    // a team file written elsewhere names a preset this host does not have
+    await host.ctx.botStore.update((s) => { s.bots[main.id]!.permissionPreset = 'ops-custom' })
+    const agent = await host.ctx.botRoster.agentOf(main.id)
+    userPrompt(agent, 'do it')
+    await quiesce(host)
+    expect(toolResults(agent, 'needs_approval')).toEqual([expect.stringMatching(/^Not approved: your permission preset "ops-custom" is not known to this DSH/)])
+    expect(reasons).toEqual([])
+    expect(host.ctx.botRoster.activity().some((a) => /"ops-custom" is not known to this DSH/.test(a.text))).toBe(true)
   })
 })
 
