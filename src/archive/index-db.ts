@@ -1,0 +1,259 @@
+/**
+ * The archive index on disk (`bot/archive.sqlite`): tables, writes and the few reads the reader
+ * needs. Synchronous (both SQLite drivers are); no policy about what to show.
+ *
+ * Layout (schema `SCHEMA_VERSION`, in `PRAGMA user_version`; another version is dropped and
+ * rebuilt by the writer, since the index is derived data):
+ *   - `partitions(id, key)`: one per searchable history — `bot:<botId>` (a Bot's own chat, all
+ *     parts) or `room:<groupId>` (a group room's posts).
+ *   - `sessions(id, sid, partition, part, through, last, lines, bytes)`: one per indexed DSH
+ *     Session; `through` is the next seq to read (catch-up mark) and `last` identifies the event
+ *     before it (`time:type`), so a rewritten log is noticed.
+ *   - `lines(id, time, who, text)`: one per archive line; `id = session * 2^24 + seq`, so a
+ *     Session's lines are one rowid range (anchors, latest lines and resets need no extra index)
+ *     and rowid order is log order within a partition.
+ *   - `fts_<partition>`: a contentless FTS5 table per partition (`unicode61` words; CJK comes in as
+ *     bigrams, see text.ts) keyed by the same rowid. Partitioning by Bot keeps every search inside
+ *     one Bot's lines (a Bot cannot reach another's chat by construction) and keeps BM25's
+ *     statistics per Bot. Contentless (the text is stored once, in `lines`); a row is forgotten by
+ *     giving FTS5 back the text it indexed.
+ *
+ * Deliberately does not: decide what is a line (lines.ts), read Session logs (catch-up.ts), or
+ * rank (rank.ts). Only the writer calls the write methods (catch-up runs only there); anyone may create the
+ * empty schema when the file is missing.
+ */
+import { statSync } from 'node:fs'
+import type { ArchiveLine, Who } from './lines.ts'
+import { WHO } from './lines.ts'
+import { indexBody } from './text.ts'
+import type { SqliteDatabase, SqliteDriver, SqliteStatement } from './sqlite.ts'
+
+export const SCHEMA_VERSION = 2
+/** Seqs per Session in the rowid space (16M events; small rowids keep both b-trees small). */
+export const SEQ_SPACE = 2 ** 24
+
+export interface SessionMark {
+  id: number
+  sid: string
+  partition: number
+  part: number
+  /** Next seq to read. */
+  through: number
+  /** `time:type` of the event at `through - 1` ('' when through is 0). */
+  last: string
+}
+
+export interface StoredLine {
+  id: number
+  sess: number
+  seq: number
+  time: number
+  who: Who
+  text: string
+}
+
+export const rowidOf = (sess: number, seq: number) => sess * SEQ_SPACE + seq
+const sessOf = (rowid: number) => Math.floor(rowid / SEQ_SPACE)
+
+const FTS = "USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2')"
+
+export class ArchiveIndex {
+  readonly db: SqliteDatabase
+  readonly path: string
+  readonly writable: boolean
+  /** The file's inode when opened: a deleted or replaced file is noticed. */
+  private readonly inode: number | undefined
+  private readonly stmts = new Map<string, SqliteStatement>()
+
+  private constructor(db: SqliteDatabase, path: string, writable: boolean) {
+    this.db = db
+    this.path = path
+    this.writable = writable
+    this.inode = path === ':memory:' ? undefined : statSync(path, { throwIfNoEntry: false })?.ino
+  }
+
+  /**
+   * Open the index, creating an empty one when the file does not exist. A schema of another
+   * version is dropped and rebuilt by the writer only; anyone else gets undefined.
+   */
+  static open(driver: SqliteDriver, path: string, writer: boolean): ArchiveIndex | undefined {
+    const db = driver.open(path)
+    try {
+      db.exec('PRAGMA busy_timeout = 2000')
+      const version = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version)
+      if (version !== SCHEMA_VERSION) {
+        if (version !== 0 && !writer) {
+          db.close()
+          return undefined
+        }
+        if (version !== 0) dropAll(db)
+        db.exec('PRAGMA journal_mode = WAL')
+        db.exec(`BEGIN IMMEDIATE;
+          CREATE TABLE IF NOT EXISTS partitions(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
+          CREATE TABLE IF NOT EXISTS sessions(id INTEGER PRIMARY KEY, sid TEXT NOT NULL UNIQUE, partition INTEGER NOT NULL, part INTEGER NOT NULL,
+            through INTEGER NOT NULL DEFAULT 0, last TEXT NOT NULL DEFAULT '', lines INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0);
+          CREATE TABLE IF NOT EXISTS lines(id INTEGER PRIMARY KEY, time INTEGER NOT NULL, who INTEGER NOT NULL, text TEXT NOT NULL);
+          PRAGMA user_version = ${SCHEMA_VERSION};
+          COMMIT`)
+      }
+      db.exec('PRAGMA synchronous = NORMAL')
+      return new ArchiveIndex(db, path, writer)
+    } catch (error) {
+      db.close()
+      throw error
+    }
+  }
+
+  close(): void {
+    this.db.close()
+  }
+
+  /** False when the file was deleted or replaced since it was opened. */
+  stillOnDisk(): boolean {
+    if (this.inode === undefined) return true
+    return statSync(this.path, { throwIfNoEntry: false })?.ino === this.inode
+  }
+
+  private stmt(sql: string): SqliteStatement {
+    let s = this.stmts.get(sql)
+    if (!s) {
+      s = this.db.prepare(sql)
+      this.stmts.set(sql, s)
+    }
+    return s
+  }
+
+  // ── partitions and sessions ─────────────────────────────────────────────────────────────────
+
+  partitionId(key: string): number | undefined {
+    const row = this.stmt('SELECT id FROM partitions WHERE key = ?').get(key) as { id: number } | undefined
+    return row?.id
+  }
+
+  private partition(key: string): number {
+    const found = this.partitionId(key)
+    if (found !== undefined) return found
+    this.stmt('INSERT INTO partitions(key) VALUES (?)').run(key)
+    const id = this.partitionId(key)!
+    this.db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS fts_${id} ${FTS}`)
+    return id
+  }
+
+  mark(sid: string): SessionMark | undefined {
+    const row = this.stmt('SELECT id, sid, partition, part, through, last FROM sessions WHERE sid = ?').get(sid) as SessionMark | undefined
+    return row ? { ...row } : undefined
+  }
+
+  /** The mark of a Session, registering it (writer) in its partition. */
+  register(sid: string, partitionKey: string, part: number): SessionMark {
+    const found = this.mark(sid)
+    if (found) return found
+    this.tx(() => {
+      const partition = this.partition(partitionKey)
+      this.stmt('INSERT INTO sessions(sid, partition, part) VALUES (?, ?, ?)').run(sid, partition, part)
+    })
+    return this.mark(sid)!
+  }
+
+  /** Sessions of a partition, in registration order. */
+  sessionsOf(partition: number): SessionMark[] {
+    return (this.stmt('SELECT id, sid, partition, part, through, last FROM sessions WHERE partition = ? ORDER BY id').all(partition) as SessionMark[]).map((r) => ({ ...r }))
+  }
+
+  sessionById(id: number): SessionMark | undefined {
+    const row = this.stmt('SELECT id, sid, partition, part, through, last FROM sessions WHERE id = ?').get(id) as SessionMark | undefined
+    return row ? { ...row } : undefined
+  }
+
+  // ── writes (writer only) ────────────────────────────────────────────────────────────────────
+
+  private tx(run: () => void): void {
+    this.db.exec('BEGIN IMMEDIATE')
+    try {
+      run()
+      this.db.exec('COMMIT')
+    } catch (error) {
+      this.db.exec('ROLLBACK')
+      throw error
+    }
+  }
+
+  /** Add lines read from the log and move the mark, in one transaction. */
+  append(mark: SessionMark, lines: readonly ArchiveLine[], through: number, last: string): void {
+    const insertLine = this.stmt('INSERT OR REPLACE INTO lines(id, time, who, text) VALUES (?, ?, ?, ?)')
+    const insertFts = this.stmt(`INSERT INTO fts_${mark.partition}(rowid, body) VALUES (?, ?)`)
+    let bytes = 0
+    this.tx(() => {
+      for (const line of lines) {
+        const id = rowidOf(mark.id, line.seq)
+        insertLine.run(id, Math.floor(line.time / 1000), WHO.indexOf(line.who), line.text)
+        insertFts.run(id, indexBody(line.text))
+        bytes += Buffer.byteLength(line.text)
+      }
+      this.stmt('UPDATE sessions SET through = ?, last = ?, lines = lines + ?, bytes = bytes + ? WHERE id = ?').run(through, last, lines.length, bytes, mark.id)
+    })
+    mark.through = through
+    mark.last = last
+  }
+
+  /** Forget a Session's lines and mark (its log was rewritten): it is read again from seq 0. */
+  reset(mark: SessionMark): void {
+    const lo = rowidOf(mark.id, 0)
+    const hi = rowidOf(mark.id + 1, 0) - 1
+    this.tx(() => {
+      // Contentless: FTS5 forgets a row when given the exact text it indexed (lines has it).
+      const forget = this.stmt(`INSERT INTO fts_${mark.partition}(fts_${mark.partition}, rowid, body) VALUES ('delete', ?, ?)`)
+      for (const row of this.stmt('SELECT id, text FROM lines WHERE id BETWEEN ? AND ?').all(lo, hi) as { id: number; text: string }[]) forget.run(row.id, indexBody(row.text))
+      this.stmt('DELETE FROM lines WHERE id BETWEEN ? AND ?').run(lo, hi)
+      this.stmt("UPDATE sessions SET through = 0, last = '', lines = 0, bytes = 0 WHERE id = ?").run(mark.id)
+    })
+    mark.through = 0
+    mark.last = ''
+  }
+
+  // ── reads ───────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * The newest `limit` lines of a partition matching an FTS5 expression, with their BM25 score
+   * (lower is better). Bounding by recency before ranking keeps a common word's cost flat.
+   */
+  matches(partition: number, expression: string, limit: number): { id: number; score: number }[] {
+    return this.stmt(`SELECT rowid AS id, bm25(fts_${partition}) AS score FROM fts_${partition} WHERE fts_${partition} MATCH ? ORDER BY rowid DESC LIMIT ?`)
+      .all(expression, limit) as { id: number; score: number }[]
+  }
+
+  line(id: number): StoredLine | undefined {
+    const row = this.stmt('SELECT id, time, who, text FROM lines WHERE id = ?').get(id) as { id: number; time: number; who: number; text: string } | undefined
+    return row && stored(row)
+  }
+
+  /** Up to `n` lines of a Session before (`dir` -1, newest first) or from (`dir` 1) a seq. */
+  walk(sess: number, seq: number, dir: 1 | -1, n: number): StoredLine[] {
+    const lo = rowidOf(sess, 0)
+    const hi = rowidOf(sess + 1, 0) - 1
+    const at = rowidOf(sess, seq)
+    const rows = dir === 1
+      ? this.stmt('SELECT id, time, who, text FROM lines WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?').all(at, hi, n)
+      : this.stmt('SELECT id, time, who, text FROM lines WHERE id < ? AND id >= ? ORDER BY id DESC LIMIT ?').all(at, lo, n)
+    return (rows as { id: number; time: number; who: number; text: string }[]).map(stored)
+  }
+
+  /** Lines and UTF-8 text bytes indexed, and the file size (database + WAL). */
+  stats(): { lines: number; textBytes: number; fileBytes: number } {
+    const row = this.stmt('SELECT coalesce(sum(lines), 0) AS lines, coalesce(sum(bytes), 0) AS bytes FROM sessions').get() as { lines: number; bytes: number }
+    const size = (p: string) => statSync(p, { throwIfNoEntry: false })?.size ?? 0
+    return { lines: Number(row.lines), textBytes: Number(row.bytes), fileBytes: this.path === ':memory:' ? 0 : size(this.path) + size(`${this.path}-wal`) }
+  }
+}
+
+function stored(row: { id: number; time: number; who: number; text: string }): StoredLine {
+  const id = Number(row.id)
+  return { id, sess: sessOf(id), seq: id - sessOf(id) * SEQ_SPACE, time: Number(row.time) * 1000, who: WHO[row.who] ?? 'user', text: row.text }
+}
+
+function dropAll(db: SqliteDatabase): void {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts\\_%\\_%' ESCAPE '\\'").all() as { name: string }[]
+  for (const { name } of tables) db.exec(`DROP TABLE IF EXISTS "${name.replace(/"/g, '""')}"`)
+  db.exec('PRAGMA user_version = 0')
+  db.exec('VACUUM')
+}
