@@ -160,6 +160,7 @@ export class CatchUp {
     const deadline = performance.now() + budgetMs
     let level = true
     for (const sid of sids) {
+      if (!this.behind(sid)) this.queue.delete(sid) // level already: no background slice needed
       while (this.behind(sid)) {
         if (this.stopped || this.busy.has(sid) || performance.now() >= deadline) {
           level = false
@@ -173,9 +174,10 @@ export class CatchUp {
           level = false
           break
         }
+        if (!this.behind(sid)) this.queue.delete(sid)
       }
     }
-    return level && !sids.some((sid) => this.queue.has(sid) || this.busy.has(sid))
+    return level && !sids.some((sid) => this.busy.has(sid) || this.behind(sid))
   }
 
   /** One slice of one Session. Returns true when more remains. */

@@ -94,6 +94,8 @@ export class BotArchive extends Service {
   private readonly options: BotArchiveOptions
   private readonly onAgents: AgentRegistrations
   private placements: { state: TeamState; map: Map<string, Placement> } | undefined
+  /** The scope that has the roster (set once it exists). */
+  private team: Context | undefined
 
   constructor(ctx: Context, options: BotArchiveOptions) {
     super(ctx, 'botArchive')
@@ -241,6 +243,10 @@ export class BotArchive extends Service {
   // ── wiring (once the roster exists) ─────────────────────────────────────────────────────────
 
   private wire(ctx: Context): void {
+    this.team = ctx
+    ctx.effect(() => () => {
+      this.team = undefined
+    }, 'bot-archive:team')
     ctx.on('session/event', (session, event) => {
       if (event.type !== 'turn/end' || !this.isWriter()) return
       const sid = String(session.id)
@@ -264,17 +270,21 @@ export class BotArchive extends Service {
 
   // ── the tool ────────────────────────────────────────────────────────────────────────────────
 
-  /** The seq of the turn/start that opened the Session's current turn (its own lines are hidden). */
+  /** The seq of the turn/start of the Session's running turn (its own lines are hidden), if one runs. */
   private turnStart(sessionId: string): number | undefined {
     const events = this.ctx.get('agents')?.get(SessionId(sessionId))?.session.events
     if (!events) return undefined
-    for (let i = events.length - 1; i >= 0; i--) if (events[i]!.type === 'turn/start') return events[i]!.seq
+    for (let i = events.length - 1; i >= 0; i--) {
+      if (events[i]!.type === 'turn/end') return undefined // no turn is running: nothing to hide
+      if (events[i]!.type === 'turn/start') return events[i]!.seq
+    }
     return undefined
   }
 
   /** `read_own_chat` from a Session: the caller's own chat only. */
   async readOwnChat(sessionId: string | undefined, raw: unknown): Promise<string> {
-    const roster = this.ctx.botRoster
+    const roster = this.team?.botRoster
+    if (!roster) throw new TeamRefusal('unavailable', 'the team is not open in this process, so the archive cannot tell whose chat this is')
     const caller: Caller = roster.callerOf(sessionId)
     const verdict = roster.check(caller, 'read_own_chat', caller.botId ? { botId: caller.botId } : {})
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
@@ -305,7 +315,7 @@ export class BotArchive extends Service {
   /** Search a group room's whole history: members (and Main Bots, and the user) only. */
   async searchRoom(caller: Caller, groupId: string, query: string): Promise<string> {
     const rooms = this.ctx.get('botRooms')
-    const group = this.ctx.botStore.state.groups[groupId]
+    const group = this.ctx.get('botStore')?.state.groups[groupId]
     if (!rooms || !group || group.deleted) throw new TeamRefusal('not-found', `Group ${groupId} does not exist.`)
     const verdict = rooms.decision(caller, 'read_group_chat', group)
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
