@@ -64,17 +64,24 @@ const keyOf = (e: LogEvent | undefined) => (e ? `${e.time}:${e.type}` : '')
 
 class Rewritten extends Error {}
 
-/** Turn contiguous events (from `mark.through`) into lines and commit them with the mark. */
-export function ingest(index: ArchiveIndex, mark: SessionMark, events: readonly LogEvent[], calls: CallNames, room: boolean): void {
-  if (events.length === 0) return
+/**
+ * Turn contiguous events (from `mark.through`) into lines and commit them with the mark. A seq out
+ * of order throws, unless `acceptGaps` (a log already read again once for a gap: its lines are
+ * indexed at their own seqs and the missing ones stay missing).
+ */
+export function ingest(index: ArchiveIndex, mark: SessionMark, events: readonly LogEvent[], calls: CallNames, room: boolean, acceptGaps = false): void {
   const lines: ArchiveLine[] = []
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!
-    if (event.seq !== mark.through + i) throw new Rewritten(`expected seq ${mark.through + i}, the log has ${event.seq}`)
+  let next = mark.through
+  for (const event of events) {
+    if (event.seq !== next) {
+      if (!acceptGaps || event.seq < next) throw new Rewritten(`expected seq ${next}, the log has ${event.seq}`)
+    }
+    next = event.seq + 1
     const line = lineOf(event, calls, room)
     if (line) lines.push(line)
   }
-  index.append(mark, lines, mark.through + events.length, keyOf(events.at(-1)))
+  if (next === mark.through) return
+  index.append(mark, lines, next, keyOf(events.at(-1)))
 }
 
 export class CatchUp {
@@ -83,6 +90,8 @@ export class CatchUp {
   /** Cold Sessions checked against their log since this index was opened. */
   private readonly verified = new Set<string>()
   private readonly calls = new Map<string, CallNames>()
+  /** Sessions read again for a gap: a gap met again is a hole in the log, indexed around. */
+  private readonly gapped = new Set<string>()
   private running: Promise<void> | undefined
   private stopped = false
   /** When a slice last committed (epoch ms). */
@@ -229,11 +238,13 @@ export class CatchUp {
   /** Ingest one slice; false when it met a gap (the Session was reset and is read again). */
   private run(mark: SessionMark, events: readonly LogEvent[], calls: CallNames, room: boolean): boolean {
     try {
-      ingest(this.index, mark, events, calls, room)
+      ingest(this.index, mark, events, calls, room, this.gapped.has(mark.sid))
     } catch (error) {
       if (!(error instanceof Rewritten)) throw error
-      // A gap: read the whole Session again from the start, next slice.
+      // A gap: read the whole Session again from the start, next slice; if the gap is still
+      // there then, it is a hole in the log and the lines around it are indexed.
       this.rewritten(mark, error.message)
+      this.gapped.add(mark.sid)
       this.verified.delete(mark.sid)
       return false
     }
