@@ -4,7 +4,8 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
-import { disposedAfterEach, runTurn, type DshHost } from '../../support/dsh-host.ts'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { disposedAfterEach, runTurn, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { quiesce, team, toolResults, user, userPrompt } from '../delivery/helpers.ts'
 import { roomLog, say, settle } from '../rooms/helpers.ts'
 
@@ -28,8 +29,10 @@ function ada(req: RecordedRequest): Reply {
   return { text: ANSWER }
 }
 
-async function start(): Promise<DshHost> {
-  return track(await team({ mock: { fallback: { text: 'ok' } }, ada: { fallback: ada }, bob: { fallback: { text: 'The purple elephant sleeps in the garage.' } } }))
+async function start(opts: { home?: string; writer?: 'never' } = {}): Promise<DshHost> {
+  const scripts = { mock: { fallback: { text: 'ok' } }, ada: { fallback: ada }, bob: { fallback: { text: 'The purple elephant sleeps in the garage.' } } }
+  if (opts.writer) return track(await startTeamHost(scripts, { home: opts.home!, writer: opts.writer }))
+  return track(await team(scripts, opts))
 }
 
 /** A team where Ada has a chat of several turns: user text, a long message, a tool call, a Bot's message, Chinese. */
@@ -154,6 +157,27 @@ describe('botArchive (in-process DSH)', () => {
     expect(await read({ query: 'deployment' })).toBe(before)
     expect(host.ctx.botArchive.status).toMatchObject({ driver: 'better-sqlite3', writer: true })
     expect(host.ctx.botArchive.status.lines).toBeGreaterThan(5)
+  })
+
+  it('after a restart with the index deleted, rebuilds from the persisted logs of cold Sessions; a follower only reads', async () => {
+    const first = await withChat()
+    const before = await first.read({ query: 'deployment' })
+    const home = first.host.home
+    await first.host.ctx.fiber.dispose()
+    const path = join(home, 'bot', 'archive.sqlite')
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true })
+    const second = await start({ home })
+    expect(second.ctx.agents.get(SessionId(first.sid))).toBeUndefined() // Ada's chat is cold: read through DSH's persistence
+    expect(await second.ctx.botArchive.readOwnChat(first.sid, { query: 'deployment' })).toBe(before)
+    await second.ctx.botArchive.caughtUp()
+    const lines = second.ctx.botArchive.status.lines
+
+    const follower = await start({ home, writer: 'never' })
+    expect(follower.ctx.botStore.mode).not.toBe('writer')
+    const read = await follower.ctx.botArchive.readOwnChat(first.sid, { query: 'deployment' })
+    expect(read).toContain(before)
+    expect(read).toContain('This DSH process does not write the team, so it does not keep the archive current')
+    expect(follower.ctx.botArchive.status).toMatchObject({ writer: false, lines })
   })
 
   it('a search during a long catch-up answers from what is indexed and says the index is catching up', async () => {
