@@ -16,11 +16,13 @@
 // LIMIT 20`; terms under three characters as LIKE (trigram cannot match them); "around" and
 // "latest" by the UNINDEXED columns; the per-term fallback when nothing has all terms.
 // Both run the same QUERY mix for Bot 0, ROUNDS times after one warm-up round; p95 is over all
-// calls. bytes_per_text_byte: database + WAL after wal_checkpoint(TRUNCATE), over the UTF-8 bytes
+// calls (the heap is collected once after the build). bytes_per_text_byte: database + WAL after wal_checkpoint(TRUNCATE), over the UTF-8 bytes
 // of the indexed line texts.
 //
 // Run: node bench/archive.ts [lines]   (default 1,000,000; e.g. 100000 for a quick run)
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CatchUp, ingest, type ArchiveSources, type LiveLog, type LogEvent } from '../src/archive/catch-up.ts'
@@ -134,6 +136,7 @@ const gens: SessionGen[][] = Array.from({ length: BOTS }, (_, b) => Array.from({
 let built = 0
 let textBytes = 0
 let ourMs = 0
+let ourCpuMs = 0
 let naiveMs = 0
 for (let part = 0; part < PARTS; part++) {
   for (let more = true; more;) {
@@ -153,8 +156,11 @@ for (let part = 0; part < PARTS; part++) {
       g.last = events.at(-1)
       const mark = ours.register(g.sid, partitionKeyOfBot(`bot-${b}`), part + 1)
       let t = performance.now()
+      const c0 = process.cpuUsage()
       ingest(ours, mark, events, g.calls, false)
       ourMs += performance.now() - t
+      const c1 = process.cpuUsage(c0)
+      ourCpuMs += (c1.user + c1.system) / 1000
       // Naive: the same lines (same line maker), its own table.
       const lines = events.flatMap((e) => lineOf(e, new Map()) ?? [])
       t = performance.now()
@@ -198,9 +204,9 @@ async function handler(args: OwnChatArgs): Promise<string> {
 // A Chinese word of a given length that occurs: built from the commonest characters.
 const cn = (n: number, from: number) => Array.from({ length: n }, (_, i) => cjkChar(from + i)).join('')
 function pickChinese(n: number): string {
-  const sample = ours.db.prepare(`SELECT text FROM lines WHERE id BETWEEN ? AND ? AND text GLOB '*[一-龥]*' LIMIT 50`).all(0, 2 ** 40) as { text: string }[]
-  for (const { text } of sample) {
-    const m = /[\u4e00-\u9fa5]{4,}/.exec(text)
+  const mark = ours.mark(parts[0]!.sid)!
+  for (const line of ours.walk(mark.id, 0, 1, 500)) {
+    const m = /[\u4e00-\u9fa5]{4,}/.exec(line.text)
     if (m) return m[0].slice(0, n)
   }
   return cn(n, 0)
@@ -254,34 +260,53 @@ function naiveHandler(args: OwnChatArgs): string {
 }
 
 // ── measure, side by side ─────────────────────────────────────────────────────────────────────
+// The build leaves a heap full of garbage; collect it once so both designs are measured warm and
+// neither pays for the build's garbage collection.
+setFlagsFromString('--expose-gc')
+;(runInNewContext('gc') as () => void)()
 const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.ceil(xs.length * 0.95) - 1]!
 const ourTimes: number[] = []
 const naiveTimes: number[] = []
+/** CPU time of the same calls (verbose only): on a loaded machine wall time includes waiting for a core. */
+const ourCpu: number[] = []
+const naiveCpu: number[] = []
+const cpu = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
 for (let round = 0; round <= ROUNDS; round++) {
   for (const args of QUERIES) {
+    let c = cpu()
     let t = performance.now()
     const a = await handler(args)
     const ourT = performance.now() - t
+    const ourC = cpu() - c
+    c = cpu()
     t = performance.now()
     const b = naiveHandler(args)
     const naiveT = performance.now() - t
+    const naiveC = cpu() - c
     if (round === 0) {
       if (process.env.BENCH_VERBOSE) console.log(JSON.stringify(args), ourT.toFixed(2), naiveT.toFixed(2), a.split('\n')[0], '|', b.split('\n').length)
       continue // warm-up
     }
     ourTimes.push(ourT)
     naiveTimes.push(naiveT)
+    ourCpu.push(ourC)
+    naiveCpu.push(naiveC)
   }
 }
 if (process.env.BENCH_VERBOSE) {
-  const per = QUERIES.map((q, i) => `${JSON.stringify(q)} ${p95(ourTimes.filter((_, j) => j % QUERIES.length === i)).toFixed(2)}`)
+  const per = QUERIES.map((q, i) => `${JSON.stringify(q)} wall ${p95(ourTimes.filter((_, j) => j % QUERIES.length === i)).toFixed(2)} cpu ${p95(ourCpu.filter((_, j) => j % QUERIES.length === i)).toFixed(2)}`)
   console.log(per.join('\n'))
   const rows = ours.db.prepare("SELECT CASE WHEN name LIKE 'fts%' THEN substr(name, instr(substr(name, 5), '_') + 5) ELSE name END AS n, sum(pgsize) AS s FROM dbstat GROUP BY n ORDER BY s DESC LIMIT 5").all() as { n: string; s: number }[]
   console.log(rows.map((r) => `${r.n}=${(r.s / textBytes).toFixed(2)}`).join(' '))
+  console.log(`cpu time p95: ours ${p95(ourCpu).toFixed(2)} ms, naive ${p95(naiveCpu).toFixed(2)} ms; load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`)
 }
 const ourP95 = p95(ourTimes)
 const naiveP95 = p95(naiveTimes)
 const f = (x: number, d = 2) => x.toFixed(d)
+if (process.env.BENCH_VERBOSE) console.log(`build by cpu time: ${f(built / (ourCpuMs / 1000), 0)} lines/s`)
 if (process.env.BENCH_VERBOSE) console.log(`naive build ${f(built / (naiveMs / 1000), 0)} lines/s; ours ${f(ourBytes / 1e6, 1)} MB for ${f(textBytes / 1e6, 1)} MB text`)
 console.log(`bench archive: lines=${built} p95_ms=${f(ourP95)} naive_p95_ms=${f(naiveP95)} speedup=${f(naiveP95 / ourP95, 1)} build_lines_per_s=${f(built / (ourMs / 1000), 0)} bytes_per_text_byte=${f(ourBytes / textBytes)}`)
 catchUp.stop()

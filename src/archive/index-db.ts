@@ -9,13 +9,16 @@
  *   - `sessions(id, sid, partition, part, through, last, lines, bytes)`: one per indexed DSH
  *     Session; `through` is the next seq to read (catch-up mark) and `last` identifies the event
  *     before it (`time:type`), so a rewritten log is noticed.
- *   - `lines(id, time, who, text)`: one per archive line; `id = session * 2^24 + seq`, so a
- *     Session's lines are one rowid range (anchors, latest lines and resets need no extra index)
- *     and rowid order is log order within a partition.
+ *   - `blocks(id, last, raw, data)`: the lines' text, in blocks of consecutive lines of one
+ *     Session (up to BLOCK_BYTES of JSON, deflated — text compresses ~3× in blocks, not at all line
+ *     by line). A line's id is `session * 2^24 + seq`, so a Session's lines are one id range and a
+ *     block is the range `id..last`: anchors, latest lines and resets need no extra index, and id
+ *     order is log order within a partition. The newest block of a Session is re-packed as lines
+ *     arrive, so small turn-end slices still fill blocks. Decoded blocks are cached (LRU).
  *   - `fts_<partition>`: a contentless FTS5 table per partition (`unicode61` words; CJK comes in as
  *     bigrams, see text.ts) keyed by the same rowid. Partitioning by Bot keeps every search inside
  *     one Bot's lines (a Bot cannot reach another's chat by construction) and keeps BM25's
- *     statistics per Bot. Contentless (the text is stored once, in `lines`); a row is forgotten by
+ *     statistics per Bot. Contentless (the text is stored once, in `blocks`); a row is forgotten by
  *     giving FTS5 back the text it indexed.
  *
  * Deliberately does not: decide what is a line (lines.ts), read Session logs (catch-up.ts), or
@@ -23,12 +26,16 @@
  * empty schema when the file is missing.
  */
 import { statSync } from 'node:fs'
+import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { ArchiveLine, Who } from './lines.ts'
 import { WHO } from './lines.ts'
 import { indexBody } from './text.ts'
 import type { SqliteDatabase, SqliteDriver, SqliteStatement } from './sqlite.ts'
 
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
+/** A block holds consecutive lines of one Session up to this many bytes of JSON (a long line alone). */
+export const BLOCK_BYTES = 8_192
+const BLOCK_CACHE = 256
 /** Seqs per Session in the rowid space (16M events; small rowids keep both b-trees small). */
 export const SEQ_SPACE = 2 ** 24
 
@@ -64,6 +71,8 @@ export class ArchiveIndex {
   /** The file's inode when opened: a deleted or replaced file is noticed. */
   private readonly inode: number | undefined
   private readonly stmts = new Map<string, SqliteStatement>()
+  /** Decoded blocks by id, least recently used first. */
+  private readonly cache = new Map<number, Block>()
 
   private constructor(db: SqliteDatabase, path: string, writable: boolean) {
     this.db = db
@@ -92,11 +101,14 @@ export class ArchiveIndex {
           CREATE TABLE IF NOT EXISTS partitions(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);
           CREATE TABLE IF NOT EXISTS sessions(id INTEGER PRIMARY KEY, sid TEXT NOT NULL UNIQUE, partition INTEGER NOT NULL, part INTEGER NOT NULL,
             through INTEGER NOT NULL DEFAULT 0, last TEXT NOT NULL DEFAULT '', lines INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0);
-          CREATE TABLE IF NOT EXISTS lines(id INTEGER PRIMARY KEY, time INTEGER NOT NULL, who INTEGER NOT NULL, text TEXT NOT NULL);
+          CREATE TABLE IF NOT EXISTS blocks(id INTEGER PRIMARY KEY, last INTEGER NOT NULL, raw INTEGER NOT NULL, data BLOB NOT NULL);
           PRAGMA user_version = ${SCHEMA_VERSION};
           COMMIT`)
       }
       db.exec('PRAGMA synchronous = NORMAL')
+      // Reads dominate: map the file (no read syscalls) and keep one Bot's hot pages cached.
+      db.exec('PRAGMA mmap_size = 268435456')
+      db.exec('PRAGMA cache_size = -16384')
       return new ArchiveIndex(db, path, writer)
     } catch (error) {
       db.close()
@@ -180,20 +192,56 @@ export class ArchiveIndex {
 
   /** Add lines read from the log and move the mark, in one transaction. */
   append(mark: SessionMark, lines: readonly ArchiveLine[], through: number, last: string): void {
-    const insertLine = this.stmt('INSERT OR REPLACE INTO lines(id, time, who, text) VALUES (?, ?, ?, ?)')
     const insertFts = this.stmt(`INSERT INTO fts_${mark.partition}(rowid, body) VALUES (?, ?)`)
     let bytes = 0
     this.tx(() => {
+      // The Session's newest block takes lines until it is full; then new blocks.
+      const lo = rowidOf(mark.id, 0)
+      const hi = rowidOf(mark.id + 1, 0) - 1
+      const newest = this.stmt('SELECT id, last, raw, data FROM blocks WHERE id BETWEEN ? AND ? ORDER BY id DESC LIMIT 1').get(lo, hi) as BlockRow | undefined
+      let open: Block | undefined = newest && Number(newest.raw) < BLOCK_BYTES ? this.decode(newest) : undefined
       for (const line of lines) {
         const id = rowidOf(mark.id, line.seq)
-        insertLine.run(id, Math.floor(line.time / 1000), WHO.indexOf(line.who), line.text)
+        const entry: Entry = [line.seq, Math.floor(line.time / 1000), WHO.indexOf(line.who), line.text]
+        const textBytes = Buffer.byteLength(line.text)
+        const size = textBytes + 24
+        if (open && open.raw + size > BLOCK_BYTES) {
+          this.writeBlock(open)
+          open = undefined
+        }
+        open ??= { id, last: id, raw: 0, entries: [] }
+        open.entries.push(entry)
+        open.last = id
+        open.raw += size
         insertFts.run(id, indexBody(line.text))
-        bytes += Buffer.byteLength(line.text)
+        bytes += textBytes
       }
+      if (open && lines.length) this.writeBlock(open)
       this.stmt('UPDATE sessions SET through = ?, last = ?, lines = lines + ?, bytes = bytes + ? WHERE id = ?').run(through, last, lines.length, bytes, mark.id)
     })
     mark.through = through
     mark.last = last
+  }
+
+  private writeBlock(block: Block): void {
+    const data = deflateRawSync(JSON.stringify(block.entries), { level: 6 })
+    this.stmt('INSERT OR REPLACE INTO blocks(id, last, raw, data) VALUES (?, ?, ?, ?)').run(block.id, block.last, block.raw, data)
+    this.remember(block)
+  }
+
+  private decode(row: BlockRow): Block {
+    const id = Number(row.id)
+    const cached = this.cache.get(id)
+    if (cached && cached.last === Number(row.last)) return this.remember(cached)
+    const entries = JSON.parse(inflateRawSync(row.data as Uint8Array).toString('utf8')) as Entry[]
+    return this.remember({ id, last: Number(row.last), raw: Number(row.raw), entries })
+  }
+
+  private remember(block: Block): Block {
+    this.cache.delete(block.id)
+    this.cache.set(block.id, block)
+    if (this.cache.size > BLOCK_CACHE) this.cache.delete(this.cache.keys().next().value!)
+    return block
   }
 
   /** Forget a Session's lines and mark (its log was rewritten): it is read again from seq 0. */
@@ -201,12 +249,15 @@ export class ArchiveIndex {
     const lo = rowidOf(mark.id, 0)
     const hi = rowidOf(mark.id + 1, 0) - 1
     this.tx(() => {
-      // Contentless: FTS5 forgets a row when given the exact text it indexed (lines has it).
+      // Contentless: FTS5 forgets a row when given the exact text it indexed (the blocks have it).
       const forget = this.stmt(`INSERT INTO fts_${mark.partition}(fts_${mark.partition}, rowid, body) VALUES ('delete', ?, ?)`)
-      for (const row of this.stmt('SELECT id, text FROM lines WHERE id BETWEEN ? AND ?').all(lo, hi) as { id: number; text: string }[]) forget.run(row.id, indexBody(row.text))
-      this.stmt('DELETE FROM lines WHERE id BETWEEN ? AND ?').run(lo, hi)
+      for (const row of this.stmt('SELECT id, last, raw, data FROM blocks WHERE id BETWEEN ? AND ?').all(lo, hi) as BlockRow[]) {
+        for (const [seq, , , text] of this.decode(row).entries) forget.run(rowidOf(mark.id, seq), indexBody(text))
+      }
+      this.stmt('DELETE FROM blocks WHERE id BETWEEN ? AND ?').run(lo, hi)
       this.stmt("UPDATE sessions SET through = 0, last = '', lines = 0, bytes = 0 WHERE id = ?").run(mark.id)
     })
+    this.cache.clear()
     mark.through = 0
     mark.last = ''
   }
@@ -222,9 +273,17 @@ export class ArchiveIndex {
       .all(expression, limit) as { id: number; score: number }[]
   }
 
+  /** The block holding line `id`, if any. */
+  private blockAt(id: number): Block | undefined {
+    const row = this.stmt('SELECT id, last, raw, data FROM blocks WHERE id <= ? ORDER BY id DESC LIMIT 1').get(id) as BlockRow | undefined
+    return row && Number(row.last) >= id ? this.decode(row) : undefined
+  }
+
   line(id: number): StoredLine | undefined {
-    const row = this.stmt('SELECT id, time, who, text FROM lines WHERE id = ?').get(id) as { id: number; time: number; who: number; text: string } | undefined
-    return row && stored(row)
+    const block = this.blockAt(id)
+    const sess = sessOf(id)
+    const entry = block?.entries.find((e) => rowidOf(sess, e[0]) === id)
+    return entry && stored(sess, entry)
   }
 
   /** Up to `n` lines of a Session before (`dir` -1, newest first) or from (`dir` 1) a seq. */
@@ -232,10 +291,25 @@ export class ArchiveIndex {
     const lo = rowidOf(sess, 0)
     const hi = rowidOf(sess + 1, 0) - 1
     const at = rowidOf(sess, seq)
-    const rows = dir === 1
-      ? this.stmt('SELECT id, time, who, text FROM lines WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?').all(at, hi, n)
-      : this.stmt('SELECT id, time, who, text FROM lines WHERE id < ? AND id >= ? ORDER BY id DESC LIMIT ?').all(at, lo, n)
-    return (rows as { id: number; time: number; who: number; text: string }[]).map(stored)
+    const out: StoredLine[] = []
+    const next = dir === 1
+      ? this.stmt('SELECT id, last, raw, data FROM blocks WHERE id > ? AND id <= ? ORDER BY id LIMIT 1')
+      : this.stmt('SELECT id, last, raw, data FROM blocks WHERE id < ? AND id >= ? ORDER BY id DESC LIMIT 1')
+    let block = this.blockAt(dir === 1 ? at : at - 1)
+    if (!block) {
+      const row = (dir === 1 ? next.get(at, hi) : next.get(at, lo)) as BlockRow | undefined
+      block = row && this.decode(row)
+    }
+    while (block && out.length < n) {
+      const entries = dir === 1 ? block.entries : [...block.entries].reverse()
+      for (const e of entries) {
+        const id = rowidOf(sess, e[0])
+        if ((dir === 1 ? id >= at : id < at) && out.length < n) out.push(stored(sess, e))
+      }
+      const row = (dir === 1 ? next.get(block.id, hi) : next.get(block.id, lo)) as BlockRow | undefined
+      block = row && this.decode(row)
+    }
+    return out
   }
 
   /** Lines and UTF-8 text bytes indexed, and the file size (database + WAL). */
@@ -246,9 +320,24 @@ export class ArchiveIndex {
   }
 }
 
-function stored(row: { id: number; time: number; who: number; text: string }): StoredLine {
-  const id = Number(row.id)
-  return { id, sess: sessOf(id), seq: id - sessOf(id) * SEQ_SPACE, time: Number(row.time) * 1000, who: WHO[row.who] ?? 'user', text: row.text }
+/** One line in a block: seq, time (epoch seconds), who (index into WHO), text. */
+type Entry = [number, number, number, string]
+interface Block {
+  id: number
+  last: number
+  /** Estimated JSON bytes (the packing bound). */
+  raw: number
+  entries: Entry[]
+}
+interface BlockRow {
+  id: number
+  last: number
+  raw: number
+  data: unknown
+}
+
+function stored(sess: number, [seq, time, who, text]: Entry): StoredLine {
+  return { id: rowidOf(sess, seq), sess, seq, time: time * 1000, who: WHO[who] ?? 'user', text }
 }
 
 function dropAll(db: SqliteDatabase): void {

@@ -13,12 +13,13 @@
  */
 import { rankAll, rankMost, type Candidate } from './rank.ts'
 import { SEQ_SPACE, type ArchiveIndex, type SessionMark, type StoredLine } from './index-db.ts'
-import { allTermsExpression, excerpt, firstHit, parseQuery, termExpression, type QueryTerm } from './text.ts'
+import { allTermsExpression, excerpt, firstHit, hasCjk, parseQuery, termExpression, type QueryTerm } from './text.ts'
 
 /** Most lines a search shows. */
 export const SEARCH_RESULTS = 20
-/** Newest matches of one expression considered for ranking. */
-export const CANDIDATES = 400
+/** Newest matches of one expression considered for ranking (all terms); per term in the fallback. */
+export const CANDIDATES = 300
+export const TERM_CANDIDATES = 100
 /** Lines shown with no argument. */
 export const LATEST_LINES = 12
 export const AROUND_BEFORE = 6
@@ -114,13 +115,18 @@ function search(view: View, partition: number, raw: string, scope = 'your own ch
   const { terms } = parsed
   if (terms.length === 0) return ['The query has no words or characters to search for.', ...notes]
   const labels = terms.map((t) => `"${t.label}"`).join(', ')
-  const all = rankAll(view.index.matches(partition, allTermsExpression(terms), CANDIDATES))
-  const found = view.take(all.map((c) => c.id), SEARCH_RESULTS)
-  if (found.length > 0) {
-    return [`${found.length} line(s) of ${scope} for ${labels}, best match first:`, ...found.map((l) => view.render(l, LINE_CHARS, terms)), ...notes]
+  const cjkLetter = (t: QueryTerm) => t.prefix && hasCjk(t.tokens[0]!)
+  // Exact words first; single words widened to the words they start only if that finds nothing.
+  for (const widen of terms.some((t) => t.prefix && !cjkLetter(t)) ? [false, true] : [false]) {
+    const all = rankAll(view.index.matches(partition, allTermsExpression(terms, widen || terms.some(cjkLetter)), CANDIDATES))
+    const found = view.take(all.map((c) => c.id), SEARCH_RESULTS)
+    if (found.length > 0) {
+      const how = widen ? ' (words starting with these)' : ''
+      return [`${found.length} line(s) of ${scope} for ${labels}${how}, best match first:`, ...found.map((l) => view.render(l, LINE_CHARS, terms)), ...notes]
+    }
   }
   if (terms.length > 1) {
-    const perTerm: Candidate[][] = terms.map((t) => view.index.matches(partition, termExpression(t), CANDIDATES))
+    const perTerm: Candidate[][] = terms.map((t) => view.index.matches(partition, termExpression(t, true), TERM_CANDIDATES))
     const most = rankMost(perTerm)
     const lines = view.take(most.map((h) => h.id), SEARCH_RESULTS)
     if (lines.length > 0) {

@@ -13,6 +13,8 @@
  * The query is data: it is split into terms here and every term is re-emitted as a quoted FTS5
  * phrase built only from letter/digit tokens, so `"`, `*`, `NEAR(`, `OR`, `-`, `:` in a query are
  * plain words or separators, never operators. A balanced pair of double quotes groups a phrase.
+ * Words match whole words first (a prefix query over a common stem merges hundreds of doclists);
+ * the reader widens single words to prefixes only when the exact words find nothing.
  *
  * Deliberately does not: rank (rank.ts), talk to SQLite (index.ts), or know about Bots.
  */
@@ -113,8 +115,9 @@ export function parseQuery(raw: string): ParsedQuery {
     const key = tokens.join(' ')
     if (seen.has(key)) continue
     seen.add(key)
-    // A single word matches words it starts ("deploy" finds "deployment"); a single CJK character
-    // matches the bigrams it starts. Phrases and CJK runs match exactly.
+    // A single word may widen to words it starts ("deploy" → "deployment") when the exact words
+    // find nothing; a single CJK character always matches the bigrams it starts (it is no token
+    // of its own inside a run). Phrases and CJK runs match exactly.
     const only = tokens.length === 1 ? tokens[0]! : undefined
     const cjk = only !== undefined && hasCjk(only)
     const prefix = !piece.phrase && only !== undefined && (cjk ? Array.from(only).length === 1 : only.length >= 3)
@@ -128,17 +131,18 @@ export function parseQuery(raw: string): ParsedQuery {
 }
 
 /**
- * One term as an FTS5 expression. Tokens hold only letters and digits (see `queryTokens`), so
- * quoting them cannot carry FTS5 syntax; `"` is doubled anyway, as FTS5 requires.
+ * One term as an FTS5 expression; `widen` lets a prefix term match words it starts. Tokens hold
+ * only letters and digits (see `queryTokens`), so quoting them cannot carry FTS5 syntax; `"` is
+ * doubled anyway, as FTS5 requires.
  */
-export function termExpression(term: QueryTerm): string {
+export function termExpression(term: QueryTerm, widen = false): string {
   const phrase = `"${term.tokens.join(' ').replace(/"/g, '""')}"`
-  return term.prefix ? `${phrase} *` : phrase
+  return widen && term.prefix ? `${phrase} *` : phrase
 }
 
 /** All terms (implicit AND). */
-export function allTermsExpression(terms: readonly QueryTerm[]): string {
-  return terms.map(termExpression).join(' AND ')
+export function allTermsExpression(terms: readonly QueryTerm[], widen = false): string {
+  return terms.map((t) => termExpression(t, widen)).join(' AND ')
 }
 
 /** Where the first term occurs in a line (case-insensitive), for excerpts; -1 when not found. */

@@ -16,14 +16,15 @@ function fts(lines: string[]) {
 }
 
 describe('query sanitiser', () => {
-  it('splits words and quoted phrases; a single word of 3+ letters is a prefix, a phrase is exact', () => {
+  it('splits words and quoted phrases; a single word of 3+ letters may widen to a prefix, a phrase is exact', () => {
     const { terms } = parseQuery('Deploy "staging server" ok')
     expect(terms).toEqual([
       { label: 'staging server', tokens: ['staging', 'server'], prefix: false },
       { label: 'Deploy', tokens: ['deploy'], prefix: true },
       { label: 'ok', tokens: ['ok'], prefix: false },
     ])
-    expect(allTermsExpression(terms)).toBe('"staging server" AND "deploy" * AND "ok"')
+    expect(allTermsExpression(terms)).toBe('"staging server" AND "deploy" AND "ok"')
+    expect(allTermsExpression(terms, true)).toBe('"staging server" AND "deploy" * AND "ok"')
   })
 
   it('turns CJK into bigrams for the index and the query; a single character is a prefix', () => {
@@ -41,7 +42,8 @@ describe('query sanitiser', () => {
       const { terms } = parseQuery(q)
       if (terms.length === 0) continue
       expect(() => search(allTermsExpression(terms)), q.slice(0, 20)).not.toThrow()
-      for (const t of terms) expect(() => search(termExpression(t))).not.toThrow()
+      expect(() => search(allTermsExpression(terms, true))).not.toThrow()
+      for (const t of terms) expect(() => search(termExpression(t, true))).not.toThrow()
     }
     expect(search(allTermsExpression(parseQuery('NEAR(').terms))).toEqual([1]) // the word "near"
     expect(search(allTermsExpression(parseQuery('body:heron').terms))).toEqual([]) // not a column filter: words body AND heron
