@@ -32,8 +32,8 @@ export const TEAM_PAGE_HTML = `<!doctype html>
 (function () {
   var zh = /^zh/i.test(navigator.language || '');
   var t = zh
-    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', failed: '无法读取团队状态：', activity: '最近动态' }
-    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', failed: 'Could not read the team status: ', activity: 'Recent activity' };
+    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', lines: '行', rebuilding: '正在重建', catchingUp: '正在追赶', caughtUp: '最近索引', failed: '无法读取团队状态：', activity: '最近动态' }
+    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', lines: 'lines', rebuilding: 'rebuilding', catchingUp: 'catching up', caughtUp: 'last indexed', failed: 'Could not read the team status: ', activity: 'Recent activity' };
   document.documentElement.lang = zh ? 'zh' : 'en';
   document.title = t.title;
   document.querySelector('h1').textContent = t.title;
@@ -53,6 +53,16 @@ export const TEAM_PAGE_HTML = `<!doctype html>
       archive.id = 'archive';
       archive.textContent = t.archive + ': ' + s.archive.driver;
       document.getElementById('problems').appendChild(archive);
+      if (typeof s.archive.lines === 'number') {
+        var state = document.createElement('p');
+        state.id = 'archive-state';
+        var bits = [s.archive.lines.toLocaleString() + ' ' + t.lines, (s.archive.fileBytes / 1048576).toFixed(1) + ' MB'];
+        if (s.archive.rebuilding) bits.push(t.rebuilding);
+        else if (s.archive.catchingUp) bits.push(t.catchingUp);
+        if (s.archive.lastCatchUp) bits.push(t.caughtUp + ' ' + new Date(s.archive.lastCatchUp).toLocaleTimeString());
+        state.textContent = bits.join(' · ');
+        document.getElementById('problems').appendChild(state);
+      }
       var problems = [];
       if (s.store && s.store.mode !== 'writer') problems.push({ id: 'store-problem', text: s.store.message });
       if (s.archive.problem) problems.push({ id: 'archive-problem', text: s.archive.problem.message });
