@@ -96,7 +96,7 @@ export class CatchUp {
   private stopped = false
   /** When a slice last committed (epoch ms). */
   lastAt: number | undefined
-  /** Rewrites and gaps met (each made a Session be read again). */
+  /** Rewrites, gaps and read failures met (the newest 50). */
   problems: string[] = []
 
   private readonly index: ArchiveIndex
@@ -145,7 +145,7 @@ export class CatchUp {
       try {
         if (await this.slice(sid)) this.queue.add(sid)
       } catch (error) {
-        this.problems.push(`${sid}: ${error instanceof Error ? error.message : String(error)}`)
+        this.note(`${sid}: ${error instanceof Error ? error.message : String(error)}`)
       }
       await nextMacrotask()
     }
@@ -179,7 +179,7 @@ export class CatchUp {
         try {
           await this.slice(sid)
         } catch (error) {
-          this.problems.push(`${sid}: ${error instanceof Error ? error.message : String(error)}`)
+          this.note(`${sid}: ${error instanceof Error ? error.message : String(error)}`)
           level = false
           break
         }
@@ -252,9 +252,14 @@ export class CatchUp {
     return true
   }
 
-  private rewritten(mark: SessionMark, why: string): void {
-    this.problems.push(`${mark.sid}: ${why}; read again from the start`)
+  /** Remember a problem for the status (the newest 50). */
+  private note(problem: string): void {
+    this.problems.push(problem)
     if (this.problems.length > 50) this.problems.shift()
+  }
+
+  private rewritten(mark: SessionMark, why: string): void {
+    this.note(`${mark.sid}: ${why}; read again from the start`)
     this.index.reset(mark)
     this.calls.set(mark.sid, new Map())
   }

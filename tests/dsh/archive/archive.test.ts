@@ -171,6 +171,7 @@ describe('botArchive (in-process DSH)', () => {
     expect(await second.ctx.botArchive.readOwnChat(first.sid, { query: 'deployment' })).toBe(before)
     await second.ctx.botArchive.caughtUp()
     const lines = second.ctx.botArchive.status.lines
+    expect(second.ctx.botArchive.status.logProblems).toBe(0) // DSH's reader gives contiguous seqs (packed chunks unpacked)
 
     const follower = await start({ home, writer: 'never' })
     expect(follower.ctx.botStore.mode).not.toBe('writer')
