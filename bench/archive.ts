@@ -43,7 +43,7 @@ const LONG_SHARE = 0.03
 const MEDIUM_SHARE = 0.25
 const TOOL_SHARE = 0.1
 const SLICE = 500
-const ROUNDS = 20
+const ROUNDS = 10
 
 // ── seeded generator ──────────────────────────────────────────────────────────────────────────
 function mulberry32(seed: number) {

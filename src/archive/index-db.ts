@@ -71,6 +71,8 @@ export class ArchiveIndex {
   /** The file's inode when opened: a deleted or replaced file is noticed. */
   private readonly inode: number | undefined
   private readonly stmts = new Map<string, SqliteStatement>()
+  /** Marks by Session id (the writer's own: it is the only one changing them). */
+  private readonly marks = new Map<string, SessionMark>()
   /** Decoded blocks by id, least recently used first. */
   private readonly cache = new Map<number, Block>()
 
@@ -151,9 +153,19 @@ export class ArchiveIndex {
     return id
   }
 
+  /** A Session's mark (a copy). The writer keeps them in memory; a reader asks the file. */
   mark(sid: string): SessionMark | undefined {
+    const known = this.marks.get(sid)
+    if (known) return { ...known }
     const row = this.stmt('SELECT id, sid, partition, part, through, last FROM sessions WHERE sid = ?').get(sid) as SessionMark | undefined
-    return row ? { ...row } : undefined
+    if (!row) return undefined
+    const mark = { ...row, id: Number(row.id), partition: Number(row.partition), part: Number(row.part), through: Number(row.through) }
+    if (this.writable) this.marks.set(sid, mark)
+    return { ...mark }
+  }
+
+  private moved(mark: SessionMark): void {
+    if (this.writable) this.marks.set(mark.sid, { ...mark })
   }
 
   /** The mark of a Session, registering it (writer) in its partition. */
@@ -221,6 +233,7 @@ export class ArchiveIndex {
     })
     mark.through = through
     mark.last = last
+    this.moved(mark)
   }
 
   private writeBlock(block: Block): void {
@@ -260,17 +273,41 @@ export class ArchiveIndex {
     this.cache.clear()
     mark.through = 0
     mark.last = ''
+    this.moved(mark)
   }
 
   // ── reads ───────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * The newest `limit` lines of a partition matching an FTS5 expression, with their BM25 score
-   * (lower is better). Bounding by recency before ranking keeps a common word's cost flat.
+   * Ids of the newest `limit` lines of a partition matching an FTS5 expression, newest first.
+   * FTS5's own bm25() is not asked: it computes IDF by walking every match of every phrase on each
+   * query (5–20 ms for a common word in a 50,000-line chat); the reader scores the bounded
+   * candidates itself (rank.ts) from `lengths` and `corpus`.
    */
-  matches(partition: number, expression: string, limit: number): { id: number; score: number }[] {
-    return this.stmt(`SELECT rowid AS id, bm25(fts_${partition}) AS score FROM fts_${partition} WHERE fts_${partition} MATCH ? ORDER BY rowid DESC LIMIT ?`)
-      .all(expression, limit) as { id: number; score: number }[]
+  matches(partition: number, expression: string, limit: number): number[] {
+    const rows = this.stmt(`SELECT rowid AS id FROM fts_${partition} WHERE fts_${partition} MATCH ? ORDER BY rowid DESC LIMIT ?`).all(expression, limit) as { id: number }[]
+    return rows.map((r) => Number(r.id))
+  }
+
+  /** Token counts of lines (from FTS5's own docsize table: one b-tree lookup each). */
+  lengths(partition: number, ids: readonly number[]): Map<number, number> {
+    const out = new Map<number, number>()
+    if (ids.length === 0) return out
+    const get = this.stmt(`SELECT sz FROM fts_${partition}_docsize WHERE id = ?`)
+    for (const id of ids) {
+      const row = get.get(id) as { sz: Uint8Array } | undefined
+      if (row) out.set(id, varint(row.sz, 0)[0])
+    }
+    return out
+  }
+
+  /** Rows and average tokens per row of a partition (FTS5's averages record). */
+  corpus(partition: number): { rows: number; avgLength: number } {
+    const row = this.stmt(`SELECT block FROM fts_${partition}_data WHERE id = 1`).get() as { block: Uint8Array } | undefined
+    if (!row) return { rows: 0, avgLength: 1 }
+    const [rows, next] = varint(row.block, 0)
+    const [tokens] = varint(row.block, next)
+    return { rows, avgLength: rows > 0 ? Math.max(1, tokens / rows) : 1 }
   }
 
   /** The block holding line `id`, if any. */
@@ -338,6 +375,17 @@ interface BlockRow {
 
 function stored(sess: number, [seq, time, who, text]: Entry): StoredLine {
   return { id: rowidOf(sess, seq), sess, seq, time: time * 1000, who: WHO[who] ?? 'user', text }
+}
+
+/** An SQLite/FTS5 varint (big-endian, 7 bits a byte, the ninth byte whole). */
+function varint(buf: Uint8Array, at: number): [number, number] {
+  let value = 0
+  for (let i = 0; i < 8; i++) {
+    const b = buf[at + i] ?? 0
+    value = value * 128 + (b & 0x7f)
+    if (!(b & 0x80)) return [value, at + i + 1]
+  }
+  return [value * 256 + (buf[at + 8] ?? 0), at + 9]
 }
 
 function dropAll(db: SqliteDatabase): void {

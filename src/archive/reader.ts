@@ -11,14 +11,14 @@
  * Deliberately does not: check authority, catch up, or know about DSH (service.ts does those and
  * passes `catchingUp`); it only reads the index it is given, so the bench measures this same code.
  */
-import { rankAll, rankMost, type Candidate } from './rank.ts'
+import { bm25, idf, rankAll, rankMost, type Candidate } from './rank.ts'
 import { SEQ_SPACE, type ArchiveIndex, type SessionMark, type StoredLine } from './index-db.ts'
 import { allTermsExpression, excerpt, firstHit, hasCjk, parseQuery, termExpression, type QueryTerm } from './text.ts'
 
 /** Most lines a search shows. */
 export const SEARCH_RESULTS = 20
 /** Newest matches of one expression considered for ranking (all terms); per term in the fallback. */
-export const CANDIDATES = 300
+export const CANDIDATES = 200
 export const TERM_CANDIDATES = 100
 /** Lines shown with no argument. */
 export const LATEST_LINES = 12
@@ -117,8 +117,16 @@ function search(view: View, partition: number, raw: string, scope = 'your own ch
   const labels = terms.map((t) => `"${t.label}"`).join(', ')
   const cjkLetter = (t: QueryTerm) => t.prefix && hasCjk(t.tokens[0]!)
   // Exact words first; single words widened to the words they start only if that finds nothing.
+  const { rows, avgLength } = view.index.corpus(partition)
+  const score = (ids: readonly number[], idfs: readonly number[]): Candidate[] => {
+    const lengths = view.index.lengths(partition, ids)
+    return ids.map((id) => ({ id, score: bm25(idfs, lengths.get(id) ?? avgLength, avgLength) }))
+  }
+  // Exact words first; single words widened to the words they start only if that finds nothing.
   for (const widen of terms.some((t) => t.prefix && !cjkLetter(t)) ? [false, true] : [false]) {
-    const all = rankAll(view.index.matches(partition, allTermsExpression(terms, widen || terms.some(cjkLetter)), CANDIDATES))
+    const ids = view.index.matches(partition, allTermsExpression(terms, widen || terms.some(cjkLetter)), CANDIDATES)
+    // Every candidate has every term: the terms' IDF weigh all of them alike.
+    const all = rankAll(score(ids, terms.map(() => 1)))
     const found = view.take(all.map((c) => c.id), SEARCH_RESULTS)
     if (found.length > 0) {
       const how = widen ? ' (words starting with these)' : ''
@@ -126,7 +134,10 @@ function search(view: View, partition: number, raw: string, scope = 'your own ch
     }
   }
   if (terms.length > 1) {
-    const perTerm: Candidate[][] = terms.map((t) => view.index.matches(partition, termExpression(t, true), TERM_CANDIDATES))
+    const perTerm: Candidate[][] = terms.map((t) => {
+      const ids = view.index.matches(partition, termExpression(t, true), TERM_CANDIDATES)
+      return score(ids, [idf(rows, ids.length)])
+    })
     const most = rankMost(perTerm)
     const lines = view.take(most.map((h) => h.id), SEARCH_RESULTS)
     if (lines.length > 0) {

@@ -55,6 +55,8 @@ describe('archive index file', () => {
     index.append(mark, [line(0, 'heron alpha'), line(1, 'heron beta')], 2, 'x')
     const p = index.partitionId('bot:b1')!
     expect(index.matches(p, '"heron"', 10)).toHaveLength(2)
+    expect(index.corpus(p)).toEqual({ rows: 2, avgLength: 2 })
+    expect([...index.lengths(p, index.matches(p, '"heron"', 10)).values()]).toEqual([2, 2])
     index.reset(mark)
     expect(index.matches(p, '"heron"', 10)).toHaveLength(0)
     expect(index.walk(mark.id, 0, 1, 10)).toEqual([])

@@ -2,7 +2,7 @@
 // prove that every expression the sanitiser emits is valid FTS5 and matches literally.
 import { describe, expect, it } from 'vitest'
 import { allTermsExpression, excerpt, indexBody, MAX_QUERY_CHARS, MAX_TERMS, parseQuery, queryTokens, termExpression } from '../../../src/archive/text.ts'
-import { rankAll, rankMost } from '../../../src/archive/rank.ts'
+import { bm25, idf, rankAll, rankMost } from '../../../src/archive/rank.ts'
 import { loadSqlite } from '../../../src/archive/sqlite.ts'
 
 function fts(lines: string[]) {
@@ -72,6 +72,14 @@ describe('query sanitiser', () => {
 })
 
 describe('ranker', () => {
+  it('scores BM25 with term presence: shorter lines and rarer terms score better (lower)', () => {
+    expect(idf(1000, 5)).toBeGreaterThan(idf(1000, 500))
+    expect(idf(10, 10)).toBeGreaterThan(0)
+    expect(bm25([1], 5, 10)).toBeLessThan(bm25([1], 40, 10))
+    expect(bm25([idf(1000, 5)], 10, 10)).toBeLessThan(bm25([idf(1000, 500)], 10, 10))
+    expect(bm25([1, 1], 10, 10)).toBeCloseTo(2 * bm25([1], 10, 10))
+  })
+
   it('ranks by BM25, newest first among equal scores', () => {
     expect(rankAll([{ id: 1, score: -2 }, { id: 2, score: -1 }, { id: 3, score: -2.0000000001 }, { id: 4, score: -3 }]).map((c) => c.id)).toEqual([4, 3, 1, 2])
   })
