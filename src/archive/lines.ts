@@ -4,7 +4,8 @@
  * Own chat: the user's messages, messages from other Bots and rooms (with their
  * `[Message from …]` header, which the relay put in the text), the Bot's own answers, question
  * cards and their answers (whole, bounded), and every other tool call and result as one short line
- * (name and the start of the arguments or result), not their bulk. DSH's runtime-context snapshot
+ * (name and the start of the arguments or result), not their bulk; `read_own_chat`'s own results
+ * keep no text, so earlier searches do not echo in later ones. DSH's runtime-context snapshot
  * and the plugin's own bootstrap marks are not lines. A message that replaces earlier ones (a
  * compaction summary, `surfaceOp: replace`) is kept as a `summary` line: the replaced messages
  * stay in the archive under their own anchors.
@@ -34,6 +35,8 @@ export const TOOL_LINE_CHARS = 160
 /** Question cards and their answers are kept whole up to this. */
 export const CARD_CHARS = 4_000
 const QUESTION_TOOL = 'ask_user_question'
+/** Tools whose results quote the archive itself: their result line keeps no text (no echoes). */
+const ECHO_TOOLS = new Set(['read_own_chat'])
 
 interface LooseEvent {
   type: string
@@ -146,6 +149,7 @@ export function lineOf(event: LooseEvent, calls: CallNames, room = false): Archi
       if (callId) calls.delete(callId)
       const text = textOf(blocks.flatMap((b) => (b.content ? [...b.content] : [b])))
       if (name === QUESTION_TOOL) return { ...at, who: 'answer', text: bounded(`[Answer to question card] ${text.trim()}`, CARD_CHARS) }
+      if (ECHO_TOOLS.has(name)) return { ...at, who: 'tool', text: `[tool result] ${name}` }
       return { ...at, who: 'tool', text: `[tool result] ${name}${data.error ? ' (error)' : ''}: ${oneLine(text, TOOL_LINE_CHARS)}` }
     }
     default:
