@@ -116,14 +116,14 @@ function search(view: View, partition: number, raw: string, scope = 'your own ch
   if (terms.length === 0) return ['The query has no words or characters to search for.', ...notes]
   const labels = terms.map((t) => `"${t.label}"`).join(', ')
   const cjkLetter = (t: QueryTerm) => t.prefix && hasCjk(t.tokens[0]!)
-  // Exact words first; single words widened to the words they start only if that finds nothing.
   const { rows, avgLength } = view.index.corpus(partition)
   const score = (ids: readonly number[], idfs: readonly number[]): Candidate[] => {
     const lengths = view.index.lengths(partition, ids)
     return ids.map((id) => ({ id, score: bm25(idfs, lengths.get(id) ?? avgLength, avgLength) }))
   }
-  // Exact words first; single words widened to the words they start only if that finds nothing.
-  for (const widen of terms.some((t) => t.prefix && !cjkLetter(t)) ? [false, true] : [false]) {
+  // Exact words first; a one-word query widens to the words it starts only if that finds nothing
+  // (one prefix query at most: it merges the doclists of every word it starts, in full).
+  for (const widen of terms.length === 1 && terms[0]!.prefix && !cjkLetter(terms[0]!) ? [false, true] : [false]) {
     const ids = view.index.matches(partition, allTermsExpression(terms, widen || terms.some(cjkLetter)), CANDIDATES)
     // Every candidate has every term: the terms' IDF weigh all of them alike.
     const all = rankAll(score(ids, terms.map(() => 1)))
@@ -134,10 +134,16 @@ function search(view: View, partition: number, raw: string, scope = 'your own ch
     }
   }
   if (terms.length > 1) {
-    const perTerm: Candidate[][] = terms.map((t) => {
-      const ids = view.index.matches(partition, termExpression(t, true), TERM_CANDIDATES)
-      return score(ids, [idf(rows, ids.length)])
-    })
+    // Each term exactly (a single CJK character is always a prefix): a prefix query merges the
+    // doclists of every word it starts, in full.
+    const lists = terms.map((t) => view.index.matches(partition, termExpression(t, cjkLetter(t)), TERM_CANDIDATES))
+    // Only lines that can reach the answer need a length: those with the most terms, down to the
+    // term count that fills it.
+    const counts = new Map<number, number>()
+    for (const list of lists) for (const id of list) counts.set(id, (counts.get(id) ?? 0) + 1)
+    const byCount = [...counts.values()].sort((a, b) => b - a)
+    const floor = byCount[Math.min(byCount.length, SEARCH_RESULTS * 2) - 1] ?? 1
+    const perTerm: Candidate[][] = lists.map((ids) => score(ids.filter((id) => counts.get(id)! >= floor), [idf(rows, ids.length)]))
     const most = rankMost(perTerm)
     const lines = view.take(most.map((h) => h.id), SEARCH_RESULTS)
     if (lines.length > 0) {

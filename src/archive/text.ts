@@ -14,7 +14,7 @@
  * phrase built only from letter/digit tokens, so `"`, `*`, `NEAR(`, `OR`, `-`, `:` in a query are
  * plain words or separators, never operators. A balanced pair of double quotes groups a phrase.
  * Words match whole words first (a prefix query over a common stem merges hundreds of doclists);
- * the reader widens single words to prefixes only when the exact words find nothing.
+ * the reader widens a one-word query to a prefix only when the exact word finds nothing.
  *
  * Deliberately does not: rank (rank.ts), talk to SQLite (index.ts), or know about Bots.
  */
@@ -115,8 +115,8 @@ export function parseQuery(raw: string): ParsedQuery {
     const key = tokens.join(' ')
     if (seen.has(key)) continue
     seen.add(key)
-    // A single word may widen to words it starts ("deploy" → "deployment") when the exact words
-    // find nothing; a single CJK character always matches the bigrams it starts (it is no token
+    // A single word may widen to words it starts ("deploy" → "deployment") when it is the whole
+    // query and the exact word finds nothing; a single CJK character always matches the bigrams it starts (it is no token
     // of its own inside a run). Phrases and CJK runs match exactly.
     const only = tokens.length === 1 ? tokens[0]! : undefined
     const cjk = only !== undefined && hasCjk(only)
