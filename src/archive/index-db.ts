@@ -34,8 +34,8 @@ import type { SqliteDatabase, SqliteDriver, SqliteStatement } from './sqlite.ts'
 
 export const SCHEMA_VERSION = 3
 /** A block holds consecutive lines of one Session up to this many bytes of JSON (a long line alone). */
-export const BLOCK_BYTES = 8_192
-const BLOCK_CACHE = 256
+export const BLOCK_BYTES = 4_096
+const BLOCK_CACHE = 512
 /** Seqs per Session in the rowid space (16M events; small rowids keep both b-trees small). */
 export const SEQ_SPACE = 2 ** 24
 
@@ -68,6 +68,8 @@ export class ArchiveIndex {
   readonly db: SqliteDatabase
   readonly path: string
   readonly writable: boolean
+  /** The schema was created by this open (a new file, or another version dropped): it is empty. */
+  created = false
   /** The file's inode when opened: a deleted or replaced file is noticed. */
   private readonly inode: number | undefined
   private readonly stmts = new Map<string, SqliteStatement>()
@@ -107,11 +109,14 @@ export class ArchiveIndex {
           PRAGMA user_version = ${SCHEMA_VERSION};
           COMMIT`)
       }
+      const created = version !== SCHEMA_VERSION
       db.exec('PRAGMA synchronous = NORMAL')
       // Reads dominate: map the file (no read syscalls) and keep one Bot's hot pages cached.
       db.exec('PRAGMA mmap_size = 268435456')
       db.exec('PRAGMA cache_size = -16384')
-      return new ArchiveIndex(db, path, writer)
+      const index = new ArchiveIndex(db, path, writer)
+      index.created = created
+      return index
     } catch (error) {
       db.close()
       throw error
@@ -237,7 +242,7 @@ export class ArchiveIndex {
   }
 
   private writeBlock(block: Block): void {
-    const data = deflateRawSync(JSON.stringify(block.entries), { level: 6 })
+    const data = deflateRawSync(JSON.stringify(block.entries), { level: 3 })
     this.stmt('INSERT OR REPLACE INTO blocks(id, last, raw, data) VALUES (?, ?, ?, ?)').run(block.id, block.last, block.raw, data)
     this.remember(block)
   }

@@ -74,6 +74,11 @@ export const OwnChatInput = z.object({
   part: z.int('part: a whole number').min(1, 'part: 1 or more').max(1_000_000).optional(),
 }).strict().refine((a) => [a.query, a.around, a.part].filter((v) => v !== undefined).length <= 1, 'give one of query, around or part, not several')
 
+const LimitsPatch = z.object({
+  sliceEvents: z.int().min(1).max(10_000),
+  searchBudgetMs: z.int().min(0).max(10_000),
+}).partial().strict()
+
 /**
  * One line on stderr, no stack trace. Written directly: DSH's headless profile does not print the
  * Cordis logger, and this is the line a user needs to see to repair the install.
@@ -147,9 +152,9 @@ export class BotArchive extends Service {
     }
   }
 
-  /** Change catch-up limits at run time (tests, the team page). */
+  /** Change catch-up limits at run time (tests, the team page). Bad values are refused, changing nothing. */
   setLimits(patch: Partial<CatchUpLimits>): void {
-    Object.assign(this.limits, patch)
+    Object.assign(this.limits, LimitsPatch.parse(patch))
   }
 
   /** Resolves when background catch-up has nothing left to do. */
@@ -165,14 +170,15 @@ export class BotArchive extends Service {
 
   private open(): void {
     const writer = this.isWriter()
-    const fresh = !this.index
     this.index = ArchiveIndex.open(this.driver!, this.path, writer)
     this.catchUp = this.index ? new CatchUp(this.index, this.sources, this.limits) : undefined
-    if (this.index && writer && !fresh) {
+    // A new or dropped schema is empty: every archived Session is read again from its log.
+    if (this.index?.created && writer) {
+      const catchUp = this.catchUp!
       this.rebuilding = true
-      this.catchUp!.requestAll()
-      void this.catchUp!.idle().then(() => {
-        this.rebuilding = false
+      catchUp.requestAll()
+      void catchUp.idle().then(() => {
+        if (this.catchUp === catchUp) this.rebuilding = false
       })
     }
   }

@@ -190,9 +190,12 @@ describe('botArchive (in-process DSH)', () => {
     const early = await read({ query: 'deployment' })
     expect(early).toContain('The archive is still catching up')
     expect(hits(early).length).toBeLessThan(hits(complete).length)
+    expect(host.ctx.botArchive.status).toMatchObject({ rebuilding: true })
     expect(host.ctx.botArchive.status.catchingUp).toBeGreaterThan(0)
     await host.ctx.botArchive.caughtUp()
+    expect(host.ctx.botArchive.status).toMatchObject({ rebuilding: false, catchingUp: 0 })
     expect(await read({ query: 'deployment' })).toBe(complete)
+    expect(() => host.ctx.botArchive.setLimits({ sliceEvents: 0 })).toThrow()
   })
 
   it('reads the latest lines with no argument, says there is no note for a part, and refuses bad arguments', async () => {
