@@ -1,18 +1,42 @@
 /**
- * `botArchive` — the archive of old chats (`bot/archive.sqlite`, SQLite FTS5 with the trigram
- * tokenizer, so substring and CJK queries work).
+ * `botArchive` — every Bot's long-term record: `bot/archive.sqlite`, an FTS5 index derived from
+ * DSH's Session logs (the ledger; the index is never a second copy of truth), and the
+ * `read_own_chat` tool on every Bot Session.
  *
- * Today it owns opening the index and reporting whether it could: activation never throws (a
- * broken native build must not take DSH down), the problem is logged once as one clear line
- * naming the repair command, and `status` tells the UI and the tools which driver serves. The
- * search/read tools arrive with the archive issue.
+ * Owns: loading a SQLite driver (sqlite.ts: activation never throws — a broken native build must
+ * not take DSH down; the problem is one clear stderr line naming the repair, and `status` says
+ * which driver serves), opening the index (index-db.ts), noticing that the file was deleted or
+ * replaced (then it is rebuilt from the logs on next use), running catch-up (catch-up.ts: in the
+ * background after every turn end of an archived Session, and within a budget before a search),
+ * the tool and its authority check, and the archive's line in the team status.
  *
- * Deliberately narrow: the index is derived data; deleting the file loses nothing.
+ * Only the process that writes team state (`botStore.mode === 'writer'`) writes the index; any
+ * other process reads what the writer indexed and says so — never two writers. Archived Sessions
+ * are every part of every Bot's own chat and every group's room Session; a Bot's hidden Sessions in
+ * groups are not (their turns are prompts built from the room, which is indexed itself).
+ *
+ * Composes: listens to `session/event` (global, `turn/end` only; never vetoes, never delays — it
+ * only queues work), and registers `read_own_chat` on each Bot agent at `bot-team/bot-attached` and
+ * `bot-team/member-attached` (tracked by `AgentRegistrations`, so unloading removes it). In a group
+ * Session a lookup is announced in the room through `botRooms.announce`. Deliberately does not: hold
+ * chat text in team state, read another Bot's partition, or write the "note that closed a part"
+ * (the context-lifecycle feature will).
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
-import { loadSqlite, type LoadSqliteOptions, type SqliteDatabase, type SqliteDriverName, type SqliteProblem } from './sqlite.ts'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { z } from 'zod'
+import { AgentRegistrations } from '../agent-registrations.ts'
+import { TeamRefusal } from '../refusal.ts'
+import type { Caller } from '../roster/authority.ts'
+import type { TeamState } from '../store/index.ts'
+import { CatchUp, DEFAULT_CATCH_UP, type ArchiveSources, type CatchUpLimits, type LiveLog, type LogEvent, type Placement } from './catch-up.ts'
+import { ArchiveIndex } from './index-db.ts'
+import { partitionKeyOfBot, partitionKeyOfRoom, readOwnChat, readRoom, type OwnChatArgs } from './reader.ts'
+import { loadSqlite, type LoadSqliteOptions, type SqliteDriver, type SqliteDriverName, type SqliteProblem } from './sqlite.ts'
+import { archiveTools } from './tools.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -23,11 +47,37 @@ declare module '@deepseek-ai/cordis' {
 export interface ArchiveStatus {
   driver: SqliteDriverName | 'unavailable'
   problem?: SqliteProblem
+  /** Lines indexed, the UTF-8 bytes of their text, and the file size (database + WAL). */
+  lines?: number
+  textBytes?: number
+  fileBytes?: number
+  /** This process keeps the index current (it writes team state). */
+  writer?: boolean
+  /** Sessions waiting for catch-up right now. */
+  catchingUp?: number
+  /** The file was deleted or its schema changed and it is being rebuilt from the logs. */
+  rebuilding?: boolean
+  /** When catch-up last added lines (ISO). */
+  lastCatchUp?: string
+  /** Rewrites and gaps met in Session logs (each made that Session be read again). */
+  logProblems?: number
 }
 
 export interface BotArchiveOptions extends LoadSqliteOptions {
   dir: string
 }
+
+/** `read_own_chat`'s arguments: at most one of query, around, part. */
+export const OwnChatInput = z.object({
+  query: z.string().max(20_000, 'query: at most 20,000 characters').optional(),
+  around: z.string().max(100, 'around: an anchor like "part 2 #135"').optional(),
+  part: z.int('part: a whole number').min(1, 'part: 1 or more').max(1_000_000).optional(),
+}).strict().refine((a) => [a.query, a.around, a.part].filter((v) => v !== undefined).length <= 1, 'give one of query, around or part, not several')
+
+const LimitsPatch = z.object({
+  sliceEvents: z.int().min(1).max(10_000),
+  searchBudgetMs: z.int().min(0).max(10_000),
+}).partial().strict()
 
 /**
  * One line on stderr, no stack trace. Written directly: DSH's headless profile does not print the
@@ -37,40 +87,252 @@ function report(problem: SqliteProblem): void {
   process.stderr.write(`dsh-bot-team: ${problem.message}\n`)
 }
 
+const describe = (a: OwnChatArgs) => (a.query !== undefined ? `searched for "${a.query.slice(0, 60)}"` : a.around !== undefined ? `read around ${a.around}` : a.part !== undefined ? `asked for the note of part ${a.part}` : 'read its latest lines')
+
 export class BotArchive extends Service {
-  status: ArchiveStatus = { driver: 'unavailable' }
-  private db: SqliteDatabase | undefined
+  private driver: SqliteDriver | undefined
+  private problem: SqliteProblem | undefined
+  private index: ArchiveIndex | undefined
+  private catchUp: CatchUp | undefined
+  private rebuilding = false
+  private readonly limits: CatchUpLimits = { ...DEFAULT_CATCH_UP }
   private readonly options: BotArchiveOptions
+  private readonly onAgents: AgentRegistrations
+  private placements: { state: TeamState; map: Map<string, Placement> } | undefined
+  /** The scope that has the roster (set once it exists). */
+  private team: Context | undefined
 
   constructor(ctx: Context, options: BotArchiveOptions) {
     super(ctx, 'botArchive')
     this.options = options
+    this.onAgents = new AgentRegistrations(ctx, 'bot-archive:agent-registrations')
   }
 
   [Service.init](): void {
     const load = loadSqlite(this.options)
     if (load.problem) report(load.problem)
-    if (!load.ok) {
-      this.status = { driver: 'unavailable', problem: load.problem }
-      return
-    }
+    this.problem = load.problem
+    if (!load.ok) return
+    this.driver = load.driver
     try {
       mkdirSync(this.options.dir, { recursive: true })
-      const db = load.driver.open(join(this.options.dir, 'archive.sqlite'))
-      db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(bot UNINDEXED, part UNINDEXED, seq UNINDEXED, body, tokenize='trigram')")
-      this.db = db
-      this.status = load.problem ? { driver: load.driver.name, problem: load.problem } : { driver: load.driver.name }
-      this.ctx.effect(() => () => db.close(), 'bot-archive:close')
+      this.open()
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error)
-      const problem: SqliteProblem = { kind: 'load-failed', detail, fix: `check that ${this.options.dir} is writable`, message: `archive index could not be opened: ${detail}` }
-      report(problem)
-      this.status = { driver: 'unavailable', problem }
+      this.problem = { kind: 'load-failed', detail, fix: `check that ${this.options.dir} is writable`, message: `archive index could not be opened: ${detail}` }
+      report(this.problem)
+      this.driver = undefined
+      return
+    }
+    this.ctx.effect(() => () => this.close(), 'bot-archive:close')
+    this.ctx.inject(['botRoster', 'botStore', 'agents'], (ctx) => this.wire(ctx))
+  }
+
+  get path(): string {
+    return join(this.options.dir, 'archive.sqlite')
+  }
+
+  /** What the team page shows. */
+  get status(): ArchiveStatus {
+    if (!this.driver) return { driver: 'unavailable', ...(this.problem ? { problem: this.problem } : {}) }
+    const base: ArchiveStatus = { driver: this.driver.name, ...(this.problem ? { problem: this.problem } : {}) }
+    const index = this.index
+    if (!index) return base
+    const stats = index.stats()
+    return {
+      ...base,
+      lines: stats.lines,
+      textBytes: stats.textBytes,
+      fileBytes: stats.fileBytes,
+      writer: this.isWriter(),
+      catchingUp: this.catchUp?.pending ?? 0,
+      rebuilding: this.rebuilding,
+      ...(this.catchUp?.lastAt ? { lastCatchUp: new Date(this.catchUp.lastAt).toISOString() } : {}),
+      logProblems: this.catchUp?.problems.length ?? 0,
     }
   }
 
-  /** The open index, or undefined when no SQLite driver works. */
-  get database(): SqliteDatabase | undefined {
-    return this.db
+  /** Change catch-up limits at run time (tests, the team page). Bad values are refused, changing nothing. */
+  setLimits(patch: Partial<CatchUpLimits>): void {
+    Object.assign(this.limits, LimitsPatch.parse(patch))
+  }
+
+  /** Resolves when background catch-up has nothing left to do. */
+  async caughtUp(): Promise<void> {
+    await this.catchUp?.idle()
+  }
+
+  // ── index lifecycle ─────────────────────────────────────────────────────────────────────────
+
+  private isWriter(): boolean {
+    return this.ctx.get('botStore')?.mode === 'writer'
+  }
+
+  private open(): void {
+    const writer = this.isWriter()
+    this.index = ArchiveIndex.open(this.driver!, this.path, writer)
+    this.catchUp = this.index ? new CatchUp(this.index, this.sources, this.limits) : undefined
+    // A new or dropped schema is empty: every archived Session is read again from its log.
+    if (this.index?.created && writer) {
+      const catchUp = this.catchUp!
+      this.rebuilding = true
+      catchUp.requestAll()
+      void catchUp.idle().then(() => {
+        if (this.catchUp === catchUp) this.rebuilding = false
+      })
+    }
+  }
+
+  private close(): void {
+    this.catchUp?.stop()
+    this.index?.close()
+    this.index = undefined
+    this.catchUp = undefined
+  }
+
+  /** The index, reopened (and rebuilt from the logs) when its file was deleted or replaced. */
+  private usable(): ArchiveIndex | undefined {
+    if (!this.driver) return undefined
+    if (this.index && this.index.stillOnDisk()) return this.index
+    if (this.index) {
+      this.catchUp?.stop()
+      this.index.close()
+    }
+    try {
+      mkdirSync(this.options.dir, { recursive: true })
+      this.open()
+    } catch (error) {
+      process.stderr.write(`dsh-bot-team: the archive index could not be reopened (${error instanceof Error ? error.message : String(error)})\n`)
+      this.index = undefined
+      this.catchUp = undefined
+    }
+    return this.index
+  }
+
+  // ── where Sessions go ───────────────────────────────────────────────────────────────────────
+
+  private placementMap(): Map<string, Placement> {
+    const state = this.ctx.get('botStore')?.state
+    if (!state) return new Map()
+    if (this.placements?.state === state) return this.placements.map
+    const map = new Map<string, Placement>()
+    for (const bot of Object.values(state.bots)) {
+      for (const p of bot.sessionParts) map.set(p.sessionId, { partition: partitionKeyOfBot(bot.id), part: p.part, room: false })
+    }
+    for (const group of Object.values(state.groups)) {
+      if (group.roomSessionId) map.set(group.roomSessionId, { partition: partitionKeyOfRoom(group.id), part: 0, room: true })
+    }
+    this.placements = { state, map }
+    return map
+  }
+
+  private readonly sources: ArchiveSources = {
+    place: (sid) => this.placementMap().get(sid),
+    all: () => [...this.placementMap().keys()],
+    live: (sid): LiveLog | undefined => {
+      const session = this.ctx.get('agents')?.get(SessionId(sid))?.session
+      return session ? { seq: session.seq, at: (seq) => session.events[seq] as LogEvent | undefined } : undefined
+    },
+    readFrom: async (sid, fromSeq) => {
+      const persistence = this.ctx.get('sessionPersistence') as { readFrom?(id: SessionId, from: number): Promise<{ events: readonly LogEvent[] }> } | undefined
+      if (!persistence?.readFrom) return undefined
+      try {
+        return (await persistence.readFrom(SessionId(sid), fromSeq)).events
+      } catch (error) {
+        // A Session never written (materialized on the first append) has no log: nothing to index.
+        if (/not found|ENOENT|no such|unknown session/i.test(error instanceof Error ? error.message : String(error))) return undefined
+        throw error
+      }
+    },
+  }
+
+  // ── wiring (once the roster exists) ─────────────────────────────────────────────────────────
+
+  private wire(ctx: Context): void {
+    this.team = ctx
+    ctx.effect(() => () => {
+      this.team = undefined
+    }, 'bot-archive:team')
+    ctx.on('session/event', (session, event) => {
+      if (event.type !== 'turn/end' || !this.isWriter()) return
+      const sid = String(session.id)
+      if (this.sources.place(sid)) this.usable() && this.catchUp?.request(sid)
+    })
+    ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
+    ctx.on('bot-team/member-attached', ({ agent }) => this.attach(agent))
+    // Agents attached before this service started get the tool now.
+    for (const bot of ctx.botRoster.bots()) {
+      for (const sid of ctx.botRoster.sessionsOf(bot.id)) {
+        const agent = ctx.agents.get(SessionId(sid))
+        if (agent) this.attach(agent)
+      }
+    }
+    if (this.isWriter()) this.catchUp?.requestAll()
+  }
+
+  private attach(agent: Agent): void {
+    for (const tool of archiveTools(this)) this.onAgents.add(agent, agent.ctx.tools.register(tool))
+  }
+
+  // ── the tool ────────────────────────────────────────────────────────────────────────────────
+
+  /** The seq of the turn/start of the Session's running turn (its own lines are hidden), if one runs. */
+  private turnStart(sessionId: string): number | undefined {
+    const events = this.ctx.get('agents')?.get(SessionId(sessionId))?.session.events
+    if (!events) return undefined
+    for (let i = events.length - 1; i >= 0; i--) {
+      if (events[i]!.type === 'turn/end') return undefined // no turn is running: nothing to hide
+      if (events[i]!.type === 'turn/start') return events[i]!.seq
+    }
+    return undefined
+  }
+
+  /** `read_own_chat` from a Session: the caller's own chat only. */
+  async readOwnChat(sessionId: string | undefined, raw: unknown): Promise<string> {
+    const roster = this.team?.botRoster
+    if (!roster) throw new TeamRefusal('unavailable', 'the team is not open in this process, so the archive cannot tell whose chat this is')
+    const caller: Caller = roster.callerOf(sessionId)
+    const verdict = roster.check(caller, 'read_own_chat', caller.botId ? { botId: caller.botId } : {})
+    if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
+    const parsed = OwnChatInput.safeParse(raw ?? {})
+    if (!parsed.success) throw new TeamRefusal('invalid', parsed.error.issues.map((i) => i.message).join('; '))
+    const args = parsed.data as OwnChatArgs
+    const bot = roster.bot(caller.botId!)!
+    const index = this.usable()
+    if (!index) throw new TeamRefusal('unavailable', this.unavailableReason())
+    const parts = bot.sessionParts.map((p) => ({ sid: p.sessionId, part: p.part, startedAt: p.startedAt, ...(p.endedAt ? { endedAt: p.endedAt } : {}) }))
+    const writer = this.isWriter()
+    const level = writer && this.catchUp ? await this.catchUp.ensure(parts.map((p) => p.sid)) : true
+    const from = sessionId === undefined ? undefined : this.turnStart(sessionId)
+    const text = readOwnChat(this.index ?? index, {
+      botId: bot.id,
+      args,
+      parts,
+      ...(sessionId !== undefined && from !== undefined ? { hide: { sid: sessionId, fromSeq: from } } : {}),
+      catchingUp: !level,
+    })
+    const owner = sessionId === undefined ? undefined : roster.ownerOf(sessionId)
+    if (owner?.groupId) {
+      void this.ctx.get('botRooms')?.announce(owner.groupId, `${bot.name} ${describe(args)} in its own chat.`).catch(() => undefined)
+    }
+    return writer ? text : `${text}\n(This DSH process does not write the team, so it does not keep the archive current: lines since the writing process last indexed may be missing.)`
+  }
+
+  /** Search a group room's whole history: members (and Main Bots, and the user) only. */
+  async searchRoom(caller: Caller, groupId: string, query: string): Promise<string> {
+    const rooms = this.ctx.get('botRooms')
+    const group = this.ctx.get('botStore')?.state.groups[groupId]
+    if (!rooms || !group || group.deleted) throw new TeamRefusal('not-found', `Group ${groupId} does not exist.`)
+    const verdict = rooms.decision(caller, 'read_group_chat', group)
+    if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
+    const index = this.usable()
+    if (!index) throw new TeamRefusal('unavailable', this.unavailableReason())
+    const level = this.isWriter() && this.catchUp && group.roomSessionId ? await this.catchUp.ensure([group.roomSessionId]) : true
+    return readRoom(this.index ?? index, { groupId, groupName: group.name, query, catchingUp: !level })
+  }
+
+  private unavailableReason(): string {
+    if (!this.driver) return `the archive is unavailable: ${this.problem?.message ?? 'no SQLite driver loads'}`
+    return 'the archive index is being rebuilt by the DSH process that writes the team; ask again there or in a moment'
   }
 }

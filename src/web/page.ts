@@ -76,11 +76,11 @@ export const TEAM_PAGE_JS = `(function () {
   var TOKEN_KEY = 'bot-team:pairing-token';
   var zh = /^zh/i.test(navigator.language || '');
   var t = zh
-    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', failed: '无法读取团队状态：', activity: '最近动态',
+    ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', lines: '行', rebuilding: '正在重建', catchingUp: '正在追赶', caughtUp: '最近索引', failed: '无法读取团队状态：', activity: '最近动态',
         thisBrowser: '此浏览器', paired: '此浏览器已配对，可以更改机器人的权限。', unpairedTerminal: '此浏览器尚未配对。还没有任何浏览器配对：点击“配对此浏览器”，然后输入 DSH 运行所在终端里显示的配对码。', unpairedOther: '此浏览器尚未配对。在已配对的浏览器上点击“配对另一个浏览器”，然后在这里输入显示的配对码。',
         start: '配对此浏览器', submit: '配对', newCode: '配对另一个浏览器', codeIs: function (c, until) { return '配对码：' + c + '（有效至 ' + until + '）'; }, shownInTerminal: function (until) { return '配对码已显示在 DSH 运行所在的终端里（有效至 ' + until + '）。'; },
         devices: '已配对的设备', device: function (d, mine) { return d.label + (mine ? '（此浏览器）' : '') + ' — 配对于 ' + new Date(d.createdAt).toLocaleString() + '，最近使用 ' + new Date(d.lastUsedAt).toLocaleString(); }, unpair: '取消配对' }
-    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', failed: 'Could not read the team status: ', activity: 'Recent activity',
+    : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', lines: 'lines', rebuilding: 'rebuilding', catchingUp: 'catching up', caughtUp: 'last indexed', failed: 'Could not read the team status: ', activity: 'Recent activity',
         thisBrowser: 'This browser', paired: 'This browser is paired: it may raise Bots\\' permissions.', unpairedTerminal: 'This browser is not paired, and no browser is yet. Choose "Pair this browser", then type the code shown in the terminal where DSH runs.', unpairedOther: 'This browser is not paired. On a paired browser choose "Pair another browser", then type the code it shows here.',
         start: 'Pair this browser', submit: 'Pair', newCode: 'Pair another browser', codeIs: function (c, until) { return 'Pairing code: ' + c + ' (valid until ' + until + ')'; }, shownInTerminal: function (until) { return 'A pairing code is shown in the terminal where DSH runs (valid until ' + until + ').'; },
         devices: 'Paired devices', device: function (d, mine) { return d.label + (mine ? ' (this browser)' : '') + ' — paired ' + new Date(d.createdAt).toLocaleString() + ', last used ' + new Date(d.lastUsedAt).toLocaleString(); }, unpair: 'Unpair' };
@@ -113,6 +113,16 @@ export const TEAM_PAGE_JS = `(function () {
     archive.id = 'archive';
     archive.textContent = t.archive + ': ' + s.archive.driver;
     $('problems').appendChild(archive);
+    if (typeof s.archive.lines === 'number') {
+      var state = document.createElement('p');
+      state.id = 'archive-state';
+      var bits = [s.archive.lines.toLocaleString() + ' ' + t.lines, (s.archive.fileBytes / 1048576).toFixed(1) + ' MB'];
+      if (s.archive.rebuilding) bits.push(t.rebuilding);
+      else if (s.archive.catchingUp) bits.push(t.catchingUp);
+      if (s.archive.lastCatchUp) bits.push(t.caughtUp + ' ' + new Date(s.archive.lastCatchUp).toLocaleTimeString());
+      state.textContent = bits.join(' · ');
+      $('problems').appendChild(state);
+    }
     var problems = [];
     if (s.store && s.store.mode !== 'writer') problems.push({ id: 'store-problem', text: s.store.message });
     if (s.archive.problem) problems.push({ id: 'archive-problem', text: s.archive.problem.message });
