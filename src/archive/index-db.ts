@@ -25,7 +25,7 @@
  * rank (rank.ts). Only the writer calls the write methods (catch-up runs only there); anyone may create the
  * empty schema when the file is missing.
  */
-import { statSync } from 'node:fs'
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import type { ArchiveLine, Who } from './lines.ts'
 import { WHO } from './lines.ts'
@@ -90,6 +90,9 @@ export class ArchiveIndex {
    * version is dropped and rebuilt by the writer only; anyone else gets undefined.
    */
   static open(driver: SqliteDriver, path: string, writer: boolean): ArchiveIndex | undefined {
+    // Private like every team file: SQLite creates the database (and later its -wal and -shm
+    // files, with the database's own mode) under the umask, so the writer makes it 0600 first.
+    if (writer && path !== ':memory:') privateFile(path)
     const db = driver.open(path)
     try {
       db.exec('PRAGMA busy_timeout = 2000')
@@ -415,4 +418,14 @@ function dropAll(db: SqliteDatabase): void {
   for (const { name } of tables) db.exec(`DROP TABLE IF EXISTS "${name.replace(/"/g, '""')}"`)
   db.exec('PRAGMA user_version = 0')
   db.exec('VACUUM')
+}
+
+/** Create `path` empty with mode 0600 if it does not exist, and make it 0600 if it does. */
+function privateFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'a', 0o600))
+    chmodSync(path, 0o600)
+  } catch {
+    // the driver's own open reports a folder that cannot hold the file
+  }
 }

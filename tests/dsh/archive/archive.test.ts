@@ -1,6 +1,6 @@
 // botArchive on the real DSH core, in-process: scripted Bot chats are archived from their Session
 // logs and read back through read_own_chat (the tool, and the service method the tool calls).
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
@@ -157,6 +157,8 @@ describe('botArchive (in-process DSH)', () => {
     expect(await read({ query: 'deployment' })).toBe(before)
     expect(host.ctx.botArchive.status).toMatchObject({ driver: 'better-sqlite3', writer: true })
     expect(host.ctx.botArchive.status.lines).toBeGreaterThan(5)
+    // the rebuilt index is private like every team file, whatever the umask (WAL files take its mode)
+    for (const f of [path, `${path}-wal`]) if (existsSync(f)) expect(statSync(f).mode & 0o777).toBe(0o600)
   })
 
   it('after a restart with the index deleted, rebuilds from the persisted logs of cold Sessions; a follower only reads', async () => {
