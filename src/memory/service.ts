@@ -5,7 +5,7 @@
  * a time, checked in this order: team writer → rights (`botRoster.check`, the pure `decide`) →
  * entry shape → secret-like filter → topic name → caps — and journaled (`journal.jsonl`: time,
  * op, actor, scope, file, before, after); the tools `remember` / `forget` / `recall` on every Bot
- * Session (own chat and group Sessions); the frozen memory section of each Session part; and
+ * Bot's own chat; the frozen memory section of each Session part and group Session; and
  * archiving a deleted Bot's folder.
  *
  * Deliberately does not: review turns for things worth keeping (not built yet), serve HTTP, or
@@ -14,7 +14,8 @@
  *
  * Composes: listens to the roster's `bot-team/bot-attached` and `bot-team/member-attached` (after
  * the roster wired identity, preset and tools) and adds its section (order 30: after identity 5
- * and team rules 20, before the room's sections) and tools on `agent.ctx`; agents that already
+ * and team rules 20, before the room's sections) on `agent.ctx`, and its tools in own chats only
+ * (group Sessions keep the room's narrow tool set); agents that already
  * existed when this service started get them at start. `bot-team/bot-deleted` archives. Nothing
  * is vetoed or prepended.
  */
@@ -137,7 +138,8 @@ export class BotMemory extends Service {
     const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
     const text = this.frozenSection(sessionId)
     track(agent.ctx.systemPrompt.section({ name: MEMORY_SECTION, order: 30, text }))
-    for (const tool of memoryTools(this)) track(agent.ctx.tools.register(tool))
+    // Group Sessions stay narrow (the room's tools only): memory is written from the own chat.
+    if (owner.kind === 'own') for (const tool of memoryTools(this)) track(agent.ctx.tools.register(tool))
   }
 
   /**
@@ -149,7 +151,8 @@ export class BotMemory extends Service {
     if (stored !== undefined) return stored
     const caller = this.roster.callerOf(sessionId)
     const own = caller.botId ? this.files.read(`bot:${caller.botId}`) : { memory: '', topics: {} }
-    const text = renderMemorySection(own, this.files.read('team'), { writesTeam: this.mayWriteTeam(caller) })
+    const where = this.roster.ownerOf(sessionId)?.kind === 'member' ? 'group' : 'own-chat'
+    const text = renderMemorySection(own, this.files.read('team'), { writesTeam: this.mayWriteTeam(caller), where })
     if (this.store.mode === 'writer') void this.files.writeFrozen(sessionId, text).catch(() => {})
     return text
   }
