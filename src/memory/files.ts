@@ -4,7 +4,7 @@
  * the journal appended one JSON line per change, a deleted Bot's folder moved to `archive/`.
  *
  * Layout: `bots/<id>/MEMORY.md`, `bots/<id>/topics/<topic>.md`, `team/…` likewise,
- * `journal.jsonl`, `frozen/<sessionId>.md` (the frozen prompt section per Session part),
+ * `journal.jsonl`, `reviewed.json` (review cursors), `frozen/<sessionId>.md` (the frozen prompt section per Session part),
  * `archive/<id>-<time>/` (deleted Bots).
  *
  * Deliberately does not: decide anything (rights, caps, secrets — the service and the pure
@@ -32,6 +32,8 @@ export interface JournalLine {
   /** Who: a Bot id, or "user". */
   actor: string
   actorName?: string
+  /** Proposed by the end-of-turn review. */
+  auto?: true
   before?: string
   after?: string
 }
@@ -106,6 +108,22 @@ export class MemoryFiles {
     await fsp.rename(from, to)
     await syncDir(archiveDir)
     return path.relative(this.root, to)
+  }
+
+  /** Review cursors: conversation key → log events already reviewed. */
+  readCursors(): Record<string, number> {
+    try {
+      const parsed = JSON.parse(readText(path.join(this.root, 'reviewed.json')) || '{}') as unknown
+      if (!parsed || typeof parsed !== 'object') return {}
+      return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => Number.isInteger(e[1])))
+    } catch {
+      return {}
+    }
+  }
+
+  async writeCursors(cursors: Record<string, number>): Promise<void> {
+    await makePrivateDir(this.root)
+    await writePrivateFile(path.join(this.root, 'reviewed.json'), `${JSON.stringify(cursors)}\n`)
   }
 
   frozenPath(sessionId: string): string {

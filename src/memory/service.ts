@@ -8,7 +8,12 @@
  * Bot's own chat; the frozen memory section of each Session part and group Session; and
  * archiving a deleted Bot's folder.
  *
- * Deliberately does not: review turns for things worth keeping (not built yet), serve HTTP, or
+ * Also the end-of-turn review (`review.enabled`): after an own-chat turn whose new lines hold user
+ * text, one small model call (`review.ts`) proposes changes that go through the same checks as a
+ * tool call; a cursor per conversation (`reviewed.json`) so lines are read once; reviews run one at
+ * a time, queued after the turn went idle (never delaying it); their tokens are counted apart.
+ *
+ * Deliberately does not: serve HTTP, or
  * look up saved secrets (no secrets service yet: `knownSecrets` is the hook). A refusal changes
  * nothing and says what to do; a store error propagates as the tool's refusal (`answer`).
  *
@@ -21,6 +26,7 @@
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { z } from 'zod'
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
@@ -34,6 +40,7 @@ import { search } from './recall.ts'
 import { secretProblem } from './secret-like.ts'
 import { MEMORY_SECTION, renderMemorySection } from './section.ts'
 import { topicName } from './topic.ts'
+import { ENTRIES_MAX, parseReview, ReviewConfig, reviewPrompt, type NumberedEntry } from './review.ts'
 import { memoryTools } from './tools.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -46,13 +53,29 @@ export const Config = z.object({
   /** The bot folder (absolute); memory lives in `<dir>/memory`. */
   dir: z.string(),
   limits: MemoryLimits.prefault({}),
+  review: ReviewConfig.prefault({}),
+  /** `provider/model` of Bots without their own model, where known (in-process hosts). */
+  defaultModel: z.string().optional(),
 })
+
+/** What reviews cost and did, since this service started (the review's own tokens). */
+export interface ReviewStats {
+  reviews: number
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  applied: number
+  dropped: number
+  malformed: number
+}
 export type Config = z.input<typeof Config>
 
 /** Who changes memory: a Bot from one of its Sessions, or the user (team page). */
 export interface Actor {
   caller: Caller
   sessionId?: string
+  /** A change the end-of-turn review proposed (journaled as `auto`). */
+  auto?: boolean
 }
 
 export interface WriteInput {
@@ -87,10 +110,15 @@ const sizesOf = (files: ScopeFiles): ScopeSizes => ({
 })
 
 export class BotMemory extends Service {
-  static inject = ['botStore', 'botRoster', 'agents']
+  static inject = ['botStore', 'botRoster', 'agents', 'llm']
   static Config = Config
 
   readonly limits: MemoryLimits
+  private readonly review: z.output<typeof ReviewConfig>
+  private readonly defaultModel: string | undefined
+  private reviews: Promise<unknown> = Promise.resolve()
+  private readonly reviewPending = new Set<string>()
+  private readonly stats: ReviewStats = { reviews: 0, calls: 0, inputTokens: 0, outputTokens: 0, applied: 0, dropped: 0, malformed: 0 }
   readonly files: MemoryFiles
   private readonly onAgents: AgentRegistrations
   private readonly attached = new WeakSet<Agent>()
@@ -102,6 +130,8 @@ export class BotMemory extends Service {
     super(ctx, 'botMemory')
     const parsed = Config.parse(config)
     this.limits = parsed.limits
+    this.review = parsed.review
+    this.defaultModel = parsed.defaultModel
     this.files = new MemoryFiles(parsed.dir)
     this.onAgents = new AgentRegistrations(ctx, 'bot-memory:agent-registrations')
   }
@@ -121,11 +151,21 @@ export class BotMemory extends Service {
       void this.archive(botId, by).catch(() => {})
     })
     for (const agent of this.ctx.agents.list()) this.attach(agent)
+    if (this.review.enabled) {
+      this.ctx.on('agent/status', ({ agent, status }) => {
+        if (status === 'idle' && this.roster.ownerOf(String(agent.id))?.kind === 'own') this.scheduleReview(agent)
+      })
+    }
   }
 
-  /** Resolves when every change queued so far is on disk (or refused). */
-  settled(): Promise<void> {
-    return this.queue.then(() => {}, () => {})
+  /** Resolves when every change and review queued so far is done (or refused). */
+  async settled(): Promise<void> {
+    await this.reviews.then(() => {}, () => {})
+    await this.queue.then(() => {}, () => {})
+  }
+
+  reviewStats(): Readonly<ReviewStats> {
+    return { ...this.stats }
   }
 
   // ── the prompt section and tools on a Bot Session ─────────────────────────────────────────────
@@ -267,6 +307,7 @@ export class BotMemory extends Service {
         file: this.files.relative(target.scope, topic),
         actor: actor.caller.botId ?? 'user',
         actorName: this.nameOf(actor),
+        ...(actor.auto ? { auto: true } : {}),
         ...(replaced ? { before: replaced.text } : {}),
         after: text,
       })
@@ -295,6 +336,7 @@ export class BotMemory extends Service {
         file: this.files.relative(target.scope, topic),
         actor: actor.caller.botId ?? 'user',
         actorName: this.nameOf(actor),
+        ...(actor.auto ? { auto: true } : {}),
         before: entry.text,
       })
       return `Removed from ${where}${emptyTopic ? ' (the topic is gone with its last entry)' : ''}.`
@@ -308,6 +350,98 @@ export class BotMemory extends Service {
     const hits = search([{ label: 'your', files: this.files.read(`bot:${botId}`) }, { label: 'team', files: this.files.read('team') }], query)
     if (!hits.length) return query.trim() ? `Nothing in your or the team's memory matches "${query.slice(0, 80)}".` : 'Your and the team\'s memory are empty.'
     return hits.map((h) => `- [${h.where}] ${h.text}${h.added ? ` (added ${h.added})` : ''}`).join('\n')
+  }
+
+  // ── end-of-turn review ───────────────────────────────────────────────────────────────────────
+
+  /** Queue a review of the Session's new lines: one review at a time, never awaited by the turn. */
+  private scheduleReview(agent: Agent): void {
+    const sessionId = String(agent.id)
+    if (this.reviewPending.has(sessionId)) return
+    this.reviewPending.add(sessionId)
+    this.reviews = this.reviews.then(async () => {
+      this.reviewPending.delete(sessionId)
+      await this.reviewTurn(agent)
+    }).catch(() => {})
+  }
+
+  private async reviewTurn(agent: Agent): Promise<void> {
+    const sessionId = String(agent.id)
+    const bot = this.roster.botOfSession(sessionId)
+    if (!bot || bot.deleted || this.store.mode !== 'writer') return
+    const cursors = this.files.readCursors()
+    const key = `chat:${sessionId}`
+    const events = agent.session.events
+    const fresh = events.slice(cursors[key] ?? 0)
+    const userLines = fresh.flatMap((e) => {
+      if (e.type !== 'user/message') return []
+      const m = e.data as { source?: { kind?: string }; content?: { type: string; text?: string }[] }
+      if (m.source?.kind !== 'user') return []
+      const text = (m.content ?? []).map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('').trim()
+      return text ? [text] : []
+    })
+    const moveCursor = () => this.files.writeCursors({ ...this.files.readCursors(), [key]: events.length })
+    if (!userLines.length) return moveCursor()
+    const route = bot.model ?? this.review.model ?? this.defaultModel
+    if (!route) return
+    const actor: Actor = { ...this.actorOf(sessionId), auto: true }
+    const entries = this.numbered(actor)
+    const { system, user } = reviewPrompt(entries, userLines, this.review.maxChanges)
+    this.stats.reviews++
+    const answer = await this.callModel(route, system, user)
+    const parsed = parseReview(answer, entries.length, this.review.maxChanges)
+    if (!parsed.ok) {
+      this.stats.malformed++
+      return
+    }
+    const writesTeam = this.mayWriteTeam(actor.caller)
+    for (const change of parsed.changes) {
+      try {
+        const old = change.entry !== undefined ? entries[change.entry - 1] : undefined
+        if (change.op === 'add') await this.remember(actor, { text: change.text!, topic: change.topic, team: change.team === true && writesTeam })
+        else if (change.op === 'edit') await this.remember(actor, { text: change.text!, replace: old!.text, topic: old!.topic, team: old!.team })
+        else await this.forget(actor, { entry: old!.text, topic: old!.topic, team: old!.team })
+        this.stats.applied++
+      } catch (error) {
+        if (!(error instanceof TeamRefusal)) throw error
+        this.stats.dropped++
+      }
+    }
+    await moveCursor()
+  }
+
+  /** Own entries, then team entries, MEMORY.md before topics: the numbers a review refers to. */
+  private numbered(actor: Actor): NumberedEntry[] {
+    const out: NumberedEntry[] = []
+    const scopes: [ScopeKey, boolean][] = [[`bot:${actor.caller.botId}`, false], ['team', true]]
+    for (const [scope, team] of scopes) {
+      const files = this.files.read(scope)
+      for (const e of parseEntries(files.memory)) out.push({ team, text: e.text })
+      for (const [topic, text] of Object.entries(files.topics)) for (const e of parseEntries(text)) out.push({ team, topic, text: e.text })
+    }
+    return out.slice(0, ENTRIES_MAX)
+  }
+
+  private async callModel(route: string, system: string, user: string): Promise<string> {
+    const slash = route.indexOf('/')
+    let text = ''
+    this.stats.calls++
+    const stream = this.ctx.llm.stream({
+      provider: route.slice(0, slash),
+      model: route.slice(slash + 1),
+      system,
+      messages: [createUserMessage({ content: [{ type: 'text', text: user }], source: { kind: 'user' } })],
+      maxTokens: this.review.maxTokens,
+      signal: AbortSignal.timeout(120_000),
+    })
+    for await (const chunk of stream) {
+      if (chunk.type === 'text-delta') text += chunk.text
+      if (chunk.type === 'usage') {
+        this.stats.inputTokens += chunk.usage.inputTokens + (chunk.usage.cacheReadTokens ?? 0)
+        this.stats.outputTokens += chunk.usage.outputTokens
+      }
+    }
+    return text
   }
 
   /** A deleted Bot's folder moves to `archive/` (never deleted) and the journal says so. */

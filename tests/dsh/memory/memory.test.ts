@@ -103,7 +103,7 @@ describe('botMemory (in-process DSH)', () => {
   })
 
   it('every cap, the total per scope included, refuses with what to do and changes nothing', async () => {
-    const host = await team(undefined, { config: { memory: { limits: { entry: 40, memoryFile: 400, topicFile: 300, topics: 2, scopeTotal: 800 } } } })
+    const host = await team(undefined, { config: { memory: { limits: { entry: 40, memoryFile: 400, topicFile: 300, topics: 2, scopeTotal: 800 }, review: { enabled: false, maxChanges: 4, maxTokens: 1024 } } } })
     const main = mainBot(host)
     const actor = actorOf(host, main.id)
     const mem = host.ctx.botMemory
@@ -188,5 +188,59 @@ describe('botMemory (in-process DSH)', () => {
     expect(archived).toMatch(new RegExp(`^${ada.id}-\\d{4}-`))
     expect(readFileSync(join(memoryDir(host), 'archive', archived!, 'MEMORY.md'), 'utf8')).toContain('Ada reviews every PR')
     expect(journal(host).at(-1)).toMatchObject({ op: 'archive', scope: `bot:${ada.id}`, file: `bots/${ada.id}`, actor: 'user', after: `archive/${archived}` })
+  })
+})
+
+describe('end-of-turn memory review (in-process DSH)', () => {
+  const REVIEW = "You maintain a Bot's long-term memory"
+  const reviewOn = { memory: { limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 }, review: { enabled: true, maxChanges: 4, maxTokens: 512 } } }
+  /** A script whose review calls get `answers` in order and whose Bot turns answer "ok". */
+  const reviewing = (answers: string[]): Script => {
+    let n = 0
+    return { fallback: (req) => (req.system.startsWith(REVIEW) ? { text: answers[n++] ?? '{"changes":[]}', usage: { input: 300, output: 40 } } : { text: 'ok', usage: { input: 5_000, output: 50 } }) }
+  }
+  const reviewRequests = (host: DshHost) => host.adapter.model.loopRequests().filter((r) => r.system.startsWith(REVIEW))
+
+  it('applies valid proposals through the same caps and filter (a secret-like one dropped, a team add by a plain Bot kept as its own), journaled as auto, tokens counted apart', async () => {
+    const host = await team(reviewing([JSON.stringify({ changes: [
+      { op: 'add', text: 'The user prefers tabs' },
+      { op: 'add', text: 'the wifi password is sunshine42' },
+      { op: 'add', text: 'Standups are at 9:30', team: true },
+    ] })]), { config: reviewOn })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    await prompt(host, await host.ctx.botRoster.agentOf(ada.id), 'I prefer tabs; the wifi password is sunshine42; standups are at 9:30')
+    await host.ctx.botMemory.settled()
+    const own = host.ctx.botMemory.files.read(`bot:${ada.id}`).memory
+    expect(own).toContain('- The user prefers tabs')
+    expect(own).toContain('- Standups are at 9:30')
+    expect(own).not.toContain('sunshine42')
+    expect(host.ctx.botMemory.files.read('team').memory).toBe('')
+    expect(journal(host).map((j) => [j.op, j.auto, j.after])).toEqual([['add', true, 'The user prefers tabs'], ['add', true, 'Standups are at 9:30']])
+    const stats = host.ctx.botMemory.reviewStats()
+    expect(stats).toMatchObject({ reviews: 1, calls: 1, applied: 2, dropped: 1, malformed: 0, inputTokens: 300, outputTokens: 40 })
+    expect(reviewRequests(host)[0]!.messages.map((m) => JSON.stringify(m)).join('')).toContain('User: I prefer tabs')
+  })
+
+  it('ignores a malformed answer and reads the same lines again after the next turn; a turn without new user text makes no call', async () => {
+    const host = await team(reviewing(['I think the user likes tabs!', '{"changes":[{"op":"add","text":"The user likes tabs"}]}']), { config: reviewOn })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    const agent = await host.ctx.botRoster.agentOf(ada.id)
+    await prompt(host, agent, 'I like tabs')
+    await host.ctx.botMemory.settled()
+    expect(host.ctx.botMemory.reviewStats()).toMatchObject({ calls: 1, malformed: 1, applied: 0 })
+    expect(journal(host)).toEqual([])
+    await prompt(host, agent, 'thanks')
+    await host.ctx.botMemory.settled()
+    const second = reviewRequests(host)[1]!.messages.map((m) => JSON.stringify(m)).join('')
+    expect(second).toContain('User: I like tabs')
+    expect(second).toContain('User: thanks')
+    expect(host.ctx.botMemory.files.read(`bot:${ada.id}`).memory).toContain('- The user likes tabs')
+    // Nothing new from the user since: a turn another Bot starts is not reviewed with a model call.
+    const calls = host.ctx.botMemory.reviewStats().calls
+    agent.followup((await import('@deepseek-ai/dsh-llm')).createUserMessage({ content: [{ type: 'text', text: 'note from a plugin' }], source: { kind: 'plugin', plugin: 'x' } as never }))
+    await agent.whenIdle()
+    await host.ctx.botMemory.settled()
+    expect(host.ctx.botMemory.reviewStats().calls).toBe(calls)
+    expect(host.ctx.botMemory.files.readCursors()[`chat:${String(agent.id)}`]).toBe(agent.session.events.length)
   })
 })
