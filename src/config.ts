@@ -8,6 +8,7 @@
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 import { MemoryLimits } from './memory/caps.ts'
+import { ReviewConfig } from './memory/review.ts'
 import { RoomsSection } from './rooms/config.ts'
 
 export const Config = z.object({
@@ -49,8 +50,8 @@ export const Config = z.object({
     maxGroups: z.int().min(1).max(1000).default(30),
     createsPerTurn: z.int().min(1).max(100).default(3),
   }).strict().prefault({}),
-  /** Long-term memory (features §6): caps on an entry, MEMORY.md, a topic, the topic count and a scope's total. */
-  memory: z.object({ limits: MemoryLimits.strict().prefault({}) }).strict().prefault({}),
+  /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
+  memory: z.object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}) }).strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>

@@ -68,7 +68,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget }), 'delivery')
     await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
-    await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits }), 'memory')
+    await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
   }
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
