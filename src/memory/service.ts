@@ -40,7 +40,7 @@ import { search } from './recall.ts'
 import { secretProblem } from './secret-like.ts'
 import { MEMORY_SECTION, renderMemorySection } from './section.ts'
 import { topicName } from './topic.ts'
-import { ENTRIES_MAX, parseReview, ReviewConfig, reviewPrompt, type NumberedEntry } from './review.ts'
+import { ENTRIES_MAX, parseReview, pickEntries, ReviewConfig, reviewPrompt, type NumberedEntry } from './review.ts'
 import { memoryTools } from './tools.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -385,7 +385,7 @@ export class BotMemory extends Service {
     const route = bot.model ?? this.review.model ?? this.defaultModel
     if (!route) return
     const actor: Actor = { ...this.actorOf(sessionId), auto: true }
-    const entries = this.numbered(actor)
+    const entries = pickEntries(this.numbered(actor), userLines)
     const { system, user } = reviewPrompt(entries, userLines, this.review.maxChanges)
     this.stats.reviews++
     const answer = await this.callModel(route, system, user)

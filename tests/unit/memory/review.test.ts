@@ -1,6 +1,6 @@
 // The review's request and the validation of its answer (pure).
 import { describe, expect, it } from 'vitest'
-import { LINES_CHARS_MAX, parseReview, reviewPrompt } from '../../../src/memory/review.ts'
+import { LINES_CHARS_MAX, parseReview, pickEntries, reviewPrompt } from '../../../src/memory/review.ts'
 
 describe('parseReview', () => {
   it('accepts the answer shape, also inside a json code fence', () => {
@@ -29,5 +29,13 @@ describe('reviewPrompt', () => {
     expect(user).toContain('1. likes tea\n2. [team] [topic deploy] deploys on Fridays')
     expect(user).toContain('User: I prefer tabs')
     expect(user.length).toBeLessThan(LINES_CHARS_MAX + 300)
+  })
+})
+
+describe('pickEntries', () => {
+  it('shows the entries sharing a word with the new lines, then the newest, in file order, at most max', () => {
+    const entries = Array.from({ length: 30 }, (_, i) => ({ team: false, text: i === 3 ? 'deploys go out on Thursdays' : `fact ${i}` }))
+    const picked = pickEntries(entries, ['move deploys to Fridays'], 8)
+    expect(picked.map((e) => e.text)).toEqual(['deploys go out on Thursdays', 'fact 25', 'fact 26', 'fact 27', 'fact 28', 'fact 29'])
   })
 })
