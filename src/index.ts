@@ -75,6 +75,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     trustedHosts: config.trustedHosts,
     pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
+    memory: () => ctx.get('botMemory') ?? undefined,
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,
