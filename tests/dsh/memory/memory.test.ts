@@ -7,6 +7,7 @@ import type { Script } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import { toolResults } from '../delivery/helpers.ts'
 import type { Actor } from '../../../src/memory/service.ts'
+import { bots, say, settle, team as roomsTeam } from '../rooms/helpers.ts'
 
 const track = disposedAfterEach()
 const team = async (script: Script = { fallback: { text: 'ok' } }, opts: TeamHostOptions = {}) => track(await startTeamHost(script, opts))
@@ -175,6 +176,21 @@ describe('botMemory (in-process DSH)', () => {
     await expect(host.ctx.botMemory.remember(actorOf(host, ada.id), { text: 'Bob likes tests', bot: 'Bob' })).rejects.toThrow()
     expect(await host.ctx.botMemory.remember({ caller: user }, { text: 'Bob likes tests', bot: 'Bob' })).toMatch(/^Saved in Bob's memory/)
     expect(readFileSync(join(memoryDir(host), 'bots', bob.id, 'MEMORY.md'), 'utf8')).toContain('by: user')
+  })
+
+  it('a group Session gets the frozen memory section (read-only wording) and none of the memory tools', async () => {
+    const host = track(await roomsTeam({ ada: { text: 'Ada here' }, bob: { text: 'Bob here' } }))
+    const ids = await bots(host, ['Ada', 'Bob'])
+    await host.ctx.botMemory.remember({ caller: user }, { text: 'Ada reviews every PR', bot: 'Ada' })
+    await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
+    await say(host, 'Dev', 'hello')
+    await settle(host, 'Dev')
+    const req = host.adapter.model.loopRequests().find((r) => r.model === 'ada')!
+    expect(host.ctx.botRoster.ownerOf(req.sessionId!)).toMatchObject({ kind: 'member', botId: ids.Ada })
+    expect(memorySection(req.system)).toContain('In a group you only read it')
+    expect(memorySection(req.system)).toContain('- Ada reviews every PR')
+    expect(req.toolNames).not.toEqual(expect.arrayContaining(['remember']))
+    expect(req.toolNames).not.toContain('recall')
   })
 
   it('deleting a Bot archives its memory folder (kept, not erased) and journals it', async () => {
