@@ -32,6 +32,8 @@ const KEY_SHAPES: readonly RegExp[] = [
   /[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@/i,
   /\b(?:bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,}/i,
   /[?&](?:access_token|token|api_?key|key|secret|sig|signature|password|pwd)=[^&\s]{8,}/i,
+  /hooks\.slack\.com\/services\/[A-Za-z0-9/]{20,}/,
+  /discord(?:app)?\.com\/api\/webhooks\/\d+\/[\w-]{20,}/,
 ]
 
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi
@@ -43,12 +45,14 @@ in on at by from with without for to of into inside under stored kept saved mana
 required needed necessary mandatory optional set changed reset rotated updated expired expiring valid invalid correct incorrect wrong
 right same different strong weak long short secure insecure case-sensitive empty blank missing unknown hidden encrypted hashed
 too very quite being been going supposed available generated provided given known used asked prompted
-must should will can could may might is was are be`.split(/\s+/))
+must should will can could may might is was are be
+printed listed shown found located posted attached included documented displayed labelled labeled noted taped stuck
+see check ask use via per same-as tbd tba n/a none unchanged`.split(/\s+/))
 
 /** EN credential words whose value is a password (any word-like value counts). */
-const PASSWORD_WORDS = String.raw`pass(?:word|phrase|code)s?|passwd|pwd|pw|(?:login|admin|root|wi-?fi|router|account)\s+password`
+const PASSWORD_WORDS = String.raw`pass(?:word|phrase|code)s?|passwd|pwd|pw|(?:wi-?fi|network|wpa2?|router)\s+key`
 /** EN words whose value is a code of digits. */
-const CODE_WORDS = String.raw`pin(?:\s+(?:code|number))?|otp|one[- ]time\s+(?:code|password|pin)|(?:verification|security|confirmation|auth(?:entication)?|2fa|mfa|sms|login|door|gate|alarm|lock|safe|entry|building|garage|unlock|access)\s+code|cvv2?|cvc|totp`
+const CODE_WORDS = String.raw`pin(?:\s+(?:code|number))?|otp|one[- ]time\s+(?:code|password|pin)|(?:verification|security|confirmation|auth(?:entication)?|2fa|mfa|sms|login|door|gate|alarm|lock|safe|entry|building|garage|unlock|access|backup|recovery)\s+codes?|cvv2?|cvc|totp`
 /** EN words whose value is a key (a value must look key-like). */
 const KEY_WORDS = String.raw`api[\s_-]?key|secret(?:\s+key)?|client\s+secret|access\s+(?:key|token)|(?:auth|bearer|refresh|session|personal\s+access)?\s*token|private\s+key|credentials?|seed\s+phrase|recovery\s+(?:phrase|code)|mnemonic`
 /** Markers that give a value: "is", "was", "set to", ":", "=" … (after an optional "for the staging db"). */
@@ -57,6 +61,12 @@ const GIVES = String.raw`(?:\s+(?:for|of|on|to)\s+[^.,;:!?\n=]{1,40}?)?(?:\s*[:=
 const PASSWORD_GIVEN = new RegExp(String.raw`\b(?:${PASSWORD_WORDS})${GIVES}["'“‘\`(]?([^\s"'”’\`)]+)`, 'gi')
 const CODE_GIVEN = new RegExp(String.raw`\b(?:${CODE_WORDS})(?:${GIVES}|\s+|\s*#\s*)["'“‘\`(]?([^\s"'”’\`)]+)`, 'gi')
 const KEY_GIVEN = new RegExp(String.raw`\b(?:${KEY_WORDS})${GIVES}["'“‘\`(]?([^\s"'”’\`)]+)`, 'gi')
+/** A credential word followed straight by a password-like value: "the password hunter2", "Password - Summer2024!". */
+const PASSWORD_BARE = new RegExp(String.raw`\b(?:${PASSWORD_WORDS})\s*[-–—]?\s+["'“‘\`]?([^\s"'”’\`]+)`, 'gi')
+/** "pass: …" / "pass=…" (only with a colon or equals sign: "pass" is an ordinary verb). */
+const PASS_COLON = /\bpass\s*[:=]\s*(\S{3,})/i
+/** "the code (to the safe / for the door) is 3390"; zip, error, status … codes are not secrets. */
+const CODE_IS = /(?<!\b(?:zip|postal|post|area|country|error|status|exit|return|product|promo|discount|source|http|response|reason|exception|language|currency|airport|color|colour|bar|qr|build|version|release|project|course|class|sku|item|tax|ticket|order|invoice|branch|dial|region|station|post)[\s-])\bcode(?:\s+(?:to|for|of)\s+[^.,;:!?\n]{1,30}?)?\s+(?:is|was|:)\s*(\d{4,})\b(?!\s+\p{L})/iu
 const USES_AS = new RegExp(String.raw`\b(?:use[sd]?|using)\s+["'“‘\`]?(\S+?)["'”’\`]?\s+as\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+|a\s+)?(?:${PASSWORD_WORDS}|${CODE_WORDS})\b`, 'i')
 
 /** ZH credential words, a giving marker right after them, and an ASCII value. */
@@ -68,7 +78,7 @@ const ZH_BARE = new RegExp(String.raw`(?:${ZH_WORDS})\s*([!-~]*\d[!-~]*)`, 'i')
 const ZH_USES_AS = /(?:用|拿|以)\s*["'“‘「]?([!-~]{3,})["'”’」]?\s*(?:当|做|作为|当作)(?:登录|开机|支付|管理员)?(?:密码|口令)/
 
 /** Identity, tax and card words followed (closely) by a long number. */
-const ID_WORDS = String.raw`ssn|social\s+security(?:\s+(?:number|no\.?))?|passport(?:\s+(?:number|no\.?))?|driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|tax\s+(?:id|number)|national\s+id|id\s+(?:card|number)|(?:credit|debit|bank)\s+card(?:\s+number)?|card\s+number|account\s+number|iban|routing\s+number|bank\s+account`
+const ID_WORDS = String.raw`ssn|sin|nhs\s+number|aadhaa?r(?:\s+(?:number|no\.?))?|national\s+insurance(?:\s+number)?|nino|medicare(?:\s+number)?|health\s+(?:card|insurance)\s+number|resident\s+registration\s+number|personal\s+id(?:entity)?\s+number|citizen\s+id|voter\s+id|pan\s+card|social\s+security(?:\s+(?:number|no\.?))?|passport(?:\s+(?:number|no\.?))?|driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|tax\s+(?:id|number)|national\s+id|id\s+(?:card|number)|(?:credit|debit|bank)\s+card(?:\s+number)?|card\s+number|account\s+number|iban|routing\s+number|bank\s+account`
 const ID_GIVEN = new RegExp(String.raw`\b(?:${ID_WORDS})[^;!?\n\d]{0,25}?([A-Z]{0,2}\d[\d -]{4,}\d)`, 'i')
 const ZH_ID_GIVEN = /(?:身份证|护照|社保|医保|税号|纳税人识别号|驾照|驾驶证|银行卡|信用卡|储蓄卡|卡号|账号|帐号)[^。；！？\n\d]{0,12}?([A-Z]{0,2}\d[\d -]{4,}\d)/i
 const SSN = /\b\d{3}-\d{2}-\d{4}\b/
@@ -123,6 +133,13 @@ export function secretProblem(text: string, knownSecrets: readonly string[] = []
     const value = valueLike(m[1] ?? '')
     if (value && keyLike(value)) return 'it gives a key or token'
   }
+  for (const m of bare.matchAll(PASSWORD_BARE)) {
+    const value = (m[1] ?? '').replace(/[.,;!?。，；！？)]+$/u, '')
+    if (NOT_A_VALUE.has(value.toLowerCase())) continue
+    if ((value.length >= 4 && /\d/.test(value) && /\p{L}/u.test(value)) || /^\d{4,}$/.test(value) || (value.length >= 6 && /[^\p{L}\p{N}]/u.test(value) && /[\p{L}\p{N}]/u.test(value) && !/^[\p{L}-]+$/u.test(value))) return 'it gives a password'
+  }
+  if (PASS_COLON.test(bare)) return 'it gives a password'
+  if (CODE_IS.test(bare)) return 'it gives a PIN or one-time code'
   const usesAs = USES_AS.exec(bare)
   if (usesAs && valueLike(usesAs[1] ?? '')) return 'it gives a password'
   const zhBare = ZH_BARE.exec(bare)
