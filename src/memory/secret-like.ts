@@ -61,6 +61,8 @@ const GIVES = String.raw`(?:\s+(?:for|of|on|to)\s+[^.,;:!?\n=]{1,40}?)?(?:\s*[:=
 const PASSWORD_GIVEN = new RegExp(String.raw`\b(?:${PASSWORD_WORDS})${GIVES}["'“‘\`(]?([^\s"'”’\`)]+)`, 'gi')
 const CODE_GIVEN = new RegExp(String.raw`\b(?:${CODE_WORDS})(?:${GIVES}|\s+|\s*#\s*)["'“‘\`(]?([^\s"'”’\`)]+)`, 'gi')
 const KEY_GIVEN = new RegExp(String.raw`\b(?:${KEY_WORDS})${GIVES}["'“‘\`(]?([^\s"'”’\`)]+)`, 'gi')
+/** An English credential word with a Chinese giving marker: "AccessKey Secret 是 …", "WiFi password 为 …". */
+const EN_WORD_ZH_GIVES = new RegExp(String.raw`\b(?:${PASSWORD_WORDS}|${KEY_WORDS}|access\s*key(?:\s+secret)?)\s*(?:是|为|：|改成|改为|设为|设置为|就是)\s*["'“‘「]?([!-~]{3,})`, 'i')
 /** A credential word followed straight by a password-like value: "the password hunter2", "Password - Summer2024!". */
 const PASSWORD_BARE = new RegExp(String.raw`\b(?:${PASSWORD_WORDS})\s*[-–—]?\s+["'“‘\`]?([^\s"'”’\`]+)`, 'gi')
 /** "pass: …" / "pass=…" (only with a colon or equals sign: "pass" is an ordinary verb). */
@@ -72,7 +74,7 @@ const USES_AS = new RegExp(String.raw`\b(?:use[sd]?|using)\s+["'“‘\`]?(\S+?)
 /** ZH credential words, a giving marker right after them, and an ASCII value. */
 const ZH_WORDS = '密码|口令|密钥|秘钥|私钥|令牌|验证码|校验码|动态码|短信码|安全码|支付码|助记词|pin码|PIN码'
 const ZH_GIVEN = new RegExp(String.raw`(?:${ZH_WORDS})(?:是|为|：|:|=|改成|改为|换成|设为|设成|设置为|设置成|就是|都是|一律是)\s*["'“‘「]?([!-~]{3,})`, 'i')
-const ZH_CODE_DIGITS = /(?:验证码|校验码|动态码|短信码|安全码|门禁码|开锁码)\s*[:：]?\s*\d{3,}/
+const ZH_CODE_DIGITS = /(?:验证码|校验码|动态码|短信码|安全码|门禁码|开锁码|取件码|取货码|提货码|授权码|激活码)\s*[:：]?\s*\d{3,}/
 /** A credential word followed directly by an ASCII value with a digit in it ("账户密码 Abc@2024"). */
 const ZH_BARE = new RegExp(String.raw`(?:${ZH_WORDS})\s*([!-~]*\d[!-~]*)`, 'i')
 const ZH_USES_AS = /(?:用|拿|以)\s*["'“‘「]?([!-~]{3,})["'”’」]?\s*(?:当|做|作为|当作)(?:登录|开机|支付|管理员)?(?:密码|口令)/
@@ -138,7 +140,7 @@ export function secretProblem(text: string, knownSecrets: readonly string[] = []
     if (NOT_A_VALUE.has(value.toLowerCase())) continue
     if ((value.length >= 4 && /\d/.test(value) && /\p{L}/u.test(value)) || /^\d{4,}$/.test(value) || (value.length >= 6 && /[^\p{L}\p{N}]/u.test(value) && /[\p{L}\p{N}]/u.test(value) && !/^[\p{L}-]+$/u.test(value))) return 'it gives a password'
   }
-  if (PASS_COLON.test(bare)) return 'it gives a password'
+  if (PASS_COLON.test(bare) || EN_WORD_ZH_GIVES.test(bare)) return 'it gives a password or key'
   if (CODE_IS.test(bare)) return 'it gives a PIN or one-time code'
   const usesAs = USES_AS.exec(bare)
   if (usesAs && valueLike(usesAs[1] ?? '')) return 'it gives a password'

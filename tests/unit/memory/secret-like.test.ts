@@ -109,6 +109,25 @@ const SECRET_LIKE: readonly string[] = [
   "ssh password for prod is Tr0ub4dor",
   "API密钥: 9f8e7d6c5b4a39281706",
   "his date of birth is 1990-01-01 and SSN 078051120",
+  // third round, Chinese
+  "我的QQ密码是qq123456",
+  "邮箱密码 Mail#2024",
+  "管理员账号 admin 密码 Admin@123",
+  "支付宝支付密码：135790",
+  "取件码 8842",
+  "门禁密码是 1234#",
+  "他的护照号是 E98765432",
+  "社会保障号码 110101199001011234",
+  "信用卡安全码 321",
+  "手机验证码是 556677",
+  "私钥：-----BEGIN PRIVATE KEY-----",
+  "令牌 ghp_abcdefghijklmnopqrstuvwxyz123456",
+  "AccessKey Secret 是 Hx8Kq2Lm9Wz3Rt5Yp7",
+  "服务器 root 密码为 toor2024",
+  "车牌号和身份证号 440301198512125678",
+  "wifi 密码就是 88888888",
+  "银行账号 6228480402564890018",
+  "我的工资卡号是 6214 8301 2345 6789",
 ]
 
 const ORDINARY: readonly string[] = [
@@ -241,6 +260,27 @@ const ORDINARY: readonly string[] = [
   "the build code is 20261130",
   "password-protected PDFs are fine",
   "password: see 1Password entry \"Staging\"",
+  // third round, Chinese
+  "密码错误三次会锁定账户",
+  "请把密码改成强密码",
+  "忘记密码可以找管理员重置",
+  "验证码 5 分钟内有效",
+  "身份证号码需要脱敏后展示",
+  "护照过期时间是 2027 年",
+  "我们用 1Password 管理团队密码",
+  "令牌桶限流每秒 100 个请求",
+  "密钥轮换周期是 90 天",
+  "银行卡绑定流程在设置页",
+  "取件码会发到手机上",
+  "门禁卡在前台领取",
+  "数据库连接串放在环境变量里",
+  "账号体系用 OAuth2",
+  "用户 ID 是 4521",
+  "版本 v2.3.1 已发布",
+  "项目预算 120000 元",
+  "电话 010-12345678",
+  "快递单号在订单详情页",
+  "他的密码很长",
 ]
 
 describe('secretProblem on the labelled set', () => {
