@@ -7,6 +7,8 @@
  */
 import { isAbsolute } from 'node:path'
 import { z } from 'zod'
+import { MemoryLimits } from './memory/caps.ts'
+import { ReviewConfig } from './memory/review.ts'
 import { RoomsSection } from './rooms/config.ts'
 
 export const Config = z.object({
@@ -50,6 +52,8 @@ export const Config = z.object({
     /** Bot-started turns (messages, replies) that may run at once; more wait in order. */
     botTurnsAtOnce: z.int().min(1).max(100).default(4),
   }).strict().prefault({}),
+  /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
+  memory: z.object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}) }).strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>

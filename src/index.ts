@@ -15,6 +15,7 @@ import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
 import { Config, resolvePaths } from './config.ts'
 import { BotDelivery } from './delivery/service.ts'
+import { BotMemory } from './memory/service.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
@@ -67,12 +68,14 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce }), 'delivery')
     await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
+    await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
   }
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
     trustedHosts: config.trustedHosts,
     pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
+    memory: () => ctx.get('botMemory') ?? undefined,
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

@@ -5,6 +5,7 @@
  *   GET  /bot-team/api/status        roster + health as JSON
  *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
+ *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -21,6 +22,8 @@ import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import { TeamRefusal, type RefusalCode } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
+import { memoryApi } from '../memory/routes.ts'
+import type { BotMemory } from '../memory/service.ts'
 import { isStoreError } from '../store/index.ts'
 import { botsApi } from './bots-routes.ts'
 import { checkRequestTrust } from './fence.ts'
@@ -46,6 +49,7 @@ export interface WebRoutesOptions {
   trustedHosts: readonly string[]
   status: () => TeamStatus
   roster: () => BotRoster | undefined
+  memory?: () => BotMemory | undefined
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -95,6 +99,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const roster = options.roster()
     if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
     const [status, body] = await botsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) }, roster, pairing)
+    return sendJson(res, status, body)
+  }
+  if (head === 'memory' && rest.length === 1) {
+    const roster = options.roster()
+    const memory = options.memory?.()
+    if (!roster || !memory) throw new HttpError(503, 'memory is not available (see /bot-team/api/status)')
+    const [status, body] = await memoryApi({ method, ref: rest[0]!, req }, roster, memory)
     return sendJson(res, status, body)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)

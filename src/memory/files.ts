@@ -1,0 +1,152 @@
+/**
+ * Memory on disk: where each scope's files live under `bot/memory/`, reading a scope, and the
+ * writes — each file written whole with `writePrivateFile` (atomic, durable, 0600; folders 0700),
+ * the journal appended one JSON line per change, a deleted Bot's folder moved to `archive/`.
+ *
+ * Layout: `bots/<id>/MEMORY.md`, `bots/<id>/topics/<topic>.md`, `team/…` likewise,
+ * `journal.jsonl`, `reviewed.json` (review cursors), `frozen/<sessionId>.md` (the frozen prompt section per Session part),
+ * `archive/<id>-<time>/` (deleted Bots).
+ *
+ * Deliberately does not: decide anything (rights, caps, secrets — the service and the pure
+ * modules), serialise writers (the service runs one change at a time), or check that this process
+ * is the team writer (the service does, before calling).
+ */
+import { createHash } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import fsp from 'node:fs/promises'
+import path from 'node:path'
+import { makePrivateDir, PRIVATE_FILE_MODE, syncDir, writePrivateFile } from '../store/index.ts'
+
+export type ScopeKey = 'team' | `bot:${string}`
+
+export interface ScopeFiles {
+  memory: string
+  topics: Record<string, string>
+}
+
+export interface JournalLine {
+  time: string
+  op: 'add' | 'replace' | 'remove' | 'archive'
+  scope: ScopeKey
+  file: string
+  /** Who: a Bot id, or "user". */
+  actor: string
+  actorName?: string
+  /** Proposed by the end-of-turn review. */
+  auto?: true
+  before?: string
+  after?: string
+}
+
+/** A name safe as one path segment: ids of the usual shape as they are, anything else hashed. */
+export function safeSegment(id: string): string {
+  return /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : `h-${createHash('sha256').update(id).digest('hex').slice(0, 32)}`
+}
+
+export class MemoryFiles {
+  readonly root: string
+
+  constructor(botDir: string) {
+    this.root = path.join(botDir, 'memory')
+  }
+
+  scopeDir(scope: ScopeKey): string {
+    return scope === 'team' ? path.join(this.root, 'team') : path.join(this.root, 'bots', safeSegment(scope.slice(4)))
+  }
+
+  /** The file a change names, relative to the memory folder (for the journal). */
+  relative(scope: ScopeKey, topic?: string): string {
+    return path.relative(this.root, this.filePath(scope, topic))
+  }
+
+  filePath(scope: ScopeKey, topic?: string): string {
+    const dir = this.scopeDir(scope)
+    return topic === undefined ? path.join(dir, 'MEMORY.md') : path.join(dir, 'topics', `${topic}.md`)
+  }
+
+  /** A scope's files as they are now (synchronous: small, bounded files; used when a prompt is frozen). */
+  read(scope: ScopeKey): ScopeFiles {
+    const dir = this.scopeDir(scope)
+    const topics: Record<string, string> = {}
+    const topicDir = path.join(dir, 'topics')
+    if (existsSync(topicDir)) {
+      for (const name of readdirSync(topicDir).sort()) {
+        if (name.endsWith('.md')) topics[name.slice(0, -3)] = readText(path.join(topicDir, name))
+      }
+    }
+    return { memory: readText(path.join(dir, 'MEMORY.md')), topics }
+  }
+
+  async write(scope: ScopeKey, topic: string | undefined, text: string): Promise<void> {
+    const file = this.filePath(scope, topic)
+    await makePrivateDir(path.dirname(file))
+    await writePrivateFile(file, text)
+  }
+
+  async removeTopic(scope: ScopeKey, topic: string): Promise<void> {
+    await fsp.rm(this.filePath(scope, topic), { force: true })
+  }
+
+  async journal(line: JournalLine): Promise<void> {
+    await makePrivateDir(this.root)
+    const handle = await fsp.open(path.join(this.root, 'journal.jsonl'), 'a', PRIVATE_FILE_MODE)
+    try {
+      await handle.write(`${JSON.stringify(line)}\n`)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /** Move a Bot's folder to `archive/<id>-<time>`; returns the new relative path, or undefined when it had none. */
+  async archive(botId: string, at: Date): Promise<string | undefined> {
+    const from = this.scopeDir(`bot:${botId}`)
+    if (!existsSync(from)) return undefined
+    const archiveDir = path.join(this.root, 'archive')
+    await makePrivateDir(archiveDir)
+    const to = path.join(archiveDir, `${safeSegment(botId)}-${at.toISOString().replace(/[:.]/g, '-')}`)
+    await fsp.rename(from, to)
+    await syncDir(archiveDir)
+    return path.relative(this.root, to)
+  }
+
+  /** Review cursors: conversation key → log events already reviewed. */
+  readCursors(): Record<string, number> {
+    try {
+      const parsed = JSON.parse(readText(path.join(this.root, 'reviewed.json')) || '{}') as unknown
+      if (!parsed || typeof parsed !== 'object') return {}
+      return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, number] => Number.isInteger(e[1])))
+    } catch {
+      return {}
+    }
+  }
+
+  async writeCursors(cursors: Record<string, number>): Promise<void> {
+    await makePrivateDir(this.root)
+    await writePrivateFile(path.join(this.root, 'reviewed.json'), `${JSON.stringify(cursors)}\n`)
+  }
+
+  frozenPath(sessionId: string): string {
+    return path.join(this.root, 'frozen', `${safeSegment(sessionId)}.md`)
+  }
+
+  readFrozen(sessionId: string): string | undefined {
+    const file = this.frozenPath(sessionId)
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined
+  }
+
+  async writeFrozen(sessionId: string, text: string): Promise<void> {
+    const file = this.frozenPath(sessionId)
+    await makePrivateDir(path.dirname(file))
+    await writePrivateFile(file, text)
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ''
+    throw error
+  }
+}
