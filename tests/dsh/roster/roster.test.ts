@@ -6,6 +6,7 @@ import { ScriptedAdapter } from '../../../scripts/scripted-model/adapter.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, runTurn, startTeamHost, type TeamHostOptions } from '../../support/dsh-host.ts'
+import { dshToolNames, teamToolNames, teamToolsIn } from '../../support/team-tools.ts'
 
 const track = disposedAfterEach()
 
@@ -36,8 +37,11 @@ describe('botRoster (in-process DSH)', () => {
     expect(toAda!.system).not.toContain('BOB-INSTRUCTIONS')
     expect(toBob!.system).toContain('BOB-INSTRUCTIONS')
     expect(toBob!.system).not.toContain('ADA-INSTRUCTIONS')
-    expect(toAda!.toolNames).toContain('list_bots')
-    expect(toPlain!.toolNames).not.toContain('list_bots')
+    // every team tool (roster, delivery, group) on a Bot's own chat; none on a plain Session
+    const teamTools = await teamToolNames()
+    expect(await teamToolsIn(toAda!.toolNames)).toEqual(teamTools)
+    expect(await teamToolsIn(toPlain!.toolNames)).toEqual([])
+    expect([...toPlain!.toolNames].sort()).toEqual(await dshToolNames())
     expect(toPlain!.system).not.toMatch(/You are (Ada|Bob|Main)/)
   })
 
