@@ -110,6 +110,8 @@ describe('botRoster (in-process DSH)', () => {
 
   it('delete stops the Bot\'s running turn, drops its queue with a record, and nothing of it runs again', async () => {
     let slowRuns = 0
+    let slowStarted!: () => void
+    const running = new Promise<void>((r) => { slowStarted = r })
     const host = await team({ fallback: { toolCalls: [{ name: 'slow', args: {} }] } })
     host.ctx.tools.register(defineTool({
       name: 'slow',
@@ -118,6 +120,7 @@ describe('botRoster (in-process DSH)', () => {
       output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
       async execute(_args, exec) {
         slowRuns++
+        slowStarted()
         await new Promise((resolve, reject) => {
           const t = setTimeout(resolve, 5000)
           exec.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')) })
@@ -129,7 +132,7 @@ describe('botRoster (in-process DSH)', () => {
     const agent = await host.ctx.botRoster.agentOf(doomed.id)
     const { createUserMessage } = await import('@deepseek-ai/dsh-llm')
     agent.followup(createUserMessage({ content: [{ type: 'text', text: 'work' }], source: { kind: 'user' } }))
-    while (slowRuns === 0) await new Promise((r) => setTimeout(r, 5))
+    await running
     agent.followup(createUserMessage({ content: [{ type: 'text', text: 'queued' }], source: { kind: 'user' } }))
 
     await host.ctx.botRoster.delete(user, 'Doomed', 'no longer needed')
