@@ -15,7 +15,11 @@ export async function team(script: Script | ScriptMap, opts: Pick<TeamHostOption
   return host
 }
 
-/** A Bot sending from its own chat outside any turn (as the person's turn would: hop 0 → messages at hop 1). */
+/**
+ * A Bot sending from its own chat outside any turn. Its messages go at hop 1 only while that chat's
+ * last turn was the person's (or none): the roster answers `turnOf` with the current *or last*
+ * turn, so after a turn a Bot message started, sends from here continue that chain (one hop deeper).
+ */
 export function from(host: DshHost, botId: string): Sender {
   return { kind: 'bot', sessionId: host.ctx.botRoster.bot(botId)!.sessionParts.at(-1)!.sessionId }
 }
