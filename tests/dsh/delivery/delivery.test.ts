@@ -1,6 +1,7 @@
 // botDelivery on the real DSH core, in-process, with a scripted model per Bot.
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
+import { Config } from '../../../src/config.ts'
 import { disposedAfterEach } from '../../support/dsh-host.ts'
 import { from, quiesce, slowTool, team, toolResults, turnAt, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
 
@@ -229,7 +230,7 @@ describe('botDelivery (in-process DSH)', () => {
       : { toolCalls: others.map((to) => ({ name: 'message_bot', args: { to, message: 'help me' } })) }
     const host = track(await team(
       { ada: { fallback: fanout(['Bob', 'Cy']) }, bob: { fallback: fanout(['Ada', 'Cy']) }, cy: { fallback: fanout(['Ada', 'Bob']) } },
-      { config: { team: { hopLimit: 3, sendsPerTurn: 5, workBudget: 40, maxBots: 50, maxGroups: 30, createsPerTurn: 3 } } },
+      { config: { team: { ...Config.parse({}).team, hopLimit: 3 } } }, // the defaults (work budget 40, 5 sends per turn) with hop limit 3
     ))
     const roster = host.ctx.botRoster
     await roster.create(user, { name: 'Ada', model: 'mock/ada' })
