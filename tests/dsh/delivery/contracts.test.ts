@@ -15,6 +15,12 @@ const track = disposedAfterEach()
 const start = async (script: Parameters<typeof team>[0]) => track(await team(script))
 
 const said = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
+/**
+ * The team tools a member Session is meant to be offered: the reading ones (its group's chat, and
+ * its own chat where the archive offers `read_own_chat`), sorted. Everything else — sending,
+ * stopping, managing Bots and groups — stays in the Bot's own chat.
+ */
+const memberTools = async () => (await teamToolNames()).filter((n) => n === 'read_group_chat' || n === 'read_own_chat')
 const replies = (host: DshHost, botId: string) => host.ctx.botRoster.agentOf(botId).then((a) => userMessages(a).filter((m) => m.source.type === 'reply'))
 
 describe('own chat and group Sessions never mix', () => {
@@ -60,7 +66,7 @@ describe('own chat and group Sessions never mix', () => {
     expect(inRoom.length).toBeGreaterThanOrEqual(2)
     for (const r of inRoom) {
       expect(JSON.stringify(r.messages)).not.toContain('DIRECT-TO-ADA-5521')
-      expect(await teamToolsIn(r.toolNames)).toEqual(['read_group_chat']) // no delivery tool, nor any other team tool
+      expect(await teamToolsIn(r.toolNames)).toEqual(await memberTools()) // no delivery tool, nor any other team tool
     }
     expect(adaReqs.filter((r) => JSON.stringify(r.messages).includes('DIRECT-TO-ADA-5521')).every((r) => r.sessionId === String(own.id))).toBe(true)
     expect(own.session.events.slice(ownBefore)).toEqual([])
@@ -298,7 +304,7 @@ describe('the log and the sources', () => {
     expect((await replies(host, bob.id)).some((m) => m.text.includes('Not delivered'))).toBe(true)
   })
 
-  it('the tools tell the model the receiver cannot see its chat; a member Session is offered no team tool but its group\'s read_group_chat', async () => {
+  it('the tools tell the model the receiver cannot see its chat; a member Session is offered only the team\'s reading tools (no delivery tool)', async () => {
     const host = await start({ mock: { fallback: { text: 'hi' } }, ada: { fallback: { text: 'Ada here' } }, bob: { fallback: { text: '[PASS]' } } })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
@@ -320,6 +326,7 @@ describe('the log and the sources', () => {
     expect(inRoom.length).toBeGreaterThan(0)
     const teamTools = await teamToolNames()
     expect(teamTools).toEqual(expect.arrayContaining(['interrupt_bot', 'message_bot', 'stop_bot', 'read_group_chat']))
-    for (const r of inRoom) expect(await teamToolsIn(r.toolNames)).toEqual(['read_group_chat'])
+    expect(await memberTools()).toContain('read_group_chat')
+    for (const r of inRoom) expect(await teamToolsIn(r.toolNames)).toEqual(await memberTools())
   })
 })
