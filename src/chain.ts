@@ -15,7 +15,8 @@
  *   the target Bot to accept delegated work at its own preset.
  *
  * Owns: ranking sandbox modes, a preset's mode, merging the chains of the messages that opened a
- * turn, the chain a turn's send carries, and budget accounting on a team-state draft.
+ * turn, a turn's mode, and budget accounting on a team-state draft. (The chain a turn's send
+ * carries is the roster's `chainFrom`: it knows the current turn.)
  *
  * Deliberately narrow: no I/O, no DSH calls, no clock (callers pass times). Services decide when
  * to draw and what to refuse; this module only says what the numbers are.
@@ -86,11 +87,6 @@ export function turnOrigin(claimed: readonly { person: boolean; chain?: Chain | 
 export function turnMode(own: SandboxMode, origin: TurnOrigin, acceptsDelegatedWork: boolean): SandboxMode {
   if (origin.kind === 'person' || acceptsDelegatedWork) return own
   return lowerMode(own, origin.chain.mode) ?? own
-}
-
-/** The chain a message sent from a turn carries (pure): one hop deeper, same budget, the sender's turn mode. */
-export function sentChain(turn: { hop: number; budget?: string | undefined }, senderMode: SandboxMode): Chain {
-  return { hop: turn.hop + 1, ...(turn.budget ? { budget: turn.budget } : {}), mode: senderMode }
 }
 
 // ── work budgets in team state ──────────────────────────────────────────────────────────────────

@@ -123,9 +123,6 @@ export type TeamSource =
 
 export type TeamSourceType = TeamSource['type']
 
-/** Sources that start Bot work on behalf of a chain (they carry hop, budget and mode). */
-export type ChainSource = DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
-
 // ── builders (JSON-only: no undefined values) ───────────────────────────────────────────────────
 
 function chainFields(chain: Chain): Chain {
@@ -244,7 +241,3 @@ export function chainOf(source: TeamSource | undefined): Chain | undefined {
   return chainFields(source)
 }
 
-/** A delivery type, or undefined for every other source (pure). */
-export function isDeliveryType(type: string): type is DeliveryType {
-  return type === 'message' || type === 'interrupt' || type === 'stop' || type === 'reply'
-}

@@ -21,7 +21,10 @@ type Exec = { agent?: { id: unknown } | undefined }
 /** The calling Bot Session (the service identifies the Bot and checks everything). */
 const from = (exec: Exec): Sender => ({ kind: 'bot', sessionId: exec.agent ? String(exec.agent.id) : '' })
 
-export function deliveryTools(delivery: BotDelivery): ToolDefinition[] {
+/** All the tools may use of the service (the type keeps them from reaching past it). */
+export type DeliveryToolHost = Pick<BotDelivery, 'send' | 'stop' | 'nameOf'>
+
+export function deliveryTools(delivery: DeliveryToolHost): ToolDefinition[] {
   return [
     defineTool({
       name: 'message_bot',

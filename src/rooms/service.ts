@@ -133,9 +133,26 @@ export class BotRooms extends Service {
     return this.ctx.botStore
   }
 
-  /** The roster this service asks (also for the tools). */
-  get roster(): BotRoster {
+  /** The roster this service asks (the tools go through the narrow methods below). */
+  private get roster(): BotRoster {
     return this.ctx.botRoster
+  }
+
+  // ── for the tools (thin adapters: they reach the roster only through these) ─────────────────
+
+  /** A Bot's name, or its id when it is not on the team (for the tools' answers). */
+  nameOf(botId: string): string {
+    return this.roster.bot(botId)?.name ?? botId
+  }
+
+  /** Who a calling Session is (a group Session resolves to its Bot; no Session: a plain caller). */
+  callerOf(sessionId: string | undefined): Caller {
+    return this.roster.callerOf(sessionId)
+  }
+
+  /** The chain a post made from this Session's current turn carries (one hop deeper, its budget and mode). */
+  chainFrom(sessionId: string): Chain {
+    return this.roster.chainFrom(sessionId)
   }
 
   /** Model requests the room Sessions answered themselves (never sent to a provider). */
@@ -195,10 +212,6 @@ export class BotRooms extends Service {
   group(ref: string): Group | undefined {
     const key = nameKey(ref)
     return this.groups().find((g) => g.id === ref.trim()) ?? this.groups().find((g) => nameKey(g.name) === key)
-  }
-
-  groupOfRoom(sessionId: string): string | undefined {
-    return this.roster.roomOf(sessionId)
   }
 
   roundRunning(groupId: string): boolean {

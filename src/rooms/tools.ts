@@ -5,7 +5,9 @@
  *
  * Every tool identifies its caller from the calling Session (`callerOf`, which resolves group
  * Sessions to their Bot), lets the rooms service ask the authority check, and answers in plain
- * text: refusals are answers ("Refused: …"), not thrown errors. Wording and argument shapes only.
+ * text: refusals are answers ("Refused: …"), not thrown errors. Wording and argument shapes only:
+ * the tools see `BotRooms`' narrow surface (`callerOf`, `chainFrom`, `nameOf`, the group actions),
+ * never the roster behind it.
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { Group } from '../store/index.ts'
@@ -14,13 +16,16 @@ import type { BotRooms } from './service.ts'
 
 const text = textOutput
 
-export function describeGroup(rooms: BotRooms, g: Group): string {
-  const name = (id: string) => rooms.roster.bot(id)?.name ?? id
+/** All the tools may use of the service (the type keeps them from reaching past it). */
+export type RoomToolHost = Pick<BotRooms, 'nameOf' | 'callerOf' | 'chainFrom' | 'group' | 'createGroup' | 'updateGroup' | 'deleteGroup' | 'post' | 'readChat'>
+
+function describeGroup(rooms: Pick<RoomToolHost, 'nameOf'>, g: Group): string {
+  const name = (id: string) => rooms.nameOf(id)
   return `${g.name} (id ${g.id}; members ${g.members.map(name).join(', ')}; admin ${g.admin ? name(g.admin) : 'none'}; ${g.mode} mode)`
 }
 
-export function groupTools(rooms: BotRooms): ToolDefinition[] {
-  const caller = (exec: { agent?: { id: unknown } }) => rooms.roster.callerOf(exec.agent ? String(exec.agent.id) : undefined)
+export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
+  const caller = (exec: { agent?: { id: unknown } }) => rooms.callerOf(exec.agent ? String(exec.agent.id) : undefined)
   return [
     defineTool({
       name: 'create_group',
@@ -87,7 +92,7 @@ export function groupTools(rooms: BotRooms): ToolDefinition[] {
       async execute(args, exec) {
         return answer(async () => {
           const g = rooms.group(args.group)
-          await rooms.post(caller(exec), args.group, args.text, { report: args.report === true, ...(exec.agent ? { chain: rooms.roster.chainFrom(String(exec.agent.id)) } : {}) })
+          await rooms.post(caller(exec), args.group, args.text, { report: args.report === true, ...(exec.agent ? { chain: rooms.chainFrom(String(exec.agent.id)) } : {}) })
           return `Posted to group ${g?.name ?? args.group}.${args.report ? ' The replies will be sent to you when the round ends.' : ''}`
         })
       },
@@ -109,8 +114,8 @@ export function groupTools(rooms: BotRooms): ToolDefinition[] {
 }
 
 /** Tools of a member's group Session: reading that group's chat. */
-export function memberTools(rooms: BotRooms, groupId: string): ToolDefinition[] {
-  const caller = (exec: { agent?: { id: unknown } }) => rooms.roster.callerOf(exec.agent ? String(exec.agent.id) : undefined)
+export function memberTools(rooms: Pick<RoomToolHost, 'callerOf' | 'readChat'>, groupId: string): ToolDefinition[] {
+  const caller = (exec: { agent?: { id: unknown } }) => rooms.callerOf(exec.agent ? String(exec.agent.id) : undefined)
   return [
     defineTool({
       name: 'read_group_chat',

@@ -116,9 +116,8 @@ export const groupSchema = keepUnknownJson(z.looseObject({
 export const deliverySchema = keepUnknownJson(z.looseObject({
   id,
   from: id,
-  /** A Bot id (direct message) — group traffic also names the group. */
+  /** The target Bot's id. (A `groupId` field, never written by any build, was dropped from the schema; a file carrying one keeps it as an unknown field.) */
   to: id,
-  groupId: id.optional(),
   kind: z.enum(['message', 'interrupt', 'stop', 'reply']),
   body: z.string(),
   hop: z.int().min(0),

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
 import { answeredLastPrompt, api, homeWithBundle, startWeb, teamStatus, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import { teamToolNames, teamToolsIn } from '../support/team-tools.ts'
 
 let model: ScriptedServer
 let web: WebProcess
@@ -86,7 +87,8 @@ describe('DSH Web with the bundle', () => {
     const plain = await api(web.url, 'session.create', { cwd: home.cwd })
     await api(web.url, 'session.prompt', { sessionId: plain.sessionId, mode: 'queue', content: [{ type: 'text', text: 'hello' }] })
     await waitForTurnEnd(plain.sessionId)
-    expect(model.model.loopRequests().at(-1)!.toolNames).not.toContain('list_bots')
+    expect(await teamToolsIn(request.toolNames)).toEqual([...(await teamToolNames())]) // the Main Bot: every team tool…
+    expect(await teamToolsIn(model.model.loopRequests().at(-1)!.toolNames)).toEqual([]) // …the plain chat: none
   })
 
   it('renders the team page in Chromium', async () => {

@@ -7,13 +7,20 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, type DshHost } from '../../support/dsh-host.ts'
+import { teamToolNames, teamToolsIn } from '../../support/team-tools.ts'
 import { roomLog, roomOf, say } from '../rooms/helpers.ts'
-import { agentOfSession, from, quiesce, sleep, slowTool, team, toolResults, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
+import { agentOfSession, from, quiesce, signal, slowTool, stateWhere, team, toolResults, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
 
 const track = disposedAfterEach()
 const start = async (script: Parameters<typeof team>[0]) => track(await team(script))
 
 const said = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
+/**
+ * The team tools a member Session is meant to be offered: the reading ones (its group's chat, and
+ * its own chat where the archive offers `read_own_chat`), sorted. Everything else — sending,
+ * stopping, managing Bots and groups — stays in the Bot's own chat.
+ */
+const memberTools = async () => (await teamToolNames()).filter((n) => n === 'read_group_chat' || n === 'read_own_chat')
 const replies = (host: DshHost, botId: string) => host.ctx.botRoster.agentOf(botId).then((a) => userMessages(a).filter((m) => m.source.type === 'reply'))
 
 describe('own chat and group Sessions never mix', () => {
@@ -59,7 +66,7 @@ describe('own chat and group Sessions never mix', () => {
     expect(inRoom.length).toBeGreaterThanOrEqual(2)
     for (const r of inRoom) {
       expect(JSON.stringify(r.messages)).not.toContain('DIRECT-TO-ADA-5521')
-      expect(r.toolNames).not.toContain('message_bot')
+      expect(await teamToolsIn(r.toolNames)).toEqual(await memberTools()) // no delivery tool, nor any other team tool
     }
     expect(adaReqs.filter((r) => JSON.stringify(r.messages).includes('DIRECT-TO-ADA-5521')).every((r) => r.sessionId === String(own.id))).toBe(true)
     expect(own.session.events.slice(ownBefore)).toEqual([])
@@ -68,8 +75,13 @@ describe('own chat and group Sessions never mix', () => {
 
   it('a Bot busy in a group round is not redirected: stop_bot finds nothing to stop, message and interrupt run in its own chat, the round finishes', async () => {
     let memberSession = ''
+    const adaInRoom = signal()
     const host = await start({
-      ada: { fallback: (req) => req.sessionId === memberSession || said(req).includes('SLOW-ROUND') ? { text: 'Ada in the room', delayMs: 1_500 } : { text: 'own chat answer' } },
+      ada: { fallback: (req) => {
+        if (req.sessionId !== memberSession && !said(req).includes('SLOW-ROUND')) return { text: 'own chat answer' }
+        adaInRoom.fire()
+        return { text: 'Ada in the room', delayMs: 1_500 }
+      } },
       bob: { fallback: { text: '[PASS]' } },
     })
     const roster = host.ctx.botRoster
@@ -80,7 +92,7 @@ describe('own chat and group Sessions never mix', () => {
     await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
     const room = roomOf(host, 'Dev')
     userPrompt(room, 'SLOW-ROUND please')
-    while (!host.adapter.model.loopRequests().some((r) => r.model === 'ada')) await sleep(3)
+    await adaInRoom.fired
     memberSession = host.ctx.botRooms.group('Dev')!.memberSessions[ada.id]!
     const member = agentOfSession(host, memberSession)
     expect(member.status).toBe('running')
@@ -236,7 +248,7 @@ describe('the log and the sources', () => {
     await slow.running()
     for (let k = 0; k < 3; k++) await delivery.send(from(host, 'bot-1'), { to: ada.id, kind: 'message', body: `to Ada ${k}`, replyMode: 'user' })
     const last = await delivery.send(from(host, 'bot-1'), { to: bob.id, kind: 'message', body: 'to Bob again', replyMode: 'user' })
-    while (delivery.delivery(last.delivery.id)?.status !== 'delivered') await sleep(5) // Ada stays busy meanwhile
+    await stateWhere(host, () => delivery.delivery(last.delivery.id)?.status === 'delivered') // Ada stays busy meanwhile
     await delivery.settled()
     const log = delivery.log()
     // three pending records are kept however old; finished ones are capped at 2
@@ -292,15 +304,29 @@ describe('the log and the sources', () => {
     expect((await replies(host, bob.id)).some((m) => m.text.includes('Not delivered'))).toBe(true)
   })
 
-  it('the tools tell the model the receiver cannot see its chat; member Sessions do not get them', async () => {
-    const host = await start({ mock: { fallback: { text: 'hi' } } })
-    await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
-    userPrompt(await host.ctx.botRoster.agentOf('bot-1'), 'hello')
+  it('the tools tell the model the receiver cannot see its chat; a member Session is offered only the team\'s reading tools (no delivery tool)', async () => {
+    const host = await start({ mock: { fallback: { text: 'hi' } }, ada: { fallback: { text: 'Ada here' } }, bob: { fallback: { text: '[PASS]' } } })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
+    const main = await host.ctx.botRoster.agentOf('bot-1')
+    userPrompt(main, 'hello')
     await quiesce(host)
-    const req = host.adapter.model.loopRequests().find((r) => r.model === 'mock')!
+    const req = host.adapter.model.loopRequests().find((r) => r.sessionId === String(main.id))!
     for (const name of ['message_bot', 'interrupt_bot']) {
       expect(req.tools.find((t) => t.name === name)!.description).toMatch(/cannot see your chat or this conversation: write a self-contained message/)
     }
     expect(req.tools.find((t) => t.name === 'stop_bot')!.description).toMatch(/Bot messages queued for it are discarded and their senders told; the user's own queued prompts are kept/)
+
+    // a real member Session: Ada's turn in a group round
+    await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
+    await say(host, 'Dev', '@Ada hello')
+    await quiesce(host)
+    const memberSession = host.ctx.botRooms.group('Dev')!.memberSessions[ada.id]!
+    const inRoom = host.adapter.model.loopRequests().filter((r) => r.sessionId === memberSession)
+    expect(inRoom.length).toBeGreaterThan(0)
+    const teamTools = await teamToolNames()
+    expect(teamTools).toEqual(expect.arrayContaining(['interrupt_bot', 'message_bot', 'stop_bot', 'read_group_chat']))
+    expect(await memberTools()).toContain('read_group_chat')
+    for (const r of inRoom) expect(await teamToolsIn(r.toolNames)).toEqual(await memberTools())
   })
 })

@@ -1,6 +1,7 @@
 // botDelivery on the real DSH core, in-process, with a scripted model per Bot.
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
+import { Config } from '../../../src/config.ts'
 import { disposedAfterEach } from '../../support/dsh-host.ts'
 import { from, quiesce, slowTool, team, toolResults, turnAt, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
 
@@ -217,29 +218,44 @@ describe('botDelivery (in-process DSH)', () => {
     const limit = host.ctx.botDelivery.config.hopLimit
     const requests = host.adapter.model.loopRequests()
     // one user turn at hop 0 plus one turn per hop 1..limit, two requests each (call, then answer)
-    expect(requests.length).toBeLessThanOrEqual(2 * (limit + 1))
     expect(requests).toHaveLength(2 * (limit + 1))
     expect(host.ctx.botDelivery.log().map((d) => d.hop)).toEqual([1, 2, 3, 4, 5, 6])
     const results = [...toolResults(await roster.agentOf(ada.id)), ...toolResults(await roster.agentOf(bob.id))]
     expect(results.filter((r) => r.startsWith('Refused: Not sent: the hop limit (6) is reached'))).toHaveLength(1)
   })
 
-  it('hops with replies (reply_to me) and a fan-out cap also terminate, within a computed bound', async () => {
+  it('hops with replies (reply_to me) and a fan-out cap terminate at the derived count: 18 messages, 18 replies, 74 model requests', async () => {
     const fanout = (others: string[]) => (req: RecordedRequest): Reply => lastToolResults(req).length
       ? { text: 'waiting for answers' }
       : { toolCalls: others.map((to) => ({ name: 'message_bot', args: { to, message: 'help me' } })) }
-    const host = await start({ ada: { fallback: fanout(['Bob', 'Cy']) }, bob: { fallback: fanout(['Ada', 'Cy']) }, cy: { fallback: fanout(['Ada', 'Bob']) } })
+    const host = track(await team(
+      { ada: { fallback: fanout(['Bob', 'Cy']) }, bob: { fallback: fanout(['Ada', 'Cy']) }, cy: { fallback: fanout(['Ada', 'Bob']) } },
+      { config: { team: { ...Config.parse({}).team, hopLimit: 3 } } }, // the defaults (work budget 40, 5 sends per turn) with hop limit 3
+    ))
     const roster = host.ctx.botRoster
     await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     await roster.create(user, { name: 'Bob', model: 'mock/bob' })
     await roster.create(user, { name: 'Cy', model: 'mock/cy' })
-    host.ctx.botDelivery.config.hopLimit = 3
+    expect(host.ctx.botDelivery.config.hopLimit).toBe(3)
     userPrompt(await roster.agentOf('bot-2'), 'go')
-    await quiesce(host, 30_000)
+    await quiesce(host)
     const log = host.ctx.botDelivery.log()
-    expect(Math.max(...log.map((d) => d.hop))).toBeLessThanOrEqual(4) // a reply may carry limit+1; it cannot send on
-    expect(log.filter((d) => d.kind === 'message').every((d) => d.hop <= 3)).toBe(true)
-    // every turn sends at most 2 messages + its replies; depth 3 bounds the tree: (1 + 2 + 4 + 8) message turns, as many reply turns
-    expect(host.adapter.model.loopRequests().length).toBeLessThanOrEqual(2 * 2 * (1 + 2 + 4 + 8 + 16))
+    const messages = log.filter((d) => d.kind === 'message')
+    const replies = log.filter((d) => d.kind === 'reply')
+    expect(messages.every((d) => d.hop <= 3)).toBe(true)
+    expect(Math.max(...replies.map((d) => d.hop))).toBeLessThanOrEqual(4) // a reply may carry limit+1; its turn cannot send on
+    expect(replies).toHaveLength(messages.length) // every message (reply_to me) is answered once
+    // The exact count. Every turn is two model requests (the fan-out call, then the answer), and
+    // every message and reply starts its own turn (DSH claims one queued follow-up per turn, so none
+    // merge; the hops below do not depend on timing). A turn at hop h sends 2 messages at hop h+1
+    // (refused past 3); a message's turn ends with a reply at hop h+1 to its sender, whose turn fans
+    // out too. Counting turns by hop:
+    //   message turns m(1) = 2 (from the person's turn), m(2) = 2·m(1) = 4, m(3) = 2·m(2) + 2·r(2) = 12;
+    //   reply turns   r(2) = m(1) = 2, r(3) = m(2) = 4, r(4) = m(3) = 12 (these cannot send on);
+    //   messages = 2 + 4 + 12 = 18, replies = 18 — 36 draws, so the work budget (40) refuses nothing;
+    //   turns = 1 + 18 + 18 = 37 → 74 model requests.
+    expect(messages.map((d) => d.hop).sort()).toEqual([1, 1, ...Array(4).fill(2), ...Array(12).fill(3)])
+    expect(replies).toHaveLength(18)
+    expect(host.adapter.model.loopRequests()).toHaveLength(74)
   })
 })

@@ -4,39 +4,72 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { defineTool } from '@deepseek-ai/dsh-tools'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import { startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import type { Sender } from '../../../src/delivery/service.ts'
 
 export const user = { kind: 'user' } as const
 
-export async function team(script: Script | ScriptMap, opts: { home?: string } = {}): Promise<DshHost> {
+export async function team(script: Script | ScriptMap, opts: Pick<TeamHostOptions, 'home' | 'config'> = {}): Promise<DshHost> {
   const host = await startTeamHost(script, opts)
   await host.ctx.botDelivery.ready
   return host
 }
 
-/** A Bot sending from its own chat outside any turn (as the person's turn would: hop 0 → messages at hop 1). */
+/**
+ * A Bot sending from its own chat outside any turn. Its messages go at hop 1 only while that chat's
+ * last turn was the person's (or none): the roster answers `turnOf` with the current *or last*
+ * turn, so after a turn a Bot message started, sends from here continue that chain (one hop deeper).
+ */
 export function from(host: DshHost, botId: string): Sender {
   return { kind: 'bot', sessionId: host.ctx.botRoster.bot(botId)!.sessionParts.at(-1)!.sessionId }
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** Resolves once `holds()` is true of the saved team state: checked now and after every change the store publishes. */
+export function stateWhere(host: DshHost, holds: () => boolean): Promise<void> {
+  if (holds()) return Promise.resolve()
+  return new Promise((resolve) => {
+    const stop = host.ctx.botStore.subscribe(() => {
+      if (!holds()) return
+      stop()
+      resolve()
+    })
+  })
+}
 
-/** Wait until every agent is idle with nothing queued and every delivery outcome is saved. */
-export async function quiesce(host: DshHost, timeoutMs = 10_000): Promise<void> {
+/** A signal a scripted reply can give (`fire()`) and a test can await (`fired`). */
+export function signal(): { fire(): void; fired: Promise<void> } {
+  let fire!: () => void
+  const fired = new Promise<void>((r) => { fire = r })
+  return { fire, fired }
+}
+
+/** One turn of the event loop: lets handlers already queued (turn ends, flush callbacks) run. */
+const tick = () => new Promise<void>((r) => setImmediate(r))
+
+/** True when nothing in the team is working or about to: agents idle with empty inboxes, no round. */
+function still(host: DshHost): boolean {
+  if (host.ctx.agents.list().some((a) => a.status !== 'idle' || a.inbox.hasPending)) return false
+  return !host.ctx.botRooms.groups().some((g) => host.ctx.botRooms.roundRunning(g.id))
+}
+
+/**
+ * Wait until the team is quiet, on events only: every agent idle (`whenIdle`), every send the
+ * plugin started itself (replies, discard reports) and every delivery outcome saved
+ * (`botDelivery.settled()`), no room round running — and that still holds after one more turn of
+ * the event loop (a handler queued by the last turn end may start new work). Loops while anything
+ * new started; the timeout only turns a hang into a clear failure, it never ends the wait early.
+ */
+export async function quiesce(host: DshHost, timeoutMs = 60_000): Promise<void> {
   const until = Date.now() + timeoutMs
-  let calm = 0
   while (Date.now() < until) {
-    const agents = host.ctx.agents.list()
-    await Promise.all(agents.map((a) => a.whenIdle()))
+    await Promise.all(host.ctx.agents.list().map((a) => a.whenIdle()))
     await host.ctx.botDelivery.settled()
-    await sleep(15)
-    const busy = host.ctx.agents.list().some((a) => a.status !== 'idle' || a.inbox.hasPending)
-    calm = busy ? 0 : calm + 1
-    if (calm >= 3) {
-      for (const a of host.ctx.agents.list()) await host.ctx.sessions.flush(a.session)
-      return
-    }
+    await tick()
+    if (!still(host)) continue
+    for (const a of host.ctx.agents.list()) await host.ctx.sessions.flush(a.session)
+    await host.ctx.botDelivery.settled()
+    await tick()
+    if (still(host)) return
   }
   throw new Error('the team did not go quiet')
 }
@@ -88,6 +121,7 @@ export function toolResults(agent: Agent, name?: string): string[] {
 /** A host tool `slow` that waits `ms` (honouring abort) and signals when it starts. */
 export function slowTool(host: DshHost, ms = 400) {
   const state = { started: 0 }
+  const waiters = new Set<() => void>()
   host.ctx.tools.register(defineTool({
     name: 'slow',
     description: 'slow work',
@@ -95,6 +129,7 @@ export function slowTool(host: DshHost, ms = 400) {
     output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text' as const, text: v }] },
     async execute(_args, exec) {
       state.started++
+      for (const wake of waiters) wake()
       await new Promise((resolve, reject) => {
         const t = setTimeout(resolve, ms)
         exec.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')) })
@@ -104,8 +139,17 @@ export function slowTool(host: DshHost, ms = 400) {
   }))
   return {
     state,
-    async running(n = 1) {
-      while (state.started < n) await sleep(3)
+    /** Resolves once `n` calls of the tool have started (woken by each start, no polling). */
+    running(n = 1): Promise<void> {
+      if (state.started >= n) return Promise.resolve()
+      return new Promise((resolve) => {
+        const wake = () => {
+          if (state.started < n) return
+          waiters.delete(wake)
+          resolve()
+        }
+        waiters.add(wake)
+      })
     },
   }
 }

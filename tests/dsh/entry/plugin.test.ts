@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as plugin from '../../../src/index.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
 import { prompt, runTurn, startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { dshToolNames, teamToolNames, teamToolsIn } from '../../support/team-tools.ts'
 
 let host: DshHost | undefined
 afterEach(async () => {
@@ -49,10 +50,13 @@ describe('plugin entry on real DSH (in-process)', () => {
     const final = events.filter((e) => e.type === 'assistant/message').at(-1)?.data as any
     expect(final.message.content[0].text).toBe(`Roster: ${roster}`)
 
-    // A plain DSH Session sees no team tools and no team sections (and pays no tokens for them).
+    // The Main Bot is offered every team tool (roster, delivery and group tools alike)…
+    expect(first?.toolNames).toEqual(expect.arrayContaining([...(await teamToolNames())]))
+    // …a plain DSH Session exactly DSH's own tools — no team tool — and no team sections (and pays no tokens for them).
     await runTurn(host, 'hello')
     const plain = host.adapter.model.loopRequests().at(-1)!
-    expect(plain.toolNames.filter((n) => /bot/.test(n))).toEqual([])
+    expect(await teamToolsIn(plain.toolNames)).toEqual([])
+    expect([...plain.toolNames].sort()).toEqual(await dshToolNames())
     expect(plain.system).not.toContain('Team rules:')
   })
 

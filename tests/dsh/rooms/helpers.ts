@@ -5,6 +5,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import type { Rule, ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import type { RoomLimits } from '../../../src/rooms/policy.ts'
 import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import { quiesce } from '../delivery/helpers.ts'
 
 export const user = { kind: 'user' } as const
 
@@ -37,12 +38,15 @@ export async function say(host: DshHost, group: string, text: string) {
   await host.ctx.sessions.flush(agent.session)
 }
 
-/** Wait until the room is idle (after a Bot's post). */
+/**
+ * Wait until the room is idle after a Bot's post, on events (no calm windows): the whole team goes
+ * quiet (`quiesce`: the posting Bot's turn, the room's round, member turns, reports) and the room
+ * has nothing left queued.
+ */
 export async function settle(host: DshHost, group: string) {
-  for (let i = 0; i < 5; i++) {
-    await new Promise((r) => setTimeout(r, 20))
-    await roomOf(host, group).whenIdle()
-  }
+  await quiesce(host)
+  const room = roomOf(host, group)
+  if (room.status !== 'idle' || room.inbox.hasPending) throw new Error(`room ${group} is still busy after the team went quiet`)
 }
 
 /** Names of the Bots whose models got loop requests, in order (member turns). */

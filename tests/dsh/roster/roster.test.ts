@@ -6,6 +6,7 @@ import { ScriptedAdapter } from '../../../scripts/scripted-model/adapter.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, runTurn, startTeamHost, type TeamHostOptions } from '../../support/dsh-host.ts'
+import { dshToolNames, teamToolNames, teamToolsIn } from '../../support/team-tools.ts'
 
 const track = disposedAfterEach()
 
@@ -36,8 +37,11 @@ describe('botRoster (in-process DSH)', () => {
     expect(toAda!.system).not.toContain('BOB-INSTRUCTIONS')
     expect(toBob!.system).toContain('BOB-INSTRUCTIONS')
     expect(toBob!.system).not.toContain('ADA-INSTRUCTIONS')
-    expect(toAda!.toolNames).toContain('list_bots')
-    expect(toPlain!.toolNames).not.toContain('list_bots')
+    // every team tool (roster, delivery, group) on a Bot's own chat; none on a plain Session
+    const teamTools = await teamToolNames()
+    expect(await teamToolsIn(toAda!.toolNames)).toEqual(teamTools)
+    expect(await teamToolsIn(toPlain!.toolNames)).toEqual([])
+    expect([...toPlain!.toolNames].sort()).toEqual(await dshToolNames())
     expect(toPlain!.system).not.toMatch(/You are (Ada|Bob|Main)/)
   })
 
@@ -106,6 +110,8 @@ describe('botRoster (in-process DSH)', () => {
 
   it('delete stops the Bot\'s running turn, drops its queue with a record, and nothing of it runs again', async () => {
     let slowRuns = 0
+    let slowStarted!: () => void
+    const running = new Promise<void>((r) => { slowStarted = r })
     const host = await team({ fallback: { toolCalls: [{ name: 'slow', args: {} }] } })
     host.ctx.tools.register(defineTool({
       name: 'slow',
@@ -114,6 +120,7 @@ describe('botRoster (in-process DSH)', () => {
       output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
       async execute(_args, exec) {
         slowRuns++
+        slowStarted()
         await new Promise((resolve, reject) => {
           const t = setTimeout(resolve, 5000)
           exec.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')) })
@@ -125,7 +132,7 @@ describe('botRoster (in-process DSH)', () => {
     const agent = await host.ctx.botRoster.agentOf(doomed.id)
     const { createUserMessage } = await import('@deepseek-ai/dsh-llm')
     agent.followup(createUserMessage({ content: [{ type: 'text', text: 'work' }], source: { kind: 'user' } }))
-    while (slowRuns === 0) await new Promise((r) => setTimeout(r, 5))
+    await running
     agent.followup(createUserMessage({ content: [{ type: 'text', text: 'queued' }], source: { kind: 'user' } }))
 
     await host.ctx.botRoster.delete(user, 'Doomed', 'no longer needed')

@@ -122,6 +122,25 @@ describe('forward compatibility', () => {
     expect(onDisk.deliveries[0]).toMatchObject({ status: 'delivered', futureDeliveryField: 7 })
     await fiber.dispose()
   })
+
+  it('a delivery carrying the retired `groupId` field still loads, and keeps it across a save', async () => {
+    const { bot } = tempHome('bot-compat-')
+    fs.mkdirSync(bot)
+    const at = '2025-01-01T00:00:00.000Z'
+    const ada = {
+      id: 'bot-1', name: 'Ada', role: 'Reviewer', instructions: '', avatar: { kind: 'shape', shape: 'circle' }, colour: '#112233',
+      permissionPreset: 'default', pinned: false, hidden: false, createdBy: 'user', createdAt: at, main: true, sessionParts: [],
+    }
+    fs.writeFileSync(path.join(bot, 'state.json'), JSON.stringify(valid({
+      bots: { 'bot-1': ada, 'bot-2': { ...ada, id: 'bot-2', name: 'Bob', main: false } },
+      deliveries: [{ id: 'delivery-1', from: 'bot-1', to: 'bot-2', groupId: 'group-9', kind: 'message', body: 'hi', hop: 1, replyTo: null, createdAt: at, status: 'pending' }],
+    }), null, 2))
+    const { store, fiber } = await openStore({ dir: bot, role: 'writer' })
+    expect(store.state.deliveries.map((d) => d.id)).toEqual(['delivery-1'])
+    await store.update(d => { d.deliveries[0]!.status = 'delivered' })
+    expect(readJson(path.join(bot, 'state.json')).deliveries[0]).toMatchObject({ id: 'delivery-1', status: 'delivered', groupId: 'group-9' })
+    await fiber.dispose()
+  })
 })
 
 describe('bot-team/writer', () => {
