@@ -51,6 +51,8 @@ export const Config = z.object({
     createsPerTurn: z.int().min(1).max(100).default(3),
     /** Bot-started turns (messages, replies) that may run at once; more wait in order. */
     botTurnsAtOnce: z.int().min(1).max(100).default(4),
+    /** Finished delivery records kept in team state (the delivery log); pending ones are always kept. */
+    keepFinished: z.int().min(0).max(10_000).default(500),
   }).strict().prefault({}),
   /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
   memory: z.object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}) }).strict().prefault({}),

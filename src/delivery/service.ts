@@ -125,7 +125,7 @@ export class BotDelivery extends Service {
     return this.ctx.botStore
   }
 
-  get roster(): BotRoster {
+  private get roster(): BotRoster {
     return this.ctx.botRoster
   }
 
@@ -239,7 +239,9 @@ export class BotDelivery extends Service {
     if (who.kind === 'person') return { caller: { kind: 'user' }, hop: 0, person: true }
     const caller = this.roster.callerOf(who.sessionId)
     const from = caller.botId ? this.roster.bot(caller.botId) : undefined
-    const turn = this.roster.turnOf(who.sessionId)
+    // A Bot sends from a turn (tools run while its agent runs); outside one it sends as if the
+    // person had opened the turn: hop 0, no chain of its own.
+    const turn = this.ctx.agents.get(SessionId(who.sessionId))?.status === 'running' ? this.roster.turnOf(who.sessionId) : undefined
     const hop = turn?.origin.kind === 'chain' ? turn.origin.chain.hop : 0
     return {
       caller, sessionId: who.sessionId, hop,

@@ -216,10 +216,6 @@ export class BotRoster extends Service {
     return owner?.kind === 'own' ? own(this.state.bots, owner.botId) : undefined
   }
 
-  botOfAgent(agent: Agent): Bot | undefined {
-    return this.botOfSession(String(agent.id))
-  }
-
   /** Who a Session is, for the authority check: the Bot, in its own chat or in a group Session. */
   callerOf(sessionId: string | undefined): Caller {
     const owner = sessionId === undefined ? undefined : this.ownerOf(sessionId)
@@ -369,7 +365,7 @@ export class BotRoster extends Service {
    * Session (one hop deeper, the turn's work budget, the Bot's turn mode).
    */
   chainFrom(sessionId: string): Chain {
-    const turn = this.turns.current(sessionId)
+    const turn = this.ctx.agents.get(SessionId(sessionId))?.status === 'running' ? this.turns.current(sessionId) : undefined
     const mode = this.modeOf(sessionId)
     return {
       hop: (turn?.origin.kind === 'chain' ? turn.origin.chain.hop : 0) + 1,

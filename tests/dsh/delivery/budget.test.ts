@@ -2,6 +2,7 @@
 // a group, posts to it with a report and delegates to another Bot that delegates straight back,
 // terminates — within the budget — every time, and the spending is exact.
 import { describe, expect, it } from 'vitest'
+import { Config } from '../../../src/config.ts'
 import { lastToolResults, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
 import { from, quiesce, toolResults, user, userPrompt } from './helpers.ts'
@@ -28,7 +29,7 @@ describe('work budget', () => {
       if (lastToolResults(req).length) return { text: 'asked Main' }
       return { toolCalls: [{ name: 'message_bot', args: { to: 'Main', message: 'more work for you' } }] }
     }
-    const host = track(await startTeamHost({ mock: { fallback: main }, ada: { fallback: ada } }, { config: { team: { hopLimit: 6, sendsPerTurn: 5, maxBots: 50, workBudget: BUDGET, maxGroups: 100, createsPerTurn: 5, botTurnsAtOnce: 4 } } }))
+    const host = track(await startTeamHost({ mock: { fallback: main }, ada: { fallback: ada } }, { config: { team: { ...Config.parse({}).team, workBudget: BUDGET, maxGroups: 100, createsPerTurn: 5 } } }))
     await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     const mainAgent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.bots().find((b) => b.main)!.id)
     userPrompt(mainAgent, 'go')
@@ -72,7 +73,7 @@ describe('Bot-started turns running at once', () => {
   it('with a cap of 2, five messages to five idle Bots run at most two turns at a time, all five in the order sent', async () => {
     const names = ['A', 'B', 'C', 'D', 'E']
     const scripts = Object.fromEntries(names.map((n) => [n.toLowerCase(), { fallback: { text: `${n} done`, delayMs: 40 } }]))
-    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ...scripts }, { config: { team: { hopLimit: 6, sendsPerTurn: 5, maxBots: 50, workBudget: 40, maxGroups: 30, createsPerTurn: 3, botTurnsAtOnce: 2 } } }))
+    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ...scripts }, { config: { team: { ...Config.parse({}).team, botTurnsAtOnce: 2 } } }))
     for (const n of names) await host.ctx.botRoster.create(user, { name: n, model: `mock/${n.toLowerCase()}` })
     // count the five Bots' turns as DSH logs them
     const own = new Map(names.map((n) => [host.ctx.botRoster.find(n)!.sessionParts[0]!.sessionId, n]))

@@ -9,6 +9,7 @@ import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, typ
 import { disposedAfterEach, type DshHost } from '../../support/dsh-host.ts'
 import { teamToolNames, teamToolsIn } from '../../support/team-tools.ts'
 import { roomLog, roomOf, say } from '../rooms/helpers.ts'
+import { Config } from '../../../src/config.ts'
 import { agentOfSession, from, quiesce, signal, slowTool, stateWhere, team, toolResults, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
 
 const track = disposedAfterEach()
@@ -231,11 +232,10 @@ describe('fan-out, failures, deletion, refusals', () => {
 
 describe('the log and the sources', () => {
   it('the delivery log is bounded (all pending + newest finished), saved, and read through the service', async () => {
-    const host = await start({ ada: { fallback: (req) => said(req).includes('[Message from') ? { text: 'ok' } : lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'slow', args: {} }] } }, bob: { fallback: { text: 'ok' } } })
+    const host = track(await team({ ada: { fallback: (req) => said(req).includes('[Message from') ? { text: 'ok' } : lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'slow', args: {} }] } }, bob: { fallback: { text: 'ok' } } }, { config: { team: { ...Config.parse({}).team, keepFinished: 2 } } }))
     const slow = slowTool(host, 10_000)
     const roster = host.ctx.botRoster
     const delivery = host.ctx.botDelivery
-    delivery.config.keepFinished = 2
     const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     const bob = await roster.create(user, { name: 'Bob', model: 'mock/bob' })
     for (let k = 0; k < 4; k++) {
