@@ -418,9 +418,18 @@ export class BotRooms extends Service {
     room.followup(createUserMessage({ content: [{ type: 'text', text }], source: roomNoticeSource({ groupId, groupName: group.name }, text) }))
   }
 
-  async readChat(caller: Caller, ref: string, last = 30): Promise<string> {
+  /**
+   * A group's newest posts, or — with `query` — a search of the room's whole history in the
+   * archive (members and Main Bots only, as for reading; the archive checks the same rule).
+   */
+  async readChat(caller: Caller, ref: string, last = 30, query?: string): Promise<string> {
     const group = this.find(ref)
     this.require(caller, 'read_group_chat', group)
+    if (query !== undefined && String(query).trim()) {
+      const archive = this.ctx.get('botArchive')
+      if (!archive) throw new RoomRefusal('unavailable', 'Searching a room\'s history needs the archive, which is not running here; read the newest posts instead (omit query).')
+      return archive.searchRoom(caller, group.id, String(query))
+    }
     const posts = await this.transcript(group.id)
     if (posts.length === 0) return `Group ${group.name} has no posts yet.`
     const shown = posts.slice(-Math.max(1, Math.min(200, last)))

@@ -99,15 +99,16 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
     }),
     defineTool({
       name: 'read_group_chat',
-      description: "Read a group's recent posts. Members of the group and Main Bots.",
+      description: "Read a group's recent posts, or search its whole history with query. Members of the group and Main Bots.",
       parameters: {
         group: { type: 'string', required: true, description: 'The group, by name or id.' },
         last: { type: 'integer', description: 'How many of the newest posts (default 30, at most 200).' },
+        query: { type: 'string', description: 'Words to find anywhere in the room\'s history (quote a phrase for an exact match).' },
       },
       output: text,
       isConcurrencySafe: () => true,
       async execute(args, exec) {
-        return answer(() => rooms.readChat(caller(exec), args.group, args.last ?? 30))
+        return answer(() => rooms.readChat(caller(exec), args.group, args.last ?? 30, args.query))
       },
     }),
   ]
@@ -119,12 +120,15 @@ export function memberTools(rooms: Pick<RoomToolHost, 'callerOf' | 'readChat'>, 
   return [
     defineTool({
       name: 'read_group_chat',
-      description: 'Read older posts of this group than your turn showed.',
-      parameters: { last: { type: 'integer', description: 'How many of the newest posts (default 30, at most 200).' } },
+      description: 'Read older posts of this group than your turn showed, or search its whole history with query.',
+      parameters: {
+        last: { type: 'integer', description: 'How many of the newest posts (default 30, at most 200).' },
+        query: { type: 'string', description: 'Words to find anywhere in this room\'s history (quote a phrase for an exact match).' },
+      },
       output: text,
       isConcurrencySafe: () => true,
       async execute(args, exec) {
-        return answer(() => rooms.readChat(caller(exec), groupId, args.last ?? 30))
+        return answer(() => rooms.readChat(caller(exec), groupId, args.last ?? 30, args.query))
       },
     }),
   ]

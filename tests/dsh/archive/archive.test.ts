@@ -140,6 +140,9 @@ describe('botArchive (in-process DSH)', () => {
     const asAda = { kind: 'bot' as const, botId: bot.id }
     expect(await host.ctx.botArchive.searchRoom(asAda, group.id, 'roadmap review')).toMatch(/line\(s\) of group Ann[\s\S]*\[room #\d+ · [^\]]+\] User: The quarterly roadmap review/)
     await expect(host.ctx.botArchive.searchRoom({ kind: 'bot', botId: carl.id }, group.id, 'roadmap')).rejects.toThrow(/member/)
+    // the same search through read_group_chat's query, for a member; an outsider is refused there too
+    expect(await host.ctx.botRooms.readChat(asAda, 'Ann', 30, 'roadmap review')).toMatch(/\[room #\d+ · [^\]]+\] User: The quarterly roadmap review/)
+    await expect(host.ctx.botRooms.readChat({ kind: 'bot', botId: carl.id }, 'Ann', 30, 'roadmap')).rejects.toThrow(/not a member/)
 
     // From her group Session, Ada reads her own chat (not the room), and the room is told.
     const member = await host.ctx.botRooms.memberAgent(group.id, bot.id)
