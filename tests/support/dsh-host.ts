@@ -2,6 +2,7 @@
 // SystemPrompt, ToolRuntime, AgentRegistry, AgentLoop, and JSONL session persistence in a temp
 // dir) in a fresh Cordis Context, with the scripted model registered as provider `mock`.
 // Only the model is fake. Every host gets its own temp DSH_HOME-like folder.
+import { defineTool } from '@deepseek-ai/dsh-tools'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -139,4 +140,20 @@ export async function runTurn(host: DshHost, text: string, sessionId = `session-
   await agent.whenIdle()
   await host.ctx.sessions.flush(agent.session)
   return agent
+}
+
+/**
+ * A tool that asks DSH's approval service for itself (as a tool may, from inside `execute`) and
+ * answers with the outcome: `outcome=<allowed-once|rejected|cancelled|unavailable>`.
+ */
+export function registerApprovalTool(host: DshHost, reason = 'write outside the workspace'): void {
+  host.ctx.tools.register(defineTool({
+    name: 'needs_approval',
+    description: 'asks for approval',
+    parameters: {},
+    output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+    async execute(_args, exec) {
+      return `outcome=${await host.ctx.approval.request({ agent: exec.agent!, toolName: 'needs_approval', callId: exec.callId, reason, signal: exec.signal })}`
+    },
+  }))
 }

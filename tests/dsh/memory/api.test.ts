@@ -1,25 +1,18 @@
 // The memory panel's HTTP API on a real DSH web server, in-process: behind the trust fence, bodies
 // validated with zod, the same caps and secret-like refusal as the tools; bad input changes nothing.
-import { join } from 'node:path'
-import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import * as plugin from '../../../src/index.ts'
-import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import type { DshHost } from '../../support/dsh-host.ts'
+import { startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
 
+let web: WebTeamHost
 let host: DshHost
-let base: string
 beforeEach(async () => {
-  host = await startDshHost({ fallback: { text: 'ok' } })
-  await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
-  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
-  base = `http://127.0.0.1:${host.ctx.webServer.port}/bot-team/api`
+  web = await startWebTeamHost()
+  host = web.host
 })
 afterEach(() => host.dispose())
 
-const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
-  const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })
-  return { status: res.status, body: await res.json() as any }
-}
+const send = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => web.send(method, path, body, headers)
 
 describe('the memory API (acting as the user)', () => {
   it('adds, edits, lists with sizes and limits, and forgets entries of a Bot and of the team', async () => {

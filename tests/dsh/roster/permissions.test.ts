@@ -5,13 +5,12 @@ import { deliverySource } from '../../../src/sources.ts'
 import { installModelSelection } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { defineTool } from '@deepseek-ai/dsh-tools'
 import { describe, expect, it } from 'vitest'
 import { unattendedNote } from '../../../src/roster/unattended.ts'
 import { ScriptedAdapter } from '../../../scripts/scripted-model/adapter.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
-import { disposedAfterEach, prompt, startTeamHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, prompt, registerApprovalTool, startTeamHost } from '../../support/dsh-host.ts'
 
 const track = disposedAfterEach()
 const team = async (script: Script) => track(await startTeamHost(script, { permissions: true }))
@@ -69,16 +68,7 @@ describe('approval requests in turns nobody is watching', () => {
         ? { text: `result: ${lastToolResults(req)[0]!.text}` }
         : { toolCalls: [{ name: 'needs_approval', args: {} }] },
     })
-    host.ctx.tools.register(defineTool({
-      name: 'needs_approval',
-      description: 'asks for approval',
-      parameters: {},
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-      async execute(_args, exec) {
-        const outcome = await host.ctx.approval.request({ agent: exec.agent!, toolName: 'needs_approval', callId: exec.callId, reason: 'write outside the workspace', signal: exec.signal })
-        return `outcome=${outcome}`
-      },
-    }))
+    registerApprovalTool(host)
     const bot = await host.ctx.botRoster.create(user, { name: 'Worker' })
     return { host, agent: await host.ctx.botRoster.agentOf(bot.id) }
   }

@@ -3,10 +3,9 @@
 // lowest preset, and team invariants that hold under truly parallel requests.
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { defineTool } from '@deepseek-ai/dsh-tools'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, registerApprovalTool, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { from, quiesce, toolResults, user, userPrompt } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
@@ -88,15 +87,7 @@ describe('no silent escalation', () => {
 describe('a preset this DSH does not know fails closed', () => {
   it('every approval request of such a Bot is refused, even in the user\'s own turn, and the team page (activity) says why', async () => {
     const host = await team({ mock: { fallback: (req) => lastToolResults(req).length ? { text: `got: ${lastToolResults(req)[0]!.text}` } : { toolCalls: [{ name: 'needs_approval', args: {} }] } } })
-    host.ctx.tools.register(defineTool({
-      name: 'needs_approval',
-      description: 'asks for approval',
-      parameters: {},
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-      async execute(_args, exec) {
-        return `outcome=${await host.ctx.approval.request({ agent: exec.agent!, toolName: 'needs_approval', callId: exec.callId, reason: 'write outside', signal: exec.signal })}`
-      },
-    }))
+    registerApprovalTool(host)
     const reasons = personAnswers(host, 'allowed-once') // the person would allow it; the plugin must not ask
     const main = mainOf(host)
     // a team file written elsewhere names a preset this host does not have

@@ -1,26 +1,19 @@
 // The plugin's HTTP API for the user (team page) on a real DSH web server, in-process: every write
 // goes through the fence and the roster; bad input gets a clear 4xx and changes nothing.
-import { join } from 'node:path'
-import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import * as plugin from '../../../src/index.ts'
 import { MAX_BODY_BYTES } from '../../../src/web/routes.ts'
-import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import type { DshHost } from '../../support/dsh-host.ts'
+import { startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
 
+let web: WebTeamHost
 let host: DshHost
-let base: string
 beforeEach(async () => {
-  host = await startDshHost({ fallback: { text: 'ok' } })
-  await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
-  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
-  base = `http://127.0.0.1:${host.ctx.webServer.port}/bot-team/api`
+  web = await startWebTeamHost()
+  host = web.host
 })
 afterEach(() => host.dispose())
 
-const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
-  const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })
-  return { status: res.status, body: await res.json() as any }
-}
+const send = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => web.send(method, path, body, headers)
 
 describe('the bots API (acting as the user)', () => {
   it('creates, lists, changes and deletes Bots', async () => {

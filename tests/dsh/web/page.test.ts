@@ -2,12 +2,10 @@
 // forbids inline script and style, its script and stylesheet on their own routes, and — in Debian's
 // Chromium, which enforces that policy — it still renders the team and pairs this browser with the
 // code printed on DSH's terminal.
-import { join } from 'node:path'
-import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import * as plugin from '../../../src/index.ts'
-import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import type { DshHost } from '../../support/dsh-host.ts'
+import { captureTerminal, startWebTeamHost } from '../../support/web-host.ts'
 
 let host: DshHost
 let origin: string
@@ -23,16 +21,10 @@ beforeAll(async () => {
 afterAll(() => browser?.close())
 
 beforeEach(async () => {
-  terminal = []
-  const write = process.stderr.write.bind(process.stderr)
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any, ...rest: any[]) => {
-    terminal.push(String(chunk))
-    return String(chunk).includes('pairing code') || write(chunk, ...rest)
-  })
-  host = await startDshHost({ fallback: { text: 'ok' } })
-  await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
-  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
-  origin = `http://127.0.0.1:${host.ctx.webServer.port}`
+  terminal = captureTerminal()
+  const web = await startWebTeamHost()
+  host = web.host
+  origin = web.origin
 })
 afterEach(async () => {
   vi.restoreAllMocks()

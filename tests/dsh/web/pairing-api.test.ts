@@ -4,26 +4,19 @@
 // code a paired browser shows.
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import * as plugin from '../../../src/index.ts'
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
-import { startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import type { DshHost } from '../../support/dsh-host.ts'
+import { captureTerminal, startWebTeamHost } from '../../support/web-host.ts'
 
 let host: DshHost
 let base: string
 let terminal: string[]
 beforeEach(async () => {
-  terminal = []
-  const write = process.stderr.write.bind(process.stderr)
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any, ...rest: any[]) => {
-    terminal.push(String(chunk))
-    return String(chunk).includes('pairing code') || write(chunk, ...rest)
-  })
-  host = await startDshHost({ fallback: { text: 'ok' } })
-  await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
-  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
-  base = `http://127.0.0.1:${host.ctx.webServer.port}/bot-team/api`
+  terminal = captureTerminal()
+  const web = await startWebTeamHost()
+  host = web.host
+  base = `${web.origin}/bot-team/api`
 })
 afterEach(async () => {
   vi.restoreAllMocks()

@@ -1,0 +1,42 @@
+// A team on the in-process DSH core with DSH's real web server, for the tests of the plugin's
+// HTTP routes: one way to start it, one JSON request helper, one capture of what the plugin
+// prints on DSH's terminal (the pairing code goes there).
+import { join } from 'node:path'
+import WebServer from '@deepseek-ai/dsh-host-webserver'
+import { vi } from 'vitest'
+import * as plugin from '../../src/index.ts'
+import { startDshHost, type DshHost } from './dsh-host.ts'
+
+export interface WebTeamHost {
+  host: DshHost
+  /** `http://127.0.0.1:<port>` of DSH's web server. */
+  origin: string
+  /** A JSON request to `/bot-team/api<path>`; the answer's status and parsed body. */
+  send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>
+}
+
+export async function startWebTeamHost(): Promise<WebTeamHost> {
+  const host = await startDshHost({ fallback: { text: 'ok' } })
+  await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
+  await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
+  const origin = `http://127.0.0.1:${host.ctx.webServer.port}`
+  return {
+    host,
+    origin,
+    async send(method, path, body, headers = { 'content-type': 'application/json' }) {
+      const res = await fetch(`${origin}/bot-team/api${path}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })
+      return { status: res.status, body: await res.json() as any }
+    },
+  }
+}
+
+/** Collect what the plugin writes on DSH's terminal (stderr) during a test; pairing codes are not echoed. */
+export function captureTerminal(): string[] {
+  const lines: string[] = []
+  const write = process.stderr.write.bind(process.stderr)
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: any, ...rest: any[]) => {
+    lines.push(String(chunk))
+    return String(chunk).includes('pairing code') || write(chunk, ...rest)
+  })
+  return lines
+}
