@@ -11,8 +11,8 @@
  */
 import { mkdir, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
 import { z } from 'zod'
+import { writePrivateFile } from '../store/index.ts'
 
 export const PAIRING_FILE = 'pairing.json'
 export const MAX_DEVICES = 20
@@ -60,5 +60,5 @@ export async function readPairingFile(path: string): Promise<PairingRead> {
 /** Write the pairing file atomically, readable by the user only. */
 export async function writePairingFile(path: string, file: PairingFile): Promise<void> {
   await mkdir(dirname(path), { recursive: true })
-  await writeFileAtomic(path, JSON.stringify(pairingFileSchema.parse(file), null, 2) + '\n', { mode: 0o600, fsync: true })
+  await writePrivateFile(path, JSON.stringify(pairingFileSchema.parse(file), null, 2) + '\n')
 }
