@@ -2,11 +2,13 @@
 // routes behind the trust fence, DSH Web's own /api answering a chat through the scripted model,
 // and Debian's Chromium (driven by playwright-core, no browser download) rendering the team page.
 // Each test has its own DSH_HOME, DSH Web, model and (where it needs one) browser.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { answeredLastPrompt, api, homeWithBundle, startWeb, teamStatus, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import { answeredLastPrompt, api, homeWithBundle, sessionEvents, startWeb, teamStatus, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
 import { teamToolNames, teamToolsIn } from '../support/team-tools.ts'
 
 let model: ScriptedServer
@@ -141,6 +143,45 @@ describe('DSH Web with the bundle', () => {
       const after = await (await fetch(`${second.url}/bot-team/api/status`)).json() as any
       expect(after.store.mode).toBe('writer')
       expect(after.bots.map((b: any) => b.name).sort()).toEqual(['Late', 'Main'])
+    } finally {
+      await second.stop()
+    }
+  })
+
+  it('a message still queued when the first DSH Web exits is delivered exactly once by the second, which takes over without a restart', async () => {
+    // Ada is busy with a slow turn; Main's message_bot to her waits in her inbox (outbox record pending).
+    model.model.setScript('*', {
+      fallback: (req) => {
+        const said = req.messages.filter((m) => m.role === 'user' && !m.runtimeContext).map((m) => m.text).join('\n')
+        if (lastToolResults(req).length) return { text: 'sent it' }
+        if (said.includes('SLOW-WORK') && !said.includes('PENDING-AT-EXIT')) return { text: 'slow work done', delayMs: 60_000 }
+        if (said.includes('TELL-ADA') && offersTool(req, 'message_bot')) return { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'PENDING-AT-EXIT', reply_to: 'user' } }] }
+        return { text: 'plain answer' }
+      },
+    })
+    const ada = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada' }) })
+    expect(ada.status).toBe(201)
+    const sessions = (await api(web.url, 'session.list', {})).items as any[]
+    const sessionOf = (title: string) => sessions.find((x) => x.projections?.values?.title === title).sessionId as string
+    const adaSession = sessionOf('Ada')
+    await api(web.url, 'session.prompt', { sessionId: adaSession, mode: 'queue', content: [{ type: 'text', text: 'SLOW-WORK please' }] })
+    await untilEvents(web.url, adaSession, (events) => events.some((e) => e.type === 'turn/start'), "Ada's slow turn")
+    await api(web.url, 'session.prompt', { sessionId: sessionOf('Main'), mode: 'queue', content: [{ type: 'text', text: 'TELL-ADA something' }] })
+    await untilEvents(web.url, sessionOf('Main'), answeredLastPrompt, "Main's send")
+    const pending = () => (JSON.parse(readFileSync(join(home.home, 'bot', 'state.json'), 'utf8')).deliveries as any[]).filter((d) => d.body === 'PENDING-AT-EXIT')
+    expect(pending().map((d) => d.status)).toEqual(['pending'])
+
+    // A second DSH Web on the same home follows; the first exits with the message still queued.
+    const second = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
+    try {
+      await expect.poll(async () => (await teamStatus(second.url)).store.reason, { timeout: 10_000 }).toBe('lock-held')
+      await web.stop()
+      // Its next request takes over; becoming the writer runs the outbox recovery, no restart.
+      const poke = await fetch(`${second.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Late' }) })
+      expect(poke.status).toBe(201)
+      await expect.poll(() => pending().map((d) => d.status), { timeout: 30_000 }).toEqual(['delivered'])
+      const events = await sessionEvents(second.url, adaSession)
+      expect(events.filter((e) => e.type === 'user/message' && JSON.stringify(e.data).includes('PENDING-AT-EXIT'))).toHaveLength(1)
     } finally {
       await second.stop()
     }
