@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { Config } from '../../../src/config.ts'
 import { disposedAfterEach } from '../../support/dsh-host.ts'
-import { from, quiesce, slowTool, team, toolResults, turnAt, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
+import { from, nextTurnEnd, quiesce, slowTool, team, toolResults, turnAt, turnEnds, user, userMessages, userPrompt } from './helpers.ts'
 
 const track = disposedAfterEach()
 const start = async (script: Parameters<typeof team>[0]) => track(await team(script))
@@ -55,13 +55,17 @@ describe('botDelivery (in-process DSH)', () => {
       mock: { fallback: callOnce('message_bot', { to: 'Ada', message: 'Also check the README.', reply_to: 'user' }, () => 'queued') },
       ada: { fallback: (req) => said(req).includes('[Message from') ? { text: 'README checked' } : callOnce('slow', {}, () => 'slow part finished')(req) },
     })
-    const slow = slowTool(host, 300)
+    const slow = slowTool(host, 'until-released')
     const roster = host.ctx.botRoster
     const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     const adaAgent = await roster.agentOf(ada.id)
     userPrompt(adaAgent, 'do the slow thing')
     await slow.running()
-    userPrompt(await roster.agentOf('bot-1'), 'tell Ada about the README')
+    const mainAgent = await roster.agentOf('bot-1')
+    const mainDone = nextTurnEnd(host, String(mainAgent.id))
+    userPrompt(mainAgent, 'tell Ada about the README')
+    await mainDone // Main sent while Ada was still busy
+    slow.release()
     await quiesce(host)
     const main = await roster.agentOf('bot-1')
     expect(toolResults(main, 'message_bot')[0]).toMatch(/Ada is busy; it will read it after its current turn\. Ada will answer the user in its own chat/)
@@ -82,14 +86,17 @@ describe('botDelivery (in-process DSH)', () => {
       mock: { fallback: (req) => callOnce('interrupt_bot', { to: 'Ada', message: phase === 'busy' ? 'STOP-USING-TABS' : 'WAKE-UP' }, () => 'done')(req) },
       ada: { fallback: (req) => said(req).includes('[Interruption') && !lastToolResults(req).length ? { text: 'ok, woke' } : callOnce('slow', {}, () => 'finished')(req) },
     })
-    const slow = slowTool(host, 300)
+    const slow = slowTool(host, 'until-released')
     const roster = host.ctx.botRoster
     const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     const adaAgent = await roster.agentOf(ada.id)
     const main = await roster.agentOf('bot-1')
     userPrompt(adaAgent, 'format the code')
     await slow.running()
+    const mainDone = nextTurnEnd(host, String(main.id))
     userPrompt(main, 'interrupt Ada')
+    await mainDone // the interruption is in Ada's next step while her slow tool still runs
+    slow.release()
     await quiesce(host)
     expect(toolResults(main, 'interrupt_bot')[0]).toMatch(/^Interrupted Ada \(delivery-1, hop 1\): it reads your message at its next step/)
     const adaRequests = host.adapter.model.loopRequests().filter((r) => r.model === 'ada')

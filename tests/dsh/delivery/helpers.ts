@@ -119,9 +119,16 @@ export function toolResults(agent: Agent, name?: string): string[] {
 }
 
 /** A host tool `slow` that waits `ms` (honouring abort) and signals when it starts. */
-export function slowTool(host: DshHost, ms = 400) {
+/**
+ * A `slow` tool that works for `ms`, or — with `ms = 'until-released'` — until the test calls
+ * `release()` (so a test can hold a Bot busy until something else has happened, on an event,
+ * whatever the machine's speed).
+ */
+export function slowTool(host: DshHost, ms: number | 'until-released' = 400) {
   const state = { started: 0 }
   const waiters = new Set<() => void>()
+  const held = new Set<() => void>()
+  let released = false
   host.ctx.tools.register(defineTool({
     name: 'slow',
     description: 'slow work',
@@ -130,15 +137,25 @@ export function slowTool(host: DshHost, ms = 400) {
     async execute(_args, exec) {
       state.started++
       for (const wake of waiters) wake()
-      await new Promise((resolve, reject) => {
-        const t = setTimeout(resolve, ms)
-        exec.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')) })
+      await new Promise<void>((resolve, reject) => {
+        const done = () => { held.delete(done); resolve() }
+        const t = ms === 'until-released' ? undefined : setTimeout(done, ms)
+        if (ms === 'until-released') {
+          if (released) return resolve()
+          held.add(done)
+        }
+        exec.signal.addEventListener('abort', () => { clearTimeout(t); held.delete(done); reject(new Error('aborted')) })
       })
       return 'slow work done'
     },
   }))
   return {
     state,
+    /** Let every held call (and every later one) finish. */
+    release(): void {
+      released = true
+      for (const done of [...held]) done()
+    },
     /** Resolves once `n` calls of the tool have started (woken by each start, no polling). */
     running(n = 1): Promise<void> {
       if (state.started >= n) return Promise.resolve()
@@ -152,6 +169,17 @@ export function slowTool(host: DshHost, ms = 400) {
       })
     },
   }
+}
+
+/** Resolves at the next `turn/end` of a Session (register it before what starts the turn). */
+export function nextTurnEnd(host: DshHost, sessionId: string): Promise<void> {
+  return new Promise((resolve) => {
+    const dispose = host.ctx.on('session/event', (session, event) => {
+      if (String(session.id) !== sessionId || event.type !== 'turn/end') return
+      dispose()
+      resolve()
+    })
+  })
 }
 
 export function agentOfSession(host: DshHost, sessionId: string): Agent {
