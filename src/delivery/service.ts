@@ -38,7 +38,7 @@ import type { BotRoster } from '../roster/service.ts'
 import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
-import { DEFAULT_WORK_BUDGET, drawOn, type Chain, type SandboxMode } from '../chain.ts'
+import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../chain.ts'
 import {
   boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
   messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
@@ -232,24 +232,15 @@ export class BotDelivery extends Service {
 
   /**
    * Who is asking, with everything the rules need: the caller for `decide`, the sending Bot, and
-   * the chain the message will carry (one hop deeper than the sender's turn, the turn's work
-   * budget, the sender's turn mode). The person sends at hop 0 without a chain of their own.
+   * the chain the message will carry (`botRoster.chainFrom`: one hop deeper than the sender's
+   * turn, the turn's work budget, the sender's turn mode). The person's message is hop 1 of a
+   * chain without budget or mode.
    */
-  private identify(who: Sender): { caller: Caller; from?: Bot; sessionId?: string; hop: number; budget?: string; person: boolean; mode?: SandboxMode } {
-    if (who.kind === 'person') return { caller: { kind: 'user' }, hop: 0, person: true }
+  private identify(who: Sender): { caller: Caller; from?: Bot; sessionId?: string; chain: Chain } {
+    if (who.kind === 'person') return { caller: { kind: 'user' }, chain: { hop: 1 } }
     const caller = this.roster.callerOf(who.sessionId)
     const from = caller.botId ? this.roster.bot(caller.botId) : undefined
-    // A Bot sends from a turn (tools run while its agent runs); outside one it sends as if the
-    // person had opened the turn: hop 0, no chain of its own.
-    const turn = this.ctx.agents.get(SessionId(who.sessionId))?.status === 'running' ? this.roster.turnOf(who.sessionId) : undefined
-    const hop = turn?.origin.kind === 'chain' ? turn.origin.chain.hop : 0
-    return {
-      caller, sessionId: who.sessionId, hop,
-      person: !turn || turn.origin.kind === 'person',
-      ...(from ? { from } : {}),
-      ...(turn?.budget ? { budget: turn.budget } : {}),
-      ...(this.roster.modeOf(who.sessionId) ? { mode: this.roster.modeOf(who.sessionId)! } : {}),
-    }
+    return { caller, sessionId: who.sessionId, chain: this.roster.chainFrom(who.sessionId), ...(from ? { from } : {}) }
   }
 
   /** The target among live Bots; a deleted or unknown one is a refusal naming it. */
@@ -278,12 +269,12 @@ export class BotDelivery extends Service {
     if (charCount(body) > MESSAGE_MAX) throw new TeamRefusal('invalid', `The message is ${charCount(body)} characters long; the limit is ${MESSAGE_MAX}. Shorten it (put long material in a file and name the path); nothing was sent.`)
     const track = sender.sessionId ? this.turns.get(sender.sessionId) : undefined
     if (sender.from) {
-      const next = checkSend(sender.hop, track?.sent ?? 0, this.config)
+      const next = checkSend(sender.chain.hop - 1, track?.sent ?? 0, this.config)
       if (!next.ok) throw new TeamRefusal('limit', `Not sent: ${next.reason}`)
     }
     const result = await this.deliver({
       from: sender.from?.id ?? 'user', to: target.id, kind: req.kind, body, replyMode: req.kind === 'message' ? (req.replyMode ?? 'sender') : undefined,
-      chain: { hop: sender.hop + 1, ...(sender.budget ? { budget: sender.budget } : {}), ...(sender.mode ? { mode: sender.mode } : {}) },
+      chain: sender.chain,
     })
     if (track) track.sent++
     return result
@@ -403,7 +394,7 @@ export class BotDelivery extends Service {
     if (agent.status !== 'running') return { stopped: false, discarded: 0, keptUserPrompts: 0, targetName: target.name }
     const track = sender.sessionId ? this.turns.get(sender.sessionId) : undefined
     if (sender.from) {
-      const next = checkSend(sender.hop, track?.sent ?? 0, { ...this.config, hopLimit: Number.POSITIVE_INFINITY })
+      const next = checkSend(sender.chain.hop - 1, track?.sent ?? 0, { ...this.config, hopLimit: Number.POSITIVE_INFINITY })
       if (!next.ok) throw new TeamRefusal('limit', `Not stopped: ${next.reason}`)
       if (track) track.sent++
     }
@@ -415,9 +406,9 @@ export class BotDelivery extends Service {
     let delivery: Delivery | undefined
     await this.store.update((s) => {
       delivery = {
-        id: allocateId(s, 'delivery'), from: stopper.id, to: target.id, kind: 'stop', body: why, hop: sender.hop + 1,
+        id: allocateId(s, 'delivery'), from: stopper.id, to: target.id, kind: 'stop', body: why, hop: sender.chain.hop,
         replyTo: null, createdAt: nowIso(), status: 'pending', sessionId: String(agent.id),
-        ...(sender.mode ? { mode: sender.mode } : {}),
+        ...(sender.chain.mode ? { mode: sender.chain.mode } : {}),
       }
       s.deliveries.push(delivery)
       s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
@@ -475,13 +466,7 @@ export class BotDelivery extends Service {
     const wants = track.wantReply.splice(0)
     const agent = this.ctx.agents.get(SessionId(sessionId))
     const outcome = turnOutcome(reason, agent ? finalText(agent, turn) : '')
-    const info = this.roster.turnOf(sessionId)
-    const mode = this.roster.modeOf(sessionId)
-    const chain: Chain = {
-      hop: (info?.origin.kind === 'chain' ? info.origin.chain.hop : 0) + 1,
-      ...(info?.budget ? { budget: info.budget } : {}),
-      ...(mode ? { mode } : {}),
-    }
+    const chain = this.roster.replyChain(sessionId)
     for (const id of wants) {
       const request = this.delivery(id)
       if (!request || !this.ctx.botRoster.bot(request.from)) continue

@@ -362,10 +362,20 @@ export class BotRoster extends Service {
 
   /**
    * The chain a Bot-started piece of work carries when a Bot starts it from its current turn in a
-   * Session (one hop deeper, the turn's work budget, the Bot's turn mode).
+   * Session (one hop deeper, the turn's work budget, the Bot's turn mode). Outside a turn (the
+   * agent is not running) the Bot starts a chain of its own: hop 1, no budget.
    */
   chainFrom(sessionId: string): Chain {
-    const turn = this.ctx.agents.get(SessionId(sessionId))?.status === 'running' ? this.turns.current(sessionId) : undefined
+    const running = this.ctx.agents.get(SessionId(sessionId))?.status === 'running'
+    return this.chainAfter(sessionId, running ? this.turns.current(sessionId) : undefined)
+  }
+
+  /** The chain of what the turn that just ran in a Session sends back (replies), at its turn end. */
+  replyChain(sessionId: string): Chain {
+    return this.chainAfter(sessionId, this.turns.current(sessionId))
+  }
+
+  private chainAfter(sessionId: string, turn: TurnInfo | undefined): Chain {
     const mode = this.modeOf(sessionId)
     return {
       hop: (turn?.origin.kind === 'chain' ? turn.origin.chain.hop : 0) + 1,

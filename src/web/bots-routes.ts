@@ -17,7 +17,6 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
-import { nameKey } from '../roster/bot-fields.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { summary } from '../roster/tools.ts'
 import type { Bot } from '../store/index.ts'
@@ -36,12 +35,9 @@ const USER = { kind: 'user' } as const
 const DeleteBody = z.strictObject({ reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`) })
 const DelegatedWorkBody = z.strictObject({ accepts: z.boolean({ error: 'must be true or false' }) })
 
-/** A live Bot by id (own properties only) or by name (case-insensitive); 404 otherwise. */
+/** A live Bot by id or name (`botRoster.find`: own properties only, one name key); 404 otherwise. */
 export function resolveBot(roster: BotRoster, ref: string): Bot {
-  const bots = roster.state.bots
-  const byId = Object.hasOwn(bots, ref) ? bots[ref] : undefined
-  const key = nameKey(ref)
-  const bot = byId && !byId.deleted ? byId : roster.bots().find((b) => nameKey(b.name) === key)
+  const bot = roster.find(ref)
   if (!bot) throw new HttpError(404, `No Bot named or with id "${ref}". GET /bot-team/api/bots lists the team.`)
   return bot
 }
