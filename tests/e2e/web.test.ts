@@ -4,11 +4,12 @@
 // Each test has its own DSH_HOME, DSH Web, model and (where it needs one) browser.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { launchChromium } from '../support/browser.ts'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { answeredLastPrompt, api, homeWithBundle, sessionEvents, startWeb, teamStatus, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import { answeredLastPrompt, api, listBotsScript, homeWithBundle, sessionEvents, startWeb, teamStatus, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
 import { teamToolNames, teamToolsIn } from '../support/team-tools.ts'
 
 let model: ScriptedServer
@@ -18,21 +19,12 @@ let home: E2eHome
 
 /** Debian's Chromium for this test (closed after it). */
 async function launchBrowser(): Promise<Browser> {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchChromium()
   return browser
 }
 
 beforeEach(async () => {
-  model = await startScriptedServer({
-    fallback: (req) => {
-      const results = lastToolResults(req)
-      if (results.length) return { text: `Tool said: ${results[0]!.text}` }
-      return offersTool(req, 'list_bots') ? { toolCalls: [{ name: 'list_bots', args: {} }] } : { text: 'plain answer' }
-    },
-  })
+  model = await startScriptedServer(listBotsScript())
   home = await homeWithBundle('web', inject('bundleTarball'), [{ name: 'web' }])
   web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
   // The Main Bot is created once DSH's whole plugin tree is up (its chat goes through DSH Web's api proxy).

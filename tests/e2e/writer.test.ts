@@ -8,21 +8,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
-import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { WEB_APP_BUNDLES, answeredLastPrompt, api, homeWithBundle, startWeb, teamStatus, untilEvents, untilTeamReady, type WebProcess } from '../support/e2e.ts'
+import { WEB_APP_BUNDLES, answeredLastPrompt, listBotsScript, api, homeWithBundle, startWeb, teamStatus, untilEvents, untilTeamReady, type WebProcess } from '../support/e2e.ts'
 
 let model: ScriptedServer
 let web: WebProcess | undefined
 
 beforeEach(async () => {
-  model = await startScriptedServer({
-    fallback: (req) => {
-      const results = lastToolResults(req)
-      if (results.length) return { text: `Tool said: ${results[0]!.text}` }
-      return offersTool(req, 'list_bots') ? { toolCalls: [{ name: 'list_bots', args: {} }] } : { text: 'plain answer' }
-    },
-  })
+  model = await startScriptedServer(listBotsScript())
 })
 afterEach(async () => {
   await web?.stop()

@@ -8,6 +8,7 @@
 // (installing the bundle into a profile: pnpm, and a native build the first time) is done once
 // per tarball and profile, into a template home beside the tarball, and copied for each caller;
 // any test may be the first to ask for it.
+import { lastToolResults, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -263,4 +264,18 @@ export async function untilEvents(url: string, sessionId: string, done: (events:
 export function answeredLastPrompt(events: any[]): boolean {
   const prompted = events.findLastIndex((e: any) => e.type === 'user/message' && e.data?.source?.kind === 'user')
   return prompted >= 0 && events.slice(prompted).some((e: any) => e.type === 'turn/end')
+}
+
+/**
+ * The model most e2e tests talk to: it calls `list_bots` when a Session offers it (a Bot's chat)
+ * and answers with the tool's result; a plain Session gets a plain answer.
+ */
+export function listBotsScript(): Script {
+  return {
+    fallback: (req) => {
+      const results = lastToolResults(req)
+      if (results.length) return { text: `Tool said: ${results[0]!.text}` }
+      return offersTool(req, 'list_bots') ? { toolCalls: [{ name: 'list_bots', args: {} }] } : { text: 'plain answer' }
+    },
+  }
 }

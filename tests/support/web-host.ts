@@ -3,7 +3,7 @@
 // prints on DSH's terminal (the pairing code goes there).
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
-import { vi } from 'vitest'
+import { afterEach, beforeEach, vi } from 'vitest'
 import * as plugin from '../../src/index.ts'
 import { startDshHost, type DshHost } from './dsh-host.ts'
 
@@ -28,6 +28,17 @@ export async function startWebTeamHost(): Promise<WebTeamHost> {
       return { status: res.status, body: await res.json() as any }
     },
   }
+}
+
+/**
+ * A fresh web team host for every test of the calling file (started before each, disposed after);
+ * call it at the top level of the file and read `current()` inside the tests.
+ */
+export function webTeamHostPerTest(): () => WebTeamHost {
+  let web: WebTeamHost | undefined
+  beforeEach(async () => { web = await startWebTeamHost() })
+  afterEach(async () => { await web?.host.dispose() })
+  return () => web!
 }
 
 /** Collect what the plugin writes on DSH's terminal (stderr) during a test; pairing codes are not echoed. */

@@ -1,18 +1,10 @@
 // The memory panel's HTTP API on a real DSH web server, in-process: behind the trust fence, bodies
 // validated with zod, the same caps and secret-like refusal as the tools; bad input changes nothing.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { DshHost } from '../../support/dsh-host.ts'
-import { startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
+import { describe, expect, it } from 'vitest'
+import { webTeamHostPerTest, type WebTeamHost } from '../../support/web-host.ts'
 
-let web: WebTeamHost
-let host: DshHost
-beforeEach(async () => {
-  web = await startWebTeamHost()
-  host = web.host
-})
-afterEach(() => host.dispose())
-
-const send = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => web.send(method, path, body, headers)
+const current = webTeamHostPerTest()
+const send: WebTeamHost['send'] = (method, path, body, headers) => current().send(method, path, body, headers)
 
 describe('the memory API (acting as the user)', () => {
   it('adds, edits, lists with sizes and limits, and forgets entries of a Bot and of the team', async () => {

@@ -1,26 +1,18 @@
 // The plugin's HTTP API for the user (team page) on a real DSH web server, in-process: every write
 // goes through the fence and the roster; bad input gets a clear 4xx and changes nothing.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MAX_BODY_BYTES } from '../../../src/web/routes.ts'
-import type { DshHost } from '../../support/dsh-host.ts'
-import { startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
+import { webTeamHostPerTest, type WebTeamHost } from '../../support/web-host.ts'
 
-let web: WebTeamHost
-let host: DshHost
-beforeEach(async () => {
-  web = await startWebTeamHost()
-  host = web.host
-})
-afterEach(() => host.dispose())
-
-const send = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => web.send(method, path, body, headers)
+const current = webTeamHostPerTest()
+const send: WebTeamHost['send'] = (method, path, body, headers) => current().send(method, path, body, headers)
 
 describe('the bots API (acting as the user)', () => {
   it('creates, lists, changes and deletes Bots', async () => {
     const created = await send('POST', '/bots', { name: 'Ada', role: 'Reviewer', model: 'mock/mock' })
     expect(created).toMatchObject({ status: 201, body: { bot: { name: 'Ada', role: 'Reviewer', main: false } } })
     const id = created.body.bot.id
-    expect(host.ctx.botRoster.bot(id)!.sessionParts).toHaveLength(1) // its own chat exists
+    expect(current().host.ctx.botRoster.bot(id)!.sessionParts).toHaveLength(1) // its own chat exists
     expect((await send('GET', '/bots')).body.bots.map((b: any) => b.name)).toEqual(['Main', 'Ada'])
     expect(await send('PATCH', `/bots/${id}`, { role: 'Lead reviewer' })).toMatchObject({ status: 200, body: { bot: { role: 'Lead reviewer' } } })
     expect(await send('DELETE', `/bots/${id}`, { reason: 'done' })).toMatchObject({ status: 200, body: { bot: { id } } })
@@ -28,8 +20,8 @@ describe('the bots API (acting as the user)', () => {
   })
 
   it('answers bad input with a clear 4xx and changes nothing', async () => {
-    const revision = host.ctx.botStore.state.revision
-    const mainId = host.ctx.botRoster.bots()[0]!.id
+    const revision = current().host.ctx.botStore.state.revision
+    const mainId = current().host.ctx.botRoster.bots()[0]!.id
     const cases: [string, string, unknown, number, RegExp, Record<string, string>?][] = [
       ['POST', '/bots', '{"name": "Ada"', 400, /not valid JSON/],
       ['POST', '/bots', { role: 'no name' }, 400, /name/],
@@ -63,8 +55,8 @@ describe('the bots API (acting as the user)', () => {
       expect({ method, path, status: r.status }).toEqual({ method, path, status })
       expect(r.body.error).toMatch(message)
     }
-    expect(host.ctx.botStore.state.revision).toBe(revision)
-    expect(host.ctx.botRoster.bots().map((b) => b.name)).toEqual(['Main'])
+    expect(current().host.ctx.botStore.state.revision).toBe(revision)
+    expect(current().host.ctx.botRoster.bots().map((b) => b.name)).toEqual(['Main'])
   })
 
   it('finds a Bot by a name that is also an Object.prototype member', async () => {

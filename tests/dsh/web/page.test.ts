@@ -2,7 +2,8 @@
 // forbids inline script and style, its script and stylesheet on their own routes, and — in Debian's
 // Chromium, which enforces that policy — it still renders the team and pairs this browser with the
 // code printed on DSH's terminal.
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
+import { launchChromium } from '../../support/browser.ts'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { DshHost } from '../../support/dsh-host.ts'
 import { captureTerminal, startWebTeamHost } from '../../support/web-host.ts'
@@ -13,10 +14,7 @@ let terminal: string[]
 let browser: Browser
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  })
+  browser = await launchChromium()
 })
 afterAll(() => browser?.close())
 
