@@ -49,9 +49,14 @@ interface LooseEvent {
   seq: number
   time: number
   data: unknown
+  /** `{op: 'replace', …}` on a message that replaces earlier ones (a checkpoint). */
+  surfaceOp?: unknown
 }
 
 type Blocks = Parameters<typeof textOf>[0]
+
+/** A checkpoint replaces a range (`surfaceOp.op: 'replace'`); ordinary events append. */
+const isReplace = (op: unknown) => typeof op === 'object' && op !== null && (op as { op?: unknown }).op === 'replace'
 
 /**
  * The messages to the Bot among a Session's events, oldest first: user messages (no source, or a
@@ -64,7 +69,7 @@ export function messagesToBot(events: readonly LooseEvent[]): ToBot[] {
   for (const event of events) {
     if (event.type !== 'user/message') continue
     const data = (event.data ?? {}) as { message?: { content?: Blocks; source?: unknown }; content?: Blocks; source?: unknown; surfaceOp?: unknown }
-    if (data.surfaceOp) continue
+    if (isReplace(event.surfaceOp) || isReplace(data.surfaceOp)) continue
     const message = data.message ?? data
     const text = textOf(message.content).trim()
     if (!text) continue

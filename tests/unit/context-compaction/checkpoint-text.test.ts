@@ -5,7 +5,7 @@ import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource } fro
 const T0 = Date.UTC(2026, 10, 30, 18, 22)
 const userMessage = (seq: number, text: string, source?: unknown, extra: object = {}) => ({
   type: 'user/message', seq, time: T0 + seq * 60_000,
-  data: { message: { role: 'user', content: [{ type: 'text', text }], ...(source === undefined ? {} : { source }) }, ...extra },
+  data: { role: 'user', content: [{ type: 'text', text }], ...(source === undefined ? {} : { source }) }, surfaceOp: { op: 'append' }, ...extra,
 })
 
 describe('messagesToBot', () => {
@@ -13,12 +13,13 @@ describe('messagesToBot', () => {
     const events = [
       userMessage(1, 'please fix /srv/app/main.ts', { kind: 'user' }),
       userMessage(2, 'Current runtime context: cwd=/x', { kind: 'user' }),
-      { type: 'assistant/message', seq: 3, time: T0, data: { message: { content: [{ type: 'text', text: 'on it' }] } } },
+      { type: 'assistant/message', seq: 3, time: T0, data: { role: 'assistant', content: [{ type: 'text', text: 'on it' }] } },
       userMessage(4, '[Message from Ada] the build is red', deliverySource({ id: 'd1', from: 'ada', kind: 'message' }, 'Ada', { hop: 1 })),
       userMessage(5, 'Grace: ship it', roomPostSource({ groupId: 'g', groupName: 'Design', postId: 'p', said: 'ship it', from: { id: 'grace', name: 'Grace' } }, { hop: 1 })),
       userMessage(6, 'notice', roomNoticeSource({ groupId: 'g', groupName: 'Design' }, 'Grace joined')),
       userMessage(7, 'hello', bootstrapSource('Ada')),
       userMessage(8, 'condensed', { kind: 'plugin', plugin: 'compact', compactionId: 'c' }, { surfaceOp: { op: 'replace', start: 0, end: 7 } }),
+      userMessage(11, 'a user-sourced replacement', { kind: 'user' }, { surfaceOp: { op: 'replace', start: 0, end: 7 } }),
       userMessage(9, 'from another plugin', { kind: 'plugin', plugin: 'someone-else' }),
       userMessage(10, 'no source at all'),
     ]
