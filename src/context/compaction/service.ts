@@ -29,6 +29,7 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
+import { textOf } from '../../archive/lines.ts'
 import type { BotRoster } from '../../roster/service.ts'
 import { checkpointText, estimateTokens, messagesToBot, verbatimBudget } from './checkpoint-text.ts'
 import { installBotPreset, type AgentPresetsLike, type Installed } from './preset-install.ts'
@@ -56,12 +57,22 @@ export interface CheckpointOptions {
   signal?: AbortSignal
 }
 
-/** What the condensed range costs, estimated as the benches do (chars / 4 of its content). */
+/**
+ * What the condensed range costs at least, estimated as the benches do (chars / 4): its text, and
+ * tool calls' arguments. DSH's meter adds structure on top, so a text under 0.8 of this is under
+ * what DSH prices the range at (DSH refuses a summary that does not shrink its range).
+ */
 function regionTokens(input: SummarizationInput): number {
-  return estimateTokens(input.messages.map((m) => JSON.stringify(m.content)).join(''))
+  let chars = 0
+  for (const m of input.messages) {
+    const blocks = m.content as readonly { type: string; arguments?: string }[]
+    chars += textOf(blocks as Parameters<typeof textOf>[0]).length
+    for (const b of blocks) if (b.type === 'tool-call') chars += (b.arguments ?? '').length
+  }
+  return Math.ceil(chars / 4)
 }
 
-/** The text checkpoints may use: below what they replace (DSH refuses a summary that does not shrink). */
+/** The share of the range a checkpoint may use. */
 const CAP_SHARE = 0.8
 
 /** The engine module's absolute path: the source file, or the built `dist/compaction-engine.mjs`. */

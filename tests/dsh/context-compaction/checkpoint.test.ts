@@ -96,6 +96,26 @@ describe('botCompaction (in-process DSH)', () => {
     expect(checkpointMessage(plain)).not.toContain(PLANTED)
   })
 
+  it('keeps within what it replaces: a short stretch keeps the newest messages that fit, and one too small to shrink is refused with nothing changed', async () => {
+    const host = track(await startCompactingTeamHost({ fallback: { text: 'ok' }, contextWindow: 16_000 }))
+    const { agent } = await adaWithHistory(host) // the user's words are most of this conversation
+    expect(await host.ctx.botCompaction.checkpoint(String(agent.session.id))).toEqual({ ok: true })
+    const text = checkpointMessage(agent)
+    expect(text).toContain(filler(3, 6).trim()) // the newest message is kept…
+    expect(text).not.toContain(PLANTED) // …the oldest did not fit; read_own_chat finds it
+    expect(text).toContain(OLDER_LINE)
+
+    const bob = await host.ctx.botRoster.create(user, { name: 'Bob' })
+    const tiny = await host.ctx.botRoster.agentOf(bob.id)
+    await prompt(host, tiny, 'hi')
+    await prompt(host, tiny, 'hello again')
+    const seqBefore = compactions(tiny).length
+    const outcome = await host.ctx.botCompaction.checkpoint(String(tiny.session.id))
+    expect(outcome).toEqual({ ok: false, reason: expect.stringMatching(/smaller summary/) })
+    expect(compactions(tiny)).toHaveLength(seqBefore)
+    expect(eventsOf(tiny).some((e) => e.type === 'user/message' && e.surfaceOp && (e.surfaceOp as { op?: string }).op === 'replace')).toBe(false)
+  })
+
   it('answers ok:false and changes nothing for a plain Session, and where no Bot compaction engine runs', async () => {
     const host = track(await startCompactingTeamHost({ fallback: WORK, contextWindow: 16_000 }))
     const plain = await runTurn(host, filler(0))
