@@ -2,10 +2,13 @@
 // $DSH_HOME/.agent-presets/bot-team/ from DSH's own `standard` preset with only the compaction row
 // changed (it names the Bot compaction engine module by absolute path); Bot Sessions are created on
 // it and run (DSH mounts the preset, the engine module included); a plain chat stays on `standard`.
-import { existsSync, readFileSync } from 'node:fs'
+// DSH's automatic compaction runs on plain chats and never on Bot chats; /compact in a Bot chat
+// writes the Bot checkpoint.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, expect, inject, it } from 'vitest'
+import { afterEach, expect, inject, it } from 'vitest'
 import { dshBin } from '../../scripts/pack.ts'
+import type { RecordedRequest } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
 import { botPresetComposition } from '../../src/context/compaction/preset.ts'
 import { api, homeWithBundle, startWeb, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
@@ -13,16 +16,27 @@ import { api, homeWithBundle, startWeb, untilEvents, untilTeamReady, type E2eHom
 /** A Bot's own work dominates a real conversation; the checkpoint condenses it. */
 const WORK = { text: `Done. ${'I read the module, changed the parser and ran the tests again. '.repeat(40)}` }
 
+const estimate = (r: RecordedRequest) => Math.ceil((r.system.length + JSON.stringify(r.tools).length + r.messages.reduce((n, m) => n + m.text.length, 0)) / 4)
+
 let model: ScriptedServer
 let web: WebProcess
 let home: E2eHome
 
-beforeEach(async () => {
-  model = await startScriptedServer({ fallback: WORK })
+/** Start DSH Web on a fresh home; `window` sets the DeepSeek models' context window (home patch; an explicit model entry wins over `defaultContextWindow`). */
+async function boot(window?: number) {
+  // Usage as a provider reports it (DSH's token meter prices the context from it): chars / 4.
+  model = await startScriptedServer({ fallback: (req) => ({ ...WORK, usage: { input: estimate(req), output: Math.ceil(WORK.text.length / 4) } }) })
   home = await homeWithBundle('compaction', inject('bundleTarball'), [{ name: 'web' }])
+  if (window) {
+    const patch = join(home.home, 'cordis.patch.yml')
+    const text = readFileSync(patch, 'utf8')
+    if (!text.includes('    retryPolicy:')) throw new Error('the test home patch changed shape')
+    const models = ['deepseek-v4-flash', 'deepseek-v4-pro'].map((id) => `      - { id: ${id}, contextWindow: ${window}, maxTokens: 1000 }`).join('\n')
+    writeFileSync(patch, text.replace('    retryPolicy:', `    defaultContextWindow: ${window}\n    models:\n${models}\n    retryPolicy:`))
+  }
   web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
   await untilTeamReady(web.url)
-})
+}
 afterEach(async () => {
   await web?.stop()
   await model?.close()
@@ -38,6 +52,7 @@ const sessionRow = async (match: (row: any) => boolean) => {
 }
 
 it('Bot Sessions run on the Bot team preset, generated from DSH\'s standard preset; a plain chat stays on standard', async () => {
+  await boot()
   const dir = join(home.home, '.agent-presets', 'bot-team')
   const composition = readFileSync(join(dir, 'agent.cordis.yml'), 'utf8')
   const engine = /name: "([^"]+compaction-engine\.mjs)"/.exec(composition)?.[1]
@@ -73,6 +88,7 @@ async function converse(sessionId: string, said: readonly string[], turnsBefore:
 }
 
 it('a person\'s /compact in a Bot chat writes the Bot checkpoint (the person\'s words verbatim and anchored); in a plain chat DSH\'s summary alone', async () => {
+  await boot()
   const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada' }) })
   expect(created.status).toBe(201)
   const ada = (await sessionRow((s) => s.projections?.values?.title === 'Ada')).sessionId as string
@@ -93,4 +109,26 @@ it('a person\'s /compact in a Bot chat writes the Bot checkpoint (the person\'s 
   expect(plainText).toContain('Summary of the conversation so far (scripted).')
   expect(plainText).not.toContain('[Checkpoint')
   expect(plainText).not.toContain('/srv/keys/ada-7')
+})
+
+/** DSH Web's system prompt and tool list alone are about 8,300 tokens (chars / 4). */
+const WINDOW = 16_000
+
+it('DSH\'s automatic compaction runs on a plain chat past its threshold and never on a Bot chat past it', async () => {
+  await boot(WINDOW)
+  const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada' }) })
+  expect(created.status).toBe(201)
+  const ada = (await sessionRow((s) => s.projections?.values?.title === 'Ada')).sessionId as string
+  const plain = (await api(web.url, 'session.create', { cwd: home.cwd })).sessionId as string
+  const said = Array.from({ length: 8 }, (_, i) => `Step ${i}: ${'keep going with the parser port and report progress '.repeat(30)}`)
+  await converse(ada, said, 1)
+  await converse(plain, said, 0)
+  const summaries = async (sid: string) => (await api(web.url, 'session.history', { sessionId: sid, maxMessages: 1000 })).events.map((e: any) => e.event ?? e).filter((e: any) => e.type === 'compaction/summary')
+  expect((await summaries(plain)).length).toBeGreaterThan(0)
+  expect(await summaries(ada)).toEqual([])
+  // Ada's last request was past DSH's threshold (0.8 of the window; estimated as chars / 4), and DSH made no summary call for her.
+  const last = model.model.requests.filter((r) => r.sessionId === ada && r.purpose === undefined).at(-1)!
+  expect(estimate(last)).toBeGreaterThan(0.8 * WINDOW)
+  expect(model.model.requests.filter((r) => r.sessionId === ada && r.purpose === 'compaction')).toEqual([])
+  expect(model.model.requests.some((r) => r.sessionId === plain && r.purpose === 'compaction')).toBe(true)
 })
