@@ -4,7 +4,7 @@
 // which would silently install a stale build.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -40,7 +40,8 @@ export function buildAndPack(): Packed {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   for (const entry of [...pkg.files, 'README.md', 'LICENSE']) cpSync(join(root, entry), join(stage, entry), { recursive: true })
   const hash = createHash('sha256')
-  for (const file of ['dist/index.mjs', 'package.json', 'cordis.patch.yml']) hash.update(readFileSync(join(root, file)))
+  const built = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.mjs')).sort().map((f) => `dist/${f}`)
+  for (const file of [...built, 'package.json', 'cordis.patch.yml']) hash.update(readFileSync(join(root, file)))
   pkg.version = `${pkg.version}-local.${hash.digest('hex').slice(0, 12)}`
   writeFileSync(join(stage, 'package.json'), JSON.stringify(pkg, null, 2))
   const out = join(stage, 'out')

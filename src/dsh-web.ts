@@ -51,12 +51,15 @@ export async function teamWorkspace(registry: WorkspaceRegistryLike | undefined,
 export async function createWebSession(
   api: ApiProxyLike,
   registry: WorkspaceRegistryLike | undefined,
-  opts: { sessionId: string; folder: string; title: string },
+  opts: { sessionId: string; folder: string; title: string; agentPreset?: string | undefined },
 ): Promise<void> {
   const workspace = await teamWorkspace(registry, opts.folder)
   unwrap(await api.sessions.create({
     rpcId: rpcId(),
-    payload: workspace ? { sessionId: opts.sessionId, workspaceId: workspace.id } : { sessionId: opts.sessionId, cwd: opts.folder },
+    payload: {
+      ...(workspace ? { sessionId: opts.sessionId, workspaceId: workspace.id } : { sessionId: opts.sessionId, cwd: opts.folder }),
+      ...(opts.agentPreset ? { agentPreset: opts.agentPreset } : {}),
+    },
   }), 'creating the Session')
   unwrap(await api.sessions.rename({ rpcId: rpcId(), payload: { sessionId: opts.sessionId, title: opts.title } }), 'titling the Session')
 }

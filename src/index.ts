@@ -13,6 +13,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
+import { BotCompaction } from './context/compaction/service.ts'
 import { Config, resolvePaths } from './config.ts'
 import { BotDelivery } from './delivery/service.ts'
 import { BotMemory } from './memory/service.ts'
@@ -64,6 +65,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
   // reported above) the rest keeps working.
   const sessions = { workspace: paths.workspace, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }
+  // Before the roster: it names the Bot team agent preset for the Sessions the roster opens.
+  await mountContained(ctx.plugin(BotCompaction, {}), 'compaction')
   if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, { ...sessions, limits: { maxBots: config.team.maxBots, createsPerTurn: config.team.createsPerTurn } }), 'roster')
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')

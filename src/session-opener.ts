@@ -4,7 +4,7 @@
  * `close()` ends any team Session whoever opened it.
  *
  * Owns: creating a Session as DSH Web creates a chat where DSH Web runs (api proxy → DSH Web's
- * agent preset and tools, the "Bot team" workspace, a pinned title so no title side call is made),
+ * agent preset and tools — the Bot team preset when `botCompaction` installed it, the "Bot team" workspace, a pinned title so no title side call is made),
  * with `ctx.agents.create` otherwise; resuming a cold one (DSH Web's full composition via
  * `sessions.models`, else `ctx.agents.resume`, creating it afresh under the same id when it was
  * never written); closing one (dispose the agent if this opener created it, archive the Session in
@@ -80,7 +80,9 @@ export class SessionOpener {
   async create(sessionId: string, opts: { title: string; model?: string | undefined; bootstrap?: string }): Promise<Agent> {
     const api = this.api
     if (api) {
-      await createWebSession(api, this.registry, { sessionId, folder: this.config.workspace, title: opts.title })
+      // The Bot team agent preset when `botCompaction` installed it (DSH's default otherwise).
+      const agentPreset = await (this.ctx.get('botCompaction') as { sessionPreset?(): Promise<string | undefined> } | undefined)?.sessionPreset?.()
+      await createWebSession(api, this.registry, { sessionId, folder: this.config.workspace, title: opts.title, agentPreset })
     } else {
       const handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd: this.config.workspace }, ...this.agentOptions(opts.model) })
       this.handles.set(sessionId, handle)

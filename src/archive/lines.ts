@@ -58,7 +58,7 @@ interface LooseMessage {
 const PLUGIN = 'bot-team'
 const RUNTIME_CONTEXT = 'Current runtime context'
 
-function textOf(blocks: readonly Block[] | undefined): string {
+export function textOf(blocks: readonly Block[] | undefined): string {
   if (!blocks) return ''
   return blocks.map((b) => (b.type === 'text' ? b.text ?? '' : b.content ? textOf(b.content) : '')).join('')
 }

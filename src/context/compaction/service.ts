@@ -1,0 +1,180 @@
+/**
+ * `botCompaction` — checkpoints of Bot Sessions through DSH's own compaction machinery.
+ *
+ * Owns: `checkpoint(sessionId)` — condense a Bot Session in place (the steward calls it): DSH's
+ * compaction transaction (`compactNow` on the Bot compaction engine, `engine.ts`) runs with this
+ * service's text — DSH's summary of the condensed range, then every message to the Bot word for
+ * word within budget, anchored (`checkpoint-text.ts`), passed through the secrets mask when one is
+ * loaded. The same text answers a person's `/compact` in a Bot chat (DSH's command calls the same
+ * `compactNow`). Which Sessions are Bot Sessions (`owns`: a Bot's own chat, any part, or its
+ * Session in a group — the roster's ownership index). In DSH Web: installing the Bot team agent
+ * preset at start (`preset-install.ts`) and naming it for the Session opener (`sessionPreset`).
+ *
+ * Deliberately does not: decide when to checkpoint or hand off (the steward, `src/context/`), open
+ * Sessions, or keep state. It answers `{ok:false, reason}` instead of throwing — the caller then
+ * hands off: no Bot compaction engine in this host (outside DSH Web, or the preset could not be
+ * installed), a Session still on another preset (Bot Sessions created before this version keep
+ * DSH's compaction until their next part), a busy agent, nothing to condense, or DSH's shrink
+ * check refusing.
+ *
+ * Composes: registers itself as the checkpoint writer for its Cordis root in the process-wide table
+ * (`registry.ts`) for its lifetime; engines find it there. No listeners, no vetoes.
+ *
+ * Token and prompt-cache effect: one DSH summarizer call per checkpoint (purpose `compaction`,
+ * replaying the conversation's own prefix — cache-warm; recorded on `compaction/summary` with its
+ * usage), and the rewrite restarts the Session's cached prefix at the condensed range once.
+ */
+import { fileURLToPath } from 'node:url'
+import { Service, type Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { z } from 'zod'
+import { textOf } from '../../archive/lines.ts'
+import type { BotRoster } from '../../roster/service.ts'
+import { checkpointText, estimateTokens, messagesToBot, verbatimBudget } from './checkpoint-text.ts'
+import { installBotPreset, type AgentPresetsLike, type Installed } from './preset-install.ts'
+import { engineFor, setWriter, type CheckpointWriter, type SummarizationInput, type SummaryResult } from './registry.ts'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    botCompaction: BotCompaction
+  }
+}
+
+export const Config = z.object({
+  /** Install the Bot team agent preset where DSH Web runs (off: Bot Sessions keep DSH's compaction). */
+  preset: z.boolean().default(true),
+  /** Check line as a share of the usable window, when the caller gives none (the steward's default). */
+  checkRatio: z.number().gt(0).lte(0.95).default(0.8),
+})
+export type Config = z.input<typeof Config>
+
+export type CheckpointOutcome = { ok: true } | { ok: false; reason: string }
+
+export interface CheckpointOptions {
+  /** The steward's check line in tokens (verbatim budget = min(16,384, check / 4)). */
+  checkTokens?: number
+  signal?: AbortSignal
+}
+
+/**
+ * What the condensed range costs at least, estimated as the benches do (chars / 4): its text, and
+ * tool calls' arguments. DSH's meter adds structure on top, so a text under 0.8 of this is under
+ * what DSH prices the range at (DSH refuses a summary that does not shrink its range).
+ */
+function regionTokens(input: SummarizationInput): number {
+  let chars = 0
+  for (const m of input.messages) {
+    const blocks = m.content as readonly { type: string; arguments?: string }[]
+    chars += textOf(blocks as Parameters<typeof textOf>[0]).length
+    for (const b of blocks) if (b.type === 'tool-call') chars += (b.arguments ?? '').length
+  }
+  return Math.ceil(chars / 4)
+}
+
+/** The share of the range a checkpoint may use. */
+const CAP_SHARE = 0.8
+
+/** The engine module's absolute path: the source file, or the built `dist/compaction-engine.mjs`. */
+export function engineModulePath(): string {
+  const here = import.meta.url
+  return fileURLToPath(new URL(here.endsWith('.ts') ? './engine.ts' : './compaction-engine.mjs', here))
+}
+
+export class BotCompaction extends Service {
+  static inject = ['agents']
+  static Config = Config
+
+  private readonly config: z.output<typeof Config>
+  private readonly pending = new Map<string, CheckpointOptions>()
+  private installed: Promise<Installed> | undefined
+
+  constructor(ctx: Context, config: Config = {}) {
+    super(ctx, 'botCompaction')
+    this.config = Config.parse(config)
+    ctx.effect(() => setWriter(ctx.root, this.writer), 'bot-compaction:writer')
+    if (this.config.preset) {
+      ctx.inject(['agentPresets'], (ctx) => {
+        this.installed = installBotPreset(ctx.get('agentPresets') as AgentPresetsLike, engineModulePath()).then((result) => {
+          if (!result.ok) process.stderr.write(`dsh-bot-team: Bot Sessions keep DSH's own compaction (handoffs only): the Bot team preset was not installed — ${result.reason}\n`)
+          return result
+        })
+      })
+    }
+  }
+
+  private get roster(): BotRoster | undefined {
+    return this.ctx.get('botRoster') as BotRoster | undefined
+  }
+
+  /** True for a Bot's own chat (any part) or its Session in a group. */
+  owns(sessionId: string): boolean {
+    return this.roster?.ownerOf(sessionId) !== undefined
+  }
+
+  /** The agent preset new Bot Sessions run on, once installed (undefined: DSH's default). */
+  async sessionPreset(): Promise<string | undefined> {
+    const installed = await this.installed
+    return installed?.ok ? installed.id : undefined
+  }
+
+  /** Condense a Bot Session in place (see the header). Never throws. */
+  async checkpoint(sessionId: string, options: CheckpointOptions = {}): Promise<CheckpointOutcome> {
+    const fail = (reason: string): CheckpointOutcome => ({ ok: false, reason })
+    if (!this.owns(sessionId)) return fail('not a Bot Session')
+    const agent = this.ctx.agents.get(SessionId(sessionId))
+    if (!agent) return fail('the Session is not open')
+    const presets = this.ctx.get('agentPresets') as AgentPresetsLike | undefined
+    if (presets) {
+      const on = presets.composedPreset(agent.ctx)
+      const ours = await this.sessionPreset()
+      if (!ours || on !== ours) return fail(`the Session runs on the ${on ?? 'default'} preset, which keeps DSH's own compaction until the Bot's next part`)
+    }
+    const engine = engineFor(this.ctx.root)
+    if (!engine) return fail('no Bot compaction engine runs in this host (it comes with the Bot team preset in DSH Web)')
+    this.pending.set(sessionId, options)
+    try {
+      await agent.whenIdle()
+      const result = await engine.compactNow(agent, options.signal ?? new AbortController().signal)
+      return result ? { ok: true } : fail('nothing to condense yet')
+    } catch (error) {
+      return fail(error instanceof Error ? error.message : String(error))
+    } finally {
+      this.pending.delete(sessionId)
+    }
+  }
+
+  private readonly writer: CheckpointWriter = {
+    owns: (sessionId) => this.owns(sessionId),
+    summarize: (input, agent, dsh) => this.summarize(input, agent, dsh),
+  }
+
+  private async summarize(input: SummarizationInput, agent: Agent, dsh: () => Promise<SummaryResult>): Promise<SummaryResult> {
+    const sessionId = String(agent.session.id)
+    const base = await dsh()
+    const summary = base.summary.map((b) => (b.type === 'text' ? b.text : '')).join('')
+    const events = agent.session.events as unknown as readonly { type: string; seq: number; time: number; data: unknown }[]
+    const owner = this.roster?.ownerOf(sessionId)
+    const check = this.pending.get(sessionId)?.checkTokens ?? await this.checkLine(base.provider, base.model)
+    const out = checkpointText({
+      number: events.filter((e) => e.type === 'compaction/summary').length + 1,
+      summary,
+      messages: messagesToBot(events),
+      part: owner?.kind === 'own' ? owner.part : undefined,
+      budgetTokens: verbatimBudget(check),
+      capTokens: Math.floor(regionTokens(input) * CAP_SHARE),
+    })
+    const secrets = this.ctx.get('botSecrets') as { mask?(text: string): string } | undefined
+    const text = secrets?.mask ? secrets.mask(out.text) : out.text
+    return { ...base, summary: [{ type: 'text', text }] }
+  }
+
+  /** The default check line: `checkRatio` of usable = max(window − reserve, window / 2). */
+  private async checkLine(provider: string, model: string): Promise<number> {
+    const llm = this.ctx.get('llm') as { resolveModelInfo(p: string, m: string): Promise<{ context?: { contextWindow: number }; defaultMaxTokens?: number }> } | undefined
+    const info = await llm?.resolveModelInfo(provider, model).catch(() => undefined)
+    const window = info?.context?.contextWindow ?? 128_000
+    const usable = Math.max(window - (info?.defaultMaxTokens ?? 0), Math.floor(window / 2))
+    return Math.floor(usable * this.config.checkRatio)
+  }
+}
