@@ -3,10 +3,10 @@
  * team's, how a path under the old DSH_HOME maps into the new one, and the manifest's shape.
  *
  * Deliberately does no I/O: `backup.ts` and `restore.ts` read and write; this module only decides.
- * Left out of every backup: the team lock (it belongs to a running process), paired browsers
- * (`pairing.json`: device tokens for this machine's DSH Web), derived SQLite indexes (rebuilt from
- * the Session logs on the next start), unfinished saves and damaged copies; `secrets.json` only
- * when the person asks for it.
+ * Everything in the Bots' working folder `bot/workspace/` is kept. Left out of every backup: the
+ * team lock (it belongs to a running process), paired browsers (`pairing.json`: device tokens for
+ * this machine's DSH Web), derived SQLite indexes (rebuilt from the Session logs on the next
+ * start), unfinished saves and damaged copies; `secrets.json` only when the person asks for it.
  */
 import { z } from 'zod'
 
@@ -18,6 +18,7 @@ const SKIP = (reason: string): BotFileDecision => ({ include: false, reason })
 export function decideBotFile(rel: string, opts: { secrets: boolean }): BotFileDecision {
   const [first = '', ...rest] = rel.split('/')
   const name = rest.at(-1) ?? first
+  if (first === 'workspace') return { include: true } // the Bots' own files, whatever their names
   if (first === 'state.lock') return SKIP('the team lock belongs to the running DSH')
   if (rel === 'pairing.json') return SKIP('paired browsers are per machine; pair again after a restore')
   if (rel === 'secrets.json' && !opts.secrets) return SKIP('secrets are left out unless --secrets is given')
