@@ -31,7 +31,7 @@ export interface SessionWriter {
 
 /** The part of DSH's `WorkspaceRegistry` a restore uses (web profiles only). */
 export interface WorkspaceRegistryPort {
-  create(path: string, title?: string): Promise<{ sessionIds: readonly string[]; attachSession(id: string): Promise<unknown> }>
+  create(path: string, title?: string): Promise<{ title?: string; sessionIds: readonly string[]; attachSession(id: string): Promise<unknown>; setTitle?(title: string): Promise<unknown> | unknown }>
   archiveSession(id: string): Promise<unknown> | unknown
   readonly archivedSessionIds?: readonly string[]
 }
@@ -138,6 +138,8 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
       const path = moved(record.path)
       await fsp.mkdir(path, { recursive: true })
       const workspace = await opts.workspaces.create(path, record.title)
+      // The registry may already have made it for the new Sessions' folder, titled by its name.
+      if (workspace.title !== record.title) await workspace.setTitle?.(record.title)
       // attachSession puts a Session first: attach the last one first to keep the listed order.
       for (const id of [...record.sessionIds].reverse()) if (!workspace.sessionIds.includes(id)) await workspace.attachSession(id)
     }
