@@ -5,30 +5,62 @@
  * base and web-app bundles configure them. So the backup tool reads and writes Sessions and the
  * workspace list exactly as DSH does, without starting DSH.
  *
- * The modules are DSH's installed ones: in a profile, `profiles/node_modules` resolves every
- * in-box package; in this repository they are found through the pinned `@deepseek-ai/dsh`
- * package. Nothing here loads the native SQLite module.
+ * The modules are DSH's installed ones (`dshImport`): in a profile, `profiles/node_modules`
+ * (which DSH links on every start) resolves every in-box package; before DSH has started with
+ * this home, the `dsh` on PATH leads to them; in this repository, the pinned `@deepseek-ai/dsh`.
+ * Nothing here loads the native SQLite module.
  *
  * Deliberately narrow: no agents, no model, no plugin config; the encoding of session logs
  * follows what the home already uses (`detectCompression`).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { SessionReader } from './backup.ts'
 import type { SessionWriter, WorkspaceRegistryPort } from './restore.ts'
 
 export type Compression = 'zstd' | 'none'
 
-async function dshImport(name: string): Promise<any> {
-  try {
-    return await import(name)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error
-    const viaDsh = createRequire(createRequire(import.meta.url).resolve('@deepseek-ai/dsh/package.json'))
-    return import(pathToFileURL(viaDsh.resolve(name)).href)
+/** The `package.json` of the `dsh` launcher on PATH (a global install links its bin there), if any. */
+function dshOnPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const bin = join(dir, 'dsh')
+    if (!existsSync(bin)) continue
+    for (let at = dirname(realpathSync(bin)); at !== dirname(at); at = dirname(at)) {
+      const manifest = join(at, 'package.json')
+      if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === '@deepseek-ai/dsh') return manifest
+    }
   }
+  return undefined
+}
+
+let resolvers: ((name: string) => string)[] | undefined
+
+/**
+ * Where DSH's in-box packages are found, in order: beside this module (a profile whose
+ * `profiles/node_modules` DSH has linked — it does on every start), the `dsh` on PATH (a profile
+ * DSH has not started yet), this repository's pinned `@deepseek-ai/dsh` (development).
+ */
+function dshResolvers(): ((name: string) => string)[] {
+  if (resolvers) return resolvers
+  const here = createRequire(import.meta.url)
+  const anchors = [dshOnPath(), (() => { try { return here.resolve('@deepseek-ai/dsh/package.json') } catch { return undefined } })()]
+  resolvers = [(name) => here.resolve(name), ...anchors.filter((a): a is string => a !== undefined).map((a) => (name: string) => createRequire(a).resolve(name))]
+  return resolvers
+}
+
+async function dshImport(name: string): Promise<any> {
+  for (const resolve of dshResolvers()) {
+    let file: string
+    try {
+      file = resolve(name)
+    } catch {
+      continue
+    }
+    return import(pathToFileURL(file).href)
+  }
+  throw new Error(`DSH's package ${name} is not found from this profile. Start DSH once with this DSH_HOME (or run \`dsh --profile <profile> --dump-default-config\`, which links DSH's packages into the profiles folder), or put the \`dsh\` command on PATH, then run this again.`)
 }
 
 const plugin = (mod: any): any => mod.default ?? mod
