@@ -4,8 +4,9 @@
  *   dsh plugin --profile <p> exec dsh-bot-team restore FILE [--home DIR]
  * (DSH's launcher has no plugin commands; `exec` runs the profile's bins with the `node` on PATH).
  * The home is `--home`, else `$DSH_HOME` (blank counts as unset), else `~/.dsh`, as DSH resolves
- * it. Relative paths are taken from the directory the person ran the command in (`INIT_CWD`,
- * which pnpm sets, else the process's own).
+ * it. `dsh plugin` runs pnpm in the profile's folder, so relative paths are taken from the shell's
+ * `PWD` (the folder the person typed the command in), else the process's own; without `--out` the
+ * archive goes to `<DSH_HOME>/backups/` (0700), and the command prints where.
  *
  * Deliberately narrow: argument parsing and printing; the work is `backup.ts` / `restore.ts` over
  * DSH's own stores (`dsh-runtime.ts`). Loads neither the plugin nor SQLite. Exit code 0 on
@@ -13,9 +14,9 @@
  */
 import { readFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
-import { resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { writePrivateFile } from '../store/private-file.ts'
+import { makePrivateDir, writePrivateFile } from '../store/private-file.ts'
 import { takeBackup } from './backup.ts'
 import { openDshStores, type Compression } from './dsh-runtime.ts'
 import { restoreBackup } from './restore.ts'
@@ -59,7 +60,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const [command, file, ...extra] = positionals
     if (values.help || command === 'help') { io.out(USAGE); return 0 }
     if (extra.length) throw new UsageError(`unexpected argument ${extra[0]}`)
-    const cwd = io.env.INIT_CWD || io.cwd
+    const cwd = io.env.PWD && isAbsolute(io.env.PWD) ? io.env.PWD : io.cwd
     const home = homeOf(values.home, io.env, cwd)
     const compression = values['session-compression']
     if (compression !== undefined && compression !== 'zstd' && compression !== 'none') throw new UsageError('--session-compression is zstd or none')
@@ -70,7 +71,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const stores = await openDshStores(home, { ...(compression ? { compression: compression as Compression } : {}) })
       try {
         const { archive, manifest } = await takeBackup({ home, secrets: values.secrets, sessions: stores.sessions })
-        const out = resolve(cwd, values.out ?? `bot-team-backup-${stamp(new Date(manifest.createdAt))}.dshbt`)
+        const out = values.out ? resolve(cwd, values.out) : join(home, 'backups', `bot-team-backup-${stamp(new Date(manifest.createdAt))}.dshbt`)
+        if (!values.out) await makePrivateDir(dirname(out))
         await writePrivateFile(out, archive)
         io.out(`backup written: ${out} (${archive.byteLength} bytes, ${manifest.sessions.length} Sessions, ${Math.round(performance.now() - started)} ms${manifest.secrets ? ', with secrets' : ''})`)
       } finally {
