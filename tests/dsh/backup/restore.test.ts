@@ -35,7 +35,7 @@ const actorOf = (host: DshHost, botId: string): Actor => {
   return { caller: host.ctx.botRoster.callerOf(sessionId), sessionId }
 }
 
-/** A running team: Ada and Bob, group Crew, a chat with Ada, a memory entry; its Sessions in a "Bot team" workspace as DSH Web keeps them. */
+/** A running team: Ada and Bob, group Crew, a chat with Ada, a memory entry; its Sessions in a "Bot team" workspace (members' hidden) as DSH Web keeps them. */
 async function builtTeam() {
   const host = track(await startTeamHost(script))
   const ids = await bots(host, ['Ada', 'Bob'])
@@ -53,13 +53,16 @@ async function builtTeam() {
   await ws.setTitle!('Bot team') // its first start found the Sessions already there and named the workspace after the folder
   const teamSids = (await stores.sessions.list()).filter((h) => h.cwd === teamFolder).map((h) => h.id)
   for (const sid of teamSids) await ws.attachSession(sid)
+  // DSH Web hides the group members' Sessions by archiving them (the plugin does so there).
+  const memberSids = Object.values(host.ctx.botRooms.group('Crew')!.memberSessions)
+  for (const sid of memberSids) await stores.workspaces!.archiveSession(sid)
   await stores.close()
-  return { host, ids, adaSid, teamSids }
+  return { host, ids, adaSid, teamSids, memberSids }
 }
 
 describe('backup and restore into another home', () => {
-  it('restores the team at another absolute path: Bots, group, chats with the new cwd, workspace, memory; a Bot answers with its history and the archive index rebuilds', async () => {
-    const { host, ids, adaSid, teamSids } = await builtTeam()
+  it('restores the team at another absolute path: Bots, group, chats with the new cwd, workspace and hidden Sessions, memory; a Bot answers with its history and the archive index rebuilds', async () => {
+    const { host, ids, adaSid, teamSids, memberSids } = await builtTeam()
     const { archive, manifest } = await takeBackup({ home: host.home, sessions: host.ctx.sessionPersistence as unknown as SessionReader })
     expect(manifest.sessions.map((s) => s.id).sort()).toEqual([...teamSids].sort())
     const paths = decodeArchive(archive).map((e) => e.path)
@@ -75,11 +78,14 @@ describe('backup and restore into another home', () => {
     const report = await restoreBackup({ archive, home, sessions: stores.sessions, workspaces: stores.workspaces! })
     const restoreMs = performance.now() - started
     const listed = (stores.workspaces as any).list().map((w: any) => ({ path: w.path, title: w.title, sessionIds: [...w.sessionIds].sort() }))
+    const archived = [...stores.workspaces!.archivedSessionIds!].sort()
     await stores.close()
     console.info(`backup figures: sessions=${report.sessions} events=${report.events} archive=${archive.byteLength} bytes restore=${restoreMs.toFixed(0)} ms`)
     expect(report.warnings).toEqual([])
     const teamFolder = join(home, 'bot', 'workspace')
     expect(listed).toEqual([{ path: teamFolder, title: 'Bot team', sessionIds: [...teamSids].sort() }])
+    expect(memberSids.length).toBeGreaterThan(0) // member Sessions are made when a member first speaks
+    expect(archived).toEqual([...memberSids].sort())
 
     const moved = track(await startTeamHost(script, { home }))
     expect(moved.ctx.botRoster.bots().map((b) => b.name).sort()).toEqual(['Ada', 'Bob', 'Main'])
