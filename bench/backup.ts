@@ -8,7 +8,10 @@
 // encode the archive) and `restore` (restoreBackup into a second home at another path: decode,
 // re-write every Session through DSH's persistence, write bot/), against the floor of the same
 // re-write — `create` + `append` of the same events into a third home, nothing else — so
-// restore/rewrite shows what the restore adds to DSH's own writing of the logs.
+// restore/rewrite shows what the restore adds to DSH's own writing of the logs (decoding the
+// archive, DSH's workspace registry attaching each Session — one durable storage write each — and
+// the durable writes of bot/). Restore and the floor alternate ROUNDS times into fresh homes; the
+// medians are printed (both are fsync-bound, so the ratio moves with the disk's load).
 //
 // Run: node bench/backup.ts [turnsPerPart]   (default 50)
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -32,6 +35,7 @@ const BOTS = 20
 const PARTS = 2
 const TURNS = Number(process.argv[2] ?? 50)
 const SEED = 16
+const ROUNDS = 3
 
 function mulberry32(seed: number) {
   let a = seed >>> 0
@@ -95,20 +99,33 @@ const { archive, manifest } = await takeBackup({ home: from, sessions: source.se
 const backupMs = performance.now() - t
 await source.close()
 
-const target = await openDshStores(to, { compression: 'zstd', workspaces: true })
-t = performance.now()
-const report = await restoreBackup({ archive, home: to, sessions: target.sessions, ...(target.workspaces ? { workspaces: target.workspaces } : {}) })
-const restoreMs = performance.now() - t
-await target.close()
+// Restore and the bare re-write alternate ROUNDS times (each into a fresh home); medians are printed.
+const restoreRuns: number[] = []
+const floorRuns: number[] = []
+let report!: Awaited<ReturnType<typeof restoreBackup>>
+for (let round = 0; round < ROUNDS; round++) {
+  const toHome = join(to, `r${round}`)
+  mkdirSync(toHome, { recursive: true })
+  const target = await openDshStores(toHome, { compression: 'zstd', workspaces: true })
+  t = performance.now()
+  report = await restoreBackup({ archive, home: toHome, sessions: target.sessions, ...(target.workspaces ? { workspaces: target.workspaces } : {}) })
+  restoreRuns.push(performance.now() - t)
+  await target.close()
 
-const bare = await openDshStores(floor, { compression: 'zstd' })
-t = performance.now()
-for (const log of logs) {
-  await bare.sessions.create({ ...log.meta, cwd: join(floor, 'bot', 'workspace') })
-  for (let i = 0; i < log.events.length; i += 500) await bare.sessions.append((log.meta as { id: string }).id, log.events.slice(i, i + 500))
+  const floorHome = join(floor, `r${round}`)
+  mkdirSync(floorHome, { recursive: true })
+  const bare = await openDshStores(floorHome, { compression: 'zstd' })
+  t = performance.now()
+  for (const log of logs) {
+    await bare.sessions.create({ ...log.meta, cwd: join(floorHome, 'bot', 'workspace') })
+    for (let i = 0; i < log.events.length; i += 500) await bare.sessions.append((log.meta as { id: string }).id, log.events.slice(i, i + 500))
+  }
+  floorRuns.push(performance.now() - t)
+  await bare.close()
 }
-const floorMs = performance.now() - t
-await bare.close()
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const restoreMs = median(restoreRuns)
+const floorMs = median(floorRuns)
 rmSync(base, { recursive: true, force: true })
 
 if (report.sessions !== logs.length || manifest.sessions.length !== logs.length) throw new Error('not every Session went through')
