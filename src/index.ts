@@ -10,6 +10,7 @@
  * an unreadable state file): a throw here kills the whole DSH boot. Such problems degrade the
  * part that needs them and are reported once, clearly.
  */
+import { dirname } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
@@ -79,6 +80,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
     memory: () => ctx.get('botMemory') ?? undefined,
+    // The team folder's parent is DSH_HOME (the default `dir`); the backup reads sessions through DSH.
+    backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') as never },
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

@@ -55,6 +55,12 @@ export const TEAM_PAGE_HTML = `<!doctype html>
 <h2 id="devices-title" hidden></h2>
 <ul id="devices"></ul>
 </section>
+<section id="backup">
+<h2 id="backup-title">Backup</h2>
+<label><input type="checkbox" id="backup-secrets"> <span id="backup-secrets-label"></span></label>
+<button type="button" id="backup-download"></button>
+<p id="backup-state" class="muted" hidden></p>
+</section>
 </body>
 </html>
 `
@@ -184,7 +190,35 @@ export const TEAM_PAGE_JS = `(function () {
     return api('GET', 'pairing').then(renderPairing, function (e) { $('pairing-state').dataset.state = 'error'; pairingError(e); });
   }
 
+  // Backup download (POST /bot-team/api/backup, paired page only; see backup-routes.ts).
+  function initBackup() {
+    var s = zh ? { title: '备份', secrets: '包含已保存的密钥', download: '下载备份', working: '正在打包…', done: '备份已下载。' }
+      : { title: 'Backup', secrets: 'Include saved secrets', download: 'Download a backup', working: 'Packing…', done: 'Backup downloaded.' };
+    $('backup-title').textContent = s.title;
+    $('backup-secrets-label').textContent = s.secrets;
+    $('backup-download').textContent = s.download;
+    $('backup-download').addEventListener('click', function () {
+      var state = $('backup-state');
+      state.textContent = s.working; state.dataset.state = 'working'; show(state, true);
+      var headers = { 'content-type': 'application/json' };
+      var tok = token();
+      if (tok) headers['${PAIRING_HEADER}'] = tok;
+      fetch(API + 'backup', { method: 'POST', headers: headers, body: JSON.stringify({ secrets: $('backup-secrets').checked }) }).then(function (r) {
+        if (!r.ok) return r.json().catch(function () { return {}; }).then(function (j) { throw new Error(j.error || ('HTTP ' + r.status)); });
+        var name = (/filename="([^"]+)"/.exec(r.headers.get('content-disposition') || '') || [])[1] || 'bot-team-backup.dshbt';
+        return r.blob().then(function (b) {
+          var a = document.createElement('a');
+          a.href = URL.createObjectURL(b); a.download = name;
+          document.body.appendChild(a); a.click();
+          setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 0);
+          state.textContent = s.done; state.dataset.state = 'done';
+        });
+      }).catch(function (e) { state.textContent = e.message; state.dataset.state = 'error'; });
+    });
+  }
+
   function init() {
+    initBackup();
     document.documentElement.lang = zh ? 'zh' : 'en';
     document.title = t.title;
     document.querySelector('h1').textContent = t.title;

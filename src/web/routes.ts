@@ -6,6 +6,7 @@
  *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
+ *   POST /bot-team/api/backup        download a backup archive (`backup-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -25,6 +26,7 @@ import type { BotRoster } from '../roster/service.ts'
 import { memoryApi } from '../memory/routes.ts'
 import type { BotMemory } from '../memory/service.ts'
 import { isStoreError } from '../store/index.ts'
+import { backupApi, type BackupRouteOptions } from './backup-routes.ts'
 import { botsApi } from './bots-routes.ts'
 import { checkRequestTrust } from './fence.ts'
 import { decodeSegment, HttpError, send, sendJson } from './http.ts'
@@ -50,6 +52,8 @@ export interface WebRoutesOptions {
   status: () => TeamStatus
   roster: () => BotRoster | undefined
   memory?: () => BotMemory | undefined
+  /** Where the team lives, for the backup download; absent: no backup route. */
+  backup?: BackupRouteOptions
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -108,6 +112,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const [status, body] = await memoryApi({ method, ref: rest[0]!, req }, roster, memory)
     return sendJson(res, status, body)
   }
+  if (head === 'backup' && rest.length === 0 && options.backup) return backupApi(req, res, options.backup, pairing)
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
 }
 

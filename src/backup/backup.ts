@@ -1,0 +1,147 @@
+/**
+ * Taking a backup: the team folder `bot/` (as `plan.ts` decides), the team's DSH Sessions read
+ * through DSH's own session persistence (`inspect`: the validated, balanced logical log — never
+ * the compressed bytes), and the team's entries of DSH's workspace storage, into one archive
+ * (`format.ts`).
+ *
+ * Consistency while the team runs: every team file is replaced whole by rename (the store,
+ * memory, rooms), so each file read is one whole version; to get one moment across files, the
+ * copy is taken between two reads of `state.json`'s `revision` and retaken (up to
+ * `MAX_ATTEMPTS`) when a save landed in between. Sessions are append-only, so a copy may hold a
+ * few events newer than the state — the same as after a crash, which the team already handles.
+ *
+ * Deliberately narrow: it never writes into the DSH_HOME it reads, never takes the team lock
+ * (DSH Web holds it for its whole life) and never opens SQLite, so it runs in the `bin` with the
+ * plain `node` on PATH. Composes with the web route (`../web/backup-routes.ts`), which passes the
+ * running DSH's `sessionPersistence`, and with the CLI (`cli.ts`), which opens its own.
+ */
+import fsp from 'node:fs/promises'
+import { join } from 'node:path'
+import { PLUGIN_NAME, PLUGIN_VERSION } from '../version.ts'
+import { ARCHIVE_LIMITS, encodeArchive, type ArchiveEntry } from './format.ts'
+import { decideBotFile, pickTeamSessions, stateSessionIds, teamWorkspaces, type HeaderLike, type Manifest } from './plan.ts'
+
+/** The part of DSH's `SessionPersistence` a backup reads. */
+export interface SessionReader {
+  list(): Promise<readonly HeaderLike[]>
+  inspect(id: any): Promise<{ meta: object; events: readonly unknown[] }>
+}
+
+export interface BackupOptions {
+  home: string
+  /** The Bots' working folder (the plugin's `workspace` setting); default `<home>/bot/workspace`. */
+  teamFolder?: string
+  secrets?: boolean
+  sessions: SessionReader
+  now?: () => Date
+}
+
+export interface BackupResult {
+  archive: Buffer
+  manifest: Manifest
+  /** How many copies were taken before two reads of the state's revision agreed. */
+  attempts: number
+}
+
+export const MAX_ATTEMPTS = 5
+
+async function stateRevision(botDir: string): Promise<number | null> {
+  try {
+    const revision = JSON.parse(await fsp.readFile(join(botDir, 'state.json'), 'utf8'))?.revision
+    return Number.isSafeInteger(revision) ? revision : null
+  } catch {
+    return null
+  }
+}
+
+async function botFiles(botDir: string, secrets: boolean, skipped: Manifest['skipped']): Promise<ArchiveEntry[]> {
+  const out: ArchiveEntry[] = []
+  const walk = async (rel: string): Promise<void> => {
+    let items
+    try {
+      items = await fsp.readdir(join(botDir, rel), { withFileTypes: true })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+      throw error
+    }
+    for (const item of items.sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = rel ? `${rel}/${item.name}` : item.name
+      const decision = decideBotFile(path, { secrets })
+      if (!decision.include) { skipped.push({ path: `bot/${path}`, reason: decision.reason }); continue }
+      if (item.isDirectory()) { await walk(path); continue }
+      if (!item.isFile()) { skipped.push({ path: `bot/${path}`, reason: item.isSymbolicLink() ? 'a symbolic link (not followed)' : 'not a regular file' }); continue }
+      const stat = await fsp.stat(join(botDir, path)).catch(() => undefined)
+      if (!stat) continue // removed while we looked
+      if (stat.size > ARCHIVE_LIMITS.entryBytes) { skipped.push({ path: `bot/${path}`, reason: `larger than ${ARCHIVE_LIMITS.entryBytes} bytes` }); continue }
+      const data = await fsp.readFile(join(botDir, path)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined
+        throw error
+      })
+      if (data) out.push({ path: `bot/${path}`, data })
+    }
+  }
+  await walk('')
+  return out
+}
+
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await fsp.readFile(file, 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+/** One copy of everything; `takeBackup` retries it until it is from one state revision. */
+async function copyOnce(opts: BackupOptions, botDir: string, teamFolder: string) {
+  const skipped: Manifest['skipped'] = []
+  const files = await botFiles(botDir, opts.secrets ?? false, skipped)
+  const stateFile = files.find((f) => f.path === 'bot/state.json')
+  const state = stateFile ? JSON.parse(Buffer.from(stateFile.data).toString('utf8')) : undefined
+  const team = pickTeamSessions(await opts.sessions.list(), stateSessionIds(state), teamFolder)
+  const sessions: ArchiveEntry[] = []
+  const index: Manifest['sessions'] = []
+  for (const [n, header] of team.entries()) {
+    const { meta, events } = await opts.sessions.inspect(header.id)
+    const lines = [JSON.stringify({ type: 'session', ...meta }), ...events.map((e) => JSON.stringify(e))]
+    const entry = `sessions/${n}.jsonl`
+    sessions.push({ path: entry, data: Buffer.from(lines.join('\n'), 'utf8') })
+    index.push({ id: header.id, entry })
+  }
+  return { files, sessions, index, skipped, revision: typeof state?.revision === 'number' ? state.revision as number : null }
+}
+
+export async function takeBackup(opts: BackupOptions): Promise<BackupResult> {
+  // The real path: DSH records a Session's cwd through realpath, so rebasing compares real paths.
+  const home = await fsp.realpath(opts.home).catch(() => opts.home)
+  const botDir = join(home, 'bot')
+  const teamFolder = opts.teamFolder ? await fsp.realpath(opts.teamFolder).catch(() => opts.teamFolder!) : join(botDir, 'workspace')
+  let copy!: Awaited<ReturnType<typeof copyOnce>>
+  let attempts = 0
+  for (; attempts < MAX_ATTEMPTS;) {
+    attempts++
+    const before = await stateRevision(botDir)
+    copy = await copyOnce(opts, botDir, teamFolder)
+    if (before === copy.revision && (await stateRevision(botDir)) === before) break
+    if (attempts === MAX_ATTEMPTS) throw new Error(`the team changed during each of ${MAX_ATTEMPTS} copies; try again when it is quieter`)
+  }
+  const workspaces = teamWorkspaces(await readJson(join(home, 'storages', 'workspace.json')), new Set(copy.index.map((s) => s.id)))
+  const manifest: Manifest = {
+    format: 1,
+    plugin: { name: PLUGIN_NAME, version: PLUGIN_VERSION },
+    createdAt: (opts.now?.() ?? new Date()).toISOString(),
+    home,
+    teamFolder,
+    secrets: opts.secrets ?? false,
+    stateRevision: copy.revision,
+    sessions: copy.index,
+    skipped: copy.skipped.slice(0, 10_000),
+  }
+  const archive = encodeArchive([
+    { path: 'manifest.json', data: Buffer.from(JSON.stringify(manifest, null, 2)) },
+    { path: 'workspaces.json', data: Buffer.from(JSON.stringify(workspaces)) },
+    ...copy.files,
+    ...copy.sessions,
+  ])
+  return { archive, manifest, attempts }
+}

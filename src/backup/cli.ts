@@ -1,0 +1,116 @@
+/**
+ * `dsh-bot-team` — the package's command, run as
+ *   dsh plugin --profile <p> exec dsh-bot-team backup [--out FILE] [--secrets] [--home DIR]
+ *   dsh plugin --profile <p> exec dsh-bot-team restore FILE [--home DIR]
+ * (DSH's launcher has no plugin commands; `exec` runs the profile's bins with the `node` on PATH).
+ * The home is `--home`, else `$DSH_HOME` (blank counts as unset), else `~/.dsh`, as DSH resolves
+ * it. `dsh plugin` runs pnpm in the profile's folder, so relative paths are taken from the shell's
+ * `PWD` (the folder the person typed the command in), else the process's own; without `--out` the
+ * archive goes to `<DSH_HOME>/backups/` (0700), and the command prints where.
+ *
+ * Deliberately narrow: argument parsing and printing; the work is `backup.ts` / `restore.ts` over
+ * DSH's own stores (`dsh-runtime.ts`). Loads neither the plugin nor SQLite. Exit code 0 on
+ * success, 1 on a refusal (one line on stderr, no stack), 2 on a usage error.
+ */
+import { readFile } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { makePrivateDir, writePrivateFile } from '../store/private-file.ts'
+import { takeBackup } from './backup.ts'
+import { openDshStores, type Compression } from './dsh-runtime.ts'
+import { restoreBackup } from './restore.ts'
+
+const USAGE = `usage:
+  dsh-bot-team backup [--out FILE] [--secrets] [--home DSH_HOME]
+  dsh-bot-team restore FILE [--home DSH_HOME] [--session-compression zstd|none]
+Writes / reads one archive with the team folder (bot/), the team's Sessions and their workspace.
+Restore into a DSH_HOME without a team, with DSH stopped there.`
+
+class UsageError extends Error {}
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv
+  cwd: string
+  out(line: string): void
+  err(line: string): void
+}
+
+function homeOf(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string {
+  if (flag) return resolve(cwd, flag)
+  if (env.DSH_HOME?.trim()) return resolve(cwd, env.DSH_HOME)
+  return resolve(homedir(), '.dsh')
+}
+
+const stamp = (d: Date) => d.toISOString().replace(/[:.]/g, '-')
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const { positionals, values } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        out: { type: 'string' },
+        home: { type: 'string' },
+        secrets: { type: 'boolean', default: false },
+        'session-compression': { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    })
+    const [command, file, ...extra] = positionals
+    if (values.help || command === 'help') { io.out(USAGE); return 0 }
+    if (extra.length) throw new UsageError(`unexpected argument ${extra[0]}`)
+    const cwd = io.env.PWD && isAbsolute(io.env.PWD) ? io.env.PWD : io.cwd
+    const home = homeOf(values.home, io.env, cwd)
+    const compression = values['session-compression']
+    if (compression !== undefined && compression !== 'zstd' && compression !== 'none') throw new UsageError('--session-compression is zstd or none')
+
+    if (command === 'backup') {
+      if (file) throw new UsageError('backup takes no file argument; use --out FILE')
+      const started = performance.now()
+      const stores = await openDshStores(home, { ...(compression ? { compression: compression as Compression } : {}) })
+      try {
+        const { archive, manifest } = await takeBackup({ home, secrets: values.secrets, sessions: stores.sessions })
+        const out = values.out ? resolve(cwd, values.out) : join(home, 'backups', `bot-team-backup-${stamp(new Date(manifest.createdAt))}.dshbt`)
+        if (!values.out) await makePrivateDir(dirname(out))
+        await writePrivateFile(out, archive)
+        io.out(`backup written: ${out} (${archive.byteLength} bytes, ${manifest.sessions.length} Sessions, ${Math.round(performance.now() - started)} ms${manifest.secrets ? ', with secrets' : ''})`)
+      } finally {
+        await stores.close()
+      }
+      return 0
+    }
+    if (command === 'restore') {
+      if (!file) throw new UsageError('restore needs the archive file')
+      const started = performance.now()
+      const archive = await readFile(resolve(cwd, file))
+      const stores = await openDshStores(home, { workspaces: true, ...(compression ? { compression: compression as Compression } : {}) })
+      try {
+        const report = await restoreBackup({ archive, home, sessions: stores.sessions, ...(stores.workspaces ? { workspaces: stores.workspaces } : {}) })
+        for (const warning of report.warnings) io.err(`warning: ${warning}`)
+        io.out(`restored into ${home}: ${report.sessions} Sessions (${report.events} events), ${report.files} team files, team folder ${report.teamFolder} (${Math.round(performance.now() - started)} ms)`)
+      } finally {
+        await stores.close()
+      }
+      return 0
+    }
+    throw new UsageError(command ? `unknown command ${command}` : 'no command')
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`dsh-bot-team: ${(error as Error).message}\n${USAGE}`)
+      return 2
+    }
+    io.err(`dsh-bot-team: ${error instanceof Error ? error.message : String(error)}`)
+    return 1
+  }
+}
+
+/** The `bin` entry: run with the process's arguments and exit with the result. */
+export async function main(): Promise<void> {
+  process.exitCode = await runCli(process.argv.slice(2), {
+    env: process.env,
+    cwd: process.cwd(),
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  })
+}

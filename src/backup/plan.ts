@@ -1,0 +1,122 @@
+/**
+ * Backup policy, pure: which files under `bot/` go into a backup, which DSH Sessions are the
+ * team's, how a path under the old DSH_HOME maps into the new one, and the manifest's shape.
+ *
+ * Deliberately does no I/O: `backup.ts` and `restore.ts` read and write; this module only decides.
+ * Everything in the Bots' working folder `bot/workspace/` is kept. Left out of every backup: the
+ * team lock (it belongs to a running process), paired browsers (`pairing.json`: device tokens for
+ * this machine's DSH Web), derived SQLite indexes (rebuilt from the Session logs on the next
+ * start), unfinished saves and damaged copies; `secrets.json` only when the person asks for it.
+ */
+import { z } from 'zod'
+
+export type BotFileDecision = { include: true } | { include: false; reason: string }
+
+const SKIP = (reason: string): BotFileDecision => ({ include: false, reason })
+
+/** Whether `rel` (a `/`-separated path relative to `bot/`) belongs in a backup. */
+export function decideBotFile(rel: string, opts: { secrets: boolean }): BotFileDecision {
+  const [first = '', ...rest] = rel.split('/')
+  const name = rest.at(-1) ?? first
+  if (first === 'workspace') return { include: true } // the Bots' own files, whatever their names
+  if (first === 'state.lock') return SKIP('the team lock belongs to the running DSH')
+  if (rel === 'pairing.json') return SKIP('paired browsers are per machine; pair again after a restore')
+  if (rel === 'secrets.json' && !opts.secrets) return SKIP('secrets are left out unless --secrets is given')
+  if (/\.sqlite(-wal|-shm|-journal)?$/.test(name)) return SKIP('a derived index; rebuilt from the Session logs')
+  if (/^state\.json\.broken-/.test(rel)) return SKIP('a damaged copy kept for repair')
+  if (/\.\d+$/.test(name) || /\.tmp$/.test(name)) return SKIP('an unfinished save')
+  return { include: true }
+}
+
+const SESSION_KEYS = new Set(['sessionId', 'roomSessionId'])
+
+/** Every Session id team state points at (Bots' parts, rooms, member Sessions, deliveries…), whatever the schema version. */
+export function stateSessionIds(state: unknown): Set<string> {
+  const ids = new Set<string>()
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > 12 || value === null || typeof value !== 'object') return
+    if (Array.isArray(value)) return value.forEach((v) => walk(v, depth + 1))
+    for (const [key, v] of Object.entries(value)) {
+      if (SESSION_KEYS.has(key) && typeof v === 'string') {
+        ids.add(v)
+      } else if (key === 'memberSessions' && v && typeof v === 'object') {
+        for (const s of Object.values(v)) if (typeof s === 'string') ids.add(s)
+      } else {
+        walk(v, depth + 1)
+      }
+    }
+  }
+  walk(state, 0)
+  return ids
+}
+
+export interface HeaderLike {
+  id: string
+  cwd?: string
+  parentSession?: string
+}
+
+/** Whether `path` is `folder` or inside it (plain string comparison of absolute paths). */
+export function isWithin(path: string, folder: string): boolean {
+  const base = folder.replace(/\/+$/, '')
+  return path === base || path.startsWith(`${base}/`)
+}
+
+/**
+ * The team's Sessions among `headers`: those team state points at, those working in the team's
+ * folder, and every Session descended from one of them (subagent children), in `headers` order.
+ */
+export function pickTeamSessions<H extends HeaderLike>(headers: readonly H[], stateIds: ReadonlySet<string>, teamFolder: string): H[] {
+  const chosen = new Set(headers.filter((h) => stateIds.has(h.id) || (h.cwd !== undefined && isWithin(h.cwd, teamFolder))).map((h) => h.id))
+  for (let grew = true; grew;) {
+    grew = false
+    for (const h of headers) if (!chosen.has(h.id) && h.parentSession && chosen.has(h.parentSession)) { chosen.add(h.id); grew = true }
+  }
+  return headers.filter((h) => chosen.has(h.id))
+}
+
+/** `path` moved from under `fromHome` to under `toHome`; undefined when it is not under `fromHome`. */
+export function rebase(path: string, fromHome: string, toHome: string): string | undefined {
+  if (!isWithin(path, fromHome)) return undefined
+  return toHome.replace(/\/+$/, '') + path.slice(fromHome.replace(/\/+$/, '').length)
+}
+
+const id = z.string().min(1).max(256)
+const absolute = z.string().min(1).max(4096).startsWith('/')
+
+export const workspaceRecordSchema = z.object({ path: absolute, title: z.string().max(1000), sessionIds: z.array(id).max(100_000) })
+export const workspacesEntrySchema = z.object({
+  workspaces: z.array(workspaceRecordSchema).max(1000),
+  archivedSessionIds: z.array(id).max(100_000),
+})
+export type WorkspacesEntry = z.infer<typeof workspacesEntrySchema>
+
+export const manifestSchema = z.object({
+  format: z.literal(1),
+  plugin: z.object({ name: z.string().max(100), version: z.string().max(100) }),
+  createdAt: z.string().max(40),
+  /** DSH_HOME the backup was taken from, and the team's folder (the Bots' cwd) there. */
+  home: absolute,
+  teamFolder: absolute,
+  secrets: z.boolean(),
+  /** `revision` of `bot/state.json` the bot/ files were copied at (null: no team state). */
+  stateRevision: z.number().int().nullable(),
+  /** Session id → its archive entry (`sessions/<n>.jsonl`: header line, then one event per line). */
+  sessions: z.array(z.object({ id, entry: z.string().max(100) })).max(100_000),
+  skipped: z.array(z.object({ path: z.string().max(4096), reason: z.string().max(200) })).max(10_000),
+})
+export type Manifest = z.infer<typeof manifestSchema>
+
+/** Pick the team's workspace records and archived ids out of DSH's workspace storage (tolerant of a missing or unknown file). */
+export function teamWorkspaces(storage: unknown, teamIds: ReadonlySet<string>): WorkspacesEntry {
+  const s = storage as { global?: { archivedSessionIds?: unknown }; tables?: { workspaces?: Record<string, { path?: unknown; title?: unknown; sessionIds?: unknown }> } } | undefined
+  const workspaces: WorkspacesEntry['workspaces'] = []
+  for (const record of Object.values(s?.tables?.workspaces ?? {})) {
+    if (typeof record?.path !== 'string' || !Array.isArray(record.sessionIds)) continue
+    const sessionIds = record.sessionIds.filter((x): x is string => typeof x === 'string' && teamIds.has(x))
+    if (sessionIds.length) workspaces.push({ path: record.path, title: typeof record.title === 'string' ? record.title : 'Bot team', sessionIds })
+  }
+  const archived = s?.global?.archivedSessionIds
+  const archivedSessionIds = Array.isArray(archived) ? archived.filter((x): x is string => typeof x === 'string' && teamIds.has(x)) : []
+  return { workspaces, archivedSessionIds }
+}

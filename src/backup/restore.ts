@@ -1,0 +1,168 @@
+/**
+ * Restoring a backup into a DSH_HOME — the same one, or another at a different absolute path and
+ * for another user. Each team Session is written anew through DSH's own session persistence
+ * (`create` + `append`, same id, same events) with its working directory moved from under the
+ * old home to under the new one; the log's folder and compressed, checksummed frames are DSH's
+ * to make, never patched bytes. The team's workspace is re-created at the new path through DSH's
+ * workspace registry and the Sessions attached to it (and archived again where they were); then
+ * `bot/` is written, `state.json` last, so a restore cut short never looks like a whole team.
+ *
+ * Deliberately refuses, changing nothing: an archive that does not decode or validate, a home
+ * that already has team state or a team lock (restore into a home without a team, with DSH
+ * stopped), and Session ids that already exist there. It never writes the lock, pairing or
+ * derived indexes (the archive index rebuilds from the Sessions on the next start).
+ *
+ * Composes: `cli.ts` opens the target's persistence and registry (`dsh-runtime.ts`) and passes
+ * them in; the plugin itself is not running while this happens.
+ */
+import { existsSync } from 'node:fs'
+import fsp from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { makePrivateDir, writePrivateFile } from '../store/private-file.ts'
+import { decodeArchive } from './format.ts'
+import { decideBotFile, manifestSchema, rebase, workspacesEntrySchema, type HeaderLike, type Manifest } from './plan.ts'
+
+/** The part of DSH's `SessionPersistence` a restore writes through. */
+export interface SessionWriter {
+  list(): Promise<readonly HeaderLike[]>
+  create(meta: any): Promise<void>
+  append(id: any, events: readonly any[]): Promise<void>
+}
+
+/** The part of DSH's `WorkspaceRegistry` a restore uses (web profiles only). */
+export interface WorkspaceRegistryPort {
+  create(path: string, title?: string): Promise<{ title?: string; sessionIds: readonly string[]; attachSession(id: string): Promise<unknown>; setTitle?(title: string): Promise<unknown> | unknown }>
+  archiveSession(id: string): Promise<unknown> | unknown
+  readonly archivedSessionIds?: readonly string[]
+}
+
+export interface RestoreOptions {
+  archive: Uint8Array
+  home: string
+  sessions: SessionWriter
+  workspaces?: WorkspaceRegistryPort
+}
+
+export interface RestoreReport {
+  manifest: Manifest
+  teamFolder: string
+  files: number
+  sessions: number
+  events: number
+  warnings: string[]
+}
+
+export class RestoreError extends Error {
+  override name = 'RestoreError'
+}
+
+const APPEND_BATCH = 500
+
+interface ParsedSession {
+  header: Record<string, unknown> & { id: string; cwd?: string }
+  events: Record<string, unknown>[]
+}
+
+function parseSession(id: string, data: Uint8Array): ParsedSession {
+  const lines = Buffer.from(data).toString('utf8').split('\n')
+  let header: any
+  let events: any[]
+  try {
+    header = JSON.parse(lines[0]!)
+    events = lines.slice(1).filter((l) => l.length > 0).map((l) => JSON.parse(l))
+  } catch {
+    throw new RestoreError(`Session ${id}: its log in the archive is not JSON lines`)
+  }
+  if (!header || header.type !== 'session' || header.id !== id) throw new RestoreError(`Session ${id}: the log's header does not name it`)
+  if (header.cwd !== undefined && (typeof header.cwd !== 'string' || !header.cwd.startsWith('/'))) throw new RestoreError(`Session ${id}: the header's cwd is not an absolute path`)
+  events.forEach((e, i) => {
+    if (!e || typeof e !== 'object' || e.seq !== i || typeof e.type !== 'string') throw new RestoreError(`Session ${id}: event ${i} is not a Session event in order`)
+  })
+  const { type: _type, ...meta } = header
+  return { header: meta, events }
+}
+
+export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport> {
+  const entries = decodeArchive(opts.archive)
+  const byPath = new Map(entries.map((e) => [e.path, e.data]))
+  let manifest: Manifest
+  let workspaces
+  try {
+    manifest = manifestSchema.parse(JSON.parse(Buffer.from(byPath.get('manifest.json')!).toString('utf8')))
+    workspaces = workspacesEntrySchema.parse(JSON.parse(Buffer.from(byPath.get('workspaces.json') ?? Buffer.from('{"workspaces":[],"archivedSessionIds":[]}')).toString('utf8')))
+  } catch (error) {
+    throw new RestoreError(`the archive's manifest is not valid: ${(error as Error).message.slice(0, 500)}`)
+  }
+  await fsp.mkdir(opts.home, { recursive: true })
+  const home = await fsp.realpath(opts.home)
+  const botDir = join(home, 'bot')
+  if (existsSync(join(botDir, 'state.json'))) throw new RestoreError(`${botDir} already holds a team (state.json); restore into a DSH_HOME without one, or move that bot/ folder away first`)
+  if (existsSync(join(botDir, 'state.lock'))) throw new RestoreError(`${botDir} has a team lock: stop DSH on this DSH_HOME first`)
+
+  // Everything is read and checked before anything is written.
+  const sessions = manifest.sessions.map(({ id, entry }) => {
+    const data = byPath.get(entry)
+    if (!data || !entry.startsWith('sessions/')) throw new RestoreError(`Session ${id}: entry ${entry} is missing from the archive`)
+    return parseSession(id, data)
+  })
+  const existing = new Set((await opts.sessions.list()).map((h) => h.id))
+  const clash = sessions.find((s) => existing.has(s.header.id))
+  if (clash) throw new RestoreError(`Session ${clash.header.id} already exists in ${home}; restore into a DSH_HOME without this team`)
+  const warnings: string[] = []
+  const moved = (path: string): string => {
+    const to = rebase(path, manifest.home, home)
+    if (to !== undefined) return to
+    warnings.push(`${path} is outside the backed-up DSH_HOME; kept as it is`)
+    return path
+  }
+  const teamFolder = moved(manifest.teamFolder)
+  const botEntries = entries.filter((e) => e.path.startsWith('bot/')).filter((e) => {
+    const decision = decideBotFile(e.path.slice(4), { secrets: true })
+    if (!decision.include) warnings.push(`${e.path} not restored: ${decision.reason}`)
+    return decision.include
+  })
+
+  // 1. Sessions, through DSH's persistence, in their new working folder.
+  let events = 0
+  for (const { header, events: log } of sessions) {
+    const meta = header.cwd === undefined ? header : { ...header, cwd: moved(header.cwd) }
+    if (meta.cwd) await fsp.mkdir(meta.cwd as string, { recursive: true })
+    await opts.sessions.create(meta)
+    for (let i = 0; i < log.length; i += APPEND_BATCH) await opts.sessions.append(header.id, log.slice(i, i + APPEND_BATCH))
+    events += log.length
+  }
+
+  // 2. The workspace storage DSH Web lists them by.
+  if (opts.workspaces) {
+    for (const record of workspaces.workspaces) {
+      const path = moved(record.path)
+      await fsp.mkdir(path, { recursive: true })
+      const workspace = await opts.workspaces.create(path, record.title)
+      // The registry may already have made it for the new Sessions' folder, titled by its name.
+      if (workspace.title !== record.title) await workspace.setTitle?.(record.title)
+      // attachSession puts a Session first: attach the last one first to keep the listed order.
+      for (const id of [...record.sessionIds].reverse()) if (!workspace.sessionIds.includes(id)) await workspace.attachSession(id)
+    }
+    for (const id of workspaces.archivedSessionIds) if (!opts.workspaces.archivedSessionIds?.includes(id)) await opts.workspaces.archiveSession(id)
+  } else if (workspaces.workspaces.length) {
+    warnings.push('this profile has no DSH workspace registry (not a web profile); the team\'s Sessions show as "Ungrouped" until the plugin creates its workspace')
+  }
+
+  // 3. bot/, state.json last.
+  await makePrivateDir(botDir)
+  const ordered = [...botEntries.filter((e) => e.path !== 'bot/state.json'), ...botEntries.filter((e) => e.path === 'bot/state.json')]
+  for (const entry of ordered) {
+    const file = join(home, entry.path)
+    await makeDirs(botDir, dirname(file))
+    await writePrivateFile(file, entry.data)
+  }
+  await fsp.mkdir(teamFolder, { recursive: true })
+  return { manifest, teamFolder, files: botEntries.length, sessions: sessions.length, events, warnings }
+}
+
+/** Create `dir` and its parents below `botDir`, each 0700. */
+async function makeDirs(botDir: string, dir: string): Promise<void> {
+  if (dir === botDir || existsSync(dir)) return
+  await makeDirs(botDir, dirname(dir))
+  await makePrivateDir(dir)
+}
