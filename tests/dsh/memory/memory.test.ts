@@ -208,14 +208,13 @@ describe('botMemory (in-process DSH)', () => {
 })
 
 describe('end-of-turn memory review (in-process DSH)', () => {
-  const REVIEW = "You maintain a Bot's long-term memory"
   const reviewOn = { memory: { limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 }, review: { enabled: true, maxChanges: 4, maxTokens: 512 } } }
   /** A script whose review calls get `answers` in order and whose Bot turns answer "ok". */
   const reviewing = (answers: string[]): Script => {
     let n = 0
-    return { fallback: (req) => (req.system.startsWith(REVIEW) ? { text: answers[n++] ?? '{"changes":[]}', usage: { input: 300, output: 40 } } : { text: 'ok', usage: { input: 5_000, output: 50 } }) }
+    return { review: () => ({ text: answers[n++] ?? '{"changes":[]}', usage: { input: 300, output: 40 } }), fallback: { text: 'ok', usage: { input: 5_000, output: 50 } } }
   }
-  const reviewRequests = (host: DshHost) => host.adapter.model.loopRequests().filter((r) => r.system.startsWith(REVIEW))
+  const reviewRequests = (host: DshHost) => host.adapter.model.requests.filter((r) => r.purpose === 'memory-review')
 
   it('applies valid proposals through the same caps and filter (a secret-like one dropped, a team add by a plain Bot kept as its own), journaled as auto, tokens counted apart', async () => {
     const host = await team(reviewing([JSON.stringify({ changes: [
