@@ -382,7 +382,7 @@ export class BotMemory extends Service {
     })
     const moveCursor = () => this.files.writeCursors({ ...this.files.readCursors(), [key]: events.length })
     if (!userLines.length) return moveCursor()
-    const route = bot.model ?? this.review.model ?? this.defaultModel
+    const route = this.review.model ?? bot.model ?? this.defaultModel
     if (!route) return
     const actor: Actor = { ...this.actorOf(sessionId), auto: true }
     const entries = pickEntries(this.numbered(actor), userLines)
