@@ -78,6 +78,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
     memory: () => ctx.get('botMemory') ?? undefined,
+    usage: () => ctx.get('botUsage') ?? undefined,
+    groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,
