@@ -45,6 +45,8 @@ export class LedgerDb {
     this.db = db
     db.exec('PRAGMA journal_mode = WAL')
     db.exec('PRAGMA busy_timeout = 2000')
+    // Derived data (rebuildable from the Session logs): no fsync per batch; a power cut may lose the last one.
+    db.exec('PRAGMA synchronous = NORMAL')
     db.exec(`CREATE TABLE IF NOT EXISTS usage (
       key TEXT PRIMARY KEY, time INTEGER NOT NULL, day TEXT NOT NULL, hour TEXT NOT NULL,
       bot TEXT, grp TEXT, part INTEGER, session TEXT, provider TEXT NOT NULL, model TEXT NOT NULL,
