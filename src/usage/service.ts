@@ -31,6 +31,7 @@ import { join } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import { z } from 'zod'
+import { privateFile } from '../archive/index-db.ts'
 import { loadSqlite, type SqliteDriverName, type SqliteProblem } from '../archive/sqlite.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { SOURCE_PLUGIN } from '../sources.ts'
@@ -55,6 +56,9 @@ export const Config = z.object({
   prefer: z.enum(['auto', 'better-sqlite3', 'node:sqlite']).default('auto'),
   /** Rows wait at most this long in memory before one transaction writes them. */
   flushMs: z.int().min(10).max(60_000).default(1_000),
+  /** The drivers' loaders (`sqlite.ts`); injectable so a missing native module can be simulated. */
+  loadBetterSqlite: z.custom<() => unknown>((v) => typeof v === 'function').optional(),
+  loadNodeSqlite: z.custom<() => unknown>((v) => typeof v === 'function').optional(),
 })
 export type Config = z.input<typeof Config>
 
@@ -125,7 +129,8 @@ export class BotUsage extends Service {
   // ── recording ────────────────────────────────────────────────────────────────────────────────
 
   private open(): void {
-    const load = loadSqlite({ prefer: this.config.prefer })
+    const { prefer, loadBetterSqlite, loadNodeSqlite } = this.config
+    const load = loadSqlite({ prefer, ...(loadBetterSqlite ? { loadBetterSqlite } : {}), ...(loadNodeSqlite ? { loadNodeSqlite } : {}) })
     if (!load.ok) {
       this.problem = load.problem
       process.stderr.write(`dsh-bot-team: the usage ledger is off: ${load.problem.message}\n`)
@@ -133,7 +138,9 @@ export class BotUsage extends Service {
     }
     try {
       mkdirSync(this.config.dir, { recursive: true, mode: 0o700 })
-      this.ledger = new LedgerDb(load.driver.open(join(this.config.dir, 'usage.sqlite')))
+      const file = join(this.config.dir, 'usage.sqlite')
+      privateFile(file) // 0600 before SQLite opens it (its -wal / -shm files take the database's mode)
+      this.ledger = new LedgerDb(load.driver.open(file))
       this.driver = load.driver.name
       if (load.problem) this.problem = load.problem
     } catch (error) {

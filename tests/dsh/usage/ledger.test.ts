@@ -1,11 +1,12 @@
 // botUsage on the real DSH core, in-process: every model request of a Bot Session (own chat, group
 // member turn) and the memory review side call land in bot/usage.sqlite with the provider's token
 // counts; views group them; a ledger rebuilt from the Session logs holds the same loop rows.
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type TeamHostOptions } from '../../support/dsh-host.ts'
+import { BotUsage } from '../../../src/usage/service.ts'
 import { bots, say, team as roomsTeam } from '../rooms/helpers.ts'
 
 const track = disposedAfterEach()
@@ -27,7 +28,7 @@ describe('usage ledger (in-process DSH)', () => {
     await prompt(host, await host.ctx.botRoster.agentOf(ada.id), 'list the team')
     await host.ctx.botMemory.settled()
     const usage = host.ctx.botUsage
-    expect(existsSync(join(host.home, 'bot', 'usage.sqlite'))).toBe(true)
+    expect(statSync(join(host.home, 'bot', 'usage.sqlite')).mode & 0o777).toBe(0o600)
     expect(strip(usage.view('purpose').rows)).toEqual([
       { key: 'memory-review', requests: 1, input: 200, cached: 0, output: 9 },
       { key: 'turn', requests: 2, input: 160, cached: 1700, output: 42 },
@@ -83,5 +84,21 @@ describe('usage ledger (in-process DSH)', () => {
     expect(strip(second.ctx.botUsage.view('bot').rows)).toEqual([{ key: ada.id, requests: 2, input: 24, cached: 46, output: 7 }])
     await second.ctx.botUsage.rebuild()
     expect(second.ctx.botUsage.status().rows).toBe(2)
+  })
+})
+
+describe('usage ledger without SQLite (in-process DSH)', () => {
+  it('with no usable driver the ledger is off (status says why, views refuse, nothing on disk) while the caps still count the day', async () => {
+    const host = await team({ fallback: { text: 'ok', usage: { input: 300, output: 10 } } }, { config: { usage: { enabled: false, flushMs: 1000 } } })
+    const missing = () => { throw new Error('Could not locate the bindings file. Tried: …/better_sqlite3.node') }
+    await host.ctx.plugin(BotUsage, { dir: join(host.home, 'bot'), prefer: 'auto', loadBetterSqlite: missing, loadNodeSqlite: () => { throw new Error('No such built-in module: node:sqlite') } })
+    const usage = host.ctx.botUsage
+    expect(usage.status()).toMatchObject({ driver: 'unavailable', problem: { kind: 'missing-binding', message: expect.stringMatching(/rebuild better-sqlite3/) } })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    await host.ctx.botUsage.configure({ caps: { bots: { [ada.id]: { tokens: 100 } } } })
+    await prompt(host, await host.ctx.botRoster.agentOf(ada.id), 'hello')
+    expect(usage.capReached(ada.id)).toBe(true)
+    expect(() => usage.view('bot')).toThrow(/the usage ledger is off/)
+    expect(existsSync(join(host.home, 'bot', 'usage.sqlite'))).toBe(false)
   })
 })
