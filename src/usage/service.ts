@@ -34,7 +34,7 @@ import { z } from 'zod'
 import { privateFile } from '../archive/index-db.ts'
 import { loadSqlite, type SqliteDriverName, type SqliteProblem } from '../archive/sqlite.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { SOURCE_PLUGIN } from '../sources.ts'
+import { usageNoticeSource } from '../sources.ts'
 import type { BotStore, UsageSettings } from '../store/index.ts'
 import { capsReached, costOf, DayTotals, type CapHit, type DailyCap } from './caps.ts'
 import { LedgerDb, type ViewFilter, type ViewKey } from './ledger-db.ts'
@@ -339,9 +339,8 @@ export class BotUsage extends Service {
     const main = this.roster.bots().find((b) => b.main && !b.deleted)
     if (!main) return
     const agent = await this.roster.agentOf(main.id)
-    const summary = text.length > 120 ? `${text.slice(0, 119)}…` : text
     // Injected (never wakes the agent): Main reads it at its next turn, at no model cost now.
-    agent.inject(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'notice', summary } as never }))
+    agent.inject(createUserMessage({ content: [{ type: 'text', text }], source: usageNoticeSource(text) }))
   }
 
   /** Change prices, currency or caps (the person, over HTTP); held work may go after. */

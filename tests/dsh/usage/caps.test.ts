@@ -4,6 +4,7 @@
 // cap releases what was held. A group round a Bot started skips a capped member.
 import { describe, expect, it } from 'vitest'
 import type { ScriptMap } from '../../../scripts/scripted-model/format.ts'
+import { readSource } from '../../../src/sources.ts'
 import { disposedAfterEach, prompt, type DshHost } from '../../support/dsh-host.ts'
 import { from, team, user, userMessages } from '../delivery/helpers.ts'
 import { bots, roomLog, say, team as roomsTeam } from '../rooms/helpers.ts'
@@ -43,6 +44,7 @@ describe('daily spending caps (in-process DSH)', () => {
     const mainAgent = await roster.agentOf(main.id)
     expect(mainAgent.status).toBe('idle')
     expect(mainAgent.inbox.nextStep.map((m) => (m.content[0] as { text: string }).text)).toEqual([expect.stringMatching(CAP_TEXT)])
+    expect(readSource(mainAgent.inbox.nextStep[0]!.source)).toMatchObject({ form: 'notice', type: 'usage-notice' })
     expect(host.ctx.botStore.state.usage?.notified).toEqual([`${host.ctx.botUsage.today().day} bot:${ada.id}`])
 
     const adaRequests = () => host.adapter.model.loopRequests('ada').length
