@@ -1,12 +1,15 @@
 // botUsage on the real DSH core, in-process: every model request of a Bot Session (own chat, group
 // member turn) and the memory review side call land in bot/usage.sqlite with the provider's token
-// counts; views group them; a ledger rebuilt from the Session logs holds the same loop rows.
+// counts; side calls are metered on llm/stream; views group them; a ledger rebuilt from the Session
+// logs holds the same loop rows; without SQLite the ledger is off and the caps still count.
 import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import { BotUsage } from '../../../src/usage/service.ts'
+import { sideCall } from '../../../src/usage/side-call.ts'
 import { bots, say, team as roomsTeam } from '../rooms/helpers.ts'
 
 const track = disposedAfterEach()
@@ -65,6 +68,26 @@ describe('usage ledger (in-process DSH)', () => {
     expect(host.ctx.botUsage.view('purpose').rows.map((r) => r.key)).toEqual(['room-turn'])
     expect(strip(host.ctx.botUsage.view('bot', { group: group.id }).rows.filter((r) => r.key === Bob))).toEqual([{ key: Bob, requests: 1, input: 70, cached: 5, output: 8 }])
     expect(host.ctx.botUsage.view('group').rows.map((r) => r.key)).toEqual([group.id])
+  })
+
+  it('meters side calls on llm/stream: a title call for a Bot Session and a call tagged with sideCall() are recorded; an untagged call and a Session not of the team are not', async () => {
+    const host = await team({ fallback: { text: 'ok', usage: { input: 9, output: 2 } }, title: 'A title' })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    const adaSession = ada.sessionParts.at(-1)!.sessionId
+    const call = async (options: Parameters<typeof host.ctx.llm.stream>[0]) => {
+      for await (const _ of host.ctx.llm.stream(options)) { /* drain */ }
+    }
+    const base = { provider: 'mock', model: 'mock', messages: [] }
+    await call({ ...base, system: 'Create a concise title for this chat.', purpose: 'session-title', sessionId: SessionId(adaSession) })
+    await call({ ...base, system: 'Create a concise title for this chat.', purpose: 'session-title', sessionId: SessionId('not-a-team-session') })
+    await call(sideCall({ ...base, system: 'Summarise.' }, { purpose: 'steward', bot: ada.id, part: 1 }))
+    await call({ ...base, system: 'Untagged.' })
+    host.ctx.botUsage.flush()
+    expect(strip(host.ctx.botUsage.view('purpose').rows)).toEqual([
+      { key: 'steward', requests: 1, input: expect.any(Number), cached: 0, output: expect.any(Number) },
+      { key: 'title', requests: 1, input: 20, cached: 0, output: 3 },
+    ])
+    expect(host.ctx.botUsage.view('bot').rows.map((r) => [r.key, r.requests])).toEqual([[ada.id, 2]])
   })
 
   it('rebuild re-derives the loop rows from the Session logs: a team that ran with the ledger off gets the same rows, and a second rebuild adds none', async () => {
