@@ -56,6 +56,12 @@ export const Config = z.object({
   }).strict().prefault({}),
   /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
   memory: z.object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}) }).strict().prefault({}),
+  /**
+   * The usage ledger (`bot/usage.sqlite`, issue 16): `enabled: false` records nothing and enforces
+   * no caps; `flushMs` bounds how long rows wait in memory. Prices and caps are set by the person
+   * (team state, HTTP), not here.
+   */
+  usage: z.object({ enabled: z.boolean().default(true), flushMs: z.int().min(10).max(60_000).default(1_000) }).strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>

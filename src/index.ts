@@ -23,6 +23,7 @@ import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
 import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
+import { BotUsage } from './usage/service.ts'
 import { PAIRING_FILE } from './web/pairing-file.ts'
 import { registerWebRoutes } from './web/routes.ts'
 import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
@@ -69,6 +70,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   // Before the roster: it names the Bot team agent preset for the Sessions the roster opens.
   await mountContained(ctx.plugin(BotCompaction, {}), 'compaction')
   if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, { ...sessions, limits: { maxBots: config.team.maxBots, createsPerTurn: config.team.createsPerTurn } }), 'roster')
+  if (ctx.get('botRoster') && config.usage.enabled) await mountContained(ctx.plugin(BotUsage, { dir: paths.dir, prefer: config.sqlite, flushMs: config.usage.flushMs }), 'usage ledger')
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')
     await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
@@ -82,6 +84,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     memory: () => ctx.get('botMemory') ?? undefined,
     // The team folder's parent is DSH_HOME (the default `dir`); the backup reads sessions through DSH.
     backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') as never },
+    usage: () => ctx.get('botUsage') ?? undefined,
+    groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

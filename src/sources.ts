@@ -117,9 +117,16 @@ export interface BootstrapSource extends Base {
   summary: string
 }
 
+/** A notice for the person in the Main Bot's chat (a daily spending cap reached); starts no turn. */
+export interface UsageNoticeSource extends Base {
+  form: 'notice'
+  type: 'usage-notice'
+  summary: string
+}
+
 export type TeamSource =
   | DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
-  | RoomNoticeSource | RoomOpenSource | BootstrapSource
+  | RoomNoticeSource | RoomOpenSource | BootstrapSource | UsageNoticeSource
 
 export type TeamSourceType = TeamSource['type']
 
@@ -165,6 +172,10 @@ export function bootstrapSource(name: string): BootstrapSource {
   return { ...base, form: 'notice', type: 'bootstrap', summary: oneLine(`${name} joined the team`) }
 }
 
+export function usageNoticeSource(summary: string): UsageNoticeSource {
+  return { ...base, form: 'notice', type: 'usage-notice', summary: oneLine(summary) }
+}
+
 /** DSH bounds a notice's one-line summary (CONTEXT_SUMMARY_MAX_CHARS = 120). */
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim()
@@ -191,6 +202,7 @@ const readers = z.discriminatedUnion('type', [
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-notice'), summary: z.string(), ...group }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-open'), summary: z.string(), ...group }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('bootstrap'), summary: z.string() }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('usage-notice'), summary: z.string() }),
 ])
 
 /** Rewrite a source written before consolidation into today's shape (pure; unknown input passes). */

@@ -62,7 +62,12 @@ export interface Script {
   title?: string | ((req: RecordedRequest) => string)
   /** Context window reported by the in-process adapter's resolveModel (default 128000). */
   contextWindow?: number
+  /** Answer to the plugin's end-of-turn memory review side call (never consumes steps). Default '{"changes":[]}'. */
+  review?: SideAnswer
 }
+
+/** A side call's answer: its text, a full reply (e.g. with usage), or a function of the request. */
+export type SideAnswer = string | Reply | ((req: RecordedRequest) => string | Reply)
 
 /** A map of scripts keyed by model id; key '*' answers models without their own script. */
 export type ScriptMap = Record<string, Script>
@@ -114,14 +119,17 @@ export interface RecordedRequest {
   tools: RecordedTool[]
   toolNames: string[]
   messages: RecordedMessage[]
-  /** DSH side-call purpose; on the wire a title call is detected from its system prompt. */
-  purpose?: 'session-title' | 'compaction'
+  /**
+   * Side-call purpose: DSH's own (`session-title`, `compaction`; on the wire a title call is detected
+   * from its system prompt) or one of the plugin's, recognised by its system prompt (SIDE_CALLS).
+   */
+  purpose?: SideCallPurpose
   sessionId?: string
   maxTokens?: number
   /** What the script answered (filled in by respond()). */
   reply?: Reply
   /** How the reply was chosen. */
-  answeredBy?: 'step' | 'fallback' | 'title' | 'default'
+  answeredBy?: 'step' | 'fallback' | 'title' | 'side-call' | 'default'
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,6 +137,24 @@ export interface RecordedRequest {
 
 const RUNTIME_CONTEXT_PREFIX = 'Current runtime context'
 export const TITLE_SYSTEM_PREFIX = 'Create a concise title'
+
+/**
+ * The plugin's own side calls (direct `ctx.llm.stream` calls, not loop steps), each recognised by the
+ * start of its system prompt, answered from its script field without consuming steps and left out of
+ * `loopRequests()`. Add a row for a new side call; the prefix must match the caller's prompt text
+ * exactly (the memory review's is in src/memory/review.ts).
+ */
+export const SIDE_CALLS = [
+  { purpose: 'memory-review', systemPrefix: "You maintain a Bot's long-term memory", answer: (s: Script | undefined): SideAnswer => s?.review ?? '{"changes":[]}' },
+] as const satisfies readonly { purpose: string; systemPrefix: string; answer: (s: Script | undefined) => SideAnswer }[]
+
+export type SideCallPurpose = 'session-title' | 'compaction' | (typeof SIDE_CALLS)[number]['purpose']
+
+/** The purpose a system prompt names: DSH's title call or one of SIDE_CALLS (undefined for a loop request). */
+export function purposeOfSystem(system: string): SideCallPurpose | undefined {
+  if (system.startsWith(TITLE_SYSTEM_PREFIX)) return 'session-title'
+  return SIDE_CALLS.find((c) => system.startsWith(c.systemPrefix))?.purpose
+}
 
 export function isRuntimeContextText(text: string): boolean {
   return text.startsWith(RUNTIME_CONTEXT_PREFIX)
@@ -271,7 +297,7 @@ export function requestFromOptions(options: {
   const system = options.system ?? ''
   const purpose = options.purpose === 'session-title' || options.purpose === 'compaction'
     ? options.purpose
-    : system.startsWith(TITLE_SYSTEM_PREFIX) ? 'session-title' : undefined
+    : purposeOfSystem(system)
   return {
     via: 'adapter',
     index: 0,
@@ -299,7 +325,7 @@ export function requestFromWire(body: unknown, headers: Record<string, string | 
   const sessionId = header('x-deepseek-harness-session-id')
   const purpose = header('x-deepseek-harness-compact') === '1'
     ? 'compaction'
-    : system.startsWith(TITLE_SYSTEM_PREFIX) ? 'session-title' : undefined
+    : purposeOfSystem(system)
   const maxTokens = typeof b.max_tokens === 'number' ? b.max_tokens : undefined
   return {
     via: 'server',
@@ -359,7 +385,7 @@ export function isTitleRequest(req: RecordedRequest): boolean {
   return req.purpose === 'session-title'
 }
 
-/** A DSH side call (title or compaction) rather than a loop request. */
+/** A side call (DSH's title or compaction, or one of the plugin's SIDE_CALLS) rather than a loop request. */
 export function isSideCall(req: RecordedRequest): boolean {
   return req.purpose !== undefined
 }
@@ -399,7 +425,7 @@ export function argsText(args: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // The core
 
-const SCRIPT_KEYS = new Set(['steps', 'fallback', 'title', 'contextWindow'])
+const SCRIPT_KEYS = new Set(['steps', 'fallback', 'title', 'contextWindow', 'review'])
 export const DEFAULT_FALLBACK_TEXT = 'Scripted model: no scripted reply left.'
 export const DEFAULT_TITLE = 'Scripted title'
 export const DEFAULT_CONTEXT_WINDOW = 128_000
@@ -413,7 +439,8 @@ interface ScriptState { script: Script; cursor: number }
 
 /**
  * Holds one script (every model) or one script per model id ('*' = any other model), consumes steps
- * in order per script, answers title side calls without consuming steps, and records every request.
+ * in order per script, answers side calls (title, compaction, SIDE_CALLS) without consuming steps,
+ * and records every request.
  */
 export class ScriptedModel {
   readonly requests: RecordedRequest[] = []
@@ -450,7 +477,7 @@ export class ScriptedModel {
     return r
   }
 
-  /** Loop requests only (title/compaction side calls excluded), optionally for one model. */
+  /** Loop requests only (side calls excluded), optionally for one model. */
   loopRequests(model?: string): RecordedRequest[] {
     return this.requests.filter(r => !isSideCall(r) && (model === undefined || r.model === model))
   }
@@ -473,6 +500,12 @@ export class ScriptedModel {
       by = 'title'
     } else if (req.purpose === 'compaction') {
       reply = { text: 'Summary of the conversation so far (scripted).' }
+    } else if (req.purpose !== undefined) {
+      const side = SIDE_CALLS.find((c) => c.purpose === req.purpose)!
+      const a = side.answer(st?.script)
+      const r = typeof a === 'function' ? a(req) : a
+      reply = typeof r === 'string' ? { text: r } : r
+      by = 'side-call'
     } else if (st !== undefined) {
       const steps = st.script.steps ?? []
       if (st.cursor < steps.length) {

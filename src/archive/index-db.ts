@@ -421,7 +421,7 @@ function dropAll(db: SqliteDatabase): void {
 }
 
 /** Create `path` empty with mode 0600 if it does not exist, and make it 0600 if it does. */
-function privateFile(path: string): void {
+export function privateFile(path: string): void {
   try {
     closeSync(openSync(path, 'a', 0o600))
     chmodSync(path, 0o600)

@@ -25,7 +25,9 @@
  * `agent/inbox/discarded`; neither vetoes nor reorders. Globally: `session/event`, read only (a
  * relayed `user/message` flushed to the log marks its record delivered; `turn/end` routes replies
  * and releases held messages); `bot-team/bot-deleted` (discards its pending records);
- * `bot-team/writer` (recovery after a takeover).
+ * `bot-team/writer` (recovery after a takeover); `bot-team/usage-limits-changed` (messages held
+ * because the target's or the team's daily spending cap was reached — `botUsage.capReached`, asked
+ * where a message is handed over — go on, in order).
  */
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
@@ -143,6 +145,7 @@ export class BotDelivery extends Service {
         if (d.to === botId && d.status === 'pending') this.mark(d.id, 'discarded', `discarded: target Bot ${name} was deleted`)
       }
     })
+    this.ctx.on('bot-team/usage-limits-changed', () => this.releaseCapped())
     this.ctx.on('session/event', (session, event) => {
       if (event.type === 'user/message') {
         const relay = relayOf((event.data as UserMessage).source)
@@ -332,6 +335,27 @@ export class BotDelivery extends Service {
   /** Messages that would start a Bot-started turn while the cap is reached, in order (records stay pending). */
   private readonly held: Array<{ agent: Agent; d: Delivery }> = []
 
+  /** Messages to a Bot whose (or whose team's) daily spending cap is reached, in order (records stay pending). */
+  private capHeld: Array<{ agent: Agent; d: Delivery }> = []
+
+  /** A cap was raised or a new day began: messages no longer capped go on, in order. */
+  private releaseCapped(): void {
+    const ready = this.capHeld.filter(({ d }) => !this.capHolds(d.to))
+    this.capHeld = this.capHeld.filter((h) => !ready.includes(h))
+    for (const { agent, d } of ready) {
+      try {
+        this.handOver(agent, d)
+      } catch (error) {
+        this.warn(`could not hand over held ${d.id}`, error)
+      }
+    }
+  }
+
+  /** The target Bot's (or the team's) daily spending cap is reached (`botUsage`, when it runs). */
+  private capHolds(botId: string): boolean {
+    return this.ctx.get('botUsage')?.capReached(botId) ?? false
+  }
+
   /** Hand over held messages while fewer Bot-started turns than the cap run (oldest first). */
   private release(): void {
     while (this.held.length && this.alive && this.botTurnsRunning() < this.config.turnsAtOnce) {
@@ -353,6 +377,10 @@ export class BotDelivery extends Service {
   private handOver(agent: Agent, d: Delivery, released = false): void {
     // Never hand a message to a Bot deleted since it was recorded (its records are discarded).
     if (own(this.store.state.bots, d.to)?.deleted) return
+    if (this.capHolds(d.to)) {
+      this.capHeld.push({ agent, d })
+      return
+    }
     if (!released && agent.status !== 'running' && (this.held.length > 0 || this.botTurnsRunning() >= this.config.turnsAtOnce)) {
       this.held.push({ agent, d })
       return

@@ -19,13 +19,16 @@ import { terms } from './recall.ts'
 
 /** The review's settings (plugin config `memory.review`). */
 export const ReviewConfig = z.object({
-  /** Review a Bot's own-chat turns that hold user text (one small model call each). */
-  enabled: z.boolean().default(false),
+  /** Review a Bot's own-chat turns that hold user text (one small model call each). On by default. */
+  enabled: z.boolean().default(true),
   /** Changes one review may propose. */
   maxChanges: z.int().min(1).max(8).default(4),
   /** Output tokens of one review call. */
   maxTokens: z.int().min(64).max(8_192).default(1_024),
-  /** `provider/model` for reviews; default: the Bot's model, else the plugin's default model. */
+  /**
+   * `provider/model` for every review; default: the Bot's own model, else the plugin's `defaultModel`.
+   * A Bot on DSH's default model with neither this nor `defaultModel` set is not reviewed.
+   */
   model: z.string().regex(/^[^/\s]+\/\S+$/).optional(),
 })
 

@@ -33,6 +33,7 @@ import { TeamRefusal } from '../refusal.ts'
 import type { Caller } from '../roster/authority.ts'
 import type { BotRoster } from '../roster/service.ts'
 import type { BotStore } from '../store/index.ts'
+import { sideCall } from '../usage/side-call.ts'
 import { capProblem, MemoryLimits, type ScopeSizes } from './caps.ts'
 import { MemoryFiles, type ScopeFiles, type ScopeKey } from './files.ts'
 import { addEntry, entryLine, entryShapeProblem, findEntry, parseEntries, replaceLine, type Entry } from './format.ts'
@@ -382,13 +383,13 @@ export class BotMemory extends Service {
     })
     const moveCursor = () => this.files.writeCursors({ ...this.files.readCursors(), [key]: events.length })
     if (!userLines.length) return moveCursor()
-    const route = bot.model ?? this.review.model ?? this.defaultModel
+    const route = this.review.model ?? bot.model ?? this.defaultModel
     if (!route) return
     const actor: Actor = { ...this.actorOf(sessionId), auto: true }
     const entries = pickEntries(this.numbered(actor), userLines)
     const { system, user } = reviewPrompt(entries, userLines, this.review.maxChanges)
     this.stats.reviews++
-    const answer = await this.callModel(route, system, user)
+    const answer = await this.callModel(route, system, user, bot.id)
     const parsed = parseReview(answer, entries.length, this.review.maxChanges)
     if (!parsed.ok) {
       this.stats.malformed++
@@ -422,18 +423,19 @@ export class BotMemory extends Service {
     return out.slice(0, ENTRIES_MAX)
   }
 
-  private async callModel(route: string, system: string, user: string): Promise<string> {
+  private async callModel(route: string, system: string, user: string, botId: string): Promise<string> {
     const slash = route.indexOf('/')
     let text = ''
     this.stats.calls++
-    const stream = this.ctx.llm.stream({
+    // Tagged so the usage ledger records it as the review's, under this Bot.
+    const stream = this.ctx.llm.stream(sideCall({
       provider: route.slice(0, slash),
       model: route.slice(slash + 1),
       system,
       messages: [createUserMessage({ content: [{ type: 'text', text: user }], source: { kind: 'user' } })],
       maxTokens: this.review.maxTokens,
       signal: AbortSignal.timeout(120_000),
-    })
+    }, { purpose: 'memory-review', bot: botId }))
     for await (const chunk of stream) {
       if (chunk.type === 'text-delta') text += chunk.text
       if (chunk.type === 'usage') {

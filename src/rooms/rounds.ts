@@ -82,6 +82,8 @@ export interface RoundHost {
   userSpoke(groupId: string): Promise<void>
   /** False once the service is disposed: a round cut by shutdown is not marked ended. */
   alive(): boolean
+  /** Why this Bot may not take a Bot-started turn now (its or the team's daily spending cap), else undefined. */
+  holdsBotWork?(botId: string): string | undefined
   warn(what: string, error: unknown): void
 }
 
@@ -202,7 +204,10 @@ export class Rounds {
         const turnChain = memberChain(chain, bot.permissionPreset)
         highest = Math.max(highest, turnChain.hop)
         const place = { place: plan.turns, planned: plan.turns + plan.queue.length, after: previous }
-        const { outcome, upto } = await this.drawTurn(groupId, turnChain)
+        const held = poster.kind === 'bot' ? this.host.holdsBotWork?.(id) : undefined
+        const { outcome, upto } = held
+          ? { outcome: { kind: 'failed', reason: held } as TurnOutcome, upto: transcript.cursor(groupId, id) }
+          : await this.drawTurn(groupId, turnChain)
           ? await this.memberTurn(groupId, id, place, turnChain, signal)
           : { outcome: { kind: 'failed', reason: 'the work budget of this request is spent' } as TurnOutcome, upto: transcript.cursor(groupId, id) }
         record.turns.push({ botId: id, outcome: outcome.kind })

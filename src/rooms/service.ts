@@ -126,6 +126,7 @@ export class BotRooms extends Service {
       userSpoke: (groupId) => this.resetBotRounds(groupId),
       alive: () => this.alive,
       warn: (what, error) => this.warn(what, error),
+      holdsBotWork: (botId) => (this.ctx.get('botUsage')?.capReached(botId) ? 'its daily spending cap is reached' : undefined),
     })
   }
 

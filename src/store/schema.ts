@@ -156,6 +156,26 @@ export const pendingQuestionSchema = keepUnknownJson(z.looseObject({
   answer: z.string().optional(),
 }))
 
+/** A daily spending cap: tokens (input uncached + cached + output) and/or money (needs prices). */
+const dailyCapSchema = z.object({
+  tokens: z.int().min(1).max(1e12).optional(),
+  money: z.number().positive().max(1e9).optional(),
+}).strict()
+
+/** What the person entered for the usage ledger (no price list is shipped): prices, daily caps. */
+export const usageSettingsSchema = z.object({
+  /** Shown next to money figures (e.g. `USD`, `CNY`); free text. */
+  currency: z.string().max(8).optional(),
+  /** `provider/model` → price per million tokens of uncached input, cached input and output. */
+  prices: z.record(z.string().min(1).max(200), z.object({
+    input: z.number().min(0).max(1e6), cached: z.number().min(0).max(1e6), output: z.number().min(0).max(1e6),
+  }).strict()).optional(),
+  /** Daily caps: the whole team, every Bot, and per Bot id (overrides `eachBot`). */
+  caps: z.object({ team: dailyCapSchema.optional(), eachBot: dailyCapSchema.optional(), bots: z.record(id, dailyCapSchema).optional() }).strict().optional(),
+  /** Caps already reported to the person, `<day> <scope>` (the current day's only). */
+  notified: z.array(z.string().max(300)).max(2_000).optional(),
+}).strict()
+
 export const stateSchema = keepUnknownJson(z.looseObject({
   version: z.literal(STATE_VERSION),
   /** Monotonic: +1 per successful save. */
@@ -169,6 +189,8 @@ export const stateSchema = keepUnknownJson(z.looseObject({
   pendingQuestions: z.array(pendingQuestionSchema),
   /** kind → next number; ids are `<kind>-<n>` and are never reused, even after deletion. */
   nextIds: z.record(z.string().regex(/^[a-z][a-z0-9]*$/), z.int().min(1)),
+  /** Usage ledger settings: prices, daily caps, caps reported (optional; src/usage/). */
+  usage: usageSettingsSchema.optional(),
 })).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })
 })
@@ -208,6 +230,7 @@ export type Delivery = z.infer<typeof deliverySchema>
 export type PendingQuestion = z.infer<typeof pendingQuestionSchema>
 export type WorkBudget = z.infer<typeof budgetSchema>
 export type TeamState = z.infer<typeof stateSchema>
+export type UsageSettings = z.infer<typeof usageSettingsSchema>
 
 /** The state of a team that has never been saved: revision 0, nothing in it. */
 export function emptyState(pluginVersion = '0.0.0', now = new Date()): TeamState {

@@ -30,6 +30,7 @@ const shape = stateSchema.shape
 const smallFields = z.object({
   version: shape.version, revision: shape.revision, writtenBy: shape.writtenBy,
   preferences: shape.preferences, nextIds: shape.nextIds, budgets: shape.budgets,
+  usage: shape.usage,
 })
 const recordKey = z.string().min(1).max(200)
 const json = z.json()

@@ -7,6 +7,7 @@
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
  *   POST /bot-team/api/backup        download a backup archive (`backup-routes.ts`)
+ *        /bot-team/api/usage…        the usage screen's API (`usage-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -27,12 +28,14 @@ import { memoryApi } from '../memory/routes.ts'
 import type { BotMemory } from '../memory/service.ts'
 import { isStoreError } from '../store/index.ts'
 import { backupApi, type BackupRouteOptions } from './backup-routes.ts'
+import type { BotUsage } from '../usage/service.ts'
 import { botsApi } from './bots-routes.ts'
 import { checkRequestTrust } from './fence.ts'
 import { decodeSegment, HttpError, send, sendJson } from './http.ts'
 import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_HTML, TEAM_PAGE_JS } from './page.ts'
 import { Pairing } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
+import { usageApi } from './usage-routes.ts'
 
 export { MAX_BODY_BYTES } from './bots-routes.ts'
 
@@ -54,6 +57,9 @@ export interface WebRoutesOptions {
   memory?: () => BotMemory | undefined
   /** Where the team lives, for the backup download; absent: no backup route. */
   backup?: BackupRouteOptions
+  usage?: () => BotUsage | undefined
+  /** A live group's id from its id or name (the usage API's group filter). */
+  groupId?: (ref: string) => string | undefined
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -77,8 +83,10 @@ function answerError(res: ServerResponse, error: unknown): void {
 
 async function route(req: IncomingMessage, res: ServerResponse, options: WebRoutesOptions, pairing: Pairing): Promise<void> {
   let path: string
+  let url: URL
   try {
-    path = new URL(req.url ?? '/', 'http://x').pathname.replace(/\/+$/, '')
+    url = new URL(req.url ?? '/', 'http://x')
+    path = url.pathname.replace(/\/+$/, '')
   } catch {
     throw new HttpError(400, 'malformed request path')
   }
@@ -113,6 +121,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     return sendJson(res, status, body)
   }
   if (head === 'backup' && rest.length === 0 && options.backup) return backupApi(req, res, options.backup, pairing)
+  if (head === 'usage') {
+    const roster = options.roster()
+    const usage = options.usage?.()
+    if (!roster || !usage) throw new HttpError(503, 'the usage ledger is not available (see /bot-team/api/status)')
+    const [status, body] = await usageApi({ method, rest, req, url }, usage, roster, { groupId: options.groupId ?? (() => undefined) })
+    return sendJson(res, status, body)
+  }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
 }
 

@@ -208,14 +208,26 @@ describe('botMemory (in-process DSH)', () => {
 })
 
 describe('end-of-turn memory review (in-process DSH)', () => {
-  const REVIEW = "You maintain a Bot's long-term memory"
   const reviewOn = { memory: { limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 }, review: { enabled: true, maxChanges: 4, maxTokens: 512 } } }
   /** A script whose review calls get `answers` in order and whose Bot turns answer "ok". */
   const reviewing = (answers: string[]): Script => {
     let n = 0
-    return { fallback: (req) => (req.system.startsWith(REVIEW) ? { text: answers[n++] ?? '{"changes":[]}', usage: { input: 300, output: 40 } } : { text: 'ok', usage: { input: 5_000, output: 50 } }) }
+    return { review: () => ({ text: answers[n++] ?? '{"changes":[]}', usage: { input: 300, output: 40 } }), fallback: { text: 'ok', usage: { input: 5_000, output: 50 } } }
   }
-  const reviewRequests = (host: DshHost) => host.adapter.model.loopRequests().filter((r) => r.system.startsWith(REVIEW))
+  const reviewRequests = (host: DshHost) => host.adapter.model.requests.filter((r) => r.purpose === 'memory-review')
+
+  it('is on by default: a turn with user text gets one review side call on the default model, answered apart from the Bot\'s steps', async () => {
+    const host = await team({ steps: [{ text: 'first' }, { text: 'second' }], review: '{"changes":[{"op":"add","text":"The user likes short answers"}]}' })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    const agent = await host.ctx.botRoster.agentOf(ada.id)
+    await prompt(host, agent, 'I like short answers')
+    await host.ctx.botMemory.settled()
+    expect(reviewRequests(host).map((r) => `${r.provider}/${r.model}`)).toEqual(['mock/mock'])
+    expect(host.adapter.model.loopRequests().some((r) => r.purpose !== undefined)).toBe(false)
+    expect(host.ctx.botMemory.files.read(`bot:${ada.id}`).memory).toContain('- The user likes short answers')
+    await prompt(host, agent, 'next')
+    expect(host.adapter.model.loopRequests().map((r) => r.reply)).toEqual([{ text: 'first' }, { text: 'second' }])
+  })
 
   it('applies valid proposals through the same caps and filter (a secret-like one dropped, a team add by a plain Bot kept as its own), journaled as auto, tokens counted apart', async () => {
     const host = await team(reviewing([JSON.stringify({ changes: [

@@ -1,6 +1,7 @@
 // The review's request and the validation of its answer (pure).
 import { describe, expect, it } from 'vitest'
-import { LINES_CHARS_MAX, parseReview, pickEntries, reviewPrompt } from '../../../src/memory/review.ts'
+import { LINES_CHARS_MAX, parseReview, pickEntries, ReviewConfig, reviewPrompt } from '../../../src/memory/review.ts'
+import { purposeOfSystem } from '../../../scripts/scripted-model/format.ts'
 
 describe('parseReview', () => {
   it('accepts the answer shape, also inside a json code fence', () => {
@@ -37,5 +38,15 @@ describe('pickEntries', () => {
     const entries = Array.from({ length: 30 }, (_, i) => ({ team: false, text: i === 3 ? 'deploys go out on Thursdays' : `fact ${i}` }))
     const picked = pickEntries(entries, ['move deploys to Fridays'], 8)
     expect(picked.map((e) => e.text)).toEqual(['deploys go out on Thursdays', 'fact 25', 'fact 26', 'fact 27', 'fact 28', 'fact 29'])
+  })
+})
+
+describe('review defaults and the scripted model', () => {
+  it('is on by default', () => {
+    expect(ReviewConfig.parse({}).enabled).toBe(true)
+  })
+
+  it("the review's system prompt is the one the scripted model recognises as the memory-review side call", () => {
+    expect(purposeOfSystem(reviewPrompt([], ['hi'], 4).system)).toBe('memory-review')
   })
 })

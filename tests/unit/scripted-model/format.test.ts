@@ -122,6 +122,18 @@ describe('ScriptedModel', () => {
     expect(m.loopRequests()).toHaveLength(1)
   })
 
+  it('recognises the memory review side call by its system prompt in both forms, answers it from script.review without consuming steps, and leaves it out of loopRequests', () => {
+    const system = "You maintain a Bot's long-term memory. Keep only lasting preferences"
+    expect(requestFromOptions({ provider: 'mock', model: 'm', messages: [], system }).purpose).toBe('memory-review')
+    expect(requestFromWire({ model: 'm', messages: [{ role: 'system', content: system }] }).purpose).toBe('memory-review')
+    const m = new ScriptedModel({ steps: [{ text: 'real' }], review: (r) => ({ text: `{"changes":[]}:${r.model}`, usage: { input: 7, output: 2 } }) })
+    expect(m.respond(req({ system, purpose: 'memory-review' }))).toEqual({ text: '{"changes":[]}:m', usage: { input: 7, output: 2 } })
+    expect(m.respond(req())).toMatchObject({ text: 'real' })
+    expect(m.loopRequests()).toHaveLength(1)
+    expect(m.requests[0]!.answeredBy).toBe('side-call')
+    expect(new ScriptedModel({ steps: [{ text: 'real' }] }).respond(req({ system, purpose: 'memory-review' }))).toEqual({ text: '{"changes":[]}' })
+  })
+
   it('keeps one script per model id, with * for the rest and a default reply when none matches', () => {
     const m = new ScriptedModel({ a: { steps: [{ text: 'A' }] }, '*': { fallback: { text: 'any' } } })
     expect(m.respond(req({ model: 'b' }))).toMatchObject({ text: 'any' })

@@ -1,0 +1,102 @@
+/**
+ * Spending policy (pure): money from tokens and the person's prices, the day's totals per Bot and
+ * for the team, and which daily cap a Bot or the team has reached.
+ *
+ * Owns: `costOf` (prices are per million tokens of uncached input, cached input and output, keyed
+ * `provider/model`; a model without a price costs nothing known, so money caps count only priced
+ * models — said in the API's answer), `DayTotals` (the running sums the service keeps for the
+ * current day, by Bot and model), and `capsReached` (which scopes — `team`, `bot:<id>` — are at or
+ * over a cap: tokens = uncached + cached + output).
+ *
+ * Deliberately does not: hold work, notify anyone or persist anything (the service does); it ships
+ * no price list as fact.
+ */
+import type { UsageSettings } from '../store/index.ts'
+import type { UsageRow, UsageTokens } from './rows.ts'
+
+export type Prices = NonNullable<UsageSettings['prices']>
+export type DailyCap = { tokens?: number | undefined; money?: number | undefined }
+
+/** Money for `tokens` of `provider/model` at the person's prices; undefined when it has none. */
+export function costOf(prices: Prices | undefined, route: string, t: UsageTokens): number | undefined {
+  const p = prices?.[route]
+  if (!p) return undefined
+  return (t.input * p.input + t.cached * p.cached + t.output * p.output) / 1_000_000
+}
+
+export const totalTokens = (t: UsageTokens) => t.input + t.cached + t.output
+
+/** One day's running token sums by Bot (null: requests of no Bot) and `provider/model`. */
+export class DayTotals {
+  readonly day: string
+  private readonly byBot = new Map<string | null, Map<string, UsageTokens>>()
+
+  constructor(day: string) {
+    this.day = day
+  }
+
+  add(row: Pick<UsageRow, 'bot' | 'provider' | 'model'> & UsageTokens): void {
+    let models = this.byBot.get(row.bot)
+    if (!models) this.byBot.set(row.bot, (models = new Map()))
+    const route = `${row.provider}/${row.model}`
+    const t = models.get(route) ?? { input: 0, cached: 0, output: 0 }
+    models.set(route, { input: t.input + row.input, cached: t.cached + row.cached, output: t.output + row.output })
+  }
+
+  /** Tokens and money (priced models only) of one Bot, or of the team when `bot` is omitted. */
+  spent(prices: Prices | undefined, bot?: string): { tokens: number; money: number } {
+    let tokens = 0
+    let money = 0
+    const scopes = bot === undefined ? [...this.byBot.values()] : [this.byBot.get(bot)].filter((m) => m !== undefined)
+    for (const models of scopes) {
+      for (const [route, t] of models) {
+        tokens += totalTokens(t)
+        money += costOf(prices, route, t) ?? 0
+      }
+    }
+    return { tokens, money }
+  }
+
+  bots(): string[] {
+    return [...this.byBot.keys()].filter((b): b is string => b !== null)
+  }
+}
+
+/** The cap that applies to a Bot: its own, else the one for every Bot. */
+export function botCap(settings: UsageSettings | undefined, botId: string): DailyCap | undefined {
+  return settings?.caps?.bots?.[botId] ?? settings?.caps?.eachBot
+}
+
+function over(spent: { tokens: number; money: number }, cap: DailyCap | undefined): 'tokens' | 'money' | undefined {
+  if (!cap) return undefined
+  if (cap.tokens !== undefined && spent.tokens >= cap.tokens) return 'tokens'
+  if (cap.money !== undefined && spent.money >= cap.money) return 'money'
+  return undefined
+}
+
+export interface CapHit {
+  /** `team` or `bot:<id>`. */
+  scope: string
+  what: 'tokens' | 'money'
+  spent: { tokens: number; money: number }
+  cap: DailyCap
+}
+
+/** The team's cap if reached, then the Bot's (pure). */
+export function capsReached(totals: DayTotals, settings: UsageSettings | undefined, botId: string): CapHit[] {
+  const hits: CapHit[] = []
+  const prices = settings?.prices
+  const team = settings?.caps?.team
+  if (team) {
+    const spent = totals.spent(prices)
+    const what = over(spent, team)
+    if (what) hits.push({ scope: 'team', what, spent, cap: team })
+  }
+  const cap = botCap(settings, botId)
+  if (cap) {
+    const spent = totals.spent(prices, botId)
+    const what = over(spent, cap)
+    if (what) hits.push({ scope: `bot:${botId}`, what, spent, cap })
+  }
+  return hits
+}

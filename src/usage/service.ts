@@ -1,0 +1,421 @@
+/**
+ * `botUsage` — the usage ledger (`bot/usage.sqlite`) and the daily spending caps.
+ *
+ * Records every model request made in a Bot Session or by the plugin: time, Bot, group, part,
+ * provider/model, purpose and tokens input uncached / cached / output as the provider reported
+ * them. Sources (`rows.ts` derives the rows):
+ *   - Bot Session loop steps and DSH compactions: from the Session's own durable events
+ *     (`assistant/chunk` usage, `compaction/summary`), so `rebuild()` re-derives the same rows,
+ *     same keys, from the Session logs;
+ *   - DSH's title call for a Bot Session and the plugin's side calls marked with `sideCall()`
+ *     (memory review, …): from the `llm/stream` waterfall, live only (no log holds them).
+ * Rows are buffered and written in one transaction every `flushMs` (and before a view is read, and
+ * on unload), so a turn never waits for the disk. Without a usable SQLite driver the ledger is off
+ * (`status` says why, views answer 503) while the caps keep counting the current day in memory.
+ *
+ * Caps (`caps.ts`; settings in team state `usage`, edited over HTTP): `capReached(botId)` is true
+ * while that Bot's or the team's daily cap is reached — delivery and rooms ask it where they start
+ * Bot-started work (next to the pause switch). Reaching a cap is told to the person once per day
+ * and scope: in `today().notices` (team page) and in the Main Bot's chat as a notice injected for
+ * its next turn (never waking it: telling costs no tokens). `bot-team/usage-limits-changed` fires
+ * when settings change or the day turns, so held work can be released.
+ *
+ * Composes: `session/event` (global, read only, never delays), `llm/stream` (passes loop requests
+ * through untouched — `next()` as is; wraps only the side calls it records, reading their usage
+ * chunk and yielding every chunk unchanged; a room Session's requests are answered by the rooms
+ * listener and never reach a model). Deliberately does not: hold or release work itself, render
+ * charts (the team surface does), or ship prices.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { Service, type Context } from '@deepseek-ai/cordis'
+import { createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
+import { z } from 'zod'
+import { privateFile } from '../archive/index-db.ts'
+import { loadSqlite, type SqliteDriverName, type SqliteProblem } from '../archive/sqlite.ts'
+import type { BotRoster } from '../roster/service.ts'
+import { usageNoticeSource } from '../sources.ts'
+import type { BotStore, UsageSettings } from '../store/index.ts'
+import { capsReached, costOf, DayTotals, type CapHit, type DailyCap } from './caps.ts'
+import { LedgerDb, type ViewFilter, type ViewKey } from './ledger-db.ts'
+import { LogDeriver, rowOf, rowsOfLog, timeKeys, tokensOf, type RowOwner, type UsageRow } from './rows.ts'
+import { sideCallTag } from './side-call.ts'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    botUsage: BotUsage
+  }
+  interface Events {
+    /** Usage prices or caps changed, or a new day began: work held by a cap may go now. */
+    'bot-team/usage-limits-changed'(): void
+  }
+}
+
+export const Config = z.object({
+  dir: z.string(),
+  prefer: z.enum(['auto', 'better-sqlite3', 'node:sqlite']).default('auto'),
+  /** Rows wait at most this long in memory before one transaction writes them. */
+  flushMs: z.int().min(10).max(60_000).default(1_000),
+  /** The drivers' loaders (`sqlite.ts`); injectable so a missing native module can be simulated. */
+  loadBetterSqlite: z.custom<() => unknown>((v) => typeof v === 'function').optional(),
+  loadNodeSqlite: z.custom<() => unknown>((v) => typeof v === 'function').optional(),
+})
+export type Config = z.input<typeof Config>
+
+export interface UsageStatus {
+  driver: SqliteDriverName | 'unavailable'
+  problem?: SqliteProblem | { message: string }
+  rows?: number
+  pending: number
+}
+
+export interface UsageNotice {
+  day: string
+  scope: string
+  text: string
+}
+
+/** Most notices kept in memory for the team page (the state keeps the day's scopes). */
+const NOTICES_MAX = 50
+
+export class BotUsage extends Service {
+  static inject = ['botStore', 'botRoster', 'agents', 'llm']
+  static Config = Config
+
+  private readonly config: z.output<typeof Config>
+  private ledger: LedgerDb | undefined
+  private problem: UsageStatus['problem']
+  private driver: SqliteDriverName | 'unavailable' = 'unavailable'
+  private pending: UsageRow[] = []
+  private flushTimer: ReturnType<typeof setTimeout> | undefined
+  private dayTimer: ReturnType<typeof setTimeout> | undefined
+  private totals: DayTotals
+  private readonly derivers = new Map<string, LogDeriver>()
+  private readonly noticeList: UsageNotice[] = []
+  /** Scopes told today in this process (the state's `notified` is the durable copy). */
+  private readonly told = new Set<string>()
+
+  constructor(ctx: Context, config: Config) {
+    super(ctx, 'botUsage')
+    this.config = Config.parse(config)
+    this.totals = new DayTotals(timeKeys(Date.now()).day)
+  }
+
+  private get store(): BotStore {
+    return this.ctx.botStore
+  }
+
+  private get roster(): BotRoster {
+    return this.ctx.botRoster
+  }
+
+  async [Service.init](): Promise<void> {
+    this.open()
+    this.seedTotals()
+    this.ctx.on('session/event', (session, event) => {
+      const t: string = event.type
+      if (t !== 'assistant/chunk' && t !== 'request/context' && t !== 'compaction/summary') return
+      if (t === 'assistant/chunk' && (event.data as { chunk?: { type?: unknown } }).chunk?.type !== 'usage') return
+      this.fromLog(String(session.id), event, () => session.requestContext())
+    })
+    this.ctx.on('llm/stream', (options, next) => this.meter(options, next))
+    this.ctx.on('session/disposed', (session) => {
+      this.derivers.delete(String(session.id))
+    })
+    this.ctx.effect(() => () => this.close(), 'bot-usage:ledger')
+    this.armDayTimer()
+  }
+
+  // ── recording ────────────────────────────────────────────────────────────────────────────────
+
+  private open(): void {
+    const { prefer, loadBetterSqlite, loadNodeSqlite } = this.config
+    const load = loadSqlite({ prefer, ...(loadBetterSqlite ? { loadBetterSqlite } : {}), ...(loadNodeSqlite ? { loadNodeSqlite } : {}) })
+    if (!load.ok) {
+      this.problem = load.problem
+      process.stderr.write(`dsh-bot-team: the usage ledger is off: ${load.problem.message}\n`)
+      return
+    }
+    try {
+      mkdirSync(this.config.dir, { recursive: true, mode: 0o700 })
+      const file = join(this.config.dir, 'usage.sqlite')
+      privateFile(file) // 0600 before SQLite opens it (its -wal / -shm files take the database's mode)
+      this.ledger = new LedgerDb(load.driver.open(file))
+      this.driver = load.driver.name
+      if (load.problem) this.problem = load.problem
+    } catch (error) {
+      this.problem = { message: `usage.sqlite could not be opened: ${error instanceof Error ? error.message : String(error)}` }
+      process.stderr.write(`dsh-bot-team: the usage ledger is off: ${this.problem.message}\n`)
+    }
+  }
+
+  private seedTotals(): void {
+    if (!this.ledger) return
+    try {
+      for (const s of this.ledger.daySums(this.totals.day)) this.totals.add(s)
+    } catch {
+      // An unreadable ledger still lets the caps count from now on.
+    }
+  }
+
+  /** Whose a Session is, for the ledger (Bot Sessions only; rooms make no model requests). */
+  private ownerOf(sessionId: string): RowOwner | undefined {
+    const o = this.roster.ownerOf(sessionId)
+    if (!o) return undefined
+    return o.kind === 'own'
+      ? { bot: o.botId, group: null, part: o.part, loop: 'turn' }
+      : { bot: o.botId, group: o.groupId, part: null, loop: 'room-turn' }
+  }
+
+  private fromLog(sessionId: string, event: { type: string; seq: number; time: number; data: unknown }, route: () => { provider: string; model: string } | undefined): void {
+    let d = this.derivers.get(sessionId)
+    if (!d) {
+      if (event.type === 'request/context') {
+        d = new LogDeriver(sessionId)
+      } else {
+        const r = route()
+        d = new LogDeriver(sessionId, r ? { provider: r.provider, model: r.model } : undefined)
+      }
+      this.derivers.set(sessionId, d)
+    }
+    const row = d.push(event, () => this.ownerOf(sessionId))
+    if (row) this.record(row)
+  }
+
+  /** `llm/stream`: loop requests pass untouched; a Bot's title call and tagged side calls are metered. */
+  private meter(options: GenerateOptions, next: () => AsyncIterable<StreamChunk>): AsyncIterable<StreamChunk> {
+    const tag = sideCallTag(options)
+    let owner: { bot: string | null; group: string | null; part: number | null; session: string | null; purpose: string } | undefined
+    if (tag) {
+      owner = { bot: tag.bot ?? null, group: tag.group ?? null, part: tag.part ?? null, session: null, purpose: tag.purpose }
+    } else if (options.purpose === 'session-title' && options.sessionId !== undefined) {
+      const sid = String(options.sessionId)
+      const o = this.ownerOf(sid)
+      if (o) owner = { bot: o.bot, group: o.group, part: o.part, session: sid, purpose: 'title' }
+    }
+    if (!owner) return next()
+    const who = owner
+    const stream = next()
+    return (async function* (usage: BotUsage) {
+      for await (const chunk of stream) {
+        if (chunk.type === 'usage') {
+          usage.record(rowOf({ key: `call:${crypto.randomUUID()}`, time: Date.now(), ...who, provider: String(options.provider), model: String(options.model), ...tokensOf(chunk.usage) }))
+        }
+        yield chunk
+      }
+    })(this)
+  }
+
+  /** Add one row: buffered for the ledger, counted in the day's totals, caps checked. */
+  private record(row: UsageRow): void {
+    if (this.ledger) {
+      this.pending.push(row)
+      this.flushTimer ??= setTimeout(() => this.flush(), this.config.flushMs)
+      this.flushTimer.unref?.()
+    }
+    if (row.day !== this.totals.day) {
+      if (row.day < this.totals.day) return
+      this.newDay(row.day)
+    }
+    this.totals.add(row)
+    if (row.bot !== null) this.checkCaps(row.bot)
+  }
+
+  /** Write buffered rows now (one transaction). */
+  flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer)
+    this.flushTimer = undefined
+    if (!this.ledger || !this.pending.length) return
+    const rows = this.pending
+    this.pending = []
+    try {
+      this.ledger.insert(rows)
+    } catch (error) {
+      // Busy or broken file: keep the rows for the next flush (bounded).
+      this.pending = [...rows, ...this.pending].slice(-50_000)
+      process.stderr.write(`dsh-bot-team: usage rows not written yet: ${error instanceof Error ? error.message : String(error)}\n`)
+    }
+  }
+
+  private close(): void {
+    this.flush()
+    if (this.dayTimer) clearTimeout(this.dayTimer)
+    this.ledger?.close()
+    this.ledger = undefined
+  }
+
+  /**
+   * Re-derive rows from the Session logs of every Bot Session (own-chat parts and group Sessions):
+   * rows already in the ledger are kept, missing ones added. Returns the rows the logs hold.
+   */
+  async rebuild(): Promise<number> {
+    const persistence = this.ctx.get('sessionPersistence') as { inspect(id: string): Promise<{ events: readonly { type: string; seq: number; time: number; data: unknown }[] }> } | undefined
+    if (!this.ledger) throw new Error('the usage ledger is off')
+    if (!persistence) throw new Error('DSH session persistence is not available in this process')
+    let n = 0
+    for (const bot of this.roster.bots()) {
+      for (const sid of this.roster.sessionsOf(bot.id)) {
+        const owner = this.ownerOf(sid)
+        if (!owner) continue
+        let events: readonly { type: string; seq: number; time: number; data: unknown }[]
+        try {
+          events = (await persistence.inspect(sid)).events
+        } catch {
+          continue // never written (no turn yet)
+        }
+        const rows = rowsOfLog(sid, events, owner)
+        this.ledger.insert(rows)
+        n += rows.length
+      }
+    }
+    return n
+  }
+
+  // ── caps ────────────────────────────────────────────────────────────────────────────────────
+
+  get settings(): UsageSettings | undefined {
+    return this.store.state.usage
+  }
+
+  private currentTotals(): DayTotals {
+    const day = timeKeys(Date.now()).day
+    if (day !== this.totals.day) this.newDay(day)
+    return this.totals
+  }
+
+  private newDay(day: string): void {
+    this.totals = new DayTotals(day)
+    this.told.clear()
+    this.ctx.emit('bot-team/usage-limits-changed')
+  }
+
+  private armDayTimer(): void {
+    const now = new Date()
+    const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1).getTime()
+    this.dayTimer = setTimeout(() => {
+      this.currentTotals()
+      this.armDayTimer()
+    }, Math.max(1_000, midnight - now.getTime() + 1_000))
+    this.dayTimer.unref?.()
+  }
+
+  /** True while the Bot's or the team's daily cap is reached: hold Bot-started work for that Bot. */
+  capReached(botId: string): boolean {
+    return capsReached(this.currentTotals(), this.settings, botId).length > 0
+  }
+
+  private checkCaps(botId: string): void {
+    for (const hit of capsReached(this.totals, this.settings, botId)) this.tell(hit)
+  }
+
+  /** Tell the person once per day and scope: the team page's notices and the Main Bot's chat. */
+  private tell(hit: CapHit): void {
+    const day = this.totals.day
+    const mark = `${day} ${hit.scope}`
+    if (this.told.has(mark) || this.settings?.notified?.includes(mark)) return
+    this.told.add(mark)
+    const text = this.noticeText(hit)
+    this.noticeList.push({ day, scope: hit.scope, text })
+    if (this.noticeList.length > NOTICES_MAX) this.noticeList.shift()
+    if (this.store.mode !== 'writer') return
+    void this.store.update((s) => {
+      const today = (s.usage?.notified ?? []).filter((m) => m.startsWith(`${day} `))
+      s.usage = { ...s.usage, notified: [...today, mark].slice(-2_000) }
+    }).catch(() => {})
+    void this.tellMain(text).catch(() => {})
+  }
+
+  private noticeText(hit: CapHit): string {
+    const who = hit.scope === 'team' ? 'The team' : this.roster.bot(hit.scope.slice(4))?.name ?? hit.scope.slice(4)
+    const currency = this.settings?.currency ? ` ${this.settings.currency}` : ''
+    const used = hit.what === 'tokens'
+      ? `${hit.spent.tokens.toLocaleString('en-US')} tokens today (cap ${hit.cap.tokens!.toLocaleString('en-US')})`
+      : `${hit.spent.money.toFixed(2)}${currency} today (cap ${hit.cap.money!.toFixed(2)}${currency})`
+    const held = hit.scope === 'team' ? 'all Bot-started work' : `Bot-started work for ${who}`
+    return `Daily cap reached: ${who} used ${used}. ${held} is held until tomorrow or until the cap is raised on the team page; your own messages still work.`
+  }
+
+  private async tellMain(text: string): Promise<void> {
+    const main = this.roster.bots().find((b) => b.main && !b.deleted)
+    if (!main) return
+    const agent = await this.roster.agentOf(main.id)
+    // Injected (never wakes the agent): Main reads it at its next turn, at no model cost now.
+    agent.inject(createUserMessage({ content: [{ type: 'text', text }], source: usageNoticeSource(text) }))
+  }
+
+  /** Change prices, currency or caps (the person, over HTTP); held work may go after. */
+  async configure(patch: Omit<UsageSettings, 'notified'>): Promise<UsageSettings> {
+    const state = await this.store.update((s) => {
+      const next: UsageSettings = { ...s.usage }
+      if (patch.currency !== undefined) next.currency = patch.currency
+      if (patch.prices !== undefined) next.prices = patch.prices
+      if (patch.caps !== undefined) next.caps = patch.caps
+      s.usage = next
+    })
+    this.ctx.emit('bot-team/usage-limits-changed')
+    for (const bot of this.currentTotals().bots()) this.checkCaps(bot)
+    return state.usage ?? {}
+  }
+
+  // ── views ───────────────────────────────────────────────────────────────────────────────────
+
+  status(): UsageStatus {
+    let rows: number | undefined
+    try {
+      rows = this.ledger?.count()
+    } catch {
+      rows = undefined
+    }
+    return { driver: this.ledger ? this.driver : 'unavailable', ...(this.problem ? { problem: this.problem } : {}), ...(rows !== undefined ? { rows } : {}), pending: this.pending.length }
+  }
+
+  /** Sums by `by` (with money where every model in a cell is priced), buffered rows included. */
+  view(by: ViewKey, filter: ViewFilter = {}): { by: ViewKey; currency?: string; rows: Array<{ key: string | null; requests: number; input: number; cached: number; output: number; money?: number; unpriced?: string[] }> } {
+    if (!this.ledger) throw new Error('the usage ledger is off')
+    this.flush()
+    const prices = this.settings?.prices
+    const cells = new Map<string | null, { key: string | null; requests: number; input: number; cached: number; output: number; money: number; unpriced: string[] }>()
+    for (const c of this.ledger.view(by, filter)) {
+      const cell = cells.get(c.key) ?? { key: c.key, requests: 0, input: 0, cached: 0, output: 0, money: 0, unpriced: [] }
+      cell.requests += c.requests
+      cell.input += c.input
+      cell.cached += c.cached
+      cell.output += c.output
+      const money = costOf(prices, c.route, c)
+      if (money === undefined) cell.unpriced.push(c.route)
+      else cell.money += money
+      cells.set(c.key, cell)
+    }
+    const rows = [...cells.values()].map(({ money, unpriced, ...rest }) => ({
+      ...rest,
+      ...(prices && Object.keys(prices).length ? { money: Math.round(money * 1e6) / 1e6 } : {}),
+      ...(unpriced.length && prices && Object.keys(prices).length ? { unpriced } : {}),
+    }))
+    return { by, ...(this.settings?.currency ? { currency: this.settings.currency } : {}), rows }
+  }
+
+  /** Today's spending per Bot and for the team against the caps, and the notices given. */
+  today(): {
+    day: string
+    team: { tokens: number; money: number; cap?: DailyCap; reached: boolean }
+    bots: Array<{ id: string; name: string; tokens: number; money: number; cap?: DailyCap; reached: boolean }>
+    notices: UsageNotice[]
+    settings: UsageSettings
+  } {
+    const totals = this.currentTotals()
+    const settings = this.settings ?? {}
+    const prices = settings.prices
+    const teamHit = capsReached(totals, { caps: { ...(settings.caps?.team ? { team: settings.caps.team } : {}) }, ...(prices ? { prices } : {}) }, '')
+    const bots = this.roster.bots().filter((b) => !b.deleted).map((b) => {
+      const cap = settings.caps?.bots?.[b.id] ?? settings.caps?.eachBot
+      return { id: b.id, name: b.name, ...totals.spent(prices, b.id), ...(cap ? { cap } : {}), reached: capsReached(totals, { caps: cap ? { bots: { [b.id]: cap } } : {}, ...(prices ? { prices } : {}) }, b.id).length > 0 }
+    })
+    return {
+      day: totals.day,
+      team: { ...totals.spent(prices), ...(settings.caps?.team ? { cap: settings.caps.team } : {}), reached: teamHit.length > 0 },
+      bots,
+      notices: this.noticeList.filter((n) => n.day === totals.day),
+      settings,
+    }
+  }
+}

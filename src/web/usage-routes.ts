@@ -1,0 +1,89 @@
+/**
+ * The usage API for the team page's usage screen, under `/bot-team/api/usage`, acting as the
+ * person:
+ *   GET   /usage?by=hour|day|bot|model|group|purpose[&from=YYYY-MM-DD][&to=…][&bot=<id|name>][&group=<id|name>]
+ *         sums (requests, tokens input uncached / cached / output, money where prices are set)
+ *   GET   /usage/today      today's spending per Bot and for the team against the caps, the notices
+ *                           given, the settings and the ledger's status
+ *   PUT   /usage/settings   body { currency?, prices?, caps? } — each given key replaces that part
+ *                           (caps per Bot keyed by id or name)
+ *   POST  /usage/rebuild    re-derive rows from the Bot Sessions' logs (missing ones only)
+ *
+ * Behind the trust fence like every plugin route (the router applies it first). Query and body are
+ * validated with zod (strict; bounded sizes); a ledger that is off answers 503 with the reason.
+ * Deliberately narrow: no charts (the team surface draws them from these answers).
+ */
+import type { IncomingMessage } from 'node:http'
+import { z } from 'zod'
+import type { BotRoster } from '../roster/service.ts'
+import { usageSettingsSchema } from '../store/index.ts'
+import { VIEW_KEYS } from '../usage/ledger-db.ts'
+import type { BotUsage } from '../usage/service.ts'
+import { HttpError, issuesText, parseBody, readJsonBody } from './http.ts'
+
+export const USAGE_BODY_BYTES = 64 * 1024
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD')
+const ref = z.string().trim().min(1).max(200)
+const ViewQuery = z.strictObject({ by: z.enum(VIEW_KEYS).default('day'), from: day.optional(), to: day.optional(), bot: ref.optional(), group: ref.optional() })
+
+const settingsShape = usageSettingsSchema.shape
+const SettingsBody = z.strictObject({
+  currency: settingsShape.currency,
+  prices: settingsShape.prices,
+  caps: settingsShape.caps,
+})
+
+export interface UsageGroups {
+  /** A live group's id from its id or name. */
+  groupId(ref: string): string | undefined
+}
+
+function viewQuery(url: URL) {
+  const raw: Record<string, string> = {}
+  for (const [k, v] of url.searchParams) raw[k] = v
+  const parsed = ViewQuery.safeParse(raw)
+  if (!parsed.success) throw new HttpError(400, issuesText(parsed.error))
+  return parsed.data
+}
+
+function botId(roster: BotRoster, ref: string): string {
+  const bot = roster.find(ref)
+  if (!bot) throw new HttpError(404, `No Bot named or with id "${ref}".`)
+  return bot.id
+}
+
+export async function usageApi(
+  { method, rest, req, url }: { method: string; rest: string[]; req: IncomingMessage; url: URL },
+  usage: BotUsage, roster: BotRoster, groups: UsageGroups,
+): Promise<[number, unknown]> {
+  const [sub, ...more] = rest
+  if (more.length) throw new HttpError(404, 'no such usage route')
+  const off = () => new HttpError(503, `the usage ledger is off: ${usage.status().problem?.message ?? 'no SQLite driver'}`)
+  if (sub === undefined) {
+    if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /usage`)
+    const q = viewQuery(url)
+    if (usage.status().driver === 'unavailable') throw off()
+    const group = q.group === undefined ? undefined : groups.groupId(q.group)
+    if (q.group !== undefined && group === undefined) throw new HttpError(404, `No group named or with id "${q.group}".`)
+    return [200, usage.view(q.by, { from: q.from, to: q.to, bot: q.bot === undefined ? undefined : botId(roster, q.bot), group })]
+  }
+  if (sub === 'today') {
+    if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /usage/today`)
+    return [200, { ...usage.today(), status: usage.status() }]
+  }
+  if (sub === 'settings') {
+    if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /usage/settings`)
+    const body = parseBody(SettingsBody, await readJsonBody(req, USAGE_BODY_BYTES))
+    const caps = body.caps?.bots
+      ? { ...body.caps, bots: Object.fromEntries(Object.entries(body.caps.bots).map(([k, v]) => [botId(roster, k), v])) }
+      : body.caps
+    return [200, { settings: await usage.configure({ ...body, ...(caps ? { caps } : {}) }) }]
+  }
+  if (sub === 'rebuild') {
+    if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /usage/rebuild`)
+    if (usage.status().driver === 'unavailable') throw off()
+    return [200, { rows: await usage.rebuild() }]
+  }
+  throw new HttpError(404, 'no such usage route')
+}
