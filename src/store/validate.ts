@@ -30,6 +30,8 @@ const shape = stateSchema.shape
 const smallFields = z.object({
   version: shape.version, revision: shape.revision, writtenBy: shape.writtenBy,
   preferences: shape.preferences, nextIds: shape.nextIds, budgets: shape.budgets,
+  // Issue 16 (operations): optional, small.
+  paused: shape.paused, schedules: shape.schedules,
 })
 const recordKey = z.string().min(1).max(200)
 const json = z.json()
