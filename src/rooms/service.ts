@@ -124,6 +124,8 @@ export class BotRooms extends Service {
       saveCursors: (groupId) => this.saveCursors(groupId),
       draw: (groupId, chain, opts) => this.draw(groupId, chain, opts),
       userSpoke: (groupId) => this.resetBotRounds(groupId),
+      heldBecause: (groupId) => this.ctx.get('botPause')?.heldBecause({ groupId }),
+      whenReleased: (groupId, signal) => this.ctx.get('botPause')?.whenReleased({ groupId }, signal) ?? Promise.resolve(),
       alive: () => this.alive,
       warn: (what, error) => this.warn(what, error),
     })

@@ -1,0 +1,69 @@
+// The pause switch on the real DSH core, in-process: Bot-started messages are held (records stay
+// pending), the person's own prompts still run, resume releases the held messages in order, and a
+// pause survives a restart (a second host on the same home).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { lastToolResults, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
+import { disposedAfterEach } from '../../support/dsh-host.ts'
+import { quiesce, team, user, userMessages, userPrompt } from '../delivery/helpers.ts'
+
+const homes: string[] = []
+afterEach(() => {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true })
+})
+const track = disposedAfterEach()
+
+/** Main answers a prompt with two messages to Ada (in this order), then says it is done. */
+const main = (req: RecordedRequest): Reply => lastToolResults(req).length
+  ? { text: 'sent both' }
+  : { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'first', reply_to: 'user' } }, { name: 'message_bot', args: { to: 'Ada', message: 'second', reply_to: 'user' } }] }
+const script = { mock: { fallback: main }, ada: { fallback: { text: 'Ada done' } } }
+
+describe('pause switch (in-process DSH)', () => {
+  it("holds Bot-started messages while paused; the person's prompt still runs; resume delivers them in order", async () => {
+    const host = track(await team(script))
+    const roster = host.ctx.botRoster
+    const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await host.ctx.botPause.pause('user', 'lunch')
+    expect(host.ctx.botPause.isPaused()).toBe(true)
+
+    const mainAgent = await roster.agentOf(roster.bots().find((b) => b.main)!.id)
+    userPrompt(mainAgent, 'tell Ada two things')
+    await quiesce(host)
+    const adaAgent = await roster.agentOf(ada.id)
+    // The person's prompt ran (Main answered); its messages are recorded but not handed over.
+    expect(mainAgent.session.events.some((e) => e.type === 'turn/end')).toBe(true)
+    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([['first', 'pending'], ['second', 'pending']])
+    expect(userMessages(adaAgent)).toEqual([])
+
+    await host.ctx.botPause.resume()
+    await quiesce(host)
+    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([['first', 'delivered'], ['second', 'delivered']])
+    expect(userMessages(adaAgent).map((m) => /\b(first|second)\b/.exec(m.text)?.[1])).toEqual(['first', 'second'])
+  })
+
+  it('a pause survives a restart: held messages stay pending until the person resumes', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-pause-'))
+    homes.push(home)
+    const first = track(await team(script, { home }))
+    const ada = await first.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await first.ctx.botPause.pause('user')
+    userPrompt(await first.ctx.botRoster.agentOf('bot-1'), 'tell Ada two things')
+    await quiesce(first)
+    await first.dispose()
+
+    const second = track(await team(script, { home }))
+    await quiesce(second)
+    expect(second.ctx.botPause.isPaused()).toBe(true)
+    const adaAgent = await second.ctx.botRoster.agentOf(ada.id)
+    expect(userMessages(adaAgent)).toEqual([])
+    expect(second.ctx.botDelivery.log().map((d) => d.status)).toEqual(['pending', 'pending'])
+
+    await second.ctx.botPause.resume()
+    await quiesce(second)
+    expect(userMessages(adaAgent).map((m) => /\b(first|second)\b/.exec(m.text)?.[1])).toEqual(['first', 'second'])
+    expect(second.ctx.botDelivery.log().map((d) => d.status)).toEqual(['delivered', 'delivered'])
+  })
+})
