@@ -16,6 +16,7 @@ import { BotArchive } from './archive/service.ts'
 import { Config, resolvePaths } from './config.ts'
 import { BotDelivery } from './delivery/service.ts'
 import { BotMemory } from './memory/service.ts'
+import { BotPause } from './operations/pause.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
@@ -60,6 +61,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     })
   }
   await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
+  // The pause switch: before delivery, rooms and schedules, which ask it before starting Bot work.
+  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotPause), 'pause')
 
   // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
   // reported above) the rest keeps working.
