@@ -16,6 +16,7 @@ import { BotArchive } from './archive/service.ts'
 import { Config, resolvePaths } from './config.ts'
 import { BotDelivery } from './delivery/service.ts'
 import { BotMemory } from './memory/service.ts'
+import { BotDiagnostics } from './operations/diagnostics.ts'
 import { BotPause } from './operations/pause.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
@@ -61,6 +62,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     })
   }
   await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
+  // Diagnostics first after the store, so every later service can note what happens.
+  await mountContained(ctx.plugin(BotDiagnostics, { dir: paths.dir }), 'diagnostics')
   // The pause switch: before delivery, rooms and schedules, which ask it before starting Bot work.
   if (ctx.get('botStore')) await mountContained(ctx.plugin(BotPause), 'pause')
 
