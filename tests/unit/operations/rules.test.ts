@@ -28,7 +28,7 @@ describe('schedule rules (pure)', () => {
   })
 
   it('weekly: the next listed weekday in the zone', () => {
-    const rule = { kind: 'weekly', days: [1, 5], time: '18:30', timeZone: 'Asia/Shanghai' } as const
+    const rule = { kind: 'weekly' as const, days: [1, 5], time: '18:30', timeZone: 'Asia/Shanghai' }
     // 2026-01-07 is a Wednesday; the next listed day is Friday 2026-01-09 18:30 +08:00.
     expect(iso(nextDue(rule, t('2026-01-07T00:00:00Z'), 0))).toBe('2026-01-09T10:30:00.000Z')
     expect(iso(nextDue(rule, t('2026-01-09T10:30:00Z'), 0))).toBe('2026-01-12T10:30:00.000Z')
