@@ -18,6 +18,7 @@ import { BotDelivery } from './delivery/service.ts'
 import { BotMemory } from './memory/service.ts'
 import { BotDiagnostics } from './operations/diagnostics.ts'
 import { BotPause } from './operations/pause.ts'
+import { BotSchedules } from './operations/schedules/service.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
@@ -74,6 +75,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')
     await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
+    await mountContained(ctx.plugin(BotSchedules, { workBudget: config.team.workBudget }), 'schedules')
     await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
   }
 
