@@ -84,6 +84,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
     memory: () => ctx.get('botMemory') ?? undefined,
+    operations: () => ({ pause: ctx.get('botPause') ?? undefined, schedules: ctx.get('botSchedules') ?? undefined, diagnostics: ctx.get('botDiagnostics') ?? undefined }),
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

@@ -6,6 +6,7 @@
  *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
+ *        /bot-team/api/pause, /schedules…, /diagnostics   operations (`operations-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -26,6 +27,7 @@ import { memoryApi } from '../memory/routes.ts'
 import type { BotMemory } from '../memory/service.ts'
 import { isStoreError } from '../store/index.ts'
 import { botsApi } from './bots-routes.ts'
+import { operationsApi, type OperationsServices } from './operations-routes.ts'
 import { checkRequestTrust } from './fence.ts'
 import { decodeSegment, HttpError, send, sendJson } from './http.ts'
 import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_HTML, TEAM_PAGE_JS } from './page.ts'
@@ -50,6 +52,8 @@ export interface WebRoutesOptions {
   status: () => TeamStatus
   roster: () => BotRoster | undefined
   memory?: () => BotMemory | undefined
+  /** The pause switch, scheduled tasks and the diagnostics log (issue 16). */
+  operations?: () => OperationsServices
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -107,6 +111,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if (!roster || !memory) throw new HttpError(503, 'memory is not available (see /bot-team/api/status)')
     const [status, body] = await memoryApi({ method, ref: rest[0]!, req }, roster, memory)
     return sendJson(res, status, body)
+  }
+  if (head === 'pause' || head === 'schedules' || head === 'diagnostics') {
+    const query = new URL(req.url ?? '/', 'http://x').searchParams
+    const answer = await operationsApi({ method, head, rest, req, query }, options.operations?.() ?? {}, pairing)
+    if ('json' in answer) return sendJson(res, answer.status, answer.json)
+    if (answer.fileName) res.setHeader('content-disposition', `attachment; filename="${answer.fileName}"`)
+    return send(res, answer.status, answer.type, answer.text)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
 }
