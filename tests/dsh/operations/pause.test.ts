@@ -67,3 +67,33 @@ describe('pause switch (in-process DSH)', () => {
     expect(second.ctx.botDelivery.log().map((d) => d.status)).toEqual(['delivered', 'delivered'])
   })
 })
+
+describe('pause switch in rooms (in-process DSH)', () => {
+  it('a post while paused starts no round until the person resumes', async () => {
+    const host = track(await team({ mock: { fallback: { text: 'Main says hi' } }, ada: { fallback: { text: 'Ada says hi' } } }))
+    await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const group = await host.ctx.botRooms.createGroup(user, { name: 'Crew', members: ['Main', 'Ada'] })
+    await quiesce(host)
+    const room = await host.ctx.botRooms.roomAgent(group.id)
+    await host.ctx.botPause.pause('user')
+    // The room's turn says why it waits: observed on the room Session's own events.
+    const held = new Promise<void>((resolve) => {
+      const stop = host.ctx.on('session/event', (session, event) => {
+        if (String(session.id) === String(room.id) && JSON.stringify(event.data ?? '').includes('Held: the team is paused')) {
+          stop()
+          resolve()
+        }
+      })
+    })
+    await host.ctx.botRooms.post(user, 'Crew', 'good morning')
+    await held
+    expect(host.ctx.botRooms.rounds(group.id)).toEqual([])
+    const memberTurns = () => host.ctx.agents.list().filter((a) => a.id !== room.id && host.ctx.botRoster.roomOf(String(a.id)) === group.id)
+    expect(memberTurns().filter((a) => a.status === 'running')).toEqual([])
+
+    await host.ctx.botPause.resume()
+    await quiesce(host)
+    const [round] = host.ctx.botRooms.rounds(group.id)
+    expect(round!.turns.map((t) => t.outcome)).toContain('posted')
+  })
+})
