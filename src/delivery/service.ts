@@ -505,6 +505,7 @@ export class BotDelivery extends Service {
 
   private warn(what: string, error: unknown): void {
     process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
+    this.ctx.get('botDiagnostics')?.note({ kind: 'delivery', level: 'warn', message: what, error })
   }
 
   // ── outbox bookkeeping ──────────────────────────────────────────────────────────────────────

@@ -198,6 +198,7 @@ export class BotRooms extends Service {
 
   private warn(what: string, error: unknown): void {
     process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
+    this.ctx.get('botDiagnostics')?.note({ kind: 'rooms', level: 'warn', message: what, error })
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────
