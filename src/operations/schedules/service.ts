@@ -301,7 +301,6 @@ export class BotSchedules extends Service {
         await this.fire(task, now)
       } catch (error) {
         this.warn(`could not run scheduled task ${task.id}`, error)
-        this.ctx.get('botDiagnostics')?.note({ kind: 'schedule-failed', message: `task ${task.id} could not run`, error })
       }
     }
   }
@@ -361,5 +360,6 @@ export class BotSchedules extends Service {
 
   private warn(what: string, error: unknown): void {
     process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
+    this.ctx.get('botDiagnostics')?.note({ kind: 'schedule-failed', level: 'warn', message: what, error })
   }
 }
