@@ -21,7 +21,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
-import { TeamRefusal, type RefusalCode } from '../refusal.ts'
+import { reportRefusal, TeamRefusal, type RefusalCode } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { memoryApi } from '../memory/routes.ts'
 import type { BotMemory } from '../memory/service.ts'
@@ -70,7 +70,10 @@ const ASSETS: Record<string, [type: string, body: string, csp?: string]> = {
 
 function answerError(res: ServerResponse, error: unknown): void {
   if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message })
-  if (error instanceof TeamRefusal) return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
+  if (error instanceof TeamRefusal) {
+    reportRefusal(error, 'http')
+    return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
+  }
   if (isStoreError(error)) return sendJson(res, 409, { error: error.message, code: error.code })
   return sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) })
 }
