@@ -1,8 +1,9 @@
 /**
  * `botDiagnostics` — `bot/diagnostics.jsonl`, the file a person attaches to a bug report.
  *
- * Owns: one JSON line per notable event (`note(event)`: any service may call it — refusals,
- * steward decisions, errors with their stack), plus what this service observes itself: the start
+ * Owns: one JSON line per notable event (`note(event)`: any service may call it — steward
+ * decisions, errors with their stack), plus what this service observes itself: every refusal a
+ * tool or the HTTP API answered (`listenToRefusals`), the start
  * mode of team state, becoming the writer (lock changes), the store's own diagnostics (lock lost,
  * corrupt file, …), deliveries that failed, and the pause switch. Every line is scrubbed before it
  * is written (`scrub.ts`: the secrets service's masker when mounted, then generic key shapes),
@@ -24,6 +25,7 @@ import path from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { z } from 'zod'
 import { clip } from '../limits.ts'
+import { listenToRefusals, TeamRefusal } from '../refusal.ts'
 import type { Diagnostic, TeamState } from '../store/index.ts'
 import { scrubText, scrubValue, type Mask } from './scrub.ts'
 
@@ -112,6 +114,10 @@ export class BotDiagnostics extends Service {
     } else {
       this.note({ kind: 'start', level: 'warn', message: 'team state is not available (the store did not start)' })
     }
+    // Every refusal a Bot's tool or the HTTP API answered (authority, limits, bad input).
+    this.ctx.effect(() => listenToRefusals((error, channel) => {
+      this.note({ kind: 'refusal', message: `${channel}: ${error.message}`, ...(error instanceof TeamRefusal ? { data: { code: error.code } } : {}) })
+    }), 'bot-diagnostics:refusals')
     this.ctx.on('bot-team/writer', ({ from, lockless, revision }) => {
       this.note({ kind: 'lock', message: `this process became the writer${from ? ` (was ${from})` : ''}${lockless ? ', without a lock' : ''}`, data: { from, lockless, revision } })
     })

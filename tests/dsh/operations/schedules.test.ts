@@ -157,6 +157,9 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     await quiesce(host)
     expect(toolResults(main, 'schedule_task')[1]).toMatch(/^Refused: Scheduled tasks are set or deleted only when the user asks/)
     expect(host.ctx.botSchedules.list()).toHaveLength(1)
+    // The refusal is in the diagnostics log.
+    const log = (await host.ctx.botDiagnostics.read()).trim().split('\n').map((l) => JSON.parse(l))
+    expect(log.filter((l) => l.kind === 'refusal').map((l) => l.message)).toEqual([expect.stringMatching(/^tool: Scheduled tasks are set or deleted only when the user asks/)])
   })
 
   it('a group task is posted to the group\'s room when due', async () => {
