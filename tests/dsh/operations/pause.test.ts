@@ -68,6 +68,32 @@ describe('pause switch (in-process DSH)', () => {
   })
 })
 
+describe('other holds through the same seam (addHold)', () => {
+  it('a hold on one Bot keeps its messages back while messages to other Bots go; lifting it releases them', async () => {
+    const toBoth = (req: RecordedRequest): Reply => lastToolResults(req).length
+      ? { text: 'sent' }
+      : { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'for Ada', reply_to: 'user' } }, { name: 'message_bot', args: { to: 'Bob', message: 'for Bob', reply_to: 'user' } }] }
+    const host = track(await team({ mock: { fallback: toBoth }, ada: { fallback: { text: 'ok' } } }))
+    const roster = host.ctx.botRoster
+    const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const bob = await roster.create(user, { name: 'Bob', model: 'mock/ada' })
+    // A spending cap would register like this: a reason for the capped Bot, nothing for the others.
+    const lift = host.ctx.botPause.addHold((target) => (target.botId === ada.id ? 'Ada reached her daily cap' : undefined))
+    expect(host.ctx.botPause.heldBecause({ botId: ada.id })).toBe('Ada reached her daily cap')
+    expect(host.ctx.botPause.holdsBotWork({ botId: bob.id })).toBe(false)
+
+    userPrompt(await roster.agentOf('bot-1'), 'tell both')
+    await quiesce(host)
+    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([['for Ada', 'pending'], ['for Bob', 'delivered']])
+    expect(userMessages(await roster.agentOf(ada.id))).toEqual([])
+
+    lift() // disposing the hold releases held work
+    await quiesce(host)
+    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([['for Ada', 'delivered'], ['for Bob', 'delivered']])
+    expect(userMessages(await roster.agentOf(ada.id)).map((m) => /for Ada/.test(m.text))).toEqual([true])
+  })
+})
+
 describe('pause switch in rooms (in-process DSH)', () => {
   it('a post while paused starts no round until the person resumes', async () => {
     const host = track(await team({ mock: { fallback: { text: 'Main says hi' } }, ada: { fallback: { text: 'Ada says hi' } } }))
