@@ -125,6 +125,20 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     expect(tasksIn(await host.ctx.botRoster.agentOf(bob.id))).toHaveLength(1)
   })
 
+  it('a new part of the Bot keeps its tasks: the next run goes to the new part', async () => {
+    const clock = new FakeClock(START)
+    const host = await team(script, clock)
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await host.ctx.botSchedules.create(person, { bot: 'Ada', prompt: 'report', every_minutes: 10 })
+    const oldPart = await host.ctx.botRoster.agentOf(ada.id)
+    const newPartId = await host.ctx.botRoster.openOwnChat(ada.id)
+    await advance(host, clock, 10 * MIN)
+    const newPart = await host.ctx.botRoster.agentOf(ada.id)
+    expect(String(newPart.id)).toBe(newPartId)
+    expect(tasksIn(oldPart)).toEqual([])
+    expect(tasksIn(newPart)).toHaveLength(1)
+  })
+
   it('is held while the team is paused and runs once on resume', async () => {
     const clock = new FakeClock(START)
     const host = await team(script, clock)
