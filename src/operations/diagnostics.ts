@@ -3,7 +3,7 @@
  *
  * Owns: one JSON line per notable event (`note(event)`: any service may call it — steward
  * decisions, errors with their stack), plus what this service observes itself: every refusal a
- * tool or the HTTP API answered (`listenToRefusals`), the start
+ * tool or the HTTP API answered (`listenToRefusals`), Bot turns that ended in an error, the start
  * mode of team state, becoming the writer (lock changes), the store's own diagnostics (lock lost,
  * corrupt file, …), deliveries that failed, and the pause switch. Every line is scrubbed before it
  * is written (`scrub.ts`: the secrets service's masker when mounted, then generic key shapes),
@@ -17,7 +17,8 @@
  *
  * Composes: mounted right after `botStore` (before everything that may note); reads the store
  * through `ctx.get` so it also works when the store failed to start. Listens to
- * `bot-team/writer` (read only) and subscribes to team state changes (read only).
+ * `bot-team/writer` and `session/event` (`turn/end`; read only) and subscribes to team state
+ * changes (read only).
  */
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
@@ -118,6 +119,23 @@ export class BotDiagnostics extends Service {
     this.ctx.effect(() => listenToRefusals((error, channel) => {
       this.note({ kind: 'refusal', message: `${channel}: ${error.message}`, ...(error instanceof TeamRefusal ? { data: { code: error.code } } : {}) })
     }), 'bot-diagnostics:refusals')
+    // A Bot's turn that ended in an error (a provider failure, a crash in the loop).
+    this.ctx.on('session/event', (session, event) => {
+      if (event.type !== 'turn/end') return
+      const reason = (event.data as { turn?: number; reason?: { kind?: string; error?: { message?: string; code?: string } } }).reason
+      if (reason?.kind !== 'error') return
+      const sessionId = String(session.id)
+      const roster = this.ctx.get('botRoster')
+      const owner = roster?.ownerOf(sessionId)
+      if (!owner) return // not a Session of the team
+      const who = roster!.bot(owner.botId)?.name ?? owner.botId
+      const where = owner.kind === 'member' ? ` in group ${owner.groupId}` : ''
+      this.note({
+        kind: 'turn-failed', level: 'error',
+        message: `${who}'s turn ${(event.data as { turn?: number }).turn ?? '?'}${where} failed: ${reason.error?.message ?? 'no message'}`,
+        data: { sessionId, botId: owner.botId, code: reason.error?.code ?? 'UNKNOWN' },
+      })
+    })
     this.ctx.on('bot-team/writer', ({ from, lockless, revision }) => {
       this.note({ kind: 'lock', message: `this process became the writer${from ? ` (was ${from})` : ''}${lockless ? ', without a lock' : ''}`, data: { from, lockless, revision } })
     })
