@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { describeRule, fromWallClock, nextDue, ruleInput, toRule, validTimeZone } from '../../../src/operations/schedules/rules.ts'
+import { toCreateInput } from '../../../src/operations/schedules/tools.ts'
 
 const t = (iso: string) => Date.parse(iso)
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString())
@@ -62,5 +63,14 @@ describe('schedule rules (pure)', () => {
     expect(parse({ weekly: { days: ['Friday', 'mon', 'fri'], time: '08:00', time_zone: 'UTC' } })).toEqual({ ok: true, rule: { kind: 'weekly', days: [1, 5], time: '08:00', timeZone: 'UTC' } })
     expect(validTimeZone('Europe/Berlin')).toBe(true)
     expect(describeRule({ kind: 'weekly', days: [1, 5], time: '08:00', timeZone: 'UTC' })).toBe('weekly on mon, fri at 08:00 (UTC)')
+  })
+})
+
+describe('schedule_task arguments (pure)', () => {
+  it('time alone is daily, time with days is weekly, in the given or the local zone', () => {
+    expect(toCreateInput({ prompt: 'p', time: '09:00', time_zone: 'Europe/Berlin' })).toEqual({ prompt: 'p', daily: { time: '09:00', time_zone: 'Europe/Berlin' } })
+    expect(toCreateInput({ prompt: 'p', time: '09:00', days: 'mon, fri', time_zone: 'UTC' })).toEqual({ prompt: 'p', weekly: { days: ['mon', 'fri'], time: '09:00', time_zone: 'UTC' } })
+    expect(toCreateInput({ prompt: 'p', time: '09:00' })).toMatchObject({ daily: { time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone } })
+    expect(toCreateInput({ prompt: 'p', bot: 'Ada', every_minutes: 15, at: '' })).toEqual({ prompt: 'p', bot: 'Ada', every_minutes: 15 })
   })
 })
