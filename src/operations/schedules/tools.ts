@@ -52,7 +52,7 @@ export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' 
         time: { type: 'string', description: 'Daily (or weekly with days) at this time, HH:MM (24 h).' },
         days: { type: 'string', description: 'With time: weekdays, e.g. "mon,wed,fri".' },
         time_zone: { type: 'string', description: 'IANA time zone for time, e.g. Europe/Berlin (default: this computer\'s).' },
-        every_minutes: { type: 'number', description: 'Every N minutes (at least 5).' },
+        every_minutes: { type: 'integer', description: 'Every N minutes (at least 5).' },
       },
       output: textOutput,
       async execute(args, exec) {
