@@ -176,7 +176,7 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     expect(log.filter((l) => l.kind === 'refusal').map((l) => l.message)).toEqual([expect.stringMatching(/^tool: Scheduled tasks are set or deleted only when the user asks/)])
   })
 
-  it('a group task is posted to the group\'s room when due', async () => {
+  it('a group task is posted to the group\'s room when due, and stops when the group is deleted', async () => {
     const clock = new FakeClock(START)
     const host = await team(script, clock)
     await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
@@ -187,5 +187,10 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     expect(posts).toHaveLength(1)
     expect(posts[0]!.startedBy).toBe('user')
     expect(host.ctx.botSchedules.get('schedule-1')).toMatchObject({ runs: 1, nextDueAt: '2026-03-03T09:00:00.000Z' })
+
+    // Deleting the group stops its task.
+    await host.ctx.botRooms.deleteGroup(user, 'Crew', 'done')
+    await host.ctx.botSchedules.settled()
+    expect(host.ctx.botSchedules.list()).toEqual([])
   })
 })
