@@ -56,6 +56,11 @@ export const Config = z.object({
   }).strict().prefault({}),
   /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
   memory: z.object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}) }).strict().prefault({}),
+  /** Operations (issue 16): scheduled tasks in the team, and the size at which bot/diagnostics.jsonl rotates. */
+  operations: z.object({
+    maxSchedules: z.int().min(1).max(500).default(100),
+    diagnosticsMaxBytes: z.int().min(4 * 1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  }).strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>

@@ -64,7 +64,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   }
   await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
   // Diagnostics first after the store, so every later service can note what happens.
-  await mountContained(ctx.plugin(BotDiagnostics, { dir: paths.dir }), 'diagnostics')
+  await mountContained(ctx.plugin(BotDiagnostics, { dir: paths.dir, maxBytes: config.operations.diagnosticsMaxBytes }), 'diagnostics')
   // The pause switch: before delivery, rooms and schedules, which ask it before starting Bot work.
   if (ctx.get('botStore')) await mountContained(ctx.plugin(BotPause), 'pause')
 
@@ -75,7 +75,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')
     await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
-    await mountContained(ctx.plugin(BotSchedules, { workBudget: config.team.workBudget }), 'schedules')
+    await mountContained(ctx.plugin(BotSchedules, { workBudget: config.team.workBudget, maxSchedules: config.operations.maxSchedules }), 'schedules')
     await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
   }
 
