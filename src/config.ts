@@ -62,6 +62,11 @@ export const Config = z.object({
    * (team state, HTTP), not here.
    */
   usage: z.object({ enabled: z.boolean().default(true), flushMs: z.int().min(10).max(60_000).default(1_000) }).strict().prefault({}),
+  /** Operations (issue 16): scheduled tasks in the team, and the size at which bot/diagnostics.jsonl rotates. */
+  operations: z.object({
+    maxSchedules: z.int().min(1).max(500).default(100),
+    diagnosticsMaxBytes: z.int().min(4 * 1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  }).strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>

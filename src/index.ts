@@ -18,6 +18,9 @@ import { BotCompaction } from './context/compaction/service.ts'
 import { Config, resolvePaths } from './config.ts'
 import { BotDelivery } from './delivery/service.ts'
 import { BotMemory } from './memory/service.ts'
+import { BotDiagnostics } from './operations/diagnostics.ts'
+import { BotPause } from './operations/pause.ts'
+import { BotSchedules } from './operations/schedules/service.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
@@ -63,6 +66,10 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     })
   }
   await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
+  // Diagnostics first after the store, so every later service can note what happens.
+  await mountContained(ctx.plugin(BotDiagnostics, { dir: paths.dir, maxBytes: config.operations.diagnosticsMaxBytes }), 'diagnostics')
+  // The pause switch: before delivery, rooms and schedules, which ask it before starting Bot work.
+  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotPause), 'pause')
 
   // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
   // reported above) the rest keeps working.
@@ -74,6 +81,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')
     await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
+    await mountContained(ctx.plugin(BotSchedules, { workBudget: config.team.workBudget, maxSchedules: config.operations.maxSchedules }), 'schedules')
     await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
   }
 
@@ -86,6 +94,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') as never },
     usage: () => ctx.get('botUsage') ?? undefined,
     groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
+    operations: () => ({ pause: ctx.get('botPause') ?? undefined, schedules: ctx.get('botSchedules') ?? undefined, diagnostics: ctx.get('botDiagnostics') ?? undefined }),
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

@@ -5,6 +5,7 @@
  * A refusal is not a crash: the tool returns "Refused: <why and what to do>", the HTTP route a 4xx.
  * A store refusal (the team cannot be saved from this process: follower, read-only, lock lost) is
  * one too. Anything else is a bug and propagates (DSH marks the tool result as an error).
+ * Every refusal answered is also reported to `listenToRefusals` listeners (the diagnostics log).
  */
 import { isStoreError } from './store/index.ts'
 
@@ -24,13 +25,44 @@ export const textOutput = {
   render: (_args: unknown, value: string) => [{ type: 'text' as const, text: value }],
 } as const
 
+/** Where a refusal was answered: a Bot's tool, or the HTTP API. */
+export type RefusalChannel = 'tool' | 'http'
+type RefusalListener = (error: Error, channel: RefusalChannel) => void
+const refusalListeners = new Set<RefusalListener>()
+
+/**
+ * Be told of every refusal answered (the diagnostics log listens). Returns the disposer: register
+ * it as a Cordis effect of the listening service. A listener that throws is ignored.
+ */
+export function listenToRefusals(listener: RefusalListener): () => void {
+  refusalListeners.add(listener)
+  return () => { refusalListeners.delete(listener) }
+}
+
+/** Tell the listeners about a refusal that was answered (the tool adapter below, the HTTP router). */
+export function reportRefusal(error: Error, channel: RefusalChannel): void {
+  for (const listener of refusalListeners) {
+    try {
+      listener(error, channel)
+    } catch {
+      // A listener's failure must not change the answer.
+    }
+  }
+}
+
 /** Run a team action for a tool; a refusal becomes the answer. */
 export async function answer(run: () => Promise<string>): Promise<string> {
   try {
     return await run()
   } catch (error) {
-    if (error instanceof TeamRefusal) return `Refused: ${error.message}`
-    if (isStoreError(error)) return `Refused: the team could not be saved (${error.message}).`
+    if (error instanceof TeamRefusal) {
+      reportRefusal(error, 'tool')
+      return `Refused: ${error.message}`
+    }
+    if (isStoreError(error)) {
+      reportRefusal(error, 'tool')
+      return `Refused: the team could not be saved (${error.message}).`
+    }
     throw error
   }
 }

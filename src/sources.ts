@@ -124,9 +124,18 @@ export interface UsageNoticeSource extends Base {
   summary: string
 }
 
+/** A due scheduled task, entered into its Bot's own chat (issue 16); the chain opens its own budget. */
+export interface ScheduleSource extends Base, Chain {
+  form: 'relay'
+  type: 'schedule'
+  scheduleId: string
+  /** `user` or the id of the Bot that created the task. */
+  createdBy: string
+}
+
 export type TeamSource =
   | DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
-  | RoomNoticeSource | RoomOpenSource | BootstrapSource | UsageNoticeSource
+  | RoomNoticeSource | RoomOpenSource | BootstrapSource | UsageNoticeSource | ScheduleSource
 
 export type TeamSourceType = TeamSource['type']
 
@@ -168,6 +177,10 @@ export function roomOpenSource(g: { groupId: string; groupName: string }): RoomO
   return { ...base, form: 'notice', type: 'room-open', summary: oneLine(`Group ${g.groupName} opened`), groupId: g.groupId, groupName: g.groupName }
 }
 
+export function scheduleSource(t: { scheduleId: string; createdBy: string }, chain: Chain): ScheduleSource {
+  return { ...base, form: 'relay', type: 'schedule', scheduleId: t.scheduleId, createdBy: t.createdBy, ...chainFields(chain) }
+}
+
 export function bootstrapSource(name: string): BootstrapSource {
   return { ...base, form: 'notice', type: 'bootstrap', summary: oneLine(`${name} joined the team`) }
 }
@@ -203,6 +216,7 @@ const readers = z.discriminatedUnion('type', [
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-open'), summary: z.string(), ...group }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('bootstrap'), summary: z.string() }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('usage-notice'), summary: z.string() }),
+  z.object({ ...plugin, form: z.literal('relay'), type: z.literal('schedule'), scheduleId: id, createdBy: id, ...chain }),
 ])
 
 /** Rewrite a source written before consolidation into today's shape (pure; unknown input passes). */

@@ -12,7 +12,9 @@
  * they always go and still count), and the outbox: every delivery is recorded in team state before
  * the DSH call, "delivered" is a `user/message` with its id in the target's flushed log, and
  * recovery (at start and whenever this process becomes the writer) decides per pending record
- * whether to mark it delivered, re-drive DSH's restored queue, or send it. Authority, hop limit,
+ * whether to mark it delivered, re-drive DSH's restored queue, or send it. While `botPause` holds
+ * Bot-started work (the pause switch, spending caps), Bots' messages wait in the same held queue
+ * (records pending, so a restart holds them again) and go in order on `bot-team/work-released`. Authority, hop limit,
  * send cap, budget and sizes are checked in `send` / `stop`, whoever calls; the tools are thin
  * adapters.
  *
@@ -25,9 +27,8 @@
  * `agent/inbox/discarded`; neither vetoes nor reorders. Globally: `session/event`, read only (a
  * relayed `user/message` flushed to the log marks its record delivered; `turn/end` routes replies
  * and releases held messages); `bot-team/bot-deleted` (discards its pending records);
- * `bot-team/writer` (recovery after a takeover); `bot-team/usage-limits-changed` (messages held
- * because the target's or the team's daily spending cap was reached — `botUsage.capReached`, asked
- * where a message is handed over — go on, in order).
+ * `bot-team/writer` (recovery after a takeover); `bot-team/work-released` (`botPause`: the pause
+ * switch or a spending cap lifted — held messages go on, in order).
  */
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
@@ -145,7 +146,6 @@ export class BotDelivery extends Service {
         if (d.to === botId && d.status === 'pending') this.mark(d.id, 'discarded', `discarded: target Bot ${name} was deleted`)
       }
     })
-    this.ctx.on('bot-team/usage-limits-changed', () => this.releaseCapped())
     this.ctx.on('session/event', (session, event) => {
       if (event.type === 'user/message') {
         const relay = relayOf((event.data as UserMessage).source)
@@ -174,6 +174,8 @@ export class BotDelivery extends Service {
         if (agent) this.attach(agent, bot.id)
       }
     }
+    // The pause switch (or a cap) lifted: held messages go, in order.
+    this.ctx.on('bot-team/work-released', () => this.release())
     // A process that takes over as the writer finishes what the previous writer left pending.
     this.ctx.on('bot-team/writer', ({ from }) => {
       if (from === null) return // the team was just opened: the start-up recovery below covers it
@@ -335,36 +337,38 @@ export class BotDelivery extends Service {
   /** Messages that would start a Bot-started turn while the cap is reached, in order (records stay pending). */
   private readonly held: Array<{ agent: Agent; d: Delivery }> = []
 
-  /** Messages to a Bot whose (or whose team's) daily spending cap is reached, in order (records stay pending). */
-  private capHeld: Array<{ agent: Agent; d: Delivery }> = []
+  /** Agents whose restored inbox recovery found while work was held: re-driven on release. */
+  private readonly redriveLater = new Set<Agent>()
 
-  /** A cap was raised or a new day began: messages no longer capped go on, in order. */
-  private releaseCapped(): void {
-    const ready = this.capHeld.filter(({ d }) => !this.capHolds(d.to))
-    this.capHeld = this.capHeld.filter((h) => !ready.includes(h))
-    for (const { agent, d } of ready) {
-      try {
-        this.handOver(agent, d)
-      } catch (error) {
-        this.warn(`could not hand over held ${d.id}`, error)
-      }
-    }
+  /**
+   * Bot-started work held by `botPause` (the pause switch, spending caps): everything a Bot or the
+   * plugin sends; the person's own messages (from the team page) are never held.
+   */
+  private holds(d: Delivery): boolean {
+    if (d.from === 'user') return false
+    return this.ctx.get('botPause')?.holdsBotWork({ botId: d.to }) ?? false
   }
 
-  /** The target Bot's (or the team's) daily spending cap is reached (`botUsage`, when it runs). */
-  private capHolds(botId: string): boolean {
-    return this.ctx.get('botUsage')?.capReached(botId) ?? false
-  }
-
-  /** Hand over held messages while fewer Bot-started turns than the cap run (oldest first). */
+  /**
+   * Hand over held messages while fewer Bot-started turns than the cap run (oldest first). A
+   * message `botPause` still holds keeps its place; the ones behind it for other Bots may go.
+   */
   private release(): void {
-    while (this.held.length && this.alive && this.botTurnsRunning() < this.config.turnsAtOnce) {
-      const { agent, d } = this.held.shift()!
+    for (let i = 0; i < this.held.length && this.alive;) {
+      const { agent, d } = this.held[i]!
+      if (this.holds(d)) { i++; continue }
+      if (this.botTurnsRunning() >= this.config.turnsAtOnce) break
+      this.held.splice(i, 1)
       try {
         this.handOver(agent, d, true)
       } catch (error) {
         this.warn(`could not hand over held ${d.id}`, error)
       }
+    }
+    for (const agent of [...this.redriveLater]) {
+      if (this.ctx.get('botPause')?.holdsBotWork({}) ?? false) break
+      this.redriveLater.delete(agent)
+      this.redrive(agent)
     }
   }
 
@@ -377,11 +381,8 @@ export class BotDelivery extends Service {
   private handOver(agent: Agent, d: Delivery, released = false): void {
     // Never hand a message to a Bot deleted since it was recorded (its records are discarded).
     if (own(this.store.state.bots, d.to)?.deleted) return
-    if (this.capHolds(d.to)) {
-      this.capHeld.push({ agent, d })
-      return
-    }
-    if (!released && agent.status !== 'running' && (this.held.length > 0 || this.botTurnsRunning() >= this.config.turnsAtOnce)) {
+    const waiting = () => this.held.some((h) => !this.holds(h.d))
+    if (!released && (this.holds(d) || (agent.status !== 'running' && (waiting() || this.botTurnsRunning() >= this.config.turnsAtOnce)))) {
       this.held.push({ agent, d })
       return
     }
@@ -505,6 +506,7 @@ export class BotDelivery extends Service {
 
   private warn(what: string, error: unknown): void {
     process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
+    this.ctx.get('botDiagnostics')?.note({ kind: 'delivery', level: 'warn', message: what, error })
   }
 
   // ── outbox bookkeeping ──────────────────────────────────────────────────────────────────────
@@ -611,7 +613,11 @@ export class BotDelivery extends Service {
         else if (action === 'redrive') { redrive = true; counts.redriven++ }
         else toSend.push(d)
       }
-      if (agent && redrive) this.redrive(agent)
+      if (agent && redrive) {
+        // DSH's restored queue holds Bot-started work: while it is held, wake it only on release.
+        if (this.ctx.get('botPause')?.holdsBotWork({ botId: to })) this.redriveLater.add(agent)
+        else this.redrive(agent)
+      }
       for (const d of toSend) {
         if (!agent) break
         try {

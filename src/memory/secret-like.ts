@@ -16,7 +16,7 @@
  */
 
 /** Known credential shapes: provider key prefixes, key armour, JWTs, URL credentials, auth headers. */
-const KEY_SHAPES: readonly RegExp[] = [
+export const KEY_SHAPES: readonly RegExp[] = [
   /\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{16,}/,
   /\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}/,
   /\bgh[pousr]_[A-Za-z0-9]{20,}/,

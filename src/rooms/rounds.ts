@@ -17,6 +17,9 @@
  * the budget. `drawTurn` is the one place a member turn draws from the work budget (once per
  * member turn; a spent budget skips the turn); the report always goes and is counted (`force`).
  *
+ * Held work (issue 16): while `heldBecause` names a reason (the pause switch, a cap), a post's
+ * round waits before its first member turn and starts when `whenReleased` resolves.
+ *
  * Deliberately does not: decide authority, open Sessions (the service's `memberAgent`), or frame
  * the room's text as a stream (`stream.ts`). Reads team state, never writes it.
  */
@@ -80,6 +83,10 @@ export interface RoundHost {
   draw(groupId: string, chain: Chain, opts?: { force?: boolean }): Promise<boolean>
   /** The user wrote in the room: reset the count of Bot-started rounds (team state). */
   userSpoke(groupId: string): Promise<void>
+  /** Why rounds in the group are held right now (`botPause`: the pause switch, caps), or undefined. */
+  heldBecause(groupId: string): string | undefined
+  /** Resolves when rounds in the group may start again, or when `signal` aborts. */
+  whenReleased(groupId: string, signal: AbortSignal | undefined): Promise<void>
   /** False once the service is disposed: a round cut by shutdown is not marked ended. */
   alive(): boolean
   /** Why this Bot may not take a Bot-started turn now (its or the team's daily spending cap), else undefined. */
@@ -152,6 +159,14 @@ export class Rounds {
     }
     // A round the user started opens its own work budget (keyed by the post); a Bot's post carries its turn's.
     const chain = input.poster.kind === 'user' && !input.chain.budget ? { ...input.chain, budget: `budget:${groupId}#${post.id}` } : input.chain
+    // Paused (or capped): the post is in the room and its round waits before its first member
+    // turn; a restart meanwhile finds the post unanswered and waits again (the room's recovery).
+    const held = this.host.heldBecause(groupId)
+    if (held) {
+      yield notice(`Held: ${held}. The round starts when the team resumes.`)
+      await this.host.whenReleased(groupId, signal)
+      if (signal?.aborted || !this.host.alive()) return
+    }
     const highest = yield* this.round(groupId, post, input.poster, chain, signal, said)
     if (input.report && input.poster.kind === 'bot') await this.report({ id: input.poster.botId, name: input.name }, group, post.id, said, reportChain(chain, highest))
   }

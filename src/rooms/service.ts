@@ -124,9 +124,11 @@ export class BotRooms extends Service {
       saveCursors: (groupId) => this.saveCursors(groupId),
       draw: (groupId, chain, opts) => this.draw(groupId, chain, opts),
       userSpoke: (groupId) => this.resetBotRounds(groupId),
+      heldBecause: (groupId) => this.ctx.get('botPause')?.heldBecause({ groupId }),
+      whenReleased: (groupId, signal) => this.ctx.get('botPause')?.whenReleased({ groupId }, signal) ?? Promise.resolve(),
       alive: () => this.alive,
       warn: (what, error) => this.warn(what, error),
-      holdsBotWork: (botId) => (this.ctx.get('botUsage')?.capReached(botId) ? 'its daily spending cap is reached' : undefined),
+      holdsBotWork: (botId) => this.ctx.get('botPause')?.heldBecause({ botId }),
     })
   }
 
@@ -197,6 +199,7 @@ export class BotRooms extends Service {
 
   private warn(what: string, error: unknown): void {
     process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
+    this.ctx.get('botDiagnostics')?.note({ kind: 'rooms', level: 'warn', message: what, error })
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────

@@ -45,6 +45,7 @@ export function whoOf(source: UserMessage['source']): string {
   const s = readSource(source)
   if (s && 'fromName' in s && s.fromName) return `Bot ${s.fromName}`
   if (s && 'groupName' in s) return `group ${s.groupName}`
+  if (s?.type === 'schedule') return `scheduled task ${s.scheduleId}`
   if (s) return 'the Bot team plugin'
   return source.kind === 'plugin' ? `the ${source.plugin} plugin` : `a ${source.kind} message`
 }

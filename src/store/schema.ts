@@ -175,6 +175,46 @@ export const usageSettingsSchema = z.object({
   /** Caps already reported to the person, `<day> <scope>` (the current day's only). */
   notified: z.array(z.string().max(300)).max(2_000).optional(),
 }).strict()
+/** The person's pause switch (issue 16): while set, Bot-started work is held (see `src/operations/pause.ts`). */
+export const pauseSchema = z.object({
+  at: isoTime,
+  /** `user` (team page / HTTP). */
+  by: id,
+  reason: z.string().max(500).optional(),
+})
+
+/** A clock time of day, `HH:MM` (24 h). */
+const clockTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/)
+
+/** When a scheduled task is due (see `src/operations/schedules/rules.ts`). */
+export const scheduleRuleSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('at'), at: isoTime }),
+  z.object({ kind: z.literal('daily'), time: clockTime, timeZone: z.string().min(1).max(100) }),
+  /** `days`: 0 = Sunday … 6 = Saturday, in `timeZone`. */
+  z.object({ kind: z.literal('weekly'), days: z.array(z.int().min(0).max(6)).min(1).max(7), time: clockTime, timeZone: z.string().min(1).max(100) }),
+  z.object({ kind: z.literal('every'), minutes: z.int().min(5).max(525_600) }),
+])
+
+/** A scheduled task of a Bot or a group (issue 16): the plugin's own timers fire it. */
+export const scheduleSchema = keepUnknownJson(z.looseObject({
+  id,
+  target: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('bot'), botId: id }),
+    z.object({ kind: z.literal('group'), groupId: id }),
+  ]),
+  prompt: z.string().min(1).max(4000),
+  rule: scheduleRuleSchema,
+  /** `user` or the id of the Bot that created it: the task runs at its creator's authority. */
+  createdBy: id,
+  /** The lowest sandbox mode of the creator's turn (absent: the person created it). */
+  mode: sandboxMode.optional(),
+  createdAt: isoTime,
+  /** The next time it is due; absent once a one-off task has run. */
+  nextDueAt: isoTime.optional(),
+  /** The due time of the last run. */
+  lastRunAt: isoTime.optional(),
+  runs: z.int().min(0),
+}))
 
 export const stateSchema = keepUnknownJson(z.looseObject({
   version: z.literal(STATE_VERSION),
@@ -191,6 +231,10 @@ export const stateSchema = keepUnknownJson(z.looseObject({
   nextIds: z.record(z.string().regex(/^[a-z][a-z0-9]*$/), z.int().min(1)),
   /** Usage ledger settings: prices, daily caps, caps reported (optional; src/usage/). */
   usage: usageSettingsSchema.optional(),
+  /** Set while the person has paused the team (issue 16). */
+  paused: pauseSchema.optional(),
+  /** Scheduled tasks of Bots and groups (issue 16). */
+  schedules: z.array(scheduleSchema).max(500).optional(),
 })).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })
 })
@@ -231,6 +275,9 @@ export type PendingQuestion = z.infer<typeof pendingQuestionSchema>
 export type WorkBudget = z.infer<typeof budgetSchema>
 export type TeamState = z.infer<typeof stateSchema>
 export type UsageSettings = z.infer<typeof usageSettingsSchema>
+export type PauseRecord = z.infer<typeof pauseSchema>
+export type ScheduleRule = z.infer<typeof scheduleRuleSchema>
+export type Schedule = z.infer<typeof scheduleSchema>
 
 /** The state of a team that has never been saved: revision 0, nothing in it. */
 export function emptyState(pluginVersion = '0.0.0', now = new Date()): TeamState {

@@ -31,6 +31,8 @@ const smallFields = z.object({
   version: shape.version, revision: shape.revision, writtenBy: shape.writtenBy,
   preferences: shape.preferences, nextIds: shape.nextIds, budgets: shape.budgets,
   usage: shape.usage,
+  // Issue 16 (operations): optional, small.
+  paused: shape.paused, schedules: shape.schedules,
 })
 const recordKey = z.string().min(1).max(200)
 const json = z.json()

@@ -14,11 +14,12 @@
  * (`status` says why, views answer 503) while the caps keep counting the current day in memory.
  *
  * Caps (`caps.ts`; settings in team state `usage`, edited over HTTP): `capReached(botId)` is true
- * while that Bot's or the team's daily cap is reached — delivery and rooms ask it where they start
- * Bot-started work (next to the pause switch). Reaching a cap is told to the person once per day
+ * while that Bot's or the team's daily cap is reached. The caps are one more hold of `botPause`
+ * (`addHold`), so delivery, rooms and schedules ask the one question they ask for the pause switch
+ * (`holdsBotWork`) and are released by its `released()`. Reaching a cap is told to the person once per day
  * and scope: in `today().notices` (team page) and in the Main Bot's chat as a notice injected for
- * its next turn (never waking it: telling costs no tokens). `bot-team/usage-limits-changed` fires
- * when settings change or the day turns, so held work can be released.
+ * its next turn (never waking it: telling costs no tokens). When settings change or the day turns,
+ * `botPause.released()` lets held work re-check.
  *
  * Composes: `session/event` (global, read only, never delays), `llm/stream` (passes loop requests
  * through untouched — `next()` as is; wraps only the side calls it records, reading their usage
@@ -44,10 +45,6 @@ import { sideCallTag } from './side-call.ts'
 declare module '@deepseek-ai/cordis' {
   interface Context {
     botUsage: BotUsage
-  }
-  interface Events {
-    /** Usage prices or caps changed, or a new day began: work held by a cap may go now. */
-    'bot-team/usage-limits-changed'(): void
   }
 }
 
@@ -123,6 +120,10 @@ export class BotUsage extends Service {
       this.derivers.delete(String(session.id))
     })
     this.ctx.effect(() => () => this.close(), 'bot-usage:ledger')
+    // The caps are holds of the pause service: one question for every place that starts Bot work.
+    this.ctx.inject(['botPause'], (ctx) => {
+      ctx.effect(() => ctx.botPause.addHold((target) => this.capHold(target)), 'bot-usage:cap-hold')
+    })
     this.armDayTimer()
   }
 
@@ -286,7 +287,7 @@ export class BotUsage extends Service {
   private newDay(day: string): void {
     this.totals = new DayTotals(day)
     this.told.clear()
-    this.ctx.emit('bot-team/usage-limits-changed')
+    this.limitsChanged()
   }
 
   private armDayTimer(): void {
@@ -302,6 +303,18 @@ export class BotUsage extends Service {
   /** True while the Bot's or the team's daily cap is reached: hold Bot-started work for that Bot. */
   capReached(botId: string): boolean {
     return capsReached(this.currentTotals(), this.settings, botId).length > 0
+  }
+
+  /** The cap hold: a Bot's work while its or the team's cap is reached; a group's while the team's is. */
+  private capHold(target: { botId?: string }): string | undefined {
+    const hits = capsReached(this.currentTotals(), this.settings, target.botId ?? '').filter((h) => target.botId !== undefined || h.scope === 'team')
+    if (hits.length === 0) return undefined
+    return hits[0]!.scope === 'team' ? "the team's daily spending cap is reached" : 'its daily spending cap is reached'
+  }
+
+  /** Prices, caps or the day changed: work a cap held may go now. */
+  private limitsChanged(): void {
+    this.ctx.get('botPause')?.released()
   }
 
   private checkCaps(botId: string): void {
@@ -352,7 +365,7 @@ export class BotUsage extends Service {
       if (patch.caps !== undefined) next.caps = patch.caps
       s.usage = next
     })
-    this.ctx.emit('bot-team/usage-limits-changed')
+    this.limitsChanged()
     for (const bot of this.currentTotals().bots()) this.checkCaps(bot)
     return state.usage ?? {}
   }

@@ -11,7 +11,9 @@
  * DOM contract (the e2e test reads it): `h1`, `#summary[data-state=ready|error]`, `#bots` (one `li`
  * per Bot: `name — role ★`), `#archive`, `#store-problem`, `#archive-problem`, `#activity`; the
  * pairing section is `#pairing` with `#pairing-state[data-state=paired|unpaired|error]`, `#devices`,
- * `#pairing-start`, `#pairing-code-input`, `#pairing-submit`, `#pairing-new-code`, `#pairing-code`.
+ * `#pairing-start`, `#pairing-code-input`, `#pairing-submit`, `#pairing-new-code`, `#pairing-code`;
+ * the operations section (issue 16) is `#operations` with `#pause-state[data-state=paused|running]`,
+ * `#pause-toggle`, `#diagnostics-download`, `#operations-problem`.
  *
  * The pairing token lives in this browser's localStorage and is sent as the `x-bot-team-pairing`
  * header on every API call (`pairing.ts` decides what it is worth).
@@ -60,6 +62,13 @@ export const TEAM_PAGE_HTML = `<!doctype html>
 <label><input type="checkbox" id="backup-secrets"> <span id="backup-secrets-label"></span></label>
 <button type="button" id="backup-download"></button>
 <p id="backup-state" class="muted" hidden></p>
+</section>
+<section id="operations">
+<h2 id="operations-title">Operations</h2>
+<p id="pause-state" class="muted"></p>
+<p id="operations-problem" class="problem" hidden></p>
+<button type="button" id="pause-toggle" hidden></button>
+<button type="button" id="diagnostics-download" hidden></button>
 </section>
 </body>
 </html>
@@ -217,6 +226,54 @@ export const TEAM_PAGE_JS = `(function () {
     });
   }
 
+  // Operations (issue 16): the pause switch and the diagnostics download; both need a paired browser.
+  var ops = zh
+    ? { title: '运维', running: '团队正在运行。', paused: function (p) { return '团队已暂停（' + new Date(p.at).toLocaleString() + (p.reason ? '：' + p.reason : '') + '）。机器人发起的工作会保留，恢复后按顺序继续；你自己的提问照常进行。'; }, pause: '暂停团队', resume: '恢复', download: '下载诊断日志', needsPairing: '暂停、恢复和下载诊断日志需要已配对的浏览器。' }
+    : { title: 'Operations', running: 'The team is running.', paused: function (p) { return 'The team is paused (since ' + new Date(p.at).toLocaleString() + (p.reason ? ': ' + p.reason : '') + '). Bot-started work is held and resumes in order; your own prompts still work.'; }, pause: 'Pause the team', resume: 'Resume', download: 'Download diagnostics', needsPairing: 'Pausing, resuming and the diagnostics download need a paired browser.' };
+
+  function opsError(e) { var p = $('operations-problem'); p.textContent = e.message; show(p, true); }
+
+  function renderPause(r) {
+    var state = $('pause-state');
+    state.dataset.state = r.paused ? 'paused' : 'running';
+    state.textContent = r.paused ? ops.paused(r.paused) : ops.running;
+    var toggle = $('pause-toggle');
+    toggle.textContent = r.paused ? ops.resume : ops.pause;
+    toggle.dataset.paused = r.paused ? 'true' : 'false';
+    show(toggle, true);
+    show($('diagnostics-download'), true);
+  }
+
+  function loadPause() { return api('GET', 'pause').then(renderPause, opsError); }
+
+  function initOperations() {
+    $('operations-title').textContent = ops.title;
+    $('diagnostics-download').textContent = ops.download;
+    $('pause-toggle').addEventListener('click', function () {
+      if (!token()) return opsError(new Error(ops.needsPairing));
+      var pausing = $('pause-toggle').dataset.paused !== 'true';
+      api('PUT', 'pause', { paused: pausing }).then(function (r) { show($('operations-problem'), false); renderPause(r); }, opsError);
+    });
+    $('diagnostics-download').addEventListener('click', function () {
+      var headers = {};
+      var tok = token();
+      if (!tok) return opsError(new Error(ops.needsPairing));
+      headers['${PAIRING_HEADER}'] = tok;
+      fetch(API + 'diagnostics?download=1', { headers: headers }).then(function (r) {
+        if (!r.ok) return r.json().catch(function () { return {}; }).then(function (j) { throw new Error(j.error || ('HTTP ' + r.status)); });
+        return r.blob().then(function (blob) {
+          var a = document.createElement('a');
+          a.href = URL.createObjectURL(blob);
+          a.download = 'bot-team-diagnostics.jsonl';
+          document.body.appendChild(a);
+          a.click();
+          setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 0);
+        });
+      }).catch(opsError);
+    });
+    loadPause();
+  }
+
   function init() {
     initBackup();
     document.documentElement.lang = zh ? 'zh' : 'en';
@@ -253,6 +310,7 @@ export const TEAM_PAGE_JS = `(function () {
     });
     api('GET', 'status').then(renderStatus).catch(function (e) { $('summary').textContent = t.failed + e.message; $('summary').dataset.state = 'error'; });
     loadPairing();
+    initOperations();
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init); else init();

@@ -8,6 +8,7 @@
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
  *   POST /bot-team/api/backup        download a backup archive (`backup-routes.ts`)
  *        /bot-team/api/usage…        the usage screen's API (`usage-routes.ts`)
+ *        /bot-team/api/pause, /schedules…, /diagnostics   operations (`operations-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -22,7 +23,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-host-webserver'
-import { TeamRefusal, type RefusalCode } from '../refusal.ts'
+import { reportRefusal, TeamRefusal, type RefusalCode } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { memoryApi } from '../memory/routes.ts'
 import type { BotMemory } from '../memory/service.ts'
@@ -30,6 +31,7 @@ import { isStoreError } from '../store/index.ts'
 import { backupApi, type BackupRouteOptions } from './backup-routes.ts'
 import type { BotUsage } from '../usage/service.ts'
 import { botsApi } from './bots-routes.ts'
+import { operationsApi, type OperationsServices } from './operations-routes.ts'
 import { checkRequestTrust } from './fence.ts'
 import { decodeSegment, HttpError, send, sendJson } from './http.ts'
 import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_HTML, TEAM_PAGE_JS } from './page.ts'
@@ -60,6 +62,8 @@ export interface WebRoutesOptions {
   usage?: () => BotUsage | undefined
   /** A live group's id from its id or name (the usage API's group filter). */
   groupId?: (ref: string) => string | undefined
+  /** The pause switch, scheduled tasks and the diagnostics log (issue 16). */
+  operations?: () => OperationsServices
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -76,7 +80,10 @@ const ASSETS: Record<string, [type: string, body: string, csp?: string]> = {
 
 function answerError(res: ServerResponse, error: unknown): void {
   if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message })
-  if (error instanceof TeamRefusal) return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
+  if (error instanceof TeamRefusal) {
+    reportRefusal(error, 'http')
+    return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
+  }
   if (isStoreError(error)) return sendJson(res, 409, { error: error.message, code: error.code })
   return sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) })
 }
@@ -127,6 +134,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if (!roster || !usage) throw new HttpError(503, 'the usage ledger is not available (see /bot-team/api/status)')
     const [status, body] = await usageApi({ method, rest, req, url }, usage, roster, { groupId: options.groupId ?? (() => undefined) })
     return sendJson(res, status, body)
+  }
+  if (head === 'pause' || head === 'schedules' || head === 'diagnostics') {
+    const query = new URL(req.url ?? '/', 'http://x').searchParams
+    const answer = await operationsApi({ method, head, rest, req, query }, options.operations?.() ?? {}, pairing)
+    if ('json' in answer) return sendJson(res, answer.status, answer.json)
+    if (answer.fileName) res.setHeader('content-disposition', `attachment; filename="${answer.fileName}"`)
+    return send(res, answer.status, answer.type, answer.text)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
 }

@@ -81,3 +81,33 @@ describe('the team page', () => {
     await page.close()
   })
 })
+
+describe('the team page: operations (issue 16)', () => {
+  it('pauses and resumes the team from a paired browser; an unpaired one is told to pair', async () => {
+    const page = await browser.newPage({ locale: 'en-US' })
+    const violations: string[] = []
+    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
+    await page.goto(`${origin}/bot-team`)
+    await page.waitForSelector('#pause-state[data-state="running"]')
+    await page.click('#pause-toggle')
+    await page.waitForSelector('#operations-problem:not([hidden])')
+    expect(await page.textContent('#operations-problem')).toMatch(/need a paired browser/)
+    expect(host.ctx.botPause.isPaused()).toBe(false)
+
+    await page.waitForSelector('#pairing-state[data-state="unpaired"]')
+    await page.click('#pairing-start')
+    await page.waitForSelector('#pairing-code-input', { state: 'visible' })
+    await page.fill('#pairing-code-input', terminalCode()!)
+    await page.click('#pairing-submit')
+    await page.waitForSelector('#pairing-state[data-state="paired"]')
+    await page.click('#pause-toggle')
+    await page.waitForSelector('#pause-state[data-state="paused"]')
+    expect(await page.textContent('#pause-state')).toMatch(/^The team is paused \(since .*\)\. Bot-started work is held/)
+    expect(host.ctx.botPause.isPaused()).toBe(true)
+    await page.click('#pause-toggle')
+    await page.waitForSelector('#pause-state[data-state="running"]')
+    expect(host.ctx.botPause.isPaused()).toBe(false)
+    expect(violations).toEqual([])
+    await page.close()
+  })
+})
