@@ -62,6 +62,10 @@ export interface Script {
   title?: string | ((req: RecordedRequest) => string)
   /** Context window reported by the in-process adapter's resolveModel (default 128000). */
   contextWindow?: number
+  /** Answer to the plugin's context-steward decision (a `compaction` side call; never consumes steps). */
+  steward?: Rule
+  /** Answer to the plugin's handoff-note call (a `compaction` side call; never consumes steps). */
+  note?: Rule
 }
 
 /** A map of scripts keyed by model id; key '*' answers models without their own script. */
@@ -116,6 +120,8 @@ export interface RecordedRequest {
   messages: RecordedMessage[]
   /** DSH side-call purpose; on the wire a title call is detected from its system prompt. */
   purpose?: 'session-title' | 'compaction'
+  /** Which of the plugin's `compaction` side calls this is (STEWARD_CALLS), told by its system prompt. */
+  label?: 'steward' | 'handoff-note'
   sessionId?: string
   maxTokens?: number
   /** What the script answered (filled in by respond()). */
@@ -399,7 +405,26 @@ export function argsText(args: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // The core
 
-const SCRIPT_KEYS = new Set(['steps', 'fallback', 'title', 'contextWindow'])
+const SCRIPT_KEYS = new Set(['steps', 'fallback', 'title', 'contextWindow', 'steward', 'note'])
+
+/** The plugin's handoff-note headings, in order (src/context/note.ts NOTE_HEADINGS). */
+export const NOTE_HEADINGS = ['Goals', 'Constraints and preferences', 'Progress', 'Decisions', 'Facts to keep', 'Open threads', 'Next step', 'Where to look']
+
+/**
+ * The plugin's context-steward side calls (`purpose: 'compaction'`, like DSH's own summariser),
+ * told apart by the start of their system prompt (src/context/steward.ts, note.ts), answered from
+ * the script's `steward` / `note` without consuming steps. Defaults: a handoff decision, and a note
+ * with every heading that quotes the first user line it was given.
+ */
+export const STEWARD_CALLS = [
+  { label: 'steward', systemPrefix: "You are the context steward of a Bot's conversation.", answer: (s: Script | undefined) => s?.steward ?? { text: '{"action":"handoff","reason":"scripted"}', usage: { output: 12 } } },
+  { label: 'handoff-note', systemPrefix: 'You write the handoff note of a Bot whose conversation continues in a fresh part.', answer: (s: Script | undefined) => s?.note ?? defaultNote },
+] as const
+
+const defaultNote = (req: RecordedRequest): Reply => {
+  const first = req.messages.find((m) => m.role === 'user')?.text.split('\n').find((l) => l.startsWith('User: ')) ?? ''
+  return { text: NOTE_HEADINGS.map((h) => `## ${h}\n${h === 'Facts to keep' ? first.slice(0, 300) || '-' : '-'}`).join('\n') }
+}
 export const DEFAULT_FALLBACK_TEXT = 'Scripted model: no scripted reply left.'
 export const DEFAULT_TITLE = 'Scripted title'
 export const DEFAULT_CONTEXT_WINDOW = 128_000
@@ -472,7 +497,9 @@ export class ScriptedModel {
       reply = { text: typeof t === 'function' ? t(req) : t, usage: { input: 20, output: 3 } }
       by = 'title'
     } else if (req.purpose === 'compaction') {
-      reply = { text: 'Summary of the conversation so far (scripted).' }
+      const call = STEWARD_CALLS.find((c) => req.system.startsWith(c.systemPrefix))
+      if (call) req.label = call.label
+      reply = call ? evaluate(call.answer(st?.script), req, ctx(-1)) : { text: 'Summary of the conversation so far (scripted).' }
     } else if (st !== undefined) {
       const steps = st.script.steps ?? []
       if (st.cursor < steps.length) {
