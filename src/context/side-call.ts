@@ -1,0 +1,67 @@
+/**
+ * One side call of the context steward (the decision, the handoff note): a direct `ctx.llm.stream`
+ * request outside any Session's loop, `purpose: 'compaction'`, with a deadline, bounded output and
+ * the usage the provider reports. Its system text starts with a fixed label
+ * (`STEWARD_SYSTEM_PREFIX`, `NOTE_SYSTEM_PREFIX`) by which the scripted model and the usage ledger
+ * tell the two calls apart from the loop and from DSH's own compaction.
+ *
+ * Deliberately does not: retry, parse the answer or record anything (the service counts and
+ * reports). A provider error, a timeout or an abort resolves as `{ error }`, never a throw.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { SOURCE_PLUGIN } from '../sources.ts'
+
+export interface SideCallRequest {
+  provider: string
+  model: string
+  system: string
+  user: string
+  maxTokens: number
+  deadlineMs: number
+  /** The Session the call is about (routing metadata only; not its loop). */
+  sessionId?: string
+}
+
+export interface SideCallUsage {
+  /** Input tokens, cached or not. */
+  input: number
+  output: number
+}
+
+export interface SideCallResult {
+  text: string
+  /** The provider stopped by itself (not cut off at max tokens). */
+  complete: boolean
+  usage: SideCallUsage
+  error?: string
+}
+
+export async function sideCall(ctx: Context, req: SideCallRequest): Promise<SideCallResult> {
+  const usage: SideCallUsage = { input: 0, output: 0 }
+  let text = ''
+  let complete = false
+  try {
+    const stream = ctx.llm.stream({
+      provider: req.provider,
+      model: req.model,
+      system: req.system,
+      messages: [createUserMessage({ content: [{ type: 'text', text: req.user }], source: { kind: 'plugin', plugin: SOURCE_PLUGIN } })],
+      maxTokens: req.maxTokens,
+      purpose: 'compaction',
+      signal: AbortSignal.timeout(req.deadlineMs),
+      ...(req.sessionId ? { sessionId: SessionId(req.sessionId) } : {}),
+    })
+    for await (const chunk of stream) {
+      if (chunk.type === 'text-delta') text += chunk.text
+      else if (chunk.type === 'usage') {
+        usage.input += chunk.usage.inputTokens + (chunk.usage.cacheReadTokens ?? 0)
+        usage.output += chunk.usage.outputTokens
+      } else if (chunk.type === 'finish') complete = chunk.reason.kind === 'stop'
+    }
+    return { text, complete, usage }
+  } catch (error) {
+    return { text, complete: false, usage, error: error instanceof Error ? error.message : String(error) }
+  }
+}
