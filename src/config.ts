@@ -10,6 +10,7 @@ import { z } from 'zod'
 import { MemoryLimits } from './memory/caps.ts'
 import { ReviewConfig } from './memory/review.ts'
 import { RoomsSection } from './rooms/config.ts'
+import { ContextSection } from './context/config.ts'
 
 export const Config = z.object({
   /** Folder holding team state, archive, memory and secrets. Default: `$DSH_HOME/bot`. */
@@ -56,6 +57,8 @@ export const Config = z.object({
   }).strict().prefault({}),
   /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
   memory: z.object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}) }).strict().prefault({}),
+  /** The context steward (features §4): check line, steward/note model, deadlines. */
+  context: ContextSection.strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>
