@@ -35,9 +35,18 @@ const VERBATIM_LINE_CHARS = 4_000
 
 export const estimateTokens = (text: string) => Math.ceil(text.length / 4)
 
-/** Tokens of messages to the Bot kept word for word, for a check line. */
+/** Tokens of messages to the Bot kept word for word, for a check line (a checkpoint's budget). */
 export function verbatimBudget(check: number): number {
   return Math.max(0, Math.min(VERBATIM_MAX_TOKENS, Math.floor(check / 4)))
+}
+
+/**
+ * The package's budgets for a check line: half a checkpoint's verbatim budget for the latest
+ * messages and a sixteenth of the line for the list (at most `LIST_TOKENS`), so a new part starts
+ * well below its check line even in a small window (at 8k: ≈ 800 + 400 tokens).
+ */
+export function packageBudgets(check: number): { verbatimTokens: number; listTokens: number } {
+  return { verbatimTokens: Math.floor(verbatimBudget(check) / 2), listTokens: Math.max(0, Math.min(LIST_TOKENS, Math.floor(check / 16))) }
 }
 
 export function noteSystem(shorter?: 'shorter' | string): string {
@@ -53,9 +62,9 @@ export function noteSystem(shorter?: 'shorter' | string): string {
 const SPEAKER: Partial<Record<ArchiveLine['who'], string>> = { user: 'User', you: 'You', bot: 'Another Bot', summary: 'Checkpoint', card: 'You (question)', answer: 'User (answer)', tool: 'Tool' }
 
 /** The note call's user text (pure): the previous note, then the latest lines within budget. */
-export function noteRequest(lines: readonly Pick<ArchiveLine, 'who' | 'text'>[], previousNote: string | undefined): string {
+export function noteRequest(lines: readonly Pick<ArchiveLine, 'who' | 'text'>[], previousNote: string | undefined, maxChars = NOTE_INPUT_CHARS): string {
   const shown: string[] = []
-  let budget = NOTE_INPUT_CHARS
+  let budget = Math.min(NOTE_INPUT_CHARS, maxChars)
   for (const line of [...lines].reverse()) {
     const who = SPEAKER[line.who]
     if (!who || budget <= 0) continue

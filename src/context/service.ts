@@ -47,7 +47,7 @@ import { handoffSource, readSourceOf } from '../sources.ts'
 import { makePrivateDir, writePrivateFile, type BotStore } from '../store/index.ts'
 import { estimateSize, lastUserText, linesOf, messagesToBot, type LogEvent } from './conversation.ts'
 import { linesFor, pressure, type Lines } from './lines.ts'
-import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteRequest, noteSystem, verbatimBudget } from './note.ts'
+import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteRequest, noteSystem, packageBudgets } from './note.ts'
 import { sideCall, type SideCallUsage } from './side-call.ts'
 import { parseDecision, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type Decision } from './steward.ts'
 
@@ -278,7 +278,9 @@ export class BotContext extends Service {
     const route = this.sideRoute(agent)
     if (!route) return undefined
     const sessionId = String(agent.id)
-    const user = stewardRequest({ lines: linesOf(agent.session.events as unknown as LogEvent[]), midTurn, checkpoints: this.checkpointsOf.get(sessionId) ?? 0, where: 'own chat' })
+    const check = (await this.linesFor(agent))?.check
+    // Side-call inputs scale with the window (a sixteenth of the check line here, in chars ≈ tokens × 4).
+    const user = stewardRequest({ lines: linesOf(agent.session.events as unknown as LogEvent[]), midTurn, checkpoints: this.checkpointsOf.get(sessionId) ?? 0, where: 'own chat', ...(check ? { maxChars: check / 4 } : {}) })
     this.stats.stewardCalls++
     const result = await sideCall(this.ctx, { ...route, system: STEWARD_SYSTEM, user, maxTokens: STEWARD_MAX_TOKENS, deadlineMs: this.config.stewardTimeoutMs, sessionId })
     this.report('steward', botId, sessionId, route, result)
@@ -337,7 +339,7 @@ export class BotContext extends Service {
       note = fallbackNote({ why: options.noRoom ? options.reason : 'the note could not be written', previousNote: previous, lastUserText: lastUserText(lines) })
     }
     const secrets = this.ctx.get('botSecrets') as { mask?(text: string): string } | undefined
-    const text = handoffPackage({ part: part + 1, note, messages: messagesToBot(lines, part), verbatimTokens: verbatimBudget(limits?.check ?? 16_384 * 4), resume: options.resume })
+    const text = handoffPackage({ part: part + 1, note, messages: messagesToBot(lines, part), ...packageBudgets(limits?.check ?? 16_384 * 4), resume: options.resume })
     const masked = secrets?.mask ? secrets.mask(text) : text
     const file = `context/${botId}/part-${part + 1}.md`
     await makePrivateDir(join(this.config.dir, 'context')).catch(() => {})
@@ -356,7 +358,9 @@ export class BotContext extends Service {
     const route = this.sideRoute(agent)
     if (!route) return undefined
     const sessionId = String(agent.id)
-    const user = noteRequest(lines, previous)
+    const check = (await this.linesFor(agent))?.check
+    // An eighth of the check line of latest lines (chars ≈ tokens × 4), at most NOTE_INPUT_CHARS.
+    const user = noteRequest(lines, previous, check ? check / 2 : undefined)
     let retry: string | undefined
     for (let attempt = 0; attempt < 2; attempt++) {
       this.stats.noteCalls++

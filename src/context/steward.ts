@@ -54,12 +54,14 @@ export interface StewardInput {
   /** Checkpoints this part had so far. */
   checkpoints: number
   where: 'own chat' | 'group'
+  /** Characters of lines shown (default and most: `STEWARD_CHARS`; the service scales it to the window). */
+  maxChars?: number
 }
 
 /** The steward's user text (pure): bounded whatever the conversation holds. */
 export function stewardRequest(input: StewardInput): string {
   const shown: string[] = []
-  let budget = STEWARD_CHARS
+  let budget = Math.min(STEWARD_CHARS, input.maxChars ?? STEWARD_CHARS)
   for (const line of [...input.lines].reverse()) {
     if (shown.length >= STEWARD_LINES || budget <= 0) break
     const who = SPEAKER[line.who]

@@ -59,11 +59,11 @@ describe('context steward: handoff to a new Session part', () => {
     expect(readSource(opening.source)).toMatchObject({ type: 'handoff', part: 2, resume: false })
     const text = opening.content[0].text as string
     expect(text).toMatch(/^\[Handoff · part 2\]/)
-    // The latest message word for word; the earlier planted one in the anchored list.
+    // The latest message word for word; earlier ones in the anchored list (within its budget).
     const latest = filler(120, `prompt ${prompts - 1}`).trim()
     expect(text).toMatch(/## Latest messages to you, word for word \(oldest first\)\n\[part 1 #\d+ · [^\]]+\] User:\n/)
     expect(text).toContain(`User:\n${latest}\n`)
-    expect(text).toMatch(/- \[part 1 #\d+ · [^\]]+\] User: Remember: the deploy key lives in \/srv\/keys\/alpha-7\.pem and never print it\./)
+    expect(text).toMatch(/## Messages to you in part 1, before the latest ones\n(- \[part 1 #\d+ · [^\]]+\] User: .*\n|- \(\d+ older message\(s\) not listed; read_own_chat finds them\.\)\n)+/)
     expect(text).toContain('## Handoff note\n## Goals')
     expect(readFileSync(join(host.home, 'bot', parts[1]!.note!), 'utf8')).toBe(text)
     // The opening turn: the fixed answer, no request to the model for part 2.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkNote, fallbackNote, handoffPackage, NOTE_HEADINGS, noteRequest, noteSystem, NOTE_SYSTEM_PREFIX, verbatimBudget, type ToBot } from '../../../src/context/note.ts'
+import { checkNote, fallbackNote, handoffPackage, NOTE_HEADINGS, noteRequest, packageBudgets, noteSystem, NOTE_SYSTEM_PREFIX, verbatimBudget, type ToBot } from '../../../src/context/note.ts'
 
 const goodNote = NOTE_HEADINGS.map((h) => `## ${h}\n- something`).join('\n')
 
@@ -63,8 +63,15 @@ describe('handoff package', () => {
     expect(text).not.toContain('before the latest ones')
   })
 
-  it('the verbatim budget is min(16,384, check / 4)', () => {
+  it('the verbatim budget is min(16,384, check / 4); a package uses half of it and a sixteenth of the line for its list', () => {
     expect(verbatimBudget(4_000)).toBe(1_000)
     expect(verbatimBudget(1_000_000)).toBe(16_384)
+    expect(packageBudgets(6_400)).toEqual({ verbatimTokens: 800, listTokens: 400 })
+    expect(packageBudgets(1_000_000)).toEqual({ verbatimTokens: 8_192, listTokens: 4_096 })
+  })
+
+  it('the note request shows no more lines than its character budget', () => {
+    const lines = Array.from({ length: 100 }, (_, i) => ({ who: 'user' as const, text: `ask ${i} ${'y'.repeat(300)}` }))
+    expect(noteRequest(lines, undefined, 1_000).length).toBeLessThan(1_600)
   })
 })
