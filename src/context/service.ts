@@ -181,7 +181,16 @@ export class BotContext extends Service {
         void this.forward(botId, payload.messages)
         return { kind: 'enter', messages: [] }
       }
-      if (this.moving.has(botId)) return next()
+      const moving = this.moving.get(botId)
+      if (moving) {
+        // A turn that starts while the part is being left waits for the move, then goes where it belongs.
+        await moving.catch(() => {})
+        if (!this.isCurrent(botId, sessionId)) {
+          void this.forward(botId, payload.messages)
+          return { kind: 'enter', messages: [] }
+        }
+        return next()
+      }
       const lines = await this.linesFor(agent)
       if (!lines) return next()
       const size = this.measure(agent)

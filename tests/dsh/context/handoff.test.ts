@@ -3,6 +3,7 @@
 // package first, answered without a model call), the fallback note on an overflow, input to an
 // old part forwarded to the current one, and the old part still searchable.
 import { SessionId } from '@deepseek-ai/dsh-session'
+import { defineTool } from '@deepseek-ai/dsh-tools'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -141,5 +142,48 @@ describe('context steward: handoff to a new Session part', () => {
     const after = host.adapter.model.loopRequests().slice(before)
     expect(after.map((r) => r.sessionId)).toEqual([current!.sessionId])
     expect(userMessages(oldAgent.session.events).some((m: any) => m.content[0]?.text?.startsWith('typed into the old tab'))).toBe(false)
+  })
+})
+
+describe('context steward: mid-turn', () => {
+  it('past the hard line before a step (a tool result grew the chat): the step is not sent, the Bot moves at once with a fallback note and the turn goes on in the new part', async () => {
+    const host = await team({
+      steps: [
+        { text: 'noted' },
+        { toolCalls: [{ name: 'fetch_log', args: {} }] },
+        { text: 'finished the log review in the new part' },
+      ],
+    })
+    host.ctx.tools.register(defineTool({
+      name: 'fetch_log',
+      description: 'returns a long log',
+      parameters: {},
+      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+      async execute() {
+        return `LOG-START ${'line of the build log '.repeat(1_400)} LOG-END`
+      },
+    }))
+    const bot = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    const agent = await host.ctx.botRoster.agentOf(bot.id)
+    await prompt(host, agent, 'Keep in mind: release train R-88.')
+    await prompt(host, agent, 'Review the build log and report.')
+    await host.ctx.botContext.settled()
+    const parts = partsOf(host, 'Ada')
+    expect(parts).toHaveLength(2)
+    expect(parts[0]!.endReason).toMatch(/past the hard line/)
+    expect(parts[1]).toMatchObject({ resume: true })
+    expect(noteCalls(host)).toHaveLength(0)
+    // No request of part 1 carried the tool result: the step past the line was never sent.
+    const part1 = host.adapter.model.loopRequests().filter((r) => r.sessionId === parts[0]!.sessionId)
+    expect(part1.some((r) => r.messages.some((m) => m.text.includes('LOG-END')))).toBe(false)
+    const second = host.ctx.agents.get(SessionId(parts[1]!.sessionId))!
+    await second.whenIdle()
+    const text = (userMessages(second.session.events)[0] as any).content[0].text as string
+    expect(text).toContain('No note was written for this handoff (past the hard line')
+    expect(text).toContain('Review the build log and report.')
+    expect(text).toContain('go on with it now')
+    const last = host.adapter.model.loopRequests().at(-1)!
+    expect(last.sessionId).toBe(parts[1]!.sessionId)
+    expect(last.reply).toEqual({ text: 'finished the log review in the new part' })
   })
 })
