@@ -184,5 +184,11 @@ export function handoffPackage(input: PackageInput): string {
   ].join('\n')
 }
 
+/** The note inside a handoff package's text, or undefined when it holds none (pure). */
+export function noteOfPackage(text: string): string | undefined {
+  const m = /\n## Handoff note\n([\s\S]*?)\n\n## (?:Messages to you in part \d+, before the latest ones|Latest messages to you, word for word)/.exec(text)
+  return m?.[1]
+}
+
 /** The fixed answer to a handoff package that needs no model call (nothing pending). */
 export const HANDOFF_ACK = 'Noted. I have my handoff note and carry on from here.'

@@ -47,7 +47,7 @@ import { handoffSource, readSourceOf } from '../sources.ts'
 import { makePrivateDir, writePrivateFile, type BotStore } from '../store/index.ts'
 import { estimateSize, lastUserText, linesOf, messagesToBot, type LogEvent } from './conversation.ts'
 import { linesFor, pressure, type Lines } from './lines.ts'
-import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteRequest, noteSystem, packageBudgets } from './note.ts'
+import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteOfPackage, noteRequest, noteSystem, packageBudgets } from './note.ts'
 import { sideCall, type SideCallUsage } from './side-call.ts'
 import { parseDecision, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type Decision } from './steward.ts'
 
@@ -388,8 +388,7 @@ export class BotContext extends Service {
     const file = this.roster.bot(botId)?.sessionParts.find((p) => p.sessionId === sessionId)?.note
     if (!file) return undefined
     const text = await readFile(join(this.config.dir, file), 'utf8').catch(() => undefined)
-    const m = text && /## Handoff note\n([\s\S]*?)\n\n## (?:Messages to you|Latest messages)/.exec(text)
-    return m ? m[1] : undefined
+    return text === undefined ? undefined : noteOfPackage(text)
   }
 
   private async sendOpening(botId: string, sessionId: string, part: number, text: string, resume: boolean): Promise<void> {

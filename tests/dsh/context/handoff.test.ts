@@ -76,8 +76,10 @@ describe('context steward: handoff to a new Session part', () => {
     const req = host.adapter.model.loopRequests().at(-1)!
     expect(req.sessionId).toBe(parts[1]!.sessionId)
     expect(req.messages[0]!.text).toMatch(/^\[Handoff · part 2\]/)
-    // Part 1 is still searchable.
+    // Part 1 is still searchable, and read_own_chat shows the note that closed it.
     await host.ctx.botArchive.caughtUp()
+    expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { part: 1 })).toMatch(/^The note that closed part 1:\n## Goals\n/)
+    expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { part: 2 })).toMatch(/^Part 2 is your current chat/)
     expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { query: 'alpha-7.pem never print' })).toMatch(/\[part 1 #\d+ [^\]]*\] User: Remember: the deploy key/)
   })
 

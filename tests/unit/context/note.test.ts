@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkNote, fallbackNote, handoffPackage, NOTE_HEADINGS, noteRequest, packageBudgets, noteSystem, NOTE_SYSTEM_PREFIX, verbatimBudget, type ToBot } from '../../../src/context/note.ts'
+import { checkNote, fallbackNote, handoffPackage, noteOfPackage, NOTE_HEADINGS, noteRequest, packageBudgets, noteSystem, NOTE_SYSTEM_PREFIX, verbatimBudget, type ToBot } from '../../../src/context/note.ts'
 
 const goodNote = NOTE_HEADINGS.map((h) => `## ${h}\n- something`).join('\n')
 
@@ -55,6 +55,14 @@ describe('handoff package', () => {
     expect(latest).not.toContain('message number 1 ')
     expect(text).toMatch(/- \[part 1 #1 · [^\]]+\] User: message number 1 /)
     expect(text).toContain('go on with it now')
+  })
+
+  it('the note is read back out of a package, with or without the list', () => {
+    for (const group of [false, true]) {
+      const text = handoffPackage({ part: 4, note: goodNote, messages: Array.from({ length: 9 }, (_, i) => msg(i + 1, `m ${i} ${'w'.repeat(300)}`)), verbatimTokens: 100, resume: false, group })
+      expect(noteOfPackage(text)).toBe(goodNote)
+    }
+    expect(noteOfPackage('no package here')).toBeUndefined()
   })
 
   it('a group part carries only the latest messages', () => {
