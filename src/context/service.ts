@@ -151,7 +151,15 @@ export class BotContext extends Service {
         yield* new TextBlock().end(HANDOFF_ACK)
       })()
     })
-    if (this.store.mode === 'writer') void this.finishInterrupted()
+    // Finish handoffs a crash cut, once the whole plugin tree is up (in DSH Web the Session is
+    // resumed through its api proxy), and again whenever this process becomes the writer.
+    const finish = () => {
+      if (this.store.mode === 'writer') void this.finishInterrupted()
+    }
+    this.ctx.on('bot-team/writer', finish)
+    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
+    if (loader) void loader.await().then(finish, () => {})
+    else finish()
   }
 
   /** Resolves when every check and move started so far has finished (tests, benches, shutdown). */
@@ -403,11 +411,20 @@ export class BotContext extends Service {
     })
   }
 
-  /** A handoff a crash interrupted: the current part's package is sent (again) from its file. */
-  private async finishInterrupted(): Promise<void> {
+  private finishing: Promise<void> | undefined
+
+  /** A handoff a crash interrupted: the current part's package is sent (again) from its file. One run at a time. */
+  private finishInterrupted(): Promise<void> {
+    this.finishing ??= this.finishNow().finally(() => {
+      this.finishing = undefined
+    })
+    return this.finishing
+  }
+
+  private async finishNow(): Promise<void> {
     for (const bot of this.roster.bots()) {
       const part = bot.sessionParts.at(-1)
-      if (part?.opening !== 'pending' || !part.note) continue
+      if (part?.opening !== 'pending' || !part.note || this.moving.has(bot.id)) continue
       const text = await readFile(join(this.config.dir, part.note), 'utf8').catch(() => undefined)
       if (text === undefined) continue
       await this.sendOpening(bot.id, part.sessionId, part.part, text, part.resume === true).catch((error: unknown) => {
