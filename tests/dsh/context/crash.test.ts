@@ -3,7 +3,6 @@
 // part exists yet), or right after team state recorded the new part with its package still
 // pending. A restart on the same home has exactly one current part, and nothing is lost: the
 // package is sent then (answered without a model call), and part 1 stays searchable.
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,33 +12,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { HANDOFF_ACK } from '../../../src/context/note.ts'
 import { readSource } from '../../../src/sources.ts'
 import { disposedAfterEach, prompt, startTeamHost } from '../../support/dsh-host.ts'
+import { killedAtMarker } from '../../support/kill-point.ts'
 
 const CHILD = fileURLToPath(new URL('./fixtures/handoff-child.ts', import.meta.url))
 const track = disposedAfterEach()
 const homes: string[] = []
 afterEach(() => { for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true }) })
 
-function killedAt(home: string, mode: 'note' | 'opening'): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHILD, home, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let buf = ''
-    let err = ''
-    let point: string | undefined
-    p.stdout.on('data', (chunk: Buffer) => {
-      buf += chunk
-      const line = buf.split('\n').find((l) => l.startsWith('killpoint '))
-      if (line && !point) {
-        point = line.slice(10)
-        p.kill('SIGKILL')
-      }
-    })
-    p.stderr.on('data', (chunk) => { err += chunk })
-    p.once('exit', (_code, signal) => {
-      if (signal === 'SIGKILL' && point) resolve(JSON.parse(point))
-      else reject(new Error(`handoff child ended without reaching the kill point: ${err}`))
-    })
-  })
-}
+const killedAt = (home: string, mode: 'note' | 'opening') => killedAtMarker(CHILD, [home, mode])
 
 const home = () => {
   const h = mkdtempSync(join(tmpdir(), 'bot-context-crash-'))
