@@ -202,13 +202,13 @@ export class BotContext extends Service {
       const lines = await this.linesFor(agent)
       if (!lines) return next()
       const size = this.measure(agent)
-      if (pressure(size, lines, this.base.get(sessionId) ?? 0) !== 'hard') return next()
+      if (pressure(size, lines, this.base.get(sessionId) ?? 0) !== 'hard' || !this.holdsMessages(agent)) return next()
       // Past the hard line before a step: no room for a note call; move at once and go on there.
       this.startMove(botId, sessionId, { reason: `past the hard line (${size} of ${lines.hard} tokens) before a step`, noRoom: true, resume: payload.step > 1, carried: payload.messages })
       return { kind: 'reject' }
     }, { prepend: true }))
     this.onAgents.add(agent, agent.ctx.on('agent/request-error', async (payload, next) => {
-      if (payload.failure.code === OVERFLOW && this.isCurrent(botId, sessionId) && !this.moving.has(botId)) {
+      if (payload.failure.code === OVERFLOW && this.isCurrent(botId, sessionId) && !this.moving.has(botId) && this.holdsMessages(agent)) {
         this.startMove(botId, sessionId, { reason: 'the provider reported a context overflow', noRoom: true, resume: true })
       }
       return next()
@@ -223,6 +223,15 @@ export class BotContext extends Service {
       this.stats.forwarded++
       target.followup(createUserMessage({ content: m.content as never, source: m.source }))
     }
+  }
+
+  /**
+   * The part holds a message to the Bot besides its own package: only then is there anything to
+   * move. (A window too small for even the system text, the tools and a package would otherwise
+   * hand off again and again.)
+   */
+  private holdsMessages(agent: Agent): boolean {
+    return linesOf(agent.session.events as unknown as LogEvent[]).some((l) => l.who === 'user' || l.who === 'bot')
   }
 
   // ── measuring ────────────────────────────────────────────────────────────────────────────────
@@ -271,7 +280,7 @@ export class BotContext extends Service {
     if (!lines) return
     const size = this.measure(agent)
     const level = pressure(size, lines, this.base.get(sessionId) ?? 0)
-    if (level === 'none') return
+    if (level === 'none' || !this.holdsMessages(agent)) return
     const cool = this.coolDown.get(sessionId)
     if (level === 'check' && cool && cool.until > Date.now()) return
     const decision = await this.decide(agent, botId, false)

@@ -186,3 +186,18 @@ describe('context steward: mid-turn', () => {
     await expectResumedWithFallback(host, parts, 'past the hard line', 'Review the build log and report.', 'finished the log review in the new part')
   })
 })
+
+describe('context steward: a window too small for the Bot', () => {
+  it('a window smaller than the system text and tools does not hand off again and again: one prompt, at most one move, and the new part rests', async () => {
+    const host = track(await startTeamHost({ contextWindow: 2_000, fallback: { text: 'ok' } }))
+    const bot = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    await prompt(host, await host.ctx.botRoster.agentOf(bot.id), 'hello')
+    await host.ctx.botContext.settled()
+    const parts = partsOf(host, 'Ada')
+    expect(parts.length).toBeLessThanOrEqual(2)
+    await host.ctx.agents.get(SessionId(parts.at(-1)!.sessionId))!.whenIdle()
+    await host.ctx.botContext.settled()
+    expect(partsOf(host, 'Ada')).toHaveLength(parts.length)
+    expect(host.ctx.botContext.stats.handoffs).toBe(parts.length - 1)
+  })
+})
