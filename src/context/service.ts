@@ -375,7 +375,10 @@ export class BotContext extends Service {
     this.stats.handoffs++
     this.base.delete(sessionId)
     await this.sendOpening(botId, next, part + 1, masked, options.resume)
-    for (const m of options.carried ?? []) (await this.roster.agentOf(botId)).followup(createUserMessage({ content: m.content as never, source: m.source }))
+    // Messages of a rejected step follow in the new part (a package of the old part stays behind).
+    for (const m of options.carried ?? []) {
+      if (!readSourceOf(m.source, 'handoff')) (await this.roster.agentOf(botId)).followup(createUserMessage({ content: m.content as never, source: m.source }))
+    }
     this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next })
   }
 
