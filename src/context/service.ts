@@ -67,7 +67,8 @@ declare module '@deepseek-ai/cordis' {
 
 /** What the checkpoint service (engineer B's `botCompaction`) offers; absent → hand off. */
 export interface CheckpointService {
-  checkpoint(sessionId: string): Promise<{ ok: true } | { ok: false; reason: string }>
+  /** `checkTokens`: this steward's check line, so the checkpoint's verbatim budget is min(16,384, check / 4). */
+  checkpoint(sessionId: string, options?: { checkTokens?: number }): Promise<{ ok: true } | { ok: false; reason: string }>
 }
 
 export const Config = ContextConfig
@@ -286,7 +287,7 @@ export class BotContext extends Service {
     const decision = await this.decide(agent, botId, false)
     if (decision === 'checkpoint') {
       const service = this.ctx.get('botCompaction') as CheckpointService | undefined
-      const outcome = service ? await service.checkpoint(sessionId).catch((error: unknown) => ({ ok: false as const, reason: String(error) })) : { ok: false as const, reason: 'no checkpoint service in this host' }
+      const outcome = service ? await service.checkpoint(sessionId, { checkTokens: lines.check }).catch((error: unknown) => ({ ok: false as const, reason: String(error) })) : { ok: false as const, reason: 'no checkpoint service in this host' }
       if (outcome.ok) {
         this.stats.checkpoints++
         this.checkpointsOf.set(sessionId, (this.checkpointsOf.get(sessionId) ?? 0) + 1)
