@@ -133,6 +133,9 @@ export class BotContext extends Service {
   }
 
   async [Service.init](): Promise<void> {
+    this.ctx.effect(() => () => {
+      this.active = false
+    }, 'bot-context:active')
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
     for (const agent of this.ctx.agents.list()) {
       const owner = this.roster.ownerOf(String(agent.id))
@@ -187,7 +190,7 @@ export class BotContext extends Service {
       if (!this.isCurrent(botId, sessionId)) {
         // An old part (an open browser tab): its input goes to the current part, never lost.
         if (payload.messages.length === 0) return { kind: 'enter', messages: [] }
-        void this.forward(botId, payload.messages)
+        this.forwardLater(botId, payload.messages)
         return { kind: 'enter', messages: [] }
       }
       const moving = this.moving.get(botId)
@@ -195,7 +198,7 @@ export class BotContext extends Service {
         // A turn that starts while the part is being left waits for the move, then goes where it belongs.
         await moving.catch(() => {})
         if (!this.isCurrent(botId, sessionId)) {
-          void this.forward(botId, payload.messages)
+          this.forwardLater(botId, payload.messages)
           return { kind: 'enter', messages: [] }
         }
         return next()
@@ -216,8 +219,20 @@ export class BotContext extends Service {
     }))
   }
 
+  private forwardLater(botId: string, messages: readonly UserMessage[]): void {
+    void this.forward(botId, messages).catch((error: unknown) => this.problem('could not forward input from an earlier part', error))
+  }
+
+  /** One line on stderr — unless this service has stopped (a host shutting down mid-move). */
+  private problem(what: string, error: unknown): void {
+    if (!this.active) return
+    process.stderr.write(`dsh-bot-team: ${what}: ${error instanceof Error ? error.message : String(error)}\n`)
+  }
+
+  private active = true
+
   private async forward(botId: string, messages: readonly UserMessage[]): Promise<void> {
-    await this.moving.get(botId)
+    await this.moving.get(botId)?.catch(() => {})
     const target = await this.roster.agentOf(botId)
     for (const m of messages) {
       if (readSourceOf(m.source, 'handoff')) continue
@@ -268,9 +283,7 @@ export class BotContext extends Service {
   private scheduleCheck(agent: Agent, botId: string): void {
     const sessionId = String(agent.id)
     if (this.checks.has(sessionId) || this.moving.has(botId)) return
-    const run = this.check(agent, botId).catch((error: unknown) => {
-      process.stderr.write(`dsh-bot-team: the context check of a Bot Session failed: ${error instanceof Error ? error.message : String(error)}\n`)
-    }).finally(() => this.checks.delete(sessionId))
+    const run = this.check(agent, botId).catch((error: unknown) => this.problem('the context check of a Bot Session failed', error)).finally(() => this.checks.delete(sessionId))
     this.checks.set(sessionId, run)
   }
 
@@ -285,6 +298,7 @@ export class BotContext extends Service {
     const cool = this.coolDown.get(sessionId)
     if (level === 'check' && cool && cool.until > Date.now()) return
     const decision = await this.decide(agent, botId, false)
+    if (!this.active) return
     if (decision === 'checkpoint') {
       const service = this.ctx.get('botCompaction') as CheckpointService | undefined
       const outcome = service ? await service.checkpoint(sessionId, { checkTokens: lines.check }).catch((error: unknown) => ({ ok: false as const, reason: String(error) })) : { ok: false as const, reason: 'no checkpoint service in this host' }
@@ -309,7 +323,7 @@ export class BotContext extends Service {
     // Side-call inputs scale with the window (a sixteenth of the check line here, in chars ≈ tokens × 4).
     const user = stewardRequest({ lines: linesOf(agent.session.events as unknown as LogEvent[]), midTurn, checkpoints: this.checkpointsOf.get(sessionId) ?? 0, where: 'own chat', ...(check ? { maxChars: check / 4 } : {}) })
     this.stats.stewardCalls++
-    const result = await sideCall(this.ctx, { ...route, system: STEWARD_SYSTEM, user, maxTokens: STEWARD_MAX_TOKENS, deadlineMs: this.config.stewardTimeoutMs, sessionId })
+    const result = await sideCall(this.ctx, { ...route, system: STEWARD_SYSTEM, user, maxTokens: STEWARD_MAX_TOKENS, deadlineMs: this.config.stewardTimeoutMs })
     this.report('steward', botId, sessionId, route, result)
     return parseDecision(result.text)
   }
@@ -329,9 +343,7 @@ export class BotContext extends Service {
   // ── handoff ──────────────────────────────────────────────────────────────────────────────────
 
   private startMove(botId: string, sessionId: string, options: MoveOptions): void {
-    void this.move(botId, sessionId, options).catch((error: unknown) => {
-      process.stderr.write(`dsh-bot-team: a Bot's handoff failed: ${error instanceof Error ? error.message : String(error)}\n`)
-    })
+    void this.move(botId, sessionId, options).catch((error: unknown) => this.problem("a Bot's handoff failed", error))
   }
 
   /** Move a Bot's own chat to a new part (one move at a time per Bot). */
@@ -344,6 +356,7 @@ export class BotContext extends Service {
   }
 
   private async moveNow(botId: string, sessionId: string, options: MoveOptions): Promise<void> {
+    if (!this.active) return
     const bot = this.roster.bot(botId)
     const agent = this.ctx.agents.get(SessionId(sessionId))
     if (!bot || !agent || !this.isCurrent(botId, sessionId) || this.store.mode !== 'writer') return
@@ -353,6 +366,7 @@ export class BotContext extends Service {
     const limits = await this.linesFor(agent)
     let note: string | undefined
     if (!options.noRoom) note = await this.writeNote(agent, botId, lines, previous)
+    if (!this.active) return
     if (!note) {
       const size = this.measure(agent)
       if (!options.noRoom && limits && size < limits.hard) {
@@ -394,7 +408,7 @@ export class BotContext extends Service {
     let retry: string | undefined
     for (let attempt = 0; attempt < 2; attempt++) {
       this.stats.noteCalls++
-      const result = await sideCall(this.ctx, { ...route, system: noteSystem(retry), user, maxTokens: NOTE_MAX_TOKENS, deadlineMs: this.config.noteTimeoutMs, sessionId })
+      const result = await sideCall(this.ctx, { ...route, system: noteSystem(retry), user, maxTokens: NOTE_MAX_TOKENS, deadlineMs: this.config.noteTimeoutMs })
       this.report('handoff-note', botId, sessionId, route, result)
       if (result.error) return undefined
       const checked = checkNote(result.complete ? result.text : undefined, retry === 'shorter' ? NOTE_SHORT_CHARS : undefined)
@@ -440,9 +454,7 @@ export class BotContext extends Service {
       if (part?.opening !== 'pending' || !part.note || this.moving.has(bot.id)) continue
       const text = await readFile(join(this.config.dir, part.note), 'utf8').catch(() => undefined)
       if (text === undefined) continue
-      await this.sendOpening(bot.id, part.sessionId, part.part, text, part.resume === true).catch((error: unknown) => {
-        process.stderr.write(`dsh-bot-team: could not finish ${bot.name}'s handoff: ${error instanceof Error ? error.message : String(error)}\n`)
-      })
+      await this.sendOpening(bot.id, part.sessionId, part.part, text, part.resume === true).catch((error: unknown) => this.problem(`could not finish ${bot.name}'s handoff`, error))
     }
   }
 }

@@ -6,11 +6,11 @@
  * tell the two calls apart from the loop and from DSH's own compaction.
  *
  * Deliberately does not: retry, parse the answer or record anything (the service counts and
- * reports). A provider error, a timeout or an abort resolves as `{ error }`, never a throw.
+ * reports), or name the Bot's Session (`sessionId` is DSH's per-Session routing and replay
+ * metadata; a side call is not that Session's request — the service reports which one it was for). A provider error, a timeout or an abort resolves as `{ error }`, never a throw.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { SessionId } from '@deepseek-ai/dsh-session'
 import { SOURCE_PLUGIN } from '../sources.ts'
 
 export interface SideCallRequest {
@@ -20,8 +20,6 @@ export interface SideCallRequest {
   user: string
   maxTokens: number
   deadlineMs: number
-  /** The Session the call is about (routing metadata only; not its loop). */
-  sessionId?: string
 }
 
 export interface SideCallUsage {
@@ -51,7 +49,6 @@ export async function sideCall(ctx: Context, req: SideCallRequest): Promise<Side
       maxTokens: req.maxTokens,
       purpose: 'compaction',
       signal: AbortSignal.timeout(req.deadlineMs),
-      ...(req.sessionId ? { sessionId: SessionId(req.sessionId) } : {}),
     })
     for await (const chunk of stream) {
       if (chunk.type === 'text-delta') text += chunk.text
