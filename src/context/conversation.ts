@@ -8,7 +8,6 @@
  */
 import { deriveEventMessage } from '@deepseek-ai/dsh-session'
 import { lineOf, type ArchiveLine, type CallNames } from '../archive/lines.ts'
-import { readSourceOf } from '../sources.ts'
 import type { ToBot } from './note.ts'
 
 const estimateTokens = (chars: number) => Math.ceil(chars / 4)
@@ -20,18 +19,11 @@ export interface LogEvent {
   data: unknown
 }
 
-const isHandoff = (e: LogEvent) => {
-  if (e.type !== 'user/message') return false
-  const data = (e.data ?? {}) as { message?: { source?: unknown }; source?: unknown }
-  return readSourceOf((data.message ?? data).source, 'handoff') !== undefined
-}
-
-/** The archive lines of a Session's events, oldest first (handoff packages left out). */
+/** The archive lines of a Session's events, oldest first (`lineOf` leaves handoff packages out). */
 export function linesOf(events: readonly LogEvent[]): ArchiveLine[] {
   const calls: CallNames = new Map()
   const out: ArchiveLine[] = []
   for (const e of events) {
-    if (isHandoff(e)) continue
     const line = lineOf(e, calls)
     if (line) out.push(line)
   }
