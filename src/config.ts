@@ -10,6 +10,7 @@ import { z } from 'zod'
 import { MemoryLimits } from './memory/caps.ts'
 import { ReviewConfig } from './memory/review.ts'
 import { RoomsSection } from './rooms/config.ts'
+import { ContextSection } from './context/config.ts'
 
 export const Config = z.object({
   /** Folder holding team state, archive, memory and secrets. Default: `$DSH_HOME/bot`. */
@@ -67,6 +68,8 @@ export const Config = z.object({
     maxSchedules: z.int().min(1).max(500).default(100),
     diagnosticsMaxBytes: z.int().min(4 * 1024).max(64 * 1024 * 1024).default(1024 * 1024),
   }).strict().prefault({}),
+  /** The context steward (features §4): check line, steward/note model, deadlines. */
+  context: ContextSection.strict().prefault({}),
 }).strict().prefault({}) // a row without `config:` gets every default
 
 export type Config = z.infer<typeof Config>

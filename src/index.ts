@@ -16,6 +16,7 @@ import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
 import { BotCompaction } from './context/compaction/service.ts'
 import { Config, resolvePaths } from './config.ts'
+import { BotContext } from './context/service.ts'
 import { BotDelivery } from './delivery/service.ts'
 import { BotMemory } from './memory/service.ts'
 import { BotDiagnostics } from './operations/diagnostics.ts'
@@ -82,6 +83,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')
     await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
     await mountContained(ctx.plugin(BotSchedules, { workBudget: config.team.workBudget, maxSchedules: config.operations.maxSchedules }), 'schedules')
+    await mountContained(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
     await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
   }
 

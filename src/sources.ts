@@ -133,9 +133,22 @@ export interface ScheduleSource extends Base, Chain {
   createdBy: string
 }
 
+/**
+ * The handoff package: the first message of a new part of a Bot's conversation (its note and the
+ * messages it received in the previous part; `recall` = material lifted out of another Session).
+ */
+export interface HandoffSource extends Base {
+  form: 'recall'
+  type: 'handoff'
+  /** The part this package opens. */
+  part: number
+  /** A turn was cut off by the move and goes on in this part. */
+  resume: boolean
+}
+
 export type TeamSource =
   | DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
-  | RoomNoticeSource | RoomOpenSource | BootstrapSource | UsageNoticeSource | ScheduleSource
+  | RoomNoticeSource | RoomOpenSource | BootstrapSource | UsageNoticeSource | ScheduleSource | HandoffSource
 
 export type TeamSourceType = TeamSource['type']
 
@@ -189,6 +202,10 @@ export function usageNoticeSource(summary: string): UsageNoticeSource {
   return { ...base, form: 'notice', type: 'usage-notice', summary: oneLine(summary) }
 }
 
+export function handoffSource(part: number, resume: boolean): HandoffSource {
+  return { ...base, form: 'recall', type: 'handoff', part, resume }
+}
+
 /** DSH bounds a notice's one-line summary (CONTEXT_SUMMARY_MAX_CHARS = 120). */
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim()
@@ -217,6 +234,7 @@ const readers = z.discriminatedUnion('type', [
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('bootstrap'), summary: z.string() }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('usage-notice'), summary: z.string() }),
   z.object({ ...plugin, form: z.literal('relay'), type: z.literal('schedule'), scheduleId: id, createdBy: id, ...chain }),
+  z.object({ ...plugin, form: z.literal('recall'), type: z.literal('handoff'), part: z.int().min(1).max(1_000_000), resume: z.boolean() }),
 ])
 
 /** Rewrite a source written before consolidation into today's shape (pure; unknown input passes). */

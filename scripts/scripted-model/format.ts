@@ -64,6 +64,10 @@ export interface Script {
   contextWindow?: number
   /** Answer to the plugin's end-of-turn memory review side call (never consumes steps). Default '{"changes":[]}'. */
   review?: SideAnswer
+  /** Answer to the plugin's context-steward decision (a `compaction` side call; never consumes steps). */
+  steward?: Rule
+  /** Answer to the plugin's handoff-note call (a `compaction` side call; never consumes steps). */
+  note?: Rule
 }
 
 /** A side call's answer: its text, a full reply (e.g. with usage), or a function of the request. */
@@ -124,6 +128,8 @@ export interface RecordedRequest {
    * from its system prompt) or one of the plugin's, recognised by its system prompt (SIDE_CALLS).
    */
   purpose?: SideCallPurpose
+  /** Which of the plugin's `compaction` side calls this is (STEWARD_CALLS), told by its system prompt. */
+  label?: 'steward' | 'handoff-note'
   sessionId?: string
   maxTokens?: number
   /** What the script answered (filled in by respond()). */
@@ -425,7 +431,26 @@ export function argsText(args: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // The core
 
-const SCRIPT_KEYS = new Set(['steps', 'fallback', 'title', 'contextWindow', 'review'])
+const SCRIPT_KEYS = new Set(['steps', 'fallback', 'title', 'contextWindow', 'steward', 'note', 'review'])
+
+/** The plugin's handoff-note headings, in order (src/context/note.ts NOTE_HEADINGS). */
+export const NOTE_HEADINGS = ['Goals', 'Constraints and preferences', 'Progress', 'Decisions', 'Facts to keep', 'Open threads', 'Next step', 'Where to look']
+
+/**
+ * The plugin's context-steward side calls (`purpose: 'compaction'`, like DSH's own summariser),
+ * told apart by the start of their system prompt (src/context/steward.ts, note.ts), answered from
+ * the script's `steward` / `note` without consuming steps. Defaults: a handoff decision, and a note
+ * with every heading that quotes the first user line it was given.
+ */
+export const STEWARD_CALLS = [
+  { label: 'steward', systemPrefix: "You are the context steward of a Bot's conversation.", answer: (s: Script | undefined) => s?.steward ?? { text: '{"action":"handoff","reason":"scripted"}', usage: { output: 12 } } },
+  { label: 'handoff-note', systemPrefix: 'You write the handoff note of a Bot whose conversation continues in a fresh part.', answer: (s: Script | undefined) => s?.note ?? defaultNote },
+] as const
+
+const defaultNote = (req: RecordedRequest): Reply => {
+  const first = req.messages.find((m) => m.role === 'user')?.text.split('\n').find((l) => l.startsWith('User: ')) ?? ''
+  return { text: NOTE_HEADINGS.map((h) => `## ${h}\n${h === 'Facts to keep' ? first.slice(0, 300) || '-' : '-'}`).join('\n') }
+}
 export const DEFAULT_FALLBACK_TEXT = 'Scripted model: no scripted reply left.'
 export const DEFAULT_TITLE = 'Scripted title'
 export const DEFAULT_CONTEXT_WINDOW = 128_000
@@ -499,7 +524,9 @@ export class ScriptedModel {
       reply = { text: typeof t === 'function' ? t(req) : t, usage: { input: 20, output: 3 } }
       by = 'title'
     } else if (req.purpose === 'compaction') {
-      reply = { text: 'Summary of the conversation so far (scripted).' }
+      const call = STEWARD_CALLS.find((c) => req.system.startsWith(c.systemPrefix))
+      if (call) req.label = call.label
+      reply = call ? evaluate(call.answer(st?.script), req, ctx(-1)) : { text: 'Summary of the conversation so far (scripted).' }
     } else if (req.purpose !== undefined) {
       const side = SIDE_CALLS.find((c) => c.purpose === req.purpose)!
       const a = side.answer(st?.script)

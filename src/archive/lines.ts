@@ -6,7 +6,7 @@
  * cards and their answers (whole, bounded), and every other tool call and result as one short line
  * (name and the start of the arguments or result), not their bulk; `read_own_chat`'s own results
  * keep no text, so earlier searches do not echo in later ones. DSH's runtime-context snapshot
- * and the plugin's own bootstrap marks are not lines. A message that replaces earlier ones (a
+ * and the plugin's own bootstrap marks and handoff packages (src/context/) are not lines. A message that replaces earlier ones (a
  * compaction summary, `surfaceOp: replace`) is kept as a `summary` line: the replaced messages
  * stay in the archive under their own anchors.
  *
@@ -80,6 +80,9 @@ function userLine(message: LooseMessage, room: boolean): { who: Who; text: strin
   const source = message.source ?? { kind: 'user' }
   if ((source.kind ?? 'user') === 'user') return { who: 'user', text }
   if (source.kind !== 'plugin' || source.plugin !== PLUGIN) return undefined
+  // A handoff package repeats earlier messages (their own lines stay) and its note (`part: N`
+  // reads it): as a line it would only echo them in every search.
+  if ((source as { type?: unknown }).type === 'handoff') return undefined
   if (room) {
     if (source.delivery === 'room-post') return { who: 'room', text: `${typeof source.fromName === 'string' ? source.fromName : 'Bot'}: ${text}` }
     return undefined // room-open / room-notice show up in the room's own text

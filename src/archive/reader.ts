@@ -41,6 +41,8 @@ export interface PartInfo {
   part: number
   startedAt?: string
   endedAt?: string
+  /** The handoff note that closed this part (src/context/), when one was written. */
+  closingNote?: string
 }
 
 export interface OwnChatRequest {
@@ -186,7 +188,8 @@ function partNote(parts: readonly PartInfo[], n: number): string[] {
   const part = parts.find((p) => p.part === n)
   if (!part) return [`There is no part ${n} in your own chat${parts.length ? ` (parts: ${parts.map((p) => p.part).join(', ')})` : ''}.`]
   if (part === parts.at(-1)) return [`Part ${n} is your current chat: it is in your context, and no note has closed it.`]
-  return [`There is no note for part ${n}: notes that close a part are not written yet. Read it with around: "part ${n} #1", or search it with query.`]
+  if (part.closingNote) return [`The note that closed part ${n}:`, part.closingNote.length > ANCHOR_CHARS ? `${part.closingNote.slice(0, ANCHOR_CHARS)}\n[… cut]` : part.closingNote]
+  return [`There is no note for part ${n}. Read it with around: "part ${n} #1", or search it with query.`]
 }
 
 function partsLine(parts: readonly PartInfo[]): string | undefined {

@@ -23,12 +23,14 @@
  * (the context-lifecycle feature will).
  */
 import { mkdirSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { AgentRegistrations } from '../agent-registrations.ts'
+import { noteOfPackage } from '../context/note.ts'
 import { TeamRefusal } from '../refusal.ts'
 import type { Caller } from '../roster/authority.ts'
 import type { TeamState } from '../store/index.ts'
@@ -301,6 +303,13 @@ export class BotArchive extends Service {
     const index = this.usable()
     if (!index) throw new TeamRefusal('unavailable', this.unavailableReason())
     const parts = bot.sessionParts.map((p) => ({ sid: p.sessionId, part: p.part, startedAt: p.startedAt, ...(p.endedAt ? { endedAt: p.endedAt } : {}) }))
+    if (args.part !== undefined) {
+      // The note that closed part N opens part N + 1 (its handoff package, src/context/).
+      const next = bot.sessionParts.find((p) => p.part === args.part! + 1)
+      const closing = next?.note ? noteOfPackage(await readFile(join(this.options.dir, next.note), 'utf8').catch(() => '')) : undefined
+      const target = parts.find((p) => p.part === args.part)
+      if (target && closing) Object.assign(target, { closingNote: closing })
+    }
     const writer = this.isWriter()
     const level = writer && this.catchUp ? await this.catchUp.ensure(parts.map((p) => p.sid)) : true
     const from = sessionId === undefined ? undefined : this.turnStart(sessionId)

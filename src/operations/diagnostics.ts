@@ -136,6 +136,9 @@ export class BotDiagnostics extends Service {
         data: { sessionId, botId: owner.botId, code: reason.error?.code ?? 'UNKNOWN' },
       })
     })
+    this.ctx.on('bot-team/context', ({ botId, sessionId, action, reason, to }) => {
+      this.note({ kind: 'steward', message: `${action} for ${botId} (${sessionId}${to ? ` → ${to}` : ''}): ${reason}`, data: { botId, sessionId, action, ...(to ? { to } : {}) } })
+    })
     this.ctx.on('bot-team/writer', ({ from, lockless, revision }) => {
       this.note({ kind: 'lock', message: `this process became the writer${from ? ` (was ${from})` : ''}${lockless ? ', without a lock' : ''}`, data: { from, lockless, revision } })
     })

@@ -93,6 +93,16 @@ export type Config = z.input<typeof Config>
 /** A refusal the caller can read: the tool returns its message, the HTTP route a 4xx. */
 export class RosterRefusal extends TeamRefusal {}
 
+/** A new own-chat part that continues the conversation after a handoff (src/context/ writes `note`). */
+export interface PartHandoff {
+  /** Why the previous part ended. */
+  endReason: string
+  /** The handoff package file, relative to the bot folder. */
+  note: string
+  /** A turn was cut off by the move and goes on in the new part. */
+  resume?: boolean
+}
+
 /** A change requested by a tool call: the calling Bot Session, and DSH's approval prompt in that turn. */
 export interface ToolCall {
   sessionId: string
@@ -517,30 +527,40 @@ export class BotRoster extends Service {
    * Open a new part of the Bot's own chat and record it. One at a time per Bot: a second call while
    * one is being opened (the first start's repair racing a create) gets the same part.
    */
-  openOwnChat(botId: string): Promise<string> {
+  openOwnChat(botId: string, handoff?: PartHandoff): Promise<string> {
     const pending = this.openingChats.get(botId)
     if (pending) return pending
-    const run = this.openPart(botId).finally(() => this.openingChats.delete(botId))
+    const run = this.openPart(botId, handoff).finally(() => this.openingChats.delete(botId))
     this.openingChats.set(botId, run)
     return run
   }
 
   private readonly openingChats = new Map<string, Promise<string>>()
 
-  private async openPart(botId: string): Promise<string> {
+  private async openPart(botId: string, handoff?: PartHandoff): Promise<string> {
     const bot = this.bot(botId)
     if (!bot) throw new RosterRefusal('not-found', `No live Bot ${botId}.`)
     const sessionId = `session-${randomUUID()}`
+    const previous = currentPart(bot)
     const done = this.opens(sessionId, { kind: 'own', botId })
     try {
-      await this.sessions.create(sessionId, { title: bot.name, model: bot.model, bootstrap: `${bot.name} joined the team.` })
+      // A handoff part's first turn is its package (src/context/), not the bootstrap.
+      await this.sessions.create(sessionId, { title: bot.name, model: bot.model, ...(handoff ? {} : { bootstrap: `${bot.name} joined the team.` }) })
       await this.store.update((s) => {
         const b = s.bots[botId]!
-        b.sessionParts.push({ sessionId, part: b.sessionParts.length + 1, startedAt: new Date().toISOString() })
+        const now = new Date().toISOString()
+        const last = b.sessionParts.at(-1)
+        if (handoff && last && !last.endedAt) Object.assign(last, { endedAt: now, endReason: handoff.endReason })
+        b.sessionParts.push({
+          sessionId, part: (last?.part ?? 0) + 1, startedAt: now,
+          ...(handoff ? { opening: 'pending' as const, note: handoff.note, ...(handoff.resume ? { resume: true } : {}) } : {}),
+        })
       })
     } finally {
       done()
     }
+    // The earlier part leaves DSH Web's list; it stays in the archive and `read_own_chat`.
+    if (handoff && previous) await this.sessions.archive(previous)
     return sessionId
   }
 

@@ -67,6 +67,12 @@ export const sessionPartSchema = z.object({
   endedAt: isoTime.optional(),
   /** Why the part ended (handoff, archive, …); free text for the UI. */
   endReason: z.string().optional(),
+  /** The handoff note that opened this part: a file name relative to the bot folder. */
+  note: relativeRef.optional(),
+  /** The handoff package (first message) of this part: `pending` until it entered the Session. */
+  opening: z.enum(['pending', 'sent']).optional(),
+  /** The part was opened in the middle of a turn, which goes on in it. */
+  resume: z.boolean().optional(),
 })
 
 export const botSchema = keepUnknownJson(z.looseObject({

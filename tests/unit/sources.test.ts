@@ -1,7 +1,7 @@
 // Message sources: one format, builders and one reader for everything the plugin writes.
 import { describe, expect, it } from 'vitest'
 import {
-  bootstrapSource, chainOf, deliverySource, readSource, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource,
+  bootstrapSource, chainOf, deliverySource, handoffSource, readSource, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource,
   roomReportSource, roomTurnSource, SOURCE_PLUGIN, type TeamSource,
 } from '../../src/sources.ts'
 
@@ -20,14 +20,14 @@ function everySource(): TeamSource[] {
     }
     out.push(roomTurnSource(group, chain), roomReportSource(group, chain))
   }
-  out.push(roomNoticeSource(group, 'Ada read\nher own chat'), roomOpenSource(group), bootstrapSource('Ada'))
+  out.push(roomNoticeSource(group, 'Ada read\nher own chat'), roomOpenSource(group), bootstrapSource('Ada'), handoffSource(2, false), handoffSource(7, true))
   return out
 }
 
 describe('message sources', () => {
   it('every source the plugin writes is JSON-only (no undefined value anywhere: DSH followup throws on one) and reads back equal', () => {
     const all = everySource()
-    expect(new Set(all.map((s) => s.type))).toEqual(new Set(['message', 'interrupt', 'stop', 'reply', 'room-post', 'room-turn', 'room-report', 'room-notice', 'room-open', 'bootstrap']))
+    expect(new Set(all.map((s) => s.type))).toEqual(new Set(['message', 'interrupt', 'stop', 'reply', 'room-post', 'room-turn', 'room-report', 'room-notice', 'room-open', 'bootstrap', 'handoff']))
     for (const s of all) {
       expect(JSON.parse(JSON.stringify(s))).toEqual(s)
       expect(Object.values(s)).not.toContain(undefined)

@@ -2,7 +2,6 @@
 // three paths of `recoveryAction` — a pending record already in the target's restored inbox is
 // re-driven (and runs exactly once), one that is nowhere is sent under its id, one in the log is
 // marked delivered, one whose target was deleted is discarded.
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +13,7 @@ import { deliverySource } from '../../../src/sources.ts'
 import { allocateId, type Delivery } from '../../../src/store/index.ts'
 import { userTextsSinceLastAssistant } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, type DshHost } from '../../support/dsh-host.ts'
+import { killedAtMarker } from '../../support/kill-point.ts'
 import { quiesce, team, user, userMessages } from './helpers.ts'
 
 const homes: string[] = []
@@ -47,27 +47,7 @@ function relayMessage(d: Delivery, fromName: string): UserMessage {
 const CHILD = fileURLToPath(new URL('./fixtures/delivery-child.ts', import.meta.url))
 
 /** Run the child in `queue` mode on `home`, SIGKILL it once it says the message is queued. */
-function queuedThenKilled(home: string): Promise<{ deliveryId: string; messageId: string; botId: string; sessionId: string; status: string; inbox: number }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHILD, home, 'queue', '1'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let buf = ''
-    let err = ''
-    let queued: string | undefined
-    p.stdout.on('data', (chunk: Buffer) => {
-      buf += chunk
-      const line = buf.split('\n').find((l) => l.startsWith('queued '))
-      if (line && !queued) {
-        queued = line.slice(7)
-        p.kill('SIGKILL')
-      }
-    })
-    p.stderr.on('data', (chunk) => { err += chunk })
-    p.once('exit', (_code, signal) => {
-      if (signal === 'SIGKILL' && queued) resolve(JSON.parse(queued))
-      else reject(new Error(`queue child ended without queueing: ${err}`))
-    })
-  })
-}
+const queuedThenKilled = (home: string) => killedAtMarker<{ deliveryId: string; messageId: string; botId: string; sessionId: string; status: string; inbox: number }>(CHILD, [home, 'queue', '1'], 'queued ')
 
 /** The events of one Session's log on disk (plain JSONL in this tier). */
 function sessionLog(home: string, sessionId: string): { type: string; data: unknown }[] {

@@ -4,7 +4,6 @@
 // input: the cut round resumes at the member that was speaking (who already spoke is not called
 // again), the queued post is re-driven under its own message id, and every post is in the
 // transcript exactly once, by its real author.
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,6 +12,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { userTextsSinceLastAssistant } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import { killedAtMarker } from '../../support/kill-point.ts'
 
 const CHILD = fileURLToPath(new URL('./fixtures/room-child.ts', import.meta.url))
 const track = disposedAfterEach()
@@ -21,27 +21,7 @@ afterEach(() => { for (const h of homes.splice(0)) rmSync(h, { recursive: true, 
 
 interface KillPoint { groupId: string; ids: Record<string, string>; roomSessionId: string; roomInbox: number; memberInbox?: number; posts: number }
 
-function killedAtKillPoint(home: string, mode: 'queued' | 'cut' | 'stale'): Promise<KillPoint> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHILD, home, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let buf = ''
-    let err = ''
-    let point: string | undefined
-    p.stdout.on('data', (chunk: Buffer) => {
-      buf += chunk
-      const line = buf.split('\n').find((l) => l.startsWith('killpoint '))
-      if (line && !point) {
-        point = line.slice(10)
-        p.kill('SIGKILL')
-      }
-    })
-    p.stderr.on('data', (chunk) => { err += chunk })
-    p.once('exit', (_code, signal) => {
-      if (signal === 'SIGKILL' && point) resolve(JSON.parse(point))
-      else reject(new Error(`room child ended without reaching the kill point: ${err}`))
-    })
-  })
-}
+const killedAtKillPoint = (home: string, mode: 'queued' | 'cut' | 'stale') => killedAtMarker<KillPoint>(CHILD, [home, mode])
 
 async function restart(home: string): Promise<DshHost> {
   const host = track(await startTeamHost({

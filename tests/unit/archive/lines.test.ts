@@ -1,6 +1,7 @@
 // Which Session events become archive lines, and their text.
 import { describe, expect, it } from 'vitest'
 import { lineOf, TOOL_LINE_CHARS } from '../../../src/archive/lines.ts'
+import { handoffSource } from '../../../src/sources.ts'
 
 const at = { seq: 4, time: 1_000 }
 const user = (text: string, source: Record<string, unknown> = { kind: 'user' }, extra: Record<string, unknown> = {}) => ({ ...at, type: 'user/message', data: { message: { content: [{ type: 'text', text }], source }, ...extra } })
@@ -8,12 +9,13 @@ const call = (name: string, args: unknown, callId = 'c1') => ({ ...at, type: 'to
 const result = (text: string, callId = 'c1') => ({ ...at, type: 'tool/result', data: { message: { content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }] }] } } })
 
 describe('archive lines', () => {
-  it('keeps user messages and Bot relays with their header; drops runtime context and other plugins\' messages', () => {
+  it('keeps user messages and Bot relays with their header; drops runtime context, handoff packages and other plugins\' messages', () => {
     const calls = new Map()
     expect(lineOf(user('hello'), calls)).toEqual({ ...at, who: 'user', text: 'hello' })
     expect(lineOf(user('[Message from Bot Main]\n\nhi', { kind: 'plugin', plugin: 'bot-team', form: 'relay', fromName: 'Main' }), calls)).toMatchObject({ who: 'bot', text: '[Message from Bot Main]\n\nhi' })
     expect(lineOf(user('Current runtime context: cwd …'), calls)).toBeUndefined()
     expect(lineOf(user('x', { kind: 'plugin', plugin: 'bot-team-bootstrap' }), calls)).toBeUndefined()
+    expect(lineOf(user('[Handoff · part 2]\nnote and copies', { ...handoffSource(2, false) }), calls)).toBeUndefined()
     expect(lineOf(user('summary of earlier', { kind: 'user' }, { surfaceOp: { op: 'replace', start: 0, end: 3 } }), calls)).toMatchObject({ who: 'summary' })
   })
 

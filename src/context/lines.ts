@@ -1,0 +1,52 @@
+/**
+ * The context lines of a Bot Session (pure): the model's window, the reply reserve, the usable
+ * window, the check line (default 80 % of usable) and the hard line (95 %), and the hysteresis
+ * that keeps a Session that just made room from acting again at once.
+ *
+ * usable = max(window − reserve, window / 2): DSH Web's default route carries a very large
+ * `maxTokens`, which would otherwise make `usable` negative for a small window.
+ *
+ * Deliberately does not: measure a Session, call a model or decide checkpoint versus handoff (the
+ * steward does); it only says whether the size calls for a decision, and how urgent it is.
+ */
+
+/** A window the model does not advertise is taken as this (DSH's own default for unknown models). */
+export const DEFAULT_WINDOW = 128_000
+export const DEFAULT_CHECK_RATIO = 0.8
+export const HARD_RATIO = 0.95
+
+export interface Lines {
+  window: number
+  reserve: number
+  usable: number
+  /** At or past it, a finished turn asks the steward. */
+  check: number
+  /** At or past it, a step does not start in this part: the Bot moves on at once. */
+  hard: number
+}
+
+const positive = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined)
+
+/** The lines for a model (pure). A missing or absurd input takes its default. */
+export function linesFor(input: { window?: number | undefined; reserve?: number | undefined; checkRatio?: number | undefined }): Lines {
+  const window = positive(input.window) ?? DEFAULT_WINDOW
+  const reserve = Math.min(positive(input.reserve) ?? 0, window)
+  const ratio = input.checkRatio !== undefined && input.checkRatio > 0 && input.checkRatio <= HARD_RATIO ? input.checkRatio : DEFAULT_CHECK_RATIO
+  const usable = Math.max(window - reserve, Math.floor(window / 2))
+  const hard = Math.floor(HARD_RATIO * usable)
+  return { window, reserve, usable, check: Math.min(Math.floor(ratio * usable), hard), hard }
+}
+
+export type Pressure = 'none' | 'check' | 'hard'
+
+/**
+ * How pressing a Session's size is (pure). `base` is the size the part last made room at (its
+ * start, a checkpoint, a failed attempt): below the hard line a part acts again only once it grew
+ * by a quarter of the check line past it, so a checkpoint that left the Session just above the
+ * line does not run again on the next turn. Past the hard line any growth acts.
+ */
+export function pressure(tokens: number, lines: Lines, base = 0): Pressure {
+  if (tokens >= lines.hard && tokens > base) return 'hard'
+  if (tokens >= lines.check && tokens >= base + Math.floor(lines.check / 4)) return 'check'
+  return 'none'
+}

@@ -1,0 +1,471 @@
+/**
+ * `botContext` — the context steward of Bot Sessions: when a Bot's own chat grows past its check
+ * line it decides once (one small side call) between a checkpoint in place and a handoff to a new
+ * Session part, and it moves at once, without a note-writing call, when a step would start past
+ * the hard line or the provider reports a context overflow.
+ *
+ * Owns: the per-part bookkeeping (size at which the part last made room — the hysteresis base;
+ * checkpoints so far; a note-failure cool-down), the steward decision (`steward.ts`), the handoff
+ * (note written with one retry shorter, else a fallback built in code past the hard line; masked
+ * by `botSecrets` when loaded; the package written to `context/<botId>/part-N.md` under the bot
+ * folder; the new part opened through the roster's one Session opener; its package sent as the
+ * first message), answering a bare package without a model call, forwarding input that reaches
+ * an old part to the current one, and finishing a handoff a crash interrupted (a part whose
+ * package is still `pending` gets it again at start).
+ *
+ * Deliberately does not: condense a Session itself (it calls `botCompaction.checkpoint`, engineer
+ * B's service; absent or `ok: false` → hand off instead), decide who a Session belongs to (the
+ * roster), or steward group member Sessions (they keep DSH's behaviour for now).
+ *
+ * Composes (listeners, in order):
+ * - `bot-team/bot-attached`: per own-chat agent, a `{prepend: true}` `agent/pre-step` that (a) on
+ *   an old part enters nothing and forwards the step's messages to the current part, (b) on the
+ *   current part past the hard line rejects the step and moves with the messages carried — both
+ *   run before the roster's and DSH Web's pre-steps; an `agent/request-error` listener that starts
+ *   a move on `CONTEXT_WINDOW_EXCEEDED` and then calls `next()` (DSH's own recovery still sees it).
+ * - `agent/status` idle (global, reads only): the end-of-turn check.
+ * - `llm/stream` (global, not prepended): terminal only for the one request that answers a bare
+ *   handoff package (fixed text, usage 0, no provider call); every other request goes to `next()`.
+ *
+ * Token and prompt-cache effect: a steward call is ≤ ≈1,700 tokens in, one line out; a note call
+ * ≤ ≈3,500 in, ≤ `NOTE_MAX_TOKENS` out; both are side calls outside the Bot's prefix. A handoff
+ * starts a new prefix (the package is the new part's first message); between moves nothing here
+ * changes a request, so the Bot's prefix cache holds.
+ */
+import { join } from 'node:path'
+import { Service, type Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { readFile } from 'node:fs/promises'
+import { z } from 'zod'
+import { AgentRegistrations } from '../agent-registrations.ts'
+import { ContextConfig } from './config.ts'
+import { TextBlock } from '../rooms/stream.ts'
+import type { BotRoster } from '../roster/service.ts'
+import { handoffSource, readSourceOf } from '../sources.ts'
+import { makePrivateDir, writePrivateFile, type BotStore } from '../store/index.ts'
+import { estimateSize, lastUserText, linesOf, messagesToBot, type LogEvent } from './conversation.ts'
+import { linesFor, pressure, type Lines } from './lines.ts'
+import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteOfPackage, noteRequest, noteSystem, packageBudgets } from './note.ts'
+import { sideCall, type SideCallUsage } from './side-call.ts'
+import { parseDecision, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type Decision } from './steward.ts'
+
+export type SideCallLabel = 'steward' | 'handoff-note'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    botContext: BotContext
+  }
+  interface Events {
+    /** A Bot's conversation made room: in place, or by moving to a new part. */
+    'bot-team/context'(payload: { botId: string; sessionId: string; action: 'checkpoint' | 'handoff'; reason: string; to?: string }): void
+  }
+}
+
+/** What the checkpoint service (engineer B's `botCompaction`) offers; absent → hand off. */
+export interface CheckpointService {
+  /** `checkTokens`: this steward's check line, so the checkpoint's verbatim budget is min(16,384, check / 4). */
+  checkpoint(sessionId: string, options?: { checkTokens?: number }): Promise<{ ok: true } | { ok: false; reason: string }>
+}
+
+export const Config = ContextConfig
+export type Config = z.input<typeof Config>
+
+const OVERFLOW = 'CONTEXT_WINDOW_EXCEEDED'
+/** Cool-downs after consecutive note failures below the hard line. */
+const COOL_DOWN_MS = [60_000, 300_000, 900_000]
+
+export interface ContextStats {
+  stewardCalls: number
+  noteCalls: number
+  /** Input (cached or not) + output tokens of the steward's side calls. */
+  sideTokens: number
+  checkpoints: number
+  handoffs: number
+  fallbackNotes: number
+  forwarded: number
+  acks: number
+}
+
+interface MoveOptions {
+  reason: string
+  /** No room for a note-writing call: a fallback note at once. */
+  noRoom: boolean
+  /** A turn was cut off and goes on in the new part. */
+  resume: boolean
+  /** Messages of a rejected step, followed up in the new part. */
+  carried?: readonly UserMessage[]
+}
+
+export class BotContext extends Service {
+  static inject = ['botStore', 'botRoster', 'agents', 'llm']
+  static Config = Config
+
+  private readonly config: z.output<typeof Config>
+  private readonly onAgents: AgentRegistrations
+  /** sessionId → size at which the part last made room (start, checkpoint, failed attempt). */
+  private readonly base = new Map<string, number>()
+  private readonly checkpointsOf = new Map<string, number>()
+  private readonly coolDown = new Map<string, { until: number; failures: number }>()
+  /** Bots moving to a new part right now. */
+  private readonly moving = new Map<string, Promise<void>>()
+  /** Sessions whose bare handoff package is answered without a model call. */
+  private readonly acks = new Set<string>()
+  private readonly checks = new Map<string, Promise<void>>()
+  private readonly attached = new WeakSet<Agent>()
+  readonly stats: ContextStats = { stewardCalls: 0, noteCalls: 0, sideTokens: 0, checkpoints: 0, handoffs: 0, fallbackNotes: 0, forwarded: 0, acks: 0 }
+
+  constructor(ctx: Context, config: Config) {
+    super(ctx, 'botContext')
+    this.config = Config.parse(config)
+    this.onAgents = new AgentRegistrations(ctx, 'bot-context:agent-registrations')
+  }
+
+  private get roster(): BotRoster {
+    return this.ctx.botRoster
+  }
+
+  private get store(): BotStore {
+    return this.ctx.botStore
+  }
+
+  async [Service.init](): Promise<void> {
+    this.ctx.effect(() => () => {
+      this.active = false
+    }, 'bot-context:active')
+    this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
+    for (const agent of this.ctx.agents.list()) {
+      const owner = this.roster.ownerOf(String(agent.id))
+      if (owner?.kind === 'own') this.attach(agent, owner.botId)
+    }
+    this.ctx.on('agent/status', ({ agent, status }) => {
+      if (status !== 'idle') return
+      const owner = this.roster.ownerOf(String(agent.id))
+      if (owner?.kind === 'own' && this.isCurrent(owner.botId, String(agent.id))) this.scheduleCheck(agent, owner.botId)
+    })
+    this.ctx.on('llm/stream', (options, next) => {
+      const sid = options.sessionId === undefined ? undefined : String(options.sessionId)
+      if (!sid || options.purpose !== undefined || !this.acks.has(sid) || !endsWithBarePackage(options.messages)) return next()
+      this.acks.delete(sid)
+      this.stats.acks++
+      return (async function* () {
+        yield* new TextBlock().end(HANDOFF_ACK)
+      })()
+    })
+    // Finish handoffs a crash cut, once the whole plugin tree is up (in DSH Web the Session is
+    // resumed through its api proxy), and again whenever this process becomes the writer.
+    const finish = () => {
+      if (this.store.mode === 'writer') void this.finishInterrupted()
+    }
+    this.ctx.on('bot-team/writer', finish)
+    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
+    if (loader) void loader.await().then(finish, () => {})
+    else finish()
+  }
+
+  /** Resolves when every check and move started so far has finished (tests, benches, shutdown). */
+  async settled(): Promise<void> {
+    while (this.checks.size || this.moving.size) await Promise.allSettled([...this.checks.values(), ...this.moving.values()])
+  }
+
+  private isCurrent(botId: string, sessionId: string): boolean {
+    return this.roster.bot(botId)?.sessionParts.at(-1)?.sessionId === sessionId
+  }
+
+  private partOf(botId: string, sessionId: string): number {
+    return this.roster.bot(botId)?.sessionParts.find((p) => p.sessionId === sessionId)?.part ?? 1
+  }
+
+  // ── per agent ────────────────────────────────────────────────────────────────────────────────
+
+  private attach(agent: Agent, botId: string): void {
+    if (this.attached.has(agent)) return
+    this.attached.add(agent)
+    const sessionId = String(agent.id)
+    this.onAgents.add(agent, agent.ctx.on('agent/pre-step', async (payload, next) => {
+      if (!this.roster.bot(botId)) return next()
+      if (!this.isCurrent(botId, sessionId)) {
+        // An old part (an open browser tab): its input goes to the current part, never lost.
+        if (payload.messages.length === 0) return { kind: 'enter', messages: [] }
+        this.forwardLater(botId, payload.messages)
+        return { kind: 'enter', messages: [] }
+      }
+      const moving = this.moving.get(botId)
+      if (moving) {
+        // A turn that starts while the part is being left waits for the move, then goes where it belongs.
+        await moving.catch(() => {})
+        if (!this.isCurrent(botId, sessionId)) {
+          this.forwardLater(botId, payload.messages)
+          return { kind: 'enter', messages: [] }
+        }
+        return next()
+      }
+      const lines = await this.linesFor(agent)
+      if (!lines) return next()
+      const size = this.measure(agent)
+      if (pressure(size, lines, this.base.get(sessionId) ?? 0) !== 'hard' || !this.holdsMessages(agent)) return next()
+      // Past the hard line before a step: no room for a note call; move at once and go on there.
+      this.startMove(botId, sessionId, { reason: `past the hard line (${size} of ${lines.hard} tokens) before a step`, noRoom: true, resume: payload.step > 1, carried: payload.messages })
+      return { kind: 'reject' }
+    }, { prepend: true }))
+    this.onAgents.add(agent, agent.ctx.on('agent/request-error', async (payload, next) => {
+      if (payload.failure.code === OVERFLOW && this.isCurrent(botId, sessionId) && !this.moving.has(botId) && this.holdsMessages(agent)) {
+        this.startMove(botId, sessionId, { reason: 'the provider reported a context overflow', noRoom: true, resume: true })
+      }
+      return next()
+    }))
+  }
+
+  private forwardLater(botId: string, messages: readonly UserMessage[]): void {
+    void this.forward(botId, messages).catch((error: unknown) => this.problem('could not forward input from an earlier part', error))
+  }
+
+  /** One line on stderr — unless this service has stopped (a host shutting down mid-move). */
+  private problem(what: string, error: unknown): void {
+    if (!this.active) return
+    process.stderr.write(`dsh-bot-team: ${what}: ${error instanceof Error ? error.message : String(error)}\n`)
+  }
+
+  private active = true
+
+  private async forward(botId: string, messages: readonly UserMessage[]): Promise<void> {
+    await this.moving.get(botId)?.catch(() => {})
+    const target = await this.roster.agentOf(botId)
+    for (const m of messages) {
+      if (readSourceOf(m.source, 'handoff')) continue
+      this.stats.forwarded++
+      target.followup(createUserMessage({ content: m.content as never, source: m.source }))
+    }
+  }
+
+  /**
+   * The part holds a message to the Bot besides its own package: only then is there anything to
+   * move. (A window too small for even the system text, the tools and a package would otherwise
+   * hand off again and again.)
+   */
+  private holdsMessages(agent: Agent): boolean {
+    return linesOf(agent.session.events as unknown as LogEvent[]).some((l) => l.who === 'user' || l.who === 'bot')
+  }
+
+  // ── measuring ────────────────────────────────────────────────────────────────────────────────
+
+  private route(agent: Agent): { provider: string; model: string; maxTokens?: number } | undefined {
+    const config = agent.session.requestHeader()?.config as { provider?: string; model?: string; maxTokens?: number } | undefined
+    return config?.provider && config.model ? { provider: config.provider, model: config.model, ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}) } : undefined
+  }
+
+  private async linesFor(agent: Agent): Promise<Lines | undefined> {
+    const route = this.route(agent)
+    if (!route) return undefined
+    const info = await this.ctx.llm.resolveModelInfo(route.provider, route.model).catch(() => undefined) as { context?: { contextWindow?: number }; defaultMaxTokens?: number } | undefined
+    const window = info?.context?.contextWindow ?? agent.session.requestContext()?.contextWindow
+    return linesFor({ window, reserve: route.maxTokens ?? info?.defaultMaxTokens, checkRatio: this.config.checkRatio })
+  }
+
+  /** The Session's size: DSH's token meter where it is mounted, else the estimate. */
+  measure(agent: Agent): number {
+    const meter = this.ctx.get('tokenMeter') as { measure(session: unknown): { totalTokens: number } } | undefined
+    if (meter) {
+      try {
+        return meter.measure(agent.session).totalTokens
+      } catch {
+        // fall back to the estimate
+      }
+    }
+    return estimateSize(agent.session as never)
+  }
+
+  // ── the end-of-turn check ────────────────────────────────────────────────────────────────────
+
+  private scheduleCheck(agent: Agent, botId: string): void {
+    const sessionId = String(agent.id)
+    if (this.checks.has(sessionId) || this.moving.has(botId)) return
+    const run = this.check(agent, botId).catch((error: unknown) => this.problem('the context check of a Bot Session failed', error)).finally(() => this.checks.delete(sessionId))
+    this.checks.set(sessionId, run)
+  }
+
+  private async check(agent: Agent, botId: string): Promise<void> {
+    const sessionId = String(agent.id)
+    if (agent.status !== 'idle' || agent.inbox.hasPending) return
+    const lines = await this.linesFor(agent)
+    if (!lines) return
+    const size = this.measure(agent)
+    const level = pressure(size, lines, this.base.get(sessionId) ?? 0)
+    if (level === 'none' || !this.holdsMessages(agent)) return
+    const cool = this.coolDown.get(sessionId)
+    if (level === 'check' && cool && cool.until > Date.now()) return
+    const decision = await this.decide(agent, botId, false)
+    if (!this.active) return
+    if (decision === 'checkpoint') {
+      const service = this.ctx.get('botCompaction') as CheckpointService | undefined
+      const outcome = service ? await service.checkpoint(sessionId, { checkTokens: lines.check }).catch((error: unknown) => ({ ok: false as const, reason: String(error) })) : { ok: false as const, reason: 'no checkpoint service in this host' }
+      if (outcome.ok) {
+        this.stats.checkpoints++
+        this.checkpointsOf.set(sessionId, (this.checkpointsOf.get(sessionId) ?? 0) + 1)
+        const after = this.measure(agent)
+        this.base.set(sessionId, after)
+        this.ctx.emit('bot-team/context', { botId, sessionId, action: 'checkpoint', reason: 'the steward chose a checkpoint' })
+        if (pressure(after, lines, after) === 'none' && after < lines.check) return
+      }
+    }
+    await this.move(botId, sessionId, { reason: decision === 'checkpoint' ? 'a checkpoint did not make room' : decision ? 'the steward chose a handoff' : 'the steward gave no decision', noRoom: false, resume: false })
+  }
+
+  /** The steward's one decision; a malformed or missing answer is a handoff. */
+  private async decide(agent: Agent, botId: string, midTurn: boolean): Promise<Decision | undefined> {
+    const route = this.sideRoute(agent)
+    if (!route) return undefined
+    const sessionId = String(agent.id)
+    const check = (await this.linesFor(agent))?.check
+    // Side-call inputs scale with the window (a sixteenth of the check line here, in chars ≈ tokens × 4).
+    const user = stewardRequest({ lines: linesOf(agent.session.events as unknown as LogEvent[]), midTurn, checkpoints: this.checkpointsOf.get(sessionId) ?? 0, where: 'own chat', ...(check ? { maxChars: check / 4 } : {}) })
+    this.stats.stewardCalls++
+    const result = await sideCall(this.ctx, { ...route, system: STEWARD_SYSTEM, user, maxTokens: STEWARD_MAX_TOKENS, deadlineMs: this.config.stewardTimeoutMs, tag: { purpose: 'steward', bot: botId } })
+    this.report('steward', botId, sessionId, route, result)
+    return parseDecision(result.text)
+  }
+
+  private sideRoute(agent: Agent): { provider: string; model: string } | undefined {
+    const chosen = this.config.model
+    if (chosen) return { provider: chosen.slice(0, chosen.indexOf('/')), model: chosen.slice(chosen.indexOf('/') + 1) }
+    const route = this.route(agent)
+    return route && { provider: route.provider, model: route.model }
+  }
+
+  private report(label: SideCallLabel, botId: string, sessionId: string, route: { provider: string; model: string }, result: { usage: SideCallUsage; error?: string }): void {
+    this.stats.sideTokens += result.usage.input + result.usage.output
+    if (result.error) this.ctx.get('botDiagnostics')?.note({ kind: 'steward', level: 'warn', message: `${label} call for ${botId} (${sessionId}, ${route.provider}/${route.model}) failed: ${result.error}` })
+  }
+
+  // ── handoff ──────────────────────────────────────────────────────────────────────────────────
+
+  private startMove(botId: string, sessionId: string, options: MoveOptions): void {
+    void this.move(botId, sessionId, options).catch((error: unknown) => this.problem("a Bot's handoff failed", error))
+  }
+
+  /** Move a Bot's own chat to a new part (one move at a time per Bot). */
+  move(botId: string, sessionId: string, options: MoveOptions): Promise<void> {
+    const running = this.moving.get(botId)
+    if (running) return running
+    const run = this.moveNow(botId, sessionId, options).finally(() => this.moving.delete(botId))
+    this.moving.set(botId, run)
+    return run
+  }
+
+  private async moveNow(botId: string, sessionId: string, options: MoveOptions): Promise<void> {
+    if (!this.active) return
+    const bot = this.roster.bot(botId)
+    const agent = this.ctx.agents.get(SessionId(sessionId))
+    if (!bot || !agent || !this.isCurrent(botId, sessionId) || this.store.mode !== 'writer') return
+    const part = this.partOf(botId, sessionId)
+    const lines = linesOf(agent.session.events as unknown as LogEvent[])
+    const previous = await this.previousNote(botId, sessionId)
+    const limits = await this.linesFor(agent)
+    let note: string | undefined
+    if (!options.noRoom) note = await this.writeNote(agent, botId, lines, previous)
+    if (!this.active) return
+    if (!note) {
+      const size = this.measure(agent)
+      if (!options.noRoom && limits && size < limits.hard) {
+        // Below the hard line a failed note leaves the part as it is, for a while.
+        const failures = (this.coolDown.get(sessionId)?.failures ?? 0) + 1
+        this.coolDown.set(sessionId, { failures, until: Date.now() + COOL_DOWN_MS[Math.min(failures, COOL_DOWN_MS.length) - 1]! })
+        this.base.set(sessionId, size)
+        return
+      }
+      this.stats.fallbackNotes++
+      note = fallbackNote({ why: options.noRoom ? options.reason : 'the note could not be written', previousNote: previous, lastUserText: lastUserText(lines) })
+    }
+    const secrets = this.ctx.get('botSecrets') as { mask?(text: string): string } | undefined
+    const text = handoffPackage({ part: part + 1, note, messages: messagesToBot(lines, part), ...packageBudgets(limits?.check ?? 16_384 * 4), resume: options.resume })
+    const masked = secrets?.mask ? secrets.mask(text) : text
+    const file = `context/${botId}/part-${part + 1}.md`
+    await makePrivateDir(join(this.config.dir, 'context')).catch(() => {})
+    await makePrivateDir(join(this.config.dir, 'context', botId)).catch(() => {})
+    await writePrivateFile(join(this.config.dir, file), masked)
+    const next = await this.roster.openOwnChat(botId, { endReason: `handoff: ${options.reason}`, note: file, ...(options.resume ? { resume: true } : {}) })
+    this.stats.handoffs++
+    this.base.delete(sessionId)
+    await this.sendOpening(botId, next, part + 1, masked, options.resume)
+    // Messages of a rejected step follow in the new part (a package of the old part stays behind).
+    for (const m of options.carried ?? []) {
+      if (!readSourceOf(m.source, 'handoff')) (await this.roster.agentOf(botId)).followup(createUserMessage({ content: m.content as never, source: m.source }))
+    }
+    this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next })
+  }
+
+  /** The note, written by the model: one retry (shorter, or naming the missing headings). */
+  private async writeNote(agent: Agent, botId: string, lines: ReturnType<typeof linesOf>, previous: string | undefined): Promise<string | undefined> {
+    const route = this.sideRoute(agent)
+    if (!route) return undefined
+    const sessionId = String(agent.id)
+    const check = (await this.linesFor(agent))?.check
+    // An eighth of the check line of latest lines (chars ≈ tokens × 4), at most NOTE_INPUT_CHARS.
+    const user = noteRequest(lines, previous, check ? check / 2 : undefined)
+    let retry: string | undefined
+    for (let attempt = 0; attempt < 2; attempt++) {
+      this.stats.noteCalls++
+      const result = await sideCall(this.ctx, { ...route, system: noteSystem(retry), user, maxTokens: NOTE_MAX_TOKENS, deadlineMs: this.config.noteTimeoutMs, tag: { purpose: 'handoff-note', bot: botId } })
+      this.report('handoff-note', botId, sessionId, route, result)
+      if (result.error) return undefined
+      const checked = checkNote(result.complete ? result.text : undefined, retry === 'shorter' ? NOTE_SHORT_CHARS : undefined)
+      if (checked.ok) return checked.note
+      retry = result.complete ? checked.retry : 'shorter'
+    }
+    return undefined
+  }
+
+  /** The note that opened this part (from its package file), carried into the next note. */
+  private async previousNote(botId: string, sessionId: string): Promise<string | undefined> {
+    const file = this.roster.bot(botId)?.sessionParts.find((p) => p.sessionId === sessionId)?.note
+    if (!file) return undefined
+    const text = await readFile(join(this.config.dir, file), 'utf8').catch(() => undefined)
+    return text === undefined ? undefined : noteOfPackage(text)
+  }
+
+  private async sendOpening(botId: string, sessionId: string, part: number, text: string, resume: boolean): Promise<void> {
+    const agent = await this.roster.agentOf(botId)
+    if (String(agent.id) !== sessionId) return
+    this.base.set(sessionId, 0)
+    if (!resume) this.acks.add(sessionId)
+    agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: handoffSource(part, resume) }))
+    await this.store.update((s) => {
+      const p = s.bots[botId]?.sessionParts.find((x) => x.sessionId === sessionId)
+      if (p) p.opening = 'sent'
+    })
+  }
+
+  private finishing: Promise<void> | undefined
+
+  /** A handoff a crash interrupted: the current part's package is sent (again) from its file. One run at a time. */
+  private finishInterrupted(): Promise<void> {
+    this.finishing ??= this.finishNow().finally(() => {
+      this.finishing = undefined
+    })
+    return this.finishing
+  }
+
+  private async finishNow(): Promise<void> {
+    for (const bot of this.roster.bots()) {
+      const part = bot.sessionParts.at(-1)
+      if (part?.opening !== 'pending' || !part.note || this.moving.has(bot.id)) continue
+      const text = await readFile(join(this.config.dir, part.note), 'utf8').catch(() => undefined)
+      if (text === undefined) continue
+      await this.sendOpening(bot.id, part.sessionId, part.part, text, part.resume === true).catch((error: unknown) => this.problem(`could not finish ${bot.name}'s handoff`, error))
+    }
+  }
+}
+
+/** The request's newest user message (runtime context aside) is a handoff package with nothing to resume. */
+function endsWithBarePackage(messages: readonly { role: string; content: readonly { type: string; text?: string }[]; source?: unknown }[]): boolean {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!
+    if (m.role !== 'user') return false
+    const text = m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('')
+    if (text.startsWith('Current runtime context')) continue
+    const s = readSourceOf(m.source, 'handoff')
+    return s !== undefined && !s.resume
+  }
+  return false
+}
