@@ -117,9 +117,17 @@ export interface BootstrapSource extends Base {
   summary: string
 }
 
+/** A note to a Bot about its secret request (saved, declined, revoked); never carries a value. */
+export interface SecretNoteSource extends Base {
+  form: 'notice'
+  type: 'secret-note'
+  summary: string
+  name: string
+}
+
 export type TeamSource =
   | DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
-  | RoomNoticeSource | RoomOpenSource | BootstrapSource
+  | RoomNoticeSource | RoomOpenSource | BootstrapSource | SecretNoteSource
 
 export type TeamSourceType = TeamSource['type']
 
@@ -165,6 +173,10 @@ export function bootstrapSource(name: string): BootstrapSource {
   return { ...base, form: 'notice', type: 'bootstrap', summary: oneLine(`${name} joined the team`) }
 }
 
+export function secretNoteSource(name: string, summary: string): SecretNoteSource {
+  return { ...base, form: 'notice', type: 'secret-note', summary: oneLine(summary), name }
+}
+
 /** DSH bounds a notice's one-line summary (CONTEXT_SUMMARY_MAX_CHARS = 120). */
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim()
@@ -191,6 +203,7 @@ const readers = z.discriminatedUnion('type', [
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-notice'), summary: z.string(), ...group }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-open'), summary: z.string(), ...group }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('bootstrap'), summary: z.string() }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('secret-note'), summary: z.string(), name: z.string().max(64) }),
 ])
 
 /** Rewrite a source written before consolidation into today's shape (pure; unknown input passes). */
