@@ -19,6 +19,7 @@ import { BotMemory } from './memory/service.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
+import { BotSecrets } from './secrets/service.ts'
 import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
 import { PAIRING_FILE } from './web/pairing-file.ts'
@@ -69,6 +70,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')
     await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
     await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
+    await mountContained(ctx.plugin(BotSecrets, { dir: paths.dir }), 'secrets')
   }
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
@@ -76,6 +78,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
     memory: () => ctx.get('botMemory') ?? undefined,
+    secrets: () => ctx.get('botSecrets') ?? undefined,
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

@@ -6,6 +6,7 @@
  *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
+ *        /bot-team/api/secrets…      secret cards and the secrets list (`secrets-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -24,6 +25,7 @@ import { TeamRefusal, type RefusalCode } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { memoryApi } from '../memory/routes.ts'
 import type { BotMemory } from '../memory/service.ts'
+import type { BotSecrets } from '../secrets/service.ts'
 import { isStoreError } from '../store/index.ts'
 import { botsApi } from './bots-routes.ts'
 import { checkRequestTrust } from './fence.ts'
@@ -31,6 +33,7 @@ import { decodeSegment, HttpError, send, sendJson } from './http.ts'
 import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_HTML, TEAM_PAGE_JS } from './page.ts'
 import { Pairing } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
+import { secretsApi } from './secrets-routes.ts'
 
 export { MAX_BODY_BYTES } from './bots-routes.ts'
 
@@ -50,6 +53,7 @@ export interface WebRoutesOptions {
   status: () => TeamStatus
   roster: () => BotRoster | undefined
   memory?: () => BotMemory | undefined
+  secrets?: () => BotSecrets | undefined
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -106,6 +110,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const memory = options.memory?.()
     if (!roster || !memory) throw new HttpError(503, 'memory is not available (see /bot-team/api/status)')
     const [status, body] = await memoryApi({ method, ref: rest[0]!, req }, roster, memory)
+    return sendJson(res, status, body)
+  }
+  if (head === 'secrets') {
+    const roster = options.roster()
+    const secrets = options.secrets?.()
+    if (!roster || !secrets) throw new HttpError(503, 'secrets are not available (see /bot-team/api/status)')
+    const [status, body] = await secretsApi({ method, rest, req }, secrets, roster, pairing)
     return sendJson(res, status, body)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
