@@ -10,6 +10,8 @@ import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 export interface SecretsTeam {
   host: DshHost
   origin: string
+  /** The paired browser's pairing token (a page under test can be given it). */
+  token: string
   /** A JSON request to `/bot-team/api<path>`, from the paired browser unless `paired: false`. */
   send(method: string, path: string, body?: unknown, opts?: { paired?: boolean }): Promise<{ status: number; text: string; body: any }>
 }
@@ -34,7 +36,7 @@ export async function secretsTeam(scripts: Record<string, Rule>, terminal: strin
   const paired = await send('POST', '/pairing', { code })
   if (paired.status !== 201) throw new Error(`pairing failed: ${paired.text}`)
   token = paired.body.token
-  return { host, origin, send }
+  return { host, origin, token, send }
 }
 
 /** A bash call of the scripted model. */
