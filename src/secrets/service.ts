@@ -22,8 +22,9 @@
  * value and what each model is shown; it is not a file permission (docs/limitations.md).
  *
  * Composes (hooks on the root context, so every Session is covered, Bot or not):
- *   - `tools/post-execute`, prepended: masks a tool result's content (or value, or block
- *     feedback) after the later listeners decided, before DSH logs it and the model reads it.
+ *   - `tools/post-execute`, twice: prepended (outermost: after every other listener decided,
+ *     before DSH logs the result and the model reads it) and appended (inside DSH's prepended
+ *     spill policy, so a spilled artifact is saved masked). Masks content, value or feedback.
  *   - `agent/pre-step`, prepended: masks entered user messages (the person's pasted text; DSH has
  *     already kept the raw text in `agent/inbox/spliced` before any hook runs — not fixable here).
  *   - `llm/stream`: the last check on every outgoing request; a request that still holds a value
@@ -132,21 +133,26 @@ export class BotSecrets extends Service {
   async [Service.init](): Promise<void> {
     this.reload()
     const mask = (s: string) => this.mask(s)
-    this.ctx.on('tools/post-execute', async (_exec, result, next) => {
-      const d = await next()
-      if (!this.active()) return d
-      if (d.kind === 'block') {
-        const feedback = maskDeep(d.feedback, mask)
-        return feedback === d.feedback ? d : { ...d, feedback }
-      }
-      if (d.value !== undefined) {
-        const value = maskDeep(d.value, mask)
-        return value === d.value ? d : { ...d, value }
-      }
-      const content = d.content ?? result.content
-      const masked = maskDeep(content, mask)
-      return masked === content ? d : { ...d, content: masked }
-    }, { prepend: true })
+    // Twice. Appended: runs inside the prepended listeners, so DSH's spill policy (prepended; it
+    // saves the whole result to a spill artifact after its `next()`) saves masked text. Prepended
+    // (registered after DSH's): the last word on what is logged and what the model reads.
+    for (const prepend of [false, true]) {
+      this.ctx.on('tools/post-execute', async (_exec, result, next) => {
+        const d = await next()
+        if (!this.active()) return d
+        if (d.kind === 'block') {
+          const feedback = maskDeep(d.feedback, mask)
+          return feedback === d.feedback ? d : { ...d, feedback }
+        }
+        if (d.value !== undefined) {
+          const value = maskDeep(d.value, mask)
+          return value === d.value ? d : { ...d, value }
+        }
+        const content = d.content ?? result.content
+        const masked = maskDeep(content, mask)
+        return masked === content ? d : { ...d, content: masked }
+      }, { prepend })
+    }
     this.ctx.on('agent/pre-step', async (_p, next) => {
       const d = await next()
       if (d.kind !== 'enter' || !this.active()) return d

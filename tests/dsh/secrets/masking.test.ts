@@ -3,7 +3,7 @@
 // the raw text in agent/inbox/spliced first, named here), the last check on outgoing requests
 // (llm/stream), text the plugin builds (deliveries, room posts), memory's refusal; and the shell
 // registry kept consistent when names come and go, or the file is broken (bash keeps working).
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { defineTool } from '@deepseek-ai/dsh-tools'
@@ -81,6 +81,22 @@ describe('masking', () => {
     // Masked before DSH queued them: not even agent/inbox/spliced holds the value.
     for (const a of host.ctx.agents.list()) expect(JSON.stringify(a.session.events)).not.toContain('MaskingCase')
     expect(roomLog(host, 'G')).not.toContain('MaskingCase')
+  })
+})
+
+describe('truncated shell output', () => {
+  it('masks a value the truncation cut at the start of the result; DSH\'s own full-output file (temp folder, outside the home) keeps it raw', async () => {
+    const value = 'cut-value-0123456789-e' // 23 bytes a line: the cut falls inside a value
+    const host = track(await startTeamHost({ fallback: runs('for i in $(seq 1 40000); do printf "%s\\n" "$DSH_SECRET_A_ONE"; done') }, { shell: true }))
+    await host.ctx.botSecrets.set('A_ONE', { value, scope: 'all' })
+    const agent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.bots()[0]!.id)
+    await prompt(host, agent, 'run it')
+    const result = toolResults(agent, 'bash').at(-1)!
+    const full = /\[output truncated; full output: (\S+)\]/.exec(result)?.[1]
+    expect(full).toBeTruthy()
+    for (let k = 6; k < value.length; k++) expect(result).not.toContain(value.slice(-k))
+    expect(readFileSync(full!, 'utf8')).toContain(value) // named in docs/limitations.md
+    expect(full!.startsWith(host.home)).toBe(false)
   })
 })
 
