@@ -89,8 +89,6 @@ export interface RequestView {
 
 export type ScopeChoice = 'bot' | 'all'
 
-/** How often a follower checks whether the writer replaced the file (on use, never on a timer). */
-const FOLLOW_EVERY_MS = 1_000
 const CONTRIBUTOR = 'bot-team-secrets'
 const nowIso = () => new Date().toISOString()
 
@@ -106,7 +104,6 @@ export class BotSecrets extends Service {
   private data: SecretsData = emptySecrets()
   private problem: string | undefined
   private stamp = ''
-  private checkedAt = 0
   private masker: Masker = createMasker([])
   private queue: Promise<unknown> = Promise.resolve()
   private readonly onAgents: AgentRegistrations
@@ -132,7 +129,7 @@ export class BotSecrets extends Service {
 
   async [Service.init](): Promise<void> {
     this.reload()
-    const mask = (s: string) => this.mask(s)
+    const mask = (s: string) => this.masker.mask(s)
     // Twice. Appended: runs inside the prepended listeners, so DSH's spill policy (prepended; it
     // saves the whole result to a spill artifact after its `next()`) saves masked text. Prepended
     // (registered after DSH's): the last word on what is logged and what the model reads.
@@ -206,12 +203,13 @@ export class BotSecrets extends Service {
     this.rebuild()
   }
 
-  /** Followers pick up the writer's changes on use, at most once a second. */
+  /**
+   * Followers pick up the writer's changes on use: one `stat` per hook call or public read (the
+   * hooks then mask with the current masker directly, not once per string). The writer's own
+   * copy is always current.
+   */
   private follow(): void {
     if (this.store.mode === 'writer') return
-    const now = Date.now()
-    if (now - this.checkedAt < FOLLOW_EVERY_MS) return
-    this.checkedAt = now
     if (fileStamp(this.file) !== this.stamp) this.reload()
   }
 
