@@ -24,7 +24,10 @@
  * Composes (hooks on the root context, so every Session is covered, Bot or not):
  *   - `tools/post-execute`, twice: prepended (outermost: after every other listener decided,
  *     before DSH logs the result and the model reads it) and appended (inside DSH's prepended
- *     spill policy, so a spilled artifact is saved masked). Masks content, value or feedback.
+ *     spill policy, so a spilled artifact is saved masked). Masks content, value or feedback; a
+ *     result whose value holds a secret is answered with the masked value, so DSH re-renders its
+ *     content and its durable `meta` from it (DSH's spill policy passes value decisions through;
+ *     another listener's content replacement of that one result is dropped).
  *   - `agent/pre-step`, prepended: masks entered user messages (the person's pasted text; DSH has
  *     already kept the raw text in `agent/inbox/spliced` before any hook runs — not fixable here).
  *   - `llm/stream`: the last check on every outgoing request; a request that still holds a value
@@ -144,6 +147,15 @@ export class BotSecrets extends Service {
         if (d.value !== undefined) {
           const value = maskDeep(d.value, mask)
           return value === d.value ? d : { ...d, value }
+        }
+        if (!result.isError) {
+          // The tool's value also feeds the durable `meta` (presentationMeta) of the logged
+          // result: replace the value, and DSH re-renders content and meta from the masked one.
+          // Value and content are exclusive, so another listener's content for THIS result is
+          // dropped (the tool's own render is used): safety over presentation, only when a
+          // saved value is in it.
+          const value = maskDeep(result.value, mask)
+          if (value !== result.value) return { kind: 'accept', value, ...(d.additionalContexts ? { additionalContexts: d.additionalContexts } : {}) }
         }
         const content = d.content ?? result.content
         const masked = maskDeep(content, mask)

@@ -35,6 +35,30 @@ describe('masking', () => {
     expect(JSON.stringify(host.adapter.requests)).not.toContain('MaskingCase')
   })
 
+  it('masks a tool\'s structured value, so the logged result\'s meta (presentationMeta) is masked too, even when another listener replaced its content', async () => {
+    const host = track(await startTeamHost({ steps: [{ toolCalls: [{ name: 'find_value', args: {} }] }, { text: 'done' }] }))
+    await host.ctx.botSecrets.set('API_KEY', { value: VALUE, scope: 'all' })
+    host.ctx.tools.register(defineTool({
+      name: 'find_value', description: 'returns a structured value', parameters: {},
+      output: {
+        schema: { type: 'object', properties: { line: { type: 'string' } }, additionalProperties: false },
+        render: (_a, v: any) => [{ type: 'text', text: `found: ${v.line}` }],
+        presentationMeta: (_a, v: any) => ({ lines: [v.line] }),
+      },
+      async execute() { return { line: `key ${VALUE}` } as never },
+    }))
+    // Another listener (registered after the plugin, so inside it) replaces the content.
+    host.ctx.on('tools/post-execute', async (_exec, result, next) => {
+      const d = await next()
+      return d.kind === 'accept' && d.value === undefined ? { ...d, content: [{ type: 'text' as const, text: `page: ${JSON.stringify(result.value)}` }] } : d
+    })
+    const agent = await runTurn(host, 'go')
+    const logged = agent.session.events.filter((e) => e.type === 'tool/result').map((e) => e.data as any)
+    expect(logged[0].meta).toEqual({ lines: [`key ${P}`] })
+    expect(toolResults(agent, 'find_value')).toEqual([`found: key ${P}`])
+    expect(JSON.stringify(agent.session.events)).not.toContain('MaskingCase')
+  })
+
   it('masks a pasted value in the person\'s message (user/message), while DSH keeps it raw in agent/inbox/spliced', async () => {
     const host = track(await startTeamHost({ fallback: { text: 'ok' } }))
     await host.ctx.botSecrets.set('API_KEY', { value: VALUE, scope: 'all' })
