@@ -25,6 +25,7 @@ import { BotSchedules } from './operations/schedules/service.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
+import { BotSecrets } from './secrets/service.ts'
 import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
 import { BotUsage } from './usage/service.ts'
@@ -85,6 +86,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     await mountContained(ctx.plugin(BotSchedules, { workBudget: config.team.workBudget, maxSchedules: config.operations.maxSchedules }), 'schedules')
     await mountContained(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
     await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
+    await mountContained(ctx.plugin(BotSecrets, { dir: paths.dir }), 'secrets')
   }
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
@@ -97,6 +99,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     usage: () => ctx.get('botUsage') ?? undefined,
     groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
     operations: () => ({ pause: ctx.get('botPause') ?? undefined, schedules: ctx.get('botSchedules') ?? undefined, diagnostics: ctx.get('botDiagnostics') ?? undefined }),
+    secrets: () => ctx.get('botSecrets') ?? undefined,
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

@@ -146,9 +146,18 @@ export interface HandoffSource extends Base {
   resume: boolean
 }
 
+/** A note to a Bot about its secret request (saved, declined, revoked); never carries a value. */
+export interface SecretNoteSource extends Base {
+  form: 'notice'
+  type: 'secret-note'
+  summary: string
+  name: string
+}
+
 export type TeamSource =
   | DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
   | RoomNoticeSource | RoomOpenSource | BootstrapSource | UsageNoticeSource | ScheduleSource | HandoffSource
+  | SecretNoteSource
 
 export type TeamSourceType = TeamSource['type']
 
@@ -206,6 +215,10 @@ export function handoffSource(part: number, resume: boolean): HandoffSource {
   return { ...base, form: 'recall', type: 'handoff', part, resume }
 }
 
+export function secretNoteSource(name: string, summary: string): SecretNoteSource {
+  return { ...base, form: 'notice', type: 'secret-note', summary: oneLine(summary), name }
+}
+
 /** DSH bounds a notice's one-line summary (CONTEXT_SUMMARY_MAX_CHARS = 120). */
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim()
@@ -235,6 +248,7 @@ const readers = z.discriminatedUnion('type', [
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('usage-notice'), summary: z.string() }),
   z.object({ ...plugin, form: z.literal('relay'), type: z.literal('schedule'), scheduleId: id, createdBy: id, ...chain }),
   z.object({ ...plugin, form: z.literal('recall'), type: z.literal('handoff'), part: z.int().min(1).max(1_000_000), resume: z.boolean() }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('secret-note'), summary: z.string(), name: z.string().max(64) }),
 ])
 
 /** Rewrite a source written before consolidation into today's shape (pure; unknown input passes). */

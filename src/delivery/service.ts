@@ -298,6 +298,8 @@ export class BotDelivery extends Service {
     const target = this.roster.bot(req.to)
     if (!target) throw new TeamRefusal('not-found', `No live Bot with id ${req.to}.`)
     const agent = await this.roster.agentOf(target.id)
+    // Saved secret values never enter the outbox or the target's log (botSecrets; absent: none).
+    const masked = this.ctx.get('botSecrets')?.mask(req.body) ?? req.body
     let delivery: Delivery | undefined
     await this.store.update((s) => {
       const live = own(s.bots, target.id)
@@ -305,7 +307,7 @@ export class BotDelivery extends Service {
       const drawn = drawOn(s, req.chain, { limit: this.config.workBudget, open: { origin: req.from, at: nowIso() }, force: req.force })
       if (!drawn.ok && !req.force) throw new TeamRefusal('limit', `Not sent: ${drawn.reason}`)
       delivery = {
-        id: allocateId(s, 'delivery'), from: req.from, to: target.id, kind: req.kind, body: clip(req.body, MESSAGE_MAX), hop: req.chain.hop,
+        id: allocateId(s, 'delivery'), from: req.from, to: target.id, kind: req.kind, body: clip(masked, MESSAGE_MAX), hop: req.chain.hop,
         replyTo: req.replyTo ?? null, createdAt: nowIso(), status: 'pending',
         ...(req.kind === 'message' ? { replyMode: req.replyMode ?? 'sender' } : {}),
         sessionId: String(agent.id),

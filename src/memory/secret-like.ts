@@ -2,7 +2,7 @@
  * The secret-like filter — does a memory entry look like it hands over a key, token, password,
  * one-time code or identity/card number? (pure)
  *
- * Owns `secretProblem(text, knownSecrets)`: the reason (a short phrase) an entry is refused, or
+ * Owns `secretProblem(text)`: the reason (a short phrase) an entry is refused, or
  * undefined. The principle, not a word list: refuse when the text GIVES a value — a credential-
  * shaped string (known key prefixes, private-key armour, JWTs, URL credentials, high-entropy
  * blobs), or a credential word immediately followed by a giving marker ("is", ":", "=", "set to",
@@ -11,7 +11,7 @@
  * "验证码有效期是 5 分钟", "the ticket id is 4521", dates, versions) is fine.
  *
  * Deliberately does not: decide anything else about an entry (caps, topics: `caps.ts`), look up
- * saved secrets itself (the caller passes the values, e.g. from a secrets service), or try to catch
+ * saved secrets (the memory service asks `botSecrets.holdsSecret`, which knows their encodings), or try to catch
  * a secret written in words, split across entries, or encoded (see docs/limitations.md).
  */
 
@@ -112,10 +112,7 @@ function longestDigitRun(text: string): number {
 }
 
 /** Why `text` looks like it gives a secret, or undefined when it does not (pure). */
-export function secretProblem(text: string, knownSecrets: readonly string[] = []): string | undefined {
-  for (const secret of knownSecrets) {
-    if (secret.length >= 4 && text.includes(secret)) return 'it contains a saved secret value'
-  }
+export function secretProblem(text: string): string | undefined {
   for (const shape of KEY_SHAPES) if (shape.test(text)) return 'it looks like a key, token or credential'
   const bare = text.replace(URL, ' ').replace(DATE, ' ')
   for (const m of bare.matchAll(/[A-Za-z0-9+=_-]{24,}|[A-Za-z0-9+/=]{40,}/g)) {

@@ -14,7 +14,8 @@
  * a time, queued after the turn went idle (never delaying it); their tokens are counted apart.
  *
  * Deliberately does not: serve HTTP, or
- * look up saved secrets (no secrets service yet: `knownSecrets` is the hook). A refusal changes
+ * keep saved secrets (it asks `botSecrets.holdsSecret`, when that service is mounted, whether an
+ * entry holds a saved value or an encoding of one). A refusal changes
  * nothing and says what to do; a store error propagates as the tool's refusal (`answer`).
  *
  * Composes: listens to the roster's `bot-team/bot-attached` and `bot-team/member-attached` (after
@@ -124,8 +125,6 @@ export class BotMemory extends Service {
   private readonly onAgents: AgentRegistrations
   private readonly attached = new WeakSet<Agent>()
   private queue: Promise<unknown> = Promise.resolve()
-  /** Saved secret values an entry must not contain (wired by a secrets service when there is one). */
-  knownSecrets: () => readonly string[] = () => []
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botMemory')
@@ -279,7 +278,7 @@ export class BotMemory extends Service {
       const text = input.text.trim().replace(/\s+/g, ' ')
       const shape = entryShapeProblem(input.text.trim())
       if (shape) throw new TeamRefusal('invalid', shape)
-      const secret = secretProblem(text, this.knownSecrets())
+      const secret = secretProblem(text) ?? (this.ctx.get('botSecrets')?.holdsSecret(text) ? 'it holds the value of a saved secret' : undefined)
       if (secret) {
         throw new TeamRefusal('invalid', `not saved: ${secret}. Memory must not hold keys, tokens, passwords, one-time codes or ID, account or card numbers; save the fact without the value (e.g. "the staging password is in the vault").`)
       }

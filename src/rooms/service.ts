@@ -382,7 +382,8 @@ export class BotRooms extends Service {
   async post(caller: Caller, ref: string, text: string, opts: { report?: boolean; chain?: Chain } = {}): Promise<string> {
     const group = this.find(ref)
     this.require(caller, 'post_to_group', group)
-    const body = text.trim()
+    // Saved secret values never enter the room's log (botSecrets; absent: no secrets to mask).
+    const body = (this.ctx.get('botSecrets')?.mask(text) ?? text).trim()
     if (!body) throw new RoomRefusal('invalid', 'The post is empty.')
     if (body.length > 8000) throw new RoomRefusal('invalid', 'The post is longer than 8,000 characters; shorten it.')
     const room = await this.roomAgent(group.id)

@@ -14,6 +14,7 @@
  * `#pairing-start`, `#pairing-code-input`, `#pairing-submit`, `#pairing-new-code`, `#pairing-code`;
  * the operations section (issue 16) is `#operations` with `#pause-state[data-state=paused|running]`,
  * `#pause-toggle`, `#diagnostics-download`, `#operations-problem`.
+ * the secret cards are `#secrets` (`secret-card.ts`, which adds its own HTML, CSS and script).
  *
  * The pairing token lives in this browser's localStorage and is sent as the `x-bot-team-pairing`
  * header on every API call (`pairing.ts` decides what it is worth).
@@ -21,6 +22,7 @@
  * Deliberately narrow: presentation only; every fact comes from the API.
  */
 import { PAIRING_HEADER } from './pairing.ts'
+import { SECRET_CARD_CSS, SECRET_CARD_HTML, SECRET_CARD_JS } from './secret-card.ts'
 
 export const PAGE_SCRIPT_PATH = '/bot-team/page.js'
 export const PAGE_STYLE_PATH = '/bot-team/page.css'
@@ -44,7 +46,7 @@ export const TEAM_PAGE_HTML = `<!doctype html>
 <div id="problems"></div>
 <h2 id="activity-title" hidden></h2>
 <ul id="activity"></ul>
-<section id="pairing">
+${SECRET_CARD_HTML}<section id="pairing">
 <h2 id="pairing-title">This browser</h2>
 <p id="pairing-state" class="muted"></p>
 <p id="pairing-problem" class="problem" hidden></p>
@@ -83,7 +85,7 @@ h2 { font-size: 1.05rem; margin-top: 1.5rem; }
 code, #pairing-code { font-family: ui-monospace, monospace; }
 #pairing-code { font-size: 1.2rem; }
 #devices button { margin-left: .5rem; }
-`
+${SECRET_CARD_CSS}`
 
 export const TEAM_PAGE_JS = `(function () {
   'use strict';
@@ -315,4 +317,4 @@ export const TEAM_PAGE_JS = `(function () {
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init); else init();
 })();
-`
+${SECRET_CARD_JS}`

@@ -9,6 +9,7 @@
  *   POST /bot-team/api/backup        download a backup archive (`backup-routes.ts`)
  *        /bot-team/api/usage…        the usage screen's API (`usage-routes.ts`)
  *        /bot-team/api/pause, /schedules…, /diagnostics   operations (`operations-routes.ts`)
+ *        /bot-team/api/secrets…      secret cards and the secrets list (`secrets-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -27,6 +28,7 @@ import { reportRefusal, TeamRefusal, type RefusalCode } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { memoryApi } from '../memory/routes.ts'
 import type { BotMemory } from '../memory/service.ts'
+import type { BotSecrets } from '../secrets/service.ts'
 import { isStoreError } from '../store/index.ts'
 import { backupApi, type BackupRouteOptions } from './backup-routes.ts'
 import type { BotUsage } from '../usage/service.ts'
@@ -38,6 +40,7 @@ import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_H
 import { Pairing } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
+import { secretsApi } from './secrets-routes.ts'
 
 export { MAX_BODY_BYTES } from './bots-routes.ts'
 
@@ -64,6 +67,7 @@ export interface WebRoutesOptions {
   groupId?: (ref: string) => string | undefined
   /** The pause switch, scheduled tasks and the diagnostics log (issue 16). */
   operations?: () => OperationsServices
+  secrets?: () => BotSecrets | undefined
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -141,6 +145,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if ('json' in answer) return sendJson(res, answer.status, answer.json)
     if (answer.fileName) res.setHeader('content-disposition', `attachment; filename="${answer.fileName}"`)
     return send(res, answer.status, answer.type, answer.text)
+  }
+  if (head === 'secrets') {
+    const roster = options.roster()
+    const secrets = options.secrets?.()
+    if (!roster || !secrets) throw new HttpError(503, 'secrets are not available (see /bot-team/api/status)')
+    const [status, body] = await secretsApi({ method, rest, req }, secrets, roster, pairing)
+    return sendJson(res, status, body)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
 }

@@ -23,6 +23,7 @@ import PermissionPresets from '@deepseek-ai/dsh-permission-presets'
 import { afterEach } from 'vitest'
 import * as botTeam from '../../src/index.ts'
 import { ScriptedAdapter } from '../../scripts/scripted-model/adapter.ts'
+import { mountShellTool } from './shell.ts'
 import type { Script, ScriptMap } from '../../scripts/scripted-model/format.ts'
 
 export interface DshHost {
@@ -97,12 +98,15 @@ export interface TeamHostOptions {
   writer?: 'always' | 'auto' | 'never'
   /** Plugin config merged over the defaults above (e.g. `{ rooms: { limits: { turnTimeoutMs: 300 } } }`). */
   config?: Partial<botTeam.Config>
+  /** Mount DSH's real `shellEnv` and `bash` tool too (`shell.ts`; implies `permissions`). */
+  shell?: boolean
 }
 
 /** A host with the Bot Team plugin mounted on `<home>/bot` (Bots without a model use `mock/mock`). */
 export async function startTeamHost(script: Script | ScriptMap = {}, options: TeamHostOptions = {}): Promise<DshHost> {
-  const { writer = 'always', config = {}, ...hostOptions } = options
-  const host = await startDshHost(script, hostOptions)
+  const { writer = 'always', config = {}, shell = false, ...hostOptions } = options
+  const host = await startDshHost(script, { ...hostOptions, permissions: hostOptions.permissions || shell })
+  if (shell) await mountShellTool(host.ctx, host.home)
   await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer, defaultModel: 'mock/mock', ...config } as botTeam.Config)
   return host
 }

@@ -13,11 +13,9 @@ const SAVED = 'orchid-lantern-7731'
 describe('diagnostics (in-process DSH)', () => {
   it('a failed Bot turn whose error echoes an API key and a saved secret is logged scrubbed', async () => {
     const host = track(await startDshHost({ mock: { fallback: { fail: 'server-error', status: 400, message: `invalid credentials: key ${API_KEY}, db password ${SAVED}` } } }))
-    // The secrets service's masker (its interface: `mask(text)`), standing in for that issue's service.
-    host.ctx.provide('botSecrets' as never)
-    host.ctx.set('botSecrets' as never, { mask: (text: string) => text.split(SAVED).join('[secret:db]') } as never)
     await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as botTeam.Config)
     await host.ctx.botDelivery.ready
+    await host.ctx.botSecrets.set('db', { value: SAVED, scope: 'all', purpose: 'the database' })
     userPrompt(await host.ctx.botRoster.agentOf('bot-1'), 'hello')
     await quiesce(host)
 

@@ -302,9 +302,4 @@ describe('secretProblem on the labelled set', () => {
     expect(refusedRate).toBeGreaterThanOrEqual(0.95)
     expect(falseRate).toBeLessThanOrEqual(0.02)
   })
-
-  it('refuses an entry holding a saved secret value, whatever its shape', () => {
-    expect(secretProblem('remember the phrase blue-otter', ['blue-otter'])).toMatch(/saved secret/)
-    expect(secretProblem('remember the phrase blue-otter', ['green-fox'])).toBeUndefined()
-  })
 })

@@ -1,0 +1,252 @@
+/**
+ * The secret masker (pure) — replaces every saved secret value in a text with `[secret:NAME]`.
+ *
+ * Owns: `createMasker(entries)`, one compiled pass over a text that replaces, for each secret,
+ * the exact value and its common encodings: JSON-escaped (once and twice: a JSON string inside a
+ * JSON string), URL-encoded (upper- and lower-case escapes), base64 and base64url at all three byte
+ * alignments (so a value inside a longer encoded stream is found too, padding ignored) and hex
+ * (lower and upper case). Encoded forms are also found with whitespace between their characters
+ * (the line breaks `base64` and `xxd -p` insert, the spaces of `od`). Values of at most
+ * `SHORT_MAX` characters are masked only where no letter or digit touches them, and only as
+ * themselves (their encodings are too short to tell from ordinary text). A longer value cut by a
+ * tool's truncation is masked at the text's edges too (a suffix of it at the start, a prefix at the
+ * end, at least `EDGE_MIN` characters, not continued by a letter or digit). Plain substring search
+ * (no regex, so a 16 KB value costs no more than a short one), then one replacement pass over
+ * non-overlapping matches, earliest and longest first: a placeholder is never matched again. `maskDeep` applies a masker to
+ * every string in a JSON-shaped value (model requests, tool arguments).
+ *
+ * Deliberately does not: find a value written some other way — split, reversed, compressed,
+ * encrypted, re-encoded by a program it does not know, or spelled out (docs/limitations.md). It
+ * keeps no state and does no I/O; the secrets service rebuilds it when the set of values changes.
+ */
+
+/** Values this long or shorter are masked only at non-alphanumeric boundaries, and not encoded. */
+export const SHORT_MAX = 7
+
+export interface MaskEntry {
+  name: string
+  value: string
+}
+
+export interface Masker {
+  /** `text` with every saved value (and encoding) replaced by `[secret:NAME]`. */
+  mask(text: string): string
+  /** Does `text` hold a saved value (or encoding)? */
+  has(text: string): boolean
+  /** Names of the secrets found in `text`, sorted. */
+  found(text: string): string[]
+}
+
+export const placeholder = (name: string) => `[secret:${name}]`
+
+/**
+ * The base64 characters that depend only on `bytes` when they sit at offset `k` (0–2) of a longer
+ * stream: encode `k` filler bytes + `bytes`, drop the characters the filler or the unknown next
+ * bytes touch, and any padding.
+ */
+export function base64Cores(bytes: Uint8Array): string[] {
+  const cores: string[] = []
+  for (let k = 0; k < 3; k++) {
+    const full = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64').replace(/=+$/, '')
+    const n = k + bytes.length
+    const start = Math.ceil((8 * k) / 6)
+    const end = Math.floor(n / 3) * 4 + [0, 1, 2][n % 3]!
+    if (end - start >= 4) cores.push(full.slice(start, end))
+  }
+  return cores
+}
+
+const toUrlSafe = (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_')
+
+export interface Forms {
+  /** Found as they are: the value, JSON-escaped, URL-encoded (and the encodings below). */
+  plain: string[]
+  /** Also found with whitespace between their characters (wrapped base64, spaced hex). */
+  encoded: string[]
+  /** Masked only where no letter or digit touches them. */
+  short: boolean
+}
+
+/** Every form of one value the masker looks for. */
+export function formsOf(value: string): Forms {
+  const plain = new Set<string>([value])
+  const once = JSON.stringify(value).slice(1, -1)
+  plain.add(once)
+  plain.add(JSON.stringify(once).slice(1, -1))
+  if ([...value].length <= SHORT_MAX) return { plain: [...plain], encoded: [], short: true }
+  const url = encodeURIComponent(value)
+  plain.add(url)
+  plain.add(url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()))
+  const bytes = Buffer.from(value, 'utf8')
+  const encoded = new Set<string>()
+  for (const core of base64Cores(bytes)) {
+    encoded.add(core)
+    encoded.add(toUrlSafe(core))
+  }
+  const hex = bytes.toString('hex')
+  encoded.add(hex)
+  encoded.add(hex.toUpperCase())
+  return { plain: [...plain], encoded: [...encoded], short: false }
+}
+
+interface Needle {
+  text: string
+  name: string
+  short: boolean
+}
+
+interface Range {
+  start: number
+  end: number
+  name: string
+}
+
+const ALNUM = /[A-Za-z0-9]/
+const WS = /\s/
+const WS_ALL = /\s+/g
+
+function touchesAlnum(text: string, start: number, end: number): boolean {
+  return (start > 0 && ALNUM.test(text[start - 1]!)) || (end < text.length && ALNUM.test(text[end]!))
+}
+
+function search(text: string, needles: readonly Needle[], out: Range[]): void {
+  for (const n of needles) {
+    for (let at = text.indexOf(n.text); at !== -1; at = text.indexOf(n.text, at + 1)) {
+      const end = at + n.text.length
+      if (!n.short || !touchesAlnum(text, at, end)) out.push({ start: at, end, name: n.name })
+    }
+  }
+}
+
+/** Non-overlapping ranges, earliest first; of two starting together, the longer. */
+function pick(ranges: Range[]): Range[] {
+  ranges.sort((a, b) => a.start - b.start || b.end - a.end)
+  const out: Range[] = []
+  let until = -1
+  for (const r of ranges) {
+    if (r.start < until) continue
+    out.push(r)
+    until = r.end
+  }
+  return out
+}
+
+/** Shortest piece of a cut value masked at a text's edge. */
+export const EDGE_MIN = 4
+const HEAD = 32
+
+/**
+ * A value cut by a tool's truncation ("…the tail of the output") leaves a piece at the text's
+ * start that is a suffix of the value, or at its end that is a prefix of it: the longest such
+ * piece of at least `EDGE_MIN` characters, where no letter or digit continues it. O(value length).
+ */
+function edgeRanges(text: string, value: string, name: string, out: Range[]): void {
+  const len = value.length
+  const at = (k: number) => !ALNUM.test(text[k] ?? ' ')
+  let start = 0
+  for (let k = Math.min(HEAD - 1, len - 1, text.length); k >= EDGE_MIN && !start; k--) if (value.endsWith(text.slice(0, k)) && at(k)) start = k
+  if (text.length >= HEAD) {
+    const head = text.slice(0, HEAD)
+    for (let i = value.indexOf(head, 1); i !== -1; i = value.indexOf(head, i + 1)) {
+      const k = len - i
+      if (k > start && text.startsWith(value.slice(i)) && at(k)) start = k
+    }
+  }
+  if (start) out.push({ start: 0, end: start, name })
+  let end = 0
+  const n = text.length
+  for (let k = Math.min(HEAD - 1, len - 1, n); k >= EDGE_MIN && !end; k--) if (value.startsWith(text.slice(n - k)) && at(n - k - 1)) end = k
+  if (n >= HEAD) {
+    const tail = text.slice(n - HEAD)
+    for (let j = value.indexOf(tail); j !== -1 && j + HEAD < len; j = value.indexOf(tail, j + 1)) {
+      const k = j + HEAD
+      if (k > end && text.endsWith(value.slice(0, k)) && at(n - k - 1)) end = k
+    }
+  }
+  if (end) out.push({ start: n - end, end: n, name })
+}
+
+const IDENTITY: Masker = { mask: (t) => t, has: () => false, found: () => [] }
+
+/** A masker for `entries` (entries with an empty value are ignored). */
+export function createMasker(entries: readonly MaskEntry[]): Masker {
+  const plain: Needle[] = []
+  const encoded: Needle[] = []
+  const edges: MaskEntry[] = []
+  for (const { name, value } of entries) {
+    if (!value) continue
+    const forms = formsOf(value)
+    if (!forms.short) edges.push({ name, value })
+    for (const text of forms.plain) plain.push({ text, name, short: forms.short })
+    for (const text of forms.encoded) encoded.push({ text, name, short: false })
+  }
+  if (!plain.length) return IDENTITY
+  const ranges = (text: string): Range[] => {
+    const out: Range[] = []
+    search(text, plain, out)
+    search(text, encoded, out)
+    if (encoded.length && WS.test(text)) {
+      // Encoded forms wrapped or spaced by a tool: search the text without whitespace, and only
+      // when something is found build the map back to the text's positions.
+      const stripped = text.replace(WS_ALL, '')
+      const hits: Range[] = []
+      search(stripped, encoded, hits)
+      if (hits.length) {
+        const map: number[] = []
+        for (let i = 0; i < text.length; i++) if (!WS.test(text[i]!)) map.push(i)
+        for (const h of hits) out.push({ start: map[h.start]!, end: map[h.end - 1]! + 1, name: h.name })
+      }
+    }
+    for (const e of edges) edgeRanges(text, e.value, e.name, out)
+    return pick(out)
+  }
+  return {
+    mask(text) {
+      if (typeof text !== 'string' || !text) return text
+      const found = ranges(text)
+      if (!found.length) return text
+      let out = ''
+      let at = 0
+      for (const r of found) {
+        out += text.slice(at, r.start) + placeholder(r.name)
+        at = r.end
+      }
+      return out + text.slice(at)
+    },
+    has(text) {
+      return typeof text === 'string' && text.length > 0 && ranges(text).length > 0
+    },
+    found(text) {
+      if (typeof text !== 'string' || !text) return []
+      return [...new Set(ranges(text).map((r) => r.name))].sort()
+    },
+  }
+}
+
+/**
+ * `value` with `mask` applied to every string in it (arrays and plain objects are copied; other
+ * values are kept). Returns the same object when nothing changed, so callers can tell.
+ */
+export function maskDeep<T>(value: T, mask: (s: string) => string, depth = 0): T {
+  if (typeof value === 'string') return mask(value) as T
+  if (depth > 64 || value === null || typeof value !== 'object') return value
+  if (Array.isArray(value)) {
+    let changed = false
+    const out = value.map((v) => {
+      const m = maskDeep(v, mask, depth + 1)
+      if (m !== v) changed = true
+      return m
+    })
+    return (changed ? out : value) as T
+  }
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return value
+  let changed = false
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) {
+    const m = maskDeep(v, mask, depth + 1)
+    if (m !== v) changed = true
+    out[k] = m
+  }
+  return (changed ? out : value) as T
+}

@@ -1,0 +1,19 @@
+// DSH's real shell tool for the `dsh` tier: the `shellEnv` registry (`@deepseek-ai/dsh-shell-env`)
+// and the model-facing `bash` tool (`@deepseek-ai/dsh-tool-bash`), the exact rc.8 builds the pinned
+// `@deepseek-ai/dsh` bundle ships (resolved through its base bundle, not separate dependencies).
+// Needs the host's `permissions` option (subprocess, sandbox and the bash sandbox are mounted there).
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
+import type { Context } from '@deepseek-ai/cordis'
+
+const fromBase = createRequire(createRequire(createRequire(import.meta.url).resolve('@deepseek-ai/dsh/package.json')).resolve('@deepseek-ai/dsh-base/package.json'))
+
+async function load(name: string): Promise<any> {
+  return import(pathToFileURL(fromBase.resolve(name)).href)
+}
+
+/** Mount `shellEnv` (with `home` as DSH_HOME) and the `bash` tool into a host's context. */
+export async function mountShellTool(ctx: Context, home: string): Promise<void> {
+  await ctx.plugin(await load('@deepseek-ai/dsh-shell-env'), { dshHome: home })
+  await ctx.plugin(await load('@deepseek-ai/dsh-tool-bash'), { enableRunInBackground: false })
+}
