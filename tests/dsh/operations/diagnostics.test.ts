@@ -25,6 +25,6 @@ describe('diagnostics (in-process DSH)', () => {
     const failed = text.trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.kind === 'turn-failed')
     expect(failed).toHaveLength(1)
     expect(failed[0]).toMatchObject({ level: 'error', data: { botId: 'bot-1' } })
-    expect(failed[0].message).toMatch(/^Main's turn 1 failed: .*invalid credentials: key \[redacted\], db password \[secret:db\]/)
+    expect(failed[0].message).toMatch(/^Main's turn 1 failed: .*invalid credentials: key \[redacted\], db password \[secret:DB\]/)
   })
 })
