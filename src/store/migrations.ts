@@ -42,8 +42,21 @@ export const migrationV1toV2: Migration = {
   },
 }
 
+/**
+ * v2 → v3 (0.2): only optional fields were added (pause, schedules, usage settings, part handoff
+ * fields), so a v2 document is a valid v3 one as it is; the step moves the version number, which
+ * keeps a v2 build from writing to a team whose pause or schedules it would not honour.
+ */
+export const migrationV2toV3: Migration = {
+  from: 2,
+  describe: 'v2 → v3: new optional fields only (pause, schedules, usage settings, part handoff fields)',
+  up(doc) {
+    return { ...doc, version: 3 }
+  },
+}
+
 /** The production chain, indexed by `from`. */
-export const MIGRATIONS: readonly Migration[] = [migrationV1toV2]
+export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3]
 
 /**
  * Example of a real step (not in `MIGRATIONS`): v2 would move `preferences.theme` (a loose

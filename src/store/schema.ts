@@ -23,8 +23,12 @@ import { z } from 'zod'
  * The schema version this build writes. A file with a larger `version` is opened read-only.
  * v2 (0.2): Bots' `acceptsDelegatedWork`, work `budgets`, the chain of a delivery (`budget`,
  * `mode`), groups' persisted `botRounds`.
+ * v3 (0.2): the pause switch (`paused`), scheduled tasks (`schedules`), usage settings (`usage`:
+ * prices, daily caps), Session parts' handoff fields (`note`, `opening`, `resume`). All optional;
+ * the version moves so that a v2 build opens a v3 team read-only instead of ignoring a pause or
+ * letting schedules lapse.
  */
-export const STATE_VERSION = 2
+export const STATE_VERSION = 3
 
 /** Sandbox modes, lowest first (the authority a chain carries). */
 const sandboxMode = z.enum(['read-only', 'workspace-write', 'danger-full-access'])

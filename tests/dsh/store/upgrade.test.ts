@@ -1,4 +1,4 @@
-// A team saved by the previous release (0.1.0, schema v1) opens in this build and is used: the file
+// Teams saved by earlier releases (0.1.0, schema v1; the v2 build d2907db) open in this build and are used: the file
 // is migrated once, the Bots keep their Sessions, and the message 0.1.0 left pending is delivered.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -39,4 +39,34 @@ it('opens the state.json 0.1.0 saved, migrates it, keeps every Bot and its Sessi
   expect(saved.version).toBe(STATE_VERSION)
   expect(Object.values(saved.bots).map((b: any) => b.name)).toEqual(['Main', 'Ada', 'Bob', 'Cy'])
   expect(saved.nextIds.bot).toBe(5)
+})
+
+it('opens the state.json the schema-v2 build saved, migrates it to v3, delivers the message it left pending, and the team can be paused and given a schedule', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'bot-team-upgrade-v2-'))
+  homes.push(home)
+  mkdirSync(join(home, 'bot'))
+  copyFileSync(new URL('../../fixtures/state-v2-d2907db.json', import.meta.url), join(home, 'bot', 'state.json'))
+  const host = track(await team({ mock: { fallback: { text: 'ok' } } }, { home }))
+  const roster = host.ctx.botRoster
+  expect(host.ctx.botStore.status().mode).toBe('writer')
+  expect(roster.bots().map((b) => [b.name, b.main, b.permissionPreset, b.sessionParts.map((p) => p.sessionId)])).toEqual([
+    ['Main', true, 'workspace-write', ['session-v2-main']], ['Ada', false, 'workspace-write', ['session-v2-ada']], ['Bob', false, 'read-only', ['session-v2-bob']],
+  ])
+  expect(host.ctx.botRooms.groups().map((g) => [g.name, g.members, g.admin, g.botRounds])).toEqual([['Desk', ['bot-2', 'bot-3'], 'bot-2', 1]])
+  // the message the v2 build left pending reaches Ada's chat (the Session id it recorded)
+  await quiesce(host)
+  const ada = await roster.agentOf('bot-2')
+  expect(String(ada.id)).toBe('session-v2-ada')
+  expect(userMessages(ada).map((m) => m.text)).toEqual([expect.stringContaining('Pending when saved by the v2 build.')])
+  expect(host.ctx.botDelivery.log().find((d) => d.id === 'delivery-2')?.status).toBe('delivered')
+  // v3's new fields work on the upgraded team, and the file is saved as v3
+  await host.ctx.botPause.pause('user')
+  await host.ctx.botSchedules.create({ kind: 'person' }, { bot: 'Bob', prompt: 'check the build', every_minutes: 30 })
+  await host.ctx.botPause.resume()
+  await quiesce(host)
+  const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))
+  expect(saved.version).toBe(STATE_VERSION)
+  expect(saved.schedules.map((s: any) => [s.target, s.prompt])).toEqual([[{ kind: 'bot', botId: 'bot-3' }, 'check the build']])
+  expect(saved.paused).toBeUndefined()
+  expect(saved.nextIds.delivery).toBe(3)
 })

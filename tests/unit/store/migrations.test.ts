@@ -1,12 +1,39 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { type Migration, MIGRATIONS, exampleMigrationV1toV2, migrate, migrationV1toV2 } from '../../../src/store/migrations.ts'
+import { type Migration, MIGRATIONS, exampleMigrationV1toV2, migrate, migrationV1toV2, migrationV2toV3 } from '../../../src/store/migrations.ts'
 import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
 
 /** `bot/state.json` as saved by release 0.1.0 (schema v1), written by that release's own store. */
 const fixtureV1 = (): Record<string, unknown> => JSON.parse(readFileSync(new URL('../../fixtures/state-v1-0.1.0.json', import.meta.url), 'utf8'))
 
+/** `bot/state.json` as saved by the schema-v2 build (d2907db), one pending delivery added by hand. */
+const fixtureV2 = (): Record<string, unknown> => JSON.parse(readFileSync(new URL('../../fixtures/state-v2-d2907db.json', import.meta.url), 'utf8'))
+
 describe('migration chain', () => {
+  it('the production chain lifts the file the v2 build saved to a valid current state with one step, keeping every entity as it was', () => {
+    const v2 = fixtureV2()
+    expect(v2.version).toBe(2)
+    const r = migrate(v2, MIGRATIONS, STATE_VERSION)
+    expect(r).toMatchObject({ ok: true, from: 2, steps: [migrationV2toV3.describe] })
+    if (!r.ok) return
+    const parsed = stateSchema.safeParse(r.doc)
+    expect(parsed.success).toBe(true)
+    if (!parsed.success) return
+    const { version, ...rest } = r.doc
+    const { version: _old, ...before } = v2
+    expect(version).toBe(STATE_VERSION)
+    expect(rest).toEqual(before)
+    expect(parsed.data.paused).toBeUndefined()
+    expect(parsed.data.schedules).toBeUndefined()
+  })
+
+  it('v2 → v3 moves only the version number and leaves the input alone', () => {
+    const v2 = fixtureV2()
+    const before = JSON.stringify(v2)
+    expect(migrationV2toV3.up(v2)).toEqual({ ...v2, version: 3 })
+    expect(JSON.stringify(v2)).toBe(before)
+  })
+
   it('the production chain lifts the file 0.1.0 saved (v1) to a valid current state, one step per version', () => {
     const v1 = fixtureV1()
     expect(v1.version).toBe(1)
