@@ -1,0 +1,131 @@
+/**
+ * The client half's team API under `/bot-team/api`:
+ *   GET /team     the team as the sidebar draws it (`team-view.ts`), as JSON
+ *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
+ *                 change (team state saved or re-read, a Bot's Session starting or ending a turn)
+ *
+ * The feed pushes instead of being polled: changes arriving together are coalesced into one
+ * event (`COALESCE_MS`), identical snapshots are not re-sent, and at most `MAX_STREAMS` streams
+ * are open at once (a further one is a 503). A comment line every `KEEPALIVE_MS` keeps proxies
+ * from closing an idle stream.
+ *
+ * Deliberately narrow: read-only (changes go through the bots API and the roster, which decides
+ * who may do what); the router (`routes.ts`) applied the trust fence before anything here runs.
+ *
+ * Composes: `mountTeamFeed` adds one `agent/status` listener (reads only, never vetoes; order
+ * among other listeners does not matter) and one `botStore.subscribe`; both are Cordis effects,
+ * and unloading the plugin ends every open stream.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Context } from '@deepseek-ai/cordis'
+import type {} from '@deepseek-ai/dsh-agent'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { HttpError, sendJson } from './http.ts'
+import { teamView, type TeamView } from './team-view.ts'
+
+export const COALESCE_MS = 25
+export const KEEPALIVE_MS = 25_000
+export const MAX_STREAMS = 32
+
+/** The live team and its push stream. */
+export class TeamFeed {
+  private readonly streams = new Set<ServerResponse>()
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private last = ''
+  private readonly read: () => TeamView | undefined
+
+  constructor(read: () => TeamView | undefined) {
+    this.read = read
+  }
+
+  snapshot(): TeamView | undefined {
+    return this.read()
+  }
+
+  get streamCount(): number {
+    return this.streams.size
+  }
+
+  /** Something changed: push the new view to every stream (coalesced). */
+  changed(): void {
+    if (this.timer || this.streams.size === 0) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.push()
+    }, COALESCE_MS)
+  }
+
+  private push(): void {
+    const view = this.read()
+    if (!view) return
+    const json = JSON.stringify(view)
+    if (json === this.last) return
+    this.last = json
+    for (const res of this.streams) res.write(`event: team\ndata: ${json}\n\n`)
+  }
+
+  open(req: IncomingMessage, res: ServerResponse): void {
+    if (this.streams.size >= MAX_STREAMS) throw new HttpError(503, `too many open team streams (at most ${MAX_STREAMS})`)
+    const view = this.read()
+    if (!view) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      connection: 'keep-alive',
+    })
+    const json = JSON.stringify(view)
+    this.last = json
+    res.write(`retry: 2000\nevent: team\ndata: ${json}\n\n`)
+    this.streams.add(res)
+    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS)
+    keepalive.unref?.()
+    const done = () => {
+      clearInterval(keepalive)
+      this.streams.delete(res)
+    }
+    req.on('close', done)
+    res.on('close', done)
+  }
+
+  /** End every stream (plugin unload). */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    for (const res of this.streams) res.end()
+    this.streams.clear()
+  }
+}
+
+/** Build the feed from the plugin's services and keep it told of changes (Cordis effects). */
+export function mountTeamFeed(ctx: Context): TeamFeed {
+  const feed = new TeamFeed(() => {
+    const store = ctx.get('botStore')
+    if (!store) return undefined
+    return teamView({
+      state: store.state,
+      store: store.status(),
+      archive: ctx.get('botArchive')?.status,
+      running: (sessionId) => ctx.get('agents')?.get(SessionId(sessionId))?.status === 'running',
+    })
+  })
+  ctx.effect(() => () => feed.close(), 'bot-team:team-feed')
+  ctx.on('agent/status', ({ agent }) => {
+    if (ctx.get('botRoster')?.ownerOf(String(agent.id))) feed.changed()
+  })
+  const store = ctx.get('botStore')
+  if (store) store.subscribe(() => feed.changed())
+  return feed
+}
+
+/** `/team` and `/events`; anything else under them is a 404. */
+export function teamApi(method: string, head: string, rest: readonly string[], req: IncomingMessage, res: ServerResponse, feed: TeamFeed | undefined): void {
+  if (rest.length > 0) throw new HttpError(404, `no such route: /${head}/${rest.join('/').slice(0, 100)}`)
+  if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /${head}`)
+  if (!feed) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+  if (head === 'events') return feed.open(req, res)
+  const view = feed.snapshot()
+  if (!view) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+  sendJson(res, 200, view)
+}
