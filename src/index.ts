@@ -23,6 +23,7 @@ import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
 import { PAIRING_FILE } from './web/pairing-file.ts'
 import { registerWebRoutes } from './web/routes.ts'
+import { mountTeamFeed } from './web/team-api-routes.ts'
 import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
 
 export { Config }
@@ -76,6 +77,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
     memory: () => ctx.get('botMemory') ?? undefined,
+    feed: mountTeamFeed(ctx),
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

@@ -6,6 +6,7 @@
  *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
+ *   GET  /bot-team/api/team, /events the client half's team view and its push stream (`team-api-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -31,6 +32,7 @@ import { decodeSegment, HttpError, send, sendJson } from './http.ts'
 import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_HTML, TEAM_PAGE_JS } from './page.ts'
 import { Pairing } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
+import { teamApi, type TeamFeed } from './team-api-routes.ts'
 
 export { MAX_BODY_BYTES } from './bots-routes.ts'
 
@@ -50,6 +52,8 @@ export interface WebRoutesOptions {
   status: () => TeamStatus
   roster: () => BotRoster | undefined
   memory?: () => BotMemory | undefined
+  /** The client half's live team view (`team-api-routes.ts`). */
+  feed?: TeamFeed
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -91,6 +95,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)
     return sendJson(res, 200, options.status())
   }
+  if (head === 'team' || head === 'events') return teamApi(method, head, rest, req, res, options.feed)
   if (head === 'pairing') {
     const [status, body] = await pairingApi({ method, rest, req }, pairing)
     return sendJson(res, status, body)
