@@ -40,7 +40,7 @@ export function buildAndPack(): Packed {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   for (const entry of [...pkg.files, 'README.md', 'LICENSE']) cpSync(join(root, entry), join(stage, entry), { recursive: true })
   const hash = createHash('sha256')
-  for (const file of ['dist/index.mjs', 'package.json', 'cordis.patch.yml']) hash.update(readFileSync(join(root, file)))
+  for (const file of ['dist/index.mjs', 'dist-client/client.js', 'package.json', 'cordis.patch.yml']) hash.update(readFileSync(join(root, file)))
   pkg.version = `${pkg.version}-local.${hash.digest('hex').slice(0, 12)}`
   writeFileSync(join(stage, 'package.json'), JSON.stringify(pkg, null, 2))
   const out = join(stage, 'out')
