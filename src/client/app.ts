@@ -1,7 +1,8 @@
 /**
  * The client half's components, made once per page by `makeApp` around one live team store:
- *   TeamSidebar  `sidebar.workspaces` — the team (Main Bots, Bots, groups) with live status, or
- *                DSH's own session browser (a switch, remembered in localStorage)
+ *   TeamSidebar  `sidebar.workspaces` — the team (Main Bots, Bots, groups) with live status; its
+ *                switch to DSH's own session browser is remembered in localStorage, and
+ *   SidebarSwitch `sidebar.footer.action` — the way back to the team from DSH's browser
  *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode     `conversation.chat.node` key `user` — our messages as "Message from X" lines,
@@ -47,6 +48,9 @@ const SHAPES = ['circle', 'square', 'diamond']
 export interface App {
   store: TeamStore
   TeamSidebar: ComponentType<any>
+  SidebarSwitch: ComponentType<any>
+  /** Which sidebar the person chose (remembered); the entry mounts or unmounts the team sidebar on it. */
+  sidebar: Value<'team' | 'dsh'>
   BotDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
@@ -129,14 +133,7 @@ export function makeApp(services: AppServices): App {
 
   function TeamSidebar(props: Record<string, unknown>): ReactNode {
     const t = useT()
-    const mode = useValue(sidebar)
     const team = useTeam()
-    if (mode === 'dsh') {
-      const Dsh = shadowed('sidebar.workspaces')
-      return h('div', { style: { display: 'contents' } },
-        h('div', { className: 'bt-switch' }, h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-show-team', onClick: () => setSidebar('team') }, t('showTeam'))),
-        Dsh ? h(Dsh, props) : null)
-    }
     if (props.wide === false) return h('span', { className: 'bt-note', title: t('team') }, '🤖')
     return h('nav', { className: 'bt-side', 'aria-label': t('team'), 'data-testid': 'bt-team-sidebar' },
       h('div', { className: 'bt-head' },
@@ -146,6 +143,14 @@ export function makeApp(services: AppServices): App {
       team.error && !team.view ? h('span', { className: 'bt-note', role: 'status', 'data-testid': 'bt-unavailable' }, t('unavailable')) : null,
       team.view ? h(TeamList, { view: team.view, t }) : team.error ? null : h('span', { className: 'bt-note' }, t('loading')),
       h('a', { href: '/bot-team', target: '_blank', rel: 'noopener', className: 'bt-btn', style: { marginTop: '8px', alignSelf: 'flex-start' } }, t('openStatusPage')))
+  }
+
+  /** `sidebar.footer.action`: back to the team while DSH's session browser is shown. */
+  function SidebarSwitch({ wide }: { wide?: boolean }): ReactNode {
+    const t = useT()
+    const mode = useValue(sidebar)
+    if (mode === 'team') return null
+    return h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-show-team', title: t('showTeam'), style: { width: wide === false ? '36px' : '100%', marginBottom: '4px', height: '32px' }, onClick: () => setSidebar('team') }, wide === false ? '🤖' : t('showTeam'))
   }
 
   function BotDialog(): ReactNode {
@@ -245,6 +250,8 @@ export function makeApp(services: AppServices): App {
     const team = useTeam()
     const line = teamLine(props.node?.source)
     if (!line) {
+      // Registered with DSH's own locale namespace, so these props are exactly the ones DSH's
+      // user-message renderer gets (it declares nothing else: no store, inject or children).
       const Dsh = shadowed('conversation.chat.node', 'user')
       return Dsh ? h(Dsh, props as Record<string, unknown>) : h('div', { className: 'bt-line' }, h('div', { className: 'bt-body' }, nodeText(props.node?.content)))
     }
@@ -270,5 +277,5 @@ export function makeApp(services: AppServices): App {
       h('div', { className: 'bt-body' }, nodeText(props.node?.content)))
   }
 
-  return { store, TeamSidebar, BotDialog, SessionBadge, UserNode }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, SessionBadge, UserNode }
 }

@@ -8,11 +8,11 @@
  * its own and a failure is one console line); every component sits behind an error boundary.
  *
  * Slots used (all through `slots.inject`, which waits for the owner to declare the slot):
- *   `sidebar.workspaces` (priority -1: shadows DSH's session browser; the team sidebar hands back to
- *   it when the person switches), `shell.overlay` (the Bot dialog),
+ *   `sidebar.workspaces` (priority -1: shadows DSH's session browser while the person wants the team;
+ *   the switch unregisters it), `sidebar.footer.action` (the way back), `shell.overlay` (the Bot dialog),
  *   `conversation.session.header.actions` (who this Bot is), and `conversation.chat.node` key
- *   `user` (priority -1: draws only this plugin's messages, hands every other node to DSH's own
- *   renderer with the same props).
+ *   `user` (priority -1, DSH's `conversation` locale namespace: draws only this plugin's messages,
+ *   hands every other node to DSH's own renderer with the same props).
  */
 import { makeApp, type AppServices } from './app.ts'
 import { guarded } from './shared.ts'
@@ -57,10 +57,28 @@ export function apply(ctx: ClientContext): void {
       warn(`${slot} not mounted`, error)
     }
   }
-  mount('sidebar.workspaces', { priority: -1 }, 'the team sidebar', app.TeamSidebar)
+  // The team sidebar shadows DSH's session browser only while the person wants the team: switching
+  // unregisters it, and DSH's own entry (with its store and injections) renders again.
+  const teamSidebar = guarded('the team sidebar', app.TeamSidebar)
+  let sidebarOff: (() => void) | undefined
+  const followSidebar = () => {
+    try {
+      const want = app.sidebar.get() === 'team'
+      if (want && !sidebarOff) sidebarOff = ctx.slots.inject('sidebar.workspaces', () => ctx.slots.register({ name: 'sidebar.workspaces', priority: -1 }, teamSidebar))
+      if (!want && sidebarOff) {
+        sidebarOff()
+        sidebarOff = undefined
+      }
+    } catch (error) {
+      warn('sidebar.workspaces not switched', error)
+    }
+  }
+  followSidebar()
+  app.sidebar.subscribe(followSidebar)
+  mount('sidebar.footer.action', { id: 'bot-team.switch', order: -10 }, 'the team switch', app.SidebarSwitch, true)
   mount('shell.overlay', { id: 'bot-team.dialog' }, 'the Bot dialog', app.BotDialog)
   mount('conversation.session.header.actions', { id: 'bot-team.badge' }, 'the Bot badge', app.SessionBadge, true)
-  mount('conversation.chat.node', { key: 'user', priority: -1 }, 'a team message', app.UserNode)
+  mount('conversation.chat.node', { key: 'user', priority: -1, locale: 'conversation' }, 'a team message', app.UserNode)
   try {
     ctx.effect?.(() => () => app.store.close())
   } catch (error) {
