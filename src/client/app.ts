@@ -5,7 +5,8 @@
  *   SidebarSwitch `sidebar.footer.action` — the way back to the team from DSH's browser
  *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
- *   UserNode     `conversation.chat.node` key `user` — our messages as "Message from X" lines,
+ *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
+ *                plugin-sourced message as context) — our messages as "Message from X" lines,
  *                room posts with the poster, notices as quiet lines; the rest is DSH's renderer
  *
  * Every component is registered behind an error boundary (`shared.ts`) and reads the team only
@@ -54,6 +55,7 @@ export interface App {
   BotDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
+  ContextNode: ComponentType<any>
 }
 
 export function makeApp(services: AppServices): App {
@@ -245,15 +247,18 @@ export function makeApp(services: AppServices): App {
     return null
   }
 
-  function UserNode(props: { node?: { source?: unknown; content?: unknown } }): ReactNode {
+  /** A chat-node renderer for DSH's `key` (`user`, or `context` — how DSH shows plugin-sourced messages). */
+  const chatNode = (key: 'user' | 'context') => function TeamNode(props: { node?: { data?: { source?: unknown; content?: unknown } } }): ReactNode {
     const t = useT()
     const team = useTeam()
-    const line = teamLine(props.node?.source)
+    // The slot hands `{ node: { kind, data } }`; the message (source, content) is `data`.
+    const message = props.node?.data
+    const line = teamLine(message?.source)
     if (!line) {
       // Registered with DSH's own locale namespace, so these props are exactly the ones DSH's
       // user-message renderer gets (it declares nothing else: no store, inject or children).
-      const Dsh = shadowed('conversation.chat.node', 'user')
-      return Dsh ? h(Dsh, props as Record<string, unknown>) : h('div', { className: 'bt-line' }, h('div', { className: 'bt-body' }, nodeText(props.node?.content)))
+      const Dsh = shadowed('conversation.chat.node', key)
+      return Dsh ? h(Dsh, props as Record<string, unknown>) : h('div', { className: 'bt-line' }, h('div', { className: 'bt-body' }, nodeText(message?.content)))
     }
     if (line.kind === 'hidden') return null
     if (line.kind === 'notice') return line.text ? h('div', { className: 'bt-quiet', role: 'note', 'data-testid': 'bt-notice' }, line.text) : null
@@ -266,7 +271,7 @@ export function makeApp(services: AppServices): App {
         h('div', { className: 'bt-body' }, line.said))
     }
     if (line.kind === 'report') {
-      return h('div', { className: 'bt-line', 'data-testid': 'bt-report' }, h('header', null, line.group), h('div', { className: 'bt-body' }, nodeText(props.node?.content)))
+      return h('div', { className: 'bt-line', 'data-testid': 'bt-report' }, h('header', null, line.group), h('div', { className: 'bt-body' }, nodeText(message?.content)))
     }
     const from = botOf(line.fromBot)
     const label = line.type === 'reply' ? t('replyFrom', { name: line.from }) : line.type === 'interrupt' ? t('interruptFrom', { name: line.from }) : line.type === 'stop' ? t('stopFrom', { name: line.from }) : t('messageFrom', { name: line.from })
@@ -274,8 +279,8 @@ export function makeApp(services: AppServices): App {
       h('header', null,
         h(Avatar, { name: line.from, colour: from?.colour ?? '#4d6bfe', shape: from?.shape }),
         from?.chatSessionId ? h('button', { type: 'button', className: 'bt-btn', onClick: () => openSession(from.chatSessionId), 'data-testid': 'bt-open-exchange' }, label) : h('span', null, label)),
-      h('div', { className: 'bt-body' }, nodeText(props.node?.content)))
+      h('div', { className: 'bt-body' }, nodeText(message?.content)))
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, SessionBadge, UserNode }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
 }
