@@ -1,6 +1,7 @@
 /**
  * The client half's team API under `/bot-team/api`:
  *   GET /team     the team as the sidebar draws it (`team-view.ts`), as JSON
+ *   GET /deliveries?bot=<id>&limit=<n>  the delivery log, newest first (`deliveryLog`, bounded)
  *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
  *                 change (team state saved or re-read, a Bot's Session starting or ending a turn)
  *
@@ -21,7 +22,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { HttpError, sendJson } from './http.ts'
-import { teamView, type TeamView } from './team-view.ts'
+import { deliveryLog, teamView, DELIVERY_LOG_MAX, type TeamView } from './team-view.ts'
+import { z } from 'zod'
+import { issuesText } from './http.ts'
 
 export const COALESCE_MS = 25
 export const KEEPALIVE_MS = 25_000
@@ -119,12 +122,24 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
   return feed
 }
 
-/** `/team` and `/events`; anything else under them is a 404. */
-export function teamApi(method: string, head: string, rest: readonly string[], req: IncomingMessage, res: ServerResponse, feed: TeamFeed | undefined): void {
+const LogQuery = z.strictObject({
+  bot: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(DELIVERY_LOG_MAX).optional(),
+})
+
+/** `/team`, `/deliveries` and `/events`; anything else under them is a 404. */
+export function teamApi(method: string, head: string, rest: readonly string[], req: IncomingMessage, res: ServerResponse, feed: TeamFeed | undefined, state?: () => Parameters<typeof deliveryLog>[0] | undefined): void {
   if (rest.length > 0) throw new HttpError(404, `no such route: /${head}/${rest.join('/').slice(0, 100)}`)
   if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /${head}`)
   if (!feed) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
   if (head === 'events') return feed.open(req, res)
+  if (head === 'deliveries') {
+    const current = state?.()
+    if (!current) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    const query = LogQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams))
+    if (!query.success) throw new HttpError(400, issuesText(query.error))
+    return sendJson(res, 200, { deliveries: deliveryLog(current, { ...(query.data.bot ? { bot: query.data.bot } : {}), ...(query.data.limit ? { limit: query.data.limit } : {}) }) })
+  }
   const view = feed.snapshot()
   if (!view) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
   sendJson(res, 200, view)

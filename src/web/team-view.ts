@@ -123,3 +123,32 @@ export function teamView(facts: TeamFacts): TeamView {
     .sort((a, b) => a.name.localeCompare(b.name))
   return { mode: facts.store.mode, revision: facts.store.revision, bots, groups, problems: teamProblems(facts) }
 }
+
+export interface DeliveryRow {
+  id: string
+  from: string
+  fromName: string
+  to: string
+  toName: string
+  kind: string
+  hop: number
+  at: string
+  status: string
+  outcome?: string
+}
+
+/** Most rows one answer of the delivery log carries. */
+export const DELIVERY_LOG_MAX = 200
+
+/** The delivery log, newest first, optionally only what one Bot sent or got (pure, bounded). */
+export function deliveryLog(state: Readonly<TeamState>, opts: { bot?: string; limit?: number } = {}): DeliveryRow[] {
+  const limit = Math.max(1, Math.min(DELIVERY_LOG_MAX, opts.limit ?? DELIVERY_LOG_MAX))
+  const nameOf = (id: string) => (Object.hasOwn(state.bots, id) ? state.bots[id]!.name : id)
+  const rows: DeliveryRow[] = []
+  for (let i = state.deliveries.length - 1; i >= 0 && rows.length < limit; i--) {
+    const d = state.deliveries[i]!
+    if (opts.bot && d.from !== opts.bot && d.to !== opts.bot) continue
+    rows.push({ id: d.id, from: d.from, fromName: nameOf(d.from), to: d.to, toName: nameOf(d.to), kind: d.kind, hop: d.hop, at: d.updatedAt ?? d.createdAt, status: d.status, ...(d.outcome ? { outcome: d.outcome.slice(0, 300) } : {}) })
+  }
+  return rows
+}

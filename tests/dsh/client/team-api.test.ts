@@ -48,6 +48,14 @@ describe('the team API of the client half', () => {
     controller.abort()
   })
 
+  it('answers the delivery log, and refuses a bad query with the reason', async () => {
+    expect(await current().send('GET', '/deliveries')).toMatchObject({ status: 200, body: { deliveries: [] } })
+    const bad = await current().send('GET', '/deliveries?limit=0')
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toMatch(/limit/)
+    expect((await current().send('GET', '/deliveries?color=1')).status).toBe(400)
+  })
+
   it('refuses writes and unknown sub-paths', async () => {
     expect((await current().send('POST', '/team', {})).status).toBe(405)
     expect((await current().send('GET', '/team/x')).status).toBe(404)

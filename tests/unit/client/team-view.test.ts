@@ -2,7 +2,7 @@
 // problems the person must see.
 import { describe, expect, it } from 'vitest'
 import { emptyState, type Bot, type TeamState } from '../../../src/store/index.ts'
-import { botStatus, teamProblems, teamView } from '../../../src/web/team-view.ts'
+import { botStatus, deliveryLog, teamProblems, teamView } from '../../../src/web/team-view.ts'
 
 function bot(id: string, name: string, extra: Partial<Bot> = {}): Bot {
   return {
@@ -50,5 +50,17 @@ describe('teamView', () => {
     expect(teamProblems({ store: { ...store, lockLost: true } }).map((p) => p.kind)).toEqual(['lock-lost'])
     expect(teamProblems({ store, archive: { driver: 'unavailable', problem: { message: 'better-sqlite3 is missing: run X' } } }))
       .toEqual([{ kind: 'sqlite', text: 'better-sqlite3 is missing: run X' }])
+  })
+})
+
+describe('deliveryLog', () => {
+  it('lists exchanges newest first with names, filtered by Bot and bounded', () => {
+    const s = state()
+    expect(deliveryLog(s).map((r) => [r.id, r.fromName, r.toName, r.kind, r.hop, r.status])).toEqual([
+      ['d-3', 'Zed', 'Bea', 'message', 1, 'delivered'], ['d-2', 'Zed', 'Ada', 'message', 1, 'pending'], ['d-1', 'Zed', 'Ada', 'message', 1, 'pending'],
+    ])
+    expect(deliveryLog(s, { bot: 'bot-3' }).map((r) => r.id)).toEqual(['d-3'])
+    expect(deliveryLog(s, { limit: 1 }).map((r) => r.id)).toEqual(['d-3'])
+    expect(deliveryLog(s, { limit: 100_000 })).toHaveLength(3)
   })
 })
