@@ -4,6 +4,7 @@
  *                switch to DSH's own session browser is remembered in localStorage, and
  *   SidebarSwitch `sidebar.footer.action` — the way back to the team from DSH's browser
  *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
+ *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
@@ -33,7 +34,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -53,6 +54,7 @@ export interface App {
   /** Which sidebar the person chose (remembered); the entry mounts or unmounts the team sidebar on it. */
   sidebar: Value<'team' | 'dsh'>
   BotDialog: ComponentType<any>
+  LogDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -142,6 +144,7 @@ export function makeApp(services: AppServices): App {
         h('h2', null, t('team')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-new-bot', onClick: () => dialog.set({ kind: 'bot' }) }, `+ ${t('newBot')}`),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-show-sessions', onClick: () => setSidebar('dsh') }, t('showSessions'))),
+      h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', style: { alignSelf: 'flex-start' }, onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
       team.error && !team.view ? h('span', { className: 'bt-note', role: 'status', 'data-testid': 'bt-unavailable' }, t('unavailable')) : null,
       team.view ? h(TeamList, { view: team.view, t }) : team.error ? null : h('span', { className: 'bt-note' }, t('loading')),
       h('a', { href: '/bot-team', target: '_blank', rel: 'noopener', className: 'bt-btn', style: { marginTop: '8px', alignSelf: 'flex-start' } }, t('openStatusPage')))
@@ -157,7 +160,8 @@ export function makeApp(services: AppServices): App {
 
   function BotDialog(): ReactNode {
     const t = useT()
-    const open = useValue(dialog)
+    const shown = useValue(dialog)
+    const open = shown?.kind === 'bot' ? shown : undefined
     const team = useTeam()
     const bot = open?.botId ? team.view?.bots.find((b) => b.id === open.botId) : undefined
     const [form, setForm] = useState<Record<string, string | boolean>>({})
@@ -233,6 +237,40 @@ export function makeApp(services: AppServices): App {
           h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn danger', disabled: busy, 'data-testid': 'bt-delete', onClick: () => void remove() }, t('confirmDelete', { name: bot.name })))) : null))
   }
 
+  /** The delivery log: every exchange, newest first, filterable by Bot (bounded by the route). */
+  function LogDialog(): ReactNode {
+    const t = useT()
+    const shown = useValue(dialog)
+    const team = useTeam()
+    const [bot, setBot] = useState('')
+    const [rows, setRows] = useState<any[] | undefined>(undefined)
+    const [error, setError] = useState<string | undefined>(undefined)
+    const open = shown?.kind === 'log'
+    const revision = team.view?.revision
+    useEffect(() => {
+      if (!open) return
+      let live = true
+      callApi('GET', `/deliveries?limit=200${bot ? `&bot=${encodeURIComponent(bot)}` : ''}`).then(
+        (r) => { if (live) { setRows(Array.isArray(r?.deliveries) ? r.deliveries : []); setError(undefined) } },
+        (e: unknown) => { if (live) setError(e instanceof Error ? e.message : String(e)) })
+      return () => { live = false }
+    }, [open, bot, revision])
+    if (!open) return null
+    const cell = (v: unknown) => h('td', null, String(v ?? ''))
+    return h('div', { className: 'bt-dialog-back', onClick: (e: { target: unknown; currentTarget: unknown }) => { if (e.target === e.currentTarget) dialog.set(undefined) } },
+      h('div', { className: 'bt-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'bt-log-title', 'data-testid': 'bt-log-dialog', style: { width: 'min(760px,94vw)' } },
+        h('h2', { id: 'bt-log-title' }, t('deliveryLog')),
+        h('div', { className: 'bt-field' }, h('label', { htmlFor: 'bt-log-bot' }, t('bots')),
+          h('select', { id: 'bt-log-bot', value: bot, onChange: (e: { target: { value: string } }) => setBot(e.target.value) },
+            h('option', { value: '' }, t('allBots')), ...(team.view?.bots ?? []).map((b) => h('option', { value: b.id, key: b.id }, b.name)))),
+        error ? h('div', { className: 'bt-err', role: 'alert' }, error) : null,
+        rows && rows.length === 0 ? h('span', { className: 'bt-note' }, t('noDeliveries')) : null,
+        rows && rows.length ? h('table', { className: 'bt-log', 'data-testid': 'bt-log-table' },
+          h('thead', null, h('tr', null, ...(['log.from', 'log.to', 'log.kind', 'log.hop', 'log.time', 'log.outcome'] as const).map((k) => h('th', { key: k, scope: 'col' }, t(k))))),
+          h('tbody', null, ...rows.map((r) => h('tr', { key: r.id, 'data-delivery': r.id }, cell(r.fromName), cell(r.toName), cell(r.kind), cell(r.hop), cell(String(r.at ?? '').replace('T', ' ').slice(0, 19)), cell(r.outcome ?? r.status))))) : null,
+        h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set(undefined) }, t('close')))))
+  }
+
   function SessionBadge({ sessionId }: { sessionId?: string }): ReactNode {
     const t = useT()
     const team = useTeam()
@@ -282,5 +320,5 @@ export function makeApp(services: AppServices): App {
       h('div', { className: 'bt-body' }, nodeText(message?.content)))
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
 }

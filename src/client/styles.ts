@@ -37,6 +37,7 @@ export const CSS = `
 .bt-line header{display:flex;align-items:center;gap:6px;font-size:12px;font-weight:600;margin-bottom:4px;color:var(--dsw-alias-label-secondary,#444)}
 .bt-line .bt-body{white-space:pre-wrap;font-size:14px}
 .bt-quiet{margin:4px 0;font-size:12px;color:var(--dsw-alias-label-secondary,#555);text-align:center}
+.bt-log{width:100%;border-collapse:collapse;font-size:12px}.bt-log th,.bt-log td{text-align:left;padding:4px 6px;border-bottom:1px solid var(--dsw-alias-border-l2,#ddd)}
 .bt-badge{display:inline-flex;align-items:center;gap:6px;font-size:12px;padding:2px 8px;border-radius:12px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-primary,#111)}
 `
 

@@ -157,6 +157,14 @@ describe('the team inside DSH Web', () => {
     await expect(line.locator('.bt-body').textContent()).resolves.toContain('Please draft a haiku about tea.')
     await page.getByText('Here is the draft.').waitFor({ timeout: 30_000 })
     await shot(page, 'message-from')
+    // The delivery log lists the exchange.
+    await page.getByTestId('bt-delivery-log').click()
+    const row = page.getByTestId('bt-log-table').locator('tbody tr').first()
+    await row.waitFor()
+    await expect(row.locator('td').nth(0).textContent()).resolves.toBe('Main')
+    await expect(row.locator('td').nth(1).textContent()).resolves.toBe('Writer')
+    await shot(page, 'delivery-log')
+    await page.getByTestId('bt-log-dialog').getByRole('button', { name: 'Close' }).click()
     // The line opens the sender's chat.
     await line.getByTestId('bt-open-exchange').click()
     await page.getByTestId('bt-session-badge').getByText('Main', { exact: true }).waitFor()
