@@ -5,6 +5,7 @@
  *   SidebarSwitch `sidebar.footer.action` — the way back to the team from DSH's browser
  *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
  *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
+ *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
@@ -34,7 +35,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -55,6 +56,7 @@ export interface App {
   sidebar: Value<'team' | 'dsh'>
   BotDialog: ComponentType<any>
   LogDialog: ComponentType<any>
+  MemoryDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -230,6 +232,7 @@ export function makeApp(services: AppServices): App {
           check('pinned', t('pinned')),
           check('hidden', t('hidden')),
           h('div', { className: 'bt-actions' },
+            bot ? h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-open-memory', onClick: () => dialog.set({ kind: 'memory', botId: bot.id }) }, t('memory')) : null,
             h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set(undefined) }, t('cancel')),
             h('button', { type: 'submit', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-save' }, t('save')))),
         bot && !bot.main ? h('div', { style: { marginTop: '14px', borderTop: '1px solid var(--dsw-alias-border-l2,#ccc)', paddingTop: '10px' } },
@@ -269,6 +272,55 @@ export function makeApp(services: AppServices): App {
           h('thead', null, h('tr', null, ...(['log.from', 'log.to', 'log.kind', 'log.hop', 'log.time', 'log.outcome'] as const).map((k) => h('th', { key: k, scope: 'col' }, t(k))))),
           h('tbody', null, ...rows.map((r) => h('tr', { key: r.id, 'data-delivery': r.id }, cell(r.fromName), cell(r.toName), cell(r.kind), cell(r.hop), cell(String(r.at ?? '').replace('T', ' ').slice(0, 19)), cell(r.outcome ?? r.status))))) : null,
         h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set(undefined) }, t('close')))))
+  }
+
+  /** A Bot's memory and the team's (the memory HTTP API): read, add, forget. */
+  function MemoryDialog(): ReactNode {
+    const t = useT()
+    const shown = useValue(dialog)
+    const team = useTeam()
+    const botId = shown?.kind === 'memory' ? shown.botId : undefined
+    const bot = botId ? team.view?.bots.find((b) => b.id === botId) : undefined
+    const [data, setData] = useState<any>(undefined)
+    const [error, setError] = useState<string | undefined>(undefined)
+    const [text, setText] = useState('')
+    const [topic, setTopic] = useState('')
+    const [teamWide, setTeamWide] = useState(false)
+    const [tick, setTick] = useState(0)
+    useEffect(() => {
+      if (!botId) return
+      let live = true
+      callApi('GET', `/memory/${encodeURIComponent(botId)}`).then((r) => { if (live) { setData(r); setError(undefined) } }, (e: unknown) => { if (live) setError(e instanceof Error ? e.message : String(e)) })
+      return () => { live = false }
+    }, [botId, tick])
+    if (!botId) return null
+    const change = async (method: string, body: unknown) => {
+      try {
+        await callApi(method, `/memory/${encodeURIComponent(botId)}`, body)
+        setError(undefined)
+        setText('')
+        setTick(tick + 1)
+      } catch (e) {
+        setError(e instanceof Error ? e.message : String(e))
+      }
+    }
+    const entries: any[] = Array.isArray(data?.entries) ? data.entries.slice(0, 500) : []
+    return h('div', { className: 'bt-dialog-back', onClick: (e: { target: unknown; currentTarget: unknown }) => { if (e.target === e.currentTarget) dialog.set(undefined) } },
+      h('div', { className: 'bt-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'bt-mem-title', 'data-testid': 'bt-memory-dialog', style: { width: 'min(640px,94vw)' } },
+        h('h2', { id: 'bt-mem-title' }, t('memoryOf', { name: bot?.name ?? botId })),
+        error ? h('div', { className: 'bt-err', role: 'alert', 'data-testid': 'bt-memory-error' }, error) : null,
+        data && entries.length === 0 ? h('span', { className: 'bt-note' }, t('noMemory')) : null,
+        entries.length ? h('ul', { style: { listStyle: 'none', padding: 0, margin: '0 0 10px' } }, ...entries.map((e, i) => h('li', { key: `${e.scope}-${e.topic ?? ''}-${i}`, className: 'bt-item', 'data-memory-entry': e.text, style: { padding: '3px 0' } },
+          h('span', { className: 'bt-st' }, t(e.scope === 'team' ? 'scope.team' : 'scope.own')), e.topic ? h('small', null, e.topic) : null,
+          h('span', { style: { flex: 1 } }, String(e.text)),
+          h('button', { type: 'button', className: 'bt-btn', 'aria-label': `${t('forget')}: ${String(e.text).slice(0, 60)}`, onClick: () => void change('DELETE', { entry: e.text, ...(e.topic ? { topic: e.topic } : {}), ...(e.scope === 'team' ? { team: true } : {}) }) }, t('forget'))))) : null,
+        h('form', { onSubmit: (e: { preventDefault(): void }) => { e.preventDefault(); void change('POST', { text, ...(topic.trim() ? { topic: topic.trim() } : {}), ...(teamWide ? { team: true } : {}) }) } },
+          h('div', { className: 'bt-field' }, h('label', { htmlFor: 'bt-mem-text' }, t('newEntry')), h('input', { id: 'bt-mem-text', value: text, maxLength: 2000, onChange: (e: { target: { value: string } }) => setText(e.target.value) })),
+          h('div', { className: 'bt-field' }, h('label', { htmlFor: 'bt-mem-topic' }, t('topic')), h('input', { id: 'bt-mem-topic', value: topic, maxLength: 60, onChange: (e: { target: { value: string } }) => setTopic(e.target.value) })),
+          h('div', { className: 'bt-field check' }, h('input', { id: 'bt-mem-team', type: 'checkbox', checked: teamWide, onChange: (e: { target: { checked: boolean } }) => setTeamWide(e.target.checked) }), h('label', { htmlFor: 'bt-mem-team' }, t('teamWide'))),
+          h('div', { className: 'bt-actions' },
+            h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set(undefined) }, t('close')),
+            h('button', { type: 'submit', className: 'bt-btn primary', 'data-testid': 'bt-remember' }, t('remember'))))))
   }
 
   function SessionBadge({ sessionId }: { sessionId?: string }): ReactNode {
@@ -320,5 +372,5 @@ export function makeApp(services: AppServices): App {
       h('div', { className: 'bt-body' }, nodeText(message?.content)))
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
 }

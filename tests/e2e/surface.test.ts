@@ -130,6 +130,15 @@ describe('the team inside DSH Web', () => {
     await shot(page, 'working')
     await writer.locator('[data-status="idle"]').waitFor({ timeout: 30_000 })
 
+    // Its memory panel: remember an entry, then see it listed.
+    await writer.getByRole('button', { name: 'Edit Writer' }).click()
+    await page.getByTestId('bt-open-memory').click()
+    await page.getByLabel('New entry').fill('Prefers short drafts')
+    await page.getByTestId('bt-remember').click()
+    await page.locator('[data-memory-entry="Prefers short drafts"]').waitFor()
+    await shot(page, 'memory')
+    await page.getByTestId('bt-memory-dialog').getByRole('button', { name: 'Close' }).click()
+
     // Edit, then delete.
     await writer.getByRole('button', { name: 'Edit Writer' }).click()
     await page.getByLabel('Role').fill('Poet')
