@@ -2,6 +2,9 @@
  * The client half's team API under `/bot-team/api`:
  *   GET /team     the team as the sidebar draws it (`team-view.ts`), as JSON
  *   GET /deliveries?bot=<id>&limit=<n>  the delivery log, newest first (`deliveryLog`, bounded)
+ *   GET /rooms/<group id>/posts?round=<post id>  a room's posts as data (the post log), one round
+ *                 or the latest `ROOM_POSTS_MAX` — the client draws a room from these records by
+ *                 post id, never from the room's rendered text
  *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
  *                 change (team state saved or re-read, a Bot's Session starting or ending a turn)
  *
@@ -29,6 +32,10 @@ import { issuesText } from './http.ts'
 export const COALESCE_MS = 25
 export const KEEPALIVE_MS = 25_000
 export const MAX_STREAMS = 32
+/** Most posts one answer carries. */
+export const ROOM_POSTS_MAX = 200
+
+export interface RoomPost { id: string; seq: number; round: string; from: string; name: string; text: string }
 
 /** The live team and its push stream. */
 export class TeamFeed {
@@ -36,9 +43,12 @@ export class TeamFeed {
   private timer: ReturnType<typeof setTimeout> | undefined
   private last = ''
   private readonly read: () => TeamView | undefined
+  /** A room's posts from the rooms service (undefined: no rooms service). */
+  readonly posts: (groupId: string) => Promise<readonly RoomPost[]> | undefined
 
-  constructor(read: () => TeamView | undefined) {
+  constructor(read: () => TeamView | undefined, posts: (groupId: string) => Promise<readonly RoomPost[]> | undefined = () => undefined) {
     this.read = read
+    this.posts = posts
   }
 
   snapshot(): TeamView | undefined {
@@ -112,7 +122,7 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
       archive: ctx.get('botArchive')?.status,
       running: (sessionId) => ctx.get('agents')?.get(SessionId(sessionId))?.status === 'running',
     })
-  })
+  }, (groupId) => ctx.get('botRooms')?.transcript(groupId))
   ctx.effect(() => () => feed.close(), 'bot-team:team-feed')
   ctx.on('agent/status', ({ agent }) => {
     if (ctx.get('botRoster')?.ownerOf(String(agent.id))) feed.changed()
@@ -127,8 +137,29 @@ const LogQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(DELIVERY_LOG_MAX).optional(),
 })
 
-/** `/team`, `/deliveries` and `/events`; anything else under them is a 404. */
-export function teamApi(method: string, head: string, rest: readonly string[], req: IncomingMessage, res: ServerResponse, feed: TeamFeed | undefined, state?: () => Parameters<typeof deliveryLog>[0] | undefined): void {
+const RoundQuery = z.strictObject({ round: z.string().min(1).max(200).optional() })
+
+/** One room's posts (`/rooms/<group id>/posts`), newest `ROOM_POSTS_MAX`, or one round's. */
+async function roomPosts(groupId: string, req: IncomingMessage, res: ServerResponse, feed: TeamFeed, state: Parameters<typeof deliveryLog>[0] | undefined): Promise<void> {
+  const group = state && Object.hasOwn(state.groups, groupId) ? state.groups[groupId] : undefined
+  if (!group || group.deleted) throw new HttpError(404, `No group with id "${groupId}".`)
+  const query = RoundQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams))
+  if (!query.success) throw new HttpError(400, issuesText(query.error))
+  const all = await feed.posts(groupId)
+  if (!all) throw new HttpError(503, 'rooms are not available (see /bot-team/api/status)')
+  const round = query.data.round
+  const chosen = (round ? all.filter((p) => p.round === round) : all).slice(-ROOM_POSTS_MAX)
+  sendJson(res, 200, { group: { id: group.id, name: group.name }, posts: chosen.map((p) => ({ id: p.id, seq: p.seq, round: p.round, from: p.from, name: p.name, text: p.text.slice(0, 20_000) })) })
+}
+
+/** `/team`, `/deliveries`, `/rooms/<id>/posts` and `/events`; anything else under them is a 404. */
+export async function teamApi(method: string, head: string, rest: readonly string[], req: IncomingMessage, res: ServerResponse, feed: TeamFeed | undefined, state?: () => Parameters<typeof deliveryLog>[0] | undefined): Promise<void> {
+  if (head === 'rooms') {
+    if (rest.length !== 2 || rest[1] !== 'posts') throw new HttpError(404, `no such route: /rooms/${rest.join('/').slice(0, 100)}`)
+    if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /rooms`)
+    if (!feed) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    return roomPosts(rest[0]!, req, res, feed, state?.())
+  }
   if (rest.length > 0) throw new HttpError(404, `no such route: /${head}/${rest.join('/').slice(0, 100)}`)
   if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /${head}`)
   if (!feed) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')

@@ -2,6 +2,7 @@
 // server-sent event stream that pushes a new view when the team changes (no polling).
 import { describe, expect, it } from 'vitest'
 import { webTeamHostPerTest } from '../../support/web-host.ts'
+import { settle, user } from '../rooms/helpers.ts'
 
 const current = webTeamHostPerTest()
 
@@ -54,6 +55,25 @@ describe('the team API of the client half', () => {
     expect(bad.status).toBe(400)
     expect(bad.body.error).toMatch(/limit/)
     expect((await current().send('GET', '/deliveries?color=1')).status).toBe(400)
+  })
+
+  it('answers a room\'s posts of one round as data, by post id', async () => {
+    const { host, send } = current()
+    await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/mock' })
+    await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/mock' })
+    const group = await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'none', mode: 'everyone' })
+    const postId = await host.ctx.botRooms.post(user, 'G', 'hello both')
+    await settle(host, 'G')
+    const { status, body } = await send('GET', `/rooms/${group.id}/posts?round=${postId}`)
+    expect(status).toBe(200)
+    expect(body.group).toEqual({ id: group.id, name: 'G' })
+    expect(body.posts.map((p: any) => p.text)).toEqual(['hello both', 'ok', 'ok'])
+    expect(body.posts.slice(1).map((p: any) => p.name)).toEqual(['Ada', 'Bob'])
+    expect(body.posts.every((p: any) => p.round === postId)).toBe(true)
+    expect(body.posts[0].id).toBe(postId)
+    expect((await send('GET', '/rooms/group-404/posts')).status).toBe(404)
+    expect((await send('GET', `/rooms/${group.id}/other`)).status).toBe(404)
+    expect((await send('GET', `/rooms/${group.id}/posts?x=1`)).status).toBe(400)
   })
 
   it('refuses writes and unknown sub-paths', async () => {
