@@ -6,7 +6,8 @@
  *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
- *   GET  /bot-team/api/team, /deliveries, /events  the client half's team view, delivery log and push stream (`team-api-routes.ts`)
+ *   GET  /bot-team/api/team, /deliveries, /rooms/<id>/posts, /events  the client half's team view,
+ *        delivery log, room posts and push stream (`team-api-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -95,7 +96,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)
     return sendJson(res, 200, options.status())
   }
-  if (head === 'team' || head === 'events' || head === 'deliveries') return teamApi(method, head, rest, req, res, options.feed, () => options.roster()?.state)
+  if (head === 'team' || head === 'events' || head === 'deliveries' || head === 'rooms') return teamApi(method, head, rest, req, res, options.feed, () => options.roster()?.state)
   if (head === 'pairing') {
     const [status, body] = await pairingApi({ method, rest, req }, pairing)
     return sendJson(res, status, body)
