@@ -1,12 +1,15 @@
 // Offline demo script for the product's start command when no DEEPSEEK_API_KEY is set.
 // Owns: what the offline demo model says — it introduces itself as the offline demo model, says that
 // no DEEPSEEK_API_KEY is set, and when the user asks about bots/the team and `list_bots` is offered,
-// calls list_bots and then summarises the tool result.
+// calls list_bots and then summarises the tool result; a handful of plain requests in English and
+// Chinese (`demo-intents.ts`: create a Bot, ask a Bot, create a group, post in it, stop a Bot) become
+// one team tool call each, and the tool's answer is shown.
 // Deliberately does not: start a server (run `node scripts/scripted-model/server.ts --script
 // scripts/demo-script.ts`) or pretend to be a real model (it never answers the question itself).
 
 import { lastToolResults, lastUserText, offersTool, userTextsSinceLastAssistant } from './scripted-model/format.ts'
 import type { RecordedRequest, Reply, Script } from './scripted-model/format.ts'
+import { canDo, isChinese, understand } from './demo-intents.ts'
 
 const NO_KEY = 'No DEEPSEEK_API_KEY is set, so Bot Team is running on this offline demo model instead of DeepSeek.'
 const HOW_TO = 'To talk to a real model, set DEEPSEEK_API_KEY (for example in your shell or a .env file) and start Bot Team again.'
@@ -27,7 +30,18 @@ function summarise(text: string, isError: boolean | undefined): string {
 }
 
 /** The demo's only rule: every loop request is answered from the request itself, so it never runs out. */
+const INTENT_TOOLS = ['create_bot', 'message_bot', 'create_group', 'post_to_group', 'stop_bot']
+
 export function demoReply(req: RecordedRequest): Reply {
+  const said = lastUserText(req) ?? ''
+  const zh = isChinese(said)
+  const acted = lastToolResults(req).find(r => r.name !== undefined && INTENT_TOOLS.includes(r.name))
+  if (acted !== undefined) {
+    const body = acted.text.length > 2000 ? `${acted.text.slice(0, 2000)}…` : acted.text
+    return { text: zh ? `我调用了 \`${acted.name}\`，结果：\n\n${body}` : `I called \`${acted.name}\`. It said:\n\n${body}` }
+  }
+  const intent = understand(said)
+  if (intent && offersTool(req, intent.tool)) return { text: zh ? '好的。' : 'On it.', toolCalls: [{ name: intent.tool, args: intent.args }] }
   const listed = lastToolResults(req).find(r => r.name === 'list_bots')
   if (listed !== undefined) return { text: summarise(listed.text, listed.isError) }
   const asked = userTextsSinceLastAssistant(req).some(mentionsTeam)
@@ -38,7 +52,7 @@ export function demoReply(req: RecordedRequest): Reply {
     ? 'Ask me about your bots or your team and I will call `list_bots` to show who is on it.'
     : 'I can only echo the basics here.'
   return {
-    text: `Hi! I'm the offline demo model. ${NO_KEY} I can't really think, but I can show you around. ${teamHint} ${HOW_TO}`,
+    text: `Hi! I'm the offline demo model. ${NO_KEY} I can't really think, but I can show you around. ${teamHint} ${canDo(zh)} ${HOW_TO}`,
   }
 }
 

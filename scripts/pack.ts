@@ -41,7 +41,7 @@ export function buildAndPack(): Packed {
   for (const entry of [...pkg.files, 'README.md', 'LICENSE']) cpSync(join(root, entry), join(stage, entry), { recursive: true })
   const hash = createHash('sha256')
   const built = readdirSync(join(root, 'dist')).filter((f) => f.endsWith('.mjs')).sort().map((f) => `dist/${f}`)
-  for (const file of [...built, 'bin/dsh-bot-team.mjs', 'package.json', 'cordis.patch.yml']) hash.update(readFileSync(join(root, file)))
+  for (const file of [...built, 'dist-client/client.js', 'bin/dsh-bot-team.mjs', 'package.json', 'cordis.patch.yml']) hash.update(readFileSync(join(root, file)))
   pkg.version = `${pkg.version}-local.${hash.digest('hex').slice(0, 12)}`
   writeFileSync(join(stage, 'package.json'), JSON.stringify(pkg, null, 2))
   const out = join(stage, 'out')

@@ -31,6 +31,7 @@ import { BotStore } from './store/index.ts'
 import { BotUsage } from './usage/service.ts'
 import { PAIRING_FILE } from './web/pairing-file.ts'
 import { registerWebRoutes } from './web/routes.ts'
+import { mountTeamFeed } from './web/team-api-routes.ts'
 import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
 
 export { Config }
@@ -100,6 +101,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
     operations: () => ({ pause: ctx.get('botPause') ?? undefined, schedules: ctx.get('botSchedules') ?? undefined, diagnostics: ctx.get('botDiagnostics') ?? undefined }),
     secrets: () => ctx.get('botSecrets') ?? undefined,
+    feed: mountTeamFeed(ctx),
     status: () => ({
       plugin: PLUGIN_NAME,
       version: PLUGIN_VERSION,

@@ -10,6 +10,8 @@
  *        /bot-team/api/usage…        the usage screen's API (`usage-routes.ts`)
  *        /bot-team/api/pause, /schedules…, /diagnostics   operations (`operations-routes.ts`)
  *        /bot-team/api/secrets…      secret cards and the secrets list (`secrets-routes.ts`)
+ *   GET  /bot-team/api/team, /deliveries, /rooms/<id>/posts, /events  the client half's team view,
+ *        delivery log, room posts and push stream (`team-api-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
  * guard custom routes; routes that raise a Bot's authority also need a paired browser
@@ -41,6 +43,7 @@ import { Pairing } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
 import { secretsApi } from './secrets-routes.ts'
+import { teamApi, type TeamFeed } from './team-api-routes.ts'
 
 export { MAX_BODY_BYTES } from './bots-routes.ts'
 
@@ -68,6 +71,8 @@ export interface WebRoutesOptions {
   /** The pause switch, scheduled tasks and the diagnostics log (issue 16). */
   operations?: () => OperationsServices
   secrets?: () => BotSecrets | undefined
+  /** The client half's live team view (`team-api-routes.ts`). */
+  feed?: TeamFeed
   /** Absolute path of `bot/pairing.json`. */
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
@@ -114,6 +119,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)
     return sendJson(res, 200, options.status())
   }
+  if (head === 'team' || head === 'events' || head === 'deliveries' || head === 'rooms') return teamApi(method, head, rest, req, res, options.feed, () => options.roster()?.state)
   if (head === 'pairing') {
     const [status, body] = await pairingApi({ method, rest, req }, pairing)
     return sendJson(res, status, body)

@@ -1,0 +1,90 @@
+/**
+ * The browser half of the bundle: a Cordis plugin DSH Web's shell loads from
+ * `/plugins/dsh-bot-team/client.js` (built by tsdown into DSH's module-loader format, React and the
+ * shell's packages taken from its module table, never bundled).
+ *
+ * One broken client plugin blanks all of DSH Web, so: it injects only `slots` (every other
+ * service is optional, asked with `ctx.get`); `apply` cannot throw (each registration is tried on
+ * its own and a failure is one console line); every component sits behind an error boundary.
+ *
+ * Slots used (all through `slots.inject`, which waits for the owner to declare the slot):
+ *   `sidebar.workspaces` (priority -1: shadows DSH's session browser while the person wants the team;
+ *   the switch unregisters it), `sidebar.footer.action` (the way back), `shell.overlay` (the Bot dialog, the delivery log, the memory panel),
+ *   `conversation.session.header.actions` (who this Bot is), and `conversation.chat.node` keys
+ *   `user` and `context` (priority -1, DSH's `conversation` locale namespace: draws only this plugin's messages,
+ *   hands every other node to DSH's own renderer with the same props).
+ */
+import { makeApp, type AppServices } from './app.ts'
+import { guarded } from './shared.ts'
+import type { SlotsLike } from './slots.ts'
+import { injectStyles } from './styles.ts'
+
+export const name = 'dsh-bot-team'
+export const inject = ['slots']
+
+interface ClientContext {
+  slots: SlotsLike
+  get(name: string): unknown
+  effect?(fn: () => () => void): void
+}
+
+function warn(what: string, error: unknown): void {
+  try {
+    console.warn(`dsh-bot-team: ${what}`, error)
+  } catch {
+    // no console
+  }
+}
+
+export function apply(ctx: ClientContext): void {
+  try {
+    injectStyles()
+  } catch (error) {
+    warn('styles not added', error)
+  }
+  let app: ReturnType<typeof makeApp>
+  try {
+    const services: AppServices = { slots: ctx.slots, get: (n) => { try { return ctx.get(n) } catch { return undefined } } }
+    app = makeApp(services)
+  } catch (error) {
+    warn('the team UI did not start', error)
+    return
+  }
+  const mount = (slot: string, options: Record<string, unknown>, what: string, component: Parameters<typeof guarded>[1], quiet = false) => {
+    try {
+      ctx.slots.inject(slot, () => ctx.slots.register({ name: slot, ...options }, guarded(what, component, quiet)))
+    } catch (error) {
+      warn(`${slot} not mounted`, error)
+    }
+  }
+  // The team sidebar shadows DSH's session browser only while the person wants the team: switching
+  // unregisters it, and DSH's own entry (with its store and injections) renders again.
+  const teamSidebar = guarded('the team sidebar', app.TeamSidebar)
+  let sidebarOff: (() => void) | undefined
+  const followSidebar = () => {
+    try {
+      const want = app.sidebar.get() === 'team'
+      if (want && !sidebarOff) sidebarOff = ctx.slots.inject('sidebar.workspaces', () => ctx.slots.register({ name: 'sidebar.workspaces', priority: -1 }, teamSidebar))
+      if (!want && sidebarOff) {
+        sidebarOff()
+        sidebarOff = undefined
+      }
+    } catch (error) {
+      warn('sidebar.workspaces not switched', error)
+    }
+  }
+  followSidebar()
+  app.sidebar.subscribe(followSidebar)
+  mount('sidebar.footer.action', { id: 'bot-team.switch', order: -10 }, 'the team switch', app.SidebarSwitch, true)
+  mount('shell.overlay', { id: 'bot-team.dialog' }, 'the Bot dialog', app.BotDialog)
+  mount('shell.overlay', { id: 'bot-team.log' }, 'the delivery log', app.LogDialog)
+  mount('shell.overlay', { id: 'bot-team.memory' }, 'the memory panel', app.MemoryDialog)
+  mount('conversation.session.header.actions', { id: 'bot-team.badge' }, 'the Bot badge', app.SessionBadge, true)
+  mount('conversation.chat.node', { key: 'user', priority: -1, locale: 'conversation' }, 'a team message', app.UserNode)
+  mount('conversation.chat.node', { key: 'context', priority: -1, locale: 'conversation' }, 'a team message', app.ContextNode)
+  try {
+    ctx.effect?.(() => () => app.store.close())
+  } catch (error) {
+    warn('stream cleanup not registered', error)
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The client half's stylesheet, injected once as `<style data-plugin="dsh-bot-team">` (DSH Web
+ * sets no CSP). Colours come from DSH's `--dsw-alias-*` theme variables, so light and dark follow
+ * DSH; a Bot's own colour is used only for its avatar.
+ */
+export const CSS = `
+.bt-side{display:flex;flex-direction:column;gap:2px;padding:4px 8px;font-size:13px;color:var(--dsw-alias-label-primary,#111);overflow:auto;min-height:0}
+.bt-head{display:flex;align-items:center;gap:6px;margin:4px 0 6px}
+.bt-head h2{flex:1;margin:0;font-size:13px;font-weight:600}
+.bt-btn{border:1px solid var(--dsw-alias-border-l2,#bbb);background:transparent;color:inherit;border-radius:8px;padding:3px 8px;font-size:12px;cursor:pointer}
+.bt-btn:hover,.bt-row:hover{background:var(--dsw-alias-interactive-bg-hover,rgba(127,127,127,.12))}
+.bt-btn:focus-visible,.bt-row:focus-visible{outline:2px solid #4d6bfe;outline-offset:1px}
+.bt-btn.primary{background:#3b5bdb;border-color:#3b5bdb;color:#fff}
+.bt-btn.danger{border-color:#c92a2a;color:#c92a2a}
+.bt-sec{margin:8px 0 2px;font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--dsw-alias-label-secondary,#555)}
+.bt-item{display:flex;align-items:center;gap:4px}
+.bt-row{flex:1;min-width:0;display:flex;align-items:center;gap:8px;padding:5px 6px;border:0;border-radius:8px;background:transparent;color:inherit;text-align:left;cursor:pointer;font-size:13px}
+.bt-who{flex:1;min-width:0;display:flex;flex-direction:column}
+.bt-who b{font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.bt-who small{color:var(--dsw-alias-label-secondary,#555);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.bt-av{flex:none;display:inline-flex;align-items:center;justify-content:center;width:24px;height:24px;border-radius:50%;color:#fff;font-size:11px;font-weight:700}
+.bt-av.square{border-radius:5px}.bt-av.diamond{border-radius:4px;transform:rotate(45deg)}.bt-av.diamond>span{transform:rotate(-45deg)}
+.bt-st{flex:none;font-size:11px;padding:1px 6px;border-radius:9px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-secondary,#444)}
+.bt-st.working{border-color:#2b8a3e;color:#2b8a3e}.bt-st.queued{border-color:#e67700;color:#a35200}.bt-st.read-only,.bt-st.follower{border-color:#868e96}
+.bt-note{display:block;padding:6px;border-radius:8px;font-size:12px;color:var(--dsw-alias-label-secondary,#444);background:rgba(127,127,127,.08)}
+.bt-problem{display:block;padding:6px;border-radius:8px;font-size:12px;border:1px solid #e03131;color:var(--dsw-alias-label-primary,#111);margin:4px 0}
+.bt-switch{display:flex;gap:4px;padding:4px 8px}
+.bt-dialog-back{position:fixed;inset:0;z-index:1000;background:rgba(0,0,0,.35);display:flex;align-items:center;justify-content:center}
+.bt-dialog{width:min(480px,92vw);max-height:88vh;overflow:auto;padding:16px 18px;border-radius:14px;background:var(--dsw-alias-button-elevated-fill,#fff);color:var(--dsw-alias-label-primary,#111);border:1px solid var(--dsw-alias-border-l2,#ccc);box-shadow:0 8px 28px rgba(0,0,0,.25);font-size:13px}
+.bt-dialog h2{margin:0 0 10px;font-size:16px}
+.bt-field{display:flex;flex-direction:column;gap:3px;margin-bottom:9px}
+.bt-field input,.bt-field textarea,.bt-field select{font:inherit;padding:5px 7px;border-radius:7px;border:1px solid var(--dsw-alias-border-l2,#bbb);background:transparent;color:inherit}
+.bt-field.check{flex-direction:row;align-items:center;gap:6px}
+.bt-err{color:#c92a2a;font-size:12px}
+.bt-actions{display:flex;gap:8px;justify-content:flex-end;margin-top:10px}
+.bt-line{margin:6px 0;padding:8px 12px;border-radius:12px;border-left:3px solid var(--bt-colour,#4d6bfe);background:rgba(127,127,127,.07);color:var(--dsw-alias-label-primary,#111)}
+.bt-line header{display:flex;align-items:center;gap:6px;font-size:12px;font-weight:600;margin-bottom:4px;color:var(--dsw-alias-label-secondary,#444)}
+.bt-line .bt-body{white-space:pre-wrap;font-size:14px}
+.bt-quiet{margin:4px 0;font-size:12px;color:var(--dsw-alias-label-secondary,#555);text-align:center}
+.bt-log{width:100%;border-collapse:collapse;font-size:12px}.bt-log th,.bt-log td{text-align:left;padding:4px 6px;border-bottom:1px solid var(--dsw-alias-border-l2,#ddd)}
+.bt-badge{display:inline-flex;align-items:center;gap:6px;font-size:12px;padding:2px 8px;border-radius:12px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-primary,#111)}
+`
+
+/** Add the stylesheet once (no-op without a document). */
+export function injectStyles(): void {
+  const doc = (globalThis as { document?: any }).document
+  if (!doc || doc.querySelector('style[data-plugin="dsh-bot-team"]')) return
+  const tag = doc.createElement('style')
+  tag.setAttribute('data-plugin', 'dsh-bot-team')
+  tag.textContent = CSS
+  doc.head.appendChild(tag)
+}

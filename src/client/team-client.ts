@@ -1,0 +1,143 @@
+/**
+ * The client half's connection to the plugin's own routes (same origin as DSH Web): the live team
+ * view from `/bot-team/api/events` (server-sent events; the browser reconnects by itself), plus
+ * JSON calls for the settings forms.
+ *
+ * Never throws into React: a failing or slow team API is a state (`error`) the sidebar shows in one
+ * line while DSH Web goes on working. Every request has a timeout (`REQUEST_TIMEOUT_MS`); answers
+ * are checked for shape before use (`readTeamView`), so a broken answer is an error, not a crash.
+ *
+ * Deliberately narrow: no rendering; one shared store per page (components subscribe with
+ * `useSyncExternalStore`).
+ */
+import type { TeamView } from '../web/team-view.ts'
+
+export type { TeamView, BotView, GroupView, Problem, BotStatus } from '../web/team-view.ts'
+
+export const API = '/bot-team/api'
+export const REQUEST_TIMEOUT_MS = 10_000
+
+export interface TeamState {
+  view?: TeamView
+  error?: string
+}
+
+/** Check an answer's shape (pure): a team view, or `undefined`. */
+export function readTeamView(value: unknown): TeamView | undefined {
+  if (!value || typeof value !== 'object') return undefined
+  const v = value as Partial<TeamView>
+  if (!Array.isArray(v.bots) || !Array.isArray(v.groups) || !Array.isArray(v.problems) || typeof v.mode !== 'string') return undefined
+  const okBot = (b: unknown) => !!b && typeof b === 'object' && typeof (b as { id?: unknown }).id === 'string' && typeof (b as { name?: unknown }).name === 'string'
+  if (!v.bots.every(okBot) || !v.groups.every(okBot)) return undefined
+  return v as TeamView
+}
+
+export class ApiError extends Error {
+  readonly status: number
+  constructor(status: number, message: string) {
+    super(message)
+    this.status = status
+  }
+}
+
+/** One JSON call to the plugin's API; a refusal is an `ApiError` carrying the service's own message. */
+export async function callApi(method: string, path: string, body?: unknown): Promise<any> {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS)
+  try {
+    const res = await fetch(`${API}${path}`, {
+      method,
+      credentials: 'same-origin',
+      signal: controller.signal,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    const text = await res.text()
+    let json: any
+    try {
+      json = text ? JSON.parse(text) : {}
+    } catch {
+      json = { error: text.slice(0, 300) }
+    }
+    if (!res.ok) throw new ApiError(res.status, typeof json?.error === 'string' ? json.error : `HTTP ${res.status}`)
+    return json
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+type EventSourceLike = { addEventListener(type: string, fn: (e: any) => void): void; close(): void; onerror: ((e: unknown) => void) | null }
+
+/** The live team, shared by every component of the page. */
+export class TeamStore {
+  private state: TeamState = {}
+  private readonly listeners = new Set<() => void>()
+  private source: EventSourceLike | undefined
+  private readonly open: () => EventSourceLike | undefined
+
+  constructor(open: () => EventSourceLike | undefined = () => (typeof EventSource === 'function' ? new EventSource(`${API}/events`) as unknown as EventSourceLike : undefined)) {
+    this.open = open
+  }
+
+  getSnapshot = (): TeamState => this.state
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener)
+    this.start()
+    return () => {
+      this.listeners.delete(listener)
+    }
+  }
+
+  private set(next: TeamState): void {
+    this.state = next
+    for (const l of this.listeners) {
+      try {
+        l()
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  /** Take a view that arrived (the stream's event, or an answer to a change). */
+  accept(value: unknown): void {
+    const view = readTeamView(value)
+    if (view) this.set({ view })
+    else this.set({ ...this.state, error: 'the team API answered something unexpected' })
+  }
+
+  private start(): void {
+    if (this.source) return
+    try {
+      this.source = this.open()
+    } catch (error) {
+      this.set({ ...this.state, error: String(error) })
+      return
+    }
+    if (!this.source) return
+    this.source.addEventListener('team', (e: { data?: unknown }) => {
+      try {
+        this.accept(JSON.parse(String(e.data)))
+      } catch {
+        this.set({ ...this.state, error: 'the team API sent a broken event' })
+      }
+    })
+    // EventSource retries by itself; until then the sidebar says the team is unreachable.
+    this.source.onerror = () => this.set({ ...this.state, error: 'unreachable' })
+  }
+
+  /** Re-read once (after a change the person made), without waiting for the push. */
+  async refresh(): Promise<void> {
+    try {
+      this.accept(await callApi('GET', '/team'))
+    } catch (error) {
+      this.set({ ...this.state, error: error instanceof Error ? error.message : String(error) })
+    }
+  }
+
+  close(): void {
+    this.source?.close()
+    this.source = undefined
+  }
+}

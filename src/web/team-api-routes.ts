@@ -1,0 +1,177 @@
+/**
+ * The client half's team API under `/bot-team/api`:
+ *   GET /team     the team as the sidebar draws it (`team-view.ts`), as JSON
+ *   GET /deliveries?bot=<id>&limit=<n>  the delivery log, newest first (`deliveryLog`, bounded)
+ *   GET /rooms/<group id>/posts?round=<post id>  a room's posts as data (the post log), one round
+ *                 or the latest `ROOM_POSTS_MAX` — the client draws a room from these records by
+ *                 post id, never from the room's rendered text
+ *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
+ *                 change (team state saved or re-read, a Bot's Session starting or ending a turn)
+ *
+ * The feed pushes instead of being polled: changes arriving together are coalesced into one
+ * event (`COALESCE_MS`), identical snapshots are not re-sent, and at most `MAX_STREAMS` streams
+ * are open at once (a further one is a 503). A comment line every `KEEPALIVE_MS` keeps proxies
+ * from closing an idle stream.
+ *
+ * Deliberately narrow: read-only (changes go through the bots API and the roster, which decides
+ * who may do what); the router (`routes.ts`) applied the trust fence before anything here runs.
+ *
+ * Composes: `mountTeamFeed` adds one `agent/status` listener (reads only, never vetoes; order
+ * among other listeners does not matter) and one `botStore.subscribe`; both are Cordis effects,
+ * and unloading the plugin ends every open stream.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Context } from '@deepseek-ai/cordis'
+import type {} from '@deepseek-ai/dsh-agent'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { HttpError, sendJson } from './http.ts'
+import { deliveryLog, teamView, DELIVERY_LOG_MAX, type TeamView } from './team-view.ts'
+import { z } from 'zod'
+import { issuesText } from './http.ts'
+
+export const COALESCE_MS = 25
+export const KEEPALIVE_MS = 25_000
+export const MAX_STREAMS = 32
+/** Most posts one answer carries. */
+export const ROOM_POSTS_MAX = 200
+
+export interface RoomPost { id: string; seq: number; round: string; from: string; name: string; text: string }
+
+/** The live team and its push stream. */
+export class TeamFeed {
+  private readonly streams = new Set<ServerResponse>()
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private last = ''
+  private readonly read: () => TeamView | undefined
+  /** A room's posts from the rooms service (undefined: no rooms service). */
+  readonly posts: (groupId: string) => Promise<readonly RoomPost[]> | undefined
+
+  constructor(read: () => TeamView | undefined, posts: (groupId: string) => Promise<readonly RoomPost[]> | undefined = () => undefined) {
+    this.read = read
+    this.posts = posts
+  }
+
+  snapshot(): TeamView | undefined {
+    return this.read()
+  }
+
+  get streamCount(): number {
+    return this.streams.size
+  }
+
+  /** Something changed: push the new view to every stream (coalesced). */
+  changed(): void {
+    if (this.timer || this.streams.size === 0) return
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.push()
+    }, COALESCE_MS)
+  }
+
+  private push(): void {
+    const view = this.read()
+    if (!view) return
+    const json = JSON.stringify(view)
+    if (json === this.last) return
+    this.last = json
+    for (const res of this.streams) res.write(`event: team\ndata: ${json}\n\n`)
+  }
+
+  open(req: IncomingMessage, res: ServerResponse): void {
+    if (this.streams.size >= MAX_STREAMS) throw new HttpError(503, `too many open team streams (at most ${MAX_STREAMS})`)
+    const view = this.read()
+    if (!view) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      connection: 'keep-alive',
+    })
+    const json = JSON.stringify(view)
+    this.last = json
+    res.write(`retry: 2000\nevent: team\ndata: ${json}\n\n`)
+    this.streams.add(res)
+    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS)
+    keepalive.unref?.()
+    const done = () => {
+      clearInterval(keepalive)
+      this.streams.delete(res)
+    }
+    req.on('close', done)
+    res.on('close', done)
+  }
+
+  /** End every stream (plugin unload). */
+  close(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    for (const res of this.streams) res.end()
+    this.streams.clear()
+  }
+}
+
+/** Build the feed from the plugin's services and keep it told of changes (Cordis effects). */
+export function mountTeamFeed(ctx: Context): TeamFeed {
+  const feed = new TeamFeed(() => {
+    const store = ctx.get('botStore')
+    if (!store) return undefined
+    return teamView({
+      state: store.state,
+      store: store.status(),
+      archive: ctx.get('botArchive')?.status,
+      running: (sessionId) => ctx.get('agents')?.get(SessionId(sessionId))?.status === 'running',
+    })
+  }, (groupId) => ctx.get('botRooms')?.transcript(groupId))
+  ctx.effect(() => () => feed.close(), 'bot-team:team-feed')
+  ctx.on('agent/status', ({ agent }) => {
+    if (ctx.get('botRoster')?.ownerOf(String(agent.id))) feed.changed()
+  })
+  const store = ctx.get('botStore')
+  if (store) store.subscribe(() => feed.changed())
+  return feed
+}
+
+const LogQuery = z.strictObject({
+  bot: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(DELIVERY_LOG_MAX).optional(),
+})
+
+const RoundQuery = z.strictObject({ round: z.string().min(1).max(200).optional() })
+
+/** One room's posts (`/rooms/<group id>/posts`), newest `ROOM_POSTS_MAX`, or one round's. */
+async function roomPosts(groupId: string, req: IncomingMessage, res: ServerResponse, feed: TeamFeed, state: Parameters<typeof deliveryLog>[0] | undefined): Promise<void> {
+  const group = state && Object.hasOwn(state.groups, groupId) ? state.groups[groupId] : undefined
+  if (!group || group.deleted) throw new HttpError(404, `No group with id "${groupId}".`)
+  const query = RoundQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams))
+  if (!query.success) throw new HttpError(400, issuesText(query.error))
+  const all = await feed.posts(groupId)
+  if (!all) throw new HttpError(503, 'rooms are not available (see /bot-team/api/status)')
+  const round = query.data.round
+  const chosen = (round ? all.filter((p) => p.round === round) : all).slice(-ROOM_POSTS_MAX)
+  sendJson(res, 200, { group: { id: group.id, name: group.name }, posts: chosen.map((p) => ({ id: p.id, seq: p.seq, round: p.round, from: p.from, name: p.name, text: p.text.slice(0, 20_000) })) })
+}
+
+/** `/team`, `/deliveries`, `/rooms/<id>/posts` and `/events`; anything else under them is a 404. */
+export async function teamApi(method: string, head: string, rest: readonly string[], req: IncomingMessage, res: ServerResponse, feed: TeamFeed | undefined, state?: () => Parameters<typeof deliveryLog>[0] | undefined): Promise<void> {
+  if (head === 'rooms') {
+    if (rest.length !== 2 || rest[1] !== 'posts') throw new HttpError(404, `no such route: /rooms/${rest.join('/').slice(0, 100)}`)
+    if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /rooms`)
+    if (!feed) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    return roomPosts(rest[0]!, req, res, feed, state?.())
+  }
+  if (rest.length > 0) throw new HttpError(404, `no such route: /${head}/${rest.join('/').slice(0, 100)}`)
+  if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /${head}`)
+  if (!feed) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+  if (head === 'events') return feed.open(req, res)
+  if (head === 'deliveries') {
+    const current = state?.()
+    if (!current) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    const query = LogQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams))
+    if (!query.success) throw new HttpError(400, issuesText(query.error))
+    return sendJson(res, 200, { deliveries: deliveryLog(current, { ...(query.data.bot ? { bot: query.data.bot } : {}), ...(query.data.limit ? { limit: query.data.limit } : {}) }) })
+  }
+  const view = feed.snapshot()
+  if (!view) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+  sendJson(res, 200, view)
+}

@@ -1,0 +1,154 @@
+/**
+ * The team as the client half draws it (pure): every live Bot with its look and its live status,
+ * every live group, and the problems the person must see — built from team state, the store's
+ * status, the archive's status and which Bot Sessions are running a turn right now.
+ *
+ * Status of a Bot, first match wins: `read-only` / `follower` (this process cannot change the
+ * team, so nothing it shows is live work of its own), `working` (its current chat part's agent is
+ * running), `queued` (messages to it are recorded but not yet delivered; with their count),
+ * otherwise `idle`.
+ *
+ * Deliberately narrow: no I/O and no DSH types; the feed (`team-api-routes.ts`) gathers the facts
+ * and pushes the result. Sizes are bounded by the roster's own limits (at most `maxBots` Bots and
+ * `maxGroups` groups); text fields are cut to the lengths the schema allows.
+ */
+import type { Bot, Group, TeamState } from '../store/index.ts'
+
+export type BotStatus = 'idle' | 'working' | 'queued' | 'read-only' | 'follower'
+
+export interface BotView {
+  id: string
+  name: string
+  role: string
+  main: boolean
+  model?: string
+  preset: string
+  colour: string
+  shape: string
+  pinned: boolean
+  hidden: boolean
+  status: BotStatus
+  queued: number
+  /** The Bot's current own-chat Session (its part), if it has one. */
+  chatSessionId?: string
+}
+
+export interface GroupView {
+  id: string
+  name: string
+  members: string[]
+  admin?: string
+  mode: 'admin' | 'everyone'
+  roomSessionId?: string
+}
+
+export interface Problem {
+  kind: 'read-only' | 'lock-lost' | 'sqlite' | 'state'
+  text: string
+}
+
+export interface TeamView {
+  mode: string
+  revision: number
+  bots: BotView[]
+  groups: GroupView[]
+  problems: Problem[]
+}
+
+export interface TeamFacts {
+  state: Readonly<TeamState>
+  store: { mode: string; message: string; lockLost: boolean; revision: number; reason: string | null }
+  archive?: { driver: string; problem?: { message: string } | undefined } | undefined
+  /** True when the Session's agent is running a turn. */
+  running: (sessionId: string) => boolean
+}
+
+function shapeOf(bot: Bot): string {
+  return bot.avatar.kind === 'shape' ? bot.avatar.shape : 'circle'
+}
+
+/** Sort order of the sidebar: Main Bots first, then pinned, then by name. */
+export function compareBots(a: BotView, b: BotView): number {
+  if (a.main !== b.main) return a.main ? -1 : 1
+  if (a.pinned !== b.pinned) return a.pinned ? -1 : 1
+  return a.name.localeCompare(b.name)
+}
+
+export function botStatus(mode: string, running: boolean, queued: number): BotStatus {
+  if (mode === 'read-only') return 'read-only'
+  if (mode === 'follower') return 'follower'
+  if (running) return 'working'
+  return queued > 0 ? 'queued' : 'idle'
+}
+
+export function teamProblems(facts: Pick<TeamFacts, 'store' | 'archive'>): Problem[] {
+  const problems: Problem[] = []
+  if (facts.store.mode === 'read-only') problems.push({ kind: facts.store.reason === 'backup-failed' ? 'state' : 'read-only', text: facts.store.message })
+  if (facts.store.lockLost) problems.push({ kind: 'lock-lost', text: 'The team lock was lost: another DSH process may be writing the team. Restart DSH Web to take it back.' })
+  if (facts.archive?.driver === 'unavailable') {
+    problems.push({ kind: 'sqlite', text: facts.archive.problem?.message ?? 'The native SQLite module is missing: search of old conversations is off until it is rebuilt.' })
+  }
+  return problems
+}
+
+export function teamView(facts: TeamFacts): TeamView {
+  const { state } = facts
+  const pending = new Map<string, number>()
+  for (const d of state.deliveries) if (d.status === 'pending') pending.set(d.to, (pending.get(d.to) ?? 0) + 1)
+  const bots: BotView[] = []
+  for (const bot of Object.values(state.bots)) {
+    if (bot.deleted) continue
+    const chat = bot.sessionParts.at(-1)?.sessionId
+    const queued = pending.get(bot.id) ?? 0
+    bots.push({
+      id: bot.id,
+      name: bot.name,
+      role: bot.role,
+      main: bot.main,
+      ...(bot.model ? { model: bot.model } : {}),
+      preset: bot.permissionPreset,
+      colour: bot.colour,
+      shape: shapeOf(bot),
+      pinned: bot.pinned,
+      hidden: bot.hidden,
+      status: botStatus(facts.store.mode, chat !== undefined && facts.running(chat), queued),
+      queued,
+      ...(chat ? { chatSessionId: chat } : {}),
+    })
+  }
+  bots.sort(compareBots)
+  const groups: GroupView[] = Object.values(state.groups)
+    .filter((g: Group) => !g.deleted)
+    .map((g) => ({ id: g.id, name: g.name, members: [...g.members], ...(g.admin ? { admin: g.admin } : {}), mode: g.mode, ...(g.roomSessionId ? { roomSessionId: g.roomSessionId } : {}) }))
+    .sort((a, b) => a.name.localeCompare(b.name))
+  return { mode: facts.store.mode, revision: facts.store.revision, bots, groups, problems: teamProblems(facts) }
+}
+
+export interface DeliveryRow {
+  id: string
+  from: string
+  fromName: string
+  to: string
+  toName: string
+  kind: string
+  hop: number
+  at: string
+  status: string
+  outcome?: string
+}
+
+/** Most rows one answer of the delivery log carries. */
+export const DELIVERY_LOG_MAX = 200
+
+/** The delivery log, newest first, optionally only what one Bot sent or got (pure, bounded). */
+export function deliveryLog(state: Readonly<TeamState>, opts: { bot?: string; limit?: number } = {}): DeliveryRow[] {
+  const limit = Math.max(1, Math.min(DELIVERY_LOG_MAX, opts.limit ?? DELIVERY_LOG_MAX))
+  const nameOf = (id: string) => (Object.hasOwn(state.bots, id) ? state.bots[id]!.name : id)
+  const rows: DeliveryRow[] = []
+  for (let i = state.deliveries.length - 1; i >= 0 && rows.length < limit; i--) {
+    const d = state.deliveries[i]!
+    if (opts.bot && d.from !== opts.bot && d.to !== opts.bot) continue
+    rows.push({ id: d.id, from: d.from, fromName: nameOf(d.from), to: d.to, toName: nameOf(d.to), kind: d.kind, hop: d.hop, at: d.updatedAt ?? d.createdAt, status: d.status, ...(d.outcome ? { outcome: d.outcome.slice(0, 300) } : {}) })
+  }
+  return rows
+}

@@ -1,0 +1,191 @@
+// e2e (DSH Web + Chromium + the packed bundle): the team drawn inside DSH Web's own shell by the
+// client half — the sidebar with live status, the Bot form, "Message from" lines, the Chinese
+// locale — and DSH Web staying fully usable when the team API fails. Each test has its own
+// DSH_HOME, DSH Web, scripted model and browser; screenshots go to .tmp/ for people to look at.
+import { mkdirSync } from 'node:fs'
+import type { Browser, Page } from 'playwright-core'
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
+import { lastToolResults, lastUserText, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
+import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
+import { launchChromium } from '../support/browser.ts'
+import { api, homeWithBundle, startWeb, teamStatus, untilTeamReady, type WebProcess } from '../support/e2e.ts'
+
+let model: ScriptedServer
+let web: WebProcess
+let browser: Browser
+
+/**
+ * Main asks Writer when told to ("ask Writer …"); Writer answers slowly (so its working status can
+ * be seen); a plain Session gets a plain answer.
+ */
+function teamScript(): Script {
+  return {
+    fallback: (req) => {
+      const results = lastToolResults(req)
+      if (results.length) return { text: `Tool said: ${results[0]!.text}` }
+      const said = lastUserText(req) ?? ''
+      if (req.system.includes('You are Writer')) return { text: 'Here is the draft.', delayMs: 2500 }
+      if (/ask Writer/i.test(said) && offersTool(req, 'message_bot')) return { toolCalls: [{ name: 'message_bot', args: { to: 'Writer', message: 'Please draft a haiku about tea.', reply_to: 'user' } }] }
+      return { text: 'plain answer' }
+    },
+  }
+}
+
+beforeEach(async () => {
+  model = await startScriptedServer(teamScript())
+  const home = await homeWithBundle('surface', inject('bundleTarball'), [{ name: 'web' }])
+  web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
+  await untilTeamReady(web.url)
+  browser = await launchChromium()
+})
+afterEach(async ({ task }) => {
+  // A failing test leaves what the browser showed, for a look.
+  if (task.result?.state === 'fail') {
+    const pages = browser?.contexts().flatMap((c) => c.pages()) ?? []
+    for (const [i, p] of pages.entries()) await p.screenshot({ path: `.tmp/surface-failed-${task.name.slice(0, 20).replace(/\W+/g, '-')}-${i}.png` }).catch(() => {})
+  }
+  await browser?.close()
+  await web?.stop()
+  await model?.close()
+})
+
+/** Open DSH Web and dismiss its first-visit notice (it blocks every click). */
+async function openDshWeb(page: Page): Promise<void> {
+  await page.goto(web.url)
+  await page.getByRole('button', { name: /^(Continue|继续)$/ }).click({ timeout: 30_000 })
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync('.tmp', { recursive: true })
+  await page.screenshot({ path: `.tmp/surface-${name}.png` })
+}
+
+/** Type into DSH's composer and send. */
+async function sendInComposer(page: Page, text: string): Promise<void> {
+  const box = page.locator('textarea').last()
+  await box.click()
+  await box.fill(text)
+  await page.keyboard.press('Enter')
+}
+
+describe('the team inside DSH Web', () => {
+  it('keeps DSH Web and a plain chat working when the team API fails', async () => {
+    const page = await browser.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    // The network is the one thing faked: every team API call fails.
+    await page.route('**/bot-team/api/**', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"deliberately failing"}' }))
+    await openDshWeb(page)
+    // The team sidebar says so in one line; DSH's shell is there.
+    await expect(page.getByTestId('bt-unavailable').textContent()).resolves.toMatch(/not reachable/)
+    await page.getByRole('button', { name: 'New Session' }).first().waitFor()
+    // DSH's own session browser is one click away, and a plain chat works.
+    await page.getByTestId('bt-show-sessions').click()
+    await page.getByText('Workspaces').waitFor()
+    await page.getByRole('button', { name: 'New Session' }).first().click()
+    await sendInComposer(page, 'hello plain DSH')
+    await page.getByText('plain answer').waitFor({ timeout: 30_000 })
+    // The person's own message is drawn by DSH's renderer, not ours.
+    await page.getByText('hello plain DSH').waitFor()
+    expect(await page.locator('.bt-line').count()).toBe(0)
+    expect(errors).toEqual([])
+    await shot(page, 'failing-api')
+  })
+
+  it('lists the team with live status, and creates, edits and deletes a Bot from the form', async () => {
+    const page = await browser.newPage()
+    await openDshWeb(page)
+    const main = page.locator('[data-bot="Main"]')
+    await expect(main.locator('[data-status]').getAttribute('data-status')).resolves.toBe('idle')
+    await shot(page, 'sidebar')
+
+    // Bad input: the service's own message next to the field; nothing is created.
+    await page.getByTestId('bt-new-bot').click()
+    await page.getByLabel('Name').fill('Writer')
+    await page.getByLabel('Colour').fill('blue')
+    await page.getByTestId('bt-save').click()
+    await expect(page.locator('[data-field-error="colour"]').textContent()).resolves.toMatch(/#rrggbb/)
+    await shot(page, 'bot-form-error')
+    expect((await teamStatus(web.url)).bots.map((b: any) => b.name)).toEqual(['Main'])
+
+    await page.getByLabel('Colour').fill('#2b8a3e')
+    await page.getByLabel('Role').fill('Writer of drafts')
+    await page.getByTestId('bt-save').click()
+    await page.locator('[data-bot="Writer"]').waitFor()
+    expect((await teamStatus(web.url)).bots.map((b: any) => b.name)).toEqual(['Main', 'Writer'])
+    // Its chat is in DSH's own session list.
+    let listed = false
+    for (let i = 0; i < 100 && !listed; i++) {
+      listed = (await api(web.url, 'session.list', {})).items.some((s: any) => s.projections?.values?.title === 'Writer')
+      if (!listed) await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(listed).toBe(true)
+
+    // Live status by push: Writer works while the model is slow, then is idle again.
+    const writer = page.locator('[data-bot="Writer"]')
+    await writer.locator('.bt-row').click()
+    await page.getByTestId('bt-session-badge').getByText('Writer', { exact: true }).waitFor()
+    await sendInComposer(page, 'write something')
+    await writer.locator('[data-status="working"]').waitFor({ timeout: 15_000 })
+    await shot(page, 'working')
+    await writer.locator('[data-status="idle"]').waitFor({ timeout: 30_000 })
+
+    // Its memory panel: remember an entry, then see it listed.
+    await writer.getByRole('button', { name: 'Edit Writer' }).click()
+    await page.getByTestId('bt-open-memory').click()
+    await page.getByLabel('New entry').fill('Prefers short drafts')
+    await page.getByTestId('bt-remember').click()
+    await page.locator('[data-memory-entry="Prefers short drafts"]').waitFor()
+    await shot(page, 'memory')
+    await page.getByTestId('bt-memory-dialog').getByRole('button', { name: 'Close' }).click()
+
+    // Edit, then delete.
+    await writer.getByRole('button', { name: 'Edit Writer' }).click()
+    await page.getByLabel('Role').fill('Poet')
+    await page.getByTestId('bt-save').click()
+    await writer.getByText('Poet').waitFor()
+    await writer.getByRole('button', { name: 'Edit Writer' }).click()
+    await page.getByLabel('Why delete it?').fill('not needed any more')
+    await page.getByTestId('bt-delete').click()
+    await writer.waitFor({ state: 'detached' })
+    expect((await teamStatus(web.url)).bots.map((b: any) => b.name)).toEqual(['Main'])
+  })
+
+  it('draws a Bot-to-Bot message as a "Message from" line that opens the exchange', async () => {
+    const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Writer', role: 'Drafts' }) })
+    expect(created.status).toBe(201)
+    const page = await browser.newPage()
+    await openDshWeb(page)
+    await page.locator('[data-bot="Main"] .bt-row').click()
+    await sendInComposer(page, 'ask Writer for a haiku')
+    await page.getByText(/Tool said: Sent to Writer/).waitFor({ timeout: 30_000 })
+    await page.locator('[data-bot="Writer"] .bt-row').click()
+    const line = page.getByTestId('bt-relay')
+    await line.waitFor({ timeout: 30_000 })
+    await expect(line.locator('header').textContent()).resolves.toContain('Message from Main')
+    await expect(line.locator('.bt-body').textContent()).resolves.toContain('Please draft a haiku about tea.')
+    await page.getByText('Here is the draft.').waitFor({ timeout: 30_000 })
+    await shot(page, 'message-from')
+    // The delivery log lists the exchange.
+    await page.getByTestId('bt-delivery-log').click()
+    const row = page.getByTestId('bt-log-table').locator('tbody tr').first()
+    await row.waitFor()
+    await expect(row.locator('td').nth(0).textContent()).resolves.toBe('Main')
+    await expect(row.locator('td').nth(1).textContent()).resolves.toBe('Writer')
+    await shot(page, 'delivery-log')
+    await page.getByTestId('bt-log-dialog').getByRole('button', { name: 'Close' }).click()
+    // The line opens the sender's chat.
+    await line.getByTestId('bt-open-exchange').click()
+    await page.getByTestId('bt-session-badge').getByText('Main', { exact: true }).waitFor()
+  })
+
+  it('shows Chinese strings under the Chinese locale', async () => {
+    const context = await browser.newContext({ locale: 'zh-CN' })
+    const page = await context.newPage()
+    await openDshWeb(page)
+    await page.getByRole('navigation', { name: 'Bot 团队' }).waitFor()
+    await expect(page.getByTestId('bt-new-bot').textContent()).resolves.toBe('+ 新建 Bot')
+    await expect(page.locator('[data-bot="Main"] [data-status]').textContent()).resolves.toBe('空闲')
+    await shot(page, 'zh')
+  })
+})

@@ -1,0 +1,66 @@
+// The team view the sidebar draws (pure): status per Bot, order, live entries only, and the
+// problems the person must see.
+import { describe, expect, it } from 'vitest'
+import { emptyState, type Bot, type TeamState } from '../../../src/store/index.ts'
+import { botStatus, deliveryLog, teamProblems, teamView } from '../../../src/web/team-view.ts'
+
+function bot(id: string, name: string, extra: Partial<Bot> = {}): Bot {
+  return {
+    id, name, role: '', instructions: '', avatar: { kind: 'shape', shape: 'circle' }, colour: '#1971c2', permissionPreset: 'default',
+    pinned: false, hidden: false, createdBy: 'user', createdAt: '2026-01-01T00:00:00.000Z', main: false,
+    sessionParts: [{ sessionId: `s-${id}`, startedAt: '2026-01-01T00:00:00.000Z' }], acceptsDelegatedWork: false, ...extra,
+  } as Bot
+}
+
+function state(): TeamState {
+  const s = emptyState()
+  s.bots = {
+    'bot-1': bot('bot-1', 'Zed', { main: true }),
+    'bot-2': bot('bot-2', 'Ada'),
+    'bot-3': bot('bot-3', 'Bea', { pinned: true }),
+    'bot-4': bot('bot-4', 'Gone', { deleted: { at: '2026-01-02T00:00:00.000Z', by: 'user' } }),
+  }
+  s.deliveries = [
+    { id: 'd-1', from: 'bot-1', to: 'bot-2', kind: 'message', body: 'x', hop: 1, replyTo: null, createdAt: '2026-01-01T00:00:00.000Z', status: 'pending' },
+    { id: 'd-2', from: 'bot-1', to: 'bot-2', kind: 'message', body: 'y', hop: 1, replyTo: null, createdAt: '2026-01-01T00:00:00.000Z', status: 'pending' },
+    { id: 'd-3', from: 'bot-1', to: 'bot-3', kind: 'message', body: 'z', hop: 1, replyTo: null, createdAt: '2026-01-01T00:00:00.000Z', status: 'delivered' },
+  ] as TeamState['deliveries']
+  return s
+}
+
+const store = { mode: 'writer', message: '', lockLost: false, revision: 3, reason: null }
+
+describe('teamView', () => {
+  it('lists live Bots, Main first, then pinned, then by name, with status and queued count', () => {
+    const view = teamView({ state: state(), store, running: (id) => id === 's-bot-3' })
+    expect(view.bots.map((b) => [b.name, b.status, b.queued])).toEqual([['Zed', 'idle', 0], ['Bea', 'working', 0], ['Ada', 'queued', 2]])
+    expect(view.bots[0]).toMatchObject({ main: true, chatSessionId: 's-bot-1', shape: 'circle', colour: '#1971c2' })
+    expect(view.problems).toEqual([])
+  })
+
+  it('shows every Bot as read-only or follower when this process cannot change the team', () => {
+    expect(botStatus('read-only', true, 3)).toBe('read-only')
+    expect(botStatus('follower', true, 0)).toBe('follower')
+    expect(botStatus('writer', false, 0)).toBe('idle')
+  })
+
+  it('names the problems the person must see, once each', () => {
+    expect(teamProblems({ store: { ...store, mode: 'read-only', message: 'The team file is newer than this plugin.', reason: 'newer-version' } }))
+      .toEqual([{ kind: 'read-only', text: 'The team file is newer than this plugin.' }])
+    expect(teamProblems({ store: { ...store, lockLost: true } }).map((p) => p.kind)).toEqual(['lock-lost'])
+    expect(teamProblems({ store, archive: { driver: 'unavailable', problem: { message: 'better-sqlite3 is missing: run X' } } }))
+      .toEqual([{ kind: 'sqlite', text: 'better-sqlite3 is missing: run X' }])
+  })
+})
+
+describe('deliveryLog', () => {
+  it('lists exchanges newest first with names, filtered by Bot and bounded', () => {
+    const s = state()
+    expect(deliveryLog(s).map((r) => [r.id, r.fromName, r.toName, r.kind, r.hop, r.status])).toEqual([
+      ['d-3', 'Zed', 'Bea', 'message', 1, 'delivered'], ['d-2', 'Zed', 'Ada', 'message', 1, 'pending'], ['d-1', 'Zed', 'Ada', 'message', 1, 'pending'],
+    ])
+    expect(deliveryLog(s, { bot: 'bot-3' }).map((r) => r.id)).toEqual(['d-3'])
+    expect(deliveryLog(s, { limit: 1 }).map((r) => r.id)).toEqual(['d-3'])
+    expect(deliveryLog(s, { limit: 100_000 })).toHaveLength(3)
+  })
+})
