@@ -7,8 +7,8 @@
  * 4,000 characters by default, so at most ~2,500 tokens in all). The service renders it ONCE when a
  * Session part (own chat) or a member Session starts and persists the bytes, so every request of
  * that part — also after a restart — carries the identical section and the provider's prefix
- * cache keeps hitting; memory written during the part shows from the next part, `recall` finds it
- * at once.
+ * cache keeps hitting; memory written during the part shows from the next part or after a
+ * checkpoint (a deliberate rewrite, where the service renders it anew), `recall` finds it at once.
  *
  * Deliberately does not: read files or decide when to freeze (the service does both).
  */

@@ -124,6 +124,8 @@ export class BotMemory extends Service {
   readonly files: MemoryFiles
   private readonly onAgents: AgentRegistrations
   private readonly attached = new WeakSet<Agent>()
+  /** sessionId → the frozen memory section its prompt carries (set at attach, renewed at a checkpoint). */
+  private readonly sections = new Map<string, string>()
   private queue: Promise<unknown> = Promise.resolve()
 
   constructor(ctx: Context, config: Config) {
@@ -151,6 +153,13 @@ export class BotMemory extends Service {
       void this.archive(botId, by).catch(() => {})
     })
     for (const agent of this.ctx.agents.list()) this.attach(agent)
+    // A checkpoint (the steward's, or a person's /compact) rewrites the conversation in place: the
+    // prompt prefix changes anyway, so the memory section is frozen anew there.
+    this.ctx.on('session/event', (session, event) => {
+      const type: string = event.type // `compaction/summary` is a compaction package's event, outside the core map
+      const sessionId = String(session.id)
+      if (type === 'compaction/summary' && this.sections.has(sessionId)) this.sections.set(sessionId, this.freeze(sessionId))
+    })
     if (this.review.enabled) {
       this.ctx.on('agent/status', ({ agent, status }) => {
         if (status === 'idle' && this.roster.ownerOf(String(agent.id))?.kind === 'own') this.scheduleReview(agent)
@@ -176,8 +185,9 @@ export class BotMemory extends Service {
     if (!owner || this.attached.has(agent)) return
     this.attached.add(agent)
     const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
-    const text = this.frozenSection(sessionId)
-    track(agent.ctx.systemPrompt.section({ name: MEMORY_SECTION, order: 30, text }))
+    this.sections.set(sessionId, this.frozenSection(sessionId))
+    track(() => this.sections.delete(sessionId))
+    track(agent.ctx.systemPrompt.section({ name: MEMORY_SECTION, order: 30, text: () => this.sections.get(sessionId) ?? '' }))
     // Group Sessions stay narrow (the room's tools only): memory is written from the own chat.
     if (owner.kind === 'own') for (const tool of memoryTools(this)) track(agent.ctx.tools.register(tool))
   }
@@ -187,8 +197,11 @@ export class BotMemory extends Service {
    * (`frozen/<sessionId>.md`), so every later request — after a restart too — gets the same bytes.
    */
   frozenSection(sessionId: string): string {
-    const stored = this.files.readFrozen(sessionId)
-    if (stored !== undefined) return stored
+    return this.files.readFrozen(sessionId) ?? this.freeze(sessionId)
+  }
+
+  /** Render the section from the memory files as they are now and persist it (writer only). */
+  private freeze(sessionId: string): string {
     const caller = this.roster.callerOf(sessionId)
     const own = caller.botId ? this.files.read(`bot:${caller.botId}`) : { memory: '', topics: {} }
     const where = this.roster.ownerOf(sessionId)?.kind === 'member' ? 'group' : 'own-chat'

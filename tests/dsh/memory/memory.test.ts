@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import { toolResults } from '../delivery/helpers.ts'
+import { startCompactingTeamHost } from '../context-compaction/helpers.ts'
 import type { Actor } from '../../../src/memory/service.ts'
 import { bots, say, settle, team as roomsTeam } from '../rooms/helpers.ts'
 
@@ -61,6 +62,23 @@ describe('botMemory (in-process DSH)', () => {
     expect(first!.system).not.toContain('Deploys happen on Fridays')
     expect(memorySection(toAda!.system)).toContain('## Team memory\n- Deploys happen on Fridays')
     expect(host.ctx.botMemory.recall(actorOf(host, main.id), 'fridays')).toContain('[team MEMORY.md] Deploys happen on Fridays')
+  })
+
+  it('a checkpoint renews the frozen section: the request after it shows memory written before it, the one before did not', async () => {
+    const host = track(await startCompactingTeamHost({ fallback: { text: `Done. ${'I read the module and ran the tests again. '.repeat(40)}` } }))
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    const agent = await host.ctx.botRoster.agentOf(ada.id)
+    for (let i = 0; i < 4; i++) await prompt(host, agent, `Step ${i}: ${'keep going with the parser port '.repeat(8)}`)
+    await host.ctx.botMemory.remember(actorOf(host, ada.id), { text: 'The staging host is stg-04' })
+    await prompt(host, agent, 'before the checkpoint')
+    expect(await host.ctx.botCompaction.checkpoint(String(agent.id))).toEqual({ ok: true })
+    await prompt(host, agent, 'after the checkpoint')
+    const requests = host.adapter.model.loopRequests().filter((r) => r.sessionId === String(agent.id))
+    const [beforeCheckpoint, afterCheckpoint] = requests.slice(-2)
+    expect(memorySection(beforeCheckpoint!.system)).not.toContain('stg-04')
+    expect(memorySection(afterCheckpoint!.system)).toContain('## Your memory\n- The staging host is stg-04')
+    // persisted: what a restart would render for this part is the renewed section
+    expect(host.ctx.botMemory.frozenSection(String(agent.id))).toContain('- The staging host is stg-04')
   })
 
   it('a restart renders the same frozen bytes for the same part, not the memory written since', async () => {
