@@ -30,6 +30,7 @@ import { ArchiveIndex } from '../src/archive/index-db.ts'
 import { lineOf } from '../src/archive/lines.ts'
 import { partitionKeyOfBot, readOwnChat, type OwnChatArgs, type PartInfo } from '../src/archive/reader.ts'
 import { loadSqlite } from '../src/archive/sqlite.ts'
+import { mulberry32 } from './lib/random.ts'
 
 const LINES = Number(process.argv[2] ?? 1_000_000)
 const SEED = 11
@@ -45,17 +46,6 @@ const TOOL_SHARE = 0.1
 const SLICE = 500
 const ROUNDS = 10
 
-// ── seeded generator ──────────────────────────────────────────────────────────────────────────
-function mulberry32(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const random = mulberry32(SEED)
 const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1))
 

@@ -30,6 +30,7 @@ import { ScriptedAdapter } from '../scripts/scripted-model/adapter.ts'
 import { takeBackup } from '../src/backup/backup.ts'
 import { openDshStores } from '../src/backup/dsh-runtime.ts'
 import { restoreBackup } from '../src/backup/restore.ts'
+import { mulberry32 } from './lib/random.ts'
 
 const BOTS = 20
 const PARTS = 2
@@ -37,16 +38,6 @@ const TURNS = Number(process.argv[2] ?? 50)
 const SEED = 16
 const ROUNDS = 3
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const rand = mulberry32(SEED)
 const WORDS = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`)
 const text = () => Array.from({ length: 5 + Math.floor(rand() * 195) }, () => WORDS[Math.floor(WORDS.length * rand() ** 2)]).join(' ')

@@ -114,6 +114,8 @@ export const TEAM_PAGE_JS = `(function () {
       .then(function (r) { return r.json().catch(function () { return {}; }).then(function (j) { if (!r.ok) throw new Error(j.error || ('HTTP ' + r.status)); return j; }); });
   }
   function show(el, on) { el.hidden = !on; }
+  // The page's one API client, shared with the secret card's script (secret-card.ts) that follows.
+  window.botTeamPage = { api: api, token: token };
   function time(iso) { return new Date(iso).toLocaleTimeString(); }
 
   function renderStatus(s) {

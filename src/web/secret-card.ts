@@ -20,7 +20,6 @@
  * Deliberately narrow: presentation only; every check is the API's. Refreshes every 5 s while the
  * page is visible (a card appears without reloading).
  */
-import { PAIRING_HEADER } from './pairing.ts'
 
 export const SECRET_CARD_HTML = `<section id="secrets">
 <h2 id="secrets-title">Secrets</h2>
@@ -40,8 +39,6 @@ export const SECRET_CARD_CSS = `.secret-card { border: 1px solid #c9d2e0; border
 
 export const SECRET_CARD_JS = `(function () {
   'use strict';
-  var API = '/bot-team/api/';
-  var TOKEN_KEY = 'bot-team:pairing-token';
   var zh = /^zh/i.test(navigator.language || '');
   var t = zh
     ? { title: '密钥', asks: function (bot, v, p) { return bot + ' 请求 $' + v + '：' + p; }, exists: '此名称已保存；保存会替换它唯一的值（所有拥有它的机器人）。', thisBot: '仅此机器人', allBots: '所有机器人', save: '保存', cancel: '取消', value: '值（不会显示在聊天里）',
@@ -51,15 +48,9 @@ export const SECRET_CARD_JS = `(function () {
         scopeNote: 'The scope decides whose shell environment gets the value and what each model is shown; it is not a file permission: any Bot\\'s shell can read files under DSH_HOME. Values are stored unencrypted in bot/secrets.json (mode 0600).',
         insecure: 'This page is neither on loopback nor HTTPS: a value you enter crosses the network in clear.', saved: 'Saved secrets', all: 'all Bots', lastUsed: 'last used', never: 'never used', del: 'Delete', unpaired: 'Pair this browser first to answer.' };
   var $ = function (id) { return document.getElementById(id); };
-  function token() { try { return localStorage.getItem(TOKEN_KEY); } catch (e) { return null; } }
-  function api(method, path, body) {
-    var headers = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    var tok = token();
-    if (tok) headers['${PAIRING_HEADER}'] = tok;
-    return fetch(API + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
-      .then(function (r) { return r.json().catch(function () { return {}; }).then(function (j) { if (!r.ok) throw new Error(j.error || ('HTTP ' + r.status)); return j; }); });
-  }
+  // The page's API client (page.ts defines it before this script runs): one way to call the team API.
+  var token = window.botTeamPage.token;
+  var api = window.botTeamPage.api;
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
   function safeOrigin() {
     var h = location.hostname;

@@ -41,6 +41,20 @@ export function webTeamHostPerTest(): () => WebTeamHost {
   return () => web!
 }
 
+/** The latest pairing code the plugin showed on DSH's terminal (collected by `captureTerminal`). */
+export function terminalPairingCode(terminal: readonly string[]): string | undefined {
+  return terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
+}
+
+/** Pair a browser the way the person does: ask for a code, read it at the terminal, send it back; its token. */
+export async function pairBrowser(web: WebTeamHost, terminal: readonly string[], extra: Record<string, string> = {}): Promise<string> {
+  const headers = { 'content-type': 'application/json', ...extra }
+  await web.send('POST', '/pairing/codes', {}, headers)
+  const paired = await web.send('POST', '/pairing', { code: terminalPairingCode(terminal) }, headers)
+  if (paired.status !== 201) throw new Error(`pairing failed: ${JSON.stringify(paired.body)}`)
+  return paired.body.token
+}
+
 /** Collect what the plugin writes on DSH's terminal (stderr) during a test; pairing codes are not echoed. */
 export function captureTerminal(): string[] {
   const lines: string[] = []

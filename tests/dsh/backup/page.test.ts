@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { decodeArchive } from '../../../src/backup/format.ts'
 import { launchChromium } from '../../support/browser.ts'
-import { captureTerminal, startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
+import { captureTerminal, startWebTeamHost, terminalPairingCode, type WebTeamHost } from '../../support/web-host.ts'
 
 let web: WebTeamHost
 let terminal: string[]
@@ -23,7 +23,7 @@ afterEach(async () => {
   await web.host.dispose()
 })
 
-const terminalCode = () => terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
+const terminalCode = () => terminalPairingCode(terminal)
 
 describe('the Backup section of the team page', () => {
   it('tells an unpaired page why there is no backup; once paired, the button downloads the team archive', async () => {

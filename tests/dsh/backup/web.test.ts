@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { decodeArchive } from '../../../src/backup/format.ts'
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
-import { captureTerminal, startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
+import { captureTerminal, pairBrowser, startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
 
 let web: WebTeamHost
 let terminal: string[]
@@ -19,13 +19,7 @@ afterEach(async () => {
   await web.host.dispose()
 })
 
-async function pair(): Promise<string> {
-  expect((await web.send('POST', '/pairing/codes', {})).status).toBe(201)
-  const code = terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
-  const paired = await web.send('POST', '/pairing', { code })
-  expect(paired.status).toBe(201)
-  return paired.body.token
-}
+const pair = () => pairBrowser(web, terminal)
 
 const download = (body: unknown, token?: string, method = 'POST') => fetch(`${web.origin}/bot-team/api/backup`, {
   method,

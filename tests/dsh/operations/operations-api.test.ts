@@ -3,7 +3,7 @@
 // download is the scrubbed log.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
-import { captureTerminal, startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
+import { captureTerminal, pairBrowser, startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
 
 let web: WebTeamHost
 let terminal: string[]
@@ -19,13 +19,7 @@ afterEach(async () => {
 const JSON_TYPE = { 'content-type': 'application/json' }
 const browser = { ...JSON_TYPE, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' }
 
-async function pair(): Promise<Record<string, string>> {
-  await web.send('POST', '/pairing/codes', {}, browser)
-  const code = terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
-  const paired = await web.send('POST', '/pairing', { code }, browser)
-  expect(paired.status).toBe(201)
-  return { ...JSON_TYPE, [PAIRING_HEADER]: paired.body.token }
-}
+const pair = async (): Promise<Record<string, string>> => ({ ...JSON_TYPE, [PAIRING_HEADER]: await pairBrowser(web, terminal, browser) })
 
 describe('the operations API', () => {
   it('refuses pausing, scheduling and reading diagnostics without a paired browser, and changes nothing', async () => {

@@ -6,6 +6,7 @@ import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { lastToolResults, lastUserText, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
 import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import { terminalPairingCode } from '../../support/web-host.ts'
 
 export interface SecretsTeam {
   host: DshHost
@@ -32,7 +33,7 @@ export async function secretsTeam(scripts: Record<string, Rule>, terminal: strin
     return { status: res.status, text, body: JSON.parse(text) }
   }
   await send('POST', '/pairing/codes', {})
-  const code = terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
+  const code = terminalPairingCode(terminal)
   const paired = await send('POST', '/pairing', { code })
   if (paired.status !== 201) throw new Error(`pairing failed: ${paired.text}`)
   token = paired.body.token

@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core'
 import { launchChromium } from '../../support/browser.ts'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { DshHost } from '../../support/dsh-host.ts'
-import { captureTerminal, startWebTeamHost } from '../../support/web-host.ts'
+import { captureTerminal, startWebTeamHost, terminalPairingCode } from '../../support/web-host.ts'
 
 let host: DshHost
 let origin: string
@@ -29,7 +29,7 @@ afterEach(async () => {
   await host.dispose()
 })
 
-const terminalCode = () => terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
+const terminalCode = () => terminalPairingCode(terminal)
 
 describe('the team page', () => {
   it('is served with a CSP that forbids inline script and style, and has none', async () => {

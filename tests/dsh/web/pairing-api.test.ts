@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
 import type { DshHost } from '../../support/dsh-host.ts'
-import { captureTerminal, startWebTeamHost } from '../../support/web-host.ts'
+import { captureTerminal, startWebTeamHost, terminalPairingCode } from '../../support/web-host.ts'
 
 let host: DshHost
 let base: string
@@ -31,7 +31,7 @@ const send = async (method: string, path: string, body?: unknown, token?: string
   })
   return { status: res.status, body: await res.json() as any }
 }
-const terminalCode = () => terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
+const terminalCode = () => terminalPairingCode(terminal)
 
 /** Pair a browser the way the person does the first time: ask, read the terminal, type the code. */
 async function pairFirstBrowser(): Promise<string> {
