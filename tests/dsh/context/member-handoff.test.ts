@@ -7,8 +7,9 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { HANDOFF_ACK } from '../../../src/context/note.ts'
 import { readSource } from '../../../src/sources.ts'
-import type { Rule, Script } from '../../../scripts/scripted-model/format.ts'
-import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import type { Rule, Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
+import { disposedAfterEach, startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
+import { startCompactingTeamHost } from '../context-compaction/helpers.ts'
 import { say, user } from '../rooms/helpers.ts'
 
 const track = disposedAfterEach()
@@ -18,8 +19,8 @@ const userMessages = (events: readonly any[]) => events.filter((e) => e.type ===
 const assistantTexts = (events: readonly any[]) => events.filter((e) => e.type === 'assistant/message').map((e) => (e.data.message ?? e.data).content[0]?.text)
 
 /** Ada on a small window (her own scripted model), Bob on a large one; both in group Dev. */
-async function team(ada: Partial<Script> = {}, bobReply: Rule = { text: 'Bob agrees' }) {
-  const host = track(await startTeamHost({
+async function team(ada: Partial<Script> = {}, bobReply: Rule = { text: 'Bob agrees' }, start: (script: ScriptMap, options: TeamHostOptions) => Promise<DshHost> = startTeamHost) {
+  const host = track(await start({
     mock: { fallback: { text: 'ok' } },
     ada: { contextWindow: WINDOW, fallback: { text: 'Ada replies' }, steward: { text: '{"action":"handoff","reason":"done"}' }, ...ada },
     bob: { fallback: bobReply },
@@ -89,5 +90,34 @@ describe('context steward: group member Sessions', () => {
     expect(req.messages[0]!.text).toMatch(/^\[Handoff · part 2\]/)
     expect(JSON.stringify(req.messages.at(-1))).toContain('after the move: status please')
     expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => [t.botId, t.outcome])).toEqual([[adaId, 'posted'], [bobId, 'posted']])
+  })
+
+  it('the steward\'s checkpoint condenses a member Session in place (DSH\'s compaction machinery): the member keeps its Session, the planted post word for word and anchored', async () => {
+    const work = { text: `Done. ${'I read the module, changed the parser and ran the tests again. '.repeat(30)}` }
+    const { host, adaId, groupId } = await team({ fallback: work, steward: { text: '{"action":"checkpoint","reason":"work under way"}' } }, { text: 'Bob agrees' }, startCompactingTeamHost)
+    const planted = 'PLANT-5: the staging database is db-stage-5.internal, port 6543.'
+    await say(host, 'Dev', planted)
+    await host.ctx.botContext.settled()
+    const sid = host.ctx.botRooms.group('Dev')!.memberSessions[adaId]!
+    const agent = host.ctx.agents.get(SessionId(sid))!
+    const summaries = () => agent.session.events.filter((e: any) => e.type === 'compaction/summary')
+    for (let i = 0; i < 20 && summaries().length === 0; i++) {
+      await say(host, 'Dev', `round ${i}: keep going with the parser port`)
+      await host.ctx.botContext.settled()
+    }
+    expect(summaries()).toHaveLength(1)
+    expect(host.ctx.botContext.stats.checkpoints).toBe(1)
+    // In place: the same member Session, no new part.
+    expect(host.ctx.botRooms.group('Dev')!.memberSessions[adaId]).toBe(sid)
+    expect(partsOf(host, groupId, adaId)).toEqual([])
+    const replaced = agent.session.events.filter((e: any) => e.type === 'user/message' && e.surfaceOp).at(-1) as any
+    const text = (replaced.data.content as { text?: string }[]).map((b) => b.text ?? '').join('')
+    expect(text).toContain('[Checkpoint 1]')
+    expect(text).toMatch(/\[#\d+ · [^\]]+\][^\n]*\n[^]*PLANT-5: the staging database is db-stage-5\.internal, port 6543\./)
+    // The group keeps working on the condensed Session.
+    await say(host, 'Dev', 'after the checkpoint')
+    const req = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!
+    expect(req.sessionId).toBe(sid)
+    expect(req.messages.map((m) => m.text).join('\n')).toContain('PLANT-5: the staging database is db-stage-5.internal, port 6543.')
   })
 })
