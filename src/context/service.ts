@@ -464,7 +464,8 @@ export class BotContext extends Service {
     const file = `context/${botId}/group-${groupId}-part-${part + 1}.md`
     const previous = note === undefined ? undefined : await this.noteFrom(note)
     const masked = await this.writePackage(agent, botId, part, previous, file, options)
-    if (masked === undefined) return
+    // Never mid-turn: a turn that entered meanwhile keeps this Session; its own end checks again.
+    if (masked === undefined || agent.status !== 'idle' || agent.inbox.hasPending || !this.isCurrentMember(groupId, botId, sessionId)) return
     const next = await rooms.renewMember(groupId, botId, { from: sessionId, endReason: `handoff: ${options.reason}`, note: file })
     this.stats.handoffs++
     this.base.delete(sessionId)
