@@ -13,9 +13,16 @@
  * an old part to the current one, and finishing a handoff a crash interrupted (a part whose
  * package is still `pending` gets it again at start).
  *
+ * Group member Sessions (one per member per group) get the same end-of-turn check, checkpoint
+ * and handoff, per member per group: the move happens between the member's turns (a round waits
+ * for it: `botRooms.memberAgent` awaits `memberSettled`), the new Session comes from
+ * `botRooms.renewMember` (one save: `memberSessions` and `memberParts`), its package
+ * (`context/<botId>/group-<groupId>-part-N.md`) is answered without a model call before the next
+ * turn enters. No mid-turn move there: a member turn is bounded by the room's turn timeout.
+ *
  * Deliberately does not: condense a Session itself (it calls `botCompaction.checkpoint`, engineer
  * B's service; absent or `ok: false` → hand off instead), decide who a Session belongs to (the
- * roster), or steward group member Sessions (they keep DSH's behaviour for now).
+ * roster), or open member Sessions (the rooms do).
  *
  * Composes (listeners, in order):
  * - `bot-team/bot-attached`: per own-chat agent, a `{prepend: true}` `agent/pre-step` that (a) on
@@ -88,6 +95,17 @@ export interface ContextStats {
   acks: number
 }
 
+/** Whose conversation a Session carries: a Bot's own chat, or its Session in one group. */
+type Lane = { kind: 'own'; botId: string } | { kind: 'member'; botId: string; groupId: string }
+
+const laneKey = (lane: Lane) => (lane.kind === 'own' ? lane.botId : `${lane.groupId}:${lane.botId}`)
+
+/** What the member handoff needs from the rooms (`botRooms`). */
+interface MemberRooms {
+  renewMember(groupId: string, botId: string, opts: { from: string; endReason: string; note: string }): Promise<{ agent: Agent; sessionId: string; part: number }>
+  memberAgent(groupId: string, botId: string): Promise<Agent>
+}
+
 interface MoveOptions {
   reason: string
   /** No room for a note-writing call: a fallback note at once. */
@@ -113,6 +131,8 @@ export class BotContext extends Service {
   /** Sessions whose bare handoff package is answered without a model call. */
   private readonly acks = new Set<string>()
   private readonly checks = new Map<string, Promise<void>>()
+  /** `groupId:botId` → the member's running check and move (a round's next turn waits for it). */
+  private readonly memberWork = new Map<string, Promise<void>>()
   private readonly attached = new WeakSet<Agent>()
   readonly stats: ContextStats = { stewardCalls: 0, noteCalls: 0, sideTokens: 0, checkpoints: 0, handoffs: 0, fallbackNotes: 0, forwarded: 0, acks: 0 }
 
@@ -142,7 +162,8 @@ export class BotContext extends Service {
     this.ctx.on('agent/status', ({ agent, status }) => {
       if (status !== 'idle') return
       const owner = this.roster.ownerOf(String(agent.id))
-      if (owner?.kind === 'own' && this.isCurrent(owner.botId, String(agent.id))) this.scheduleCheck(agent, owner.botId)
+      if (owner?.kind === 'own' && this.isCurrent(owner.botId, String(agent.id))) this.scheduleCheck(agent, owner)
+      if (owner?.kind === 'member' && this.isCurrentMember(owner.groupId, owner.botId, String(agent.id))) this.scheduleCheck(agent, owner)
     })
     this.ctx.on('llm/stream', (options, next) => {
       const sid = options.sessionId === undefined ? undefined : String(options.sessionId)
@@ -166,7 +187,23 @@ export class BotContext extends Service {
 
   /** Resolves when every check and move started so far has finished (tests, benches, shutdown). */
   async settled(): Promise<void> {
-    while (this.checks.size || this.moving.size) await Promise.allSettled([...this.checks.values(), ...this.moving.values()])
+    while (this.checks.size || this.moving.size || this.memberWork.size) await Promise.allSettled([...this.checks.values(), ...this.moving.values(), ...this.memberWork.values()])
+  }
+
+  /** Resolves when a member's context check and any move it started are over (never rejects). */
+  async memberSettled(groupId: string, botId: string): Promise<void> {
+    const key = laneKey({ kind: 'member', botId, groupId })
+    for (let work = this.memberWork.get(key); work; work = this.memberWork.get(key)) await work.catch(() => {})
+  }
+
+  private isCurrentMember(groupId: string, botId: string, sessionId: string): boolean {
+    return this.store.state.groups[groupId]?.memberSessions[botId] === sessionId
+  }
+
+  /** A member's parts in a group (absent: its one Session is part 1). */
+  private memberPart(groupId: string, botId: string, sessionId: string): { part: number; note?: string | undefined } {
+    const p = this.store.state.groups[groupId]?.memberParts?.[botId]?.find((x) => x.sessionId === sessionId)
+    return p ? { part: p.part, note: p.note } : { part: 1 }
   }
 
   private isCurrent(botId: string, sessionId: string): boolean {
@@ -278,14 +315,20 @@ export class BotContext extends Service {
 
   // ── the end-of-turn check ────────────────────────────────────────────────────────────────────
 
-  private scheduleCheck(agent: Agent, botId: string): void {
+  private scheduleCheck(agent: Agent, lane: Lane): void {
     const sessionId = String(agent.id)
-    if (this.checks.has(sessionId) || this.moving.has(botId)) return
-    const run = this.check(agent, botId).catch((error: unknown) => this.problem('the context check of a Bot Session failed', error)).finally(() => this.checks.delete(sessionId))
+    const key = laneKey(lane)
+    if (this.checks.has(sessionId) || (lane.kind === 'own' ? this.moving.has(key) : this.memberWork.has(key))) return
+    const run = this.check(agent, lane).catch((error: unknown) => this.problem('the context check of a Bot Session failed', error)).finally(() => {
+      this.checks.delete(sessionId)
+      if (this.memberWork.get(key) === run) this.memberWork.delete(key)
+    })
     this.checks.set(sessionId, run)
+    if (lane.kind === 'member') this.memberWork.set(key, run)
   }
 
-  private async check(agent: Agent, botId: string): Promise<void> {
+  private async check(agent: Agent, lane: Lane): Promise<void> {
+    const botId = lane.botId
     const sessionId = String(agent.id)
     if (agent.status !== 'idle' || agent.inbox.hasPending) return
     const lines = await this.linesFor(agent)
@@ -295,7 +338,7 @@ export class BotContext extends Service {
     if (level === 'none' || !this.holdsMessages(agent)) return
     const cool = this.coolDown.get(sessionId)
     if (level === 'check' && cool && cool.until > Date.now()) return
-    const decision = await this.decide(agent, botId, false)
+    const decision = await this.decide(agent, botId, false, lane.kind === 'own' ? 'own chat' : 'group')
     if (!this.active) return
     if (decision === 'checkpoint') {
       const service = this.ctx.get('botCompaction') as CheckpointService | undefined
@@ -309,17 +352,20 @@ export class BotContext extends Service {
         if (pressure(after, lines, after) === 'none' && after < lines.check) return
       }
     }
-    await this.move(botId, sessionId, { reason: decision === 'checkpoint' ? 'a checkpoint did not make room' : decision ? 'the steward chose a handoff' : 'the steward gave no decision', noRoom: false, resume: false })
+    const reason = decision === 'checkpoint' ? 'a checkpoint did not make room' : decision ? 'the steward chose a handoff' : 'the steward gave no decision'
+    const options = { reason, noRoom: false, resume: false }
+    if (lane.kind === 'own') await this.move(botId, sessionId, options)
+    else await this.moveMember(lane, agent, options)
   }
 
   /** The steward's one decision; a malformed or missing answer is a handoff. */
-  private async decide(agent: Agent, botId: string, midTurn: boolean): Promise<Decision | undefined> {
+  private async decide(agent: Agent, botId: string, midTurn: boolean, where: 'own chat' | 'group'): Promise<Decision | undefined> {
     const route = this.sideRoute(agent)
     if (!route) return undefined
     const sessionId = String(agent.id)
     const check = (await this.linesFor(agent))?.check
     // Side-call inputs scale with the window (a sixteenth of the check line here, in chars ≈ tokens × 4).
-    const user = stewardRequest({ lines: linesOf(agent.session.events as unknown as LogEvent[]), midTurn, checkpoints: this.checkpointsOf.get(sessionId) ?? 0, where: 'own chat', ...(check ? { maxChars: check / 4 } : {}) })
+    const user = stewardRequest({ lines: linesOf(agent.session.events as unknown as LogEvent[]), midTurn, checkpoints: this.checkpointsOf.get(sessionId) ?? 0, where, ...(check ? { maxChars: check / 4 } : {}) })
     this.stats.stewardCalls++
     const result = await sideCall(this.ctx, { ...route, system: STEWARD_SYSTEM, user, maxTokens: STEWARD_MAX_TOKENS, deadlineMs: this.config.stewardTimeoutMs, tag: { purpose: 'steward', bot: botId } })
     this.report('steward', botId, sessionId, route, result)
@@ -359,31 +405,9 @@ export class BotContext extends Service {
     const agent = this.ctx.agents.get(SessionId(sessionId))
     if (!bot || !agent || !this.isCurrent(botId, sessionId) || this.store.mode !== 'writer') return
     const part = this.partOf(botId, sessionId)
-    const lines = linesOf(agent.session.events as unknown as LogEvent[])
-    const previous = await this.previousNote(botId, sessionId)
-    const limits = await this.linesFor(agent)
-    let note: string | undefined
-    if (!options.noRoom) note = await this.writeNote(agent, botId, lines, previous)
-    if (!this.active) return
-    if (!note) {
-      const size = this.measure(agent)
-      if (!options.noRoom && limits && size < limits.hard) {
-        // Below the hard line a failed note leaves the part as it is, for a while.
-        const failures = (this.coolDown.get(sessionId)?.failures ?? 0) + 1
-        this.coolDown.set(sessionId, { failures, until: Date.now() + COOL_DOWN_MS[Math.min(failures, COOL_DOWN_MS.length) - 1]! })
-        this.base.set(sessionId, size)
-        return
-      }
-      this.stats.fallbackNotes++
-      note = fallbackNote({ why: options.noRoom ? options.reason : 'the note could not be written', previousNote: previous, lastUserText: lastUserText(lines) })
-    }
-    const secrets = this.ctx.get('botSecrets') as { mask?(text: string): string } | undefined
-    const text = handoffPackage({ part: part + 1, note, messages: messagesToBot(lines, part), ...packageBudgets(limits?.check ?? 16_384 * 4), resume: options.resume })
-    const masked = secrets?.mask ? secrets.mask(text) : text
     const file = `context/${botId}/part-${part + 1}.md`
-    await makePrivateDir(join(this.config.dir, 'context')).catch(() => {})
-    await makePrivateDir(join(this.config.dir, 'context', botId)).catch(() => {})
-    await writePrivateFile(join(this.config.dir, file), masked)
+    const masked = await this.writePackage(agent, botId, part, await this.previousNote(botId, sessionId), file, options)
+    if (masked === undefined) return
     const next = await this.roster.openOwnChat(botId, { endReason: `handoff: ${options.reason}`, note: file, ...(options.resume ? { resume: true } : {}) })
     this.stats.handoffs++
     this.base.delete(sessionId)
@@ -393,6 +417,73 @@ export class BotContext extends Service {
       if (!readSourceOf(m.source, 'handoff')) (await this.roster.agentOf(botId)).followup(createUserMessage({ content: m.content as never, source: m.source }))
     }
     this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next })
+  }
+
+  /**
+   * The handoff package of a part's Session (the note, written by the model or built in code,
+   * and the latest messages), masked and written to `file` under the bot folder. Undefined: the
+   * note failed below the hard line, so the part stays as it is for a while (a cool-down).
+   */
+  private async writePackage(agent: Agent, botId: string, part: number, previous: string | undefined, file: string, options: MoveOptions): Promise<string | undefined> {
+    const sessionId = String(agent.id)
+    const lines = linesOf(agent.session.events as unknown as LogEvent[])
+    const limits = await this.linesFor(agent)
+    let note: string | undefined
+    if (!options.noRoom) note = await this.writeNote(agent, botId, lines, previous)
+    if (!this.active) return undefined
+    if (!note) {
+      const size = this.measure(agent)
+      if (!options.noRoom && limits && size < limits.hard) {
+        // Below the hard line a failed note leaves the part as it is, for a while.
+        const failures = (this.coolDown.get(sessionId)?.failures ?? 0) + 1
+        this.coolDown.set(sessionId, { failures, until: Date.now() + COOL_DOWN_MS[Math.min(failures, COOL_DOWN_MS.length) - 1]! })
+        this.base.set(sessionId, size)
+        return undefined
+      }
+      this.stats.fallbackNotes++
+      note = fallbackNote({ why: options.noRoom ? options.reason : 'the note could not be written', previousNote: previous, lastUserText: lastUserText(lines) })
+    }
+    const secrets = this.ctx.get('botSecrets') as { mask?(text: string): string } | undefined
+    const text = handoffPackage({ part: part + 1, note, messages: messagesToBot(lines, part), ...packageBudgets(limits?.check ?? 16_384 * 4), resume: options.resume })
+    const masked = secrets?.mask ? secrets.mask(text) : text
+    await makePrivateDir(join(this.config.dir, 'context')).catch(() => {})
+    await makePrivateDir(join(this.config.dir, 'context', botId)).catch(() => {})
+    await writePrivateFile(join(this.config.dir, file), masked)
+    return masked
+  }
+
+  // ── member handoff ───────────────────────────────────────────────────────────────────────────
+
+  /** Move a member to a fresh Session in its group (runs inside the member's check, between its turns). */
+  private async moveMember(lane: Extract<Lane, { kind: 'member' }>, agent: Agent, options: MoveOptions): Promise<void> {
+    const { botId, groupId } = lane
+    const sessionId = String(agent.id)
+    const rooms = this.ctx.get('botRooms') as MemberRooms | undefined
+    if (!this.active || !rooms || !this.isCurrentMember(groupId, botId, sessionId) || this.store.mode !== 'writer') return
+    const { part, note } = this.memberPart(groupId, botId, sessionId)
+    const file = `context/${botId}/group-${groupId}-part-${part + 1}.md`
+    const previous = note === undefined ? undefined : await this.noteFrom(note)
+    const masked = await this.writePackage(agent, botId, part, previous, file, options)
+    // Never mid-turn: a turn that entered meanwhile keeps this Session; its own end checks again.
+    if (masked === undefined || agent.status !== 'idle' || agent.inbox.hasPending || !this.isCurrentMember(groupId, botId, sessionId)) return
+    const next = await rooms.renewMember(groupId, botId, { from: sessionId, endReason: `handoff: ${options.reason}`, note: file })
+    this.stats.handoffs++
+    this.base.delete(sessionId)
+    await this.sendMemberOpening(lane, next.agent, next.part, masked)
+    this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next.sessionId })
+  }
+
+  /** The package enters the member's new Session and is answered (no model call) before its next turn. */
+  private async sendMemberOpening(lane: Extract<Lane, { kind: 'member' }>, agent: Agent, part: number, text: string): Promise<void> {
+    const sessionId = String(agent.id)
+    this.base.set(sessionId, 0)
+    this.acks.add(sessionId)
+    agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: handoffSource(part, false) }))
+    await agent.whenIdle()
+    await this.store.update((s) => {
+      const p = s.groups[lane.groupId]?.memberParts?.[lane.botId]?.find((x) => x.sessionId === sessionId)
+      if (p) p.opening = 'sent'
+    })
   }
 
   /** The note, written by the model: one retry (shorter, or naming the missing headings). */
@@ -420,6 +511,11 @@ export class BotContext extends Service {
   private async previousNote(botId: string, sessionId: string): Promise<string | undefined> {
     const file = this.roster.bot(botId)?.sessionParts.find((p) => p.sessionId === sessionId)?.note
     if (!file) return undefined
+    return this.noteFrom(file)
+  }
+
+  /** The note inside a package file (relative to the bot folder). */
+  private async noteFrom(file: string): Promise<string | undefined> {
     const text = await readFile(join(this.config.dir, file), 'utf8').catch(() => undefined)
     return text === undefined ? undefined : noteOfPackage(text)
   }
@@ -453,6 +549,20 @@ export class BotContext extends Service {
       const text = await readFile(join(this.config.dir, part.note), 'utf8').catch(() => undefined)
       if (text === undefined) continue
       await this.sendOpening(bot.id, part.sessionId, part.part, text, part.resume === true).catch((error: unknown) => this.problem(`could not finish ${bot.name}'s handoff`, error))
+    }
+    const rooms = this.ctx.get('botRooms') as MemberRooms | undefined
+    for (const group of Object.values(this.store.state.groups)) {
+      if (group.deleted || !rooms) continue
+      for (const [botId, parts] of Object.entries(group.memberParts ?? {})) {
+        const part = parts.at(-1)
+        const lane = { kind: 'member' as const, botId, groupId: group.id }
+        if (part?.opening !== 'pending' || !part.note || part.sessionId !== group.memberSessions[botId] || this.memberWork.has(laneKey(lane))) continue
+        const text = await readFile(join(this.config.dir, part.note), 'utf8').catch(() => undefined)
+        if (text === undefined) continue
+        const run = rooms.memberAgent(group.id, botId).then((agent) => this.sendMemberOpening(lane, agent, part.part, text))
+        this.memberWork.set(laneKey(lane), run)
+        await run.catch((error: unknown) => this.problem(`could not finish a member handoff in group ${group.name}`, error)).finally(() => this.memberWork.delete(laneKey(lane)))
+      }
     }
   }
 }

@@ -479,8 +479,13 @@ export class BotRooms extends Service {
     return this.resumeSession(this.state.groups[groupId]!.roomSessionId!, undefined)
   }
 
-  /** A member's hidden Session for the group: created on first use (then archived), else resumed. */
+  /**
+   * A member's hidden Session for the group: created on first use (then archived), else resumed.
+   * A context move of this member (`botContext.memberSettled`: its end-of-turn check and any
+   * handoff to a fresh Session) finishes first, so a turn never enters a Session being left.
+   */
   async memberAgent(groupId: string, botId: string): Promise<Agent> {
+    await this.ctx.get('botContext')?.memberSettled(groupId, botId)
     const key = `${groupId}:${botId}`
     const pending = this.creating.get(key)
     if (pending) return pending
@@ -489,19 +494,9 @@ export class BotRooms extends Service {
       if (!bot) throw new RoomRefusal('not-found', `Bot ${botId} is not on the team.`)
       const existing = this.state.groups[groupId]?.memberSessions[botId]
       if (existing) return this.resumeSession(existing, bot.model)
-      const sessionId = `session-${randomUUID()}`
-      const done = this.roster.opens(sessionId, { kind: 'member', botId, groupId })
-      let agent: Agent
-      try {
-        agent = await this.roster.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model })
-        await this.store.update((s) => {
-          s.groups[groupId]!.memberSessions[botId] = sessionId
-        })
-      } finally {
-        done()
-      }
-      await this.roster.sessions.archive(sessionId) // kept out of DSH Web's session list
-      return agent
+      return this.createMember(groupId, bot, (g, sessionId) => {
+        g.memberSessions[botId] = sessionId
+      })
     })()
     this.creating.set(key, run)
     try {
@@ -509,6 +504,67 @@ export class BotRooms extends Service {
     } finally {
       this.creating.delete(key)
     }
+  }
+
+  /**
+   * Move a member to a fresh Session in the group (the context steward's handoff, between its
+   * turns): the Session is created like the first one (the roster attaches identity, model,
+   * preset), then ONE save makes it the member's Session and records the parts (`memberParts`:
+   * the old part ended with `endReason`, the new one with its package file `note`, `opening:
+   * 'pending'`); then the old Session is closed (disposed and archived; its log stays). A crash
+   * before the save leaves the old part current (the new Session unowned); after it, the
+   * steward sends the pending package again at start.
+   */
+  async renewMember(groupId: string, botId: string, opts: { from: string; endReason: string; note: string }): Promise<{ agent: Agent; sessionId: string; part: number }> {
+    const bot = this.roster.bot(botId)
+    const group = this.state.groups[groupId]
+    if (!bot || !group || group.deleted || !group.members.includes(botId)) throw new RoomRefusal('not-found', `Bot ${botId} is no longer a member of group ${groupId}.`)
+    if (group.memberSessions[botId] !== opts.from) throw new RoomRefusal('unavailable', `The member's Session moved meanwhile.`)
+    const key = `${groupId}:${botId}`
+    let part = 0
+    let sessionId = ''
+    const run = this.createMember(groupId, bot, (g, sid) => {
+      if (g.memberSessions[botId] !== opts.from) throw new RoomRefusal('unavailable', `The member's Session moved meanwhile.`)
+      const now = new Date().toISOString()
+      const parts = (g.memberParts ??= {})
+      const list = (parts[botId] ??= [])
+      let last = list.at(-1)
+      if (last?.sessionId !== opts.from) {
+        last = { sessionId: opts.from, part: (last?.part ?? 0) + 1, startedAt: g.createdAt }
+        list.push(last)
+      }
+      last.endedAt = now
+      last.endReason = opts.endReason
+      part = last.part + 1
+      sessionId = sid
+      list.push({ sessionId: sid, part, startedAt: now, note: opts.note, opening: 'pending' })
+      g.memberSessions[botId] = sid
+    })
+    this.creating.set(key, run)
+    try {
+      const agent = await run
+      await this.stopSession(opts.from, `${bot.name} moved to a new Session in this group: ${opts.endReason}`)
+      return { agent, sessionId, part }
+    } finally {
+      this.creating.delete(key)
+    }
+  }
+
+  /** Create a member Session and record it with `record` (inside one save), then archive it. */
+  private async createMember(groupId: string, bot: { id: string; name: string; model?: string | undefined }, record: (g: Group, sessionId: string) => void): Promise<Agent> {
+    const sessionId = `session-${randomUUID()}`
+    const done = this.roster.opens(sessionId, { kind: 'member', botId: bot.id, groupId })
+    let agent: Agent
+    try {
+      agent = await this.roster.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model })
+      await this.store.update((s) => {
+        record(s.groups[groupId]!, sessionId)
+      })
+    } finally {
+      done()
+    }
+    await this.roster.sessions.archive(sessionId) // kept out of DSH Web's session list
+    return agent
   }
 
   // ── attaching to agents ─────────────────────────────────────────────────────────────────────

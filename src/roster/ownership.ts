@@ -56,6 +56,14 @@ export class SessionIndex {
     }
     for (const group of Object.values(state.groups)) {
       if (group.roomSessionId) owners.set(group.roomSessionId, { kind: 'room', groupId: group.id })
+      // Earlier member parts (a member's handoffs) stay the member's, so they stay findable.
+      for (const [botId, parts] of Object.entries(group.memberParts ?? {})) {
+        for (const p of parts) {
+          if (p.sessionId === group.memberSessions[botId]) continue
+          owners.set(p.sessionId, { kind: 'member', botId, groupId: group.id })
+          add(botId, p.sessionId)
+        }
+      }
       for (const [botId, sessionId] of Object.entries(group.memberSessions)) {
         owners.set(sessionId, { kind: 'member', botId, groupId: group.id })
         add(botId, sessionId)

@@ -114,6 +114,11 @@ export const groupSchema = keepUnknownJson(z.looseObject({
   roomSessionId: id.optional(),
   /** botId → the Session id that Bot uses inside this group. */
   memberSessions: z.record(id, id),
+  /**
+   * botId → that member's Session parts in this group, oldest first; the last is the current one
+   * (its id equals `memberSessions[botId]`). Absent until the member's first handoff (part 1).
+   */
+  memberParts: z.record(id, z.array(sessionPartSchema).max(10_000)).optional(),
   /** botId → how many room posts that member has seen (its "last looked" cursor); absent in older files. */
   seen: z.record(id, z.int().min(0)).optional(),
   createdAt: isoTime,

@@ -62,7 +62,8 @@ const isReplace = (op: unknown) => typeof op === 'object' && op !== null && (op 
  * The messages to the Bot among a Session's events, oldest first: user messages (no source, or a
  * `user` source) and the plugin's relays from other Bots and rooms. Not: replacements (a
  * checkpoint), DSH's runtime-context snapshot, the plugin's notices, bootstrap or handoff marks,
- * a member's own turn prompt, or anything another plugin wrote.
+ * or anything another plugin wrote. A member's turn prompt counts (in a group Session it is what
+ * the user and the other members posted to it since it last spoke).
  */
 export function messagesToBot(events: readonly LooseEvent[]): ToBot[] {
   const out: ToBot[] = []
@@ -88,7 +89,7 @@ function senderOf(source: unknown, text: string): string | undefined {
       return s.fromName || 'another Bot'
     case 'room-post':
       return `${s.fromName ?? 'the user'} in group ${s.groupName}`
-    case 'room-report':
+    case 'room-report': case 'room-turn':
       return `group ${s.groupName}`
     default:
       return undefined

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { anchor, checkpointText, estimateTokens, MESSAGE_MAX_CHARS, messagesToBot, OLDER_LINE, verbatimBudget, type ToBot } from '../../../src/context/compaction/checkpoint-text.ts'
-import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource } from '../../../src/sources.ts'
+import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource, roomTurnSource } from '../../../src/sources.ts'
 
 const T0 = Date.UTC(2026, 10, 30, 18, 22)
 const userMessage = (seq: number, text: string, source?: unknown, extra: object = {}) => ({
@@ -22,9 +22,10 @@ describe('messagesToBot', () => {
       userMessage(11, 'a user-sourced replacement', { kind: 'user' }, { surfaceOp: { op: 'replace', start: 0, end: 7 } }),
       userMessage(9, 'from another plugin', { kind: 'plugin', plugin: 'someone-else' }),
       userMessage(10, 'no source at all'),
+      userMessage(12, '[Group "Design" · you speak 1 of 2]\nUser: ship the parser', roomTurnSource({ groupId: 'g', groupName: 'Design' }, { hop: 1 })),
     ]
     expect(messagesToBot(events).map((m) => [m.seq, m.from])).toEqual([
-      [1, 'the user'], [4, 'Ada'], [5, 'Grace in group Design'], [10, 'the user'],
+      [1, 'the user'], [4, 'Ada'], [5, 'Grace in group Design'], [10, 'the user'], [12, 'group Design'],
     ])
   })
 })
