@@ -44,7 +44,7 @@ export const migrationV1toV2: Migration = {
 
 /**
  * v2 → v3 (0.2): only optional fields were added (pause, schedules, usage settings, part handoff
- * fields), so a v2 document is a valid v3 one as it is; the step moves the version number, which
+ * fields, groups' member parts), so a v2 document is a valid v3 one as it is; the step moves the version number, which
  * keeps a v2 build from writing to a team whose pause or schedules it would not honour.
  */
 export const migrationV2toV3: Migration = {

@@ -24,7 +24,8 @@ import { z } from 'zod'
  * v2 (0.2): Bots' `acceptsDelegatedWork`, work `budgets`, the chain of a delivery (`budget`,
  * `mode`), groups' persisted `botRounds`.
  * v3 (0.2): the pause switch (`paused`), scheduled tasks (`schedules`), usage settings (`usage`:
- * prices, daily caps), Session parts' handoff fields (`note`, `opening`, `resume`). All optional;
+ * prices, daily caps), Session parts' handoff fields (`note`, `opening`, `resume`), groups'
+ * `memberParts` (each member's Session parts in the group). All optional;
  * the version moves so that a v2 build opens a v3 team read-only instead of ignoring a pause or
  * letting schedules lapse.
  */
