@@ -6,6 +6,7 @@
  *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
  *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
  *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
+ *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
@@ -21,6 +22,7 @@ import { useEffect, useState, useSyncExternalStore, type ComponentType, type Rea
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
+import { makeSecretCards } from './secret-cards.ts'
 import { h, isOurs, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
 import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from './team-client.ts'
@@ -57,6 +59,7 @@ export interface App {
   BotDialog: ComponentType<any>
   LogDialog: ComponentType<any>
   MemoryDialog: ComponentType<any>
+  SecretCards: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -372,5 +375,7 @@ export function makeApp(services: AppServices): App {
       h('div', { className: 'bt-body' }, nodeText(message?.content)))
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
+  const { SecretCards } = makeSecretCards({ useT, useTeam })
+
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
 }
