@@ -7,6 +7,7 @@
  *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
  *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
  *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
+ *   UsageDialog  `shell.overlay` — the usage screen (`usage-screen.ts`)
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
@@ -23,6 +24,7 @@ import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
 import { makeSecretCards } from './secret-cards.ts'
+import { makeUsageScreen } from './usage-screen.ts'
 import { h, isOurs, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
 import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from './team-client.ts'
@@ -37,7 +39,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -60,6 +62,7 @@ export interface App {
   LogDialog: ComponentType<any>
   MemoryDialog: ComponentType<any>
   SecretCards: ComponentType<any>
+  UsageDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -149,7 +152,9 @@ export function makeApp(services: AppServices): App {
         h('h2', null, t('team')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-new-bot', onClick: () => dialog.set({ kind: 'bot' }) }, `+ ${t('newBot')}`),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-show-sessions', onClick: () => setSidebar('dsh') }, t('showSessions'))),
-      h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', style: { alignSelf: 'flex-start' }, onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
+      h('div', { style: { display: 'flex', gap: '6px' } },
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-usage', onClick: () => dialog.set({ kind: 'usage' }) }, t('usage'))),
       team.error && !team.view ? h('span', { className: 'bt-note', role: 'status', 'data-testid': 'bt-unavailable' }, t('unavailable')) : null,
       team.view ? h(TeamList, { view: team.view, t }) : team.error ? null : h('span', { className: 'bt-note' }, t('loading')),
       h('a', { href: '/bot-team', target: '_blank', rel: 'noopener', className: 'bt-btn', style: { marginTop: '8px', alignSelf: 'flex-start' } }, t('openStatusPage')))
@@ -376,6 +381,7 @@ export function makeApp(services: AppServices): App {
   }
 
   const { SecretCards } = makeSecretCards({ useT, useTeam })
+  const { UsageDialog } = makeUsageScreen({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'usage', close: () => dialog.set(undefined) })
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
 }
