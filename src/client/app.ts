@@ -114,7 +114,8 @@ export function makeApp(services: AppServices): App {
 
   function BotRow({ bot, t }: { bot: BotView; t: Translate }): ReactNode {
     return h('li', { className: 'bt-item', 'data-bot': bot.name },
-      h('button', { type: 'button', className: 'bt-row', onClick: () => openSession(bot.chatSessionId), 'aria-label': `${bot.name}, ${bot.role || ''} ${t(`status.${bot.status}`, { count: bot.queued })}` },
+      // No aria-label: the name is the visible name, role and status (axe: label-content-name-mismatch).
+      h('button', { type: 'button', className: 'bt-row', onClick: () => openSession(bot.chatSessionId) },
         h(Avatar, { name: bot.name, colour: bot.colour, shape: bot.shape }),
         h('span', { className: 'bt-who' }, h('b', null, bot.name), bot.role ? h('small', null, bot.role) : null),
         h(StatusPill, { bot, t })),
@@ -339,7 +340,7 @@ export function makeApp(services: AppServices): App {
     if (bot) {
       return h('span', { className: 'bt-badge', 'data-testid': 'bt-session-badge', title: [bot.role, bot.model, bot.preset].filter(Boolean).join(' · ') },
         h(Avatar, { name: bot.name, colour: bot.colour, shape: bot.shape }), h('b', null, bot.name), bot.role ? h('span', null, bot.role) : null, h(StatusPill, { bot, t }),
-        h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set({ kind: 'bot', botId: bot.id }), 'aria-label': t('editBot', { name: bot.name }) }, t('details')))
+        h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set({ kind: 'bot', botId: bot.id }), 'aria-label': `${t('details')}: ${bot.name}` }, t('details')))
     }
     if (group) return h('span', { className: 'bt-badge', 'data-testid': 'bt-session-badge' }, h(Avatar, { name: group.name, colour: '#5f3dc4', shape: 'square' }), h('b', null, group.name), h('span', null, t('members', { count: group.members.length })))
     return null
