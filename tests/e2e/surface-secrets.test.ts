@@ -3,66 +3,24 @@
 // and the purpose, takes the value in a masked plain input outside any form, refuses an unpaired
 // browser with the API's message (nothing saved), and saves from a paired one — after which the
 // value is nowhere in the page. Only the model is scripted.
-import { mkdirSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
-import { lastToolResults, lastUserText, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
-import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { launchChromium } from '../support/browser.ts'
-import { homeWithBundle, startWeb, untilTeamReady, type WebProcess } from '../support/e2e.ts'
+import { describe, expect, it } from 'vitest'
+import { openDshWeb, secretAskingScript, sendInComposer, useSurface } from '../support/surface.ts'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
 
 const VALUE = 'ghp_CardValue_0123456789abcdefXYZ'
 
-let model: ScriptedServer
-let web: WebProcess
-let browser: Browser
-
-function script(): Script {
-  return {
-    fallback: (req) => {
-      if (lastToolResults(req).length) return { text: 'I asked for it on a card.' }
-      if (/need a token/i.test(lastUserText(req) ?? '') && offersTool(req, 'request_secret')) return { toolCalls: [{ name: 'request_secret', args: { name: 'GH_TOKEN', purpose: 'publish the release' } }] }
-      return { text: 'plain answer' }
-    },
-  }
-}
-
-beforeEach(async () => {
-  model = await startScriptedServer(script())
-  const home = await homeWithBundle('surface-secrets', inject('bundleTarball'), [{ name: 'web' }])
-  web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
-  await untilTeamReady(web.url)
-  browser = await launchChromium()
-})
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail') {
-    mkdirSync('.tmp', { recursive: true })
-    for (const [i, p] of browser?.contexts().flatMap((c) => c.pages()).entries() ?? []) await p.screenshot({ path: `.tmp/surface-secrets-failed-${i}.png` }).catch(() => {})
-  }
-  await browser?.close()
-  await web?.stop()
-  await model?.close()
-})
-
-async function openDshWeb(page: Page): Promise<void> {
-  await page.goto(web.url)
-  await page.getByRole('button', { name: /^(Continue|继续)$/ }).click({ timeout: 30_000 })
-}
+const surface = useSurface('surface-secrets', secretAskingScript)
 
 async function savedSecrets(): Promise<any> {
-  return (await fetch(`${web.url}/bot-team/api/secrets`)).json()
+  return (await fetch(`${surface().web.url}/bot-team/api/secrets`)).json()
 }
 
 describe('the secret card inside DSH Web', () => {
   it('appears by push when a Bot asks, refuses an unpaired browser, and saves from a paired one without leaving the value in the page', async () => {
-    const page = await browser.newPage()
-    await openDshWeb(page)
+    const page = await surface().browser.newPage()
+    await openDshWeb(page, surface().web.url)
     await page.locator('[data-bot="Main"] .bt-row').click()
-    const box = page.locator('textarea').last()
-    await box.click()
-    await box.fill('we need a token to publish')
-    await page.keyboard.press('Enter')
+    await sendInComposer(page, 'we need a token to publish')
 
     // The card comes by the team stream's push: no reload.
     const card = page.getByTestId('bt-secret-card')
@@ -87,7 +45,7 @@ describe('the secret card inside DSH Web', () => {
     expect(await page.content()).not.toContain(VALUE)
 
     // Paired (the token the team page keeps in this origin's storage): saved for all Bots.
-    const token = await pairWithTerminalCode(web)
+    const token = await pairWithTerminalCode(surface().web)
     await page.evaluate((t) => localStorage.setItem('bot-team:pairing-token', t), token)
     await card.getByLabel('Value (never shown in the chat)').fill(VALUE)
     await card.getByLabel('All Bots').check()

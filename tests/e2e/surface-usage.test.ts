@@ -3,47 +3,17 @@
 // screen opened from the team sidebar shows Main's row by Bot with those tokens and a bar, and a
 // "turn" row by purpose; today's section shows the team's spending. Only the model is scripted.
 import { mkdirSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
-import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { launchChromium } from '../support/browser.ts'
-import { homeWithBundle, startWeb, untilTeamReady, type WebProcess } from '../support/e2e.ts'
+import { describe, expect, it } from 'vitest'
+import { openDshWeb, sendInComposer, useSurface } from '../support/surface.ts'
 
-let model: ScriptedServer
-let web: WebProcess
-let browser: Browser
-
-beforeEach(async () => {
-  model = await startScriptedServer({ fallback: () => ({ text: 'counted answer', usage: { input: 1234, cached: 500, output: 77 } }) })
-  const home = await homeWithBundle('surface-usage', inject('bundleTarball'), [{ name: 'web' }])
-  web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
-  await untilTeamReady(web.url)
-  browser = await launchChromium()
-})
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail') {
-    mkdirSync('.tmp', { recursive: true })
-    for (const [i, p] of browser?.contexts().flatMap((c) => c.pages()).entries() ?? []) await p.screenshot({ path: `.tmp/surface-usage-failed-${i}.png` }).catch(() => {})
-  }
-  await browser?.close()
-  await web?.stop()
-  await model?.close()
-})
-
-async function openDshWeb(page: Page): Promise<void> {
-  await page.goto(web.url)
-  await page.getByRole('button', { name: /^(Continue|继续)$/ }).click({ timeout: 30_000 })
-}
+const surface = useSurface('surface-usage', () => ({ fallback: () => ({ text: 'counted answer', usage: { input: 1234, cached: 500, output: 77 } }) }))
 
 describe('the usage screen inside DSH Web', () => {
   it('shows the Main Bot\'s row with its turn\'s tokens after a turn, by Bot and by purpose', async () => {
-    const page = await browser.newPage()
-    await openDshWeb(page)
+    const page = await surface().browser.newPage()
+    await openDshWeb(page, surface().web.url)
     await page.locator('[data-bot="Main"] .bt-row').click()
-    const box = page.locator('textarea').last()
-    await box.click()
-    await box.fill('hello')
-    await page.keyboard.press('Enter')
+    await sendInComposer(page, 'hello')
     await page.getByText('counted answer').waitFor({ timeout: 30_000 })
     await page.locator('[data-bot="Main"] [data-status="idle"]').waitFor({ timeout: 30_000 })
 
