@@ -57,6 +57,13 @@ export function makeUsageScreen(deps: UsageDeps) {
       callApi('GET', '/usage/today').then((r) => { if (live) setToday(r) }, () => {})
       return () => { live = false }
     }, [open, by, team.view])
+    useEffect(() => {
+      if (!open) return
+      const doc = (globalThis as { document?: any }).document
+      const onKey = (e: { key: string }) => { if (e.key === 'Escape') deps.close() }
+      doc?.addEventListener('keydown', onKey)
+      return () => doc?.removeEventListener('keydown', onKey)
+    }, [open])
     if (!open) return null
     const botName = (id: string) => team.view?.bots.find((b) => b.id === id)?.name
     const rows = data?.rows ?? []

@@ -48,5 +48,8 @@ describe('the usage screen inside DSH Web', () => {
     await dialog.locator('tr[data-usage-row="turn"]').waitFor()
     mkdirSync('.tmp', { recursive: true })
     await page.screenshot({ path: '.tmp/surface-usage.png' })
+    // Escape closes it, as the other dialogs.
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
   })
 })
