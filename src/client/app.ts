@@ -6,6 +6,8 @@
  *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
  *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
  *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
+ *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
+ *   UsageDialog  `shell.overlay` — the usage screen (`usage-screen.ts`)
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
@@ -21,6 +23,8 @@ import { useEffect, useState, useSyncExternalStore, type ComponentType, type Rea
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
+import { makeSecretCards } from './secret-cards.ts'
+import { makeUsageScreen } from './usage-screen.ts'
 import { h, isOurs, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
 import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from './team-client.ts'
@@ -35,7 +39,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -57,6 +61,8 @@ export interface App {
   BotDialog: ComponentType<any>
   LogDialog: ComponentType<any>
   MemoryDialog: ComponentType<any>
+  SecretCards: ComponentType<any>
+  UsageDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -108,7 +114,8 @@ export function makeApp(services: AppServices): App {
 
   function BotRow({ bot, t }: { bot: BotView; t: Translate }): ReactNode {
     return h('li', { className: 'bt-item', 'data-bot': bot.name },
-      h('button', { type: 'button', className: 'bt-row', onClick: () => openSession(bot.chatSessionId), 'aria-label': `${bot.name}, ${bot.role || ''} ${t(`status.${bot.status}`, { count: bot.queued })}` },
+      // No aria-label: the name is the visible name, role and status (axe: label-content-name-mismatch).
+      h('button', { type: 'button', className: 'bt-row', onClick: () => openSession(bot.chatSessionId) },
         h(Avatar, { name: bot.name, colour: bot.colour, shape: bot.shape }),
         h('span', { className: 'bt-who' }, h('b', null, bot.name), bot.role ? h('small', null, bot.role) : null),
         h(StatusPill, { bot, t })),
@@ -146,7 +153,9 @@ export function makeApp(services: AppServices): App {
         h('h2', null, t('team')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-new-bot', onClick: () => dialog.set({ kind: 'bot' }) }, `+ ${t('newBot')}`),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-show-sessions', onClick: () => setSidebar('dsh') }, t('showSessions'))),
-      h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', style: { alignSelf: 'flex-start' }, onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
+      h('div', { style: { display: 'flex', gap: '6px' } },
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-usage', onClick: () => dialog.set({ kind: 'usage' }) }, t('usage'))),
       team.error && !team.view ? h('span', { className: 'bt-note', role: 'status', 'data-testid': 'bt-unavailable' }, t('unavailable')) : null,
       team.view ? h(TeamList, { view: team.view, t }) : team.error ? null : h('span', { className: 'bt-note' }, t('loading')),
       h('a', { href: '/bot-team', target: '_blank', rel: 'noopener', className: 'bt-btn', style: { marginTop: '8px', alignSelf: 'flex-start' } }, t('openStatusPage')))
@@ -331,7 +340,7 @@ export function makeApp(services: AppServices): App {
     if (bot) {
       return h('span', { className: 'bt-badge', 'data-testid': 'bt-session-badge', title: [bot.role, bot.model, bot.preset].filter(Boolean).join(' · ') },
         h(Avatar, { name: bot.name, colour: bot.colour, shape: bot.shape }), h('b', null, bot.name), bot.role ? h('span', null, bot.role) : null, h(StatusPill, { bot, t }),
-        h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set({ kind: 'bot', botId: bot.id }), 'aria-label': t('editBot', { name: bot.name }) }, t('details')))
+        h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set({ kind: 'bot', botId: bot.id }), 'aria-label': `${t('details')}: ${bot.name}` }, t('details')))
     }
     if (group) return h('span', { className: 'bt-badge', 'data-testid': 'bt-session-badge' }, h(Avatar, { name: group.name, colour: '#5f3dc4', shape: 'square' }), h('b', null, group.name), h('span', null, t('members', { count: group.members.length })))
     return null
@@ -372,5 +381,8 @@ export function makeApp(services: AppServices): App {
       h('div', { className: 'bt-body' }, nodeText(message?.content)))
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
+  const { SecretCards } = makeSecretCards({ useT, useTeam })
+  const { UsageDialog } = makeUsageScreen({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'usage', close: () => dialog.set(undefined) })
+
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
 }

@@ -38,6 +38,11 @@ export const CSS = `
 .bt-line .bt-body{white-space:pre-wrap;font-size:14px}
 .bt-quiet{margin:4px 0;font-size:12px;color:var(--dsw-alias-label-secondary,#555);text-align:center}
 .bt-log{width:100%;border-collapse:collapse;font-size:12px}.bt-log th,.bt-log td{text-align:left;padding:4px 6px;border-bottom:1px solid var(--dsw-alias-border-l2,#ddd)}
+.bt-secrets{position:fixed;right:16px;bottom:16px;z-index:999;width:min(380px,92vw);max-height:80vh;overflow:auto;display:flex;flex-direction:column;gap:8px}
+.bt-secret{padding:12px 14px;border-radius:12px;background:var(--dsw-alias-button-elevated-fill,#fff);color:var(--dsw-alias-label-primary,#111);border:1px solid var(--dsw-alias-border-l2,#ccc);box-shadow:0 6px 20px rgba(0,0,0,.2);font-size:13px}
+.bt-secret h3{margin:0 0 4px;font-size:14px}.bt-secret p{margin:4px 0}
+.bt-secret-value{-webkit-text-security:disc;text-security:disc;font-family:ui-monospace,monospace;width:100%;box-sizing:border-box;padding:5px 7px;border-radius:7px;border:1px solid var(--dsw-alias-border-l2,#bbb);background:transparent;color:inherit}
+.bt-secret-scope{border:0;padding:0;margin:6px 0;display:flex;gap:12px}.bt-secret-scope legend{padding:0;margin-bottom:2px;font-size:12px}
 .bt-badge{display:inline-flex;align-items:center;gap:6px;font-size:12px;padding:2px 8px;border-radius:12px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-primary,#111)}
 `
 

@@ -15,11 +15,25 @@ import type { TeamView } from '../web/team-view.ts'
 export type { TeamView, BotView, GroupView, Problem, BotStatus } from '../web/team-view.ts'
 
 export const API = '/bot-team/api'
+/** Where the team page (`/bot-team`, same origin) keeps this browser's pairing token. */
+export const PAIRING_TOKEN_KEY = 'bot-team:pairing-token'
+const PAIRING_HEADER = 'x-bot-team-pairing'
 export const REQUEST_TIMEOUT_MS = 10_000
 
 export interface TeamState {
   view?: TeamView
   error?: string
+  /** Counts the stream's `secrets` events (a Bot asked for a secret): the secret card re-reads on a change. */
+  secrets?: number
+}
+
+/** This browser's pairing token, if the team page paired it (undefined when storage is off). */
+export function pairingToken(): string | undefined {
+  try {
+    return (globalThis as { localStorage?: { getItem(k: string): string | null } }).localStorage?.getItem(PAIRING_TOKEN_KEY) ?? undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Check an answer's shape (pure): a team view, or `undefined`. */
@@ -40,16 +54,21 @@ export class ApiError extends Error {
   }
 }
 
-/** One JSON call to the plugin's API; a refusal is an `ApiError` carrying the service's own message. */
+/**
+ * One JSON call to the plugin's API; a refusal is an `ApiError` carrying the service's own message.
+ * A change (anything but GET) carries the pairing token when this browser has one: routes that
+ * raise a Bot's authority (secrets, presets) accept only a paired browser.
+ */
 export async function callApi(method: string, path: string, body?: unknown): Promise<any> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS)
+  const token = method === 'GET' ? undefined : pairingToken()
   try {
     const res = await fetch(`${API}${path}`, {
       method,
       credentials: 'same-origin',
       signal: controller.signal,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { [PAIRING_HEADER]: token } : {}) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
     const text = await res.text()
@@ -103,7 +122,7 @@ export class TeamStore {
   /** Take a view that arrived (the stream's event, or an answer to a change). */
   accept(value: unknown): void {
     const view = readTeamView(value)
-    if (view) this.set({ view })
+    if (view) this.set({ view, ...(this.state.secrets ? { secrets: this.state.secrets } : {}) })
     else this.set({ ...this.state, error: 'the team API answered something unexpected' })
   }
 
@@ -123,6 +142,7 @@ export class TeamStore {
         this.set({ ...this.state, error: 'the team API sent a broken event' })
       }
     })
+    this.source.addEventListener('secrets', () => this.set({ ...this.state, secrets: (this.state.secrets ?? 0) + 1 }))
     // EventSource retries by itself; until then the sidebar says the team is unreachable.
     this.source.onerror = () => this.set({ ...this.state, error: 'unreachable' })
   }

@@ -6,7 +6,9 @@
  *                 or the latest `ROOM_POSTS_MAX` — the client draws a room from these records by
  *                 post id, never from the room's rendered text
  *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
- *                 change (team state saved or re-read, a Bot's Session starting or ending a turn)
+ *                 change (team state saved or re-read, a Bot's Session starting or ending a turn);
+ *                 a bare `secrets` event (data `{}`, never a name or value) when a Bot asks for a
+ *                 secret, so the client's secret card reads `/secrets` at once instead of polling
  *
  * The feed pushes instead of being polled: changes arriving together are coalesced into one
  * event (`COALESCE_MS`), identical snapshots are not re-sent, and at most `MAX_STREAMS` streams
@@ -16,13 +18,14 @@
  * Deliberately narrow: read-only (changes go through the bots API and the roster, which decides
  * who may do what); the router (`routes.ts`) applied the trust fence before anything here runs.
  *
- * Composes: `mountTeamFeed` adds one `agent/status` listener (reads only, never vetoes; order
- * among other listeners does not matter) and one `botStore.subscribe`; both are Cordis effects,
+ * Composes: `mountTeamFeed` adds one `agent/status` and one `bot-team/secret-requested` listener
+ * (read only, never veto; order among other listeners does not matter) and one `botStore.subscribe`; both are Cordis effects,
  * and unloading the plugin ends every open stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-agent'
+import type {} from '../secrets/service.ts'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { HttpError, sendJson } from './http.ts'
 import { deliveryLog, teamView, DELIVERY_LOG_MAX, type TeamView } from './team-view.ts'
@@ -77,6 +80,11 @@ export class TeamFeed {
     for (const res of this.streams) res.write(`event: team\ndata: ${json}\n\n`)
   }
 
+  /** Tell every stream that `event` happened (no data: the client reads the matching route). */
+  signal(event: 'secrets'): void {
+    for (const res of this.streams) res.write(`event: ${event}\ndata: {}\n\n`)
+  }
+
   open(req: IncomingMessage, res: ServerResponse): void {
     if (this.streams.size >= MAX_STREAMS) throw new HttpError(503, `too many open team streams (at most ${MAX_STREAMS})`)
     const view = this.read()
@@ -127,6 +135,7 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
   ctx.on('agent/status', ({ agent }) => {
     if (ctx.get('botRoster')?.ownerOf(String(agent.id))) feed.changed()
   })
+  ctx.on('bot-team/secret-requested', () => feed.signal('secrets'))
   const store = ctx.get('botStore')
   if (store) store.subscribe(() => feed.changed())
   return feed

@@ -1,0 +1,53 @@
+// e2e (DSH Web + Chromium + the packed bundle): axe-core over the plugin's own DOM on each screen
+// of the team surface — the sidebar with a chat's badge, the Bot form, the delivery log, the memory
+// panel, the usage screen and a secret card: no serious or critical finding. DSH's own DOM is not
+// checked (its findings are not ours). Skipped, saying so, when axe-core is not installed.
+import { describe, expect, it } from 'vitest'
+import { openDshWeb, secretAskingScript, sendInComposer, useSurface } from '../support/surface.ts'
+import { axeSource, pluginAxeFindings } from '../support/axe.ts'
+
+const AXE = axeSource()
+
+const surface = useSurface('surface-a11y', secretAskingScript, AXE !== undefined)
+
+describe.skipIf(!AXE)('accessibility of the team surface (axe-core; skipped: axe-core is not installed)', () => {
+  it('has no serious or critical axe finding in the plugin\'s own DOM on each screen', async () => {
+    const page = await surface().browser.newPage()
+    const findings: Record<string, unknown> = {}
+    const check = async (screen: string) => {
+      const found = await pluginAxeFindings(page, AXE!)
+      if (found.length) findings[screen] = found
+    }
+    await openDshWeb(page, surface().web.url)
+    await page.locator('[data-bot="Main"] .bt-row').click()
+    await page.getByTestId('bt-session-badge').waitFor()
+    await check('sidebar and badge')
+
+    await page.getByTestId('bt-new-bot').click()
+    await page.getByTestId('bt-bot-dialog').waitFor()
+    await check('Bot form')
+    await page.getByTestId('bt-bot-dialog').getByRole('button', { name: 'Cancel' }).click()
+
+    await page.getByTestId('bt-delivery-log').click()
+    await page.getByTestId('bt-log-dialog').waitFor()
+    await check('delivery log')
+    await page.getByTestId('bt-log-dialog').getByRole('button', { name: 'Close' }).click()
+
+    await page.locator('[data-bot="Main"]').getByRole('button', { name: 'Edit Main' }).click()
+    await page.getByTestId('bt-open-memory').click()
+    await page.getByTestId('bt-memory-dialog').waitFor()
+    await check('memory panel')
+    await page.getByTestId('bt-memory-dialog').getByRole('button', { name: 'Close' }).click()
+
+    await sendInComposer(page, 'we need a token to publish')
+    await page.getByTestId('bt-secret-card').waitFor({ timeout: 30_000 })
+    await page.locator('[data-bot="Main"] [data-status="idle"]').waitFor({ timeout: 30_000 })
+    await check('secret card')
+
+    await page.getByTestId('bt-usage').click()
+    await page.getByTestId('bt-usage-table').waitFor({ timeout: 15_000 })
+    await check('usage screen')
+
+    expect(findings).toEqual({})
+  })
+})

@@ -1,0 +1,65 @@
+// e2e helpers for the team surface inside DSH Web: one DSH Web (own DSH_HOME, packed bundle,
+// scripted model) and one Chromium per test, a screenshot of every open page when a test fails,
+// opening DSH Web past its first-visit notice, and typing into DSH's composer.
+import { mkdirSync } from 'node:fs'
+import type { Browser, Page } from 'playwright-core'
+import { afterEach, beforeEach, inject } from 'vitest'
+import { lastToolResults, lastUserText, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
+import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
+import { launchChromium } from './browser.ts'
+import { homeWithBundle, startWeb, untilTeamReady, type WebProcess } from './e2e.ts'
+
+export interface Surface {
+  web: WebProcess
+  browser: Browser
+}
+
+/** Registers the per-test DSH Web + browser (skipped entirely when `enabled` is false). */
+export function useSurface(label: string, script: () => Script, enabled = true): () => Surface {
+  let model: ScriptedServer | undefined
+  let web: WebProcess | undefined
+  let browser: Browser | undefined
+  beforeEach(async () => {
+    if (!enabled) return
+    model = await startScriptedServer(script())
+    const home = await homeWithBundle(label, inject('bundleTarball'), [{ name: 'web' }])
+    web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
+    await untilTeamReady(web.url)
+    browser = await launchChromium()
+  })
+  afterEach(async ({ task }) => {
+    if (task.result?.state === 'fail') {
+      mkdirSync('.tmp', { recursive: true })
+      for (const [i, p] of browser?.contexts().flatMap((c) => c.pages()).entries() ?? []) await p.screenshot({ path: `.tmp/${label}-failed-${i}.png` }).catch(() => {})
+    }
+    await browser?.close()
+    await web?.stop()
+    await model?.close()
+  })
+  return () => ({ web: web!, browser: browser! })
+}
+
+/** Open DSH Web and dismiss its first-visit notice (it blocks every click). */
+export async function openDshWeb(page: Page, url: string): Promise<void> {
+  await page.goto(url)
+  await page.getByRole('button', { name: /^(Continue|继续)$/ }).click({ timeout: 30_000 })
+}
+
+/** Type into DSH's composer and send. */
+export async function sendInComposer(page: Page, text: string): Promise<void> {
+  const box = page.locator('textarea').last()
+  await box.click()
+  await box.fill(text)
+  await page.keyboard.press('Enter')
+}
+
+/** The Main Bot asks for GH_TOKEN (`request_secret`) when told "… need a token …". */
+export function secretAskingScript(): Script {
+  return {
+    fallback: (req) => {
+      if (lastToolResults(req).length) return { text: 'I asked for it on a card.' }
+      if (/need a token/i.test(lastUserText(req) ?? '') && offersTool(req, 'request_secret')) return { toolCalls: [{ name: 'request_secret', args: { name: 'GH_TOKEN', purpose: 'publish the release' } }] }
+      return { text: 'plain answer' }
+    },
+  }
+}
