@@ -1,21 +1,21 @@
 // e2e (DSH Web + Chromium + the packed bundle): axe-core over the plugin's own DOM on each screen
 // of the team surface — the sidebar with a chat's badge, the Bot form, the delivery log, the memory
 // panel, the usage screen and a secret card: no serious or critical finding. DSH's own DOM is not
-// checked (its findings are not ours). Skipped, saying so, when axe-core is not installed.
+// checked (its findings are not ours).
 import { describe, expect, it } from 'vitest'
 import { openDshWeb, secretAskingScript, sendInComposer, useSurface } from '../support/surface.ts'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
 
 const AXE = axeSource()
 
-const surface = useSurface('surface-a11y', secretAskingScript, AXE !== undefined)
+const surface = useSurface('surface-a11y', secretAskingScript)
 
-describe.skipIf(!AXE)('accessibility of the team surface (axe-core; skipped: axe-core is not installed)', () => {
+describe('accessibility of the team surface (axe-core)', () => {
   it('has no serious or critical axe finding in the plugin\'s own DOM on each screen', async () => {
     const page = await surface().browser.newPage()
     const findings: Record<string, unknown> = {}
     const check = async (screen: string) => {
-      const found = await pluginAxeFindings(page, AXE!)
+      const found = await pluginAxeFindings(page, AXE)
       if (found.length) findings[screen] = found
     }
     await openDshWeb(page, surface().web.url)

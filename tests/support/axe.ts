@@ -1,6 +1,5 @@
 // e2e helper: an axe-core check scoped to the plugin's own DOM inside DSH Web (DSH's own findings
-// are not ours). axe-core is a devDependency loaded from node_modules; when it is not installed,
-// `axeSource()` is undefined and the caller skips, saying why.
+// are not ours). axe-core is a devDependency loaded from node_modules.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Page } from 'playwright-core'
@@ -10,13 +9,9 @@ export const PLUGIN_DOM = ['[data-testid="bt-team-sidebar"]', '[data-testid="bt-
 
 export interface AxeFinding { id: string; impact: string; help: string; targets: string[] }
 
-/** axe-core's browser script, or undefined when the package is not installed. */
-export function axeSource(): string | undefined {
-  try {
-    return readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-  } catch {
-    return undefined
-  }
+/** axe-core's browser script (a devDependency: a missing install is an error, never a skip). */
+export function axeSource(): string {
+  return readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 }
 
 /** Serious and critical axe findings within the plugin's DOM on the page as it is now. */

@@ -15,12 +15,11 @@ export interface Surface {
 }
 
 /** Registers the per-test DSH Web + browser (skipped entirely when `enabled` is false). */
-export function useSurface(label: string, script: () => Script, enabled = true): () => Surface {
+export function useSurface(label: string, script: () => Script): () => Surface {
   let model: ScriptedServer | undefined
   let web: WebProcess | undefined
   let browser: Browser | undefined
   beforeEach(async () => {
-    if (!enabled) return
     model = await startScriptedServer(script())
     const home = await homeWithBundle(label, inject('bundleTarball'), [{ name: 'web' }])
     web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
