@@ -14,7 +14,7 @@ export interface Surface {
   browser: Browser
 }
 
-/** Registers the per-test DSH Web + browser (skipped entirely when `enabled` is false). */
+/** Registers the per-test DSH Web + browser. */
 export function useSurface(label: string, script: () => Script): () => Surface {
   let model: ScriptedServer | undefined
   let web: WebProcess | undefined
