@@ -11,6 +11,7 @@
  * `useSyncExternalStore`).
  */
 import type { TeamView } from '../web/team-view.ts'
+import { readProgress, type RoomProgressView } from './room-view.ts'
 
 export type { TeamView, BotView, GroupView, Problem, BotStatus } from '../web/team-view.ts'
 
@@ -20,6 +21,8 @@ export const REQUEST_TIMEOUT_MS = 10_000
 export interface TeamState {
   view?: TeamView
   error?: string
+  /** The latest `room` event per group (a round's progress), pushed over the same stream. */
+  rooms?: Readonly<Record<string, RoomProgressView>>
 }
 
 /** Check an answer's shape (pure): a team view, or `undefined`. */
@@ -103,7 +106,7 @@ export class TeamStore {
   /** Take a view that arrived (the stream's event, or an answer to a change). */
   accept(value: unknown): void {
     const view = readTeamView(value)
-    if (view) this.set({ view })
+    if (view) this.set({ view, ...(this.state.rooms ? { rooms: this.state.rooms } : {}) })
     else this.set({ ...this.state, error: 'the team API answered something unexpected' })
   }
 
@@ -122,6 +125,15 @@ export class TeamStore {
       } catch {
         this.set({ ...this.state, error: 'the team API sent a broken event' })
       }
+    })
+    this.source.addEventListener('room', (e: { data?: unknown }) => {
+      let progress: RoomProgressView | undefined
+      try {
+        progress = readProgress(JSON.parse(String(e.data)))
+      } catch {
+        progress = undefined
+      }
+      if (progress) this.set({ ...this.state, rooms: { ...this.state.rooms, [progress.groupId]: progress } })
     })
     // EventSource retries by itself; until then the sidebar says the team is unreachable.
     this.source.onerror = () => this.set({ ...this.state, error: 'unreachable' })
