@@ -251,9 +251,9 @@ export class BotRooms extends Service {
   }
 
   /** Each member turn of a round so far (from the post log): who, and how it ended. */
-  async roundTurns(groupId: string, round: string): Promise<readonly { botId: string; outcome: string }[]> {
+  async roundTurns(groupId: string, round: string): Promise<readonly { botId: string; outcome: string; post?: number }[]> {
     this.loadTranscript(groupId)
-    return (this.transcripts.round(groupId, round)?.turns ?? []).map((t) => ({ botId: t.botId, outcome: t.outcome }))
+    return (this.transcripts.round(groupId, round)?.turns ?? []).map((t) => ({ botId: t.botId, outcome: t.outcome, ...(t.post !== undefined ? { post: t.post } : {}) }))
   }
 
   /** The room's posts known to this process (loaded from the post log when needed). */

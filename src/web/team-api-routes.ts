@@ -46,7 +46,7 @@ export interface RoomAnswers {
   /** The rounds a room assistant message ran; undefined: no such message in the room. */
   rounds(groupId: string, messageId: string): string[] | undefined
   /** A round's member turns so far. */
-  turns(groupId: string, round: string): Promise<readonly { botId: string; outcome: string }[]>
+  turns(groupId: string, round: string): Promise<readonly { botId: string; outcome: string; post?: number }[]>
 }
 
 /** The live team and its push stream. */

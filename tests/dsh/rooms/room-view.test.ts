@@ -1,6 +1,8 @@
 // The room view's server half on a real DSH web server, in-process: a room answer names its round
 // on the assistant message DSH keeps (read back through the route by DSH message id, with each
 // member turn's outcome), and a running round's progress is pushed as `room` events on /events.
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { readRoomAnswer } from '../../../src/sources.ts'
@@ -45,6 +47,10 @@ describe('a room answer as the room view reads it', () => {
       .map((e) => (e.data as any).message)
     const answer = answers.find((m: any) => readRoomAnswer(m.source))
     expect(readRoomAnswer(answer.source)).toEqual([postId])
+    // DSH's Session log (JSONL) keeps it with the message, so it is there after a restart too.
+    const logs = (readdirSync(host.home, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl') && f.includes(roomSession))
+    const line = logs.flatMap((f) => readFileSync(join(host.home, f), 'utf8').split('\n')).find((l) => l.includes(`"id":"${answer.id}"`) && l.includes('"assistant/message"'))
+    expect(readRoomAnswer(JSON.parse(line!).data.message.source)).toEqual([postId])
 
     const { status, body } = await send('GET', `/rooms/${group.id}/posts?message=${answer.id}`)
     expect(status).toBe(200)
