@@ -105,6 +105,13 @@ describe('a room in DSH Web', () => {
     // Bo passed: a quiet line, not a message.
     await expect(answer.getByTestId('bt-room-quiet').textContent()).resolves.toBe('Bo passed.')
     await page.screenshot({ path: '.tmp/room-view-round.png' })
+
+    // A plain DSH Session's answer is DSH's own renderer: no room or team line in it.
+    await page.getByTestId('bt-show-sessions').click()
+    await page.getByRole('button', { name: 'New Session' }).first().click()
+    await sendInComposer(page, 'hello plain DSH')
+    await page.getByText('plain answer').waitFor({ timeout: 30_000 })
+    expect(await page.locator('.bt-line, [data-testid="bt-room-answer"], [data-testid="bt-room-progress"]').count()).toBe(0)
     expect(errors).toEqual([])
   })
 })
