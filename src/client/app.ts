@@ -10,6 +10,9 @@
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
  *                room posts with the poster, notices as quiet lines; the rest is DSH's renderer
+ *   AssistantNode `conversation.chat.node` key `assistant-step` — in a room Session, a round's
+ *                answer as one message per member (`room-view.ts`) and a progress line while it
+ *                runs; every other assistant step is DSH's renderer with the same props
  *
  * Every component is registered behind an error boundary (`shared.ts`) and reads the team only
  * from the store: the team API failing shows one line in the sidebar, nothing else changes.
@@ -409,7 +412,9 @@ export function makeApp(services: AppServices): App {
     const data = props.node?.data
     const messageId = typeof data?.finalNode?.messageId === 'string' ? data.finalNode.messageId : undefined
     const running = data?.status === 'running'
-    const progress = group && running ? team.rooms?.[group.id] : undefined
+    // A finished round's progress is the previous round's until the next one's first event.
+    const latest = group && running ? team.rooms?.[group.id] : undefined
+    const progress = latest && !latest.done ? latest : undefined
     const [answer, setAnswer] = useState<{ key: string; items?: RoomItem[] | undefined } | undefined>(undefined)
     const nameOf = (id: string) => team.view?.bots.find((b) => b.id === id)?.name
     const key = group ? (messageId ? `m:${messageId}` : progress ? `r:${progress.round}:${progress.posted.length}:${progress.speaking ?? ''}:${progress.done}` : '') : ''
