@@ -299,3 +299,34 @@ export function chainOf(source: TeamSource | undefined): Chain | undefined {
   return chainFields(source)
 }
 
+
+// ── the room's answer (assistant message) ───────────────────────────────────────────────────────
+
+/**
+ * The rounds one room answer ran, carried where DSH keeps it with the assistant message: the
+ * stream's `finish.replayState`, which DSH's assembler copies unchanged into the message's model
+ * source (`{kind:'model', provider, model, replayState}`) and the Session log keeps. The room never
+ * calls a provider, so no adapter ever reads it back. It is a `ReplayEnvelope` with response-level
+ * data only (no `blocks`, so assembly passes it through whole), keyed under `botTeam`.
+ */
+export interface RoomAnswerState {
+  response: { botTeam: { type: 'room-answer'; rounds: string[] } }
+}
+
+/** At most this many rounds are named on one answer (one per post the room read at once). */
+export const ROOM_ANSWER_ROUNDS_MAX = 50
+
+export function roomAnswerState(rounds: readonly string[]): RoomAnswerState {
+  return { response: { botTeam: { type: 'room-answer', rounds: rounds.slice(0, ROOM_ANSWER_ROUNDS_MAX) } } }
+}
+
+const roomAnswerReader = z.object({
+  kind: z.literal('model'),
+  replayState: z.object({ response: z.object({ botTeam: z.object({ type: z.literal('room-answer'), rounds: z.array(id).max(ROOM_ANSWER_ROUNDS_MAX) }) }) }),
+})
+
+/** The round ids an assistant message's source names, if a room wrote it (pure; any input). */
+export function readRoomAnswer(source: unknown): string[] | undefined {
+  const parsed = roomAnswerReader.safeParse(source)
+  return parsed.success ? parsed.data.replayState.response.botTeam.rounds : undefined
+}

@@ -12,6 +12,9 @@
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
  *                room posts with the poster, notices as quiet lines; the rest is DSH's renderer
+ *   AssistantNode `conversation.chat.node` key `assistant-step` — in a room Session, a round's
+ *                answer as one message per member (`room-view.ts`) and a progress line while it
+ *                runs; every other assistant step is DSH's renderer with the same props
  *
  * Every component is registered behind an error boundary (`shared.ts`) and reads the team only
  * from the store: the team API failing shows one line in the sidebar, nothing else changes.
@@ -25,6 +28,7 @@ import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
 import { makeSecretCards } from './secret-cards.ts'
 import { makeUsageScreen } from './usage-screen.ts'
+import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
 import { h, isOurs, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
 import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from './team-client.ts'
@@ -32,7 +36,7 @@ import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from 
 export const SIDEBAR_KEY = 'dsh-bot-team:sidebar'
 
 interface LocaleLike { getSnapshot(): { active: string }; subscribe(fn: () => void): () => void }
-interface SessionsLike { open(id: string): void }
+interface SessionsLike { open(id: string): void; list?: { getSnapshot(): { current?: unknown } | undefined; subscribe(fn: () => void): () => void } }
 
 export interface AppServices {
   slots: SlotsLike
@@ -66,6 +70,7 @@ export interface App {
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
+  AssistantNode: ComponentType<any>
 }
 
 export function makeApp(services: AppServices): App {
@@ -384,5 +389,64 @@ export function makeApp(services: AppServices): App {
   const { SecretCards } = makeSecretCards({ useT, useTeam })
   const { UsageDialog } = makeUsageScreen({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'usage', close: () => dialog.set(undefined) })
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context') }
+  const noList = { getSnapshot: () => undefined, subscribe: () => () => {} }
+  /** The Session DSH Web shows now (its sessions service's selection), if it can be read. */
+  const useCurrentSession = (): string | undefined => {
+    const sessions = services.get('sessions') as Partial<SessionsLike> | undefined
+    const list = sessions?.list && typeof sessions.list.getSnapshot === 'function' && typeof sessions.list.subscribe === 'function' ? sessions.list : noList
+    const current = useSyncExternalStore(list.subscribe.bind(list), () => list.getSnapshot()?.current)
+    return typeof current === 'string' ? current : undefined
+  }
+
+  function RoomItems({ items }: { items: readonly RoomItem[] }): ReactNode {
+    const t = useT()
+    const team = useTeam()
+    return h('div', { 'data-testid': 'bt-room-answer' }, ...items.map((item) => {
+      if (item.kind === 'quiet') return h('div', { key: item.id, className: 'bt-quiet', role: 'note', 'data-testid': 'bt-room-quiet' }, t(item.key, { name: item.name }))
+      const bot = team.view?.bots.find((b) => b.id === item.from)
+      const colour = bot?.colour ?? '#868e96'
+      return h('div', { key: item.id, className: 'bt-line', style: { '--bt-colour': colour }, 'data-testid': 'bt-room-post', 'data-post-id': item.id, 'data-from': item.name },
+        h('header', null, h(Avatar, { name: item.name, colour, shape: bot?.shape }), h('span', null, item.name)),
+        h('div', { className: 'bt-body' }, item.text))
+    }))
+  }
+
+  /**
+   * `assistant-step`: in a room Session, the room's answer drawn as one message per member post
+   * (fetched by the rounds DSH keeps with the message) and, while it runs, the round's posts so far
+   * and a progress line; anything else — every other Session, a room's own notices — is DSH's.
+   */
+  function AssistantNode(props: { node?: { data?: { status?: unknown; finalNode?: { messageId?: unknown } } } }): ReactNode {
+    const t = useT()
+    const team = useTeam()
+    const current = useCurrentSession()
+    const group = current ? team.view?.groups.find((g) => g.roomSessionId === current) : undefined
+    const data = props.node?.data
+    const messageId = typeof data?.finalNode?.messageId === 'string' ? data.finalNode.messageId : undefined
+    const running = data?.status === 'running'
+    // A finished round's progress is the previous round's until the next one's first event.
+    const latest = group && running ? team.rooms?.[group.id] : undefined
+    const progress = latest && !latest.done ? latest : undefined
+    const [answer, setAnswer] = useState<{ key: string; items?: RoomItem[] | undefined } | undefined>(undefined)
+    const nameOf = (id: string) => team.view?.bots.find((b) => b.id === id)?.name
+    const key = group ? (messageId ? `m:${messageId}` : progress ? `r:${progress.round}:${progress.posted.length}:${progress.speaking ?? ''}:${progress.done}` : '') : ''
+    useEffect(() => {
+      if (!group || !key) return
+      let live = true
+      const path = messageId ? `/rooms/${encodeURIComponent(group.id)}/posts?message=${encodeURIComponent(messageId)}` : `/rooms/${encodeURIComponent(group.id)}/posts?round=${encodeURIComponent(progress!.round)}`
+      callApi('GET', path).then(
+        (r) => { if (live) setAnswer({ key, items: messageId ? roomItems(r, nameOf) : livePosts(r, nameOf) }) },
+        () => { if (live) setAnswer({ key, items: undefined }) })
+      return () => { live = false }
+    }, [group?.id, key])
+    const items = answer && (answer.key === key || (!messageId && answer.key.startsWith('r:'))) ? answer.items : undefined
+    if (group && running && progress) {
+      return h('div', null, items?.length ? h(RoomItems, { items }) : null, h('div', { className: 'bt-quiet', role: 'status', 'data-testid': 'bt-room-progress' }, progressText(progress, t)))
+    }
+    if (group && messageId && items) return h(RoomItems, { items })
+    const Dsh = shadowed('conversation.chat.node', 'assistant-step')
+    return Dsh ? h(Dsh, props as Record<string, unknown>) : null
+  }
+
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
 }

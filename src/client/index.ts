@@ -12,7 +12,9 @@
  *   the switch unregisters it), `sidebar.footer.action` (the way back), `shell.overlay` (the Bot dialog, the delivery log, the memory panel, the secret cards, the usage screen),
  *   `conversation.session.header.actions` (who this Bot is), and `conversation.chat.node` keys
  *   `user` and `context` (priority -1, DSH's `conversation` locale namespace: draws only this plugin's messages,
- *   hands every other node to DSH's own renderer with the same props).
+ *   hands every other node to DSH's own renderer with the same props), and `assistant-step` (same
+ *   priority and namespace: a room Session's answer as one message per member; every other
+ *   Session's assistant step is DSH's own renderer with the same props).
  */
 import { makeApp, type AppServices } from './app.ts'
 import { guarded } from './shared.ts'
@@ -84,6 +86,7 @@ export function apply(ctx: ClientContext): void {
   mount('conversation.session.header.actions', { id: 'bot-team.badge' }, 'the Bot badge', app.SessionBadge, true)
   mount('conversation.chat.node', { key: 'user', priority: -1, locale: 'conversation' }, 'a team message', app.UserNode)
   mount('conversation.chat.node', { key: 'context', priority: -1, locale: 'conversation' }, 'a team message', app.ContextNode)
+  mount('conversation.chat.node', { key: 'assistant-step', priority: -1, locale: 'conversation' }, 'a room answer', app.AssistantNode)
   try {
     ctx.effect?.(() => () => app.store.close())
   } catch (error) {

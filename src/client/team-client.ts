@@ -11,6 +11,7 @@
  * `useSyncExternalStore`).
  */
 import type { TeamView } from '../web/team-view.ts'
+import { readProgress, type RoomProgressView } from './room-view.ts'
 
 export type { TeamView, BotView, GroupView, Problem, BotStatus } from '../web/team-view.ts'
 
@@ -23,6 +24,8 @@ export const REQUEST_TIMEOUT_MS = 10_000
 export interface TeamState {
   view?: TeamView
   error?: string
+  /** The latest `room` event per group (a round's progress), pushed over the same stream. */
+  rooms?: Readonly<Record<string, RoomProgressView>>
   /** Counts the stream's `secrets` events (a Bot asked for a secret): the secret card re-reads on a change. */
   secrets?: number
 }
@@ -122,7 +125,7 @@ export class TeamStore {
   /** Take a view that arrived (the stream's event, or an answer to a change). */
   accept(value: unknown): void {
     const view = readTeamView(value)
-    if (view) this.set({ view, ...(this.state.secrets ? { secrets: this.state.secrets } : {}) })
+    if (view) this.set({ view, ...(this.state.secrets ? { secrets: this.state.secrets } : {}), ...(this.state.rooms ? { rooms: this.state.rooms } : {}) })
     else this.set({ ...this.state, error: 'the team API answered something unexpected' })
   }
 
@@ -143,6 +146,15 @@ export class TeamStore {
       }
     })
     this.source.addEventListener('secrets', () => this.set({ ...this.state, secrets: (this.state.secrets ?? 0) + 1 }))
+    this.source.addEventListener('room', (e: { data?: unknown }) => {
+      let progress: RoomProgressView | undefined
+      try {
+        progress = readProgress(JSON.parse(String(e.data)))
+      } catch {
+        progress = undefined
+      }
+      if (progress) this.set({ ...this.state, rooms: { ...this.state.rooms, [progress.groupId]: progress } })
+    })
     // EventSource retries by itself; until then the sidebar says the team is unreachable.
     this.source.onerror = () => this.set({ ...this.state, error: 'unreachable' })
   }

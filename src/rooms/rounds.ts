@@ -92,6 +92,8 @@ export interface RoundHost {
   /** Why this Bot may not take a Bot-started turn now (its or the team's daily spending cap), else undefined. */
   holdsBotWork?(botId: string): string | undefined
   warn(what: string, error: unknown): void
+  /** The round moved (a turn started or ended, the round ended); read-only, must not throw. */
+  progress?(record: Readonly<RoundRecord>, speaking?: string): void
 }
 
 type PostInput = Extract<RoomInput, { kind: 'post' }>
@@ -219,6 +221,7 @@ export class Rounds {
         const turnChain = memberChain(chain, bot.permissionPreset)
         highest = Math.max(highest, turnChain.hop)
         const place = { place: plan.turns, planned: plan.turns + plan.queue.length, after: previous }
+        this.host.progress?.(record, id)
         const held = poster.kind === 'bot' ? this.host.holdsBotWork?.(id) : undefined
         const { outcome, upto } = held
           ? { outcome: { kind: 'failed', reason: held } as TurnOutcome, upto: transcript.cursor(groupId, id) }
@@ -226,6 +229,7 @@ export class Rounds {
           ? await this.memberTurn(groupId, id, place, turnChain, signal)
           : { outcome: { kind: 'failed', reason: 'the work budget of this request is spent' } as TurnOutcome, upto: transcript.cursor(groupId, id) }
         record.turns.push({ botId: id, outcome: outcome.kind })
+        this.host.progress?.(record)
         if (outcome.kind === 'posted') {
           const p = transcript.addPost(groupId, { id: `post-${randomUUID()}`, round: post.id, from: id, name: bot.name, text: outcome.text, hop: turnChain.hop })
           transcript.addTurn(groupId, post.id, id, 'posted', upto, p.seq)
@@ -242,6 +246,7 @@ export class Rounds {
     } finally {
       this.running.delete(groupId)
       record.endedAt = new Date().toISOString()
+      this.host.progress?.(record)
       // A round cut by shutdown (not by the person stopping the room) is resumed at the next start.
       if (this.host.alive()) transcript.endRound(groupId, post.id)
       await this.host.saveCursors(groupId)

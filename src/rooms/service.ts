@@ -36,7 +36,7 @@ import { AgentRegistrations } from '../agent-registrations.ts'
 import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain } from '../sources.ts'
+import { readRoomAnswer, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain } from '../sources.ts'
 import { canStart, drawOn } from '../chain.ts'
 import { redriveInbox } from '../session-opener.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
@@ -44,6 +44,7 @@ import { RoomsConfig } from './config.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
 import { DEFAULT_LIMITS, postLine, roomRulesText, type RoomLimits } from './policy.ts'
 import { PostLog } from './post-log.ts'
+import { roundProgress, type RoundProgress } from './progress.ts'
 import { Rounds, type RoundRecord } from './rounds.ts'
 import { answerRoomStreams, readRoomRequest, textOf, type RoomInput } from './stream.ts'
 import { groupTools, memberTools } from './tools.ts'
@@ -54,6 +55,10 @@ export type { RoundRecord, TurnOutcome } from './rounds.ts'
 declare module '@deepseek-ai/cordis' {
   interface Context {
     botRooms: BotRooms
+  }
+  interface Events {
+    /** A room's round moved (a member's turn started or ended, the round ended); read-only. */
+    'bot-team/room-progress'(progress: RoundProgress): void
   }
 }
 
@@ -123,6 +128,13 @@ export class BotRooms extends Service {
       announce: (groupId, text) => this.announce(groupId, text),
       saveCursors: (groupId) => this.saveCursors(groupId),
       draw: (groupId, chain, opts) => this.draw(groupId, chain, opts),
+      progress: (record, speaking) => {
+        try {
+          this.ctx.emit('bot-team/room-progress', roundProgress(record, (id) => this.roster.bot(id)?.name ?? id, speaking))
+        } catch (error) {
+          this.warn('room progress listener failed', error)
+        }
+      },
       userSpoke: (groupId) => this.resetBotRounds(groupId),
       heldBecause: (groupId) => this.ctx.get('botPause')?.heldBecause({ groupId }),
       whenReleased: (groupId, signal) => this.ctx.get('botPause')?.whenReleased({ groupId }, signal) ?? Promise.resolve(),
@@ -224,6 +236,24 @@ export class BotRooms extends Service {
 
   rounds(groupId?: string): readonly RoundRecord[] {
     return this.roundRunner.records(groupId)
+  }
+
+  /**
+   * The rounds one of the room's assistant messages ran (by DSH message id), read from what DSH
+   * keeps with that message (`readRoomAnswer`); undefined when the room has no such message.
+   */
+  answerRounds(groupId: string, messageId: string): string[] | undefined {
+    const group = this.state.groups[groupId]
+    const agent = group?.roomSessionId ? this.ctx.agents.get(SessionId(group.roomSessionId)) : undefined
+    if (!agent) return undefined
+    const m = messagesOf(agent.session.events as readonly LooseEvent[]).findLast((x) => x.role === 'assistant' && x.id === messageId)
+    return m ? (readRoomAnswer(m.source) ?? []) : undefined
+  }
+
+  /** Each member turn of a round so far (from the post log): who, and how it ended. */
+  async roundTurns(groupId: string, round: string): Promise<readonly { botId: string; outcome: string; post?: number }[]> {
+    this.loadTranscript(groupId)
+    return (this.transcripts.round(groupId, round)?.turns ?? []).map((t) => ({ botId: t.botId, outcome: t.outcome, ...(t.post !== undefined ? { post: t.post } : {}) }))
   }
 
   /** The room's posts known to this process (loaded from the post log when needed). */

@@ -6,7 +6,7 @@
  * Owns: the listener, reading a room request (what entered the room since it last answered:
  * posts, notices, the opening; and the ids that make each post a stable datum), and the chunk
  * grammar of one streamed text block (one `block-start`, text deltas, one `block-end` carrying the
- * whole text, usage once, one `finish`). No tool is called, so the turn ends after one step and
+ * whole text, usage once, one `finish` naming the rounds it ran in `replayState`). No tool is called, so the turn ends after one step and
  * nothing is appended to the Session outside DSH's loop.
  *
  * Composes: installed with `ctx.on('llm/stream', …)` (not prepended), it runs in registration
@@ -20,8 +20,8 @@
  * the room's text and this module only frames it as a stream.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import type { GenerateOptions, StreamChunk } from '@deepseek-ai/dsh-llm'
-import { readSourceOf, type Chain } from '../sources.ts'
+import type { GenerateOptions, ReplayEnvelope, StreamChunk } from '@deepseek-ai/dsh-llm'
+import { readSourceOf, roomAnswerState, type Chain } from '../sources.ts'
 import type { Poster } from './policy.ts'
 
 interface LooseMessage {
@@ -87,11 +87,12 @@ export class TextBlock {
     this.text += piece
     yield { type: 'text-delta', index: 0, text: piece };
   }
-  *end(fallback: string): Generator<StreamChunk> {
+  /** `replayState` rides the `finish` chunk; DSH keeps it on the assistant message's source. */
+  *end(fallback: string, replayState?: ReplayEnvelope): Generator<StreamChunk> {
     if (!this.started) yield* this.delta(fallback)
     yield { type: 'block-end', index: 0, block: { type: 'text', text: this.text } }
     yield { type: 'usage', usage: { inputTokens: 0, outputTokens: 0 } }
-    yield { type: 'finish', reason: { kind: 'stop' } }
+    yield { type: 'finish', reason: { kind: 'stop' }, ...(replayState === undefined ? {} : { replayState }) }
   }
 }
 
@@ -136,6 +137,9 @@ function roomStream(rooms: RoomAnswerer, groupId: string, options: GenerateOptio
     } catch (error) {
       yield* block.delta(`_The round stopped: ${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 300)}_\n\n`)
     }
-    yield* block.end('_No one had anything new to add._')
+    // The rounds this answer ran, kept with the assistant message (`sources.ts` reads it back), so
+    // DSH Web draws them from the post log by post id, never from this text.
+    const rounds = inputs.flatMap((i) => (i.kind === 'post' ? [i.postId] : []))
+    yield* block.end('_No one had anything new to add._', rounds.length ? roomAnswerState(rounds) : undefined)
   })()
 }

@@ -10,7 +10,7 @@
  *        /bot-team/api/usage…        the usage screen's API (`usage-routes.ts`)
  *        /bot-team/api/pause, /schedules…, /diagnostics   operations (`operations-routes.ts`)
  *        /bot-team/api/secrets…      secret cards and the secrets list (`secrets-routes.ts`)
- *   GET  /bot-team/api/team, /deliveries, /rooms/<id>/posts, /events  the client half's team view,
+ *   GET  /bot-team/api/team, /deliveries, /rooms/<id>/posts(?round=|?message=), /events  the client half's team view,
  *        delivery log, room posts and push stream (`team-api-routes.ts`)
  *
  * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not

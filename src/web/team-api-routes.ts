@@ -5,10 +5,14 @@
  *   GET /rooms/<group id>/posts?round=<post id>  a room's posts as data (the post log), one round
  *                 or the latest `ROOM_POSTS_MAX` — the client draws a room from these records by
  *                 post id, never from the room's rendered text
+ *   GET /rooms/<group id>/posts?message=<DSH message id>  the rounds one room answer ran (what
+ *                 DSH keeps with that assistant message names them): their posts, and each
+ *                 member turn's outcome (`turns`: who passed, missed, failed)
  *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
  *                 change (team state saved or re-read, a Bot's Session starting or ending a turn);
  *                 a bare `secrets` event (data `{}`, never a name or value) when a Bot asks for a
- *                 secret, so the client's secret card reads `/secrets` at once instead of polling
+ *                 secret, so the client's secret card reads `/secrets` at once instead of polling;
+ *                 a `room` event each time a round moves (`RoundProgress`: who speaks, passed, missed)
  *
  * The feed pushes instead of being polled: changes arriving together are coalesced into one
  * event (`COALESCE_MS`), identical snapshots are not re-sent, and at most `MAX_STREAMS` streams
@@ -31,6 +35,7 @@ import { HttpError, sendJson } from './http.ts'
 import { deliveryLog, teamView, DELIVERY_LOG_MAX, type TeamView } from './team-view.ts'
 import { z } from 'zod'
 import { issuesText } from './http.ts'
+import type { RoundProgress } from '../rooms/progress.ts'
 
 export const COALESCE_MS = 25
 export const KEEPALIVE_MS = 25_000
@@ -39,6 +44,13 @@ export const MAX_STREAMS = 32
 export const ROOM_POSTS_MAX = 200
 
 export interface RoomPost { id: string; seq: number; round: string; from: string; name: string; text: string }
+/** What the feed asks the rooms service about one room answer. */
+export interface RoomAnswers {
+  /** The rounds a room assistant message ran; undefined: no such message in the room. */
+  rounds(groupId: string, messageId: string): string[] | undefined
+  /** A round's member turns so far. */
+  turns(groupId: string, round: string): Promise<readonly { botId: string; outcome: string; post?: number }[]>
+}
 
 /** The live team and its push stream. */
 export class TeamFeed {
@@ -49,9 +61,18 @@ export class TeamFeed {
   /** A room's posts from the rooms service (undefined: no rooms service). */
   readonly posts: (groupId: string) => Promise<readonly RoomPost[]> | undefined
 
-  constructor(read: () => TeamView | undefined, posts: (groupId: string) => Promise<readonly RoomPost[]> | undefined = () => undefined) {
+  readonly answers: RoomAnswers | undefined
+
+  constructor(read: () => TeamView | undefined, posts: (groupId: string) => Promise<readonly RoomPost[]> | undefined = () => undefined, answers?: RoomAnswers) {
     this.read = read
     this.posts = posts
+    this.answers = answers
+  }
+
+  /** A round moved: push it to every stream at once (not coalesced: each step is news). */
+  room(progress: RoundProgress): void {
+    const json = JSON.stringify(progress)
+    for (const res of this.streams) res.write(`event: room\ndata: ${json}\n\n`)
   }
 
   snapshot(): TeamView | undefined {
@@ -130,8 +151,12 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
       archive: ctx.get('botArchive')?.status,
       running: (sessionId) => ctx.get('agents')?.get(SessionId(sessionId))?.status === 'running',
     })
-  }, (groupId) => ctx.get('botRooms')?.transcript(groupId))
+  }, (groupId) => ctx.get('botRooms')?.transcript(groupId), {
+    rounds: (groupId, messageId) => ctx.get('botRooms')?.answerRounds(groupId, messageId),
+    turns: async (groupId, round) => (await ctx.get('botRooms')?.roundTurns(groupId, round)) ?? [],
+  })
   ctx.effect(() => () => feed.close(), 'bot-team:team-feed')
+  ctx.on('bot-team/room-progress', (progress) => feed.room(progress))
   ctx.on('agent/status', ({ agent }) => {
     if (ctx.get('botRoster')?.ownerOf(String(agent.id))) feed.changed()
   })
@@ -146,7 +171,7 @@ const LogQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(DELIVERY_LOG_MAX).optional(),
 })
 
-const RoundQuery = z.strictObject({ round: z.string().min(1).max(200).optional() })
+const RoundQuery = z.strictObject({ round: z.string().min(1).max(200).optional(), message: z.string().min(1).max(200).optional() })
 
 /** One room's posts (`/rooms/<group id>/posts`), newest `ROOM_POSTS_MAX`, or one round's. */
 async function roomPosts(groupId: string, req: IncomingMessage, res: ServerResponse, feed: TeamFeed, state: Parameters<typeof deliveryLog>[0] | undefined): Promise<void> {
@@ -156,9 +181,19 @@ async function roomPosts(groupId: string, req: IncomingMessage, res: ServerRespo
   if (!query.success) throw new HttpError(400, issuesText(query.error))
   const all = await feed.posts(groupId)
   if (!all) throw new HttpError(503, 'rooms are not available (see /bot-team/api/status)')
-  const round = query.data.round
-  const chosen = (round ? all.filter((p) => p.round === round) : all).slice(-ROOM_POSTS_MAX)
-  sendJson(res, 200, { group: { id: group.id, name: group.name }, posts: chosen.map((p) => ({ id: p.id, seq: p.seq, round: p.round, from: p.from, name: p.name, text: p.text.slice(0, 20_000) })) })
+  const { round, message } = query.data
+  if (round && message) throw new HttpError(400, 'ask for one of round or message, not both')
+  let rounds: string[] | undefined = round ? [round] : undefined
+  if (message) {
+    rounds = feed.answers?.rounds(groupId, message)
+    if (!rounds) throw new HttpError(404, `No room message with id "${message.slice(0, 100)}" in group "${groupId}".`)
+  }
+  const chosen = (rounds ? all.filter((p) => rounds.includes(p.round)) : all).slice(-ROOM_POSTS_MAX)
+  const out = { id: group.id, name: group.name }
+  const posts = chosen.map((p) => ({ id: p.id, seq: p.seq, round: p.round, from: p.from, name: p.name, text: p.text.slice(0, 20_000) }))
+  if (!message || !rounds) return sendJson(res, 200, { group: out, posts })
+  const turns = await Promise.all(rounds.map(async (r) => ({ round: r, turns: (await feed.answers?.turns(groupId, r)) ?? [] })))
+  sendJson(res, 200, { group: out, rounds, posts, turns })
 }
 
 /** `/team`, `/deliveries`, `/rooms/<id>/posts` and `/events`; anything else under them is a 404. */

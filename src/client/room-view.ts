@@ -1,0 +1,101 @@
+/**
+ * How the client half draws a room's answer (pure): the rounds one room assistant message ran, as
+ * the plugin's route answers them (`GET /rooms/<group>/posts?message=<DSH message id>`), become one
+ * message per member post (poster id and name, its text) and a quiet line per turn that produced
+ * no post (passed, missed, failed); and the live `room` event becomes a progress line (who is
+ * speaking, who passed, who missed).
+ *
+ * The posts come from the post log as data, found by post id through what DSH keeps with the
+ * assistant message — never by splitting the room's rendered text, which a member's reply could
+ * forge ("**Ada**: …" inside Bo's reply stays Bo's text).
+ *
+ * Deliberately narrow: no React, no fetching; every answer is shape-checked here and bounded, so a
+ * broken answer is `undefined` (the renderer then hands the node to DSH), never a crash.
+ */
+import type { StringKey, Translate } from './i18n.ts'
+
+export type RoomItem =
+  | { kind: 'post'; id: string; from: string; name: string; text: string }
+  | { kind: 'quiet'; id: string; key: StringKey; name: string }
+
+export interface RoomProgressView {
+  groupId: string
+  round: string
+  speaking?: string
+  posted: string[]
+  passed: string[]
+  missed: string[]
+  done: boolean
+}
+
+/** Most items drawn for one answer. */
+export const ROOM_ITEMS_MAX = 200
+const TEXT_MAX = 20_000
+
+const str = (v: unknown, max = 200): v is string => typeof v === 'string' && v.length > 0 && v.length <= max
+const QUIET: Record<string, StringKey> = { pass: 'room.passed', missed: 'room.missed', failed: 'room.failed', stopped: 'room.failed' }
+
+/**
+ * One answer's items, in turn order (pure). A round's opening post (`id === round`: the post that
+ * started it, already drawn as its own node) is not repeated; a malformed answer is `undefined`.
+ */
+export function roomItems(answer: unknown, nameOf: (botId: string) => string | undefined = () => undefined): RoomItem[] | undefined {
+  if (!answer || typeof answer !== 'object') return undefined
+  const a = answer as { posts?: unknown; turns?: unknown }
+  if (!Array.isArray(a.posts) || !Array.isArray(a.turns)) return undefined
+  const posts = new Map<number, { id: string; from: string; name: string; text: string; round: string }>()
+  for (const p of a.posts.slice(0, 1_000)) {
+    if (!p || typeof p !== 'object') continue
+    const { id, seq, round, from, name, text } = p as Record<string, unknown>
+    if (!str(id) || !str(round) || !str(from) || typeof name !== 'string' || typeof text !== 'string' || typeof seq !== 'number') continue
+    if (id === round) continue
+    posts.set(seq, { id, from, name: name.slice(0, 200), text: text.slice(0, TEXT_MAX), round })
+  }
+  const items: RoomItem[] = []
+  // An answer with no member turn at all (the opening, a held round, notices) is the room's own text.
+  if (!a.turns.some((r) => Array.isArray((r as { turns?: unknown } | null)?.turns) && (r as { turns: unknown[] }).turns.length > 0)) return undefined
+  for (const r of a.turns.slice(0, 100)) {
+    const { round, turns } = (r ?? {}) as { round?: unknown; turns?: unknown }
+    if (!str(round) || !Array.isArray(turns)) continue
+    for (const [i, t] of turns.slice(0, 500).entries()) {
+      const { botId, outcome, post } = (t ?? {}) as Record<string, unknown>
+      if (!str(botId) || typeof outcome !== 'string') continue
+      if (outcome === 'posted') {
+        const p = typeof post === 'number' ? posts.get(post) : undefined
+        if (p && p.round === round) items.push({ kind: 'post', id: p.id, from: p.from, name: nameOf(p.from) ?? p.name, text: p.text })
+      } else if (QUIET[outcome]) {
+        items.push({ kind: 'quiet', id: `${round}:${i}`, key: QUIET[outcome], name: nameOf(botId) ?? botId })
+      }
+      if (items.length >= ROOM_ITEMS_MAX) return items
+    }
+  }
+  return items
+}
+
+/** A running round's posts so far (`?round=` answer, no turns yet known), oldest first (pure). */
+export function livePosts(answer: unknown, nameOf: (botId: string) => string | undefined = () => undefined): RoomItem[] {
+  const posts = (answer as { posts?: unknown } | null)?.posts
+  if (!Array.isArray(posts)) return []
+  return posts.slice(-ROOM_ITEMS_MAX).flatMap((p): RoomItem[] => {
+    const { id, round, from, name, text } = (p ?? {}) as Record<string, unknown>
+    if (!str(id) || !str(round) || !str(from) || typeof name !== 'string' || typeof text !== 'string' || id === round) return []
+    return [{ kind: 'post', id, from, name: nameOf(from) ?? name.slice(0, 200), text: text.slice(0, TEXT_MAX) }]
+  })
+}
+
+/** Check a `room` event's data (pure): a progress view, or `undefined`. */
+export function readProgress(value: unknown): RoomProgressView | undefined {
+  if (!value || typeof value !== 'object') return undefined
+  const v = value as Record<string, unknown>
+  const names = (x: unknown) => (Array.isArray(x) ? x.filter((n): n is string => str(n)).slice(0, 50) : [])
+  if (!str(v.groupId) || !str(v.round) || typeof v.done !== 'boolean') return undefined
+  return { groupId: v.groupId, round: v.round, ...(str(v.speaking) ? { speaking: v.speaking } : {}), posted: names(v.posted), passed: names(v.passed), missed: names(v.missed), done: v.done }
+}
+
+/** The progress line's text (pure): "Ada is speaking… · passed: Bo · missed: Cy". */
+export function progressText(p: RoomProgressView, t: Translate): string {
+  const parts = [p.done ? t('room.roundDone') : p.speaking ? t('room.speaking', { name: p.speaking }) : '']
+  if (p.passed.length) parts.push(t('room.progressPassed', { names: p.passed.join(', ') }))
+  if (p.missed.length) parts.push(t('room.progressMissed', { names: p.missed.join(', ') }))
+  return parts.filter(Boolean).join(' · ')
+}
