@@ -3,16 +3,11 @@
 // the room's assistant message), a pass as a quiet line, a progress line while the round runs —
 // and a plain Session's answer still drawn by DSH's own renderer.
 import { mkdirSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../scripts/scripted-model/format.ts'
-import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { launchChromium } from '../support/browser.ts'
-import { api, homeWithBundle, startWeb, untilTeamReady, type WebProcess } from '../support/e2e.ts'
+import { api } from '../support/e2e.ts'
+import { openDshWeb, sendInComposer, useSurface } from '../support/surface.ts'
 
-let model: ScriptedServer
-let web: WebProcess
-let browser: Browser
 
 /**
  * Main makes the group when told; in the room Main greets, Ada answers slowly with a line that
@@ -32,38 +27,12 @@ function teamScript(req: RecordedRequest): Reply {
   return { text: 'plain answer' }
 }
 
-beforeEach(async () => {
-  model = await startScriptedServer({ fallback: teamScript })
-  const home = await homeWithBundle('room-view', inject('bundleTarball'), [{ name: 'web' }])
-  web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
-  await untilTeamReady(web.url)
-  browser = await launchChromium()
-})
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail') {
-    const pages = browser?.contexts().flatMap((c) => c.pages()) ?? []
-    for (const [i, p] of pages.entries()) await p.screenshot({ path: `.tmp/room-view-failed-${i}.png` }).catch(() => {})
-  }
-  await browser?.close()
-  await web?.stop()
-  await model?.close()
-})
 
-async function openDshWeb(page: Page): Promise<void> {
-  await page.goto(web.url)
-  await page.getByRole('button', { name: /^(Continue|继续)$/ }).click({ timeout: 30_000 })
-}
-
-async function sendInComposer(page: Page, text: string): Promise<void> {
-  const box = page.locator('textarea').last()
-  await box.click()
-  await box.fill(text)
-  await page.keyboard.press('Enter')
-}
+const surface = useSurface('room-view', () => ({ fallback: teamScript }))
 
 async function sessionTitled(title: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const row = (await api(web.url, 'session.list', {})).items.find((s: any) => s.projections?.values?.title === title)
+    const row = (await api(surface().web.url, 'session.list', {})).items.find((s: any) => s.projections?.values?.title === title)
     if (row) return row.sessionId as string
     await new Promise((r) => setTimeout(r, 100))
   }
@@ -73,17 +42,17 @@ async function sessionTitled(title: string): Promise<string> {
 describe('a room in DSH Web', () => {
   it('a room round renders one message per member', async () => {
     for (const name of ['Ada', 'Bo']) {
-      const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, role: 'Member', colour: name === 'Ada' ? '#2b8a3e' : '#e8590c' }) })
+      const created = await fetch(`${surface().web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, role: 'Member', colour: name === 'Ada' ? '#2b8a3e' : '#e8590c' }) })
       expect(created.status).toBe(201)
     }
     const main = await sessionTitled('Main')
-    await api(web.url, 'session.prompt', { sessionId: main, mode: 'queue', content: [{ type: 'text', text: 'now make group' }] })
+    await api(surface().web.url, 'session.prompt', { sessionId: main, mode: 'queue', content: [{ type: 'text', text: 'now make group' }] })
     await sessionTitled('Crew')
 
-    const page = await browser.newPage()
+    const page = await surface().browser.newPage()
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
-    await openDshWeb(page)
+    await openDshWeb(page, surface().web.url)
     await page.locator('[data-group="Crew"] .bt-row').click({ timeout: 30_000 })
     await page.getByTestId('bt-session-badge').getByText('Crew', { exact: true }).waitFor()
     await sendInComposer(page, 'hello team')

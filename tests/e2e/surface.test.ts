@@ -3,16 +3,12 @@
 // locale — and DSH Web staying fully usable when the team API fails. Each test has its own
 // DSH_HOME, DSH Web, scripted model and browser; screenshots go to .tmp/ for people to look at.
 import { mkdirSync } from 'node:fs'
-import type { Browser, Page } from 'playwright-core'
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { lastToolResults, lastUserText, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
-import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { launchChromium } from '../support/browser.ts'
-import { api, homeWithBundle, startWeb, teamStatus, untilTeamReady, type WebProcess } from '../support/e2e.ts'
+import { api, teamStatus } from '../support/e2e.ts'
+import { openDshWeb, sendInComposer, useSurface } from '../support/surface.ts'
 
-let model: ScriptedServer
-let web: WebProcess
-let browser: Browser
 
 /**
  * Main asks Writer when told to ("ask Writer …"); Writer answers slowly (so its working status can
@@ -31,51 +27,21 @@ function teamScript(): Script {
   }
 }
 
-beforeEach(async () => {
-  model = await startScriptedServer(teamScript())
-  const home = await homeWithBundle('surface', inject('bundleTarball'), [{ name: 'web' }])
-  web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
-  await untilTeamReady(web.url)
-  browser = await launchChromium()
-})
-afterEach(async ({ task }) => {
-  // A failing test leaves what the browser showed, for a look.
-  if (task.result?.state === 'fail') {
-    const pages = browser?.contexts().flatMap((c) => c.pages()) ?? []
-    for (const [i, p] of pages.entries()) await p.screenshot({ path: `.tmp/surface-failed-${task.name.slice(0, 20).replace(/\W+/g, '-')}-${i}.png` }).catch(() => {})
-  }
-  await browser?.close()
-  await web?.stop()
-  await model?.close()
-})
-
-/** Open DSH Web and dismiss its first-visit notice (it blocks every click). */
-async function openDshWeb(page: Page): Promise<void> {
-  await page.goto(web.url)
-  await page.getByRole('button', { name: /^(Continue|继续)$/ }).click({ timeout: 30_000 })
-}
+const surface = useSurface('surface', teamScript)
 
 async function shot(page: Page, name: string): Promise<void> {
   mkdirSync('.tmp', { recursive: true })
   await page.screenshot({ path: `.tmp/surface-${name}.png` })
 }
 
-/** Type into DSH's composer and send. */
-async function sendInComposer(page: Page, text: string): Promise<void> {
-  const box = page.locator('textarea').last()
-  await box.click()
-  await box.fill(text)
-  await page.keyboard.press('Enter')
-}
-
 describe('the team inside DSH Web', () => {
   it('keeps DSH Web and a plain chat working when the team API fails', async () => {
-    const page = await browser.newPage()
+    const page = await surface().browser.newPage()
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
     // The network is the one thing faked: every team API call fails.
     await page.route('**/bot-team/api/**', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"deliberately failing"}' }))
-    await openDshWeb(page)
+    await openDshWeb(page, surface().web.url)
     // The team sidebar says so in one line; DSH's shell is there.
     await expect(page.getByTestId('bt-unavailable').textContent()).resolves.toMatch(/not reachable/)
     await page.getByRole('button', { name: 'New Session' }).first().waitFor()
@@ -93,8 +59,8 @@ describe('the team inside DSH Web', () => {
   })
 
   it('lists the team with live status, and creates, edits and deletes a Bot from the form', async () => {
-    const page = await browser.newPage()
-    await openDshWeb(page)
+    const page = await surface().browser.newPage()
+    await openDshWeb(page, surface().web.url)
     const main = page.locator('[data-bot="Main"]')
     await expect(main.locator('[data-status]').getAttribute('data-status')).resolves.toBe('idle')
     await shot(page, 'sidebar')
@@ -106,17 +72,17 @@ describe('the team inside DSH Web', () => {
     await page.getByTestId('bt-save').click()
     await expect(page.locator('[data-field-error="colour"]').textContent()).resolves.toMatch(/#rrggbb/)
     await shot(page, 'bot-form-error')
-    expect((await teamStatus(web.url)).bots.map((b: any) => b.name)).toEqual(['Main'])
+    expect((await teamStatus(surface().web.url)).bots.map((b: any) => b.name)).toEqual(['Main'])
 
     await page.getByLabel('Colour').fill('#2b8a3e')
     await page.getByLabel('Role').fill('Writer of drafts')
     await page.getByTestId('bt-save').click()
     await page.locator('[data-bot="Writer"]').waitFor()
-    expect((await teamStatus(web.url)).bots.map((b: any) => b.name)).toEqual(['Main', 'Writer'])
+    expect((await teamStatus(surface().web.url)).bots.map((b: any) => b.name)).toEqual(['Main', 'Writer'])
     // Its chat is in DSH's own session list.
     let listed = false
     for (let i = 0; i < 100 && !listed; i++) {
-      listed = (await api(web.url, 'session.list', {})).items.some((s: any) => s.projections?.values?.title === 'Writer')
+      listed = (await api(surface().web.url, 'session.list', {})).items.some((s: any) => s.projections?.values?.title === 'Writer')
       if (!listed) await new Promise((r) => setTimeout(r, 100))
     }
     expect(listed).toBe(true)
@@ -148,14 +114,14 @@ describe('the team inside DSH Web', () => {
     await page.getByLabel('Why delete it?').fill('not needed any more')
     await page.getByTestId('bt-delete').click()
     await writer.waitFor({ state: 'detached' })
-    expect((await teamStatus(web.url)).bots.map((b: any) => b.name)).toEqual(['Main'])
+    expect((await teamStatus(surface().web.url)).bots.map((b: any) => b.name)).toEqual(['Main'])
   })
 
   it('draws a Bot-to-Bot message as a "Message from" line that opens the exchange', async () => {
-    const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Writer', role: 'Drafts' }) })
+    const created = await fetch(`${surface().web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Writer', role: 'Drafts' }) })
     expect(created.status).toBe(201)
-    const page = await browser.newPage()
-    await openDshWeb(page)
+    const page = await surface().browser.newPage()
+    await openDshWeb(page, surface().web.url)
     await page.locator('[data-bot="Main"] .bt-row').click()
     await sendInComposer(page, 'ask Writer for a haiku')
     await page.getByText(/Tool said: Sent to Writer/).waitFor({ timeout: 30_000 })
@@ -180,9 +146,9 @@ describe('the team inside DSH Web', () => {
   })
 
   it('shows Chinese strings under the Chinese locale', async () => {
-    const context = await browser.newContext({ locale: 'zh-CN' })
+    const context = await surface().browser.newContext({ locale: 'zh-CN' })
     const page = await context.newPage()
-    await openDshWeb(page)
+    await openDshWeb(page, surface().web.url)
     await page.getByRole('navigation', { name: 'Bot 团队' }).waitFor()
     await expect(page.getByTestId('bt-new-bot').textContent()).resolves.toBe('+ 新建 Bot')
     await expect(page.locator('[data-bot="Main"] [data-status]').textContent()).resolves.toBe('空闲')

@@ -41,6 +41,28 @@ export function webTeamHostPerTest(): () => WebTeamHost {
   return () => web!
 }
 
+/** Read the server-sent events named `name` from an open stream, one at a time (their JSON data). */
+export function serverEvents(body: ReadableStream<Uint8Array>, name: string): () => Promise<any> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  return async () => {
+    for (;;) {
+      const end = buffer.indexOf('\n\n')
+      if (end >= 0) {
+        const block = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const data = block.split('\n').find((l) => l.startsWith('data: '))
+        if (block.split('\n').includes(`event: ${name}`) && data) return JSON.parse(data.slice(6))
+        continue
+      }
+      const { value, done } = await reader.read()
+      if (done) throw new Error('stream ended')
+      buffer += decoder.decode(value, { stream: true })
+    }
+  }
+}
+
 /** The latest pairing code the plugin showed on DSH's terminal (collected by `captureTerminal`). */
 export function terminalPairingCode(terminal: readonly string[]): string | undefined {
   return terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)

@@ -1,32 +1,12 @@
 // The client half's team API on a real DSH web server, in-process: the team view as JSON, and the
 // server-sent event stream that pushes a new view when the team changes (no polling).
 import { describe, expect, it } from 'vitest'
-import { webTeamHostPerTest } from '../../support/web-host.ts'
+import { serverEvents, webTeamHostPerTest } from '../../support/web-host.ts'
 import { settle, user } from '../rooms/helpers.ts'
 
 const current = webTeamHostPerTest()
 
-/** Read server-sent `team` events from an open stream, one at a time. */
-function teamEvents(body: ReadableStream<Uint8Array>): () => Promise<any> {
-  const reader = body.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  return async () => {
-    for (;;) {
-      const end = buffer.indexOf('\n\n')
-      if (end >= 0) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        const data = block.split('\n').find((l) => l.startsWith('data: '))
-        if (block.includes('event: team') && data) return JSON.parse(data.slice(6))
-        continue
-      }
-      const { value, done } = await reader.read()
-      if (done) throw new Error('stream ended')
-      buffer += decoder.decode(value, { stream: true })
-    }
-  }
-}
+const teamEvents = (body: ReadableStream<Uint8Array>) => serverEvents(body, 'team')
 
 describe('the team API of the client half', () => {
   it('lists the Main Bot first with its look and idle status', async () => {

@@ -6,32 +6,12 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { readRoomAnswer } from '../../../src/sources.ts'
-import { webTeamHostPerTest } from '../../support/web-host.ts'
+import { serverEvents, webTeamHostPerTest } from '../../support/web-host.ts'
 import { settle, user } from './helpers.ts'
 
 const current = webTeamHostPerTest()
 
-/** Read server-sent `room` events from an open stream, one at a time. */
-function roomEvents(body: ReadableStream<Uint8Array>): () => Promise<any> {
-  const reader = body.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  return async () => {
-    for (;;) {
-      const end = buffer.indexOf('\n\n')
-      if (end >= 0) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        const data = block.split('\n').find((l) => l.startsWith('data: '))
-        if (block.includes('event: room') && data) return JSON.parse(data.slice(6))
-        continue
-      }
-      const { value, done } = await reader.read()
-      if (done) throw new Error('stream ended')
-      buffer += decoder.decode(value, { stream: true })
-    }
-  }
-}
+const roomEvents = (body: ReadableStream<Uint8Array>) => serverEvents(body, 'room')
 
 describe('a room answer as the room view reads it', () => {
   it('names its round on the assistant message; the route answers its posts and turns by message id', async () => {
