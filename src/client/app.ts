@@ -249,6 +249,11 @@ export function makeApp(services: AppServices): App {
             bot ? h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-open-memory', onClick: () => dialog.set({ kind: 'memory', botId: bot.id }) }, t('memory')) : null,
             h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set(undefined) }, t('cancel')),
             h('button', { type: 'submit', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-save' }, t('save')))),
+        bot?.earlierParts?.length ? h('nav', { 'aria-label': t('earlierParts'), 'data-testid': 'bt-earlier-parts', style: { marginTop: '14px' } },
+          h('h3', { style: { fontSize: '13px', margin: '0 0 6px' } }, t('earlierParts')),
+          h('ul', { style: { listStyle: 'none', margin: 0, padding: 0 } }, ...bot.earlierParts.map((p) => h('li', { key: p.sessionId },
+            h('button', { type: 'button', className: 'bt-btn', title: p.endReason ?? '', 'data-session-id': p.sessionId, onClick: () => { dialog.set(undefined); openSession(p.sessionId) } },
+              t('partLine', { part: p.part, from: p.startedAt.slice(0, 10), to: (p.endedAt ?? '').slice(0, 10) })))))) : null,
         bot && !bot.main ? h('div', { style: { marginTop: '14px', borderTop: '1px solid var(--dsw-alias-border-l2,#ccc)', paddingTop: '10px' } },
           field('reason', t('reason'), input('reason', { maxLength: 500 })),
           h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn danger', disabled: busy, 'data-testid': 'bt-delete', onClick: () => void remove() }, t('confirmDelete', { name: bot.name })))) : null))

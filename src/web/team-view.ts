@@ -13,6 +13,7 @@
  * `maxGroups` groups); text fields are cut to the lengths the schema allows.
  */
 import type { Bot, Group, TeamState } from '../store/index.ts'
+import { clip } from '../limits.ts'
 
 export type BotStatus = 'idle' | 'working' | 'queued' | 'read-only' | 'follower'
 
@@ -31,7 +32,20 @@ export interface BotView {
   queued: number
   /** The Bot's current own-chat Session (its part), if it has one. */
   chatSessionId?: string
+  /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
+  earlierParts?: EarlierPart[]
 }
+
+export interface EarlierPart {
+  part: number
+  sessionId: string
+  startedAt: string
+  endedAt?: string
+  endReason?: string
+}
+
+/** How many ended parts a Bot's entry lists (the rest are found with `read_own_chat`). */
+export const EARLIER_PARTS_MAX = 20
 
 export interface GroupView {
   id: string
@@ -91,6 +105,17 @@ export function teamProblems(facts: Pick<TeamFacts, 'store' | 'archive'>): Probl
   return problems
 }
 
+function earlierPartsOf(bot: Bot): { earlierParts?: EarlierPart[] } {
+  const ended = bot.sessionParts.slice(0, -1).slice(-EARLIER_PARTS_MAX).reverse()
+  if (ended.length === 0) return {}
+  return {
+    earlierParts: ended.map((p) => ({
+      part: p.part, sessionId: p.sessionId, startedAt: p.startedAt,
+      ...(p.endedAt ? { endedAt: p.endedAt } : {}), ...(p.endReason ? { endReason: clip(p.endReason, 120) } : {}),
+    })),
+  }
+}
+
 export function teamView(facts: TeamFacts): TeamView {
   const { state } = facts
   const pending = new Map<string, number>()
@@ -114,6 +139,7 @@ export function teamView(facts: TeamFacts): TeamView {
       status: botStatus(facts.store.mode, chat !== undefined && facts.running(chat), queued),
       queued,
       ...(chat ? { chatSessionId: chat } : {}),
+      ...earlierPartsOf(bot),
     })
   }
   bots.sort(compareBots)

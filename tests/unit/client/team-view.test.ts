@@ -2,7 +2,7 @@
 // problems the person must see.
 import { describe, expect, it } from 'vitest'
 import { emptyState, type Bot, type TeamState } from '../../../src/store/index.ts'
-import { botStatus, deliveryLog, teamProblems, teamView } from '../../../src/web/team-view.ts'
+import { botStatus, deliveryLog, EARLIER_PARTS_MAX, teamProblems, teamView } from '../../../src/web/team-view.ts'
 
 function bot(id: string, name: string, extra: Partial<Bot> = {}): Bot {
   return {
@@ -31,6 +31,18 @@ function state(): TeamState {
 const store = { mode: 'writer', message: '', lockLost: false, revision: 3, reason: null }
 
 describe('teamView', () => {
+  it("lists a Bot's ended parts newest first (at most EARLIER_PARTS_MAX), not its current part, and none for a one-part Bot", () => {
+    const s = state()
+    const parts = Array.from({ length: EARLIER_PARTS_MAX + 3 }, (_, i) => ({ sessionId: `s-ada-${i + 1}`, part: i + 1, startedAt: '2026-01-01T00:00:00.000Z', ...(i < EARLIER_PARTS_MAX + 2 ? { endedAt: '2026-01-02T00:00:00.000Z', endReason: 'handoff: the steward chose a handoff' } : {}) }))
+    s.bots['bot-2'] = bot('bot-2', 'Ada', { sessionParts: parts })
+    const view = teamView({ state: s, store, running: () => false })
+    const ada = view.bots.find((b) => b.name === 'Ada')!
+    expect(ada.chatSessionId).toBe(`s-ada-${EARLIER_PARTS_MAX + 3}`)
+    expect(ada.earlierParts!.map((p) => p.part)).toEqual(Array.from({ length: EARLIER_PARTS_MAX }, (_, i) => EARLIER_PARTS_MAX + 2 - i))
+    expect(ada.earlierParts![0]).toEqual({ part: EARLIER_PARTS_MAX + 2, sessionId: `s-ada-${EARLIER_PARTS_MAX + 2}`, startedAt: '2026-01-01T00:00:00.000Z', endedAt: '2026-01-02T00:00:00.000Z', endReason: 'handoff: the steward chose a handoff' })
+    expect(view.bots.find((b) => b.name === 'Zed')!.earlierParts).toBeUndefined()
+  })
+
   it('lists live Bots, Main first, then pinned, then by name, with status and queued count', () => {
     const view = teamView({ state: state(), store, running: (id) => id === 's-bot-3' })
     expect(view.bots.map((b) => [b.name, b.status, b.queued])).toEqual([['Zed', 'idle', 0], ['Bea', 'working', 0], ['Ada', 'queued', 2]])
