@@ -37,6 +37,17 @@ export function linesFor(input: { window?: number | undefined; reserve?: number 
   return { window, reserve, usable, check: Math.min(Math.floor(ratio * usable), hard), hard }
 }
 
+/** Tokens of a text, estimated as the benches and the scripted model do (chars / 4). */
+export const estimateTokens = (text: string) => Math.ceil(text.length / 4)
+
+/** Most tokens of messages to the Bot kept word for word (a checkpoint, a handoff package). */
+export const VERBATIM_MAX_TOKENS = 16_384
+
+/** The verbatim budget for a check line: min(VERBATIM_MAX_TOKENS, check / 4) tokens. */
+export function verbatimBudget(check: number): number {
+  return Math.max(0, Math.min(VERBATIM_MAX_TOKENS, Math.floor(check / 4)))
+}
+
 export type Pressure = 'none' | 'check' | 'hard'
 
 /**

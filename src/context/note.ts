@@ -20,6 +20,7 @@
  */
 import type { ArchiveLine } from '../archive/lines.ts'
 import { stamp } from '../archive/reader.ts'
+import { estimateTokens, verbatimBudget } from './lines.ts'
 import { clipMiddle } from './steward.ts'
 
 export const NOTE_HEADINGS = ['Goals', 'Constraints and preferences', 'Progress', 'Decisions', 'Facts to keep', 'Open threads', 'Next step', 'Where to look'] as const
@@ -28,17 +29,10 @@ export const NOTE_MAX_CHARS = 8_000
 export const NOTE_SHORT_CHARS = 4_000
 export const NOTE_INPUT_CHARS = 12_000
 export const NOTE_MAX_TOKENS = 2_000
-export const VERBATIM_MAX_TOKENS = 16_384
 export const LIST_TOKENS = 4_096
 const LIST_LINE_CHARS = 400
 const VERBATIM_LINE_CHARS = 4_000
 
-export const estimateTokens = (text: string) => Math.ceil(text.length / 4)
-
-/** Tokens of messages to the Bot kept word for word, for a check line (a checkpoint's budget). */
-export function verbatimBudget(check: number): number {
-  return Math.max(0, Math.min(VERBATIM_MAX_TOKENS, Math.floor(check / 4)))
-}
 
 /**
  * The package's budgets for a check line: half a checkpoint's verbatim budget for the latest

@@ -20,19 +20,12 @@
  */
 import { textOf } from '../../archive/lines.ts'
 import { readSource } from '../../sources.ts'
+import { estimateTokens } from '../lines.ts'
 
-/** Most tokens of messages kept word for word. */
-export const VERBATIM_MAX_TOKENS = 16_384
 /** A single message longer than this is clipped in the middle (read_own_chat has it whole). */
 export const MESSAGE_MAX_CHARS = 4_000
 const RUNTIME_CONTEXT = 'Current runtime context'
 
-export const estimateTokens = (text: string) => Math.ceil(text.length / 4)
-
-/** The verbatim budget for a check line (tokens). */
-export function verbatimBudget(checkTokens: number): number {
-  return Math.max(0, Math.min(VERBATIM_MAX_TOKENS, Math.floor(checkTokens / 4)))
-}
 
 /** One message to the Bot, as logged. */
 export interface ToBot {

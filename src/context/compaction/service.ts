@@ -31,7 +31,8 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { textOf } from '../../archive/lines.ts'
 import type { BotRoster } from '../../roster/service.ts'
-import { checkpointText, estimateTokens, messagesToBot, verbatimBudget } from './checkpoint-text.ts'
+import { checkpointText, messagesToBot } from './checkpoint-text.ts'
+import { linesFor, verbatimBudget } from '../lines.ts'
 import { installBotPreset, type AgentPresetsLike, type Installed } from './preset-install.ts'
 import { engineFor, setWriter, type CheckpointWriter, type SummarizationInput, type SummaryResult } from './registry.ts'
 
@@ -173,8 +174,6 @@ export class BotCompaction extends Service {
   private async checkLine(provider: string, model: string): Promise<number> {
     const llm = this.ctx.get('llm') as { resolveModelInfo(p: string, m: string): Promise<{ context?: { contextWindow: number }; defaultMaxTokens?: number }> } | undefined
     const info = await llm?.resolveModelInfo(provider, model).catch(() => undefined)
-    const window = info?.context?.contextWindow ?? 128_000
-    const usable = Math.max(window - (info?.defaultMaxTokens ?? 0), Math.floor(window / 2))
-    return Math.floor(usable * this.config.checkRatio)
+    return linesFor({ window: info?.context?.contextWindow, reserve: info?.defaultMaxTokens, checkRatio: this.config.checkRatio }).check
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { anchor, checkpointText, estimateTokens, MESSAGE_MAX_CHARS, messagesToBot, OLDER_LINE, verbatimBudget, type ToBot } from '../../../src/context/compaction/checkpoint-text.ts'
+import { anchor, checkpointText, MESSAGE_MAX_CHARS, messagesToBot, OLDER_LINE, type ToBot } from '../../../src/context/compaction/checkpoint-text.ts'
+import { estimateTokens, verbatimBudget } from '../../../src/context/lines.ts'
 import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource, roomTurnSource } from '../../../src/sources.ts'
 
 const T0 = Date.UTC(2026, 10, 30, 18, 22)
