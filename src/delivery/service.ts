@@ -37,6 +37,7 @@ import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import type { Caller } from '../roster/authority.ts'
+import type { Requester } from '../requester.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
@@ -76,8 +77,8 @@ interface TurnTrack {
   wantReply: string[]
 }
 
-/** Who asks to send: a Bot, from the Session its tool runs in, or the person (HTTP API). */
-export type Sender = { kind: 'person' } | { kind: 'bot'; sessionId: string }
+/** Who asks to send (the team's one `Requester`: a Bot's Session, or the person). */
+export type Sender = Requester
 
 export interface SendResult {
   delivery: Delivery

@@ -10,16 +10,12 @@
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { answer, textOutput } from '../refusal.ts'
-import type { BotDelivery, Sender } from './service.ts'
+import { requesterOf as from } from '../requester.ts'
+import type { BotDelivery } from './service.ts'
 
 const text = textOutput
 
 const SELF_CONTAINED = 'The receiver cannot see your chat or this conversation: write a self-contained message (what you need, the facts it needs, what to send back).'
-
-type Exec = { agent?: { id: unknown } | undefined }
-
-/** The calling Bot Session (the service identifies the Bot and checks everything). */
-const from = (exec: Exec): Sender => ({ kind: 'bot', sessionId: exec.agent ? String(exec.agent.id) : '' })
 
 /** All the tools may use of the service (the type keeps them from reaching past it). */
 export type DeliveryToolHost = Pick<BotDelivery, 'send' | 'stop' | 'nameOf'>

@@ -25,6 +25,7 @@
  * a busy Bot may now be idle), `bot-team/work-released`, `bot-team/writer`, team state changes;
  * tools on each own-chat agent at `bot-team/bot-attached` (no veto, no order).
  */
+import type { Requester } from '../../requester.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
@@ -69,7 +70,7 @@ export const CreateInput = z.strictObject({
 export type CreateInput = z.input<typeof CreateInput>
 
 /** A Bot's tool call (its Session), or the person. */
-export type Requester = { kind: 'person' } | { kind: 'bot'; sessionId: string }
+export type { Requester }
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

@@ -11,12 +11,11 @@
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { answer, textOutput } from '../../refusal.ts'
-import type { BotSchedules, Requester } from './service.ts'
+import { requesterOf as from } from '../../requester.ts'
+import type { BotSchedules } from './service.ts'
 import { describeRule } from './rules.ts'
 import { taskLine } from './wording.ts'
 
-type Exec = { agent?: { id: unknown } | undefined }
-const from = (exec: Exec): Requester => ({ kind: 'bot', sessionId: exec.agent ? String(exec.agent.id) : '' })
 
 /** The system's own time zone, the default for daily/weekly tasks. */
 function localZone(): string {
