@@ -33,6 +33,9 @@ async function boot(window?: number) {
     if (!text.includes('    retryPolicy:')) throw new Error('the test home patch changed shape')
     const models = ['deepseek-v4-flash', 'deepseek-v4-pro'].map((id) => `      - { id: ${id}, contextWindow: ${window}, maxTokens: 1000 }`).join('\n')
     writeFileSync(patch, text.replace('    retryPolicy:', `    defaultContextWindow: ${window}\n    models:\n${models}\n    retryPolicy:`))
+    // The Bot's own check line at its highest (0.95 of usable, past DSH's 0.8 of the window), so
+    // Ada's first part surely grows past DSH's threshold before her steward may hand off.
+    writeFileSync(join(home.home, 'profiles', 'web', 'cordis.patch.yml'), '- id: bot-team\n  config:\n    context:\n      checkRatio: 0.95\n')
   }
   web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
   await untilTeamReady(web.url)
@@ -125,10 +128,15 @@ it('DSH\'s automatic compaction runs on a plain chat past its threshold and neve
   await converse(plain, said, 0)
   const summaries = async (sid: string) => (await api(web.url, 'session.history', { sessionId: sid, maxMessages: 1000 })).events.map((e: any) => e.event ?? e).filter((e: any) => e.type === 'compaction/summary')
   expect((await summaries(plain)).length).toBeGreaterThan(0)
-  expect(await summaries(ada)).toEqual([])
-  // Ada's last request was past DSH's threshold (0.8 of the window; estimated as chars / 4), and DSH made no summary call for her.
-  const last = model.model.requests.filter((r) => r.sessionId === ada && r.purpose === undefined).at(-1)!
-  expect(estimate(last)).toBeGreaterThan(0.8 * WINDOW)
-  expect(model.model.requests.filter((r) => r.sessionId === ada && r.purpose === 'compaction')).toEqual([])
+  // Ada's chat is every part of it: her own steward may hand off to a new part at any turn end past
+  // its check line (the prompts above still reach her current part), so the check covers them all.
+  const team = await (await fetch(`${web.url}/bot-team/api/team`)).json()
+  const adaView = team.bots.find((b: any) => b.name === 'Ada')
+  const parts = new Set<string>([ada, adaView.chatSessionId, ...(adaView.earlierParts ?? []).map((p: any) => p.sessionId)])
+  for (const sid of parts) expect(await summaries(sid)).toEqual([])
+  // A request of Ada's chat went past DSH's threshold (0.8 of the window; estimated as chars / 4), and DSH made no summary call for her.
+  const toAda = model.model.requests.filter((r) => r.sessionId !== undefined && parts.has(r.sessionId))
+  expect(Math.max(...toAda.filter((r) => r.purpose === undefined).map(estimate))).toBeGreaterThan(0.8 * WINDOW)
+  expect(toAda.filter((r) => r.purpose === 'compaction')).toEqual([])
   expect(model.model.requests.some((r) => r.sessionId === plain && r.purpose === 'compaction')).toBe(true)
 })
