@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool, userTextsSinceLastAssistant } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { homeWithBundle, readSessionLogs, runDsh, type E2eHome } from '../support/e2e.ts'
+import { homeWithBundle, installBundle, makeHome, readSessionLogs, runDsh, type E2eHome } from '../support/e2e.ts'
 import { teamToolsIn } from '../support/team-tools.ts'
 
 let model: ScriptedServer
@@ -33,6 +33,18 @@ afterEach(async () => {
 })
 
 describe('dsh CLI with the bundle installed from its tarball', () => {
+  it('dsh plugin add installs the bundle quietly: no missing-peer-dependency block for the packages DSH provides', async () => {
+    const fresh = makeHome('cli-quiet')
+    try {
+      const r = await installBundle('web', inject('bundleTarball'), fresh)
+      const said = `${r.stdout}\n${r.stderr}`
+      expect(said).toContain('+ dsh-bot-team')
+      expect(said).not.toMatch(/peer/i)
+    } finally {
+      rmSync(join(fresh.home, '..'), { recursive: true, force: true })
+    }
+  })
+
   it('runs a headless turn with the bundle loaded; its plain Session gets no team tools, and it writes no team state', async () => {
     const r = await runDsh(['--profile', 'headless', 'who is on the team?'], { ...home, env: env() })
     expect(r.stderr).toBe('')

@@ -46,6 +46,11 @@ describe('npm start', () => {
     expect(await status.json()).toMatchObject({ plugin: 'dsh-bot-team' })
   })
 
+  it('installs quietly: no missing-peer-dependency block for the packages DSH provides', () => {
+    expect(output).toContain('DSH Web is ready at')
+    expect(output).not.toMatch(/peer/i)
+  })
+
   it('answers a DSH Web chat with the offline demo model', async () => {
     const { sessionId } = await api(url, 'session.create', { cwd: root })
     await api(url, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text: 'hello there' }] })
