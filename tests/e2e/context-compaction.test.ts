@@ -130,9 +130,9 @@ it('DSH\'s automatic compaction runs on a plain chat past its threshold and neve
   expect((await summaries(plain)).length).toBeGreaterThan(0)
   // Ada's chat is every part of it: her own steward may hand off to a new part at any turn end past
   // its check line (the prompts above still reach her current part), so the check covers them all.
-  const team = await (await fetch(`${web.url}/bot-team/api/team`)).json()
-  const adaView = team.bots.find((b: any) => b.name === 'Ada')
-  const parts = new Set<string>([ada, adaView.chatSessionId, ...(adaView.earlierParts ?? []).map((p: any) => p.sessionId)])
+  const team = await (await fetch(`${web.url}/bot-team/api/team`)).json() as { bots: { name: string; chatSessionId?: string; earlierParts?: { sessionId: string }[] }[] }
+  const adaView = team.bots.find((b) => b.name === 'Ada')!
+  const parts = new Set<string>([ada, ...(adaView.chatSessionId ? [adaView.chatSessionId] : []), ...(adaView.earlierParts ?? []).map((p) => p.sessionId)])
   for (const sid of parts) expect(await summaries(sid)).toEqual([])
   // A request of Ada's chat went past DSH's threshold (0.8 of the window; estimated as chars / 4), and DSH made no summary call for her.
   const toAda = model.model.requests.filter((r) => r.sessionId !== undefined && parts.has(r.sessionId))

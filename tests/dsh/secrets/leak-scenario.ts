@@ -4,14 +4,17 @@
 // as a real model must (it never sees the value): echo, printenv, env | grep, a file written and
 // cat-ed back, base64 at three alignments, hex (plain and spaced), JSON and URL encodings; then it
 // sends what it saw to another Bot (`message_bot`), posts it in a group, and puts it in a memory
-// entry. Then the person pastes the value into the Bot's chat (the case DSH keeps raw).
-// Afterwards every file under the home (Session logs, archive, memory, team state, …) is scanned
-// for the literal and each encoding. Handoff notes are not built yet (src/context/), so that
-// attempt is left out.
+// entry. Then the person pastes the value into the Bot's chat (the case DSH keeps raw). Then the
+// Bot's chat is handed off twice: once with a note its model writes by echoing every line it was
+// given for the note, once with the fallback note built in code (no room for a note call) — each
+// leaves a handoff package on disk and opens the next part with it.
+// Afterwards every file under the home (Session logs, archive, memory, handoff packages, team
+// state, …) is scanned for the literal and each encoding.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { lastToolResults, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
+import { lastToolResults, type RecordedRequest, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
+import { NOTE_HEADINGS } from '../../../src/context/note.ts'
 import { base64Cores } from '../../../src/secrets/masker.ts'
 import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { quiesce } from '../delivery/helpers.ts'
@@ -48,6 +51,8 @@ export interface LeakResult {
   inRequests: number
   /** The tool results the leaky Bot saw (masked). */
   seen: string[]
+  /** The handoff packages written for the leaky Bot's later parts (as on disk). */
+  packages: string[]
 }
 
 /** Every form the scan looks for (independent of what the masker looks for, except base64 cores). */
@@ -109,11 +114,20 @@ export function scanHome(home: string, value: string, own: { dir: string }): Pic
   return { found, ownFiles, knownUnmaskable: [...new Set(knownUnmaskable)] }
 }
 
+/** A handoff note holding every heading, whose "Facts to keep" echoes all the note call was given. */
+function echoingNote(req: RecordedRequest) {
+  const given = req.messages.map((m) => m.text).join('\n').slice(-6_000)
+  return { text: NOTE_HEADINGS.map((h) => `## ${h}\n${h === 'Facts to keep' ? given : '-'}`).join('\n') }
+}
+
+/** The handoffs of the scenario: a note the model writes (echoing its input), and the fallback note built in code. */
+export const LEAK_HANDOFFS = 2
+
 /** Run the whole scenario on a fresh in-process team; the caller disposes `host`. */
 export async function runLeakScenario(): Promise<{ host: DshHost; result: LeakResult }> {
   const seen: string[] = []
   let step = 0
-  const attempts = LEAK_COMMANDS.length + 3
+  const attempts = LEAK_COMMANDS.length + 3 + LEAK_HANDOFFS
   const leaky: Rule = (req) => {
     const results = lastToolResults(req)
     for (const r of results) seen.push(r.text)
@@ -136,7 +150,7 @@ export async function runLeakScenario(): Promise<{ host: DshHost; result: LeakRe
   }
   const scripts: ScriptMap = {
     mock: { fallback: { text: 'ok' } },
-    leaky: { fallback: leaky },
+    leaky: { fallback: leaky, note: echoingNote },
     other: { fallback: { text: 'noted' } },
   }
   const host = await startTeamHost(scripts, { shell: true, config: { rooms: { limits: { turnTimeoutMs: 5_000 } } } })
@@ -154,6 +168,13 @@ export async function runLeakScenario(): Promise<{ host: DshHost; result: LeakRe
   // The person pastes the value into the chat: DSH keeps it raw in agent/inbox/spliced.
   agent.followup(createUserMessage({ content: [{ type: 'text', text: `oh, and it is ${LEAK_VALUE} by the way` }], source: { kind: 'user' } }))
   await quiesce(host)
+  // Two handoffs of the Bot's chat: a model-written note, then the fallback note built in code.
+  for (const noRoom of [false, true]) {
+    const current = host.ctx.botRoster.bot(leakyBot.id)!.sessionParts.at(-1)!.sessionId
+    await host.ctx.botContext.move(leakyBot.id, current, { reason: 'the leak measure', noRoom, resume: false })
+    await quiesce(host)
+  }
+  if (host.ctx.botRoster.bot(leakyBot.id)!.sessionParts.length !== 1 + LEAK_HANDOFFS) throw new Error('the leaky Bot was not handed off twice')
   await host.ctx.botSecrets.settled()
   await host.ctx.botMemory.settled()
   for (const a of host.ctx.agents.list()) await host.ctx.sessions.flush(a.session)
@@ -162,5 +183,6 @@ export async function runLeakScenario(): Promise<{ host: DshHost; result: LeakRe
   const scan = scanHome(host.home, LEAK_VALUE, { dir: ownDir })
   const requests = JSON.stringify(host.adapter.requests)
   const inRequests = scanForms(LEAK_VALUE).reduce((n, f) => n + requests.split(JSON.stringify(f).slice(1, -1)).length - 1, 0)
-  return { host, result: { attempts, ...scan, inRequests, seen } }
+  const packages = host.ctx.botRoster.bot(leakyBot.id)!.sessionParts.flatMap((p) => (p.note ? [readFileSync(join(host.home, 'bot', p.note), 'utf8')] : []))
+  return { host, result: { attempts, ...scan, inRequests, seen, packages } }
 }
