@@ -1,6 +1,7 @@
 /**
  * The groups API under `/bot-team/api/groups`, acting as the user (authority caller `user`):
  *   GET    /groups                    the live groups (members in speaking order, admin, mode, notice)
+ *                                      and the field limits the dialog shows
  *   POST   /groups                    create a group          body: { name, members, admin?, mode?, notice? }
  *   GET    /groups/<id|name>          one group
  *   PATCH  /groups/<id|name>          change a group          body: the fields to change
@@ -21,6 +22,7 @@
  * Sessions when it is deleted, are the service's.
  */
 import type { IncomingMessage } from 'node:http'
+import { GROUP_NAME_MAX, MEMBERS_MAX, MEMBERS_MIN, NOTICE_MAX } from '../rooms/group-fields.ts'
 import type { BotRooms } from '../rooms/service.ts'
 import type { BotRoster } from '../roster/service.ts'
 import type { Group } from '../store/index.ts'
@@ -30,6 +32,9 @@ import type { Pairing } from './pairing.ts'
 import { adminRaises } from './raises.ts'
 
 const USER = { kind: 'user' } as const
+
+/** The service's own field limits (`group-fields.ts`), sent with the list so the dialog never keeps a copy. */
+export const GROUP_LIMITS = Object.freeze({ nameMax: GROUP_NAME_MAX, noticeMax: NOTICE_MAX, membersMin: MEMBERS_MIN, membersMax: MEMBERS_MAX })
 
 export interface GroupSummary {
   id: string
@@ -76,7 +81,7 @@ export async function groupsApi({ method, ref, req }: GroupsRequest, rooms: BotR
   const show = (g: Group) => groupSummary(g, (id) => rooms.nameOf(id))
   const botId = (r: string) => roster.find(r)?.id
   if (ref === undefined) {
-    if (method === 'GET') return [200, { groups: rooms.groups().map(show) }]
+    if (method === 'GET') return [200, { groups: rooms.groups().map(show), limits: GROUP_LIMITS }]
     if (method === 'POST') {
       const body = await readJsonBody(req, MAX_BODY_BYTES)
       if (adminRaises(undefined, body, botId)) await pairing.requirePaired(req)

@@ -33,7 +33,7 @@ describe('the groups API (acting as the user)', () => {
     const id = created.body.group.id
     const room = created.body.group.roomSessionId
     expect(web.host.ctx.botStore.state.groups[id]!.roomSessionId).toBe(room) // its room Session exists
-    expect((await web.send('GET', '/groups')).body.groups.map((g: any) => g.name)).toEqual(['Review'])
+    expect((await web.send('GET', '/groups')).body).toMatchObject({ groups: [{ name: 'Review' }], limits: { nameMax: 60, noticeMax: 2000, membersMin: 2, membersMax: 12 } })
 
     const reordered = await web.send('PATCH', `/groups/${id}`, { members: ['Cy', 'Bob', 'Ada'] })
     expect(reordered.status).toBe(200)
