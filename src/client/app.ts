@@ -4,6 +4,7 @@
  *                switch to DSH's own session browser is remembered in localStorage, and
  *   SidebarSwitch `sidebar.footer.action` — the way back to the team from DSH's browser
  *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
+ *   GroupDialog  `shell.overlay` — create, edit and delete a group (`group-dialog.ts`)
  *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
  *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
  *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
@@ -26,6 +27,7 @@ import { useEffect, useState, useSyncExternalStore, type ComponentType, type Rea
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
+import { makeGroupDialog } from './group-dialog.ts'
 import { makeSecretCards } from './secret-cards.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
@@ -43,7 +45,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'group'; groupId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -63,6 +65,7 @@ export interface App {
   /** Which sidebar the person chose (remembered); the entry mounts or unmounts the team sidebar on it. */
   sidebar: Value<'team' | 'dsh'>
   BotDialog: ComponentType<any>
+  GroupDialog: ComponentType<any>
   LogDialog: ComponentType<any>
   MemoryDialog: ComponentType<any>
   SecretCards: ComponentType<any>
@@ -131,7 +134,8 @@ export function makeApp(services: AppServices): App {
     return h('li', { className: 'bt-item', 'data-group': group.name },
       h('button', { type: 'button', className: 'bt-row', onClick: () => openSession(group.roomSessionId) },
         h(Avatar, { name: group.name, colour: '#5f3dc4', shape: 'square' }),
-        h('span', { className: 'bt-who' }, h('b', null, group.name), h('small', null, t('members', { count: group.members.length })))))
+        h('span', { className: 'bt-who' }, h('b', null, group.name), h('small', null, t('members', { count: group.members.length })))),
+      h('button', { type: 'button', className: 'bt-btn', 'aria-label': t('group.edit', { name: group.name }), title: t('group.edit', { name: group.name }), 'data-testid': 'bt-edit-group', onClick: () => dialog.set({ kind: 'group', groupId: group.id }) }, '✎'))
   }
 
   function TeamList({ view, t }: { view: TeamView; t: Translate }): ReactNode {
@@ -143,7 +147,8 @@ export function makeApp(services: AppServices): App {
       h('ul', { 'aria-labelledby': 'bt-sec-main', style: { listStyle: 'none', margin: 0, padding: 0 } }, ...mains.map((bot) => h(BotRow, { bot, t, key: bot.id }))),
       h('div', { className: 'bt-sec', id: 'bt-sec-bots' }, t('bots')),
       h('ul', { 'aria-labelledby': 'bt-sec-bots', style: { listStyle: 'none', margin: 0, padding: 0 } }, ...others.map((bot) => h(BotRow, { bot, t, key: bot.id }))),
-      h('div', { className: 'bt-sec', id: 'bt-sec-groups' }, t('groups')),
+      h('div', { className: 'bt-sec-row' }, h('div', { className: 'bt-sec', id: 'bt-sec-groups' }, t('groups')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-new-group', onClick: () => dialog.set({ kind: 'group' }) }, `+ ${t('group.new')}`)),
       view.groups.length
         ? h('ul', { 'aria-labelledby': 'bt-sec-groups', style: { listStyle: 'none', margin: 0, padding: 0 } }, ...view.groups.map((group) => h(GroupRow, { group, t, key: group.id })))
         : h('span', { className: 'bt-note' }, t('noGroups')))
@@ -392,6 +397,7 @@ export function makeApp(services: AppServices): App {
   }
 
   const { SecretCards } = makeSecretCards({ useT, useTeam })
+  const { GroupDialog } = makeGroupDialog({ useT, useTeam, useOpen: () => { const d = useValue(dialog); return d?.kind === 'group' ? d : undefined }, close: () => dialog.set(undefined), refresh: () => store.refresh() })
   const { UsageDialog } = makeUsageScreen({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'usage', close: () => dialog.set(undefined) })
 
   const noList = { getSnapshot: () => undefined, subscribe: () => () => {} }
@@ -453,5 +459,5 @@ export function makeApp(services: AppServices): App {
     return Dsh ? h(Dsh, props as Record<string, unknown>) : null
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, GroupDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
 }
