@@ -414,6 +414,7 @@ export function makeApp(services: AppServices): App {
     const team = useTeam()
     return h('div', { 'data-testid': 'bt-room-answer' }, ...items.map((item) => {
       if (item.kind === 'quiet') return h('div', { key: item.id, className: 'bt-quiet', role: 'note', 'data-testid': 'bt-room-quiet' }, t(item.key, { name: item.name }))
+      if (item.kind === 'note') return h('div', { key: item.id, className: 'bt-quiet', role: 'note', 'data-testid': 'bt-room-note' }, item.text)
       const bot = team.view?.bots.find((b) => b.id === item.from)
       const colour = bot?.colour ?? '#868e96'
       return h('div', { key: item.id, className: 'bt-line', style: { '--bt-colour': colour }, 'data-testid': 'bt-room-post', 'data-post-id': item.id, 'data-from': item.name },
@@ -425,7 +426,8 @@ export function makeApp(services: AppServices): App {
   /**
    * `assistant-step`: in a room Session, the room's answer drawn as one message per member post
    * (fetched by the rounds DSH keeps with the message) and, while it runs, the round's posts so far
-   * and a progress line; anything else — every other Session, a room's own notices — is DSH's.
+   * and a progress line, and the room's own lines (opening, held, turn limit) as quiet lines from the
+   * answer's notes; anything else — every other Session, an answer written before notes existed — is DSH's.
    */
   function AssistantNode(props: { node?: { data?: { status?: unknown; finalNode?: { messageId?: unknown } } } }): ReactNode {
     const t = useT()
