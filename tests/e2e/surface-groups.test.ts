@@ -2,8 +2,8 @@
 // opened from the team sidebar, creates a group (it appears in the groups API, the sidebar and,
 // as its room, in DSH's own session list), changes the speaking order and the notice, makes a Bot
 // admin only from a paired browser, and deletes the group; a bad name gets the service's own
-// message next to the field. axe on the dialog, a screenshot, and the Chinese strings. Only the
-// model is scripted.
+// message next to the field; the room's opening line is drawn as a quiet line from its record.
+// axe on the dialog, a screenshot, and the Chinese strings. Only the model is scripted.
 import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
@@ -65,6 +65,8 @@ describe('group settings inside DSH Web', () => {
     // Clicking the row still opens the room.
     await row.locator('.bt-row').click()
     await page.getByTestId('bt-session-badge').getByText('Crew', { exact: true }).waitFor()
+    // The room's own opening line is a quiet line, drawn from the record its answer carries.
+    await expect(page.getByTestId('bt-room-note').first().textContent()).resolves.toBe('Group Crew is open: Ada, Bob, Cy; no admin; admin mode.')
 
     // Edit: Cy speaks second now, and a new notice.
     await row.getByRole('button', { name: 'Edit group Crew' }).click()
