@@ -20,7 +20,7 @@ import { useEffect, useState, type ReactNode } from 'react'
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { FALLBACK_LIMITS, formOf, GROUP_FIELDS, groupBody, moveMember, readGroups, withoutMember, type GroupDetails, type GroupForm, type GroupLimits } from './group-form.ts'
 import type { Translate } from './i18n.ts'
-import { h } from './shared.ts'
+import { h, useEscape } from './shared.ts'
 import { callApi, pairingToken, type TeamState } from './team-client.ts'
 
 export interface GroupDialogDeps {
@@ -65,13 +65,7 @@ export function makeGroupDialog(deps: GroupDialogDeps) {
         (e: unknown) => { if (live) { setLoaded((l) => ({ ...l, ready: !groupId })); setErrors({ fields: {}, general: e instanceof Error ? e.message : String(e) }) } })
       return () => { live = false }
     }, [open !== undefined, groupId])
-    useEffect(() => {
-      if (!open) return
-      const doc = (globalThis as { document?: any }).document
-      const onKey = (e: { key: string }) => { if (e.key === 'Escape') deps.close() }
-      doc?.addEventListener('keydown', onKey)
-      return () => doc?.removeEventListener('keydown', onKey)
-    }, [open !== undefined])
+    useEscape(open !== undefined, deps.close)
     if (!open) return null
     const { group, limits } = loaded
     const bots = team.view?.bots ?? []
