@@ -107,5 +107,8 @@ describe('group settings inside DSH Web', () => {
     await expect(zh.getByTestId('bt-new-group').textContent()).resolves.toBe('+ 新建群组')
     await zh.getByTestId('bt-new-group').click()
     await zh.getByTestId('bt-group-dialog').getByRole('heading', { name: '新建群组' }).waitFor()
+    // Escape closes it, as the other dialogs.
+    await zh.keyboard.press('Escape')
+    await zh.getByTestId('bt-group-dialog').waitFor({ state: 'detached' })
   })
 })
