@@ -303,30 +303,55 @@ export function chainOf(source: TeamSource | undefined): Chain | undefined {
 // ── the room's answer (assistant message) ───────────────────────────────────────────────────────
 
 /**
- * The rounds one room answer ran, carried where DSH keeps it with the assistant message: the
+ * The rounds one room answer ran (and the room's own lines in it, `notes`), carried where DSH keeps it with the assistant message: the
  * stream's `finish.replayState`, which DSH's assembler copies unchanged into the message's model
  * source (`{kind:'model', provider, model, replayState}`) and the Session log keeps. The room never
  * calls a provider, so no adapter ever reads it back. It is a `ReplayEnvelope` with response-level
  * data only (no `blocks`, so assembly passes it through whole), keyed under `botTeam`.
  */
 export interface RoomAnswerState {
-  response: { botTeam: { type: 'room-answer'; rounds: string[] } }
+  response: { botTeam: { type: 'room-answer'; rounds: string[]; notes?: RoomNote[] } }
+}
+
+/**
+ * A line the room itself says inside its answer (not a member's post, not a turn's outcome — those
+ * are in the post log): `open` the opening line, `notice` the echo of a notice the room was handed
+ * (already shown by its own message), `held` a round waiting for the team to resume (before the
+ * round's turns), `turn-cap` a round cut at its turn limit (after them). `text` is plain, one line.
+ */
+export interface RoomNote {
+  kind: 'open' | 'notice' | 'held' | 'turn-cap'
+  text: string
+  /** The round the line belongs to (held, turn-cap); absent: before every round of the answer. */
+  round?: string
 }
 
 /** At most this many rounds are named on one answer (one per post the room read at once). */
 export const ROOM_ANSWER_ROUNDS_MAX = 50
+/** At most this many notes ride one answer, each at most `ROOM_NOTE_MAX` characters. */
+export const ROOM_NOTES_MAX = 50
+export const ROOM_NOTE_MAX = 300
 
-export function roomAnswerState(rounds: readonly string[]): RoomAnswerState {
-  return { response: { botTeam: { type: 'room-answer', rounds: rounds.slice(0, ROOM_ANSWER_ROUNDS_MAX) } } }
+export function roomAnswerState(rounds: readonly string[], notes: readonly RoomNote[] = []): RoomAnswerState {
+  const kept = notes.slice(0, ROOM_NOTES_MAX).map((n) => ({ kind: n.kind, text: n.text.replace(/\s+/g, ' ').trim().slice(0, ROOM_NOTE_MAX), ...(n.round ? { round: n.round } : {}) }))
+  return { response: { botTeam: { type: 'room-answer', rounds: rounds.slice(0, ROOM_ANSWER_ROUNDS_MAX), ...(kept.length ? { notes: kept } : {}) } } }
 }
 
+const noteReader = z.object({ kind: z.enum(['open', 'notice', 'held', 'turn-cap']), text: z.string().max(ROOM_NOTE_MAX), round: id.optional() })
 const roomAnswerReader = z.object({
   kind: z.literal('model'),
-  replayState: z.object({ response: z.object({ botTeam: z.object({ type: z.literal('room-answer'), rounds: z.array(id).max(ROOM_ANSWER_ROUNDS_MAX) }) }) }),
+  replayState: z.object({ response: z.object({ botTeam: z.object({ type: z.literal('room-answer'), rounds: z.array(id).max(ROOM_ANSWER_ROUNDS_MAX), notes: z.array(noteReader).max(ROOM_NOTES_MAX).optional() }) }) }),
 })
+
+/** The rounds and the room's own notes an assistant message's source names, if a room wrote it (pure; any input). */
+export function readRoomAnswerParts(source: unknown): { rounds: string[]; notes: RoomNote[] } | undefined {
+  const parsed = roomAnswerReader.safeParse(source)
+  if (!parsed.success) return undefined
+  const { rounds, notes } = parsed.data.replayState.response.botTeam
+  return { rounds, notes: (notes ?? []).map((n) => ({ kind: n.kind, text: n.text, ...(n.round ? { round: n.round } : {}) })) }
+}
 
 /** The round ids an assistant message's source names, if a room wrote it (pure; any input). */
 export function readRoomAnswer(source: unknown): string[] | undefined {
-  const parsed = roomAnswerReader.safeParse(source)
-  return parsed.success ? parsed.data.replayState.response.botTeam.rounds : undefined
+  return readRoomAnswerParts(source)?.rounds
 }

@@ -4,6 +4,7 @@
  *                switch to DSH's own session browser is remembered in localStorage, and
  *   SidebarSwitch `sidebar.footer.action` — the way back to the team from DSH's browser
  *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
+ *   GroupDialog  `shell.overlay` — create, edit and delete a group (`group-dialog.ts`)
  *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
  *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
  *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
@@ -26,10 +27,11 @@ import { useEffect, useState, useSyncExternalStore, type ComponentType, type Rea
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
+import { makeGroupDialog } from './group-dialog.ts'
 import { makeSecretCards } from './secret-cards.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
-import { h, isOurs, useValue, Value } from './shared.ts'
+import { h, isOurs, useEscape, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
 import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from './team-client.ts'
 
@@ -43,7 +45,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'group'; groupId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -63,6 +65,7 @@ export interface App {
   /** Which sidebar the person chose (remembered); the entry mounts or unmounts the team sidebar on it. */
   sidebar: Value<'team' | 'dsh'>
   BotDialog: ComponentType<any>
+  GroupDialog: ComponentType<any>
   LogDialog: ComponentType<any>
   MemoryDialog: ComponentType<any>
   SecretCards: ComponentType<any>
@@ -131,7 +134,8 @@ export function makeApp(services: AppServices): App {
     return h('li', { className: 'bt-item', 'data-group': group.name },
       h('button', { type: 'button', className: 'bt-row', onClick: () => openSession(group.roomSessionId) },
         h(Avatar, { name: group.name, colour: '#5f3dc4', shape: 'square' }),
-        h('span', { className: 'bt-who' }, h('b', null, group.name), h('small', null, t('members', { count: group.members.length })))))
+        h('span', { className: 'bt-who' }, h('b', null, group.name), h('small', null, t('members', { count: group.members.length })))),
+      h('button', { type: 'button', className: 'bt-btn', 'aria-label': t('group.edit', { name: group.name }), title: t('group.edit', { name: group.name }), 'data-testid': 'bt-edit-group', onClick: () => dialog.set({ kind: 'group', groupId: group.id }) }, '✎'))
   }
 
   function TeamList({ view, t }: { view: TeamView; t: Translate }): ReactNode {
@@ -143,7 +147,8 @@ export function makeApp(services: AppServices): App {
       h('ul', { 'aria-labelledby': 'bt-sec-main', style: { listStyle: 'none', margin: 0, padding: 0 } }, ...mains.map((bot) => h(BotRow, { bot, t, key: bot.id }))),
       h('div', { className: 'bt-sec', id: 'bt-sec-bots' }, t('bots')),
       h('ul', { 'aria-labelledby': 'bt-sec-bots', style: { listStyle: 'none', margin: 0, padding: 0 } }, ...others.map((bot) => h(BotRow, { bot, t, key: bot.id }))),
-      h('div', { className: 'bt-sec', id: 'bt-sec-groups' }, t('groups')),
+      h('div', { className: 'bt-sec-row' }, h('div', { className: 'bt-sec', id: 'bt-sec-groups' }, t('groups')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-new-group', onClick: () => dialog.set({ kind: 'group' }) }, `+ ${t('group.new')}`)),
       view.groups.length
         ? h('ul', { 'aria-labelledby': 'bt-sec-groups', style: { listStyle: 'none', margin: 0, padding: 0 } }, ...view.groups.map((group) => h(GroupRow, { group, t, key: group.id })))
         : h('span', { className: 'bt-note' }, t('noGroups')))
@@ -187,13 +192,7 @@ export function makeApp(services: AppServices): App {
       setErrors({ fields: {} })
       setForm(bot ? { name: bot.name, role: bot.role, model: bot.model ?? '', permissionPreset: bot.preset, colour: bot.colour, shape: bot.shape, pinned: bot.pinned, hidden: bot.hidden, reason: '' } : { name: '', role: '', instructions: '', model: '', colour: '#1971c2', shape: 'circle', pinned: false, hidden: false })
     }, [open?.kind, open?.botId])
-    useEffect(() => {
-      if (!open) return
-      const doc = (globalThis as { document?: any }).document
-      const onKey = (e: { key: string }) => { if (e.key === 'Escape') dialog.set(undefined) }
-      doc?.addEventListener('keydown', onKey)
-      return () => doc?.removeEventListener('keydown', onKey)
-    }, [open])
+    useEscape(open !== undefined, () => dialog.set(undefined))
     if (!open) return null
     const set = (k: string) => (e: { target: { value: string; checked: boolean; type: string } }) => setForm({ ...form, [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value })
     const body = (): Record<string, unknown> => {
@@ -392,6 +391,7 @@ export function makeApp(services: AppServices): App {
   }
 
   const { SecretCards } = makeSecretCards({ useT, useTeam })
+  const { GroupDialog } = makeGroupDialog({ useT, useTeam, useOpen: () => { const d = useValue(dialog); return d?.kind === 'group' ? d : undefined }, close: () => dialog.set(undefined), refresh: () => store.refresh() })
   const { UsageDialog } = makeUsageScreen({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'usage', close: () => dialog.set(undefined) })
 
   const noList = { getSnapshot: () => undefined, subscribe: () => () => {} }
@@ -408,6 +408,7 @@ export function makeApp(services: AppServices): App {
     const team = useTeam()
     return h('div', { 'data-testid': 'bt-room-answer' }, ...items.map((item) => {
       if (item.kind === 'quiet') return h('div', { key: item.id, className: 'bt-quiet', role: 'note', 'data-testid': 'bt-room-quiet' }, t(item.key, { name: item.name }))
+      if (item.kind === 'note') return h('div', { key: item.id, className: 'bt-quiet', role: 'note', 'data-testid': 'bt-room-note' }, item.text)
       const bot = team.view?.bots.find((b) => b.id === item.from)
       const colour = bot?.colour ?? '#868e96'
       return h('div', { key: item.id, className: 'bt-line', style: { '--bt-colour': colour }, 'data-testid': 'bt-room-post', 'data-post-id': item.id, 'data-from': item.name },
@@ -419,7 +420,8 @@ export function makeApp(services: AppServices): App {
   /**
    * `assistant-step`: in a room Session, the room's answer drawn as one message per member post
    * (fetched by the rounds DSH keeps with the message) and, while it runs, the round's posts so far
-   * and a progress line; anything else — every other Session, a room's own notices — is DSH's.
+   * and a progress line, and the room's own lines (opening, held, turn limit) as quiet lines from the
+   * answer's notes; anything else — every other Session, an answer written before notes existed — is DSH's.
    */
   function AssistantNode(props: { node?: { data?: { status?: unknown; finalNode?: { messageId?: unknown } } } }): ReactNode {
     const t = useT()
@@ -453,5 +455,5 @@ export function makeApp(services: AppServices): App {
     return Dsh ? h(Dsh, props as Record<string, unknown>) : null
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, GroupDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
 }

@@ -9,7 +9,7 @@
  *
  * Slots used (all through `slots.inject`, which waits for the owner to declare the slot):
  *   `sidebar.workspaces` (priority -1: shadows DSH's session browser while the person wants the team;
- *   the switch unregisters it), `sidebar.footer.action` (the way back), `shell.overlay` (the Bot dialog, the delivery log, the memory panel, the secret cards, the usage screen),
+ *   the switch unregisters it), `sidebar.footer.action` (the way back), `shell.overlay` (the Bot dialog, the Group dialog, the delivery log, the memory panel, the secret cards, the usage screen),
  *   `conversation.session.header.actions` (who this Bot is), and `conversation.chat.node` keys
  *   `user` and `context` (priority -1, DSH's `conversation` locale namespace: draws only this plugin's messages,
  *   hands every other node to DSH's own renderer with the same props), and `assistant-step` (same
@@ -79,6 +79,7 @@ export function apply(ctx: ClientContext): void {
   app.sidebar.subscribe(followSidebar)
   mount('sidebar.footer.action', { id: 'bot-team.switch', order: -10 }, 'the team switch', app.SidebarSwitch, true)
   mount('shell.overlay', { id: 'bot-team.dialog' }, 'the Bot dialog', app.BotDialog)
+  mount('shell.overlay', { id: 'bot-team.group' }, 'the Group dialog', app.GroupDialog)
   mount('shell.overlay', { id: 'bot-team.log' }, 'the delivery log', app.LogDialog)
   mount('shell.overlay', { id: 'bot-team.memory' }, 'the memory panel', app.MemoryDialog)
   mount('shell.overlay', { id: 'bot-team.secrets' }, 'the secret cards', app.SecretCards)

@@ -2,8 +2,11 @@
  * How the client half draws a room's answer (pure): the rounds one room assistant message ran, as
  * the plugin's route answers them (`GET /rooms/<group>/posts?message=<DSH message id>`), become one
  * message per member post (poster id and name, its text) and a quiet line per turn that produced
- * no post (passed, missed, failed); and the live `room` event becomes a progress line (who is
- * speaking, who passed, who missed).
+ * no post (passed, missed, failed); the room's own lines in that answer (its `notes`: the opening,
+ * a round held until the team resumes, a round cut at its turn limit) become quiet lines too, in
+ * their place (round-less first, `held` before its round's turns, the rest after); and the live
+ * `room` event becomes a progress line (who is speaking, who passed, who missed). A note that
+ * echoes a notice the room was handed is not drawn again: the notice's own message shows it.
  *
  * The posts come from the post log as data, found by post id through what DSH keeps with the
  * assistant message — never by splitting the room's rendered text, which a member's reply could
@@ -17,6 +20,7 @@ import type { StringKey, Translate } from './i18n.ts'
 export type RoomItem =
   | { kind: 'post'; id: string; from: string; name: string; text: string }
   | { kind: 'quiet'; id: string; key: StringKey; name: string }
+  | { kind: 'note'; id: string; text: string }
 
 export interface RoomProgressView {
   groupId: string
@@ -52,11 +56,17 @@ export function roomItems(answer: unknown, nameOf: (botId: string) => string | u
     posts.set(seq, { id, from, name: name.slice(0, 200), text: text.slice(0, TEXT_MAX), round })
   }
   const items: RoomItem[] = []
-  // An answer with no member turn at all (the opening, a held round, notices) is the room's own text.
-  if (!a.turns.some((r) => Array.isArray((r as { turns?: unknown } | null)?.turns) && (r as { turns: unknown[] }).turns.length > 0)) return undefined
+  const notes = readNotes((answer as { notes?: unknown }).notes)
+  const noteItem = (n: Note): RoomItem => ({ kind: 'note', id: `note:${n.i}`, text: n.text })
+  const hasTurns = a.turns.some((r) => Array.isArray((r as { turns?: unknown } | null)?.turns) && (r as { turns: unknown[] }).turns.length > 0)
+  // An answer with no member turn and no line of the room's own that was recorded (an answer
+  // written before notes existed) is left to DSH; one that only echoes notices draws nothing.
+  if (!hasTurns && !notes.recorded) return undefined
+  for (const n of notes.list) if (!n.round) items.push(noteItem(n))
   for (const r of a.turns.slice(0, 100)) {
     const { round, turns } = (r ?? {}) as { round?: unknown; turns?: unknown }
     if (!str(round) || !Array.isArray(turns)) continue
+    for (const n of notes.list) if (n.round === round && n.kind === 'held') items.push(noteItem(n))
     for (const [i, t] of turns.slice(0, 500).entries()) {
       const { botId, outcome, post } = (t ?? {}) as Record<string, unknown>
       if (!str(botId) || typeof outcome !== 'string') continue
@@ -68,8 +78,28 @@ export function roomItems(answer: unknown, nameOf: (botId: string) => string | u
       }
       if (items.length >= ROOM_ITEMS_MAX) return items
     }
+    for (const n of notes.list) if (n.round === round && n.kind !== 'held') items.push(noteItem(n))
   }
-  return items
+  return items.slice(0, ROOM_ITEMS_MAX)
+}
+
+interface Note { i: number; kind: string; text: string; round?: string }
+
+/**
+ * The room's own lines of an answer, checked for shape (pure): `recorded` when the answer carries
+ * any (even only notice echoes), `list` the ones to draw — every kind but `notice`, bounded.
+ */
+function readNotes(value: unknown): { recorded: boolean; list: Note[] } {
+  if (!Array.isArray(value)) return { recorded: false, list: [] }
+  const list: Note[] = []
+  let recorded = false
+  for (const [i, n] of value.slice(0, 50).entries()) {
+    const { kind, text, round } = (n ?? {}) as Record<string, unknown>
+    if (!str(kind, 20) || typeof text !== 'string' || (round !== undefined && !str(round))) continue
+    recorded = true
+    if (kind !== 'notice' && text.trim()) list.push({ i, kind, text: text.slice(0, 300), ...(round ? { round } : {}) })
+  }
+  return { recorded, list }
 }
 
 /** A running round's posts so far (`?round=` answer, no turns yet known), oldest first (pure). */

@@ -43,6 +43,11 @@ export const CSS = `
 .bt-secret h3{margin:0 0 4px;font-size:14px}.bt-secret p{margin:4px 0}
 .bt-secret-value{-webkit-text-security:disc;text-security:disc;font-family:ui-monospace,monospace;width:100%;box-sizing:border-box;padding:5px 7px;border-radius:7px;border:1px solid var(--dsw-alias-border-l2,#bbb);background:transparent;color:inherit}
 .bt-secret-scope{border:0;padding:0;margin:6px 0;display:flex;gap:12px}.bt-secret-scope legend{padding:0;margin-bottom:2px;font-size:12px}
+.bt-sec-row{display:flex;align-items:center;gap:6px}.bt-sec-row .bt-sec{flex:1}
+.bt-members{border:0;padding:0;margin:0 0 9px}.bt-members legend{padding:0;margin-bottom:3px}
+.bt-members ol{margin:4px 0;padding:0;list-style:none}.bt-members li{display:flex;align-items:center;gap:4px;margin:2px 0}
+.bt-add{display:flex;gap:6px;align-items:center}.bt-add select{flex:1}
+.bt-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .bt-badge{display:inline-flex;align-items:center;gap:6px;font-size:12px;padding:2px 8px;border-radius:12px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-primary,#111)}
 `
 

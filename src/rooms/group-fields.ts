@@ -5,6 +5,8 @@
  * names compared by `nameKey`) to live Bots, the group invariants (unique name ≤ 60, 2–12 distinct live
  * members, admin is a member or none, notice ≤ 2,000) and the admin's self-protection rule
  * (an admin who is not a Main Bot cannot leave the group adminless or remove itself while admin).
+ * Every refusal reason is `field: message` parts joined by "; " (the settings dialog shows each next
+ * to its field, `client/field-errors.ts`), so a message itself never contains "; ".
  * Deliberately does not: check authority (`decide` does), write state, or touch DSH.
  */
 import { z } from 'zod'
@@ -48,18 +50,18 @@ export function groupNameTaken(state: Readonly<TeamState>, candidate: string, ex
 }
 
 function resolve(state: Readonly<TeamState>, fields: { name: string; members: string[]; admin?: string | null | undefined; mode: Group['mode']; notice: string }, exceptId?: string): FieldResult {
-  if (groupNameTaken(state, fields.name, exceptId)) return { ok: false, reason: `a group named "${fields.name}" already exists; choose another name` }
+  if (groupNameTaken(state, fields.name, exceptId)) return { ok: false, reason: `name: a group named "${fields.name}" already exists, choose another name` }
   const ids: string[] = []
   for (const ref of fields.members) {
     const bot = liveBot(state, ref)
-    if (!bot) return { ok: false, reason: `no live Bot named or with id "${ref}" (call list_bots)` }
-    if (ids.includes(bot.id)) return { ok: false, reason: `${bot.name} is listed twice` }
+    if (!bot) return { ok: false, reason: `members: no live Bot named or with id "${ref}" (call list_bots)` }
+    if (ids.includes(bot.id)) return { ok: false, reason: `members: ${bot.name} is listed twice` }
     ids.push(bot.id)
   }
   let adminId: string | undefined
   if (fields.admin !== undefined && fields.admin !== null && fields.admin.toLowerCase() !== 'none') {
     const bot = liveBot(state, fields.admin)
-    if (!bot || !ids.includes(bot.id)) return { ok: false, reason: `the admin must be one of the members (got "${fields.admin}")` }
+    if (!bot || !ids.includes(bot.id)) return { ok: false, reason: `admin: the admin must be one of the members (got "${fields.admin}")` }
     adminId = bot.id
   }
   return { ok: true, value: { name: fields.name, members: ids, mode: fields.mode, notice: fields.notice, ...(adminId ? { admin: adminId } : {}) } }
@@ -81,10 +83,10 @@ export function resolveUpdate(state: Readonly<TeamState>, group: Group, raw: unk
   if (!parsed.success) return { ok: false, reason: issues(parsed.error) }
   const p = parsed.data
   if (callerAdminOnly) {
-    if (p.admin === null || p.admin?.toLowerCase() === 'none') return { ok: false, reason: 'as its admin you cannot leave the group without an admin; hand the admin role to another member instead' }
+    if (p.admin === null || p.admin?.toLowerCase() === 'none') return { ok: false, reason: 'admin: as its admin you cannot leave the group without an admin, hand the admin role to another member instead' }
     const handsOver = p.admin !== undefined && liveBot(state, p.admin)?.id !== callerAdminOnly
     const staysMember = p.members === undefined || p.members.some((ref) => liveBot(state, ref)?.id === callerAdminOnly)
-    if (!staysMember && !handsOver) return { ok: false, reason: 'as its admin you cannot remove yourself from the group; hand the admin role to another member first, or ask a Main Bot or the user' }
+    if (!staysMember && !handsOver) return { ok: false, reason: 'members: as its admin you cannot remove yourself from the group, hand the admin role to another member first, or ask a Main Bot or the user' }
   }
   const result = resolve(state, {
     name: p.name ?? group.name,

@@ -26,13 +26,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { roomReportSource, roomTurnSource, type Chain } from '../sources.ts'
+import { roomReportSource, roomTurnSource, type Chain, type RoomNote } from '../sources.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import {
   afterPost, firstSpeakers, isPass, memberChain, nextSpeaker, postLine, renderPost, replayRound, reportChain, startRound,
   turnText, windowFor, type Poster, type RoomLimits, type RoomShape, type TakenTurn,
 } from './policy.ts'
-import type { RoomInput } from './stream.ts'
+import type { RoomInput, RoomPiece } from './stream.ts'
 import { textOf } from './stream.ts'
 import type { LoggedPost, Transcript, TurnOutcomeKind } from './transcript.ts'
 
@@ -99,6 +99,8 @@ export interface RoundHost {
 type PostInput = Extract<RoomInput, { kind: 'post' }>
 
 const notice = (text: string) => `_${text.replace(/\s+/g, ' ').trim().replace(/_/g, '\\_')}_\n\n`
+/** One of the room's own lines: its text in the answer, and its record (`RoomNote`) for the room view. */
+const noted = (n: RoomNote, text = notice(n.text)): RoomPiece => ({ note: n, text })
 
 export class Rounds {
   /** Groups with a round running right now. */
@@ -129,21 +131,22 @@ export class Rounds {
   }
 
   /** The room's text for one input: a notice, the opening, or a post and its round. */
-  async *handle(groupId: string, input: RoomInput, signal: AbortSignal | undefined): AsyncGenerator<string> {
+  async *handle(groupId: string, input: RoomInput, signal: AbortSignal | undefined): AsyncGenerator<RoomPiece> {
     const group = this.host.state().groups[groupId]!
     if (input.kind === 'open') {
       const names = group.members.map((id) => this.host.bot(id)?.name ?? id)
-      yield `_Group **${group.name}** is open: ${names.join(', ')}${group.admin ? `; admin ${this.host.bot(group.admin)?.name}` : '; no admin'}; ${group.mode} mode._\n\n`
+      const facts = `${names.join(', ')}${group.admin ? `; admin ${this.host.bot(group.admin)?.name}` : '; no admin'}; ${group.mode} mode`
+      yield noted({ kind: 'open', text: `Group ${group.name} is open: ${facts}.` }, `_Group **${group.name}** is open: ${facts}._\n\n`)
       return
     }
     if (input.kind === 'notice') {
-      yield notice(input.text)
+      yield noted({ kind: 'notice', text: input.text })
       return
     }
     yield* this.post(groupId, input, signal)
   }
 
-  private async *post(groupId: string, input: PostInput, signal: AbortSignal | undefined): AsyncGenerator<string> {
+  private async *post(groupId: string, input: PostInput, signal: AbortSignal | undefined): AsyncGenerator<RoomPiece> {
     const group = this.host.state().groups[groupId]!
     const { transcript } = this.host
     const post = transcript.addPost(groupId, {
@@ -165,7 +168,7 @@ export class Rounds {
     // turn; a restart meanwhile finds the post unanswered and waits again (the room's recovery).
     const held = this.host.heldBecause(groupId)
     if (held) {
-      yield notice(`Held: ${held}. The round starts when the team resumes.`)
+      yield noted({ kind: 'held', text: `Held: ${held}. The round starts when the team resumes.`, round: post.id })
       await this.host.whenReleased(groupId, signal)
       if (signal?.aborted || !this.host.alive()) return
     }
@@ -192,7 +195,7 @@ export class Rounds {
   }
 
   /** One round (or the rest of one cut by a crash). Yields the room's text; returns the highest hop. */
-  private async *round(groupId: string, post: LoggedPost, poster: Poster, chain: Chain, signal: AbortSignal | undefined, said: LoggedPost[]): AsyncGenerator<string, number> {
+  private async *round(groupId: string, post: LoggedPost, poster: Poster, chain: Chain, signal: AbortSignal | undefined, said: LoggedPost[]): AsyncGenerator<RoomPiece, number> {
     const { transcript, limits } = this.host
     let group = this.host.state().groups[groupId]!
     const room = this.shape(group)
@@ -242,7 +245,7 @@ export class Rounds {
           yield this.renderTurn(groupId, id, outcome.kind, undefined, outcome.kind === 'failed' ? outcome.reason : undefined)
         }
       }
-      if (plan.dropped.some((d) => d.why === 'turn-cap')) yield notice(`This round reached its limit of ${plan.maxTurns} turns.`)
+      if (plan.dropped.some((d) => d.why === 'turn-cap')) yield noted({ kind: 'turn-cap', text: `This round reached its limit of ${plan.maxTurns} turns.`, round: post.id })
     } finally {
       this.running.delete(groupId)
       record.endedAt = new Date().toISOString()

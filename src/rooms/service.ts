@@ -36,7 +36,7 @@ import { AgentRegistrations } from '../agent-registrations.ts'
 import { nameKey } from '../names.ts'
 import { TeamRefusal } from '../refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { readRoomAnswer, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain } from '../sources.ts'
+import { readRoomAnswerParts, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain, type RoomNote } from '../sources.ts'
 import { canStart, drawOn } from '../chain.ts'
 import { redriveInbox } from '../session-opener.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
@@ -46,7 +46,7 @@ import { DEFAULT_LIMITS, postLine, roomRulesText, type RoomLimits } from './poli
 import { PostLog } from './post-log.ts'
 import { roundProgress, type RoundProgress } from './progress.ts'
 import { Rounds, type RoundRecord } from './rounds.ts'
-import { answerRoomStreams, readRoomRequest, textOf, type RoomInput } from './stream.ts'
+import { answerRoomStreams, readRoomRequest, textOf, type RoomInput, type RoomPiece } from './stream.ts'
 import { groupTools, memberTools } from './tools.ts'
 import { Transcript, type LegacySeed, type LoggedPost } from './transcript.ts'
 
@@ -240,14 +240,19 @@ export class BotRooms extends Service {
 
   /**
    * The rounds one of the room's assistant messages ran (by DSH message id), read from what DSH
-   * keeps with that message (`readRoomAnswer`); undefined when the room has no such message.
+   * keeps with that message (`readRoomAnswerParts`); undefined when the room has no such message.
    */
   answerRounds(groupId: string, messageId: string): string[] | undefined {
+    return this.answerParts(groupId, messageId)?.rounds
+  }
+
+  /** The rounds and the room's own lines (`RoomNote`) of one room assistant message; as `answerRounds`. */
+  answerParts(groupId: string, messageId: string): { rounds: string[]; notes: RoomNote[] } | undefined {
     const group = this.state.groups[groupId]
     const agent = group?.roomSessionId ? this.ctx.agents.get(SessionId(group.roomSessionId)) : undefined
     if (!agent) return undefined
     const m = messagesOf(agent.session.events as readonly LooseEvent[]).findLast((x) => x.role === 'assistant' && x.id === messageId)
-    return m ? (readRoomAnswer(m.source) ?? []) : undefined
+    return m ? (readRoomAnswerParts(m.source) ?? { rounds: [], notes: [] }) : undefined
   }
 
   /** Each member turn of a round so far (from the post log): who, and how it ended. */
@@ -619,7 +624,7 @@ export class BotRooms extends Service {
   // ── the room's own turn ─────────────────────────────────────────────────────────────────────
 
   /** The room's text for what entered it (the stream adapter frames it). */
-  private async *answer(groupId: string, inputs: readonly RoomInput[], signal: AbortSignal | undefined): AsyncGenerator<string> {
+  private async *answer(groupId: string, inputs: readonly RoomInput[], signal: AbortSignal | undefined): AsyncGenerator<RoomPiece> {
     this.loadTranscript(groupId)
     for (const input of inputs) {
       if (signal?.aborted) break

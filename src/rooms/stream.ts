@@ -6,7 +6,7 @@
  * Owns: the listener, reading a room request (what entered the room since it last answered:
  * posts, notices, the opening; and the ids that make each post a stable datum), and the chunk
  * grammar of one streamed text block (one `block-start`, text deltas, one `block-end` carrying the
- * whole text, usage once, one `finish` naming the rounds it ran in `replayState`). No tool is called, so the turn ends after one step and
+ * whole text, usage once, one `finish` naming the rounds it ran and the room's own lines in `replayState`). No tool is called, so the turn ends after one step and
  * nothing is appended to the Session outside DSH's loop.
  *
  * Composes: installed with `ctx.on('llm/stream', …)` (not prepended), it runs in registration
@@ -21,7 +21,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions, ReplayEnvelope, StreamChunk } from '@deepseek-ai/dsh-llm'
-import { readSourceOf, roomAnswerState, type Chain } from '../sources.ts'
+import { readSourceOf, roomAnswerState, type Chain, type RoomNote } from '../sources.ts'
 import type { Poster } from './policy.ts'
 
 interface LooseMessage {
@@ -33,6 +33,12 @@ interface LooseMessage {
 
 export const textOf = (m: { content: readonly { type: string; text?: string }[] }) => m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('')
 const isRuntimeContext = (text: string) => text.startsWith('Current runtime context')
+
+/**
+ * A piece of the room's text: plain text, or one of the room's own lines with its record, which
+ * the answer also keeps (as `notes` beside its rounds) so the room view draws it from data.
+ */
+export type RoomPiece = string | { note: RoomNote; text: string }
 
 /** What entered the room since it last answered. */
 export type RoomInput =
@@ -104,7 +110,7 @@ export interface RoomAnswerer {
   /** Why the room cannot answer (the group is gone), else undefined. */
   closed(groupId: string): string | undefined
   /** The room's text for these inputs (runs rounds). */
-  answer(groupId: string, inputs: readonly RoomInput[], signal: AbortSignal | undefined): AsyncIterable<string>
+  answer(groupId: string, inputs: readonly RoomInput[], signal: AbortSignal | undefined): AsyncIterable<RoomPiece>
 }
 
 /** Install the answerer on `ctx`; returns a counter of the requests it answered. */
@@ -132,14 +138,19 @@ function roomStream(rooms: RoomAnswerer, groupId: string, options: GenerateOptio
       return
     }
     const inputs = readRoomRequest(options.messages as unknown as LooseMessage[])
+    const notes: RoomNote[] = []
     try {
-      for await (const piece of rooms.answer(groupId, inputs, options.signal)) yield* block.delta(piece)
+      for await (const piece of rooms.answer(groupId, inputs, options.signal)) {
+        if (typeof piece !== 'string') notes.push(piece.note)
+        yield* block.delta(typeof piece === 'string' ? piece : piece.text)
+      }
     } catch (error) {
       yield* block.delta(`_The round stopped: ${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 300)}_\n\n`)
     }
-    // The rounds this answer ran, kept with the assistant message (`sources.ts` reads it back), so
-    // DSH Web draws them from the post log by post id, never from this text.
+    // The rounds this answer ran and the room's own lines, kept with the assistant message
+    // (`sources.ts` reads them back), so DSH Web draws them from the post log by post id and from
+    // these records, never from this text.
     const rounds = inputs.flatMap((i) => (i.kind === 'post' ? [i.postId] : []))
-    yield* block.end('_No one had anything new to add._', rounds.length ? roomAnswerState(rounds) : undefined)
+    yield* block.end('_No one had anything new to add._', rounds.length || notes.length ? roomAnswerState(rounds, notes) : undefined)
   })()
 }

@@ -1,6 +1,7 @@
 /**
- * Which HTTP changes raise a Bot's authority (pure policy). Such a change must come from a paired
- * browser (`pairing.ts`); everything else needs the trust fence only.
+ * Which HTTP changes raise a Bot's authority (pure policy): a higher permission preset, or making a
+ * Bot a group's admin. Such a change must come from a paired browser (`pairing.ts`); everything
+ * else needs the trust fence only.
  *
  * Ranks: read-only < workspace-write < danger-full-access. A preset this module does not know (a
  * custom preset adopted from DSH Web's selector, a typo the roster will refuse) ranks lowest, so
@@ -38,4 +39,22 @@ export function updateRaises(currentPreset: unknown, body: unknown): boolean {
 export function createRaises(body: unknown): boolean {
   const requested = requestedPreset(body)
   return requested !== undefined && raisesPreset(DEFAULT_PERMISSION_PRESET, requested)
+}
+
+function requestedAdmin(body: unknown): unknown {
+  return body !== null && typeof body === 'object' && Object.hasOwn(body, 'admin') ? (body as { admin: unknown }).admin : undefined
+}
+
+/**
+ * A group body (create: `currentAdmin` undefined; change: the group's admin) raises a Bot's authority
+ * when it makes a live Bot the group's admin that is not its admin now: an admin may change and post
+ * to its group and write team memory (`roster/authority.ts`). `botId` resolves a name or id to a live
+ * Bot; an admin it does not know never counts (the rooms service refuses it with a 400), and "none"
+ * or null (no admin) lowers, never raises.
+ */
+export function adminRaises(currentAdmin: string | undefined, body: unknown, botId: (ref: string) => string | undefined): boolean {
+  const requested = requestedAdmin(body)
+  if (typeof requested !== 'string' || requested.trim().toLowerCase() === 'none') return false
+  const id = botId(requested)
+  return id !== undefined && id !== currentAdmin
 }

@@ -4,6 +4,7 @@
  *   GET  /bot-team/page.js, page.css the page's script and stylesheet
  *   GET  /bot-team/api/status        roster + health as JSON
  *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
+ *        /bot-team/api/groups…       the groups API (`groups-routes.ts`)
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
  *   POST /bot-team/api/backup        download a backup archive (`backup-routes.ts`)
@@ -35,6 +36,8 @@ import { isStoreError } from '../store/index.ts'
 import { backupApi, type BackupRouteOptions } from './backup-routes.ts'
 import type { BotUsage } from '../usage/service.ts'
 import { botsApi } from './bots-routes.ts'
+import { groupsApi } from './groups-routes.ts'
+import type { BotRooms } from '../rooms/service.ts'
 import { operationsApi, type OperationsServices } from './operations-routes.ts'
 import { checkRequestTrust } from './fence.ts'
 import { decodeSegment, HttpError, send, sendJson } from './http.ts'
@@ -62,6 +65,8 @@ export interface WebRoutesOptions {
   trustedHosts: readonly string[]
   status: () => TeamStatus
   roster: () => BotRoster | undefined
+  /** The rooms service, for the groups API; absent: `/groups` answers 503. */
+  rooms?: () => BotRooms | undefined
   memory?: () => BotMemory | undefined
   /** Where the team lives, for the backup download; absent: no backup route. */
   backup?: BackupRouteOptions
@@ -128,6 +133,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const roster = options.roster()
     if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
     const [status, body] = await botsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) }, roster, pairing)
+    return sendJson(res, status, body)
+  }
+  if (head === 'groups' && rest.length <= 1) {
+    const roster = options.roster()
+    const rooms = options.rooms?.()
+    if (!roster || !rooms) throw new HttpError(503, 'groups are not available (see /bot-team/api/status)')
+    const [status, body] = await groupsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}) }, rooms, roster, pairing)
     return sendJson(res, status, body)
   }
   if (head === 'memory' && rest.length === 1) {

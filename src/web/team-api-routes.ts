@@ -7,7 +7,8 @@
  *                 post id, never from the room's rendered text
  *   GET /rooms/<group id>/posts?message=<DSH message id>  the rounds one room answer ran (what
  *                 DSH keeps with that assistant message names them): their posts, and each
- *                 member turn's outcome (`turns`: who passed, missed, failed)
+ *                 member turn's outcome (`turns`: who passed, missed, failed), and the room's
+ *                 own lines in that answer (`notes`: the opening, a held round, a turn limit)
  *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
  *                 change (team state saved or re-read, a Bot's Session starting or ending a turn);
  *                 a bare `secrets` event (data `{}`, never a name or value) when a Bot asks for a
@@ -36,6 +37,7 @@ import { deliveryLog, teamView, DELIVERY_LOG_MAX, type TeamView } from './team-v
 import { z } from 'zod'
 import { issuesText } from './http.ts'
 import type { RoundProgress } from '../rooms/progress.ts'
+import type { RoomNote } from '../sources.ts'
 
 export const COALESCE_MS = 25
 export const KEEPALIVE_MS = 25_000
@@ -48,6 +50,8 @@ export interface RoomPost { id: string; seq: number; round: string; from: string
 export interface RoomAnswers {
   /** The rounds a room assistant message ran; undefined: no such message in the room. */
   rounds(groupId: string, messageId: string): string[] | undefined
+  /** The room's own lines (opening, held, turn limit) a room assistant message carries. */
+  notes?(groupId: string, messageId: string): readonly RoomNote[] | undefined
   /** A round's member turns so far. */
   turns(groupId: string, round: string): Promise<readonly { botId: string; outcome: string; post?: number }[]>
 }
@@ -153,6 +157,7 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
     })
   }, (groupId) => ctx.get('botRooms')?.transcript(groupId), {
     rounds: (groupId, messageId) => ctx.get('botRooms')?.answerRounds(groupId, messageId),
+    notes: (groupId, messageId) => ctx.get('botRooms')?.answerParts(groupId, messageId)?.notes,
     turns: async (groupId, round) => (await ctx.get('botRooms')?.roundTurns(groupId, round)) ?? [],
   })
   ctx.effect(() => () => feed.close(), 'bot-team:team-feed')
@@ -193,7 +198,7 @@ async function roomPosts(groupId: string, req: IncomingMessage, res: ServerRespo
   const posts = chosen.map((p) => ({ id: p.id, seq: p.seq, round: p.round, from: p.from, name: p.name, text: p.text.slice(0, 20_000) }))
   if (!message || !rounds) return sendJson(res, 200, { group: out, posts })
   const turns = await Promise.all(rounds.map(async (r) => ({ round: r, turns: (await feed.answers?.turns(groupId, r)) ?? [] })))
-  sendJson(res, 200, { group: out, rounds, posts, turns })
+  sendJson(res, 200, { group: out, rounds, posts, turns, notes: feed.answers?.notes?.(groupId, message) ?? [] })
 }
 
 /** `/team`, `/deliveries`, `/rooms/<id>/posts` and `/events`; anything else under them is a 404. */

@@ -25,7 +25,7 @@ describe('a room answer as the room view reads it', () => {
     const answers = host.ctx.agents.get(SessionId(roomSession))!.session.events
       .filter((e) => e.type === 'assistant/message')
       .map((e) => (e.data as any).message)
-    const answer = answers.find((m: any) => readRoomAnswer(m.source))
+    const answer = answers.find((m: any) => readRoomAnswer(m.source)?.length)
     expect(readRoomAnswer(answer.source)).toEqual([postId])
     // DSH's Session log (JSONL) keeps it with the message, so it is there after a restart too.
     const logs = (readdirSync(host.home, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl') && f.includes(roomSession))
@@ -40,9 +40,11 @@ describe('a room answer as the room view reads it', () => {
       { botId: expect.any(String), outcome: 'posted', post: body.posts[1].seq },
       { botId: expect.any(String), outcome: 'posted', post: body.posts[2].seq },
     ] }])
-    // The room's opening answer names no round; a message that is not the room's is a 404.
-    const opening = answers.find((m: any) => !readRoomAnswer(m.source))
-    expect((await send('GET', `/rooms/${group.id}/posts?message=${opening.id}`)).body.rounds).toEqual([])
+    expect(body.notes).toEqual([])
+    // The room's opening answer names no round, only its own opening line (a note, as data);
+    // a message that is not the room's is a 404.
+    const opening = answers.find((m: any) => readRoomAnswer(m.source)?.length === 0)
+    expect((await send('GET', `/rooms/${group.id}/posts?message=${opening.id}`)).body).toMatchObject({ rounds: [], notes: [{ kind: 'open', text: 'Group G is open: Ada, Bob; no admin; everyone mode.' }] })
     expect((await send('GET', `/rooms/${group.id}/posts?message=msg-nope`)).status).toBe(404)
     expect((await send('GET', `/rooms/${group.id}/posts?message=${answer.id}&round=${postId}`)).status).toBe(400)
   })
