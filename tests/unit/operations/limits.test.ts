@@ -94,7 +94,7 @@ describe('raisedLimits', () => {
   })
 
   it('counts every limit except keepFinished (more history grants Bots nothing)', () => {
-    const all = Object.fromEntries(LIMIT_KEYS.map((k) => [k, config[k] + 1])) as Limits
+    const all = Object.fromEntries(LIMIT_KEYS.map((k) => [k, config[k] + 1])) as unknown as Limits
     expect(raisedLimits(config, all)).toEqual(LIMIT_KEYS.filter((k) => k !== 'keepFinished'))
   })
 })
