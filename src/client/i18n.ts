@@ -110,7 +110,8 @@ export const STRINGS = {
     secretUnpaired: 'Pair this browser on the team page first to answer.',
     secretInsecure: 'This page is neither on loopback nor HTTPS: a value you enter crosses the network in clear.',
     // Team settings (limits, pause switch: settings-dialog.ts) and the sidebar's paused line
-    settings: 'Settings',
+    settings: 'Team settings',
+    'settings.open': 'Settings',
     teamPaused: 'Team paused: Bot-started work waits until you resume.',
     'settings.pause': 'Pause switch',
     'settings.running': 'Bots are working normally.',
@@ -246,7 +247,8 @@ export const STRINGS = {
     secretUnpaired: '需要先在团队页配对此浏览器才能回答。',
     secretInsecure: '此页面既不在本机地址也不是 HTTPS：输入的值会以明文经过网络。',
     // Team settings (limits, pause switch: settings-dialog.ts) and the sidebar's paused line
-    settings: '设置',
+    settings: '团队设置',
+    'settings.open': '设置',
     teamPaused: '团队已暂停：Bot 发起的工作会等到你恢复。',
     'settings.pause': '暂停开关',
     'settings.running': 'Bot 正常工作中。',

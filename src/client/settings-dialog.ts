@@ -41,6 +41,8 @@ export function makeSettingsDialog(deps: SettingsDeps) {
     const [errors, setErrors] = useState<FieldErrors>({ fields: {} })
     const [unpaired, setUnpaired] = useState(false)
     const [saved, setSaved] = useState(false)
+    /** Which section the last action came from: its outcome shows there, next to the buttons used. */
+    const [acted, setActed] = useState<'pause' | 'limits'>('limits')
     const [busy, setBusy] = useState(false)
     const [loadError, setLoadError] = useState<string | undefined>(undefined)
     const load = async (resetForm: boolean) => {
@@ -73,7 +75,8 @@ export function makeSettingsDialog(deps: SettingsDeps) {
     if (!open) return null
 
     const keys = data ? Object.keys(data.config) : []
-    const run = async (work: () => Promise<unknown>, resetForm: boolean) => {
+    const run = async (work: () => Promise<unknown>, resetForm: boolean, section: 'pause' | 'limits') => {
+      setActed(section)
       setBusy(true)
       setSaved(false)
       try {
@@ -90,9 +93,15 @@ export function makeSettingsDialog(deps: SettingsDeps) {
         setBusy(false)
       }
     }
-    const save = () => run(() => callApi('PUT', '/limits', limitsPatch(form, data?.limits ?? {})), true)
-    const reset = (key: string) => run(() => callApi('PUT', '/limits', { [key]: null }), true)
-    const pause = (on: boolean) => run(() => callApi('PUT', '/pause', on ? { paused: true, ...(reason.trim() ? { reason: reason.trim() } : {}) } : { paused: false }), false)
+    const save = () => run(() => callApi('PUT', '/limits', limitsPatch(form, data?.limits ?? {})), true, 'limits')
+    const reset = (key: string) => run(() => callApi('PUT', '/limits', { [key]: null }), true, 'limits')
+    const pause = (on: boolean) => run(() => callApi('PUT', '/pause', on ? { paused: true, ...(reason.trim() ? { reason: reason.trim() } : {}) } : { paused: false }), false, 'pause')
+    /** The outcome of the last action, shown in the section it came from. */
+    const outcome = (section: 'pause' | 'limits') => section !== acted ? null : [
+      unpaired ? h('p', { key: 'unpaired', className: 'bt-quiet', role: 'alert', 'data-testid': 'bt-settings-unpaired', style: { textAlign: 'left' } }, t('settings.unpaired'), ' ', h('a', { href: '/bot-team', target: '_blank', rel: 'noopener' }, t('openStatusPage'))) : null,
+      errors.general && !unpaired ? h('div', { key: 'error', className: 'bt-err', role: 'alert', 'data-testid': 'bt-settings-error' }, errors.general) : null,
+      saved ? h('p', { key: 'saved', className: 'bt-quiet', role: 'status', style: { textAlign: 'left' } }, t('settings.saved')) : null,
+    ]
     const waiting = (team.view?.bots ?? []).reduce((n, b) => n + (b.queued ?? 0), 0)
     const label = (key: string) => {
       const text = t(`limit.${key}` as StringKey)
@@ -114,14 +123,9 @@ export function makeSettingsDialog(deps: SettingsDeps) {
     }
 
     return h('div', { className: 'bt-dialog-back', onClick: (e: { target: unknown; currentTarget: unknown }) => { if (e.target === e.currentTarget) deps.close() } },
-      h('div', { className: 'bt-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'bt-settings-title', 'data-testid': 'bt-settings-dialog', style: { width: 'min(560px,94vw)' } },
+      h('div', { className: 'bt-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'bt-settings-title', 'data-testid': 'bt-settings-dialog', style: { width: 'min(760px,96vw)' } },
         h('h2', { id: 'bt-settings-title' }, t('settings')),
         loadError ? h('p', { className: 'bt-err', role: 'alert' }, loadError) : null,
-        unpaired
-          ? h('p', { className: 'bt-quiet', role: 'alert', 'data-testid': 'bt-settings-unpaired', style: { textAlign: 'left' } }, t('settings.unpaired'), ' ', h('a', { href: '/bot-team', target: '_blank', rel: 'noopener' }, t('openStatusPage')))
-          : null,
-        errors.general && !unpaired ? h('div', { className: 'bt-err', role: 'alert', 'data-testid': 'bt-settings-error' }, errors.general) : null,
-        saved ? h('p', { className: 'bt-quiet', role: 'status', style: { textAlign: 'left' } }, t('settings.saved')) : null,
         h('section', { 'aria-labelledby': 'bt-settings-pause' },
           h('h3', { id: 'bt-settings-pause', className: 'bt-sec' }, t('settings.pause')),
           paused
@@ -139,12 +143,14 @@ export function makeSettingsDialog(deps: SettingsDeps) {
                 h('div', { className: 'bt-actions', style: { justifyContent: 'flex-start' } },
                   h('button', { type: 'button', className: 'bt-btn danger', disabled: busy, 'data-testid': 'bt-pause', onClick: () => void pause(true) }, t('settings.pauseNow'))))
               : null),
+        outcome('pause'),
         h('section', { 'aria-labelledby': 'bt-settings-limits' },
           h('h3', { id: 'bt-settings-limits', className: 'bt-sec' }, t('settings.limits')),
           h('p', { className: 'bt-hint', style: { margin: '4px 0 8px' } }, t('settings.limitsNote')),
           data
             ? h('form', { 'data-testid': 'bt-limits-form', onSubmit: (e: { preventDefault(): void }) => { e.preventDefault(); void save() } },
-              ...keys.map(limitField),
+              h('div', { className: 'bt-limits' }, ...keys.map(limitField)),
+              outcome('limits'),
               h('div', { className: 'bt-actions' },
                 h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close')),
                 h('button', { type: 'submit', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-limits-save' }, t('save'))))
