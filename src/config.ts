@@ -11,6 +11,7 @@ import { MemoryLimits } from './memory/caps.ts'
 import { ReviewConfig } from './memory/review.ts'
 import { RoomsSection } from './rooms/config.ts'
 import { ContextSection } from './context/config.ts'
+import { TEAM_LIMIT_FIELDS } from './operations/limits.ts'
 
 export const Config = z.object({
   /** Folder holding team state, archive, memory and secrets. Default: `$DSH_HOME/bot`. */
@@ -42,18 +43,19 @@ export const Config = z.object({
   /**
    * Limits on Bot-started work (features §2): the hop limit and sends per turn of `message_bot`
    * chains, the work budget per message of the person, the team's size and creations per turn.
+   * The person may override each in DSH Web's Team settings (team state `limits`; the override wins).
    */
   team: z.object({
-    hopLimit: z.int().min(1).max(50).default(6),
-    sendsPerTurn: z.int().min(1).max(100).default(5),
-    workBudget: z.int().min(1).max(10_000).default(40),
-    maxBots: z.int().min(1).max(1000).default(50),
-    maxGroups: z.int().min(1).max(1000).default(30),
-    createsPerTurn: z.int().min(1).max(100).default(3),
+    hopLimit: TEAM_LIMIT_FIELDS.hopLimit.default(6),
+    sendsPerTurn: TEAM_LIMIT_FIELDS.sendsPerTurn.default(5),
+    workBudget: TEAM_LIMIT_FIELDS.workBudget.default(40),
+    maxBots: TEAM_LIMIT_FIELDS.maxBots.default(50),
+    maxGroups: TEAM_LIMIT_FIELDS.maxGroups.default(30),
+    createsPerTurn: TEAM_LIMIT_FIELDS.createsPerTurn.default(3),
     /** Bot-started turns (messages, replies) that may run at once; more wait in order. */
-    botTurnsAtOnce: z.int().min(1).max(100).default(4),
+    botTurnsAtOnce: TEAM_LIMIT_FIELDS.botTurnsAtOnce.default(4),
     /** Finished delivery records kept in team state (the delivery log); pending ones are always kept. */
-    keepFinished: z.int().min(0).max(10_000).default(500),
+    keepFinished: TEAM_LIMIT_FIELDS.keepFinished.default(500),
   }).strict().prefault({}),
   /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
   memory: z.object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}) }).strict().prefault({}),

@@ -21,6 +21,8 @@ import { BotDelivery } from './delivery/service.ts'
 import { BotMemory } from './memory/service.ts'
 import { BotDiagnostics } from './operations/diagnostics.ts'
 import { BotPause } from './operations/pause.ts'
+import { configLimits } from './operations/limits.ts'
+import { BotLimits } from './operations/limits-service.ts'
 import { BotSchedules } from './operations/schedules/service.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './host-kind.ts'
 import { BotRooms } from './rooms/service.ts'
@@ -73,6 +75,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   await mountContained(ctx.plugin(BotDiagnostics, { dir: paths.dir, maxBytes: config.operations.diagnosticsMaxBytes }), 'diagnostics')
   // The pause switch: before delivery, rooms and schedules, which ask it before starting Bot work.
   if (ctx.get('botStore')) await mountContained(ctx.plugin(BotPause), 'pause')
+  // Team settings: the person's limit overrides; every limit reader applies them via effectiveLimits.
+  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotLimits, configLimits(config)), 'team settings')
 
   // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
   // reported above) the rest keeps working.
@@ -100,7 +104,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') as never },
     usage: () => ctx.get('botUsage') ?? undefined,
     groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
-    operations: () => ({ pause: ctx.get('botPause') ?? undefined, schedules: ctx.get('botSchedules') ?? undefined, diagnostics: ctx.get('botDiagnostics') ?? undefined }),
+    operations: () => ({ limits: ctx.get('botLimits') ?? undefined, pause: ctx.get('botPause') ?? undefined, schedules: ctx.get('botSchedules') ?? undefined, diagnostics: ctx.get('botDiagnostics') ?? undefined }),
     secrets: () => ctx.get('botSecrets') ?? undefined,
     feed: mountTeamFeed(ctx),
     status: () => ({

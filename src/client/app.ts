@@ -9,6 +9,7 @@
  *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
  *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
  *   UsageDialog  `shell.overlay` — the usage screen (`usage-screen.ts`)
+ *   SettingsDialog `shell.overlay` — Team settings: limits and the pause switch (`settings-dialog.ts`)
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
@@ -30,6 +31,7 @@ import { initials, nodeText, teamLine } from './message-line.ts'
 import { makeGroupDialog } from './group-dialog.ts'
 import { makeSecretCards } from './secret-cards.ts'
 import { makeUsageScreen } from './usage-screen.ts'
+import { makeSettingsDialog } from './settings-dialog.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
 import { h, isOurs, useEscape, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
@@ -45,7 +47,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | { kind: 'group'; groupId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'group'; groupId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | { kind: 'settings' } | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -70,6 +72,7 @@ export interface App {
   MemoryDialog: ComponentType<any>
   SecretCards: ComponentType<any>
   UsageDialog: ComponentType<any>
+  SettingsDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -163,9 +166,11 @@ export function makeApp(services: AppServices): App {
         h('h2', null, t('team')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-new-bot', onClick: () => dialog.set({ kind: 'bot' }) }, `+ ${t('newBot')}`),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-show-sessions', onClick: () => setSidebar('dsh') }, t('showSessions'))),
-      h('div', { style: { display: 'flex', gap: '6px' } },
+      h('div', { style: { display: 'flex', gap: '6px', flexWrap: 'wrap' } },
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
-        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-usage', onClick: () => dialog.set({ kind: 'usage' }) }, t('usage'))),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-usage', onClick: () => dialog.set({ kind: 'usage' }) }, t('usage')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-settings', onClick: () => dialog.set({ kind: 'settings' }) }, t('settings.open'))),
+      team.view?.paused ? h('span', { className: 'bt-problem', role: 'status', 'data-testid': 'bt-paused' }, t('teamPaused')) : null,
       team.error && !team.view ? h('span', { className: 'bt-note', role: 'status', 'data-testid': 'bt-unavailable' }, t('unavailable')) : null,
       team.view ? h(TeamList, { view: team.view, t }) : team.error ? null : h('span', { className: 'bt-note' }, t('loading')),
       h('a', { href: '/bot-team', target: '_blank', rel: 'noopener', className: 'bt-btn', style: { marginTop: '8px', alignSelf: 'flex-start' } }, t('openStatusPage')))
@@ -393,6 +398,7 @@ export function makeApp(services: AppServices): App {
   const { SecretCards } = makeSecretCards({ useT, useTeam })
   const { GroupDialog } = makeGroupDialog({ useT, useTeam, useOpen: () => { const d = useValue(dialog); return d?.kind === 'group' ? d : undefined }, close: () => dialog.set(undefined), refresh: () => store.refresh() })
   const { UsageDialog } = makeUsageScreen({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'usage', close: () => dialog.set(undefined) })
+  const { SettingsDialog } = makeSettingsDialog({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'settings', close: () => dialog.set(undefined) })
 
   const noList = { getSnapshot: () => undefined, subscribe: () => () => {} }
   /** The Session DSH Web shows now (its sessions service's selection), if it can be read. */
@@ -455,5 +461,5 @@ export function makeApp(services: AppServices): App {
     return Dsh ? h(Dsh, props as Record<string, unknown>) : null
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, GroupDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, GroupDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SettingsDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
 }

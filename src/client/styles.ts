@@ -32,6 +32,9 @@ export const CSS = `
 .bt-field input,.bt-field textarea,.bt-field select{font:inherit;padding:5px 7px;border-radius:7px;border:1px solid var(--dsw-alias-border-l2,#bbb);background:transparent;color:inherit}
 .bt-field.check{flex-direction:row;align-items:center;gap:6px}
 .bt-err{color:#c92a2a;font-size:12px}
+.bt-hint{font-size:11px;color:var(--dsw-alias-label-secondary,#555)}
+.bt-limits{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:0 16px}
+.bt-limits .bt-field label{min-height:2.4em;display:flex;align-items:flex-end}
 .bt-actions{display:flex;gap:8px;justify-content:flex-end;margin-top:10px}
 .bt-line{margin:6px 0;padding:8px 12px;border-radius:12px;border-left:3px solid var(--bt-colour,#4d6bfe);background:rgba(127,127,127,.07);color:var(--dsw-alias-label-primary,#111)}
 .bt-line header{display:flex;align-items:center;gap:6px;font-size:12px;font-weight:600;margin-bottom:4px;color:var(--dsw-alias-label-secondary,#444)}

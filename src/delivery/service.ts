@@ -16,7 +16,8 @@
  * Bot-started work (the pause switch, spending caps), Bots' messages wait in the same held queue
  * (records pending, so a restart holds them again) and go in order on `bot-team/work-released`. Authority, hop limit,
  * send cap, budget and sizes are checked in `send` / `stop`, whoever calls; the tools are thin
- * adapters.
+ * adapters. The limits are read at each check through `limits()` (the person's overrides in team
+ * state over the config values, `operations/limits.ts`), so a change in Team settings needs no restart.
  *
  * Deliberately does not: wait for the target's turn inside a tool (two Bots waiting on each other
  * would deadlock), touch group Sessions, word authority rules (asks `botRoster.check`; turn origin
@@ -48,6 +49,7 @@ import {
   messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
 } from './policy.ts'
 import { charCount, clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../limits.ts'
+import { effectiveLimits, type LimitOverrides, type Limits } from '../operations/limits.ts'
 import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../sources.ts'
 import { deliveryTools } from './tools.ts'
 import { redriveInbox } from '../session-opener.ts'
@@ -127,6 +129,12 @@ export class BotDelivery extends Service {
 
   private get store(): BotStore {
     return this.ctx.botStore
+  }
+
+  /** The limits in force: the person's overrides (team state `limits`) over this service's config values. */
+  limits(overrides: LimitOverrides | undefined = this.store.state.limits): Pick<Limits, 'hopLimit' | 'sendsPerTurn' | 'workBudget' | 'botTurnsAtOnce' | 'keepFinished'> {
+    const c = this.config
+    return effectiveLimits({ hopLimit: c.hopLimit, sendsPerTurn: c.sendCap, workBudget: c.workBudget, botTurnsAtOnce: c.turnsAtOnce, keepFinished: c.keepFinished }, overrides)
   }
 
   private get roster(): BotRoster {
@@ -275,7 +283,8 @@ export class BotDelivery extends Service {
     if (charCount(body) > MESSAGE_MAX) throw new TeamRefusal('invalid', `The message is ${charCount(body)} characters long; the limit is ${MESSAGE_MAX}. Shorten it (put long material in a file and name the path); nothing was sent.`)
     const track = sender.sessionId ? this.turns.get(sender.sessionId) : undefined
     if (sender.from) {
-      const next = checkSend(sender.chain.hop - 1, track?.sent ?? 0, this.config)
+      const limits = this.limits()
+      const next = checkSend(sender.chain.hop - 1, track?.sent ?? 0, { hopLimit: limits.hopLimit, sendCap: limits.sendsPerTurn })
       if (!next.ok) throw new TeamRefusal('limit', `Not sent: ${next.reason}`)
     }
     const result = await this.deliver({
@@ -305,7 +314,7 @@ export class BotDelivery extends Service {
     await this.store.update((s) => {
       const live = own(s.bots, target.id)
       if (!live || live.deleted) throw new TeamRefusal('not-found', `Bot ${target.name} was deleted; nothing was sent.`)
-      const drawn = drawOn(s, req.chain, { limit: this.config.workBudget, open: { origin: req.from, at: nowIso() }, force: req.force })
+      const drawn = drawOn(s, req.chain, { limit: this.limits(s.limits).workBudget, open: { origin: req.from, at: nowIso() }, force: req.force })
       if (!drawn.ok && !req.force) throw new TeamRefusal('limit', `Not sent: ${drawn.reason}`)
       delivery = {
         id: allocateId(s, 'delivery'), from: req.from, to: target.id, kind: req.kind, body: clip(masked, MESSAGE_MAX), hop: req.chain.hop,
@@ -316,7 +325,7 @@ export class BotDelivery extends Service {
         ...(req.chain.mode ? { mode: req.chain.mode } : {}),
       }
       s.deliveries.push(delivery)
-      s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
+      s.deliveries = boundDeliveries(s.deliveries, this.limits(s.limits).keepFinished)
     })
     const targetBusy = agent.status === 'running'
     this.handOver(agent, delivery!)
@@ -360,7 +369,7 @@ export class BotDelivery extends Service {
     for (let i = 0; i < this.held.length && this.alive;) {
       const { agent, d } = this.held[i]!
       if (this.holds(d)) { i++; continue }
-      if (this.botTurnsRunning() >= this.config.turnsAtOnce) break
+      if (this.botTurnsRunning() >= this.limits().botTurnsAtOnce) break
       this.held.splice(i, 1)
       try {
         this.handOver(agent, d, true)
@@ -385,13 +394,13 @@ export class BotDelivery extends Service {
     // Never hand a message to a Bot deleted since it was recorded (its records are discarded).
     if (own(this.store.state.bots, d.to)?.deleted) return
     const waiting = () => this.held.some((h) => !this.holds(h.d))
-    if (!released && (this.holds(d) || (agent.status !== 'running' && (waiting() || this.botTurnsRunning() >= this.config.turnsAtOnce)))) {
+    if (!released && (this.holds(d) || (agent.status !== 'running' && (waiting() || this.botTurnsRunning() >= this.limits().botTurnsAtOnce)))) {
       this.held.push({ agent, d })
       return
     }
     const fromName = this.nameOf(d.from)
     const message = createUserMessage({
-      content: [{ type: 'text', text: messageText(d.kind, fromName, d.body, { replyMode: d.replyMode, hop: d.hop, hopLimit: this.config.hopLimit }) }],
+      content: [{ type: 'text', text: messageText(d.kind, fromName, d.body, { replyMode: d.replyMode, hop: d.hop, hopLimit: this.limits().hopLimit }) }],
       source: deliverySource(d, fromName, chainOfDelivery(d)),
     })
     try {
@@ -426,7 +435,7 @@ export class BotDelivery extends Service {
     if (agent.status !== 'running') return { stopped: false, discarded: 0, keptUserPrompts: 0, targetName: target.name }
     const track = sender.sessionId ? this.turns.get(sender.sessionId) : undefined
     if (sender.from) {
-      const next = checkSend(sender.chain.hop - 1, track?.sent ?? 0, { ...this.config, hopLimit: Number.POSITIVE_INFINITY })
+      const next = checkSend(sender.chain.hop - 1, track?.sent ?? 0, { hopLimit: Number.POSITIVE_INFINITY, sendCap: this.limits().sendsPerTurn })
       if (!next.ok) throw new TeamRefusal('limit', `Not stopped: ${next.reason}`)
       if (track) track.sent++
     }
@@ -443,7 +452,7 @@ export class BotDelivery extends Service {
         ...(sender.chain.mode ? { mode: sender.chain.mode } : {}),
       }
       s.deliveries.push(delivery)
-      s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
+      s.deliveries = boundDeliveries(s.deliveries, this.limits(s.limits).keepFinished)
     })
     const targetSession = String(agent.id)
     this.stopping.set(targetSession, { byId: stopper.id, byName: stopper.name, reason: why })
@@ -535,7 +544,7 @@ export class BotDelivery extends Service {
             // A finished record keeps only the start of its body: team state stays small.
             if (m && d.status === 'pending') Object.assign(d, { status: m.status, outcome: m.outcome, updatedAt: at, body: clip(d.body, FINISHED_BODY_MAX) })
           }
-          s.deliveries = boundDeliveries(s.deliveries, this.config.keepFinished)
+          s.deliveries = boundDeliveries(s.deliveries, this.limits(s.limits).keepFinished)
         })
       } catch (error) {
         this.warn('could not save delivery outcomes', error)

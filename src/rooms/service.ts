@@ -43,6 +43,7 @@ import { allocateId, type BotStore, type Group, type TeamState } from '../store/
 import { RoomsConfig } from './config.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
 import { DEFAULT_LIMITS, postLine, roomRulesText, type RoomLimits } from './policy.ts'
+import { effectiveLimits, type LimitOverrides, type Limits } from '../operations/limits.ts'
 import { PostLog } from './post-log.ts'
 import { roundProgress, type RoundProgress } from './progress.ts'
 import { Rounds, type RoundRecord } from './rounds.ts'
@@ -94,7 +95,6 @@ export class BotRooms extends Service {
   static inject = ['botStore', 'botRoster', 'agents', 'sessions', 'tools', 'systemPrompt']
   static Config = Config
 
-  readonly limits: RoomLimits
   private readonly config: z.output<typeof RoomsConfig>
   private readonly transcripts: Transcript
   private readonly roundRunner: Rounds
@@ -109,17 +109,30 @@ export class BotRooms extends Service {
   /** What the last recovery did (tests, the team page). */
   recovered: RoomRecovery | undefined
 
+  /**
+   * The limits in force (`operations/limits.ts`): the person's overrides in team state over the
+   * config values (`limits`, `workBudget`, `maxGroups`), read at each check: a change needs no restart.
+   */
+  inForce(overrides: LimitOverrides | undefined = this.store.state.limits): RoomLimits & Pick<Limits, 'workBudget' | 'maxGroups'> {
+    return effectiveLimits({ ...DEFAULT_LIMITS, ...this.config.limits, workBudget: this.config.workBudget, maxGroups: this.config.maxGroups }, overrides)
+  }
+
+  /** The round limits in force now. */
+  get limits(): RoomLimits {
+    return this.inForce()
+  }
+
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRooms')
     const parsed = RoomsConfig.parse(config ?? {})
     this.config = parsed
-    this.limits = Object.freeze({ ...DEFAULT_LIMITS, ...parsed.limits })
+    const limitsNow = () => this.limits
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
     this.ready = new Promise((resolve) => { this.resolveReady = resolve })
     const dir = ctx.botStore?.status().dir
     this.transcripts = new Transcript(dir ? new PostLog(dir) : undefined, () => this.store.mode === 'writer', (what, error) => this.warn(what, error))
     this.roundRunner = new Rounds({
-      limits: this.limits,
+      get limits() { return limitsNow() },
       transcript: this.transcripts,
       state: () => this.state,
       bot: (id) => this.roster.bot(id),
@@ -326,7 +339,8 @@ export class BotRooms extends Service {
       const again = resolveCreate(s, raw)
       if (!again.ok) throw new RoomRefusal('invalid', `The group was not created: ${again.reason}.`)
       const live = Object.values(s.groups).filter((g) => !g.deleted).length
-      if (live >= this.config.maxGroups) throw new RoomRefusal('limit', `The group was not created: the team already has ${live} groups (limit ${this.config.maxGroups}). Delete a group first.`)
+      const { maxGroups } = this.inForce(s.limits)
+      if (live >= maxGroups) throw new RoomRefusal('limit', `The group was not created: the team already has ${live} groups (limit ${maxGroups}). Delete a group first.`)
       id = allocateId(s, 'group')
       s.groups[id] = { id, ...again.value, memberSessions: {}, seen: {}, createdAt: new Date().toISOString() }
     })
@@ -389,7 +403,7 @@ export class BotRooms extends Service {
     if (!chain.budget || this.store.mode !== 'writer') return true
     let ok = true
     await this.store.update((s) => {
-      ok = drawOn(s, chain, { limit: this.config.workBudget, open: { origin: groupId, at: new Date().toISOString() }, ...opts }).ok
+      ok = drawOn(s, chain, { limit: this.inForce(s.limits).workBudget, open: { origin: groupId, at: new Date().toISOString() }, ...opts }).ok
     })
     return ok
   }

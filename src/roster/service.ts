@@ -51,6 +51,7 @@ import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
 import { raises, type Chain, type SandboxMode } from '../chain.ts'
 import { REASON_MAX } from '../limits.ts'
+import { effectiveLimits, type LimitOverrides, type Limits } from '../operations/limits.ts'
 import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { SessionOpener } from '../session-opener.ts'
@@ -152,6 +153,11 @@ export class BotRoster extends Service {
       turnOf: (sid) => this.turns.current(sid),
       record: (text, botId) => this.record(text, botId),
     })
+  }
+
+  /** The team-size limits in force: the person's overrides (team state `limits`) over the config values, read at each check. */
+  limits(overrides: LimitOverrides | undefined = this.store.state.limits): Pick<Limits, 'maxBots' | 'createsPerTurn'> {
+    return effectiveLimits(this.config.limits, overrides)
   }
 
   private get store(): BotStore {
@@ -364,8 +370,9 @@ export class BotRoster extends Service {
     const turn = this.turns.current(sessionId)?.turn ?? -1
     const entry = this.creations.get(sessionId)
     const count = entry && entry.turn === turn ? entry.count : 0
-    if (count >= this.config.limits.createsPerTurn) {
-      throw new RosterRefusal('limit', `One turn may create at most ${this.config.limits.createsPerTurn} Bots and groups, and this turn already created ${count}; no more ${what} now. Finish this turn; the user can ask for more.`)
+    const { createsPerTurn } = this.limits()
+    if (count >= createsPerTurn) {
+      throw new RosterRefusal('limit', `One turn may create at most ${createsPerTurn} Bots and groups, and this turn already created ${count}; no more ${what} now. Finish this turn; the user can ask for more.`)
     }
     this.creations.set(sessionId, { turn, count: count + 1 })
   }
@@ -412,7 +419,8 @@ export class BotRoster extends Service {
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
       if (nameTaken(input.name, s.bots)) throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
       const live = Object.values(s.bots).filter((b) => !b.deleted).length
-      if (live >= this.config.limits.maxBots) throw new RosterRefusal('limit', `The Bot was not created: the team already has ${live} Bots (limit ${this.config.limits.maxBots}). Delete a Bot first, or raise the limit in the plugin settings.`)
+      const { maxBots } = this.limits(s.limits)
+      if (live >= maxBots) throw new RosterRefusal('limit', `The Bot was not created: the team already has ${live} Bots (limit ${maxBots}). Delete a Bot first, or raise the limit in Team settings.`)
       const id = allocateId(s, 'bot')
       created = {
         id,

@@ -18,6 +18,7 @@
  * `STATE_VERSION` and adding one step to the migration chain.
  */
 import { z } from 'zod'
+import { LimitOverrides } from '../operations/limits.ts'
 
 /**
  * The schema version this build writes. A file with a larger `version` is opened read-only.
@@ -25,7 +26,7 @@ import { z } from 'zod'
  * `mode`), groups' persisted `botRounds`.
  * v3 (0.2): the pause switch (`paused`), scheduled tasks (`schedules`), usage settings (`usage`:
  * prices, daily caps), Session parts' handoff fields (`note`, `opening`, `resume`), groups'
- * `memberParts` (each member's Session parts in the group). All optional;
+ * `memberParts` (each member's Session parts in the group), the person's limit overrides (`limits`). All optional;
  * the version moves so that a v2 build opens a v3 team read-only instead of ignoring a pause or
  * letting schedules lapse.
  */
@@ -251,6 +252,8 @@ export const stateSchema = keepUnknownJson(z.looseObject({
   paused: pauseSchema.optional(),
   /** Scheduled tasks of Bots and groups (issue 16). */
   schedules: z.array(scheduleSchema).max(500).optional(),
+  /** The person's overrides of the team and room limits (Team settings; src/operations/limits.ts). */
+  limits: LimitOverrides.optional(),
 })).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })
 })

@@ -33,6 +33,8 @@ const smallFields = z.object({
   usage: shape.usage,
   // Issue 16 (operations): optional, small.
   paused: shape.paused, schedules: shape.schedules,
+  // Team settings: the person's limit overrides (optional, small).
+  limits: shape.limits,
 })
 const recordKey = z.string().min(1).max(200)
 const json = z.json()

@@ -6,9 +6,14 @@
  *   POST   /schedules                 body: one target (`bot` | `group`), `prompt`, one rule
  *                                     (`at` | `daily` | `weekly` | `every_minutes`)  (paired browser)
  *   DELETE /schedules/<id>            delete a task
+ *   GET    /limits                    `{ limits, config, overrides }`: in force, the plugin config's, the person's
+ *   PUT    /limits                    body `{ "<limit>": n | null, … }`: set or clear overrides
+ *                                     (paired browser when it raises a limit)
  *   GET    /diagnostics[?download=1]  `bot/diagnostics.jsonl` (scrubbed), as NDJSON; `download`
  *                                     adds a file name                              (paired browser)
  *
+ * Raising a limit (more hops, sends, budget, Bots…) lets Bots do more: it needs a paired browser;
+ * lowering or clearing one that does not raise needs the fence only.
  * Pausing and resuming, and creating a task (it later runs unattended at the Bot's own preset),
  * need a paired browser, like every route that changes what Bots may do; reading the diagnostics
  * needs one too (it tells what the team did). The router applied the fence already.
@@ -19,6 +24,7 @@
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
 import type { BotDiagnostics } from '../operations/diagnostics.ts'
+import { LimitPatch, type BotLimits } from '../operations/limits-service.ts'
 import type { BotPause } from '../operations/pause.ts'
 import type { BotSchedules } from '../operations/schedules/service.ts'
 import { SMALL_BODY_BYTES } from './bots-routes.ts'
@@ -29,11 +35,12 @@ export interface OperationsServices {
   pause?: BotPause | undefined
   schedules?: BotSchedules | undefined
   diagnostics?: BotDiagnostics | undefined
+  limits?: BotLimits | undefined
 }
 
 export interface OperationsRequest {
   method: string
-  head: 'pause' | 'schedules' | 'diagnostics'
+  head: 'pause' | 'schedules' | 'diagnostics' | 'limits'
   rest: string[]
   req: IncomingMessage
   query: URLSearchParams
@@ -64,6 +71,17 @@ export async function operationsApi({ method, head, rest, req, query }: Operatio
     if (body.paused) await pause.pause('user', body.reason)
     else await pause.resume()
     return { status: 200, json: { paused: pause.paused() ?? null } }
+  }
+  if (head === 'limits') {
+    const limits = services.limits
+    if (!limits) throw unavailable('team settings')
+    if (rest.length) throw new HttpError(404, `no such route: /limits/${rest.join('/')}`)
+    if (method === 'GET') return { status: 200, json: limits.view() }
+    if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /limits`)
+    const patch = parseBody(LimitPatch, await readJsonBody(req, SMALL_BODY_BYTES))
+    const mayRaise = limits.raises(patch).length > 0
+    if (mayRaise) await pairing.requirePaired(req)
+    return { status: 200, json: await limits.set(patch, { mayRaise }) }
   }
   if (head === 'schedules') {
     const schedules = services.schedules

@@ -9,7 +9,7 @@
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
  *   POST /bot-team/api/backup        download a backup archive (`backup-routes.ts`)
  *        /bot-team/api/usage…        the usage screen's API (`usage-routes.ts`)
- *        /bot-team/api/pause, /schedules…, /diagnostics   operations (`operations-routes.ts`)
+ *        /bot-team/api/pause, /schedules…, /diagnostics, /limits   operations (`operations-routes.ts`)
  *        /bot-team/api/secrets…      secret cards and the secrets list (`secrets-routes.ts`)
  *   GET  /bot-team/api/team, /deliveries, /rooms/<id>/posts(?round=|?message=), /events  the client half's team view,
  *        delivery log, room posts and push stream (`team-api-routes.ts`)
@@ -157,7 +157,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const [status, body] = await usageApi({ method, rest, req, url }, usage, roster, { groupId: options.groupId ?? (() => undefined) })
     return sendJson(res, status, body)
   }
-  if (head === 'pause' || head === 'schedules' || head === 'diagnostics') {
+  if (head === 'pause' || head === 'schedules' || head === 'diagnostics' || head === 'limits') {
     const query = new URL(req.url ?? '/', 'http://x').searchParams
     const answer = await operationsApi({ method, head, rest, req, query }, options.operations?.() ?? {}, pairing)
     if ('json' in answer) return sendJson(res, answer.status, answer.json)

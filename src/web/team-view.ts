@@ -1,6 +1,6 @@
 /**
  * The team as the client half draws it (pure): every live Bot with its look and its live status,
- * every live group, and the problems the person must see — built from team state, the store's
+ * every live group, the problems the person must see, and whether the team is paused — built from team state, the store's
  * status, the archive's status and which Bot Sessions are running a turn right now.
  *
  * Status of a Bot, first match wins: `read-only` / `follower` (this process cannot change the
@@ -67,6 +67,8 @@ export interface TeamView {
   bots: BotView[]
   groups: GroupView[]
   problems: Problem[]
+  /** Set while the person has paused Bot-started work (the sidebar's "Team paused" line). */
+  paused?: { at: string; reason?: string }
 }
 
 export interface TeamFacts {
@@ -147,7 +149,8 @@ export function teamView(facts: TeamFacts): TeamView {
     .filter((g: Group) => !g.deleted)
     .map((g) => ({ id: g.id, name: g.name, members: [...g.members], ...(g.admin ? { admin: g.admin } : {}), mode: g.mode, ...(g.roomSessionId ? { roomSessionId: g.roomSessionId } : {}) }))
     .sort((a, b) => a.name.localeCompare(b.name))
-  return { mode: facts.store.mode, revision: facts.store.revision, bots, groups, problems: teamProblems(facts) }
+  const paused = state.paused ? { paused: { at: state.paused.at, ...(state.paused.reason ? { reason: state.paused.reason } : {}) } } : {}
+  return { mode: facts.store.mode, revision: facts.store.revision, bots, groups, problems: teamProblems(facts), ...paused }
 }
 
 export interface DeliveryRow {

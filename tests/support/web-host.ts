@@ -15,8 +15,8 @@ export interface WebTeamHost {
   send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>
 }
 
-export async function startWebTeamHost(): Promise<WebTeamHost> {
-  const host = await startDshHost({ fallback: { text: 'ok' } })
+export async function startWebTeamHost(script: Parameters<typeof startDshHost>[0] = { fallback: { text: 'ok' } }): Promise<WebTeamHost> {
+  const host = await startDshHost(script)
   await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
   await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
   const origin = `http://127.0.0.1:${host.ctx.webServer.port}`

@@ -33,6 +33,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { AgentRegistrations } from '../../agent-registrations.ts'
 import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../../chain.ts'
+import { effectiveLimits } from '../limits.ts'
 import { TeamRefusal } from '../../refusal.ts'
 import type { Caller } from '../../roster/authority.ts'
 import type { BotRoster } from '../../roster/service.ts'
@@ -342,7 +343,7 @@ export class BotSchedules extends Service {
       else updated.nextDueAt = iso(next)
       // A one-off task is done once it ran: it leaves the list.
       s.schedules = next === undefined && current.rule.kind === 'at' ? list.filter((x) => x.id !== task.id) : list.map((x) => (x.id === task.id ? updated : x))
-      if (task.target.kind === 'bot') drawOn(s, chain, { limit: this.config.workBudget, open: { origin: task.target.botId, by: task.id, at: iso(now) } })
+      if (task.target.kind === 'bot') drawOn(s, chain, { limit: effectiveLimits({ workBudget: this.config.workBudget }, s.limits).workBudget, open: { origin: task.target.botId, by: task.id, at: iso(now) } })
       recorded = true
     })
     if (!recorded) return

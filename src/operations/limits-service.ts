@@ -1,0 +1,97 @@
+/**
+ * `botLimits` — the person's Team settings: reads and writes the limit overrides in team state
+ * (`limits`), and answers which limits are in force (`effectiveLimits` of `limits.ts` over the
+ * plugin config's values, which the entry passes flat).
+ *
+ * A change is a patch: a number sets an override, `null` clears it (the config value applies
+ * again); every value is checked against the config's bounds, a bad one refuses the whole patch
+ * with one `field: message` part per bad field and changes nothing. `set` refuses a patch that
+ * raises a limit unless the caller says it may (`mayRaise`): the HTTP route asks for a paired
+ * browser first, and the check runs again inside the save, against the state being written.
+ *
+ * Deliberately does not: enforce any limit (delivery, rooms, schedules and the roster each read
+ * `effectiveLimits` at their own checks), decide who may raise (the route asks `pairing`), or
+ * notify anyone: services read the state at their next check, and the team feed pushes the change.
+ *
+ * Composes: a Cordis service on `botStore`; writes only `limits`. In a process that does not
+ * write, `set` fails with the store's own refusal.
+ */
+import { Service, type Context } from '@deepseek-ai/cordis'
+import { z } from 'zod'
+import { TeamRefusal } from '../refusal.ts'
+import { formatIssues } from '../roster/bot-fields.ts'
+import type { BotStore } from '../store/index.ts'
+import { effectiveLimits, LimitOverrides, raisedLimits, type LimitKey, type Limits } from './limits.ts'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    botLimits: BotLimits
+  }
+}
+
+/** A change of overrides: a value sets one, `null` clears it; keys not named stay as they are. */
+export const LimitPatch = z.object(Object.fromEntries(Object.entries(LimitOverrides.shape).map(([k, v]) => [k, v.nullable()]))).strict() as unknown as z.ZodType<{ [K in LimitKey]?: number | null }>
+export type LimitPatch = { [K in LimitKey]?: number | null }
+
+/** The overrides after `patch` (pure): set, clear, keep. */
+export function patchOverrides(current: LimitOverrides | undefined, patch: LimitPatch): LimitOverrides {
+  const next: Record<string, number> = { ...current }
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete next[key]
+    else if (value !== undefined) next[key] = value
+  }
+  return next as LimitOverrides
+}
+
+export interface LimitsView {
+  /** The limits in force now. */
+  limits: Limits
+  /** The plugin config's values (what applies where no override is set). */
+  config: Limits
+  /** The person's overrides. */
+  overrides: LimitOverrides
+}
+
+export class BotLimits extends Service {
+  static inject = ['botStore']
+
+  readonly config: Readonly<Limits>
+
+  constructor(ctx: Context, config: Limits) {
+    super(ctx, 'botLimits')
+    this.config = Object.freeze({ ...config })
+  }
+
+  private get store(): BotStore {
+    return this.ctx.botStore
+  }
+
+  view(overrides: LimitOverrides | undefined = this.store.state.limits): LimitsView {
+    return { limits: effectiveLimits(this.config, overrides), config: { ...this.config }, overrides: { ...overrides } }
+  }
+
+  /** Validate `raw` as a patch; a bad field is a refusal naming it (`field: message`), nothing changes. */
+  parse(raw: unknown): LimitPatch {
+    const parsed = LimitPatch.safeParse(raw)
+    if (!parsed.success) throw new TeamRefusal('invalid', `The limits were not changed: ${formatIssues(parsed.error).split('\n').join('; ')}`)
+    return parsed.data
+  }
+
+  /** The limits `patch` would raise (let Bots do more) against the state now. */
+  raises(patch: LimitPatch, overrides: LimitOverrides | undefined = this.store.state.limits): LimitKey[] {
+    return raisedLimits(effectiveLimits(this.config, overrides), effectiveLimits(this.config, patchOverrides(overrides, patch)))
+  }
+
+  /** Apply a patch (validated again); a raise without `mayRaise` is refused inside the save. */
+  async set(raw: unknown, opts: { mayRaise: boolean }): Promise<LimitsView> {
+    const patch = this.parse(raw)
+    await this.store.update((s) => {
+      const raised = this.raises(patch, s.limits)
+      if (raised.length && !opts.mayRaise) throw new TeamRefusal('forbidden', `Raising ${raised.join(', ')} lets Bots do more and needs a paired browser; nothing changed.`)
+      const next = patchOverrides(s.limits, patch)
+      if (Object.keys(next).length) s.limits = next
+      else delete s.limits
+    })
+    return this.view()
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The team's limits in force (pure): the person's override (team state `limits`, set in DSH Web's
+ * Team settings) where one is set, else the plugin config's value. One function, `effectiveLimits`,
+ * answers it; every service that enforces a limit (delivery: hops, sends per turn, work budget,
+ * turns at once, finished records kept; rooms: the round limits, work budget, groups; schedules:
+ * work budget; roster: Bots, creations per turn) asks it at each check, so a change applies at the
+ * next check without a restart.
+ *
+ * Also here: the zod bounds of each limit (the plugin config and the override schema both use
+ * them, so the numbers exist once) and `raisedLimits`, which names the overrides that let Bots do
+ * more than the limits in force now (a raise needs a paired browser; the HTTP route asks).
+ *
+ * Deliberately does not: read or write team state (callers pass `state.limits`), know defaults of
+ * the team section (the plugin config holds them) or word refusals (each service words its own).
+ */
+import { z } from 'zod'
+import { RoomLimitsConfig } from '../rooms/config.ts'
+import { DEFAULT_LIMITS, type RoomLimits } from '../rooms/policy.ts'
+
+/** The bounds of each team limit; the plugin config adds the defaults. */
+export const TEAM_LIMIT_FIELDS = {
+  hopLimit: z.int().min(1).max(50),
+  sendsPerTurn: z.int().min(1).max(100),
+  workBudget: z.int().min(1).max(10_000),
+  maxBots: z.int().min(1).max(1000),
+  maxGroups: z.int().min(1).max(1000),
+  createsPerTurn: z.int().min(1).max(100),
+  botTurnsAtOnce: z.int().min(1).max(100),
+  keepFinished: z.int().min(0).max(10_000),
+}
+
+export interface TeamLimits {
+  /** Bot-to-Bot messages one chain may go through. */
+  hopLimit: number
+  /** `message_bot` calls one turn may make. */
+  sendsPerTurn: number
+  /** Bot-started turns one message of the person may cause. */
+  workBudget: number
+  maxBots: number
+  maxGroups: number
+  /** Bots and groups one turn may create. */
+  createsPerTurn: number
+  /** Bot-started turns that may run at once. */
+  botTurnsAtOnce: number
+  /** Finished delivery records kept in team state. */
+  keepFinished: number
+}
+
+/** Every limit the person may change, flat (team and room names do not clash). */
+export type Limits = TeamLimits & RoomLimits
+export type LimitKey = keyof Limits
+
+/** The person's overrides in team state: each one optional, each within the config's bounds. */
+export const LimitOverrides = z.object(TEAM_LIMIT_FIELDS).partial().extend(RoomLimitsConfig.shape).strict()
+export type LimitOverrides = z.infer<typeof LimitOverrides>
+
+export const TEAM_LIMIT_KEYS = Object.keys(TEAM_LIMIT_FIELDS) as (keyof TeamLimits)[]
+export const ROOM_LIMIT_KEYS = Object.keys(DEFAULT_LIMITS) as (keyof RoomLimits)[]
+export const LIMIT_KEYS: readonly LimitKey[] = [...TEAM_LIMIT_KEYS, ...ROOM_LIMIT_KEYS]
+
+/** The plugin config's values, flat: its `team` section and `rooms.limits` over the rooms' defaults. */
+export function configLimits(config: { team: TeamLimits; rooms: { limits: Partial<RoomLimits> } }): Limits {
+  return { ...config.team, ...DEFAULT_LIMITS, ...config.rooms.limits }
+}
+
+/**
+ * The limits in force for the keys the caller enforces: the override where set, else `config`'s
+ * value. Keys of `overrides` the caller did not ask for are ignored; the result is a new object.
+ */
+export function effectiveLimits<K extends LimitKey>(config: Pick<Limits, K>, overrides: LimitOverrides | undefined): Pick<Limits, K> {
+  const out = { ...config }
+  if (!overrides) return out
+  for (const key of Object.keys(config) as K[]) {
+    const value = overrides[key]
+    if (value !== undefined) out[key] = value as Limits[K]
+  }
+  return out
+}
+
+/**
+ * The keys whose new value lets Bots do more than now: a bigger number, except `keepFinished`,
+ * which only keeps more history and grants nothing. `next` holds the would-be limits in force.
+ */
+export function raisedLimits(now: Limits, next: Limits): LimitKey[] {
+  return LIMIT_KEYS.filter((key) => key !== 'keepFinished' && next[key] > now[key])
+}
