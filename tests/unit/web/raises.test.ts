@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRaises, presetRank, raisesPreset, updateRaises } from '../../../src/web/raises.ts'
+import { adminRaises, createRaises, presetRank, raisesPreset, updateRaises } from '../../../src/web/raises.ts'
 
 describe('which changes raise a Bot\'s authority', () => {
   it('ranks read-only < workspace-write < danger-full-access, and anything unknown lowest', () => {
@@ -33,5 +33,19 @@ describe('which changes raise a Bot\'s authority', () => {
     expect(createRaises({ name: 'Ada', permissionPreset: 'workspace-write' })).toBe(false)
     expect(createRaises({ name: 'Ada', permissionPreset: 'read-only' })).toBe(false)
     expect(createRaises({ name: 'Ada' })).toBe(false)
+  })
+
+  it('counts making a live Bot a group admin that is not its admin now as raising, and nothing else', () => {
+    const live: Record<string, string> = { ada: 'bot-2', 'bot-2': 'bot-2', bob: 'bot-3', 'bot-3': 'bot-3' }
+    const botId = (ref: string) => (Object.hasOwn(live, ref.toLowerCase()) ? live[ref.toLowerCase()] : undefined)
+    expect(adminRaises(undefined, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' }, botId)).toBe(true) // create with an admin
+    expect(adminRaises('bot-2', { admin: 'bot-3' }, botId)).toBe(true) // handing the role to another Bot
+    expect(adminRaises('bot-2', { admin: 'ADA' }, botId)).toBe(false) // the same admin again
+    expect(adminRaises('bot-2', { admin: 'none' }, botId)).toBe(false)
+    expect(adminRaises('bot-2', { admin: null }, botId)).toBe(false)
+    expect(adminRaises(undefined, { admin: 'Nobody' }, botId)).toBe(false) // unknown: the service refuses it
+    expect(adminRaises(undefined, { admin: 7 }, botId)).toBe(false)
+    expect(adminRaises('bot-2', { members: ['Ada', 'Bob'], notice: 'x', mode: 'everyone' }, botId)).toBe(false)
+    expect(adminRaises(undefined, Object.create({ admin: 'Ada' }), botId)).toBe(false) // own properties only
   })
 })
