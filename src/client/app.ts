@@ -31,7 +31,7 @@ import { makeSecretCards } from './secret-cards.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { makeSettingsDialog } from './settings-dialog.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
-import { h, isOurs, useValue, Value } from './shared.ts'
+import { h, isOurs, useEscape, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
 import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from './team-client.ts'
 
@@ -192,13 +192,7 @@ export function makeApp(services: AppServices): App {
       setErrors({ fields: {} })
       setForm(bot ? { name: bot.name, role: bot.role, model: bot.model ?? '', permissionPreset: bot.preset, colour: bot.colour, shape: bot.shape, pinned: bot.pinned, hidden: bot.hidden, reason: '' } : { name: '', role: '', instructions: '', model: '', colour: '#1971c2', shape: 'circle', pinned: false, hidden: false })
     }, [open?.kind, open?.botId])
-    useEffect(() => {
-      if (!open) return
-      const doc = (globalThis as { document?: any }).document
-      const onKey = (e: { key: string }) => { if (e.key === 'Escape') dialog.set(undefined) }
-      doc?.addEventListener('keydown', onKey)
-      return () => doc?.removeEventListener('keydown', onKey)
-    }, [open])
+    useEscape(!!open, () => dialog.set(undefined))
     if (!open) return null
     const set = (k: string) => (e: { target: { value: string; checked: boolean; type: string } }) => setForm({ ...form, [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value })
     const body = (): Record<string, unknown> => {

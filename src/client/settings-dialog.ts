@@ -15,7 +15,7 @@
 import { useEffect, useState, type ReactNode } from 'react'
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import type { StringKey, Translate } from './i18n.ts'
-import { h } from './shared.ts'
+import { h, useEscape } from './shared.ts'
 import { ApiError, callApi, type TeamState } from './team-client.ts'
 import { limitsPatch, readLimits, type LimitsAnswer, type PauseRecordView } from './settings-view.ts'
 
@@ -65,13 +65,7 @@ export function makeSettingsDialog(deps: SettingsDeps) {
       // Another change (elsewhere) while open: refresh what is shown; keep what the person typed.
       if (open && data) load(false).catch(() => {})
     }, [team.view?.revision])
-    useEffect(() => {
-      if (!open) return
-      const doc = (globalThis as { document?: any }).document
-      const onKey = (e: { key: string }) => { if (e.key === 'Escape') deps.close() }
-      doc?.addEventListener('keydown', onKey)
-      return () => doc?.removeEventListener('keydown', onKey)
-    }, [open])
+    useEscape(open, deps.close)
     if (!open) return null
 
     const keys = data ? Object.keys(data.config) : []

@@ -1,11 +1,12 @@
 /**
  * Small shared pieces of the client half: a value store React components subscribe to, the error
- * boundary every mounted component sits behind, and `h`, React's createElement.
+ * boundary every mounted component sits behind, `useEscape` (Escape closes an open dialog), and
+ * `h`, React's createElement.
  *
  * The boundary draws nothing (or a one-line note) when its child throws, so a rendering bug loses
  * only the plugin's own entry, never DSH Web's page.
  */
-import { Component, createElement, useSyncExternalStore, type ComponentType, type ReactNode } from 'react'
+import { Component, createElement, useEffect, useSyncExternalStore, type ComponentType, type ReactNode } from 'react'
 
 export const h = createElement
 
@@ -31,6 +32,17 @@ export class Value<T> {
 
 export function useValue<T>(value: Value<T>): T {
   return useSyncExternalStore(value.subscribe, value.get)
+}
+
+/** While `open`, the Escape key calls `close` (every dialog of the plugin closes this way). */
+export function useEscape(open: boolean, close: () => void): void {
+  useEffect(() => {
+    if (!open) return
+    const doc = (globalThis as { document?: any }).document
+    const onKey = (e: { key: string }) => { if (e.key === 'Escape') close() }
+    doc?.addEventListener('keydown', onKey)
+    return () => doc?.removeEventListener('keydown', onKey)
+  }, [open])
 }
 
 interface GuardProps { children?: ReactNode; quiet?: boolean; what: string }

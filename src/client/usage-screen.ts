@@ -13,7 +13,7 @@
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { Translate } from './i18n.ts'
-import { h } from './shared.ts'
+import { h, useEscape } from './shared.ts'
 import { callApi, type TeamState } from './team-client.ts'
 import { barSegments, readUsage, usageLabel, USAGE_BYS, type UsageBy, type UsageRowView } from './usage-view.ts'
 
@@ -57,13 +57,7 @@ export function makeUsageScreen(deps: UsageDeps) {
       callApi('GET', '/usage/today').then((r) => { if (live) setToday(r) }, () => {})
       return () => { live = false }
     }, [open, by, team.view])
-    useEffect(() => {
-      if (!open) return
-      const doc = (globalThis as { document?: any }).document
-      const onKey = (e: { key: string }) => { if (e.key === 'Escape') deps.close() }
-      doc?.addEventListener('keydown', onKey)
-      return () => doc?.removeEventListener('keydown', onKey)
-    }, [open])
+    useEscape(open, deps.close)
     if (!open) return null
     const botName = (id: string) => team.view?.bots.find((b) => b.id === id)?.name
     const rows = data?.rows ?? []
