@@ -3,7 +3,8 @@
 //               MutationObserver installed before any page script runs; `performance.now()` is
 //               measured from the navigation's start, so the figure is the browser's own)
 //   pushMs      a Bot's prompt sent (DSH's `session.prompt`) → its sidebar pill says "working"
-//               (the same observer stamps the attribute change with the wall clock)
+//               (the same observer stamps the attribute change with the wall clock), and the part
+//               of it from the team event reaching the page to the pill (the page's drawing)
 // Deliberately narrow: no DSH Web or team set-up (bench/ui.ts does that), no statistics.
 import type { BrowserContext, Page } from 'playwright-core'
 import { api } from '../../tests/support/e2e.ts'
@@ -13,6 +14,8 @@ import { api } from '../../tests/support/e2e.ts'
 type PageGlobals = {
   __benchList?: { selector: string; target: number; at?: number }
   __benchWorking?: Record<string, number>
+  __benchTeamEvents?: number[]
+  EventSource?: new (url: string, init?: unknown) => { addEventListener(type: string, fn: () => void): void }
   document: { querySelectorAll(selector: string): Iterable<{ closest(s: string): { getAttribute(n: string): string | null } | null }> & { length: number } }
   MutationObserver: new (fn: () => void) => { observe(target: unknown, options: Record<string, unknown>): void }
 }
@@ -26,6 +29,19 @@ export async function watchList(context: BrowserContext, selector: string, targe
     const working: Record<string, number> = {}
     page.__benchList = state
     page.__benchWorking = working
+    // When each `team` event of the plugin's stream reached the page (a listener added before the
+    // page's own), so a push splits into "reached the page" and "drawn".
+    const arrivals: number[] = []
+    page.__benchTeamEvents = arrivals
+    const Native = page.EventSource
+    if (Native) {
+      page.EventSource = class extends Native {
+        constructor(url: string, init?: unknown) {
+          super(url, init)
+          this.addEventListener('team', () => { arrivals.push(Date.now()); if (arrivals.length > 50) arrivals.shift() })
+        }
+      }
+    }
     const check = () => {
       if (state.at === undefined && document.querySelectorAll(state.selector).length >= state.target) state.at = performance.now()
       // The status pills: the first time each Bot's pill says "working", by the wall clock.
@@ -61,12 +77,18 @@ export async function listLoadMs(page: Page, url: string, timeoutMs = 60_000): P
  * says "working": the prompt call's start by this process's wall clock to the observer's stamp
  * by the page's (the same machine's clock).
  */
-export async function pushMs(page: Page, url: string, botName: string, sessionId: string, text: string, timeoutMs = 30_000): Promise<number> {
+export async function pushMs(page: Page, url: string, botName: string, sessionId: string, text: string, timeoutMs = 30_000): Promise<{ total: number; drawn: number }> {
   await page.evaluate((name) => { delete (globalThis as unknown as PageGlobals).__benchWorking![name] }, botName)
   const sent = Date.now()
   await api(url, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] })
-  const seen = await page.waitForFunction((name) => (globalThis as unknown as PageGlobals).__benchWorking?.[name], botName, { timeout: timeoutMs, polling: 20 })
-  return ((await seen.jsonValue()) as number) - sent
+  await page.waitForFunction((name) => (globalThis as unknown as PageGlobals).__benchWorking?.[name], botName, { timeout: timeoutMs, polling: 20 })
+  const [seen, arrived] = await page.evaluate((name) => {
+    const g = globalThis as unknown as PageGlobals
+    const at = g.__benchWorking![name]!
+    return [at, Math.max(...(g.__benchTeamEvents ?? []).filter((t) => t <= at))]
+  }, botName)
+  // `drawn`: the last team event that reached the page before the pill changed → the pill.
+  return { total: seen - sent, drawn: seen - arrived }
 }
 
 /** Wait until the pill for `botName` is back to idle. */
