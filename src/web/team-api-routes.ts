@@ -15,8 +15,8 @@
  *                 secret, so the client's secret card reads `/secrets` at once instead of polling;
  *                 a `room` event each time a round moves (`RoundProgress`: who speaks, passed, missed)
  *
- * The feed pushes instead of being polled: changes arriving together are coalesced into one
- * event (`COALESCE_MS`), identical snapshots are not re-sent, and at most `MAX_STREAMS` streams
+ * The feed pushes instead of being polled: a change after a quiet spell goes out at once, changes
+ * arriving together are coalesced into one event (at most one per `COALESCE_MS`), identical snapshots are not re-sent, and at most `MAX_STREAMS` streams
  * are open at once (a further one is a 503). A comment line every `KEEPALIVE_MS` keeps proxies
  * from closing an idle stream.
  *
@@ -60,6 +60,8 @@ export interface RoomAnswers {
 export class TeamFeed {
   private readonly streams = new Set<ServerResponse>()
   private timer: ReturnType<typeof setTimeout> | undefined
+  /** When the last coalesced push went out (`Date.now()`). */
+  private pushedAt = 0
   private last = ''
   private readonly read: () => TeamView | undefined
   /** A room's posts from the rooms service (undefined: no rooms service). */
@@ -87,13 +89,19 @@ export class TeamFeed {
     return this.streams.size
   }
 
-  /** Something changed: push the new view to every stream (coalesced). */
+  /**
+   * Something changed: push the new view to every stream — at once (next turn of the event loop,
+   * so changes of the same moment go together) when nothing was pushed in the last `COALESCE_MS`,
+   * else once that much time has passed since the last push. A lone status change is not held
+   * back; a burst is still at most one event per `COALESCE_MS`.
+   */
   changed(): void {
     if (this.timer || this.streams.size === 0) return
     this.timer = setTimeout(() => {
       this.timer = undefined
+      this.pushedAt = Date.now()
       this.push()
-    }, COALESCE_MS)
+    }, Math.max(0, this.pushedAt + COALESCE_MS - Date.now()))
   }
 
   private push(): void {
