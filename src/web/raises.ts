@@ -1,6 +1,7 @@
 /**
  * Which HTTP changes raise a Bot's authority (pure policy). Such a change must come from a paired
- * browser (`pairing.ts`); everything else needs the trust fence only.
+ * browser (`pairing.ts`); everything else needs the trust fence only. Setting (or clearing) a Bot's
+ * working folder counts: it moves where the Bot's Sessions may write.
  *
  * Ranks: read-only < workspace-write < danger-full-access. A preset this module does not know (a
  * custom preset adopted from DSH Web's selector, a typo the roster will refuse) ranks lowest, so
@@ -38,4 +39,9 @@ export function updateRaises(currentPreset: unknown, body: unknown): boolean {
 export function createRaises(body: unknown): boolean {
   const requested = requestedPreset(body)
   return requested !== undefined && raisesPreset(DEFAULT_PERMISSION_PRESET, requested)
+}
+
+/** A create or change body that sets (or clears, `null`) a Bot's working folder. */
+export function setsWorkFolder(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && Object.hasOwn(body, 'workFolder')
 }
