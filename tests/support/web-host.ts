@@ -6,6 +6,7 @@ import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { afterEach, beforeEach, vi } from 'vitest'
 import * as plugin from '../../src/index.ts'
 import { startDshHost, type DshHost } from './dsh-host.ts'
+import type { Script, ScriptMap } from '../../scripts/scripted-model/format.ts'
 
 export interface WebTeamHost {
   host: DshHost
@@ -15,8 +16,9 @@ export interface WebTeamHost {
   send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>
 }
 
-export async function startWebTeamHost(): Promise<WebTeamHost> {
-  const host = await startDshHost({ fallback: { text: 'ok' } })
+/** `script`: the scripted model's replies (default: "ok" to everything). */
+export async function startWebTeamHost(script: Script | ScriptMap = { fallback: { text: 'ok' } }): Promise<WebTeamHost> {
+  const host = await startDshHost(script)
   await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
   await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
   const origin = `http://127.0.0.1:${host.ctx.webServer.port}`
