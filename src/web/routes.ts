@@ -34,7 +34,7 @@ import type { BotSecrets } from '../secrets/service.ts'
 import { isStoreError } from '../store/index.ts'
 import { backupApi, type BackupRouteOptions } from './backup-routes.ts'
 import type { BotUsage } from '../usage/service.ts'
-import { botsApi } from './bots-routes.ts'
+import { botsApi, type PartStarter } from './bots-routes.ts'
 import { operationsApi, type OperationsServices } from './operations-routes.ts'
 import { checkRequestTrust } from './fence.ts'
 import { decodeSegment, HttpError, send, sendJson } from './http.ts'
@@ -62,6 +62,8 @@ export interface WebRoutesOptions {
   trustedHosts: readonly string[]
   status: () => TeamStatus
   roster: () => BotRoster | undefined
+  /** Starts a Bot's next own-chat part on the person's request (`POST /bots/<id>/new-part`). */
+  parts?: () => PartStarter | undefined
   memory?: () => BotMemory | undefined
   /** Where the team lives, for the backup download; absent: no backup route. */
   backup?: BackupRouteOptions
@@ -127,7 +129,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
   if (head === 'bots' && rest.length <= 2) {
     const roster = options.roster()
     if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
-    const [status, body] = await botsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) }, roster, pairing)
+    const [status, body] = await botsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) }, roster, pairing, options.parts?.())
     return sendJson(res, status, body)
   }
   if (head === 'memory' && rest.length === 1) {
