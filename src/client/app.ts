@@ -26,6 +26,7 @@ import { useEffect, useState, useSyncExternalStore, type ComponentType, type Rea
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
+import { makeBotSettings } from './bot-settings.ts'
 import { makeSecretCards } from './secret-cards.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
@@ -174,6 +175,8 @@ export function makeApp(services: AppServices): App {
     return h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-show-team', title: t('showTeam'), style: { width: wide === false ? '36px' : '100%', marginBottom: '4px', height: '32px' }, onClick: () => setSidebar('team') }, wide === false ? '🤖' : t('showTeam'))
   }
 
+  const { BotSettings } = makeBotSettings({ refresh: () => store.refresh() })
+
   function BotDialog(): ReactNode {
     const t = useT()
     const shown = useValue(dialog)
@@ -249,6 +252,7 @@ export function makeApp(services: AppServices): App {
             bot ? h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-open-memory', onClick: () => dialog.set({ kind: 'memory', botId: bot.id }) }, t('memory')) : null,
             h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set(undefined) }, t('cancel')),
             h('button', { type: 'submit', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-save' }, t('save')))),
+        bot ? h(BotSettings, { bot, t }) : null,
         bot?.earlierParts?.length ? h('nav', { 'aria-label': t('earlierParts'), 'data-testid': 'bt-earlier-parts', style: { marginTop: '14px' } },
           h('h3', { style: { fontSize: '13px', margin: '0 0 6px' } }, t('earlierParts')),
           h('ul', { style: { listStyle: 'none', margin: 0, padding: 0 } }, ...bot.earlierParts.map((p) => h('li', { key: p.sessionId },

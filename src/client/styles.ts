@@ -43,6 +43,9 @@ export const CSS = `
 .bt-secret h3{margin:0 0 4px;font-size:14px}.bt-secret p{margin:4px 0}
 .bt-secret-value{-webkit-text-security:disc;text-security:disc;font-family:ui-monospace,monospace;width:100%;box-sizing:border-box;padding:5px 7px;border-radius:7px;border:1px solid var(--dsw-alias-border-l2,#bbb);background:transparent;color:inherit}
 .bt-secret-scope{border:0;padding:0;margin:6px 0;display:flex;gap:12px}.bt-secret-scope legend{padding:0;margin-bottom:2px;font-size:12px}
+.bt-settings{margin-top:14px;border-top:1px solid var(--dsw-alias-border-l2,#ccc);padding-top:10px}.bt-settings h3{font-size:13px;margin:0 0 8px}
+.bt-inline{display:flex;gap:6px;align-items:center}.bt-inline input{flex:1;min-width:0}.bt-left{text-align:left}
+.bt-st.approval{border-color:#e67700;color:#a35200}.bt-st.stopped{border-color:#c92a2a;color:#c92a2a}
 .bt-badge{display:inline-flex;align-items:center;gap:6px;font-size:12px;padding:2px 8px;border-radius:12px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-primary,#111)}
 `
 

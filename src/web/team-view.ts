@@ -30,6 +30,8 @@ export interface BotView {
   hidden: boolean
   status: BotStatus
   queued: number
+  /** The folder its next Sessions are created in; absent: the team workspace. */
+  workFolder?: string
   /** The Bot's current own-chat Session (its part), if it has one. */
   chatSessionId?: string
   /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
@@ -138,6 +140,7 @@ export function teamView(facts: TeamFacts): TeamView {
       hidden: bot.hidden,
       status: botStatus(facts.store.mode, chat !== undefined && facts.running(chat), queued),
       queued,
+      ...(bot.workFolder ? { workFolder: bot.workFolder } : {}),
       ...(chat ? { chatSessionId: chat } : {}),
       ...earlierPartsOf(bot),
     })
