@@ -8,6 +8,7 @@
  *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
  *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
  *   UsageDialog  `shell.overlay` — the usage screen (`usage-screen.ts`)
+ *   PartDialog   `shell.overlay` — an ended part of a Bot's chat, read-only (`part-view.ts`)
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
@@ -27,6 +28,7 @@ import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
 import { makeBotSettings } from './bot-settings.ts'
+import { makePartView, type PartToShow } from './part-view.ts'
 import { makeSecretCards } from './secret-cards.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
@@ -44,7 +46,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | ({ kind: 'part' } & PartToShow) | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -68,6 +70,7 @@ export interface App {
   MemoryDialog: ComponentType<any>
   SecretCards: ComponentType<any>
   UsageDialog: ComponentType<any>
+  PartDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -176,6 +179,7 @@ export function makeApp(services: AppServices): App {
   }
 
   const { BotSettings } = makeBotSettings({ refresh: () => store.refresh() })
+  const { PartDialog } = makePartView({ useT, useShown: () => { const d = useValue(dialog); return d?.kind === 'part' ? d : undefined }, close: () => dialog.set(undefined) })
 
   function BotDialog(): ReactNode {
     const t = useT()
@@ -256,7 +260,7 @@ export function makeApp(services: AppServices): App {
         bot?.earlierParts?.length ? h('nav', { 'aria-label': t('earlierParts'), 'data-testid': 'bt-earlier-parts', style: { marginTop: '14px' } },
           h('h3', { style: { fontSize: '13px', margin: '0 0 6px' } }, t('earlierParts')),
           h('ul', { style: { listStyle: 'none', margin: 0, padding: 0 } }, ...bot.earlierParts.map((p) => h('li', { key: p.sessionId },
-            h('button', { type: 'button', className: 'bt-btn', title: p.endReason ?? '', 'data-session-id': p.sessionId, onClick: () => { dialog.set(undefined); openSession(p.sessionId) } },
+            h('button', { type: 'button', className: 'bt-btn', title: p.endReason ?? '', 'data-session-id': p.sessionId, onClick: () => dialog.set({ kind: 'part', botName: bot.name, part: p.part, sessionId: p.sessionId }) },
               t('partLine', { part: p.part, from: p.startedAt.slice(0, 10), to: (p.endedAt ?? '').slice(0, 10) })))))) : null,
         bot && !bot.main ? h('div', { style: { marginTop: '14px', borderTop: '1px solid var(--dsw-alias-border-l2,#ccc)', paddingTop: '10px' } },
           field('reason', t('reason'), input('reason', { maxLength: 500 })),
@@ -457,5 +461,5 @@ export function makeApp(services: AppServices): App {
     return Dsh ? h(Dsh, props as Record<string, unknown>) : null
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, PartDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
 }

@@ -125,6 +125,10 @@ export const STRINGS = {
     'bots.mainOff': 'This Bot is no longer a Main Bot.',
     'status.approval': 'waiting for approval',
     'status.stopped': 'stopped',
+    'bots.you': 'You',
+    'bots.partTitle': '{name}, part {part}',
+    'bots.partReadOnly': 'An ended part, read-only. The Bot goes on in its current chat.',
+    'bots.partEmpty': 'No messages in this part.',
   },
   zh: {
     team: 'Bot 团队',
@@ -245,6 +249,10 @@ export const STRINGS = {
     'bots.mainOff': '此 Bot 不再是主 Bot。',
     'status.approval': '等待批准',
     'status.stopped': '已停止',
+    'bots.you': '你',
+    'bots.partTitle': '{name} 第 {part} 段',
+    'bots.partReadOnly': '已结束的一段，只读。Bot 在当前对话中继续。',
+    'bots.partEmpty': '这一段没有消息。',
   },
 } as const
 
