@@ -110,7 +110,7 @@ export const STRINGS = {
     secretUnpaired: 'Pair this browser on the team page first to answer.',
     secretInsecure: 'This page is neither on loopback nor HTTPS: a value you enter crosses the network in clear.',
     // Bot settings: working folder, new part, Main Bot, statuses (issue 15 remainder)
-    'bots.settings': 'Folder, parts and role',
+    'bots.settings': 'More settings',
     'bots.workFolder': 'Working folder',
     'bots.workFolderPlaceholder': 'empty: the team workspace',
     'bots.workFolderNote': 'An absolute path to an existing folder. Applies from the next part: the current chat keeps its folder.',
@@ -234,7 +234,7 @@ export const STRINGS = {
     secretUnpaired: '需要先在团队页配对此浏览器才能回答。',
     secretInsecure: '此页面既不在本机地址也不是 HTTPS：输入的值会以明文经过网络。',
     // Bot settings: working folder, new part, Main Bot, statuses (issue 15 remainder)
-    'bots.settings': '文件夹、分段与角色',
+    'bots.settings': '更多设置',
     'bots.workFolder': '工作文件夹',
     'bots.workFolderPlaceholder': '留空：团队工作区',
     'bots.workFolderNote': '已存在文件夹的绝对路径。从下一段开始生效：当前对话保留原文件夹。',
