@@ -40,20 +40,20 @@ export function unwrap<T>(response: ApiResponse<T>, what: string): T {
   throw new Error(`${what} failed: ${response.result.error.message}`)
 }
 
-/** The "Bot team" workspace at `folder` (created on first use), or undefined without DSH Web. */
-export async function teamWorkspace(registry: WorkspaceRegistryLike | undefined, folder: string): Promise<WorkspaceLike | undefined> {
+/** The DSH Web workspace at `folder` (created on first use, titled `title`), or undefined without DSH Web. */
+export async function teamWorkspace(registry: WorkspaceRegistryLike | undefined, folder: string, title = 'Bot team'): Promise<WorkspaceLike | undefined> {
   if (!registry) return undefined
   const path = realpathSync(folder)
-  return registry.list().find((w) => w.path === path) ?? await registry.create(path, 'Bot team')
+  return registry.list().find((w) => w.path === path) ?? await registry.create(path, title)
 }
 
 /** Create a titled Session as DSH Web does (api proxy), in the team workspace when there is one. */
 export async function createWebSession(
   api: ApiProxyLike,
   registry: WorkspaceRegistryLike | undefined,
-  opts: { sessionId: string; folder: string; title: string; agentPreset?: string | undefined },
+  opts: { sessionId: string; folder: string; title: string; agentPreset?: string | undefined; workspaceTitle?: string },
 ): Promise<void> {
-  const workspace = await teamWorkspace(registry, opts.folder)
+  const workspace = await teamWorkspace(registry, opts.folder, opts.workspaceTitle)
   unwrap(await api.sessions.create({
     rpcId: rpcId(),
     payload: {

@@ -99,6 +99,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     pairingFile: `${paths.dir}/${PAIRING_FILE}`,
     roster: () => ctx.get('botRoster') ?? undefined,
     rooms: () => ctx.get('botRooms') ?? undefined,
+    parts: () => ctx.get('botContext') ?? undefined,
     memory: () => ctx.get('botMemory') ?? undefined,
     // The team folder's parent is DSH_HOME (the default `dir`); the backup reads sessions through DSH.
     backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') as never },

@@ -19,6 +19,7 @@
  * `{kind:'enter', messages: []}` without calling `next()` — later listeners (DSH Web's, which would
  * add a runtime-context message and make a model call) are not asked; any other step calls `next()`.
  */
+import { basename } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
@@ -28,7 +29,7 @@ import { parseModel } from './models.ts'
 import { bootstrapSource, readSourceOf } from './sources.ts'
 
 export interface SessionOpenerConfig {
-  /** Every team Session's cwd (the Bots' working folder). */
+  /** A team Session's cwd unless `create` is given another (a Bot's own working folder). */
   workspace: string
   /** `provider/model` where DSH has no default and the Bot has no model (in-process hosts). */
   defaultModel?: string | undefined
@@ -77,14 +78,17 @@ export class SessionOpener {
    * own would add a runtime-context message, and that one would be sent to the model). The
    * listener is removed when the turn ends.
    */
-  async create(sessionId: string, opts: { title: string; model?: string | undefined; bootstrap?: string }): Promise<Agent> {
+  async create(sessionId: string, opts: { title: string; model?: string | undefined; bootstrap?: string; cwd?: string }): Promise<Agent> {
     const api = this.api
+    const cwd = opts.cwd ?? this.config.workspace
     if (api) {
       // The Bot team agent preset when `botCompaction` installed it (DSH's default otherwise).
       const agentPreset = await (this.ctx.get('botCompaction') as { sessionPreset?(): Promise<string | undefined> } | undefined)?.sessionPreset?.()
-      await createWebSession(api, this.registry, { sessionId, folder: this.config.workspace, title: opts.title, agentPreset })
+      // A Bot's own folder gets a workspace of its own in DSH Web's list (named by the folder), unless one is there.
+      const workspaceTitle = cwd === this.config.workspace ? undefined : `Bot team: ${basename(cwd) || cwd}`
+      await createWebSession(api, this.registry, { sessionId, folder: cwd, title: opts.title, agentPreset, ...(workspaceTitle ? { workspaceTitle } : {}) })
     } else {
-      const handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd: this.config.workspace }, ...this.agentOptions(opts.model) })
+      const handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd }, ...this.agentOptions(opts.model) })
       this.handles.set(sessionId, handle)
     }
     const agent = this.ctx.agents.get(SessionId(sessionId))

@@ -10,6 +10,7 @@
  *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
  *   UsageDialog  `shell.overlay` — the usage screen (`usage-screen.ts`)
  *   SettingsDialog `shell.overlay` — Team settings: limits and the pause switch (`settings-dialog.ts`)
+ *   PartDialog   `shell.overlay` — an ended part of a Bot's chat, read-only (`part-view.ts`)
  *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
  *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
  *                plugin-sourced message as context) — our messages as "Message from X" lines,
@@ -29,6 +30,8 @@ import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
 import { makeGroupDialog } from './group-dialog.ts'
+import { makeBotSettings } from './bot-settings.ts'
+import { makePartView, type PartToShow } from './part-view.ts'
 import { makeSecretCards } from './secret-cards.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { makeSettingsDialog } from './settings-dialog.ts'
@@ -47,7 +50,7 @@ export interface AppServices {
   get(name: string): unknown
 }
 
-type Dialog = { kind: 'bot'; botId?: string } | { kind: 'group'; groupId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | { kind: 'settings' } | undefined
+type Dialog = { kind: 'bot'; botId?: string } | { kind: 'group'; groupId?: string } | { kind: 'log' } | { kind: 'memory'; botId: string } | { kind: 'usage' } | { kind: 'settings' } | ({ kind: 'part' } & PartToShow) | undefined
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -73,6 +76,7 @@ export interface App {
   SecretCards: ComponentType<any>
   UsageDialog: ComponentType<any>
   SettingsDialog: ComponentType<any>
+  PartDialog: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -184,6 +188,9 @@ export function makeApp(services: AppServices): App {
     return h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-show-team', title: t('showTeam'), style: { width: wide === false ? '36px' : '100%', marginBottom: '4px', height: '32px' }, onClick: () => setSidebar('team') }, wide === false ? '🤖' : t('showTeam'))
   }
 
+  const { BotSettings } = makeBotSettings({ refresh: () => store.refresh() })
+  const { PartDialog } = makePartView({ useT, useShown: () => { const d = useValue(dialog); return d?.kind === 'part' ? d : undefined }, close: () => dialog.set(undefined) })
+
   function BotDialog(): ReactNode {
     const t = useT()
     const shown = useValue(dialog)
@@ -253,10 +260,11 @@ export function makeApp(services: AppServices): App {
             bot ? h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-open-memory', onClick: () => dialog.set({ kind: 'memory', botId: bot.id }) }, t('memory')) : null,
             h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set(undefined) }, t('cancel')),
             h('button', { type: 'submit', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-save' }, t('save')))),
+        bot ? h(BotSettings, { bot, t }) : null,
         bot?.earlierParts?.length ? h('nav', { 'aria-label': t('earlierParts'), 'data-testid': 'bt-earlier-parts', style: { marginTop: '14px' } },
           h('h3', { style: { fontSize: '13px', margin: '0 0 6px' } }, t('earlierParts')),
           h('ul', { style: { listStyle: 'none', margin: 0, padding: 0 } }, ...bot.earlierParts.map((p) => h('li', { key: p.sessionId },
-            h('button', { type: 'button', className: 'bt-btn', title: p.endReason ?? '', 'data-session-id': p.sessionId, onClick: () => { dialog.set(undefined); openSession(p.sessionId) } },
+            h('button', { type: 'button', className: 'bt-btn', title: p.endReason ?? '', 'data-session-id': p.sessionId, onClick: () => dialog.set({ kind: 'part', botName: bot.name, part: p.part, sessionId: p.sessionId }) },
               t('partLine', { part: p.part, from: p.startedAt.slice(0, 10), to: (p.endedAt ?? '').slice(0, 10) })))))) : null,
         bot && !bot.main ? h('div', { style: { marginTop: '14px', borderTop: '1px solid var(--dsw-alias-border-l2,#ccc)', paddingTop: '10px' } },
           field('reason', t('reason'), input('reason', { maxLength: 500 })),
@@ -461,5 +469,5 @@ export function makeApp(services: AppServices): App {
     return Dsh ? h(Dsh, props as Record<string, unknown>) : null
   }
 
-  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, GroupDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SettingsDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
+  return { store, sidebar, TeamSidebar, SidebarSwitch, BotDialog, GroupDialog, LogDialog, MemoryDialog, SecretCards, UsageDialog, SettingsDialog, PartDialog, SessionBadge, UserNode: chatNode('user'), ContextNode: chatNode('context'), AssistantNode }
 }

@@ -51,6 +51,10 @@ export const CSS = `
 .bt-members ol{margin:4px 0;padding:0;list-style:none}.bt-members li{display:flex;align-items:center;gap:4px;margin:2px 0}
 .bt-add{display:flex;gap:6px;align-items:center}.bt-add select{flex:1}
 .bt-sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.bt-settings{margin-top:14px;border-top:1px solid var(--dsw-alias-border-l2,#ccc);padding-top:10px}.bt-settings h3{font-size:13px;margin:0 0 8px}
+.bt-inline{display:flex;gap:6px;align-items:center}.bt-inline input{flex:1;min-width:0}.bt-left{text-align:left}
+.bt-st.approval{border-color:#e67700;color:#a35200}.bt-st.stopped{border-color:#c92a2a;color:#c92a2a}
+.bt-part{list-style:none;margin:8px 0 0;padding:0;display:flex;flex-direction:column;gap:6px}.bt-part li{display:flex;flex-direction:column;gap:2px;padding:6px 8px;border-radius:8px;background:rgba(127,127,127,.07)}.bt-part li b{font-size:12px}.bt-part .bt-body{white-space:pre-wrap}
 .bt-badge{display:inline-flex;align-items:center;gap:6px;font-size:12px;padding:2px 8px;border-radius:12px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-primary,#111)}
 `
 

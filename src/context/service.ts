@@ -20,6 +20,9 @@
  * (`context/<botId>/group-<groupId>-part-N.md`) is answered without a model call before the next
  * turn enters. No mid-turn move there: a member turn is bounded by the room's turn timeout.
  *
+ * The person may also ask for a move (`newPart`, the HTTP route `POST /bots/<id>/new-part`): the
+ * same handoff, between turns only, with the fallback note where the model's note fails.
+ *
  * Deliberately does not: condense a Session itself (it calls `botCompaction.checkpoint`, engineer
  * B's service; absent or `ok: false` → hand off instead), decide who a Session belongs to (the
  * roster), or open member Sessions (the rooms do).
@@ -50,6 +53,7 @@ import { AgentRegistrations } from '../agent-registrations.ts'
 import { ContextConfig } from './config.ts'
 import { TextBlock } from '../rooms/stream.ts'
 import type { BotRoster } from '../roster/service.ts'
+import { TeamRefusal } from '../refusal.ts'
 import { handoffSource, readSourceOf } from '../sources.ts'
 import { makePrivateDir, writePrivateFile, type BotStore } from '../store/index.ts'
 import { estimateSize, lastUserText, linesOf, messagesToBot, type LogEvent } from './conversation.ts'
@@ -114,6 +118,8 @@ interface MoveOptions {
   resume: boolean
   /** Messages of a rejected step, followed up in the new part. */
   carried?: readonly UserMessage[]
+  /** The person asked for the move: a note that cannot be written gets the fallback note, never a cool-down. */
+  requested?: boolean
 }
 
 export class BotContext extends Service {
@@ -390,6 +396,26 @@ export class BotContext extends Service {
     void this.move(botId, sessionId, options).catch((error: unknown) => this.problem("a Bot's handoff failed", error))
   }
 
+  /**
+   * The person's "start a new part now": the Bot's current own-chat part ends with the handoff the
+   * steward makes (the model's note, or the fallback note when it cannot be written) and the next
+   * part opens — in the Bot's working folder as it is now. Refused (`unavailable`) while the Bot is
+   * working: a turn runs or waits, or a move is under way. Resolves to the new part's Session id.
+   */
+  async newPart(botId: string): Promise<string> {
+    const bot = this.roster.bot(botId)
+    if (!bot) throw new TeamRefusal('not-found', `No live Bot ${botId}.`)
+    const busy = `${bot.name} is working now; a new part starts between turns. Wait until it is idle (or stop it), then try again.`
+    if (this.moving.has(botId)) throw new TeamRefusal('unavailable', busy)
+    const agent = await this.roster.agentOf(botId)
+    const sessionId = String(agent.id)
+    if (agent.status !== 'idle' || agent.inbox.hasPending || this.moving.has(botId)) throw new TeamRefusal('unavailable', busy)
+    await this.move(botId, sessionId, { reason: 'the person started a new part', noRoom: false, resume: false, requested: true })
+    const next = this.roster.bot(botId)?.sessionParts.at(-1)?.sessionId
+    if (!next || next === sessionId) throw new TeamRefusal('unavailable', `${bot.name}'s new part could not be opened now (the team may be read-only in this process, or the Bot busy); nothing was changed. Try again.`)
+    return next
+  }
+
   /** Move a Bot's own chat to a new part (one move at a time per Bot). */
   move(botId: string, sessionId: string, options: MoveOptions): Promise<void> {
     const running = this.moving.get(botId)
@@ -433,7 +459,7 @@ export class BotContext extends Service {
     if (!this.active) return undefined
     if (!note) {
       const size = this.measure(agent)
-      if (!options.noRoom && limits && size < limits.hard) {
+      if (!options.noRoom && !options.requested && limits && size < limits.hard) {
         // Below the hard line a failed note leaves the part as it is, for a while.
         const failures = (this.coolDown.get(sessionId)?.failures ?? 0) + 1
         this.coolDown.set(sessionId, { failures, until: Date.now() + COOL_DOWN_MS[Math.min(failures, COOL_DOWN_MS.length) - 1]! })

@@ -600,12 +600,12 @@ export class BotRooms extends Service {
   }
 
   /** Create a member Session and record it with `record` (inside one save), then archive it. */
-  private async createMember(groupId: string, bot: { id: string; name: string; model?: string | undefined }, record: (g: Group, sessionId: string) => void): Promise<Agent> {
+  private async createMember(groupId: string, bot: { id: string; name: string; model?: string | undefined; workFolder?: string | undefined }, record: (g: Group, sessionId: string) => void): Promise<Agent> {
     const sessionId = `session-${randomUUID()}`
     const done = this.roster.opens(sessionId, { kind: 'member', botId: bot.id, groupId })
     let agent: Agent
     try {
-      agent = await this.roster.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model })
+      agent = await this.roster.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model, cwd: this.roster.folderOf(bot) })
       await this.store.update((s) => {
         record(s.groups[groupId]!, sessionId)
       })

@@ -42,6 +42,9 @@
  *   the caller's) only with the person's confirmation of that action (`personConfirmed`: DSH's
  *   approval prompt in a turn the user opened); the user (the paired team page) needs none.
  *   Also for create_bot by a Main Bot.
+ * ⁶ setting a Bot's working folder (`setsWorkFolder`, on create or update, also clearing it) is the
+ *   person's alone: it moves where the Bot's Sessions may write, which no Bot may decide, not even
+ *   with an approval prompt; a Main Bot is refused with a message naming the team page.
  * - A plain DSH Session (`non-bot-session`) is refused everything; team tools are not even
  *   offered to it, this is defence in depth. A Bot caller without a `botId` is refused too.
  * - Actions aimed at one Bot (update/delete/message/interrupt/stop) need `target.botId`, actions
@@ -51,7 +54,7 @@
  * - `botIsMain` does not change any outcome*: several Main Bots are allowed and a Main Bot may
  *   act on another Main Bot like on any Bot; only the last-Main-Bot invariant protects them.
  * - Order of checks (decides which reason a refusal gives): caller kind → caller identity →
- *   target named → role and scope → self → user asked → preset raise confirmed → last Main Bot /
+ *   target named → role and scope → self → working folder → user asked → preset raise confirmed → last Main Bot /
  *   running round.
  */
 
@@ -104,6 +107,8 @@ export interface Target {
   raisesPreset?: boolean
   /** The person confirmed this very action (DSH's approval prompt answered "allow"). */
   personConfirmed?: boolean
+  /** The change sets (or clears) a Bot's working folder: the person's act only. */
+  setsWorkFolder?: boolean
 }
 
 /** `reason` is a plain sentence the model can read and act on. */
@@ -149,6 +154,7 @@ const REASONS = {
   unmainLastMain: 'This change would leave the team without a Main Bot. The user or a Main Bot must make another Bot a Main Bot first, then remove the Main Bot role from this one.',
   roundRunning: 'A round is running in this group, so it cannot be deleted now. Wait until the round ends (or stop its speakers); then a Main Bot or the user may delete it.',
   notAsked: 'Changing, deleting or writing the memory of another Bot is done only when the user asks for it, and this turn was not opened by the user (another Bot, a room or a timer started it). Tell the user what you would change; they can ask you in your own chat or do it on the team page.',
+  workFolder: "Only the person sets a Bot's working folder (it changes where the Bot may write), on the team page in DSH Web; a Bot cannot, not even a Main Bot. Nothing was changed. Tell the user which folder you suggest and why.",
   raise: "Raising a Bot's permission preset needs the person's confirmation, and it was not given. The user can raise it on the team page, or ask you in your own chat and approve the prompt DSH shows.",
 } as const
 
@@ -177,6 +183,7 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
 
     case 'create_bot':
       if (!isUser && !isMain) return mainOnly(action)
+      if (!isUser && target.setsWorkFolder) return refuse(REASONS.workFolder)
       if (!isUser && target.raisesPreset && !target.personConfirmed) return refuse(REASONS.raise)
       return ALLOW
 
@@ -185,6 +192,7 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
 
     case 'update_bot':
       if (!isUser && !isMain) return mainOnly('update_bot')
+      if (!isUser && target.setsWorkFolder) return refuse(REASONS.workFolder)
       if (other && !target.userAsked) return refuse(REASONS.notAsked)
       if (!isUser && target.raisesPreset && !target.personConfirmed) return refuse(REASONS.raise)
       if (target.wouldRemoveLastMain) return refuse(REASONS.unmainLastMain)

@@ -25,7 +25,12 @@
  * - `main` is accepted in both inputs (default false on create): Main Bots may be created and the
  *   flag toggled; `authority.ts` guards the last Main Bot.
  * - Default avatar is a circle; default colour comes from the name (`defaultColour`).
+ * - `workFolder`: an absolute path (POSIX, or a Windows drive path), at most 1000 characters, no
+ *   control characters, normalised (`.`/`..` resolved, duplicate and trailing separators
+ *   dropped). Whether it exists and is a directory is I/O, checked by the roster. `null` in an
+ *   update means "back to the team's workspace".
  */
+import { isAbsolute, normalize, posix, win32 } from 'node:path'
 import { z } from 'zod'
 import { nameKey, normaliseName } from '../names.ts'
 import { charCount } from '../limits.ts'
@@ -37,6 +42,7 @@ export const ROLE_MAX = 24
 export const INSTRUCTIONS_MAX = 8000
 export const MODEL_MAX = 200
 export const IMAGE_PATH_MAX = 200
+export const WORK_FOLDER_MAX = 1000
 
 export const AVATAR_SHAPES = ['circle', 'square', 'hexagon', 'diamond', 'triangle', 'star'] as const
 export type AvatarShape = (typeof AVATAR_SHAPES)[number]
@@ -148,6 +154,19 @@ export const botColourSchema = z.string({ error: 'must be text' })
 
 export const permissionPresetSchema = z.enum(PERMISSION_PRESETS, { error: `must be one of ${PERMISSION_PRESETS.join(', ')}` })
 
+/** A Bot's working folder: an absolute path, normalised (the roster checks that it is a directory). */
+export const workFolderSchema = z.string({ error: 'must be text: an absolute folder path' }).transform((raw, ctx) => {
+  const trimmed = raw.trim()
+  if (CONTROL.test(raw)) return (issue(ctx, raw, 'must not contain control characters or line breaks'), z.NEVER)
+  if (trimmed === '') return (issue(ctx, raw, 'must not be empty; leave it out (or null) for the team workspace'), z.NEVER)
+  if (charCount(trimmed) > WORK_FOLDER_MAX) return (issue(ctx, raw, `must be at most ${WORK_FOLDER_MAX} characters`), z.NEVER)
+  const windows = /^[A-Za-z]:[\\/]/.test(trimmed)
+  if (!windows && !isAbsolute(trimmed)) return (issue(ctx, raw, 'must be an absolute path, e.g. /home/me/code/project'), z.NEVER)
+  const folder = windows ? win32.normalize(trimmed) : normalize(trimmed)
+  const root = windows ? win32.parse(folder).root : posix.parse(folder).root
+  return folder.length > root.length ? folder.replace(/[\\/]+$/, '') : folder
+})
+
 const flag = z.boolean({ error: 'must be true or false' })
 
 /** The fixed default colour of a name: the same name (any case) always gets the same colour. */
@@ -175,6 +194,7 @@ const optionalFields = {
   pinned: flag.optional(),
   hidden: flag.optional(),
   main: flag.optional(),
+  workFolder: workFolderSchema.optional(),
 }
 
 const FIELD_NAMES = Object.keys(optionalFields)
@@ -200,6 +220,7 @@ export const BotCreateInput = z.strictObject({ ...optionalFields, name: botNameS
     main: v.main ?? false,
   }
   if (v.model !== undefined) out.model = v.model
+  if (v.workFolder !== undefined) out.workFolder = v.workFolder
   return out
 })
 
@@ -215,10 +236,12 @@ export interface BotCreate {
   pinned: boolean
   hidden: boolean
   main: boolean
+  /** Absent = the team's workspace. */
+  workFolder?: string
 }
 
-/** What changing a Bot accepts: any of the fields, at least one. `model: null` = DSH default. */
-export const BotUpdateInput = z.strictObject({ ...optionalFields, model: botModelSchema.nullable().optional() }, { error: objectError }).refine(v => Object.values(v).some(x => x !== undefined), {
+/** What changing a Bot accepts: any of the fields, at least one. `model: null` = DSH default, `workFolder: null` = the team workspace. */
+export const BotUpdateInput = z.strictObject({ ...optionalFields, model: botModelSchema.nullable().optional(), workFolder: workFolderSchema.nullable().optional() }, { error: objectError }).refine(v => Object.values(v).some(x => x !== undefined), {
   error: `nothing to change: give at least one of ${FIELD_NAMES.join(', ')}`,
   // Only for an otherwise valid input: `{ foo: 1 }` is answered by "foo: is not a Bot field" alone.
   when: payload => payload.issues.length === 0,

@@ -36,7 +36,7 @@
  *   the team whole (a Main Bot, an own chat per Bot) whenever this process becomes the writer.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
@@ -408,10 +408,11 @@ export class BotRoster extends Service {
       const own = caller.botId ? this.bot(caller.botId) : undefined
       const preset = parsed.success ? parsed.data.permissionPreset : undefined
       const raisesPreset = own !== undefined && preset !== undefined && raises(this.pickers.presetMode(own.permissionPreset), this.pickers.presetMode(preset))
-      await this.authorize(caller, 'create_bot', { raisesPreset }, opts.via, `create Bot "${parsed.success ? parsed.data.name : '?'}" with permission preset ${preset} (above ${own?.name ?? 'the caller'}'s own, ${own?.permissionPreset})`)
+      await this.authorize(caller, 'create_bot', { raisesPreset, setsWorkFolder: parsed.success && parsed.data.workFolder !== undefined }, opts.via, `create Bot "${parsed.success ? parsed.data.name : '?'}" with permission preset ${preset} (above ${own?.name ?? 'the caller'}'s own, ${own?.permissionPreset})`)
     }
     if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
     const input = parsed.data
+    if (input.workFolder !== undefined) requireFolder(input.workFolder, 'The Bot was not created')
     await this.writable()
     if (opts.via) this.noteCreation(opts.via.sessionId, 'Bots')
     let created: Bot | undefined
@@ -428,6 +429,7 @@ export class BotRoster extends Service {
         role: input.role,
         instructions: input.instructions,
         ...(input.model ? { model: input.model } : {}),
+        ...(input.workFolder ? { workFolder: input.workFolder } : {}),
         avatar: input.avatar,
         colour: input.colour,
         permissionPreset: input.permissionPreset,
@@ -453,8 +455,9 @@ export class BotRoster extends Service {
     if (!parsed.success) throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: ${formatIssues(parsed.error)}`)
     const patch = parsed.data
     const raisesPreset = patch.permissionPreset !== undefined && raises(this.pickers.presetMode(bot.permissionPreset), this.pickers.presetMode(patch.permissionPreset))
-    await this.authorize(caller, 'update_bot', { botId: bot.id, wouldRemoveLastMain: patch.main === false && bot.main && this.mainCount(this.state) === 1, raisesPreset }, opts.via,
+    await this.authorize(caller, 'update_bot', { botId: bot.id, wouldRemoveLastMain: patch.main === false && bot.main && this.mainCount(this.state) === 1, raisesPreset, setsWorkFolder: patch.workFolder !== undefined }, opts.via,
       `raise Bot ${bot.name}'s permission preset from ${bot.permissionPreset} to ${patch.permissionPreset}`)
+    if (typeof patch.workFolder === 'string') requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`)
     await this.writable()
     await this.store.update((s) => {
       const b = own(s.bots, bot.id)
@@ -466,11 +469,12 @@ export class BotRoster extends Service {
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue
         if (key === 'model' && value === null) delete b.model
+        else if (key === 'workFolder' && value === null) delete b.workFolder
         else (b as Record<string, unknown>)[key] = value
       }
     })
     const updated = this.state.bots[bot.id]!
-    this.record(`changed Bot ${updated.name}: ${Object.keys(patch).join(', ')}`, bot.id)
+    this.record(`changed Bot ${updated.name}: ${Object.keys(patch).join(', ')}${patch.workFolder !== undefined ? ' (the working folder applies from its next part)' : ''}`, bot.id)
     if (patch.permissionPreset !== undefined) await this.pickers.applyEverywhere(updated)
     return updated
   }
@@ -553,7 +557,7 @@ export class BotRoster extends Service {
     const done = this.opens(sessionId, { kind: 'own', botId })
     try {
       // A handoff part's first turn is its package (src/context/), not the bootstrap.
-      await this.sessions.create(sessionId, { title: bot.name, model: bot.model, ...(handoff ? {} : { bootstrap: `${bot.name} joined the team.` }) })
+      await this.sessions.create(sessionId, { title: bot.name, model: bot.model, cwd: this.folderOf(bot), ...(handoff ? {} : { bootstrap: `${bot.name} joined the team.` }) })
       await this.store.update((s) => {
         const b = s.bots[botId]!
         const now = new Date().toISOString()
@@ -570,6 +574,17 @@ export class BotRoster extends Service {
     // The earlier part leaves DSH Web's list; it stays in the archive and `read_own_chat`.
     if (handoff && previous) await this.sessions.archive(previous)
     return sessionId
+  }
+
+  /**
+   * The folder a new Session of the Bot is created in: its working folder while that is a
+   * directory, else the team's workspace (a folder removed since it was set is recorded, not fatal).
+   */
+  folderOf(bot: { id: string; name: string; workFolder?: string | undefined }): string {
+    if (!bot.workFolder) return this.config.workspace
+    if (isDirectory(bot.workFolder)) return bot.workFolder
+    this.record(`${bot.name}'s working folder ${bot.workFolder} is not a folder any more; this Session uses the team workspace`, bot.id)
+    return this.config.workspace
   }
 
   /** The live agent of the Bot's own chat, resuming it if it is cold. */
@@ -664,4 +679,17 @@ export class BotRoster extends Service {
 function lastMainReason(caller: Caller, action: 'update_bot' | 'delete_bot', botId: string): string {
   const verdict = decide(caller, action, { botId, wouldRemoveLastMain: true, userAsked: true, personConfirmed: true })
   return verdict.allowed ? 'The team must keep a Main Bot.' : verdict.reason
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** A working folder must exist and be a directory when it is set (refused with the field's name otherwise). */
+function requireFolder(folder: string, what: string): void {
+  if (!isDirectory(folder)) throw new RosterRefusal('invalid', `${what}: workFolder: ${JSON.stringify(folder)} is not an existing folder. Create it first, or leave the field empty for the team workspace.`)
 }

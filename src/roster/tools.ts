@@ -18,10 +18,12 @@ export interface BotSummary {
   role: string
   main: boolean
   model?: string | undefined
+  /** Absent: the team workspace. */
+  workFolder?: string | undefined
 }
 
 export function summary(b: Bot): BotSummary {
-  return { id: b.id, name: b.name, role: b.role, main: b.main, model: b.model }
+  return { id: b.id, name: b.name, role: b.role, main: b.main, model: b.model, ...(b.workFolder ? { workFolder: b.workFolder } : {}) }
 }
 
 /** The model-facing answer of `list_bots` (pure). */
@@ -119,13 +121,15 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
         model: { type: 'string', description: 'provider/model, or "default" for the DSH default.' },
         permission_preset: { type: 'string', enum: ['read-only', 'workspace-write', 'danger-full-access'] },
         main: { type: 'boolean' },
+        work_folder: { type: 'string', description: "Only the person sets a Bot's working folder, on the team page; a Bot's request is refused." },
       },
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const { bot: ref, permission_preset, model, ...rest } = args
+          const { bot: ref, permission_preset, model, work_folder, ...rest } = args
           const patch = {
             ...rest,
+            ...(work_folder !== undefined ? { workFolder: work_folder } : {}),
             ...(permission_preset ? { permissionPreset: permission_preset } : {}),
             ...(model !== undefined ? { model: model === 'default' ? null : model } : {}),
           }

@@ -104,6 +104,11 @@ export const botSchema = keepUnknownJson(z.looseObject({
    * at its own preset instead of the lowest along the chain. Set only from the paired team page.
    */
   acceptsDelegatedWork: z.boolean(),
+  /**
+   * The folder the Bot's next Sessions (own-chat parts, group member Sessions) are created in
+   * (absolute, normalised); absent = the team's workspace. Set only by the person.
+   */
+  workFolder: z.string().min(1).max(4096).optional(),
 }))
 
 export const groupSchema = keepUnknownJson(z.looseObject({

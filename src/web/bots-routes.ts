@@ -5,9 +5,11 @@
  *   PATCH  /bots/<id|name>            change a Bot            body: the fields to change
  *   DELETE /bots/<id|name>            delete a Bot            body: { "reason": "…" }
  *   PUT    /bots/<id|name>/delegated-work                     body: { "accepts": true|false }
+ *   POST   /bots/<id|name>/new-part   end the current own-chat part with a handoff, open the next
+ *                                     (body: none or {}); 409 while the Bot works
  *
  * Changes that raise a Bot's authority (`raises.ts`: a preset above the Bot's current one, or above
- * the default on create; any change of the delegated-work flag) need a paired browser, asked of
+ * the default on create; any change of the delegated-work flag or of the working folder) need a paired browser, asked of
  * `pairing.requirePaired` before anything is validated or changed; everything else needs only the
  * fence, which the router applied already. Bots are looked up among the state's own properties or
  * by name, so `constructor` or `__proto__` are unknown ids (404), never prototype members.
@@ -22,7 +24,7 @@ import { summary } from '../roster/tools.ts'
 import type { Bot } from '../store/index.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { Pairing } from './pairing.ts'
-import { createRaises, updateRaises } from './raises.ts'
+import { createRaises, setsWorkFolder, updateRaises } from './raises.ts'
 
 /** Bodies that carry Bot fields (instructions up to 8000 characters) are refused above this (413). */
 export const MAX_BODY_BYTES = 64 * 1024
@@ -52,12 +54,19 @@ export interface BotsRequest {
   req: IncomingMessage
 }
 
-export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: BotRoster, pairing: Pairing): Promise<[number, unknown]> {
+/** Starts a Bot's next own-chat part on the person's request (`botContext.newPart`). */
+export interface PartStarter {
+  newPart(botId: string): Promise<string>
+}
+
+const NewPartBody = z.strictObject({}, { error: 'takes no fields (send {} or nothing)' })
+
+export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: BotRoster, pairing: Pairing, parts?: PartStarter): Promise<[number, unknown]> {
   if (ref === undefined) {
     if (method === 'GET') return [200, { bots: roster.bots().map(summary) }]
     if (method === 'POST') {
       const body = await readJsonBody(req, MAX_BODY_BYTES)
-      if (createRaises(body)) await pairing.requirePaired(req)
+      if (createRaises(body) || setsWorkFolder(body)) await pairing.requirePaired(req)
       return [201, { bot: summary(await roster.create(USER, body)) }]
     }
     throw new HttpError(405, `${method} not allowed on /bots`)
@@ -70,10 +79,17 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
     const updated = await roster.setAcceptsDelegatedWork(USER, bot.id, accepts)
     return [200, { bot: summary(updated), acceptsDelegatedWork: updated.acceptsDelegatedWork }]
   }
+  if (sub === 'new-part') {
+    if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /bots/${ref}/new-part`)
+    parseBody(NewPartBody, await readJsonBody(req, SMALL_BODY_BYTES))
+    if (!parts) throw new HttpError(503, 'new parts are not available here (the context service is not loaded)')
+    const sessionId = await parts.newPart(bot.id)
+    return [201, { bot: summary(roster.bot(bot.id) ?? bot), sessionId }]
+  }
   if (sub !== undefined) throw new HttpError(404, `no such route: /bots/${ref}/${sub}`)
   if (method === 'PATCH') {
     const body = await readJsonBody(req, MAX_BODY_BYTES)
-    if (updateRaises(bot.permissionPreset, body)) await pairing.requirePaired(req)
+    if (updateRaises(bot.permissionPreset, body) || setsWorkFolder(body)) await pairing.requirePaired(req)
     return [200, { bot: summary(await roster.update(USER, bot.id, body)) }]
   }
   if (method === 'DELETE') {

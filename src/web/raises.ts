@@ -1,6 +1,7 @@
 /**
- * Which HTTP changes raise a Bot's authority (pure policy): a higher permission preset, or making a
- * Bot a group's admin. Such a change must come from a paired browser (`pairing.ts`); everything
+ * Which HTTP changes raise a Bot's authority (pure policy): a higher permission preset, making a
+ * Bot a group's admin, or setting (or clearing) a Bot's working folder (it moves where the Bot's
+ * Sessions may write). Such a change must come from a paired browser (`pairing.ts`); everything
  * else needs the trust fence only.
  *
  * Ranks: read-only < workspace-write < danger-full-access. A preset this module does not know (a
@@ -57,4 +58,9 @@ export function adminRaises(currentAdmin: string | undefined, body: unknown, bot
   if (typeof requested !== 'string' || requested.trim().toLowerCase() === 'none') return false
   const id = botId(requested)
   return id !== undefined && id !== currentAdmin
+}
+
+/** A create or change body that sets (or clears, `null`) a Bot's working folder. */
+export function setsWorkFolder(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && Object.hasOwn(body, 'workFolder')
 }

@@ -35,7 +35,7 @@ import type { BotSecrets } from '../secrets/service.ts'
 import { isStoreError } from '../store/index.ts'
 import { backupApi, type BackupRouteOptions } from './backup-routes.ts'
 import type { BotUsage } from '../usage/service.ts'
-import { botsApi } from './bots-routes.ts'
+import { botsApi, type PartStarter } from './bots-routes.ts'
 import { groupsApi } from './groups-routes.ts'
 import type { BotRooms } from '../rooms/service.ts'
 import { operationsApi, type OperationsServices } from './operations-routes.ts'
@@ -67,6 +67,8 @@ export interface WebRoutesOptions {
   roster: () => BotRoster | undefined
   /** The rooms service, for the groups API; absent: `/groups` answers 503. */
   rooms?: () => BotRooms | undefined
+  /** Starts a Bot's next own-chat part on the person's request (`POST /bots/<id>/new-part`). */
+  parts?: () => PartStarter | undefined
   memory?: () => BotMemory | undefined
   /** Where the team lives, for the backup download; absent: no backup route. */
   backup?: BackupRouteOptions
@@ -132,7 +134,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
   if (head === 'bots' && rest.length <= 2) {
     const roster = options.roster()
     if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
-    const [status, body] = await botsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) }, roster, pairing)
+    const [status, body] = await botsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) }, roster, pairing, options.parts?.())
     return sendJson(res, status, body)
   }
   if (head === 'groups' && rest.length <= 1) {

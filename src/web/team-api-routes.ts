@@ -23,8 +23,10 @@
  * Deliberately narrow: read-only (changes go through the bots API and the roster, which decides
  * who may do what); the router (`routes.ts`) applied the trust fence before anything here runs.
  *
- * Composes: `mountTeamFeed` adds one `agent/status` and one `bot-team/secret-requested` listener
- * (read only, never veto; order among other listeners does not matter) and one `botStore.subscribe`; both are Cordis effects,
+ * Composes: `mountTeamFeed` adds one `agent/status`, one `bot-team/secret-requested`, one
+ * `session/event` (a Bot Session's `approval/asked|decided` and `turn/end`: the statuses "waiting
+ * for approval" and "stopped") and one `bot-team/work-released` listener (read only, never veto;
+ * order among other listeners does not matter) and one `botStore.subscribe`; both are Cordis effects,
  * and unloading the plugin ends every open stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -34,6 +36,7 @@ import type {} from '../secrets/service.ts'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { HttpError, sendJson } from './http.ts'
 import { deliveryLog, teamView, DELIVERY_LOG_MAX, type TeamView } from './team-view.ts'
+import { awaitsApproval, endedStopped, type LogEventLike } from './session-status.ts'
 import { z } from 'zod'
 import { issuesText } from './http.ts'
 import type { RoundProgress } from '../rooms/progress.ts'
@@ -162,6 +165,15 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
       store: store.status(),
       archive: ctx.get('botArchive')?.status,
       running: (sessionId) => ctx.get('agents')?.get(SessionId(sessionId))?.status === 'running',
+      awaitingApproval: (botId) => (ctx.get('botRoster')?.sessionsOf(botId) ?? []).some((sid) => {
+        const agent = ctx.get('agents')?.get(SessionId(sid))
+        return agent?.status === 'running' && awaitsApproval(agent.session.events as readonly LogEventLike[])
+      }),
+      stopped: (sessionId) => {
+        const agent = ctx.get('agents')?.get(SessionId(sessionId))
+        return agent !== undefined && endedStopped(agent.session.events as readonly LogEventLike[])
+      },
+      held: (botId) => ctx.get('botPause')?.heldBecause({ botId }),
     })
   }, (groupId) => ctx.get('botRooms')?.transcript(groupId), {
     rounds: (groupId, messageId) => ctx.get('botRooms')?.answerRounds(groupId, messageId),
@@ -174,6 +186,11 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
     if (ctx.get('botRoster')?.ownerOf(String(agent.id))) feed.changed()
   })
   ctx.on('bot-team/secret-requested', () => feed.signal('secrets'))
+  // A Bot Session's approval prompt opening or closing, a turn ending stopped, held work released.
+  ctx.on('session/event', (session, event) => {
+    if ((event.type === 'approval/asked' || event.type === 'approval/decided' || event.type === 'turn/end') && ctx.get('botRoster')?.ownerOf(String(session.id))) feed.changed()
+  })
+  ctx.on('bot-team/work-released', () => feed.changed())
   const store = ctx.get('botStore')
   if (store) store.subscribe(() => feed.changed())
   return feed

@@ -3,10 +3,12 @@
  * every live group, the problems the person must see, and whether the team is paused — built from team state, the store's
  * status, the archive's status and which Bot Sessions are running a turn right now.
  *
- * Status of a Bot, first match wins: `read-only` / `follower` (this process cannot change the
- * team, so nothing it shows is live work of its own), `working` (its current chat part's agent is
- * running), `queued` (messages to it are recorded but not yet delivered; with their count),
- * otherwise `idle`.
+ * Status of a Bot (`botStatus`), first match wins: `read-only` / `follower` (this process cannot
+ * change the team, so nothing it shows is live work of its own), `approval` (one of its Sessions
+ * waits on DSH's approval prompt), `working` (its current chat part's agent is running),
+ * `stopped` (its last turn was stopped — `stop_bot`, the person's stop — and no turn has started
+ * since; or Bot-started work for it is held: the team paused, a usage cap), `queued` (messages to
+ * it are recorded but not yet delivered; with their count), otherwise `idle`.
  *
  * Deliberately narrow: no I/O and no DSH types; the feed (`team-api-routes.ts`) gathers the facts
  * and pushes the result. Sizes are bounded by the roster's own limits (at most `maxBots` Bots and
@@ -15,7 +17,10 @@
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import { clip } from '../limits.ts'
 
-export type BotStatus = 'idle' | 'working' | 'queued' | 'read-only' | 'follower'
+export type BotStatus = 'idle' | 'working' | 'queued' | 'approval' | 'stopped' | 'read-only' | 'follower'
+
+/** Every status, in the order `botStatus` tries them (for UIs and test matrices). */
+export const BOT_STATUSES: readonly BotStatus[] = ['read-only', 'follower', 'approval', 'working', 'stopped', 'queued', 'idle']
 
 export interface BotView {
   id: string
@@ -30,6 +35,8 @@ export interface BotView {
   hidden: boolean
   status: BotStatus
   queued: number
+  /** The folder its next Sessions are created in; absent: the team workspace. */
+  workFolder?: string
   /** The Bot's current own-chat Session (its part), if it has one. */
   chatSessionId?: string
   /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
@@ -77,6 +84,23 @@ export interface TeamFacts {
   archive?: { driver: string; problem?: { message: string } | undefined } | undefined
   /** True when the Session's agent is running a turn. */
   running: (sessionId: string) => boolean
+  /** True while one of the Bot's Sessions waits on DSH's approval prompt (absent: never). */
+  awaitingApproval?: (botId: string) => boolean
+  /** True when the Session's latest turn was stopped and none started since (`session-status.ts`; absent: never). */
+  stopped?: (sessionId: string) => boolean
+  /** Why Bot-started work for the Bot is held (team paused, a usage cap), if it is (absent: never). */
+  held?: (botId: string) => string | undefined
+}
+
+/** The facts one Bot's status is decided from. */
+export interface StatusFacts {
+  /** The store's mode: `writer`, `follower` or `read-only`. */
+  mode: string
+  running: boolean
+  queued: number
+  awaitingApproval: boolean
+  stopped: boolean
+  held: boolean
 }
 
 function shapeOf(bot: Bot): string {
@@ -90,11 +114,14 @@ export function compareBots(a: BotView, b: BotView): number {
   return a.name.localeCompare(b.name)
 }
 
-export function botStatus(mode: string, running: boolean, queued: number): BotStatus {
-  if (mode === 'read-only') return 'read-only'
-  if (mode === 'follower') return 'follower'
-  if (running) return 'working'
-  return queued > 0 ? 'queued' : 'idle'
+/** A Bot's status (pure; first match wins, in `BOT_STATUSES` order). */
+export function botStatus(f: StatusFacts): BotStatus {
+  if (f.mode === 'read-only') return 'read-only'
+  if (f.mode === 'follower') return 'follower'
+  if (f.awaitingApproval) return 'approval'
+  if (f.running) return 'working'
+  if (f.stopped || f.held) return 'stopped'
+  return f.queued > 0 ? 'queued' : 'idle'
 }
 
 export function teamProblems(facts: Pick<TeamFacts, 'store' | 'archive'>): Problem[] {
@@ -138,8 +165,16 @@ export function teamView(facts: TeamFacts): TeamView {
       shape: shapeOf(bot),
       pinned: bot.pinned,
       hidden: bot.hidden,
-      status: botStatus(facts.store.mode, chat !== undefined && facts.running(chat), queued),
+      status: botStatus({
+        mode: facts.store.mode,
+        running: chat !== undefined && facts.running(chat),
+        queued,
+        awaitingApproval: facts.awaitingApproval?.(bot.id) ?? false,
+        stopped: chat !== undefined && (facts.stopped?.(chat) ?? false),
+        held: facts.held?.(bot.id) !== undefined,
+      }),
       queued,
+      ...(bot.workFolder ? { workFolder: bot.workFolder } : {}),
       ...(chat ? { chatSessionId: chat } : {}),
       ...earlierPartsOf(bot),
     })

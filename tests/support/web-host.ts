@@ -15,6 +15,7 @@ export interface WebTeamHost {
   send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>
 }
 
+/** `script`: the scripted model's replies (default: "ok" to everything). */
 export async function startWebTeamHost(script: Parameters<typeof startDshHost>[0] = { fallback: { text: 'ok' } }): Promise<WebTeamHost> {
   const host = await startDshHost(script)
   await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })

@@ -79,6 +79,22 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     expect((await send('POST', '/bots', { name: 'Root', permissionPreset: 'danger-full-access' }, token)).status).toBe(201)
   })
 
+  it("refuses setting or clearing a Bot's working folder without pairing, on create and change; paired, it is set", async () => {
+    const bot = mainBot()
+    const folder = host.home
+    const revision = host.ctx.botStore.state.revision
+    for (const [method, path, body] of [['PATCH', `/bots/${bot.id}`, { workFolder: folder }], ['PATCH', `/bots/${bot.id}`, { workFolder: null }], ['POST', '/bots', { name: 'Ada', workFolder: folder }]] as const) {
+      const r = await send(method, path, body)
+      expect(r.status).toBe(403)
+      expect(r.body.error).toMatch(/paired team page/)
+    }
+    expect(host.ctx.botStore.state.revision).toBe(revision)
+    const token = await pairFirstBrowser()
+    expect(await send('PATCH', `/bots/${bot.id}`, { workFolder: 'relative/x' }, token)).toMatchObject({ status: 400, body: { error: /workFolder: must be an absolute path/ } })
+    expect(await send('PATCH', `/bots/${bot.id}`, { workFolder: folder }, token)).toMatchObject({ status: 200, body: { bot: { workFolder: folder } } })
+    expect(host.ctx.botRoster.bot(bot.id)!.workFolder).toBe(folder)
+  })
+
   it('refuses the delegated-work flag without pairing; paired, it validates the body and reaches the roster', async () => {
     const bot = mainBot()
     const revision = host.ctx.botStore.state.revision

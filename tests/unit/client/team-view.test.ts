@@ -2,7 +2,7 @@
 // problems the person must see.
 import { describe, expect, it } from 'vitest'
 import { emptyState, type Bot, type TeamState } from '../../../src/store/index.ts'
-import { botStatus, deliveryLog, EARLIER_PARTS_MAX, teamProblems, teamView } from '../../../src/web/team-view.ts'
+import { BOT_STATUSES, botStatus, deliveryLog, EARLIER_PARTS_MAX, teamProblems, teamView, type BotStatus } from '../../../src/web/team-view.ts'
 
 function bot(id: string, name: string, extra: Partial<Bot> = {}): Bot {
   return {
@@ -51,9 +51,49 @@ describe('teamView', () => {
   })
 
   it('shows every Bot as read-only or follower when this process cannot change the team', () => {
-    expect(botStatus('read-only', true, 3)).toBe('read-only')
-    expect(botStatus('follower', true, 0)).toBe('follower')
-    expect(botStatus('writer', false, 0)).toBe('idle')
+    const busy = { running: true, queued: 3, awaitingApproval: true, stopped: true, held: true }
+    expect(botStatus({ mode: 'read-only', ...busy })).toBe('read-only')
+    expect(botStatus({ mode: 'follower', ...busy })).toBe('follower')
+    expect(botStatus({ mode: 'writer', running: false, queued: 0, awaitingApproval: false, stopped: false, held: false })).toBe('idle')
+  })
+
+  it('botStatus over every combination of facts: the first matching status in BOT_STATUSES order wins', () => {
+    const seen = new Set<string>()
+    let cases = 0
+    for (const mode of ['writer', 'read-only', 'follower'])
+      for (const running of [false, true])
+        for (const queued of [0, 1, 7])
+          for (const awaitingApproval of [false, true])
+            for (const stopped of [false, true])
+              for (const held of [false, true]) {
+                const facts = { mode, running, queued, awaitingApproval, stopped, held }
+                // the rules, spelled out independently of the implementation's order
+                const holds: Record<BotStatus, boolean> = {
+                  'read-only': mode === 'read-only',
+                  follower: mode === 'follower',
+                  approval: awaitingApproval,
+                  working: running,
+                  stopped: stopped || held,
+                  queued: queued > 0,
+                  idle: true,
+                }
+                const want = BOT_STATUSES.find((st) => holds[st])!
+                expect({ facts, status: botStatus(facts) }).toEqual({ facts, status: want })
+                seen.add(want)
+                cases++
+              }
+    expect(cases).toBe(3 * 2 * 3 * 2 * 2 * 2)
+    expect([...seen].sort()).toEqual([...BOT_STATUSES].sort()) // every status is reachable
+  })
+
+  it('teamView: waiting for approval beats working; a stopped or held Bot shows stopped until a turn runs; facts absent mean none', () => {
+    const s = state()
+    const view = (facts: Partial<Parameters<typeof teamView>[0]>) => Object.fromEntries(teamView({ state: s, store, running: () => false, ...facts }).bots.map((b) => [b.name, b.status]))
+    expect(view({})).toEqual({ Zed: 'idle', Bea: 'idle', Ada: 'queued' })
+    expect(view({ running: (id) => id === 's-bot-3', awaitingApproval: (id) => id === 'bot-3' })).toEqual({ Zed: 'idle', Bea: 'approval', Ada: 'queued' })
+    expect(view({ stopped: (sid) => sid === 's-bot-1' })).toEqual({ Zed: 'stopped', Bea: 'idle', Ada: 'queued' })
+    expect(view({ stopped: () => true, running: (id) => id === 's-bot-1' })).toEqual({ Zed: 'working', Bea: 'stopped', Ada: 'stopped' })
+    expect(view({ held: (id) => (id === 'bot-2' ? 'the daily cap is reached' : undefined) })).toEqual({ Zed: 'idle', Bea: 'idle', Ada: 'stopped' })
   })
 
   it('names the problems the person must see, once each', () => {

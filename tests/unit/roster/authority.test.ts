@@ -301,6 +301,21 @@ describe('decide: the spec examples, spelled out', () => {
     expect(decide(main, 'write_team_memory', {}).allowed).toBe(true)
   })
 
+  it("only the person sets a Bot's working folder: no Bot, not a Main Bot even with the user asking and the person confirming", () => {
+    const facts = { setsWorkFolder: true, userAsked: true, personConfirmed: true }
+    expect(decide({ kind: 'user' }, 'update_bot', { botId: OTHER, ...facts })).toEqual({ allowed: true })
+    expect(decide({ kind: 'user' }, 'create_bot', facts)).toEqual({ allowed: true })
+    for (const target of [{ botId: OTHER, ...facts }, { botId: ME, ...facts }]) {
+      const verdict = decide({ kind: 'main-bot', botId: ME }, 'update_bot', target)
+      expect(verdict.allowed ? '' : verdict.reason).toMatch(/^Only the person sets a Bot's working folder.*team page/)
+    }
+    const created = decide({ kind: 'main-bot', botId: ME }, 'create_bot', facts)
+    expect(created.allowed ? '' : created.reason).toMatch(/^Only the person sets a Bot's working folder/)
+    // a plain Bot is refused before the folder is even considered (only Main Bots change Bots)
+    const plain = decide({ kind: 'bot', botId: ME }, 'update_bot', { botId: ME, ...facts })
+    expect(plain.allowed ? '' : plain.reason).toMatch(/Only a Main Bot may change Bots/)
+  })
+
   it('an unknown action (an untyped HTTP body) fails closed', () => {
     expect(decide(user, 'drop_tables' as TeamAction, {})).toMatchObject({ allowed: false, reason: expect.stringMatching(/Unknown team action "drop_tables"/) })
   })

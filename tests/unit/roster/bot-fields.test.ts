@@ -179,7 +179,7 @@ describe('BotCreateInput', () => {
   const refused: Array<[string, unknown, string]> = [
     ['name missing', {}, 'name: is required'],
     ['name too long', { name: x(41) }, 'name: must be at most 40 characters (it has 41)'],
-    ['unknown field', { name: 'Ada', age: 3 }, 'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main'],
+    ['unknown field', { name: 'Ada', age: 3 }, 'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder'],
     ['id cannot be chosen', { name: 'Ada', id: 'bot-9' }, 'id: is not a Bot field'],
     ['createdBy cannot be chosen', { name: 'Ada', createdBy: 'bot-1' }, 'createdBy: is not a Bot field'],
     ['American spelling is not an alias', { name: 'Ada', color: '#ffffff' }, 'color: is not a Bot field'],
@@ -204,6 +204,28 @@ describe('BotUpdateInput', () => {
     expect(BotUpdateInput.parse({ colour: '#FFFFFF' })).toEqual({ colour: '#ffffff' })
   })
 
+  it('workFolder: an absolute folder path, normalised; null means back to the team workspace', () => {
+    expect(BotUpdateInput.parse({ workFolder: ' /home/me/code/../code//x/ ' })).toEqual({ workFolder: '/home/me/code/x' })
+    expect(BotUpdateInput.parse({ workFolder: '/' })).toEqual({ workFolder: '/' })
+    expect(BotUpdateInput.parse({ workFolder: 'C:\\Users\\me\\x\\' })).toEqual({ workFolder: 'C:\\Users\\me\\x' })
+    expect(BotUpdateInput.parse({ workFolder: null })).toEqual({ workFolder: null })
+    expect(BotCreateInput.parse({ name: 'Ada', workFolder: '/srv/x' }).workFolder).toBe('/srv/x')
+    expect(BotCreateInput.parse({ name: 'Ada' })).not.toHaveProperty('workFolder')
+    const refusals: Array<[unknown, string]> = [
+      ['code/x', 'workFolder: must be an absolute path'],
+      ['~/code/x', 'workFolder: must be an absolute path'],
+      ['  ', 'workFolder: must not be empty'],
+      ['/a\u0000b', 'workFolder: must not contain control characters'],
+      [`/${'x'.repeat(1000)}`, 'workFolder: must be at most 1000 characters'],
+      [7, 'workFolder: must be text'],
+    ]
+    for (const [workFolder, line] of refusals) {
+      const r = BotUpdateInput.safeParse({ workFolder })
+      expect(r.success).toBe(false)
+      if (!r.success) expect(formatIssues(r.error)).toContain(line)
+    }
+  })
+
   it('model: null means back to the DSH default', () => {
     expect(BotUpdateInput.parse({ model: null })).toEqual({ model: null })
   })
@@ -216,7 +238,7 @@ describe('BotUpdateInput', () => {
     for (const input of [{}, { name: undefined }]) {
       const r = BotUpdateInput.safeParse(input)
       expect(r.success).toBe(false)
-      if (!r.success) expect(formatIssues(r.error)).toBe('input: nothing to change: give at least one of name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main')
+      if (!r.success) expect(formatIssues(r.error)).toBe('input: nothing to change: give at least one of name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder')
     }
   })
 
@@ -225,8 +247,8 @@ describe('BotUpdateInput', () => {
     expect(r.success).toBe(false)
     if (!r.success) {
       expect(formatIssues(r.error).split('\n')).toEqual([
-        'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main',
-        'deleted: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main',
+        'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
+        'deleted: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
       ])
     }
   })

@@ -1,0 +1,44 @@
+/**
+ * The lines of an ended part of a Bot's chat (pure), from DSH's history events (`session.history`):
+ * the person's and other Bots' messages and the Bot's answers, in order; the plugin's internal
+ * turns (bootstrap, handoff package) and empty messages left out, as in the chat. Bounded:
+ * the last `PART_LINES_MAX` lines, each at most `LINE_MAX` characters.
+ *
+ * Deliberately narrow: no React, no fetching (`part-view.ts` does both); sources are read with the
+ * one reader (`message-line.ts` `teamLine`, `sources.ts`), never from the text.
+ */
+import { nodeText, teamLine } from './message-line.ts'
+import { readSourceOf } from '../sources.ts'
+
+export const PART_LINES_MAX = 400
+export const LINE_MAX = 4000
+
+export interface PartLine {
+  who: 'person' | 'bot' | 'relay'
+  /** For a relayed message: who sent it. */
+  from?: string
+  text: string
+}
+
+/** The lines of a part's log (pure): DSH's history events, plain `{type, data}` or wrapped in `{event}`. */
+export function partLines(events: unknown): PartLine[] {
+  if (!Array.isArray(events)) return []
+  const out: PartLine[] = []
+  for (const raw of events) {
+    const e = (raw && typeof raw === 'object' && 'event' in raw ? (raw as { event: unknown }).event : raw) as { type?: unknown; data?: any } | undefined
+    if (!e || typeof e !== 'object') continue
+    if (e.type === 'user/message') {
+      const m = e.data?.message ?? e.data
+      if (readSourceOf(m?.source, 'bootstrap', 'handoff')) continue
+      const text = nodeText(m?.content, LINE_MAX).trim()
+      if (!text) continue
+      const line = teamLine(m?.source)
+      if (line?.kind === 'hidden' || (line && line.kind !== 'relay')) continue
+      out.push(line?.kind === 'relay' ? { who: 'relay', from: line.from, text } : { who: 'person', text })
+    } else if (e.type === 'assistant/message') {
+      const text = nodeText((e.data?.message ?? e.data)?.content, LINE_MAX).trim()
+      if (text) out.push({ who: 'bot', text })
+    }
+  }
+  return out.slice(-PART_LINES_MAX)
+}

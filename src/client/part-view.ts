@@ -1,0 +1,80 @@
+/**
+ * An ended part of a Bot's chat, read-only, inside DSH Web (`shell.overlay`, opened from the Bot's
+ * details). DSH Web (rc.8) never shows an archived Session as the current chat: its client clears
+ * a selection that lands in the archive set, and ended parts are archived so the Bot has one chat
+ * in DSH's list. So the part is read here, from DSH's own history call (`/api/session.history`,
+ * the wire DSH Web's client uses, same origin), and drawn as lines: the person's and other Bots'
+ * messages, the Bot's answers; the plugin's internal turns (bootstrap, handoff package) are left
+ * out, as in the chat.
+ *
+ * Deliberately narrow: read-only (nothing here writes); the lines come from the pure, bounded
+ * `partLines` (`part-lines.ts`); a failing or slow history call is one error line
+ * (`REQUEST_TIMEOUT_MS`), never a crash.
+ */
+import { useEffect, useState, type ReactNode } from 'react'
+import type { Translate } from './i18n.ts'
+import { partLines, type PartLine } from './part-lines.ts'
+import { h } from './shared.ts'
+import { REQUEST_TIMEOUT_MS } from './team-client.ts'
+
+async function history(sessionId: string): Promise<unknown> {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS)
+  try {
+    const res = await fetch('/api/session.history', {
+      method: 'POST',
+      credentials: 'same-origin',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'client-request', rpcId: `bot-team-${Date.now()}`, method: 'session.history', payload: { sessionId, maxMessages: 1000 } }),
+    })
+    const body = await res.json() as { result?: { ok?: boolean; value?: { events?: unknown }; error?: { message?: string } } }
+    if (!res.ok || body.result?.ok === false) throw new Error(body.result?.error?.message ?? `HTTP ${res.status}`)
+    return body.result?.value?.events
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export interface PartToShow {
+  botName: string
+  part: number
+  sessionId: string
+}
+
+export function makePartView(deps: { useT: () => Translate; useShown: () => PartToShow | undefined; close: () => void }) {
+  function PartDialog(): ReactNode {
+    const t = deps.useT()
+    const shown = deps.useShown()
+    const [lines, setLines] = useState<PartLine[] | undefined>(undefined)
+    const [error, setError] = useState<string | undefined>(undefined)
+    useEffect(() => {
+      setLines(undefined)
+      setError(undefined)
+      if (!shown) return
+      let live = true
+      history(shown.sessionId).then((events) => { if (live) setLines(partLines(events)) }, (e: unknown) => { if (live) setError(e instanceof Error ? e.message : String(e)) })
+      const doc = (globalThis as { document?: any }).document
+      const onKey = (e: { key: string }) => { if (e.key === 'Escape') deps.close() }
+      doc?.addEventListener('keydown', onKey)
+      return () => {
+        live = false
+        doc?.removeEventListener('keydown', onKey)
+      }
+    }, [shown?.sessionId])
+    if (!shown) return null
+    const who = (l: PartLine) => (l.who === 'bot' ? shown.botName : l.who === 'relay' ? t('messageFrom', { name: l.from ?? '?' }) : t('bots.you'))
+    return h('div', { className: 'bt-dialog-back', onClick: (e: { target: unknown; currentTarget: unknown }) => { if (e.target === e.currentTarget) deps.close() } },
+      h('div', { className: 'bt-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'bt-part-title', 'data-testid': 'bt-part-dialog', 'data-session-id': shown.sessionId, style: { width: 'min(680px,94vw)' } },
+        h('h2', { id: 'bt-part-title' }, t('bots.partTitle', { name: shown.botName, part: shown.part })),
+        h('p', { className: 'bt-quiet bt-left' }, t('bots.partReadOnly')),
+        error ? h('p', { className: 'bt-err', role: 'alert' }, error) : null,
+        lines === undefined && !error ? h('span', { className: 'bt-note' }, t('loading')) : null,
+        lines && lines.length === 0 ? h('span', { className: 'bt-note' }, t('bots.partEmpty')) : null,
+        lines && lines.length ? h('ol', { className: 'bt-part', 'aria-label': t('bots.partTitle', { name: shown.botName, part: shown.part }) },
+          ...lines.map((l, i) => h('li', { key: i, 'data-who': l.who }, h('b', null, who(l)), h('span', { className: 'bt-body' }, l.text)))) : null,
+        h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close')))))
+  }
+
+  return { PartDialog }
+}

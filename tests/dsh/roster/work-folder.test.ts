@@ -1,0 +1,90 @@
+// A Bot's working folder on the real DSH core (in-process): the person sets it, the Bot's next
+// Session (own-chat part, group member Session) is created there; a Bot cannot set it, not even a
+// Main Bot in a turn the user opened; bad folders are refused and change nothing.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { describe, expect, it } from 'vitest'
+import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
+import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import { quiesce, toolResults, user, userPrompt } from '../delivery/helpers.ts'
+
+const track = disposedAfterEach()
+const team = async (fallback: Reply | ((req: RecordedRequest) => Reply) = { text: 'ok' }) => track(await startTeamHost({ fallback }))
+
+const cwdOf = (host: DshHost, sessionId: string) => host.ctx.agents.get(SessionId(sessionId))!.session.header.cwd
+const partOf = (host: DshHost, botId: string) => host.ctx.botRoster.bot(botId)!.sessionParts.at(-1)!.sessionId
+
+describe("a Bot's working folder", () => {
+  it('set by the person, applies from the next part: the current Session keeps its folder, the new part is created in the Bot\'s folder', async () => {
+    const host = await team()
+    const folder = join(host.home, 'code', 'x')
+    mkdirSync(folder, { recursive: true })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    const first = partOf(host, ada.id)
+    const teamWorkspace = cwdOf(host, first)
+    expect(teamWorkspace).toBe(join(host.home, 'bot', 'workspace'))
+    const updated = await host.ctx.botRoster.update(user, ada.id, { workFolder: `${folder}/./` })
+    expect(updated.workFolder).toBe(folder) // normalised
+    expect(cwdOf(host, first)).toBe(teamWorkspace)
+    const second = await host.ctx.botRoster.openOwnChat(ada.id, { endReason: 'test: a new part', note: 'context/none.md' })
+    expect(cwdOf(host, second)).toBe(folder)
+    // null: back to the team workspace, from the next part
+    await host.ctx.botRoster.update(user, ada.id, { workFolder: null })
+    expect(host.ctx.botRoster.bot(ada.id)!.workFolder).toBeUndefined()
+    const third = await host.ctx.botRoster.openOwnChat(ada.id, { endReason: 'test: another part', note: 'context/none.md' })
+    expect(cwdOf(host, third)).toBe(teamWorkspace)
+  })
+
+  it("a new group member Session of the Bot is created in its folder", async () => {
+    const host = await team()
+    const folder = join(host.home, 'code', 'y')
+    mkdirSync(folder, { recursive: true })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', workFolder: folder })
+    const bob = await host.ctx.botRoster.create(user, { name: 'Bob' })
+    const group = await host.ctx.botRooms.createGroup(user, { name: 'Pair', members: [ada.id, bob.id] })
+    const adaAgent = await host.ctx.botRooms.memberAgent(group.id, ada.id)
+    const bobAgent = await host.ctx.botRooms.memberAgent(group.id, bob.id)
+    expect(adaAgent.session.header.cwd).toBe(folder)
+    expect(bobAgent.session.header.cwd).toBe(join(host.home, 'bot', 'workspace'))
+  })
+
+  it('refuses a relative path, a missing folder and a file, with the field named, and changes nothing', async () => {
+    const host = await team()
+    const file = join(host.home, 'a-file')
+    writeFileSync(file, 'x')
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    const revision = host.ctx.botStore.state.revision
+    const cases: [unknown, RegExp][] = [
+      ['code/x', /workFolder: must be an absolute path/],
+      ['', /workFolder: must not be empty/],
+      ['/tmp/a\nb', /workFolder: must not contain control characters/],
+      [`/${'x'.repeat(1001)}`, /workFolder: must be at most 1000 characters/],
+      [join(host.home, 'missing'), /workFolder: .* is not an existing folder/],
+      [file, /workFolder: .* is not an existing folder/],
+      [42, /workFolder: must be text/],
+    ]
+    for (const [workFolder, message] of cases) {
+      await expect(host.ctx.botRoster.update(user, ada.id, { workFolder })).rejects.toThrow(message)
+    }
+    await expect(host.ctx.botRoster.create(user, { name: 'Bob', workFolder: join(host.home, 'missing') })).rejects.toThrow(/not created: workFolder/)
+    expect(host.ctx.botStore.state.revision).toBe(revision)
+    expect(host.ctx.botRoster.find('Bob')).toBeUndefined()
+  })
+
+  it('a Main Bot cannot set it with update_bot, even in a turn the user opened: refused with a message naming the team page, nothing changed', async () => {
+    const folder = '/tmp'
+    const host = await team((req) => {
+      if (lastToolResults(req).length) return { text: `done: ${lastToolResults(req)[0]!.text}` }
+      return userTextsSinceLastAssistant(req).join('\n').includes('MOVE') ? { toolCalls: [{ name: 'update_bot', args: { bot: 'Ada', work_folder: folder } }] } : { text: 'ok' }
+    })
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
+    const main = host.ctx.botRoster.bots().find((b) => b.main)!
+    const agent = await host.ctx.botRoster.agentOf(main.id)
+    userPrompt(agent, 'MOVE Ada to /tmp')
+    await quiesce(host)
+    expect(toolResults(agent, 'update_bot')).toEqual([expect.stringMatching(/^Refused: Only the person sets a Bot's working folder.*team page/)])
+    expect(host.ctx.botRoster.bot(ada.id)!.workFolder).toBeUndefined()
+    await expect(host.ctx.botRoster.create({ kind: 'main-bot', botId: main.id }, { name: 'Cy', workFolder: folder })).rejects.toThrow(/Only the person sets a Bot's working folder/)
+  })
+})
