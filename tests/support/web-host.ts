@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { afterEach, beforeEach, vi } from 'vitest'
 import * as plugin from '../../src/index.ts'
+import { PAIRING_HEADER } from '../../src/web/pairing.ts'
 import { startDshHost, type DshHost } from './dsh-host.ts'
 
 export interface WebTeamHost {
@@ -31,14 +32,38 @@ export async function startWebTeamHost(script: Parameters<typeof startDshHost>[0
   }
 }
 
+/** A web team host of one test: what the plugin printed on DSH's terminal, and pairing as the person does. */
+export interface TestWebHost extends WebTeamHost {
+  /** What the plugin wrote on DSH's terminal during this test (`captureTerminal`). */
+  terminal: string[]
+  /** Pair a browser (`pairBrowser`; `extra` headers on its requests); its token. */
+  pair(extra?: Record<string, string>): Promise<string>
+  /** Pair a browser that says it is Chromium; JSON request headers carrying its token. */
+  pairedHeaders(): Promise<Record<string, string>>
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' }
+/** A browser's user agent, for the pairing record. */
+export const BROWSER_HEADERS = { ...JSON_TYPE, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' }
+
 /**
- * A fresh web team host for every test of the calling file (started before each, disposed after);
- * call it at the top level of the file and read `current()` inside the tests.
+ * A fresh web team host for every test of the calling file (started before each with `script`,
+ * DSH's terminal captured; disposed and the capture undone after); call it at the top level of the
+ * file and read `current()` inside the tests.
  */
-export function webTeamHostPerTest(): () => WebTeamHost {
-  let web: WebTeamHost | undefined
-  beforeEach(async () => { web = await startWebTeamHost() })
-  afterEach(async () => { await web?.host.dispose() })
+export function webTeamHostPerTest(script?: Parameters<typeof startWebTeamHost>[0]): () => TestWebHost {
+  let web: TestWebHost | undefined
+  beforeEach(async () => {
+    const terminal = captureTerminal()
+    const started = await startWebTeamHost(script)
+    const pair = (extra: Record<string, string> = {}) => pairBrowser(started, terminal, extra)
+    web = { ...started, terminal, pair, pairedHeaders: async () => ({ ...JSON_TYPE, [PAIRING_HEADER]: await pair(BROWSER_HEADERS) }) }
+  })
+  afterEach(async () => {
+    vi.restoreAllMocks()
+    await web?.host.dispose()
+    web = undefined
+  })
   return () => web!
 }
 

@@ -3,34 +3,25 @@
 // under the page's CSP.
 import { readFileSync } from 'node:fs'
 import type { Browser } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeArchive } from '../../../src/backup/format.ts'
 import { launchChromium } from '../../support/browser.ts'
-import { captureTerminal, startWebTeamHost, terminalPairingCode, type WebTeamHost } from '../../support/web-host.ts'
+import { terminalPairingCode, webTeamHostPerTest } from '../../support/web-host.ts'
 
-let web: WebTeamHost
-let terminal: string[]
 let browser: Browser
 
 beforeAll(async () => { browser = await launchChromium() })
 afterAll(() => browser?.close())
-beforeEach(async () => {
-  terminal = captureTerminal()
-  web = await startWebTeamHost()
-})
-afterEach(async () => {
-  vi.restoreAllMocks()
-  await web.host.dispose()
-})
 
-const terminalCode = () => terminalPairingCode(terminal)
+const web = webTeamHostPerTest()
+const terminalCode = () => terminalPairingCode(web().terminal)
 
 describe('the Backup section of the team page', () => {
   it('tells an unpaired page why there is no backup; once paired, the button downloads the team archive', async () => {
     const page = await browser.newPage({ locale: 'en-US', acceptDownloads: true })
     const violations: string[] = []
     page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
-    await page.goto(`${web.origin}/bot-team`)
+    await page.goto(`${web().origin}/bot-team`)
     await page.waitForSelector('#pairing-state[data-state="unpaired"]')
     expect(await page.textContent('#backup-download')).toBe('Download a backup')
 

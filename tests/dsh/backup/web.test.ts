@@ -3,25 +3,16 @@
 // only when asked.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { decodeArchive } from '../../../src/backup/format.ts'
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
-import { captureTerminal, pairBrowser, startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
+import { webTeamHostPerTest } from '../../support/web-host.ts'
 
-let web: WebTeamHost
-let terminal: string[]
-beforeEach(async () => {
-  terminal = captureTerminal()
-  web = await startWebTeamHost()
-})
-afterEach(async () => {
-  vi.restoreAllMocks()
-  await web.host.dispose()
-})
+const web = webTeamHostPerTest()
 
-const pair = () => pairBrowser(web, terminal)
+const pair = () => web().pair()
 
-const download = (body: unknown, token?: string, method = 'POST') => fetch(`${web.origin}/bot-team/api/backup`, {
+const download = (body: unknown, token?: string, method = 'POST') => fetch(`${web().origin}/bot-team/api/backup`, {
   method,
   headers: { 'content-type': 'application/json', ...(token ? { [PAIRING_HEADER]: token } : {}) },
   ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
@@ -29,8 +20,8 @@ const download = (body: unknown, token?: string, method = 'POST') => fetch(`${we
 
 describe('POST /bot-team/api/backup', () => {
   it('gives the paired page an archive of the team, without the pairing file; secrets only when asked', async () => {
-    await web.host.ctx.botRoster.create({ kind: 'user' }, { name: 'Ada' })
-    writeFileSync(join(web.host.home, 'bot', 'secrets.json'), '{"k":"SECRET-VALUE"}')
+    await web().host.ctx.botRoster.create({ kind: 'user' }, { name: 'Ada' })
+    writeFileSync(join(web().host.home, 'bot', 'secrets.json'), '{"k":"SECRET-VALUE"}')
     const token = await pair()
 
     const res = await download({}, token)

@@ -4,13 +4,9 @@
 // code printed on DSH's terminal.
 import type { Browser } from 'playwright-core'
 import { launchChromium } from '../../support/browser.ts'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import type { DshHost } from '../../support/dsh-host.ts'
-import { captureTerminal, startWebTeamHost, terminalPairingCode } from '../../support/web-host.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { terminalPairingCode, webTeamHostPerTest } from '../../support/web-host.ts'
 
-let host: DshHost
-let origin: string
-let terminal: string[]
 let browser: Browser
 
 beforeAll(async () => {
@@ -18,22 +14,12 @@ beforeAll(async () => {
 })
 afterAll(() => browser?.close())
 
-beforeEach(async () => {
-  terminal = captureTerminal()
-  const web = await startWebTeamHost()
-  host = web.host
-  origin = web.origin
-})
-afterEach(async () => {
-  vi.restoreAllMocks()
-  await host.dispose()
-})
-
-const terminalCode = () => terminalPairingCode(terminal)
+const web = webTeamHostPerTest()
+const terminalCode = () => terminalPairingCode(web().terminal)
 
 describe('the team page', () => {
   it('is served with a CSP that forbids inline script and style, and has none', async () => {
-    const res = await fetch(`${origin}/bot-team`)
+    const res = await fetch(`${web().origin}/bot-team`)
     expect(res.status).toBe(200)
     const csp = res.headers.get('content-security-policy')!
     const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]))
@@ -45,10 +31,10 @@ describe('the team page', () => {
     expect(html).not.toMatch(/<style|\son\w+=|style=/) // no inline style, no inline handlers
     for (const [path, type] of [['/bot-team/page.js', 'text/javascript'], ['/bot-team/page.css', 'text/css']] as const) {
       expect(html).toContain(`"${path}"`)
-      const asset = await fetch(`${origin}${path}`)
+      const asset = await fetch(`${web().origin}${path}`)
       expect({ path, status: asset.status, type: asset.headers.get('content-type') }).toEqual({ path, status: 200, type: `${type}; charset=utf-8` })
     }
-    const api = await fetch(`${origin}/bot-team/api/status`)
+    const api = await fetch(`${web().origin}/bot-team/api/status`)
     expect(api.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'")
   })
 
@@ -56,7 +42,7 @@ describe('the team page', () => {
     const page = await browser.newPage({ locale: 'en-US' })
     const violations: string[] = []
     page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
-    await page.goto(`${origin}/bot-team`)
+    await page.goto(`${web().origin}/bot-team`)
     await page.waitForSelector('#summary[data-state="ready"]')
     expect(await page.textContent('#summary')).toBe('The team has 1 Bot.')
     expect(await page.textContent('#bots')).toBe('Main — Lead ★')
@@ -87,12 +73,12 @@ describe('the team page: operations (issue 16)', () => {
     const page = await browser.newPage({ locale: 'en-US' })
     const violations: string[] = []
     page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
-    await page.goto(`${origin}/bot-team`)
+    await page.goto(`${web().origin}/bot-team`)
     await page.waitForSelector('#pause-state[data-state="running"]')
     await page.click('#pause-toggle')
     await page.waitForSelector('#operations-problem:not([hidden])')
     expect(await page.textContent('#operations-problem')).toMatch(/need a paired browser/)
-    expect(host.ctx.botPause.isPaused()).toBe(false)
+    expect(web().host.ctx.botPause.isPaused()).toBe(false)
 
     await page.waitForSelector('#pairing-state[data-state="unpaired"]')
     await page.click('#pairing-start')
@@ -103,10 +89,10 @@ describe('the team page: operations (issue 16)', () => {
     await page.click('#pause-toggle')
     await page.waitForSelector('#pause-state[data-state="paused"]')
     expect(await page.textContent('#pause-state')).toMatch(/^The team is paused \(since .*\)\. Bot-started work is held/)
-    expect(host.ctx.botPause.isPaused()).toBe(true)
+    expect(web().host.ctx.botPause.isPaused()).toBe(true)
     await page.click('#pause-toggle')
     await page.waitForSelector('#pause-state[data-state="running"]')
-    expect(host.ctx.botPause.isPaused()).toBe(false)
+    expect(web().host.ctx.botPause.isPaused()).toBe(false)
     expect(violations).toEqual([])
     await page.close()
   })

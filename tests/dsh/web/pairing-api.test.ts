@@ -4,34 +4,21 @@
 // code a paired browser shows.
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
-import type { DshHost } from '../../support/dsh-host.ts'
-import { captureTerminal, startWebTeamHost, terminalPairingCode } from '../../support/web-host.ts'
+import { terminalPairingCode, webTeamHostPerTest } from '../../support/web-host.ts'
 
-let host: DshHost
-let base: string
-let terminal: string[]
-beforeEach(async () => {
-  terminal = captureTerminal()
-  const web = await startWebTeamHost()
-  host = web.host
-  base = `${web.origin}/bot-team/api`
-})
-afterEach(async () => {
-  vi.restoreAllMocks()
-  await host.dispose()
-})
+const web = webTeamHostPerTest()
 
 const send = async (method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}) => {
-  const res = await fetch(`${base}${path}`, {
+  const res = await fetch(`${web().origin}/bot-team/api${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { [PAIRING_HEADER]: token } : {}), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   return { status: res.status, body: await res.json() as any }
 }
-const terminalCode = () => terminalPairingCode(terminal)
+const terminalCode = () => terminalPairingCode(web().terminal)
 
 /** Pair a browser the way the person does the first time: ask, read the terminal, type the code. */
 async function pairFirstBrowser(): Promise<string> {
@@ -42,14 +29,14 @@ async function pairFirstBrowser(): Promise<string> {
   return paired.body.token
 }
 
-const mainBot = () => host.ctx.botRoster.bots()[0]!
+const mainBot = () => web().host.ctx.botRoster.bots()[0]!
 
 describe('routes that raise a Bot\'s authority need a paired browser', () => {
   it('refuses raising a preset without a valid token, with a message naming the paired team page, and changes nothing', async () => {
     const bot = mainBot()
     await send('PATCH', `/bots/${bot.id}`, { permissionPreset: 'read-only' }) // lowering needs no pairing
-    expect(host.ctx.botRoster.bot(bot.id)!.permissionPreset).toBe('read-only')
-    const revision = host.ctx.botStore.state.revision
+    expect(web().host.ctx.botRoster.bot(bot.id)!.permissionPreset).toBe('read-only')
+    const revision = web().host.ctx.botStore.state.revision
     for (const token of [undefined, 'A'.repeat(43), 'not a token']) {
       for (const preset of ['workspace-write', 'danger-full-access']) {
         const r = await send('PATCH', `/bots/${bot.id}`, { permissionPreset: preset, role: 'Boss' }, token)
@@ -59,8 +46,8 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     }
     const created = await send('POST', '/bots', { name: 'Root', permissionPreset: 'danger-full-access' })
     expect(created.status).toBe(403)
-    expect(host.ctx.botStore.state.revision).toBe(revision)
-    expect(host.ctx.botRoster.bots().map((b) => [b.name, b.role, b.permissionPreset])).toEqual([['Main', 'Lead', 'read-only']])
+    expect(web().host.ctx.botStore.state.revision).toBe(revision)
+    expect(web().host.ctx.botRoster.bots().map((b) => [b.name, b.role, b.permissionPreset])).toEqual([['Main', 'Lead', 'read-only']])
   })
 
   it('lets ordinary changes, lowering and a default-preset create through the fence alone', async () => {
@@ -75,29 +62,29 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     const bot = mainBot()
     const r = await send('PATCH', `/bots/${bot.id}`, { permissionPreset: 'danger-full-access' }, token)
     expect(r.status).toBe(200)
-    expect(host.ctx.botRoster.bot(bot.id)!.permissionPreset).toBe('danger-full-access')
+    expect(web().host.ctx.botRoster.bot(bot.id)!.permissionPreset).toBe('danger-full-access')
     expect((await send('POST', '/bots', { name: 'Root', permissionPreset: 'danger-full-access' }, token)).status).toBe(201)
   })
 
   it("refuses setting or clearing a Bot's working folder without pairing, on create and change; paired, it is set", async () => {
     const bot = mainBot()
-    const folder = host.home
-    const revision = host.ctx.botStore.state.revision
+    const folder = web().host.home
+    const revision = web().host.ctx.botStore.state.revision
     for (const [method, path, body] of [['PATCH', `/bots/${bot.id}`, { workFolder: folder }], ['PATCH', `/bots/${bot.id}`, { workFolder: null }], ['POST', '/bots', { name: 'Ada', workFolder: folder }]] as const) {
       const r = await send(method, path, body)
       expect(r.status).toBe(403)
       expect(r.body.error).toMatch(/paired team page/)
     }
-    expect(host.ctx.botStore.state.revision).toBe(revision)
+    expect(web().host.ctx.botStore.state.revision).toBe(revision)
     const token = await pairFirstBrowser()
     expect(await send('PATCH', `/bots/${bot.id}`, { workFolder: 'relative/x' }, token)).toMatchObject({ status: 400, body: { error: /workFolder: must be an absolute path/ } })
     expect(await send('PATCH', `/bots/${bot.id}`, { workFolder: folder }, token)).toMatchObject({ status: 200, body: { bot: { workFolder: folder } } })
-    expect(host.ctx.botRoster.bot(bot.id)!.workFolder).toBe(folder)
+    expect(web().host.ctx.botRoster.bot(bot.id)!.workFolder).toBe(folder)
   })
 
   it('refuses the delegated-work flag without pairing; paired, it validates the body and reaches the roster', async () => {
     const bot = mainBot()
-    const revision = host.ctx.botStore.state.revision
+    const revision = web().host.ctx.botStore.state.revision
     const refused = await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true })
     expect(refused.status).toBe(403)
     expect(refused.body.error).toMatch(/paired team page/)
@@ -105,9 +92,9 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: 'yes' }, token)).toMatchObject({ status: 400, body: { error: /accepts: must be true or false/ } })
     expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true, extra: 1 }, token)).toMatchObject({ status: 400, body: { error: /extra/ } })
     expect(await send('PUT', '/bots/constructor/delegated-work', { accepts: true }, token)).toMatchObject({ status: 404 })
-    expect(host.ctx.botStore.state.revision).toBe(revision)
+    expect(web().host.ctx.botStore.state.revision).toBe(revision)
     expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true }, token)).toMatchObject({ status: 200, body: { acceptsDelegatedWork: true } })
-    expect(host.ctx.botRoster.bot(bot.id)!.acceptsDelegatedWork).toBe(true)
+    expect(web().host.ctx.botRoster.bot(bot.id)!.acceptsDelegatedWork).toBe(true)
   })
 })
 
@@ -120,7 +107,7 @@ describe('the pairing routes', () => {
     expect(await send('POST', '/pairing', { code: 'AAAA-AAAA' })).toMatchObject({ status: 403, body: { error: /Wrong or expired/ } })
     const paired = await send('POST', '/pairing', { code: terminalCode() }, undefined, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' })
     expect(paired).toMatchObject({ status: 201, body: { token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), device: { label: 'Chrome on Linux' } } })
-    const file = join(host.home, 'bot', 'pairing.json')
+    const file = join(web().host.home, 'bot', 'pairing.json')
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(readFileSync(file, 'utf8')).not.toContain(paired.body.token)
     const status = await send('GET', '/pairing', undefined, paired.body.token)
@@ -129,9 +116,9 @@ describe('the pairing routes', () => {
 
   it('pairs a second browser only by a code the paired one shows, and unpairs it', async () => {
     const first = await pairFirstBrowser()
-    const printed = terminal.length
+    const printed = web().terminal.length
     expect(await send('POST', '/pairing/codes', {})).toMatchObject({ status: 403, body: { error: /Pair another browser/ } })
-    expect(terminal.length).toBe(printed) // nothing more printed once a browser is paired
+    expect(web().terminal.length).toBe(printed) // nothing more printed once a browser is paired
     const shown = await send('POST', '/pairing/codes', {}, first)
     expect(shown).toMatchObject({ status: 201, body: { code: expect.stringMatching(/^\w{4}-\w{4}$/) } })
     const second = await send('POST', '/pairing', { code: shown.body.code }, undefined, { 'user-agent': 'curl/8.5.0' })
@@ -157,7 +144,7 @@ describe('the pairing routes', () => {
       expect({ method, path, status: r.status }).toEqual({ method, path, status })
       expect(r.body.error).toMatch(message)
     }
-    const big = await fetch(`${base}/pairing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'x'.repeat(2000) }) })
+    const big = await fetch(`${web().origin}/bot-team/api/pairing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'x'.repeat(2000) }) })
     expect(big.status).toBe(413)
   })
 })
