@@ -81,9 +81,11 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
   // reported above) the rest keeps working.
   const sessions = { workspace: paths.workspace, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }
+  // A Bot's own working folder may not be, hold or lie inside the DSH home or the team folder.
+  const protectedFolders = [dshHomePath(), paths.dir]
   // Before the roster: it names the Bot team agent preset for the Sessions the roster opens.
   await mountContained(ctx.plugin(BotCompaction, {}), 'compaction')
-  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, { ...sessions, limits: { maxBots: config.team.maxBots, createsPerTurn: config.team.createsPerTurn } }), 'roster')
+  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, { ...sessions, protectedFolders, limits: { maxBots: config.team.maxBots, createsPerTurn: config.team.createsPerTurn } }), 'roster')
   if (ctx.get('botRoster') && config.usage.enabled) await mountContained(ctx.plugin(BotUsage, { dir: paths.dir, prefer: config.sqlite, flushMs: config.usage.flushMs }), 'usage ledger')
   if (ctx.get('botRoster')) {
     await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')

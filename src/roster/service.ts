@@ -36,7 +36,7 @@
  *   the team whole (a Main Bot, an own chat per Bot) whenever this process becomes the writer.
  */
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, statSync } from 'node:fs'
+import { mkdirSync, realpathSync, statSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
@@ -56,6 +56,7 @@ import { AgentRegistrations } from '../agent-registrations.ts'
 import { TeamRefusal } from '../refusal.ts'
 import { SessionOpener } from '../session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner } from './ownership.ts'
+import { folderConflict } from './work-folder.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -84,6 +85,11 @@ export const Config = z.object({
   }).prefault({}),
   /** The Bots' working folder (absolute); every Bot Session's cwd. */
   workspace: z.string(),
+  /**
+   * Folders a Bot's own working folder may not be, hold or lie inside (absolute): the DSH home and
+   * the team folder (`work-folder.ts`); the team workspace is allowed.
+   */
+  protectedFolders: z.array(z.string()).default([]),
   /** `provider/model` for Bots without their own model where DSH has no default (headless, tests). */
   defaultModel: z.string().optional(),
   /** Name of the Main Bot created on first start. */
@@ -412,7 +418,7 @@ export class BotRoster extends Service {
     }
     if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
     const input = parsed.data
-    if (input.workFolder !== undefined) requireFolder(input.workFolder, 'The Bot was not created')
+    if (input.workFolder !== undefined) requireFolder(input.workFolder, 'The Bot was not created', this.config)
     await this.writable()
     if (opts.via) this.noteCreation(opts.via.sessionId, 'Bots')
     let created: Bot | undefined
@@ -457,7 +463,7 @@ export class BotRoster extends Service {
     const raisesPreset = patch.permissionPreset !== undefined && raises(this.pickers.presetMode(bot.permissionPreset), this.pickers.presetMode(patch.permissionPreset))
     await this.authorize(caller, 'update_bot', { botId: bot.id, wouldRemoveLastMain: patch.main === false && bot.main && this.mainCount(this.state) === 1, raisesPreset, setsWorkFolder: patch.workFolder !== undefined }, opts.via,
       `raise Bot ${bot.name}'s permission preset from ${bot.permissionPreset} to ${patch.permissionPreset}`)
-    if (typeof patch.workFolder === 'string') requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`)
+    if (typeof patch.workFolder === 'string') requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config)
     await this.writable()
     await this.store.update((s) => {
       const b = own(s.bots, bot.id)
@@ -690,6 +696,17 @@ function isDirectory(path: string): boolean {
 }
 
 /** A working folder must exist and be a directory when it is set (refused with the field's name otherwise). */
-function requireFolder(folder: string, what: string): void {
+/** The real path of `path`, or `path` itself when it does not exist (yet). */
+function real(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+function requireFolder(folder: string, what: string, where: { protectedFolders: readonly string[]; workspace: string }): void {
   if (!isDirectory(folder)) throw new RosterRefusal('invalid', `${what}: workFolder: ${JSON.stringify(folder)} is not an existing folder. Create it first, or leave the field empty for the team workspace.`)
+  const conflict = folderConflict(real(folder), where.protectedFolders.map(real), real(where.workspace))
+  if (conflict) throw new RosterRefusal('invalid', `${what}: workFolder: ${JSON.stringify(folder)} cannot be a Bot's working folder: ${conflict}.`)
 }

@@ -257,8 +257,12 @@ export const stateSchema = keepUnknownJson(z.looseObject({
   paused: pauseSchema.optional(),
   /** Scheduled tasks of Bots and groups (issue 16). */
   schedules: z.array(scheduleSchema).max(500).optional(),
-  /** The person's overrides of the team and room limits (Team settings; src/operations/limits.ts). */
-  limits: LimitOverrides.optional(),
+  /**
+   * The person's overrides of the team and room limits (Team settings; src/operations/limits.ts).
+   * Loose here (strict in the settings API): a newer build's extra limit must not make this one
+   * refuse the file.
+   */
+  limits: keepUnknownJson(z.looseObject(LimitOverrides.shape)).optional(),
 })).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })
 })

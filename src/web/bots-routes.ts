@@ -9,7 +9,8 @@
  *                                     (body: none or {}); 409 while the Bot works
  *
  * Changes that raise a Bot's authority (`raises.ts`: a preset above the Bot's current one, or above
- * the default on create; any change of the delegated-work flag or of the working folder) need a paired browser, asked of
+ * the default on create; making a Bot a Main Bot; any change of the delegated-work flag or of the
+ * working folder) need a paired browser, asked of
  * `pairing.requirePaired` before anything is validated or changed; everything else needs only the
  * fence, which the router applied already. Bots are looked up among the state's own properties or
  * by name, so `constructor` or `__proto__` are unknown ids (404), never prototype members.
@@ -24,7 +25,7 @@ import { summary } from '../roster/tools.ts'
 import type { Bot } from '../store/index.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { Pairing } from './pairing.ts'
-import { createRaises, setsWorkFolder, updateRaises } from './raises.ts'
+import { createRaises, mainRaises, setsWorkFolder, updateRaises } from './raises.ts'
 
 /** Bodies that carry Bot fields (instructions up to 8000 characters) are refused above this (413). */
 export const MAX_BODY_BYTES = 64 * 1024
@@ -66,7 +67,7 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
     if (method === 'GET') return [200, { bots: roster.bots().map(summary) }]
     if (method === 'POST') {
       const body = await readJsonBody(req, MAX_BODY_BYTES)
-      if (createRaises(body) || setsWorkFolder(body)) await pairing.requirePaired(req)
+      if (createRaises(body) || mainRaises(false, body) || setsWorkFolder(body)) await pairing.requirePaired(req)
       return [201, { bot: summary(await roster.create(USER, body)) }]
     }
     throw new HttpError(405, `${method} not allowed on /bots`)
@@ -89,7 +90,7 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
   if (sub !== undefined) throw new HttpError(404, `no such route: /bots/${ref}/${sub}`)
   if (method === 'PATCH') {
     const body = await readJsonBody(req, MAX_BODY_BYTES)
-    if (updateRaises(bot.permissionPreset, body) || setsWorkFolder(body)) await pairing.requirePaired(req)
+    if (updateRaises(bot.permissionPreset, body) || mainRaises(bot.main, body) || setsWorkFolder(body)) await pairing.requirePaired(req)
     return [200, { bot: summary(await roster.update(USER, bot.id, body)) }]
   }
   if (method === 'DELETE') {

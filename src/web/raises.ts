@@ -1,7 +1,7 @@
 /**
  * Which HTTP changes raise a Bot's authority (pure policy): a higher permission preset, making a
- * Bot a group's admin, or setting (or clearing) a Bot's working folder (it moves where the Bot's
- * Sessions may write). Such a change must come from a paired browser (`pairing.ts`); everything
+ * Bot a Main Bot or a group's admin, or setting (or clearing) a Bot's working folder (it moves
+ * where the Bot's Sessions may write). Such a change must come from a paired browser (`pairing.ts`); everything
  * else needs the trust fence only.
  *
  * Ranks: read-only < workspace-write < danger-full-access. A preset this module does not know (a
@@ -26,41 +26,47 @@ export function raisesPreset(current: unknown, requested: unknown): boolean {
   return presetRank(requested) > presetRank(current)
 }
 
-function requestedPreset(body: unknown): unknown {
-  return body !== null && typeof body === 'object' && Object.hasOwn(body, 'permissionPreset') ? (body as { permissionPreset: unknown }).permissionPreset : undefined
+function ownField(body: unknown, key: string): unknown {
+  return body !== null && typeof body === 'object' && Object.hasOwn(body, key) ? (body as Record<string, unknown>)[key] : undefined
 }
 
 /** A change body (PATCH) raises authority when it asks for a preset above the Bot's current one. */
 export function updateRaises(currentPreset: unknown, body: unknown): boolean {
-  const requested = requestedPreset(body)
+  const requested = ownField(body, 'permissionPreset')
   return requested !== undefined && raisesPreset(currentPreset, requested)
 }
 
 /** A create body raises authority when it asks for a preset above the default a new Bot gets. */
 export function createRaises(body: unknown): boolean {
-  const requested = requestedPreset(body)
+  const requested = ownField(body, 'permissionPreset')
   return requested !== undefined && raisesPreset(DEFAULT_PERMISSION_PRESET, requested)
-}
-
-function requestedAdmin(body: unknown): unknown {
-  return body !== null && typeof body === 'object' && Object.hasOwn(body, 'admin') ? (body as { admin: unknown }).admin : undefined
 }
 
 /**
  * A group body (create: `currentAdmin` undefined; change: the group's admin) raises a Bot's authority
- * when it makes a live Bot the group's admin that is not its admin now: an admin may change and post
- * to its group and write team memory (`roster/authority.ts`). `botId` resolves a name or id to a live
- * Bot; an admin it does not know never counts (the rooms service refuses it with a 400), and "none"
- * or null (no admin) lowers, never raises.
+ * when it may make a Bot the group's admin that is not its admin now: an admin may change and post
+ * to its group and write team memory (`roster/authority.ts`). Fails closed: only no `admin`, `null`,
+ * "none" (as the rooms service reads it: trimmed, any case) or exactly the current admin (`botId`
+ * resolves the trimmed name or id as the service does) are not raises; an admin it cannot resolve,
+ * or not a string, counts as one (the service would refuse it, but pairing is asked first).
  */
 export function adminRaises(currentAdmin: string | undefined, body: unknown, botId: (ref: string) => string | undefined): boolean {
-  const requested = requestedAdmin(body)
-  if (typeof requested !== 'string' || requested.trim().toLowerCase() === 'none') return false
-  const id = botId(requested)
-  return id !== undefined && id !== currentAdmin
+  const requested = ownField(body, 'admin')
+  if (requested === undefined || requested === null) return false
+  if (typeof requested !== 'string') return true
+  const ref = requested.trim()
+  if (ref.toLowerCase() === 'none') return false
+  const id = botId(ref)
+  return id === undefined || id !== currentAdmin
+}
+
+/** A create or change body that may make a Bot that is not a Main Bot now one (fails closed: any `main` but false or absent). */
+export function mainRaises(currentlyMain: boolean, body: unknown): boolean {
+  const requested = ownField(body, 'main')
+  return !currentlyMain && requested !== undefined && requested !== false
 }
 
 /** A create or change body that sets (or clears, `null`) a Bot's working folder. */
 export function setsWorkFolder(body: unknown): boolean {
-  return body !== null && typeof body === 'object' && Object.hasOwn(body, 'workFolder')
+  return ownField(body, 'workFolder') !== undefined
 }

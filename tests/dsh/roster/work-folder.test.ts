@@ -49,10 +49,11 @@ describe("a Bot's working folder", () => {
     expect(bobAgent.session.header.cwd).toBe(join(host.home, 'bot', 'workspace'))
   })
 
-  it('refuses a relative path, a missing folder and a file, with the field named, and changes nothing', async () => {
+  it('refuses a relative path, a missing folder, a file, and the team folder, inside it or holding it, with the field named, and changes nothing', async () => {
     const host = await team()
     const file = join(host.home, 'a-file')
     writeFileSync(file, 'x')
+    mkdirSync(join(host.home, 'bot', 'inner'))
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const revision = host.ctx.botStore.state.revision
     const cases: [unknown, RegExp][] = [
@@ -63,6 +64,12 @@ describe("a Bot's working folder", () => {
       [join(host.home, 'missing'), /workFolder: .* is not an existing folder/],
       [file, /workFolder: .* is not an existing folder/],
       [42, /workFolder: must be text/],
+      // The team folder, inside it (outside the team workspace) and a folder holding it: a Bot
+      // writing there could rewrite team state or pair itself.
+      [join(host.home, 'bot'), /cannot be a Bot's working folder: it lies inside .*bot, which holds the team's own files/],
+      [join(host.home, 'bot', 'inner'), /cannot be a Bot's working folder: it lies inside/],
+      [host.home, /cannot be a Bot's working folder: it holds .*bot, which holds the team's own files/],
+      ['/', /cannot be a Bot's working folder: it holds/],
     ]
     for (const [workFolder, message] of cases) {
       await expect(host.ctx.botRoster.update(user, ada.id, { workFolder })).rejects.toThrow(message)

@@ -66,9 +66,27 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     expect((await send('POST', '/bots', { name: 'Root', permissionPreset: 'danger-full-access' }, token)).status).toBe(201)
   })
 
+  it('refuses making a Bot a Main Bot without pairing, on create and change; paired, it is made one', async () => {
+    const ada = (await send('POST', '/bots', { name: 'Ada' })).body.bot
+    const revision = web().host.ctx.botStore.state.revision
+    for (const [method, path, body] of [['PATCH', `/bots/${ada.id}`, { main: true }], ['POST', '/bots', { name: 'Bo', main: true }]] as const) {
+      const r = await send(method, path, body)
+      expect(r.status).toBe(403)
+      expect(r.body.error).toMatch(/paired team page/)
+    }
+    expect(web().host.ctx.botStore.state.revision).toBe(revision)
+    expect(web().host.ctx.botRoster.bot(ada.id)!.main).toBe(false)
+    const token = await pairFirstBrowser()
+    expect(await send('PATCH', `/bots/${ada.id}`, { main: true }, token)).toMatchObject({ status: 200 })
+    expect(web().host.ctx.botRoster.bot(ada.id)!.main).toBe(true)
+    // Taking the role away again lowers authority: the fence is enough.
+    expect(await send('PATCH', `/bots/${ada.id}`, { main: false })).toMatchObject({ status: 200 })
+    expect(web().host.ctx.botRoster.bot(ada.id)!.main).toBe(false)
+  })
+
   it("refuses setting or clearing a Bot's working folder without pairing, on create and change; paired, it is set", async () => {
     const bot = mainBot()
-    const folder = web().host.home
+    const folder = web().host.cwd
     const revision = web().host.ctx.botStore.state.revision
     for (const [method, path, body] of [['PATCH', `/bots/${bot.id}`, { workFolder: folder }], ['PATCH', `/bots/${bot.id}`, { workFolder: null }], ['POST', '/bots', { name: 'Ada', workFolder: folder }]] as const) {
       const r = await send(method, path, body)

@@ -21,6 +21,14 @@ describe('state schema (current version)', () => {
     expect(stateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s)
   })
 
+  it("keeps a limit override a newer build added, and still refuses a bad value of a known one", () => {
+    const s = sampleState() as any
+    s.limits = { hopLimit: 3, futureLimit: 7 }
+    expect(stateSchema.parse(s).limits).toEqual({ hopLimit: 3, futureLimit: 7 })
+    s.limits = { hopLimit: 0 }
+    expect(stateSchema.safeParse(s).success).toBe(false)
+  })
+
   const broken: Array<[string, (s: any) => void]> = [
     ['bot key differs from id', s => { s.bots['bot-9'] = bot('bot-1') }],
     ['group member unknown', s => { s.groups['group-1'].members.push('bot-404') }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { adminRaises, createRaises, presetRank, raisesPreset, updateRaises } from '../../../src/web/raises.ts'
+import { adminRaises, createRaises, mainRaises, presetRank, raisesPreset, setsWorkFolder, updateRaises } from '../../../src/web/raises.ts'
 
 describe('which changes raise a Bot\'s authority', () => {
   it('ranks read-only < workspace-write < danger-full-access, and anything unknown lowest', () => {
@@ -35,17 +35,37 @@ describe('which changes raise a Bot\'s authority', () => {
     expect(createRaises({ name: 'Ada' })).toBe(false)
   })
 
-  it('counts making a live Bot a group admin that is not its admin now as raising, and nothing else', () => {
+  it('counts any admin that may be a Bot other than the current admin as raising (fails closed), and nothing else', () => {
     const live: Record<string, string> = { ada: 'bot-2', 'bot-2': 'bot-2', bob: 'bot-3', 'bot-3': 'bot-3' }
     const botId = (ref: string) => (Object.hasOwn(live, ref.toLowerCase()) ? live[ref.toLowerCase()] : undefined)
     expect(adminRaises(undefined, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' }, botId)).toBe(true) // create with an admin
     expect(adminRaises('bot-2', { admin: 'bot-3' }, botId)).toBe(true) // handing the role to another Bot
+    expect(adminRaises('bot-2', { admin: ' bot-3 ' }, botId)).toBe(true) // spaces: the rooms service trims them
     expect(adminRaises('bot-2', { admin: 'ADA' }, botId)).toBe(false) // the same admin again
+    expect(adminRaises('bot-2', { admin: ' ada ' }, botId)).toBe(false)
     expect(adminRaises('bot-2', { admin: 'none' }, botId)).toBe(false)
+    expect(adminRaises('bot-2', { admin: ' NONE ' }, botId)).toBe(false)
     expect(adminRaises('bot-2', { admin: null }, botId)).toBe(false)
-    expect(adminRaises(undefined, { admin: 'Nobody' }, botId)).toBe(false) // unknown: the service refuses it
-    expect(adminRaises(undefined, { admin: 7 }, botId)).toBe(false)
+    expect(adminRaises(undefined, { admin: 'Nobody' }, botId)).toBe(true) // unresolved: pairing first, then the service refuses it
+    expect(adminRaises(undefined, { admin: 7 }, botId)).toBe(true) // not text: the same
     expect(adminRaises('bot-2', { members: ['Ada', 'Bob'], notice: 'x', mode: 'everyone' }, botId)).toBe(false)
     expect(adminRaises(undefined, Object.create({ admin: 'Ada' }), botId)).toBe(false) // own properties only
+  })
+
+  it('counts making a Bot that is not a Main Bot one as raising (fails closed), and taking the role away as not', () => {
+    expect(mainRaises(false, { main: true })).toBe(true)
+    expect(mainRaises(false, { name: 'Ada', main: 'yes' })).toBe(true) // not false: pairing first, then the roster refuses it
+    expect(mainRaises(false, { main: false })).toBe(false)
+    expect(mainRaises(false, { role: 'x' })).toBe(false)
+    expect(mainRaises(true, { main: true })).toBe(false) // already a Main Bot
+    expect(mainRaises(true, { main: false })).toBe(false)
+    expect(mainRaises(false, Object.create({ main: true }))).toBe(false) // own properties only
+  })
+
+  it('counts setting or clearing a working folder as raising', () => {
+    expect(setsWorkFolder({ workFolder: '/srv/x' })).toBe(true)
+    expect(setsWorkFolder({ workFolder: null })).toBe(true)
+    expect(setsWorkFolder({ role: 'x' })).toBe(false)
+    expect(setsWorkFolder(null)).toBe(false)
   })
 })
