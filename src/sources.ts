@@ -351,7 +351,3 @@ export function readRoomAnswerParts(source: unknown): { rounds: string[]; notes:
   return { rounds, notes: (notes ?? []).map((n) => ({ kind: n.kind, text: n.text, ...(n.round ? { round: n.round } : {}) })) }
 }
 
-/** The round ids an assistant message's source names, if a room wrote it (pure; any input). */
-export function readRoomAnswer(source: unknown): string[] | undefined {
-  return readRoomAnswerParts(source)?.rounds
-}

@@ -412,7 +412,7 @@ export class BotContext extends Service {
     if (agent.status !== 'idle' || agent.inbox.hasPending || this.moving.has(botId)) throw new TeamRefusal('unavailable', busy)
     await this.move(botId, sessionId, { reason: 'the person started a new part', noRoom: false, resume: false, requested: true })
     const next = this.roster.bot(botId)?.sessionParts.at(-1)?.sessionId
-    if (!next || next === sessionId) throw new TeamRefusal('unavailable', `${bot.name}'s new part could not be opened now (the team may be read-only in this process, or the Bot busy); nothing was changed. Try again.`)
+    if (!next || next === sessionId) throw new TeamRefusal('unavailable', `${bot.name}'s new part could not be opened now (the team may be read-only in this process, or the Bot busy); its chat goes on in the current part. Try again.`)
     return next
   }
 

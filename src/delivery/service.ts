@@ -37,6 +37,7 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
+import { TEAM_LIMIT_FIELDS } from '../operations/limit-fields.ts'
 import type { Caller } from '../roster/authority.ts'
 import type { Requester } from '../requester.ts'
 import type { BotRoster } from '../roster/service.ts'
@@ -61,13 +62,13 @@ declare module '@deepseek-ai/cordis' {
 }
 
 export const Config = z.object({
-  hopLimit: z.int().min(1).max(50).default(DEFAULT_HOP_LIMIT),
+  hopLimit: TEAM_LIMIT_FIELDS.hopLimit.default(DEFAULT_HOP_LIMIT),
   /** Bot-started turns one message of the person may cause (see `src/chain.ts`). */
-  workBudget: z.int().min(1).max(10_000).default(DEFAULT_WORK_BUDGET),
+  workBudget: TEAM_LIMIT_FIELDS.workBudget.default(DEFAULT_WORK_BUDGET),
   /** Bot-started turns that may run at once; more wait in order (the cost spike, not the total). */
-  turnsAtOnce: z.int().min(1).max(100).default(4),
-  sendCap: z.int().min(1).max(100).default(DEFAULT_SEND_CAP),
-  keepFinished: z.int().min(0).max(10_000).default(DEFAULT_KEEP_FINISHED),
+  turnsAtOnce: TEAM_LIMIT_FIELDS.botTurnsAtOnce.default(4),
+  sendCap: TEAM_LIMIT_FIELDS.sendsPerTurn.default(DEFAULT_SEND_CAP),
+  keepFinished: TEAM_LIMIT_FIELDS.keepFinished.default(DEFAULT_KEEP_FINISHED),
 })
 export type Config = z.input<typeof Config>
 

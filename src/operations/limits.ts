@@ -6,28 +6,16 @@
  * work budget; roster: Bots, creations per turn) asks it at each check, so a change applies at the
  * next check without a restart.
  *
- * Also here: the zod bounds of each limit (the plugin config and the override schema both use
- * them, so the numbers exist once) and `raisedLimits`, which names the overrides that let Bots do
+ * Also here: `raisedLimits`, which names the overrides that let Bots do
  * more than the limits in force now (a raise needs a paired browser; the HTTP route asks).
  *
  * Deliberately does not: read or write team state (callers pass `state.limits`), know defaults of
  * the team section (the plugin config holds them) or word refusals (each service words its own).
  */
 import { z } from 'zod'
+import { TEAM_LIMIT_FIELDS } from './limit-fields.ts'
 import { RoomLimitsConfig } from '../rooms/config.ts'
 import { DEFAULT_LIMITS, type RoomLimits } from '../rooms/policy.ts'
-
-/** The bounds of each team limit; the plugin config adds the defaults. */
-export const TEAM_LIMIT_FIELDS = {
-  hopLimit: z.int().min(1).max(50),
-  sendsPerTurn: z.int().min(1).max(100),
-  workBudget: z.int().min(1).max(10_000),
-  maxBots: z.int().min(1).max(1000),
-  maxGroups: z.int().min(1).max(1000),
-  createsPerTurn: z.int().min(1).max(100),
-  botTurnsAtOnce: z.int().min(1).max(100),
-  keepFinished: z.int().min(0).max(10_000),
-}
 
 export interface TeamLimits {
   /** Bot-to-Bot messages one chain may go through. */

@@ -5,6 +5,7 @@
  * Deliberately narrow: no I/O; the meaning of each limit is documented on `RoomLimits` (policy.ts).
  */
 import { z } from 'zod'
+import { TEAM_LIMIT_FIELDS } from '../operations/limit-fields.ts'
 
 export const RoomLimitsConfig = z.object({
   extraTurns: z.int().min(0).max(20),
@@ -24,8 +25,8 @@ export const RoomsSection = z.object({
 /** The rooms service's config: the plugin's `rooms` section plus the team limits it enforces. */
 export const RoomsConfig = RoomsSection.extend({
   /** Bot-started turns one message of the person may cause (member turns and reports draw from it). */
-  workBudget: z.int().min(1).max(10_000).default(40),
+  workBudget: TEAM_LIMIT_FIELDS.workBudget.default(40),
   /** Live groups the team may have. */
-  maxGroups: z.int().min(1).max(1000).default(30),
+  maxGroups: TEAM_LIMIT_FIELDS.maxGroups.default(30),
 })
 export type RoomsConfig = z.input<typeof RoomsConfig>

@@ -41,6 +41,7 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
+import { TEAM_LIMIT_FIELDS } from '../operations/limit-fields.ts'
 import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from './authority.ts'
 import { BotCreateInput, BotUpdateInput, formatIssues, nameKey, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
@@ -79,9 +80,9 @@ export const Config = z.object({
   /** Caps on the team's size and on how fast a turn may grow it. */
   limits: z.object({
     /** Live Bots the team may have. */
-    maxBots: z.int().min(1).max(1000).default(50),
+    maxBots: TEAM_LIMIT_FIELDS.maxBots.default(50),
     /** Bots one turn may create. */
-    createsPerTurn: z.int().min(1).max(100).default(3),
+    createsPerTurn: TEAM_LIMIT_FIELDS.createsPerTurn.default(3),
   }).prefault({}),
   /** The Bots' working folder (absolute); every Bot Session's cwd. */
   workspace: z.string(),

@@ -31,6 +31,7 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
+import { TEAM_LIMIT_FIELDS } from '../limit-fields.ts'
 import { AgentRegistrations } from '../../agent-registrations.ts'
 import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../../chain.ts'
 import { effectiveLimits } from '../limits.ts'
@@ -55,7 +56,7 @@ export const PROMPT_MAX = 2_000
 
 export const Config = z.object({
   /** Bot-started turns one run of a task may cause (its own work budget). */
-  workBudget: z.int().min(1).max(10_000).default(DEFAULT_WORK_BUDGET),
+  workBudget: TEAM_LIMIT_FIELDS.workBudget.default(DEFAULT_WORK_BUDGET),
   /** Tasks in the whole team. */
   maxSchedules: z.int().min(1).max(500).default(100),
 })

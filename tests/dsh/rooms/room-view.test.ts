@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { readRoomAnswer } from '../../../src/sources.ts'
+import { readRoomAnswerParts } from '../../../src/sources.ts'
 import { serverEvents, webTeamHostPerTest } from '../../support/web-host.ts'
 import { settle, user } from './helpers.ts'
 
@@ -25,12 +25,12 @@ describe('a room answer as the room view reads it', () => {
     const answers = host.ctx.agents.get(SessionId(roomSession))!.session.events
       .filter((e) => e.type === 'assistant/message')
       .map((e) => (e.data as any).message)
-    const answer = answers.find((m: any) => readRoomAnswer(m.source)?.length)
-    expect(readRoomAnswer(answer.source)).toEqual([postId])
+    const answer = answers.find((m: any) => readRoomAnswerParts(m.source)?.rounds?.length)
+    expect(readRoomAnswerParts(answer.source)?.rounds).toEqual([postId])
     // DSH's Session log (JSONL) keeps it with the message, so it is there after a restart too.
     const logs = (readdirSync(host.home, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl') && f.includes(roomSession))
     const line = logs.flatMap((f) => readFileSync(join(host.home, f), 'utf8').split('\n')).find((l) => l.includes(`"id":"${answer.id}"`) && l.includes('"assistant/message"'))
-    expect(readRoomAnswer(JSON.parse(line!).data.message.source)).toEqual([postId])
+    expect(readRoomAnswerParts(JSON.parse(line!).data.message.source)?.rounds).toEqual([postId])
 
     const { status, body } = await send('GET', `/rooms/${group.id}/posts?message=${answer.id}`)
     expect(status).toBe(200)
@@ -43,7 +43,7 @@ describe('a room answer as the room view reads it', () => {
     expect(body.notes).toEqual([])
     // The room's opening answer names no round, only its own opening line (a note, as data);
     // a message that is not the room's is a 404.
-    const opening = answers.find((m: any) => readRoomAnswer(m.source)?.length === 0)
+    const opening = answers.find((m: any) => readRoomAnswerParts(m.source)?.rounds?.length === 0)
     expect((await send('GET', `/rooms/${group.id}/posts?message=${opening.id}`)).body).toMatchObject({ rounds: [], notes: [{ kind: 'open', text: 'Group G is open: Ada, Bob; no admin; everyone mode.' }] })
     expect((await send('GET', `/rooms/${group.id}/posts?message=msg-nope`)).status).toBe(404)
     expect((await send('GET', `/rooms/${group.id}/posts?message=${answer.id}&round=${postId}`)).status).toBe(400)

@@ -6,7 +6,7 @@ import { BlockAssembler } from '@deepseek-ai/dsh-llm'
 import { describe, expect, it } from 'vitest'
 import { roomItems } from '../../../src/client/room-view.ts'
 import { TextBlock } from '../../../src/rooms/stream.ts'
-import { readRoomAnswer, readRoomAnswerParts, roomAnswerState, ROOM_NOTE_MAX, ROOM_NOTES_MAX } from '../../../src/sources.ts'
+import { readRoomAnswerParts, roomAnswerState, ROOM_NOTE_MAX, ROOM_NOTES_MAX } from '../../../src/sources.ts'
 
 const turns = [{ round: 'post-u', turns: [{ botId: 'b-ada', outcome: 'posted', post: 1 }, { botId: 'b-bo', outcome: 'pass' }] }]
 const posts = [
@@ -23,7 +23,7 @@ describe('room notes on the assistant message', () => {
     for (const chunk of block.end('', roomAnswerState(['post-u'], notes))) assembler.push(chunk)
     const source = { kind: 'model', provider: 'p', model: 'm', replayState: assembler.replayState }
     expect(readRoomAnswerParts(source)).toEqual({ rounds: ['post-u'], notes })
-    expect(readRoomAnswer(source)).toEqual(['post-u'])
+    expect(readRoomAnswerParts(source)?.rounds).toEqual(['post-u'])
   })
 
   it('are bounded in number and length, one line each; a malformed note makes the state unreadable', () => {

@@ -1,12 +1,12 @@
 // The rounds a room answer ran, carried on DSH's assistant message: the room's `finish` chunk
 // names them, DSH's own BlockAssembler passes them through into the message's model source, and
-// `readRoomAnswer` reads them back (and nothing else); plus the progress line's data.
+// `readRoomAnswerParts` reads them back (and nothing else); plus the progress line's data.
 import { BlockAssembler } from '@deepseek-ai/dsh-llm'
 import { describe, expect, it } from 'vitest'
 import { roundProgress } from '../../../src/rooms/progress.ts'
 import type { RoundRecord } from '../../../src/rooms/rounds.ts'
 import { TextBlock } from '../../../src/rooms/stream.ts'
-import { readRoomAnswer, roomAnswerState, ROOM_ANSWER_ROUNDS_MAX } from '../../../src/sources.ts'
+import { readRoomAnswerParts, roomAnswerState, ROOM_ANSWER_ROUNDS_MAX } from '../../../src/sources.ts'
 
 describe('room answer rounds on the assistant message', () => {
   it('survive DSH\'s BlockAssembler into the model source and read back', () => {
@@ -15,21 +15,21 @@ describe('room answer rounds on the assistant message', () => {
     for (const chunk of block.delta('**Ada**: hi\n\n')) assembler.push(chunk)
     for (const chunk of block.end('', roomAnswerState(['post-1', 'post-2']))) assembler.push(chunk)
     const source = { kind: 'model', provider: 'deepseek-official', model: 'm', replayState: assembler.replayState }
-    expect(readRoomAnswer(source)).toEqual(['post-1', 'post-2'])
+    expect(readRoomAnswerParts(source)?.rounds).toEqual(['post-1', 'post-2'])
     expect(assembler.blocks()).toEqual([{ type: 'text', text: '**Ada**: hi\n\n' }])
   })
 
   it('reads nothing from a plain model message, a user message or a malformed state', () => {
-    expect(readRoomAnswer({ kind: 'model', provider: 'p', model: 'm' })).toBeUndefined()
-    expect(readRoomAnswer({ kind: 'model', provider: 'p', model: 'm', replayState: { response: { id: 'x' } } })).toBeUndefined()
-    expect(readRoomAnswer({ kind: 'user', replayState: roomAnswerState(['p']) })).toBeUndefined()
-    expect(readRoomAnswer({ kind: 'model', replayState: { response: { botTeam: { type: 'room-answer', rounds: [''] } } } })).toBeUndefined()
-    expect(readRoomAnswer(null)).toBeUndefined()
+    expect(readRoomAnswerParts({ kind: 'model', provider: 'p', model: 'm' })?.rounds).toBeUndefined()
+    expect(readRoomAnswerParts({ kind: 'model', provider: 'p', model: 'm', replayState: { response: { id: 'x' } } })?.rounds).toBeUndefined()
+    expect(readRoomAnswerParts({ kind: 'user', replayState: roomAnswerState(['p']) })?.rounds).toBeUndefined()
+    expect(readRoomAnswerParts({ kind: 'model', replayState: { response: { botTeam: { type: 'room-answer', rounds: [''] } } } })?.rounds).toBeUndefined()
+    expect(readRoomAnswerParts(null)?.rounds).toBeUndefined()
   })
 
   it('names at most ROOM_ANSWER_ROUNDS_MAX rounds', () => {
     const many = Array.from({ length: ROOM_ANSWER_ROUNDS_MAX + 5 }, (_, i) => `p${i}`)
-    expect(readRoomAnswer({ kind: 'model', replayState: roomAnswerState(many) })).toHaveLength(ROOM_ANSWER_ROUNDS_MAX)
+    expect(readRoomAnswerParts({ kind: 'model', replayState: roomAnswerState(many) })?.rounds).toHaveLength(ROOM_ANSWER_ROUNDS_MAX)
   })
 })
 
