@@ -56,6 +56,7 @@ export function makeBotSettings(deps: BotSettingsDeps) {
     const path = `/bots/${encodeURIComponent(bot.id)}`
     const saveFolder = () => act('workFolder', () => callApi('PATCH', path, { workFolder: folder.trim() ? folder.trim() : null }), t('bots.folderSaved'))
     const newPart = () => act('newPart', () => callApi('POST', `${path}/new-part`, {}), t('bots.partStarted'))
+    const mainNote = !bot.main && !pairingToken()
     const setMain = (main: boolean) => act('main', () => callApi('PATCH', path, { main }), main ? t('bots.mainOn') : t('bots.mainOff'))
     const error = (key: Key) => errors[key] ? h('span', { className: 'bt-err', id: `bt-e-${key}`, role: 'alert', 'data-field-error': key }, errors[key]) : null
     const described = (key: Key, note?: string) => [note, errors[key] ? `bt-e-${key}` : undefined].filter(Boolean).join(' ') || undefined
@@ -77,9 +78,10 @@ export function makeBotSettings(deps: BotSettingsDeps) {
           h('span', { className: 'bt-quiet bt-left', id: 'bt-n-newPart' }, t('bots.newPartNote'))),
         error('newPart')),
       h('div', { className: 'bt-field check' },
-        h('input', { id: 'bt-f-main', type: 'checkbox', checked: bot.main, disabled: busy !== undefined, 'data-testid': 'bt-main-toggle', 'aria-describedby': described('main'), 'aria-invalid': errors.main ? 'true' : undefined,
+        h('input', { id: 'bt-f-main', type: 'checkbox', checked: bot.main, disabled: busy !== undefined, 'data-testid': 'bt-main-toggle', 'aria-describedby': described('main', mainNote ? 'bt-n-main' : undefined), 'aria-invalid': errors.main ? 'true' : undefined,
           onChange: (e: { target: { checked: boolean } }) => void setMain(e.target.checked) }),
         h('label', { htmlFor: 'bt-f-main' }, t('bots.main'))),
+      mainNote ? h('span', { className: 'bt-quiet bt-left', id: 'bt-n-main' }, t('bots.mainNeedsPairing')) : null,
       error('main'),
       done ? h('span', { className: 'bt-quiet bt-left', role: 'status', 'data-testid': 'bt-settings-done' }, done) : null)
   }
