@@ -16,7 +16,6 @@ import { prefixReuse } from './lib/prefix.ts'
 
 const BASE = Number(process.argv[2] ?? 3000)
 const TURNS = 50
-const REVIEW = "You maintain a Bot's long-term memory"
 const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil((BASE * 4) / 26)).slice(0, BASE * 4)
 const ANSWER = 'Done: I updated the handler, ran the unit tests (all green) and noted the follow-up in the ticket.'
 
@@ -26,11 +25,12 @@ const estimate = (req: RecordedRequest) => Math.ceil((req.system.length + JSON.s
 let reviews = 0
 let fact = 0
 const script: Script = {
+  // The review is one of the plugin's side calls (scripted by `review`, never a loop step).
+  review: () => {
+    reviews++
+    return reviews % 5 === 0 ? JSON.stringify({ changes: [{ op: 'add', text: `Review fact ${reviews}: the user prefers small commits` }] }) : '{"changes":[]}'
+  },
   fallback: (req) => {
-    if (req.system.startsWith(REVIEW)) {
-      reviews++
-      return { text: reviews % 5 === 0 ? JSON.stringify({ changes: [{ op: 'add', text: `Review fact ${reviews}: the user prefers small commits` }] }) : '{"changes":[]}' }
-    }
     const last = req.messages.at(-1)
     const lastUser = [...req.messages].reverse().find((m) => m.role === 'user' && !m.runtimeContext)
     if (last?.role !== 'tool' && lastUser && /please remember/.test(lastUser.text)) {
@@ -55,9 +55,8 @@ for (let turn = 1; turn <= TURNS; turn++) {
   if (turn % 10 === 0 && !host.ctx.botMemory.recall(actor, 'thursdays').includes(`Fact ${fact}:`)) recallSawAll = false
 }
 
-const all = host.adapter.model.loopRequests()
-const main_ = all.filter((r) => !r.system.startsWith(REVIEW) && r.sessionId === sessionId)
-const reviewReqs = all.filter((r) => r.system.startsWith(REVIEW))
+const main_ = host.adapter.model.loopRequests().filter((r) => r.sessionId === sessionId)
+const reviewReqs = host.adapter.requests.filter((r) => r.purpose === 'memory-review')
 const { pairs, identical } = prefixReuse(main_)
 const section = (r: RecordedRequest) => r.system.slice(r.system.indexOf('# Your long-term memory'))
 const sectionStable = main_.every((r) => section(r) === section(main_[0]!))
@@ -68,4 +67,5 @@ await host.dispose()
 
 console.log(`bench memory: pairs=${pairs} prefix_identical=${((identical / pairs) * 100).toFixed(0)}% review_tokens/main_tokens=${(reviewTokens / mainTokens).toFixed(3)}`)
 console.log(`  turns=${TURNS} main_requests=${main_.length} main_tokens≈${mainTokens} reviews=${reviewReqs.length} review_tokens≈${reviewTokens} applied=${stats.applied} section_stable_in_part=${sectionStable} recall_saw_new_entries=${recallSawAll} base=${BASE}`)
-if (identical !== pairs || !sectionStable || !recallSawAll) process.exitCode = 1
+// A review that never ran would make the cost figure meaningless: fail then too.
+if (identical !== pairs || !sectionStable || !recallSawAll || reviewReqs.length === 0) process.exitCode = 1
