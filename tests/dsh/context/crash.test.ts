@@ -3,31 +3,19 @@
 // part exists yet), or right after team state recorded the new part with its package still
 // pending. A restart on the same home has exactly one current part, and nothing is lost: the
 // package is sent then (answered without a model call), and part 1 stays searchable.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { SessionId } from '@deepseek-ai/dsh-session'
-import { afterEach, describe, expect, it } from 'vitest'
-import { HANDOFF_ACK } from '../../../src/context/note.ts'
-import { readSource } from '../../../src/sources.ts'
+import { describe, expect, it } from 'vitest'
+import { expectOpeningAnswered, tempHomes, userMessages } from './helpers.ts'
 import { disposedAfterEach, prompt, startTeamHost } from '../../support/dsh-host.ts'
 import { killedAtMarker } from '../../support/kill-point.ts'
 
 const CHILD = fileURLToPath(new URL('./fixtures/handoff-child.ts', import.meta.url))
 const track = disposedAfterEach()
-const homes: string[] = []
-afterEach(() => { for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true }) })
 
 const killedAt = (home: string, mode: 'note' | 'opening') => killedAtMarker(CHILD, [home, mode])
 
-const home = () => {
-  const h = mkdtempSync(join(tmpdir(), 'bot-context-crash-'))
-  homes.push(h)
-  return h
-}
+const home = tempHomes('bot-context-crash-')
 const restart = async (h: string) => track(await startTeamHost({ contextWindow: 8_000, fallback: { text: 'after restart' } }, { home: h }))
-const messagesOf = (events: readonly any[]) => events.filter((e) => e.type === 'user/message').map((e) => e.data.message ?? e.data)
 
 describe('a handoff cut by SIGKILL', () => {
   it('killed while the note is written: after restart the Bot has exactly its one part, which goes on and hands off later', async () => {
@@ -38,7 +26,7 @@ describe('a handoff cut by SIGKILL', () => {
     expect(parts).toHaveLength(1)
     expect(parts[0]!.endedAt).toBeUndefined()
     const agent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.find('Ada')!.id)
-    expect(JSON.stringify(messagesOf(agent.session.events))).toContain('PLANT-7 lives at /srv/plant/seven.txt')
+    expect(JSON.stringify(userMessages(agent.session.events))).toContain('PLANT-7 lives at /srv/plant/seven.txt')
     for (let i = 0; i < 5 && host.ctx.botRoster.find('Ada')!.sessionParts.length === 1; i++) {
       await prompt(host, agent, `after the restart ${i} ${'lorem ipsum dolor sit amet '.repeat(60)}`)
       await host.ctx.botContext.settled()
@@ -56,13 +44,7 @@ describe('a handoff cut by SIGKILL', () => {
     const parts = host.ctx.botRoster.find('Ada')!.sessionParts
     expect(parts).toHaveLength(2)
     expect(parts.filter((p) => !p.endedAt).map((p) => p.part)).toEqual([2])
-    const second = host.ctx.agents.get(SessionId(parts[1]!.sessionId))!
-    await second.whenIdle()
-    const opening = messagesOf(second.session.events)
-    expect(opening).toHaveLength(1)
-    expect(readSource(opening[0].source)).toMatchObject({ type: 'handoff', part: 2 })
-    expect(second.session.events.filter((e: any) => e.type === 'assistant/message').map((e: any) => (e.data.message ?? e.data).content[0]?.text)).toEqual([HANDOFF_ACK])
-    expect(host.adapter.requests.filter((r) => r.sessionId === parts[1]!.sessionId)).toHaveLength(0)
+    await expectOpeningAnswered(host, parts[1]!.sessionId, 2)
     await host.ctx.botArchive.caughtUp()
     expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { query: 'PLANT-7 seven.txt' })).toContain('User: Remember: PLANT-7 lives at /srv/plant/seven.txt')
   })

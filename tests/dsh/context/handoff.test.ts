@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { HANDOFF_ACK } from '../../../src/context/note.ts'
 import { readSource } from '../../../src/sources.ts'
+import { userMessages } from './helpers.ts'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 
@@ -20,8 +21,6 @@ const filler = (n: number, tag: string) => `${tag} ${'lorem ipsum dolor sit amet
 const partsOf = (host: DshHost, name: string) => host.ctx.botRoster.find(name)!.sessionParts
 const stewardCalls = (host: DshHost) => host.adapter.requests.filter((r) => r.label === 'steward')
 const noteCalls = (host: DshHost) => host.adapter.requests.filter((r) => r.label === 'handoff-note')
-/** The user messages of a log (an event's data is the message). */
-const userMessages = (events: readonly any[]) => events.filter((e) => e.type === 'user/message').map((e) => e.data.message ?? e.data)
 
 /** Prompt the Bot until its chat has moved to part `n` (at most `max` prompts). */
 async function fillUntilPart(host: DshHost, name: string, n: number, max = 40): Promise<number> {

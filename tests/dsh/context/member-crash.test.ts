@@ -4,34 +4,22 @@
 // Session with its package pending. A restart on the same home has exactly one current member
 // Session for Ada, the package (if any) enters it answered without a model call, and the group
 // keeps working.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { SessionId } from '@deepseek-ai/dsh-session'
-import { afterEach, describe, expect, it } from 'vitest'
-import { HANDOFF_ACK } from '../../../src/context/note.ts'
-import { readSource } from '../../../src/sources.ts'
+import { describe, expect, it } from 'vitest'
+import { expectOpeningAnswered, tempHomes } from './helpers.ts'
 import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
 import { killedAtMarker } from '../../support/kill-point.ts'
 import { say } from '../rooms/helpers.ts'
 
 const CHILD = fileURLToPath(new URL('./fixtures/member-handoff-child.ts', import.meta.url))
 const track = disposedAfterEach()
-const homes: string[] = []
-afterEach(() => { for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true }) })
 
-const home = () => {
-  const h = mkdtempSync(join(tmpdir(), 'bot-member-crash-'))
-  homes.push(h)
-  return h
-}
+const home = tempHomes('bot-member-crash-')
 const restart = async (h: string) => track(await startTeamHost({
   mock: { fallback: { text: 'ok' } },
   ada: { contextWindow: 8_000, fallback: { text: 'Ada after restart' } },
   bob: { fallback: { text: 'Bob after restart' } },
 }, { home: h, config: { rooms: { limits: { turnTimeoutMs: 30_000 } } } }))
-const messagesOf = (events: readonly any[]) => events.filter((e) => e.type === 'user/message').map((e) => e.data.message ?? e.data)
 
 describe('a member handoff cut by SIGKILL', () => {
   it('killed while the note is written: after restart Ada keeps her one member Session, which answers the next round', async () => {
@@ -59,13 +47,7 @@ describe('a member handoff cut by SIGKILL', () => {
     const parts = dev().memberParts![ada]!
     expect(parts.map((p) => [p.part, p.endedAt === undefined])).toEqual([[1, false], [2, true]])
     expect(dev().memberSessions[ada]).toBe(parts[1]!.sessionId)
-    const second = host.ctx.agents.get(SessionId(parts[1]!.sessionId))!
-    await second.whenIdle()
-    const opening = messagesOf(second.session.events)
-    expect(opening).toHaveLength(1)
-    expect(readSource(opening[0].source)).toMatchObject({ type: 'handoff', part: 2 })
-    expect(second.session.events.filter((e: any) => e.type === 'assistant/message').map((e: any) => (e.data.message ?? e.data).content[0]?.text)).toEqual([HANDOFF_ACK])
-    expect(host.adapter.requests.filter((r) => r.sessionId === parts[1]!.sessionId)).toHaveLength(0)
+    await expectOpeningAnswered(host, parts[1]!.sessionId, 2)
     await say(host, 'Dev', 'after the restart')
     const req = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!
     expect(req.sessionId).toBe(parts[1]!.sessionId)

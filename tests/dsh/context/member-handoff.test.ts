@@ -7,6 +7,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { HANDOFF_ACK } from '../../../src/context/note.ts'
 import { readSource } from '../../../src/sources.ts'
+import { userMessages } from './helpers.ts'
 import type { Rule, Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import { startCompactingTeamHost } from '../context-compaction/helpers.ts'
@@ -15,7 +16,6 @@ import { say, user } from '../rooms/helpers.ts'
 const track = disposedAfterEach()
 const WINDOW = 8_000
 const filler = (n: number, tag: string) => `${tag} ${'lorem ipsum dolor sit amet '.repeat(n)}`
-const userMessages = (events: readonly any[]) => events.filter((e) => e.type === 'user/message').map((e) => e.data.message ?? e.data)
 const assistantTexts = (events: readonly any[]) => events.filter((e) => e.type === 'assistant/message').map((e) => (e.data.message ?? e.data).content[0]?.text)
 
 /** Ada on a small window (her own scripted model), Bob on a large one; both in group Dev. */
