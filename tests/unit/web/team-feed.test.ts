@@ -23,31 +23,30 @@ afterEach(() => {
 })
 
 describe('TeamFeed', () => {
-  it('pushes a lone change on the next turn of the event loop, without waiting for the coalescing window', () => {
-    let revision = 1
-    const feed = new TeamFeed(() => view(revision))
+  /** A feed with one open stream that has seen revision 1 and, after a quiet spell, a pushed revision 2. */
+  function afterOnePush() {
+    const at = { revision: 1 }
+    const feed = new TeamFeed(() => view(at.revision))
     const s = stream()
     feed.open(s.req, s.res)
     vi.advanceTimersByTime(COALESCE_MS * 4)
-    revision = 2
+    at.revision = 2
     feed.changed()
     vi.advanceTimersByTime(0)
+    return { feed, s, at }
+  }
+
+  it('pushes a lone change on the next turn of the event loop, without waiting for the coalescing window', () => {
+    const { feed, s } = afterOnePush()
     expect(s.revisions()).toEqual([1, 2])
     feed.close()
   })
 
   it('sends a burst right after a push as one event with the newest view, once the window has passed', () => {
-    let revision = 1
-    const feed = new TeamFeed(() => view(revision))
-    const s = stream()
-    feed.open(s.req, s.res)
-    vi.advanceTimersByTime(COALESCE_MS * 4)
-    revision = 2
+    const { feed, s, at } = afterOnePush()
+    at.revision = 3
     feed.changed()
-    vi.advanceTimersByTime(0)
-    revision = 3
-    feed.changed()
-    revision = 4
+    at.revision = 4
     feed.changed()
     vi.advanceTimersByTime(COALESCE_MS - 1)
     expect(s.revisions()).toEqual([1, 2])
