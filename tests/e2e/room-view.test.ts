@@ -2,11 +2,10 @@
 // per member with its avatar and name from the post log (found through the rounds DSH keeps with
 // the room's assistant message), a pass as a quiet line, a progress line while the round runs —
 // and a plain Session's answer still drawn by DSH's own renderer.
-import { mkdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../scripts/scripted-model/format.ts'
 import { api } from '../support/e2e.ts'
-import { openDshWeb, sendInComposer, useSurface } from '../support/surface.ts'
+import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/surface.ts'
 
 
 /**
@@ -59,8 +58,7 @@ describe('a room in DSH Web', () => {
 
     // While the round runs: the progress line says who is speaking (Ada answers slowly).
     await page.getByTestId('bt-room-progress').getByText(/Ada is speaking/).waitFor({ timeout: 30_000 })
-    mkdirSync('.tmp', { recursive: true })
-    await page.screenshot({ path: '.tmp/room-view-running.png' })
+    await screenshot(page, 'room-view-running')
 
     // Settled: one message per member post, in turn order, each with its name and its own colour.
     const answer = page.getByTestId('bt-room-answer')
@@ -73,7 +71,7 @@ describe('a room in DSH Web', () => {
     await expect(posts.nth(1).locator('.bt-av').evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundColor)).resolves.toBe('rgb(43, 138, 62)')
     // Bo passed: a quiet line, not a message.
     await expect(answer.getByTestId('bt-room-quiet').textContent()).resolves.toBe('Bo passed.')
-    await page.screenshot({ path: '.tmp/room-view-round.png' })
+    await screenshot(page, 'room-view-round')
 
     // A plain DSH Session's answer is DSH's own renderer: no room or team line in it.
     await page.getByTestId('bt-show-sessions').click()

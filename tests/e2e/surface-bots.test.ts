@@ -4,14 +4,14 @@
 // in the Bot's details and opens read-only inside DSH Web; the Main Bot switch shows the roster's refusal next
 // to it; axe finds nothing serious in the dialog; Chinese strings under the Chinese locale.
 // Only the model is scripted.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
 import { api, teamStatus } from '../support/e2e.ts'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
-import { openDshWeb, sendInComposer, useSurface } from '../support/surface.ts'
+import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/surface.ts'
 
 const surface = useSurface('surface-bots', () => ({ fallback: { text: 'noted' } }))
 let folder: string | undefined
@@ -63,8 +63,7 @@ describe("a Bot's settings inside DSH Web", () => {
     await earlier.waitFor()
     const findings = await pluginAxeFindings(page, axeSource())
     expect(findings).toEqual([])
-    mkdirSync('.tmp', { recursive: true })
-    await page.screenshot({ path: '.tmp/surface-bot-details.png' })
+    await screenshot(page, 'surface-bot-details')
 
     // Clicking it opens that Session, read-only, inside DSH Web (DSH Web itself never shows an
     // archived Session as the current chat): the part's own conversation, from DSH's history.

@@ -4,13 +4,12 @@
 // admin only from a paired browser, and deletes the group; a bad name gets the service's own
 // message next to the field; the room's opening line is drawn as a quiet line from its record.
 // axe on the dialog, a screenshot, and the Chinese strings. Only the model is scripted.
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
 import { api } from '../support/e2e.ts'
-import { openDshWeb, useSurface } from '../support/surface.ts'
+import { openDshWeb, screenshot, useSurface } from '../support/surface.ts'
 
 const surface = useSurface('surface-groups', () => ({ fallback: () => ({ text: 'plain answer' }) }))
 
@@ -45,8 +44,7 @@ describe('group settings inside DSH Web', () => {
     await expect(dialog.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBe('true')
     expect(await groups()).toEqual([])
     expect(await pluginAxeFindings(page, axeSource())).toEqual([])
-    mkdirSync('.tmp', { recursive: true })
-    await page.screenshot({ path: '.tmp/surface-group-dialog.png' })
+    await screenshot(page, 'surface-group-dialog')
 
     // Created: in the groups API, in the sidebar, and its room in DSH's session list.
     await dialog.getByLabel('Name').fill('Crew')

@@ -4,11 +4,10 @@
 // from the dialog (paired) puts the "Team paused" line in the sidebar and GET /pause says paused;
 // resuming removes it. axe: 0 serious/critical in the plugin's DOM; Chinese strings under zh-CN.
 // Only the model is scripted.
-import { mkdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
-import { openDshWeb, useSurface } from '../support/surface.ts'
+import { openDshWeb, screenshot, useSurface } from '../support/surface.ts'
 
 const AXE = axeSource()
 const surface = useSurface('surface-settings', () => ({ fallback: { text: 'ok' } }))
@@ -53,8 +52,7 @@ describe('Team settings inside DSH Web', () => {
 
     const findings = await pluginAxeFindings(page, AXE)
     expect(findings).toEqual([])
-    mkdirSync('.tmp', { recursive: true })
-    await page.screenshot({ path: '.tmp/surface-settings.png' })
+    await screenshot(page, 'surface-settings')
 
     // Pair this browser as the person does, then pause from the dialog with a reason.
     const token = await pairWithTerminalCode(surface().web)

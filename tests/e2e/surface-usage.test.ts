@@ -3,9 +3,8 @@
 // screen opened from the team sidebar shows Main's row by Bot with those tokens, its cost once
 // prices are set, and a bar, and a "turn" row by purpose; today's section shows the team's cap.
 // Only the model is scripted.
-import { mkdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { openDshWeb, sendInComposer, useSurface } from '../support/surface.ts'
+import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/surface.ts'
 
 const surface = useSurface('surface-usage', () => ({ fallback: () => ({ text: 'counted answer', usage: { input: 1234, cached: 500, output: 77 } }) }))
 
@@ -46,8 +45,7 @@ describe('the usage screen inside DSH Web', () => {
 
     await dialog.getByRole('button', { name: 'Purpose' }).click()
     await dialog.locator('tr[data-usage-row="turn"]').waitFor()
-    mkdirSync('.tmp', { recursive: true })
-    await page.screenshot({ path: '.tmp/surface-usage.png' })
+    await screenshot(page, 'surface-usage')
     // Escape closes it, as the other dialogs.
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })

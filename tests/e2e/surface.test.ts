@@ -2,12 +2,11 @@
 // client half — the sidebar with live status, the Bot form, "Message from" lines, the Chinese
 // locale — and DSH Web staying fully usable when the team API fails. Each test has its own
 // DSH_HOME, DSH Web, scripted model and browser; screenshots go to .tmp/ for people to look at.
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, lastUserText, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
 import { api, teamStatus } from '../support/e2e.ts'
-import { openDshWeb, sendInComposer, useSurface } from '../support/surface.ts'
+import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/surface.ts'
 
 
 /**
@@ -29,10 +28,7 @@ function teamScript(): Script {
 
 const surface = useSurface('surface', teamScript)
 
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync('.tmp', { recursive: true })
-  await page.screenshot({ path: `.tmp/surface-${name}.png` })
-}
+const shot = (page: Page, name: string) => screenshot(page, `surface-${name}`)
 
 describe('the team inside DSH Web', () => {
   it('keeps DSH Web and a plain chat working when the team API fails', async () => {

@@ -28,8 +28,7 @@ export function useSurface(label: string, script: () => Script): () => Surface {
   })
   afterEach(async ({ task }) => {
     if (task.result?.state === 'fail') {
-      mkdirSync('.tmp', { recursive: true })
-      for (const [i, p] of browser?.contexts().flatMap((c) => c.pages()).entries() ?? []) await p.screenshot({ path: `.tmp/${label}-failed-${i}.png` }).catch(() => {})
+      for (const [i, p] of browser?.contexts().flatMap((c) => c.pages()).entries() ?? []) await screenshot(p, `${label}-failed-${i}`).catch(() => {})
     }
     await browser?.close()
     await web?.stop()
@@ -42,6 +41,12 @@ export function useSurface(label: string, script: () => Script): () => Surface {
 export async function openDshWeb(page: Page, url: string): Promise<void> {
   await page.goto(url)
   await page.getByRole('button', { name: /^(Continue|继续)$/ }).click({ timeout: 30_000 })
+}
+
+/** A screenshot of the page as `.tmp/<name>.png`, for people to look at (never compared). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync('.tmp', { recursive: true })
+  await page.screenshot({ path: `.tmp/${name}.png` })
 }
 
 /** Type into DSH's composer and send. */
