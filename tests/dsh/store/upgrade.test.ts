@@ -1,6 +1,6 @@
 // Teams saved by earlier releases (0.1.0, schema v1; the v2 build d2907db) open in this build and are used: the file
 // is migrated once, the Bots keep their Sessions, and the message 0.1.0 left pending is delivered.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
@@ -69,4 +69,40 @@ it('opens the state.json the schema-v2 build saved, migrates it to v3, delivers 
   expect(saved.schedules.map((s: any) => [s.target, s.prompt])).toEqual([[{ kind: 'bot', botId: 'bot-3' }, 'check the build']])
   expect(saved.paused).toBeUndefined()
   expect(saved.nextIds.delivery).toBe(3)
+})
+
+it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the pause, limits, caps, schedule, working folder and group hold, and on resume the pending message reaches Bob', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'bot-team-upgrade-v3-'))
+  homes.push(home)
+  mkdirSync(join(home, 'bot'))
+  // The v3 build saved Ada's working folder as an absolute path; point it at a folder of this test.
+  const adaWork = join(home, 'ada-work')
+  mkdirSync(adaWork)
+  const fixture = readFileSync(new URL('../../fixtures/state-v3-3f0144e.json', import.meta.url), 'utf8')
+  writeFileSync(join(home, 'bot', 'state.json'), fixture.replaceAll('/tmp/bot-team-v3-fixture/ada-work', adaWork))
+  const host = track(await team({ mock: { fallback: { text: 'ok' } } }, { home }))
+  const roster = host.ctx.botRoster
+  expect(host.ctx.botStore.status().mode).toBe('writer')
+  expect(roster.bots().map((b) => [b.name, b.main, b.permissionPreset, b.sessionParts.map((p) => p.sessionId)])).toEqual([
+    ['Main', true, 'workspace-write', ['session-v3-main']], ['Ada', false, 'workspace-write', ['session-v3-ada']], ['Bob', false, 'read-only', ['session-v3-bob']],
+  ])
+  expect(roster.find('Ada')!.workFolder).toBe(adaWork)
+  const desk = host.ctx.botRooms.group('Desk')!
+  expect([desk.members, desk.admin, desk.notice, desk.memberSessions]).toEqual([['bot-2', 'bot-3'], 'bot-2', 'Ship the draft.', { 'bot-2': 'session-v3-desk-ada', 'bot-3': 'session-v3-desk-bob' }])
+  expect(host.ctx.botLimits.view().limits.workBudget).toBe(30)
+  expect(host.ctx.botPause.isPaused()).toBe(true)
+  expect(host.ctx.botSchedules.list().map((s) => [s.target, s.prompt])).toEqual([[{ kind: 'bot', botId: 'bot-3' }, 'check the build']])
+  expect(host.ctx.botUsage.settings?.caps?.team?.tokens).toBe(5_000_000)
+  // Held while paused, delivered on resume to the Session the v3 build recorded.
+  await quiesce(host)
+  expect(host.ctx.botDelivery.log().find((d) => d.id === 'delivery-1')?.status).toBe('pending')
+  await host.ctx.botPause.resume()
+  await quiesce(host)
+  expect(host.ctx.botDelivery.log().find((d) => d.id === 'delivery-1')?.status).toBe('delivered')
+  const bob = await roster.agentOf('bot-3')
+  expect(String(bob.id)).toBe('session-v3-bob')
+  expect(userMessages(bob).map((m) => m.text)).toEqual([expect.stringContaining('Pending when saved by the v3 build.')])
+  const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))
+  expect(saved.version).toBe(STATE_VERSION)
+  expect(saved.paused).toBeUndefined()
 })
