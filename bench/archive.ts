@@ -27,9 +27,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CatchUp, ingest, type ArchiveSources, type LiveLog, type LogEvent } from '../src/archive/catch-up.ts'
 import { ArchiveIndex } from '../src/archive/index-db.ts'
-import { lineOf } from '../src/archive/lines.ts'
+import { lineOf } from '../src/core/log-lines.ts'
 import { partitionKeyOfBot, readOwnChat, type OwnChatArgs, type PartInfo } from '../src/archive/reader.ts'
-import { loadSqlite } from '../src/archive/sqlite.ts'
+import { loadSqlite } from '../src/core/sqlite.ts'
 import { mulberry32 } from './lib/random.ts'
 
 const LINES = Number(process.argv[2] ?? 1_000_000)

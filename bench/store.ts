@@ -16,9 +16,9 @@ import path from 'node:path'
 import { Context } from '@deepseek-ai/cordis'
 import { BotStore } from '../src/store/service.ts'
 import { type TeamState, serializeState } from '../src/store/index.ts'
-import { MAX_BUDGETS } from '../src/chain.ts'
+import { MAX_BUDGETS } from '../src/core/chain.ts'
 import { DEFAULT_KEEP_FINISHED } from '../src/delivery/policy.ts'
-import { clip, FINISHED_BODY_MAX, MESSAGE_MAX } from '../src/limits.ts'
+import { clip, FINISHED_BODY_MAX, MESSAGE_MAX } from '../src/core/text-limits.ts'
 
 const SAVES = Number(process.argv[2] ?? 300)
 const WARMUP = 20

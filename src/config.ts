@@ -11,7 +11,7 @@ import { MemoryLimits } from './memory/caps.ts'
 import { ReviewConfig } from './memory/review.ts'
 import { RoomsSection } from './rooms/config.ts'
 import { ContextSection } from './context/config.ts'
-import { TEAM_LIMIT_FIELDS } from './operations/limit-fields.ts'
+import { TEAM_LIMIT_FIELDS } from './core/limits.ts'
 
 export const Config = z.object({
   /** Folder holding team state, archive, memory and secrets. Default: `$DSH_HOME/bot`. */

@@ -19,7 +19,7 @@
  */
 import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import type { ArchiveIndex, SessionMark } from './index-db.ts'
-import { lineOf, type ArchiveLine, type CallNames } from './lines.ts'
+import { lineOf, type ArchiveLine, type CallNames } from '../core/log-lines.ts'
 
 export interface LogEvent {
   type: string

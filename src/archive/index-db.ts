@@ -25,12 +25,13 @@
  * rank (rank.ts). Only the writer calls the write methods (catch-up runs only there); anyone may create the
  * empty schema when the file is missing.
  */
-import { chmodSync, closeSync, openSync, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
+import { touchPrivateFile } from '../core/private-file.ts'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
-import type { ArchiveLine, Who } from './lines.ts'
-import { WHO } from './lines.ts'
+import type { ArchiveLine, Who } from '../core/log-lines.ts'
+import { WHO } from '../core/log-lines.ts'
 import { indexBody } from './text.ts'
-import type { SqliteDatabase, SqliteDriver, SqliteStatement } from './sqlite.ts'
+import type { SqliteDatabase, SqliteDriver, SqliteStatement } from '../core/sqlite.ts'
 
 export const SCHEMA_VERSION = 3
 /** A block holds consecutive lines of one Session up to this many bytes of JSON (a long line alone). */
@@ -92,7 +93,7 @@ export class ArchiveIndex {
   static open(driver: SqliteDriver, path: string, writer: boolean): ArchiveIndex | undefined {
     // Private like every team file: SQLite creates the database (and later its -wal and -shm
     // files, with the database's own mode) under the umask, so the writer makes it 0600 first.
-    if (writer && path !== ':memory:') privateFile(path)
+    if (writer && path !== ':memory:') touchPrivateFile(path)
     const db = driver.open(path)
     try {
       db.exec('PRAGMA busy_timeout = 2000')
@@ -418,14 +419,4 @@ function dropAll(db: SqliteDatabase): void {
   for (const { name } of tables) db.exec(`DROP TABLE IF EXISTS "${name.replace(/"/g, '""')}"`)
   db.exec('PRAGMA user_version = 0')
   db.exec('VACUUM')
-}
-
-/** Create `path` empty with mode 0600 if it does not exist, and make it 0600 if it does. */
-export function privateFile(path: string): void {
-  try {
-    closeSync(openSync(path, 'a', 0o600))
-    chmodSync(path, 0o600)
-  } catch {
-    // the driver's own open reports a folder that cannot hold the file
-  }
 }

@@ -11,6 +11,7 @@
  * Deliberately does not: check authority, catch up, or know about DSH (service.ts does those and
  * passes `catchingUp`); it only reads the index it is given, so the bench measures this same code.
  */
+import { anchor, anchorTime, parseAnchor } from '../core/anchors.ts'
 import { bm25, idf, rankAll, rankMost, type Candidate } from './rank.ts'
 import { SEQ_SPACE, type ArchiveIndex, type SessionMark, type StoredLine } from './index-db.ts'
 import { allTermsExpression, excerpt, firstHit, hasCjk, parseQuery, termExpression, type QueryTerm } from './text.ts'
@@ -59,19 +60,7 @@ export interface OwnChatRequest {
 export const partitionKeyOfBot = (botId: string) => `bot:${botId}`
 export const partitionKeyOfRoom = (groupId: string) => `room:${groupId}`
 
-const pad = (n: number) => String(n).padStart(2, '0')
-export function stamp(ms: number): string {
-  const d = new Date(ms)
-  return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`
-}
-
 const SPEAKER: Record<string, string> = { user: 'User: ', you: 'You: ', summary: 'Summary: ' }
-
-export function parseAnchor(text: string): { part?: number; seq: number } | undefined {
-  const m = /^\s*(?:part\s*(\d{1,6})\s*)?#\s*(\d{1,9})\s*$/i.exec(text)
-  if (!m) return undefined
-  return m[1] === undefined ? { seq: Number(m[2]) } : { part: Number(m[1]), seq: Number(m[2]) }
-}
 
 class View {
   private readonly byId = new Map<number, SessionMark>()
@@ -91,7 +80,7 @@ class View {
   }
   anchor(line: StoredLine): string {
     const part = this.byId.get(line.sess)?.part
-    return `[${part === 0 ? 'room' : `part ${part ?? '?'}`} #${line.seq} · ${stamp(line.time)}]`
+    return anchor(line, part === 0 ? 'room' : part ?? '?')
   }
   render(line: StoredLine, max: number, terms: readonly QueryTerm[] = []): string {
     const body = max >= ANCHOR_CHARS
@@ -194,7 +183,7 @@ function partNote(parts: readonly PartInfo[], n: number): string[] {
 
 function partsLine(parts: readonly PartInfo[]): string | undefined {
   if (parts.length < 2) return undefined
-  const when = (iso: string | undefined) => (iso ? stamp(Date.parse(iso)) : 'now')
+  const when = (iso: string | undefined) => (iso ? anchorTime(Date.parse(iso)) : 'now')
   return `Your own chat has ${parts.length} parts: ${parts.map((p) => `part ${p.part} (${when(p.startedAt)} – ${when(p.endedAt)})`).join(', ')}.`
 }
 

@@ -23,22 +23,21 @@
  * (the context-lifecycle feature will).
  */
 import { mkdirSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { AgentRegistrations } from '../agent-registrations.ts'
-import { noteOfPackage } from '../context/note.ts'
-import { TeamRefusal } from '../refusal.ts'
-import type { Caller } from '../roster/authority.ts'
-import type { TeamState } from '../store/index.ts'
+import { AgentRegistrations } from '../dsh/agent-registrations.ts'
+import { TeamRefusal } from '../core/refusal.ts'
+import type { Caller } from '../core/authority.ts'
+import type { Group, TeamState } from '../store/index.ts'
 import { CatchUp, DEFAULT_CATCH_UP, type ArchiveSources, type CatchUpLimits, type LiveLog, type LogEvent, type Placement } from './catch-up.ts'
 import { ArchiveIndex } from './index-db.ts'
 import { partitionKeyOfBot, partitionKeyOfRoom, readOwnChat, readRoom, type OwnChatArgs } from './reader.ts'
-import { loadSqlite, type LoadSqliteOptions, type SqliteDriver, type SqliteDriverName, type SqliteProblem } from './sqlite.ts'
+import { loadSqlite, type LoadSqliteOptions, type SqliteDriver, type SqliteDriverName, type SqliteProblem } from '../core/sqlite.ts'
 import { archiveTools } from './tools.ts'
+import { formatIssues } from '../core/zod-issues.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -297,16 +296,14 @@ export class BotArchive extends Service {
     const verdict = roster.check(caller, 'read_own_chat', caller.botId ? { botId: caller.botId } : {})
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
     const parsed = OwnChatInput.safeParse(raw ?? {})
-    if (!parsed.success) throw new TeamRefusal('invalid', parsed.error.issues.map((i) => i.message).join('; '))
+    if (!parsed.success) throw new TeamRefusal('invalid', formatIssues(parsed.error))
     const args = parsed.data as OwnChatArgs
     const bot = roster.bot(caller.botId!)!
     const index = this.usable()
     if (!index) throw new TeamRefusal('unavailable', this.unavailableReason())
     const parts = bot.sessionParts.map((p) => ({ sid: p.sessionId, part: p.part, startedAt: p.startedAt, ...(p.endedAt ? { endedAt: p.endedAt } : {}) }))
     if (args.part !== undefined) {
-      // The note that closed part N opens part N + 1 (its handoff package, src/context/).
-      const next = bot.sessionParts.find((p) => p.part === args.part! + 1)
-      const closing = next?.note ? noteOfPackage(await readFile(join(this.options.dir, next.note), 'utf8').catch(() => '')) : undefined
+      const closing = await this.ctx.get('botContext')?.closingNote(bot.id, args.part)
       const target = parts.find((p) => p.part === args.part)
       if (target && closing) Object.assign(target, { closingNote: closing })
     }
@@ -327,13 +324,12 @@ export class BotArchive extends Service {
     return writer ? text : `${text}\n(This DSH process does not write the team, so it does not keep the archive current: lines since the writing process last indexed may be missing.)`
   }
 
-  /** Search a group room's whole history: members (and Main Bots, and the user) only. */
-  async searchRoom(caller: Caller, groupId: string, query: string): Promise<string> {
-    const rooms = this.ctx.get('botRooms')
-    const group = this.ctx.get('botStore')?.state.groups[groupId]
-    if (!rooms || !group || group.deleted) throw new TeamRefusal('not-found', `Group ${groupId} does not exist.`)
-    const verdict = rooms.decision(caller, 'read_group_chat', group)
-    if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
+  /**
+   * Search a group room's whole history. `group` is already authorised: the rooms service decides
+   * who may read a room (`read_group_chat`) before it asks.
+   */
+  async searchRoom(group: Pick<Group, 'id' | 'name' | 'roomSessionId'>, query: string): Promise<string> {
+    const groupId = group.id
     const index = this.usable()
     if (!index) throw new TeamRefusal('unavailable', this.unavailableReason())
     const level = this.isWriter() && this.catchUp && group.roomSessionId ? await this.catchUp.ensure([group.roomSessionId]) : true

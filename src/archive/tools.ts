@@ -9,7 +9,7 @@
  * stays inside the prompt-cache prefix.
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import { answer, textOutput } from '../refusal.ts'
+import { answer, textOutput } from '../core/refusal.ts'
 import type { BotArchive } from './service.ts'
 
 export function archiveTools(archive: BotArchive): ToolDefinition[] {

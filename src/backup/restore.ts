@@ -18,7 +18,7 @@
 import { existsSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import { dirname, join } from 'node:path'
-import { makePrivateDir, writePrivateFile } from '../store/private-file.ts'
+import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { decodeArchive } from './format.ts'
 import { decideBotFile, manifestSchema, rebase, workspacesEntrySchema, type HeaderLike, type Manifest } from './plan.ts'
 

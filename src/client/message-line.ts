@@ -10,7 +10,7 @@
  *
  * Deliberately narrow: no React, no fetching; wording is `i18n.ts`'s.
  */
-import { readSource } from '../sources.ts'
+import { readSource } from '../core/sources.ts'
 
 export type TeamLine =
   | { kind: 'relay'; type: 'message' | 'reply' | 'interrupt' | 'stop'; from: string; fromBot: string; deliveryId: string }

@@ -8,7 +8,7 @@
  * one reader (`message-line.ts` `teamLine`, `sources.ts`), never from the text.
  */
 import { nodeText, teamLine } from './message-line.ts'
-import { readSourceOf } from '../sources.ts'
+import { readSourceOf } from '../core/sources.ts'
 
 export const PART_LINES_MAX = 400
 export const LINE_MAX = 4000

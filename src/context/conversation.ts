@@ -7,7 +7,7 @@
  * Deliberately does not: touch the agent, the store or the model.
  */
 import { deriveEventMessage } from '@deepseek-ai/dsh-session'
-import { lineOf, type ArchiveLine, type CallNames } from '../archive/lines.ts'
+import { lineOf, type ArchiveLine, type CallNames } from '../core/log-lines.ts'
 import type { ToBot } from './note.ts'
 
 const estimateTokens = (chars: number) => Math.ceil(chars / 4)

@@ -18,8 +18,8 @@
  * (`NOTE_MAX_CHARS` / 4 ≈ 2,000 tokens) + the list (`LIST_TOKENS`) + the verbatim budget
  * (min(16,384, check / 4)) + ≈ 120 tokens of fixed lines. Tokens are estimated as chars / 4.
  */
-import type { ArchiveLine } from '../archive/lines.ts'
-import { stamp } from '../archive/reader.ts'
+import type { ArchiveLine } from '../core/log-lines.ts'
+import { anchor as anchorOf } from '../core/anchors.ts'
 import { estimateTokens, verbatimBudget } from './lines.ts'
 import { clipMiddle } from './steward.ts'
 
@@ -116,7 +116,7 @@ export interface ToBot {
   text: string
 }
 
-export const anchor = (m: Pick<ToBot, 'part' | 'seq' | 'time'>) => `[part ${m.part} #${m.seq} · ${stamp(m.time)}]`
+export const anchor = (m: Pick<ToBot, 'part' | 'seq' | 'time'>) => anchorOf(m, m.part)
 const label = (m: ToBot) => (m.who === 'user' ? 'User' : 'Message')
 
 export interface PackageInput {

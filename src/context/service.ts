@@ -49,13 +49,14 @@ import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
-import { AgentRegistrations } from '../agent-registrations.ts'
+import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { ContextConfig } from './config.ts'
-import { TextBlock } from '../rooms/stream.ts'
+import { TextBlock } from '../dsh/answer-block.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { TeamRefusal } from '../refusal.ts'
-import { handoffSource, readSourceOf } from '../sources.ts'
-import { makePrivateDir, writePrivateFile, type BotStore } from '../store/index.ts'
+import { TeamRefusal } from '../core/refusal.ts'
+import { handoffSource, readSourceOf } from '../core/sources.ts'
+import { type BotStore } from '../store/index.ts'
+import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { estimateSize, lastUserText, linesOf, messagesToBot, type LogEvent } from './conversation.ts'
 import { linesFor, pressure, type Lines } from './lines.ts'
 import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteOfPackage, noteRequest, noteSystem, packageBudgets } from './note.ts'
@@ -531,6 +532,12 @@ export class BotContext extends Service {
       retry = result.complete ? checked.retry : 'shorter'
     }
     return undefined
+  }
+
+  /** The note that closed part `part` of a Bot's own chat: it opened part `part + 1` (its package file). */
+  async closingNote(botId: string, part: number): Promise<string | undefined> {
+    const file = this.roster.bot(botId)?.sessionParts.find((p) => p.part === part + 1)?.note
+    return file ? this.noteFrom(file) : undefined
   }
 
   /** The note that opened this part (from its package file), carried into the next note. */

@@ -12,8 +12,8 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { SOURCE_PLUGIN } from '../sources.ts'
-import { sideCall as tagSideCall, type SideCallTag } from '../usage/side-call.ts'
+import { SOURCE_PLUGIN } from '../core/sources.ts'
+import { sideCall as tagSideCall, type SideCallTag } from '../core/side-call-tag.ts'
 
 export interface SideCallRequest {
   provider: string

@@ -17,7 +17,7 @@
  * line (max tokens `STEWARD_MAX_TOKENS`). Not part of any Session's prompt, so no cache effect on
  * the Bot's own requests; the system text is fixed, so repeated steward calls share a prefix.
  */
-import type { ArchiveLine } from '../archive/lines.ts'
+import type { ArchiveLine } from '../core/log-lines.ts'
 
 export const STEWARD_SYSTEM_PREFIX = "You are the context steward of a Bot's conversation."
 export const STEWARD_LINES = 40

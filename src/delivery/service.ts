@@ -31,29 +31,29 @@
  * `bot-team/writer` (recovery after a takeover); `bot-team/work-released` (`botPause`: the pause
  * switch or a spending cap lifted — held messages go on, in order).
  */
-import { AgentRegistrations } from '../agent-registrations.ts'
+import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { TEAM_LIMIT_FIELDS } from '../operations/limit-fields.ts'
-import type { Caller } from '../roster/authority.ts'
-import type { Requester } from '../requester.ts'
+import { TEAM_LIMIT_FIELDS } from '../core/limits.ts'
+import type { Caller } from '../core/authority.ts'
+import type { Requester } from '../core/caller.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { nameKey } from '../names.ts'
-import { TeamRefusal } from '../refusal.ts'
+import { nameKey } from '../core/names.ts'
+import { TeamRefusal } from '../core/refusal.ts'
 import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
-import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../chain.ts'
+import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../core/chain.ts'
 import {
   boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
   messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
 } from './policy.ts'
-import { charCount, clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../limits.ts'
-import { effectiveLimits, type LimitOverrides, type Limits } from '../operations/limits.ts'
-import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../sources.ts'
+import { charCount, clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../core/text-limits.ts'
+import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limits.ts'
+import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../core/sources.ts'
 import { deliveryTools } from './tools.ts'
-import { redriveInbox } from '../session-opener.ts'
+import { redriveInbox } from '../dsh/session-opener.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {

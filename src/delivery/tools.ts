@@ -9,8 +9,8 @@
  * waiting on each other would deadlock) — answers come back as new messages.
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import { answer, textOutput } from '../refusal.ts'
-import { requesterOf as from } from '../requester.ts'
+import { answer, textOutput } from '../core/refusal.ts'
+import { requesterOf as from } from '../core/caller.ts'
 import type { BotDelivery } from './service.ts'
 
 const text = textOutput

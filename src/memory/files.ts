@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
-import { makePrivateDir, PRIVATE_FILE_MODE, syncDir, writePrivateFile } from '../store/index.ts'
+import { makePrivateDir, PRIVATE_FILE_MODE, syncDir, writePrivateFile } from '../core/private-file.ts'
 
 export type ScopeKey = 'team' | `bot:${string}`
 

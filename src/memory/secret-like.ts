@@ -14,27 +14,7 @@
  * saved secrets (the memory service asks `botSecrets.holdsSecret`, which knows their encodings), or try to catch
  * a secret written in words, split across entries, or encoded (see docs/limitations.md).
  */
-
-/** Known credential shapes: provider key prefixes, key armour, JWTs, URL credentials, auth headers. */
-export const KEY_SHAPES: readonly RegExp[] = [
-  /\bsk-(?:proj-|ant-|live-)?[A-Za-z0-9_-]{16,}/,
-  /\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}/,
-  /\bgh[pousr]_[A-Za-z0-9]{20,}/,
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/,
-  /\bglpat-[A-Za-z0-9_-]{16,}/,
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/,
-  /\bAIza[0-9A-Za-z_-]{30,}/,
-  /\bhf_[A-Za-z0-9]{30,}/,
-  /\bnpm_[A-Za-z0-9]{30,}/,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
-  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}/,
-  /[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:[^\s/@]+@/i,
-  /\b(?:bearer|basic)\s+[A-Za-z0-9._~+/=-]{16,}/i,
-  /[?&](?:access_token|token|api_?key|key|secret|sig|signature|password|pwd)=[^&\s]{8,}/i,
-  /hooks\.slack\.com\/services\/[A-Za-z0-9/]{20,}/,
-  /discord(?:app)?\.com\/api\/webhooks\/\d+\/[\w-]{20,}/,
-]
+import { KEY_SHAPES } from '../core/key-shapes.ts'
 
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi
 const DATE = /\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{4}\b|\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?/g

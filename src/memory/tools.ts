@@ -4,7 +4,7 @@
  * model can act on. Deliberately narrow: argument shapes and wording; `botMemory` does the work.
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import { answer, textOutput } from '../refusal.ts'
+import { answer, textOutput } from '../core/refusal.ts'
 import type { Actor, BotMemory } from './service.ts'
 
 type Exec = { agent?: { id: unknown } | undefined }

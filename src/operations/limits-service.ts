@@ -18,10 +18,10 @@
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { z } from 'zod'
-import { TeamRefusal } from '../refusal.ts'
-import { formatIssues } from '../roster/bot-fields.ts'
+import { TeamRefusal } from '../core/refusal.ts'
+import { formatIssues } from '../core/zod-issues.ts'
 import type { BotStore } from '../store/index.ts'
-import { effectiveLimits, LimitOverrides, raisedLimits, type LimitKey, type Limits } from './limits.ts'
+import { effectiveLimits, LimitOverrides, raisedLimits, type LimitKey, type Limits } from '../core/limits.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -73,7 +73,7 @@ export class BotLimits extends Service {
   /** Validate `raw` as a patch; a bad field is a refusal naming it (`field: message`), nothing changes. */
   parse(raw: unknown): LimitPatch {
     const parsed = LimitPatch.safeParse(raw)
-    if (!parsed.success) throw new TeamRefusal('invalid', `The limits were not changed: ${formatIssues(parsed.error).split('\n').join('; ')}`)
+    if (!parsed.success) throw new TeamRefusal('invalid', `The limits were not changed: ${formatIssues(parsed.error)}`)
     return parsed.data
   }
 

@@ -18,7 +18,7 @@
  * of `bot-team/work-released` run in mount order; none may veto.
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
-import { TeamRefusal } from '../refusal.ts'
+import { TeamRefusal } from '../core/refusal.ts'
 import type { BotStore, PauseRecord } from '../store/index.ts'
 
 declare module '@deepseek-ai/cordis' {

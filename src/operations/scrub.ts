@@ -3,7 +3,7 @@
  *
  * Owns `scrubText(text, mask)` and `scrubValue(value, mask)`: first the secrets service's masker
  * (the person's saved secret values, when that service is mounted), then every generic credential
- * shape the memory filter knows (`KEY_SHAPES` of `../memory/secret-like.ts`: provider key prefixes,
+ * shape the memory filter knows (`KEY_SHAPES` of `../core/key-shapes.ts`: provider key prefixes,
  * private-key armour, JWTs, URL credentials, auth headers, token query parameters, webhook URLs),
  * each match replaced by `[redacted]`. `scrubValue` walks JSON-like data (strings, arrays, plain
  * objects; keys too) and bounds its depth.
@@ -12,7 +12,7 @@
  * here a false positive costs nothing, a miss leaks), or catch a secret split, encoded or spelled
  * out in words (docs/limitations.md).
  */
-import { KEY_SHAPES } from '../memory/secret-like.ts'
+import { KEY_SHAPES } from '../core/key-shapes.ts'
 
 export const REDACTED = '[redacted]'
 

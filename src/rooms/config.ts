@@ -5,17 +5,7 @@
  * Deliberately narrow: no I/O; the meaning of each limit is documented on `RoomLimits` (policy.ts).
  */
 import { z } from 'zod'
-import { TEAM_LIMIT_FIELDS } from '../operations/limit-fields.ts'
-
-export const RoomLimitsConfig = z.object({
-  extraTurns: z.int().min(0).max(20),
-  callsPerMember: z.int().min(1).max(10),
-  callsPerAdmin: z.int().min(1).max(10),
-  botRoundsPerUserMessage: z.int().min(0).max(50),
-  turnTimeoutMs: z.int().min(10).max(3_600_000),
-  windowPosts: z.int().min(1).max(200),
-  windowPostChars: z.int().min(100).max(100_000),
-}).partial().strict()
+import { RoomLimitsConfig, TEAM_LIMIT_FIELDS } from '../core/limits.ts'
 
 /** The plugin config's `rooms` section. */
 export const RoomsSection = z.object({

@@ -10,8 +10,9 @@
  * Deliberately does not: check authority (`decide` does), write state, or touch DSH.
  */
 import { z } from 'zod'
-import { nameKey, normaliseName } from '../names.ts'
+import { nameKey, normaliseName } from '../core/names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
+import { formatIssues } from '../core/zod-issues.ts'
 
 export const GROUP_NAME_MAX = 60
 export const NOTICE_MAX = 2000
@@ -32,9 +33,6 @@ export type GroupFields = Pick<Group, 'name' | 'members' | 'mode' | 'notice'> & 
 
 export type FieldResult = { ok: true; value: GroupFields } | { ok: false; reason: string }
 
-function issues(error: z.ZodError): string {
-  return error.issues.slice(0, 4).map((i) => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ')
-}
 
 /** A live Bot by id, or by name (`nameKey`: 'ａｄａ', 'ADA' and 'Ada' are one name). */
 function liveBot(state: Readonly<TeamState>, ref: string): Bot | undefined {
@@ -70,7 +68,7 @@ function resolve(state: Readonly<TeamState>, fields: { name: string; members: st
 /** A new group's fields, resolved against live Bots. */
 export function resolveCreate(state: Readonly<TeamState>, raw: unknown): FieldResult {
   const parsed = GroupCreateInput.safeParse(raw)
-  if (!parsed.success) return { ok: false, reason: issues(parsed.error) }
+  if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error, { max: 4 }) }
   return resolve(state, parsed.data)
 }
 
@@ -80,7 +78,7 @@ export function resolveCreate(state: Readonly<TeamState>, raw: unknown): FieldRe
  */
 export function resolveUpdate(state: Readonly<TeamState>, group: Group, raw: unknown, callerAdminOnly?: string): FieldResult {
   const parsed = GroupUpdateInput.safeParse(raw)
-  if (!parsed.success) return { ok: false, reason: issues(parsed.error) }
+  if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error, { max: 4 }) }
   const p = parsed.data
   if (callerAdminOnly) {
     if (p.admin === null || p.admin?.toLowerCase() === 'none') return { ok: false, reason: 'admin: as its admin you cannot leave the group without an admin, hand the admin role to another member instead' }

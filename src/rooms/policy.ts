@@ -16,9 +16,10 @@
  * `@X` adds X next (within caps) and its `@all` is ignored. The poster never answers its own post.
  */
 
-import { nameKey } from '../names.ts'
-import { asMode, lowerMode } from '../chain.ts'
-import type { Chain } from '../sources.ts'
+import { nameKey } from '../core/names.ts'
+import { asMode, lowerMode } from '../core/chain.ts'
+import type { Chain } from '../core/sources.ts'
+import { DEFAULT_LIMITS, type RoomLimits } from '../core/limits.ts'
 
 export type RoomMode = 'admin' | 'everyone'
 
@@ -33,33 +34,6 @@ export interface RoomShape {
   admin?: string | undefined
   mode: RoomMode
 }
-
-export interface RoomLimits {
-  /** Turns per round = members + this. */
-  extraTurns: number
-  /** Times one member may be called in one round. */
-  callsPerMember: number
-  /** The admin's calls per round. */
-  callsPerAdmin: number
-  /** Rounds Bots may start in a group before the user speaks there again. */
-  botRoundsPerUserMessage: number
-  /** A member's turn that takes longer is cancelled and marked missed. */
-  turnTimeoutMs: number
-  /** Posts shown to a member per turn (the newest; older ones are counted, not shown). */
-  windowPosts: number
-  /** A post longer than this is cut in a member's window. */
-  windowPostChars: number
-}
-
-export const DEFAULT_LIMITS: Readonly<RoomLimits> = Object.freeze({
-  extraTurns: 2,
-  callsPerMember: 2,
-  callsPerAdmin: 3,
-  botRoundsPerUserMessage: 3,
-  turnTimeoutMs: 120_000,
-  windowPosts: 20,
-  windowPostChars: 4_000,
-})
 
 /** Turns one round may take in a group of `memberCount`. */
 export function turnsPerRound(memberCount: number, limits: Pick<RoomLimits, 'extraTurns'>): number {

@@ -26,12 +26,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { roomReportSource, roomTurnSource, type Chain, type RoomNote } from '../sources.ts'
+import { roomReportSource, roomTurnSource, type Chain, type RoomNote } from '../core/sources.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import {
   afterPost, firstSpeakers, isPass, memberChain, nextSpeaker, postLine, renderPost, replayRound, reportChain, startRound,
-  turnText, windowFor, type Poster, type RoomLimits, type RoomShape, type TakenTurn,
+  turnText, windowFor, type Poster, type RoomShape, type TakenTurn,
 } from './policy.ts'
+import type { RoomLimits } from '../core/limits.ts'
 import type { RoomInput, RoomPiece } from './stream.ts'
 import { textOf } from './stream.ts'
 import type { LoggedPost, Transcript, TurnOutcomeKind } from './transcript.ts'

@@ -31,19 +31,20 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import type { z } from 'zod'
-import type { Caller, Decision } from '../roster/authority.ts'
-import { AgentRegistrations } from '../agent-registrations.ts'
-import { nameKey } from '../names.ts'
-import { TeamRefusal } from '../refusal.ts'
+import type { Caller, Decision } from '../core/authority.ts'
+import { AgentRegistrations } from '../dsh/agent-registrations.ts'
+import { nameKey } from '../core/names.ts'
+import { TeamRefusal } from '../core/refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { readRoomAnswerParts, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain, type RoomNote } from '../sources.ts'
-import { canStart, drawOn } from '../chain.ts'
-import { redriveInbox } from '../session-opener.ts'
+import { readRoomAnswerParts, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain, type RoomNote } from '../core/sources.ts'
+import { canStart, drawOn } from '../core/chain.ts'
+import { redriveInbox } from '../dsh/session-opener.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
 import { RoomsConfig } from './config.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
-import { DEFAULT_LIMITS, postLine, roomRulesText, type RoomLimits } from './policy.ts'
-import { effectiveLimits, type LimitOverrides, type Limits } from '../operations/limits.ts'
+import { postLine, roomRulesText } from './policy.ts'
+import { DEFAULT_LIMITS, type RoomLimits } from '../core/limits.ts'
+import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limits.ts'
 import { PostLog } from './post-log.ts'
 import { roundProgress, type RoundProgress } from './progress.ts'
 import { Rounds, type RoundRecord } from './rounds.ts'
@@ -474,7 +475,7 @@ export class BotRooms extends Service {
 
   /**
    * A group's newest posts, or — with `query` — a search of the room's whole history in the
-   * archive (members and Main Bots only, as for reading; the archive checks the same rule).
+   * archive (members and Main Bots only, as for reading: decided here before the archive is asked).
    */
   async readChat(caller: Caller, ref: string, last = 30, query?: string): Promise<string> {
     const group = this.find(ref)
@@ -482,7 +483,7 @@ export class BotRooms extends Service {
     if (query !== undefined && String(query).trim()) {
       const archive = this.ctx.get('botArchive')
       if (!archive) throw new RoomRefusal('unavailable', 'Searching a room\'s history needs the archive, which is not running here; read the newest posts instead (omit query).')
-      return archive.searchRoom(caller, group.id, String(query))
+      return archive.searchRoom(group, String(query))
     }
     const posts = await this.transcript(group.id)
     if (posts.length === 0) return `Group ${group.name} has no posts yet.`

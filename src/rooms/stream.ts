@@ -21,7 +21,8 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions, ReplayEnvelope, StreamChunk } from '@deepseek-ai/dsh-llm'
-import { readSourceOf, roomAnswerState, type Chain, type RoomNote } from '../sources.ts'
+import { TextBlock } from '../dsh/answer-block.ts'
+import { readSourceOf, roomAnswerState, type Chain, type RoomNote } from '../core/sources.ts'
 import type { Poster } from './policy.ts'
 
 interface LooseMessage {
@@ -79,27 +80,6 @@ export function readRoomRequest(messages: readonly LooseMessage[]): RoomInput[] 
     }
   }
   return inputs
-}
-
-/** The chunk grammar of one streamed text block (dsh-verified-2 §A1). */
-export class TextBlock {
-  private text = ''
-  private started = false;
-  *delta(piece: string): Generator<StreamChunk> {
-    if (!this.started) {
-      this.started = true
-      yield { type: 'block-start', index: 0, blockType: 'text' }
-    }
-    this.text += piece
-    yield { type: 'text-delta', index: 0, text: piece };
-  }
-  /** `replayState` rides the `finish` chunk; DSH keeps it on the assistant message's source. */
-  *end(fallback: string, replayState?: ReplayEnvelope): Generator<StreamChunk> {
-    if (!this.started) yield* this.delta(fallback)
-    yield { type: 'block-end', index: 0, block: { type: 'text', text: this.text } }
-    yield { type: 'usage', usage: { inputTokens: 0, outputTokens: 0 } }
-    yield { type: 'finish', reason: { kind: 'stop' }, ...(replayState === undefined ? {} : { replayState }) }
-  }
 }
 
 export interface RoomAnswerer {

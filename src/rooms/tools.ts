@@ -11,7 +11,7 @@
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { Group } from '../store/index.ts'
-import { answer, textOutput } from '../refusal.ts'
+import { answer, textOutput } from '../core/refusal.ts'
 import type { BotRooms } from './service.ts'
 
 const text = textOutput

@@ -32,8 +32,8 @@
  */
 import { isAbsolute, normalize, posix, win32 } from 'node:path'
 import { z } from 'zod'
-import { nameKey, normaliseName } from '../names.ts'
-import { charCount } from '../limits.ts'
+import { nameKey, normaliseName } from '../core/names.ts'
+import { charCount } from '../core/text-limits.ts'
 
 export { charCount, nameKey, normaliseName }
 
@@ -283,19 +283,3 @@ export function nameTakenMessage(name: string): string {
   return `name: another Bot is already called ${JSON.stringify(normaliseName(name))} (names are unique, ignoring case)`
 }
 
-/**
- * One readable line per issue, `path: message` (`input: …` for the whole input); an unknown
- * field gets its own line, named by the field.
- */
-export function formatIssues(error: z.ZodError): string {
-  const lines: string[] = []
-  for (const i of error.issues) {
-    const at = i.path.map(String)
-    if (i.code === 'unrecognized_keys') {
-      for (const key of i.keys) lines.push(`${[...at, key].join('.')}: ${i.message}`)
-    } else {
-      lines.push(`${at.length ? at.join('.') : 'input'}: ${i.message}`)
-    }
-  }
-  return lines.join('\n')
-}

@@ -10,7 +10,7 @@
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { Bot } from '../store/index.ts'
 import type { BotRoster, ToolCall } from './service.ts'
-import { answer, textOutput } from '../refusal.ts'
+import { answer, textOutput } from '../core/refusal.ts'
 
 export interface BotSummary {
   id: string

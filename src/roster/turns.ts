@@ -18,8 +18,8 @@
  */
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
-import { turnOrigin, type TurnOrigin } from '../chain.ts'
-import { chainOf, readSource } from '../sources.ts'
+import { turnOrigin, type TurnOrigin } from '../core/chain.ts'
+import { chainOf, readSource } from '../core/sources.ts'
 
 export interface TurnInfo {
   turn: number

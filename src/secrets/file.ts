@@ -13,8 +13,9 @@
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
-import { writePrivateFile } from '../store/index.ts'
+import { writePrivateFile } from '../core/private-file.ts'
 import { NAME_PATTERN, PURPOSE_MAX, VALUE_MAX } from './names.ts'
+import { formatIssues } from '../core/zod-issues.ts'
 
 export const SECRETS_FILE = 'secrets.json'
 /** At most this many saved secrets and open requests (each). */
@@ -91,8 +92,7 @@ export function readSecretsFile(file: string): SecretsRead {
   }
   const parsed = SecretsData.safeParse(raw)
   if (!parsed.success) {
-    const where = parsed.error.issues.slice(0, 3).map((i) => i.path.join('.') || '(top)').join(', ')
-    return { kind: 'broken', problem: `${path.basename(file)} has an unexpected shape (at ${where})`, stamp }
+    return { kind: 'broken', problem: `${path.basename(file)} has an unexpected shape (${formatIssues(parsed.error, { root: '(top)', max: 3 })})`, stamp }
   }
   return { kind: 'ok', data: parsed.data, stamp }
 }

@@ -6,7 +6,7 @@
  * tokens to every own-chat request (stable text, so it stays in the prompt cache).
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import { answer, textOutput } from '../refusal.ts'
+import { answer, textOutput } from '../core/refusal.ts'
 import type { BotSecrets } from './service.ts'
 
 export function requestSecretTool(secrets: BotSecrets): ToolDefinition {

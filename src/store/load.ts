@@ -13,9 +13,10 @@
  * Composes: `service.ts` reads the file, calls `classifyRead`, and performs the side effects
  * (the broken copy, mode changes, diagnostics) the result asks for.
  */
-import { type TeamState, STATE_VERSION, stateSchema, describeIssues } from './schema.ts'
+import { type TeamState, STATE_VERSION, stateSchema } from './schema.ts'
 import { type Migration, MIGRATIONS, migrate } from './migrations.ts'
-import { isPrivateTemp } from './private-file.ts'
+import { isPrivateTemp } from '../core/private-file.ts'
+import { formatIssues } from '../core/zod-issues.ts'
 
 export const STATE_FILE = 'state.json'
 export const LOCK_DIR = 'state.lock'
@@ -80,7 +81,7 @@ export function classifyRead(read: ReadResult, chain: readonly Migration[] = MIG
   }
   const parsed = stateSchema.safeParse(migrated.doc)
   if (!parsed.success) {
-    return { kind: 'corrupt', problem: `state.json fails the schema: ${describeIssues(parsed.error)}` }
+    return { kind: 'corrupt', problem: `state.json fails the schema: ${formatIssues(parsed.error, { root: '(root)', max: 5 })}` }
   }
   return migrated.from === target
     ? { kind: 'ok', state: parsed.data, steps: [] }

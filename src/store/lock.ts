@@ -23,7 +23,7 @@ import path from 'node:path'
 import { randomUUID } from 'node:crypto'
 import lockfile from 'proper-lockfile'
 import { LOCK_DIR, STATE_FILE } from './load.ts'
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './private-file.ts'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/private-file.ts'
 
 export const OWNER_FILE = 'owner.json'
 

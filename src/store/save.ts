@@ -17,7 +17,7 @@
  * Composes: kept free of zod and Cordis so the crash test's child process, which is SIGKILLed
  * hundreds of times, starts fast while using exactly the save path the service uses.
  */
-import { writePrivateFile } from './private-file.ts'
+import { writePrivateFile } from '../core/private-file.ts'
 
 /** The fields whose entries are written one per line. */
 const PER_LINE = new Set(['bots', 'groups', 'deliveries', 'pendingQuestions'])

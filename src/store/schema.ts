@@ -18,7 +18,7 @@
  * `STATE_VERSION` and adding one step to the migration chain.
  */
 import { z } from 'zod'
-import { LimitOverrides } from '../operations/limits.ts'
+import { LimitOverrides } from '../core/limits.ts'
 
 /**
  * The schema version this build writes. A file with a larger `version` is opened read-only.
@@ -332,11 +332,4 @@ export function allocateId(draft: TeamState, kind: string): string {
   const n = draft.nextIds[kind] ?? 1
   draft.nextIds[kind] = n + 1
   return `${kind}-${n}`
-}
-
-/** Zod issues as short "path: message" lines, for diagnostics and errors. */
-export function describeIssues(error: z.ZodError, max = 5): string {
-  const lines = error.issues.slice(0, max).map(i => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-  if (error.issues.length > max) lines.push(`… and ${error.issues.length - max} more`)
-  return lines.join('; ')
 }

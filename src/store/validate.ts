@@ -20,6 +20,9 @@
  */
 import { z } from 'zod'
 import { type TeamState, botSchema, deliverySchema, groupSchema, pendingQuestionSchema, stateSchema, teamInvariantIssues } from './schema.ts'
+import { formatIssues } from '../core/zod-issues.ts'
+
+const STATE_WORDING = { root: '(root)', max: 5 }
 
 type Kind = 'bots' | 'groups' | 'deliveries' | 'pendingQuestions'
 const ENTITY: Record<Kind, z.ZodType> = { bots: botSchema, groups: groupSchema, deliveries: deliverySchema, pendingQuestions: pendingQuestionSchema }
@@ -75,11 +78,6 @@ export class KnownValid {
 type Issue = { path: Array<PropertyKey>, message: string }
 export type Validated = { ok: true, state: TeamState, fresh: Array<[Kind, object]> } | { ok: false, problem: string }
 
-function describe(issues: Issue[], max = 5): string {
-  const lines = issues.slice(0, max).map(i => `${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`)
-  if (issues.length > max) lines.push(`… and ${issues.length - max} more`)
-  return lines.join('; ')
-}
 
 function isPlainRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -93,7 +91,7 @@ function isPlainRecord(v: unknown): v is Record<string, unknown> {
 export function validateState(candidate: unknown, known: KnownValid): Validated {
   if (!isPlainRecord(candidate)) {
     const parsed = stateSchema.safeParse(candidate)
-    return { ok: false, problem: parsed.success ? 'the team state is not an object' : describe(parsed.error.issues) }
+    return { ok: false, problem: parsed.success ? 'the team state is not an object' : formatIssues(parsed.error, STATE_WORDING) }
   }
   const issues: Issue[] = []
   const fresh: Array<[Kind, object]> = []
@@ -149,7 +147,7 @@ export function validateState(candidate: unknown, known: KnownValid): Validated 
   if (issues.length === 0) {
     for (const i of teamInvariantIssues(out as TeamState)) issues.push(i)
   }
-  if (issues.length) return { ok: false, problem: describe(issues) }
+  if (issues.length) return { ok: false, problem: formatIssues({ issues }, STATE_WORDING) }
   // Known fields in schema order, then the unknown ones, as stateSchema's output has them.
   const state: Record<string, unknown> = {}
   for (const key of KNOWN_FIELDS) if (key in out) state[key] = out[key]

@@ -11,7 +11,7 @@
  * Deliberately does not: choose a driver (the archive's `sqlite.ts` loader does, never throwing),
  * price anything, or know about DSH.
  */
-import type { SqliteDatabase, SqliteStatement } from '../archive/sqlite.ts'
+import type { SqliteDatabase, SqliteStatement } from '../core/sqlite.ts'
 import type { UsageRow, UsageTokens } from './rows.ts'
 
 export const USAGE_SCHEMA_VERSION = 1

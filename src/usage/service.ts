@@ -32,15 +32,15 @@ import { join } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { createUserMessage, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
 import { z } from 'zod'
-import { privateFile } from '../archive/index-db.ts'
-import { loadSqlite, type SqliteDriverName, type SqliteProblem } from '../archive/sqlite.ts'
+import { touchPrivateFile } from '../core/private-file.ts'
+import { loadSqlite, type SqliteDriverName, type SqliteProblem } from '../core/sqlite.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { usageNoticeSource } from '../sources.ts'
+import { usageNoticeSource } from '../core/sources.ts'
 import type { BotStore, UsageSettings } from '../store/index.ts'
 import { capsReached, costOf, DayTotals, type CapHit, type DailyCap } from './caps.ts'
 import { LedgerDb, type ViewFilter, type ViewKey } from './ledger-db.ts'
 import { LogDeriver, rowOf, rowsOfLog, timeKeys, tokensOf, type RowOwner, type UsageRow } from './rows.ts'
-import { sideCallTag } from './side-call.ts'
+import { sideCallTag } from '../core/side-call-tag.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -140,7 +140,7 @@ export class BotUsage extends Service {
     try {
       mkdirSync(this.config.dir, { recursive: true, mode: 0o700 })
       const file = join(this.config.dir, 'usage.sqlite')
-      privateFile(file) // 0600 before SQLite opens it (its -wal / -shm files take the database's mode)
+      touchPrivateFile(file) // 0600 before SQLite opens it (its -wal / -shm files take the database's mode)
       this.ledger = new LedgerDb(load.driver.open(file))
       this.driver = load.driver.name
       if (load.problem) this.problem = load.problem

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { z } from 'zod'
+import { formatIssues } from '../core/zod-issues.ts'
 
 /** A refusal a handler throws; the router answers it with `status` and `{ error: message }`. */
 export class HttpError extends Error {
@@ -77,18 +78,9 @@ export function decodeSegment(raw: string): string {
   return value
 }
 
-/** One readable line per issue, `path: message`. */
-export function issuesText(error: z.ZodError): string {
-  return error.issues.map((i) => {
-    const at = i.path.map(String)
-    if (i.code === 'unrecognized_keys') return i.keys.map((k) => `${[...at, k].join('.')}: is not a field here`).join('; ')
-    return at.length ? `${at.join('.')}: ${i.message}` : i.message
-  }).join('; ')
-}
-
 /** Parse a body with a zod schema; a mismatch is a 400 naming every problem. */
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const parsed = schema.safeParse(body)
-  if (!parsed.success) throw new HttpError(400, issuesText(parsed.error))
+  if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error))
   return parsed.data
 }

@@ -12,7 +12,7 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { z } from 'zod'
-import { writePrivateFile } from '../store/index.ts'
+import { writePrivateFile } from '../core/private-file.ts'
 
 export const PAIRING_FILE = 'pairing.json'
 export const MAX_DEVICES = 20

@@ -14,7 +14,7 @@
  * most `SCAN_MAX` events back, so a long Session costs the same as a short one. A Session whose
  * agent is not live (cold after a restart) is not read at all by the caller: neither fact holds.
  */
-import { readSourceOf } from '../sources.ts'
+import { readSourceOf } from '../core/sources.ts'
 
 export interface LogEventLike {
   type: string

@@ -38,9 +38,9 @@ import { HttpError, sendJson } from './http.ts'
 import { deliveryLog, teamView, DELIVERY_LOG_MAX, type TeamView } from './team-view.ts'
 import { awaitsApproval, endedStopped, type LogEventLike } from './session-status.ts'
 import { z } from 'zod'
-import { issuesText } from './http.ts'
 import type { RoundProgress } from '../rooms/progress.ts'
-import type { RoomNote } from '../sources.ts'
+import type { RoomNote } from '../core/sources.ts'
+import { formatIssues } from '../core/zod-issues.ts'
 
 export const COALESCE_MS = 25
 export const KEEPALIVE_MS = 25_000
@@ -208,7 +208,7 @@ async function roomPosts(groupId: string, req: IncomingMessage, res: ServerRespo
   const group = state && Object.hasOwn(state.groups, groupId) ? state.groups[groupId] : undefined
   if (!group || group.deleted) throw new HttpError(404, `No group with id "${groupId}".`)
   const query = RoundQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams))
-  if (!query.success) throw new HttpError(400, issuesText(query.error))
+  if (!query.success) throw new HttpError(400, formatIssues(query.error))
   const all = await feed.posts(groupId)
   if (!all) throw new HttpError(503, 'rooms are not available (see /bot-team/api/status)')
   const { round, message } = query.data
@@ -242,7 +242,7 @@ export async function teamApi(method: string, head: string, rest: readonly strin
     const current = state?.()
     if (!current) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
     const query = LogQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams))
-    if (!query.success) throw new HttpError(400, issuesText(query.error))
+    if (!query.success) throw new HttpError(400, formatIssues(query.error))
     return sendJson(res, 200, { deliveries: deliveryLog(current, { ...(query.data.bot ? { bot: query.data.bot } : {}), ...(query.data.limit ? { limit: query.data.limit } : {}) }) })
   }
   const view = feed.snapshot()

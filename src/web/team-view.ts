@@ -15,7 +15,7 @@
  * `maxGroups` groups); text fields are cut to the lengths the schema allows.
  */
 import type { Bot, Group, TeamState } from '../store/index.ts'
-import { clip } from '../limits.ts'
+import { clip } from '../core/text-limits.ts'
 
 export type BotStatus = 'idle' | 'working' | 'queued' | 'approval' | 'stopped' | 'read-only' | 'follower'
 

@@ -19,7 +19,8 @@ import type { BotRoster } from '../roster/service.ts'
 import { usageSettingsSchema } from '../store/index.ts'
 import { VIEW_KEYS } from '../usage/ledger-db.ts'
 import type { BotUsage } from '../usage/service.ts'
-import { HttpError, issuesText, parseBody, readJsonBody } from './http.ts'
+import { HttpError, parseBody, readJsonBody } from './http.ts'
+import { formatIssues } from '../core/zod-issues.ts'
 
 export const USAGE_BODY_BYTES = 64 * 1024
 
@@ -43,7 +44,7 @@ function viewQuery(url: URL) {
   const raw: Record<string, string> = {}
   for (const [k, v] of url.searchParams) raw[k] = v
   const parsed = ViewQuery.safeParse(raw)
-  if (!parsed.success) throw new HttpError(400, issuesText(parsed.error))
+  if (!parsed.success) throw new HttpError(400, formatIssues(parsed.error))
   return parsed.data
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   bootstrapSource, chainOf, deliverySource, handoffSource, readSource, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource,
   roomReportSource, roomTurnSource, SOURCE_PLUGIN, type TeamSource,
-} from '../../src/sources.ts'
+} from '../../src/core/sources.ts'
 
 const group = { groupId: 'group-1', groupName: 'Crew' }
 const chains = [{ hop: 0 }, { hop: 3, budget: 'budget-7' }, { hop: 2, budget: 'budget-1', mode: 'read-only' as const }]

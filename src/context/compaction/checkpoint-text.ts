@@ -18,8 +18,9 @@
  * 60 tokens of fixed lines, and always below the range it replaces. Tokens are estimated as
  * ceil(chars / 4), as the benches do.
  */
-import { textOf } from '../../archive/lines.ts'
-import { readSource } from '../../sources.ts'
+import { anchor } from '../../core/anchors.ts'
+import { textOf } from '../../core/log-lines.ts'
+import { readSource } from '../../core/sources.ts'
 import { estimateTokens } from '../lines.ts'
 
 /** A single message longer than this is clipped in the middle (read_own_chat has it whole). */
@@ -87,15 +88,6 @@ function senderOf(source: unknown, text: string): string | undefined {
     default:
       return undefined
   }
-}
-
-function stamp(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 16).replace('T', ' ')
-}
-
-/** `[part N #seq · time]` (own chat) or `[#seq · time]` (a group Session, which has no parts). */
-export function anchor(m: Pick<ToBot, 'seq' | 'time'>, part: number | undefined): string {
-  return `[${part === undefined ? '' : `part ${part} `}#${m.seq} · ${stamp(m.time)}]`
 }
 
 function clipMiddle(text: string, max: number, note: string): string {

@@ -11,7 +11,7 @@
  *
  * Deliberately does not: look anything up (the service passes the facts) or check limits.
  */
-import { decide, type Caller, type Decision } from '../../roster/authority.ts'
+import { decide, type Caller, type Decision } from '../../core/authority.ts'
 
 export interface ScheduleTarget {
   botId?: string

@@ -25,26 +25,27 @@
  * a busy Bot may now be idle), `bot-team/work-released`, `bot-team/writer`, team state changes;
  * tools on each own-chat agent at `bot-team/bot-attached` (no veto, no order).
  */
-import type { Requester } from '../../requester.ts'
+import type { Requester } from '../../core/caller.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { TEAM_LIMIT_FIELDS } from '../limit-fields.ts'
-import { AgentRegistrations } from '../../agent-registrations.ts'
-import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../../chain.ts'
-import { effectiveLimits } from '../limits.ts'
-import { TeamRefusal } from '../../refusal.ts'
-import type { Caller } from '../../roster/authority.ts'
+import { TEAM_LIMIT_FIELDS } from '../../core/limits.ts'
+import { AgentRegistrations } from '../../dsh/agent-registrations.ts'
+import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../../core/chain.ts'
+import { effectiveLimits } from '../../core/limits.ts'
+import { TeamRefusal } from '../../core/refusal.ts'
+import type { Caller } from '../../core/authority.ts'
 import type { BotRoster } from '../../roster/service.ts'
-import { scheduleSource } from '../../sources.ts'
+import { scheduleSource } from '../../core/sources.ts'
 import { allocateId, own, type BotStore, type Schedule, type TeamState } from '../../store/index.ts'
 import { decideSchedule } from './authority.ts'
 import { MAX_TIMER_MS, systemClock, type Clock } from './clock.ts'
 import { nextDue, ruleInput, toRule } from './rules.ts'
 import { scheduleTools } from './tools.ts'
 import { taskMessage, taskPost } from './wording.ts'
+import { formatIssues } from '../../core/zod-issues.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -196,7 +197,7 @@ export class BotSchedules extends Service {
   /** Create a task. Every field is validated here (zod), whoever calls; a refusal changes nothing. */
   async create(req: Requester, raw: unknown): Promise<Schedule> {
     const parsed = CreateInput.safeParse(raw)
-    if (!parsed.success) throw new TeamRefusal('invalid', `${parsed.error.issues.map((i) => `${i.path.join('.') || 'task'}: ${i.message}`).join('; ')}. Nothing was scheduled.`)
+    if (!parsed.success) throw new TeamRefusal('invalid', `${formatIssues(parsed.error, { root: 'task' })}. Nothing was scheduled.`)
     const input = parsed.data
     const who = this.who(req)
     const target = this.targetOf(input, who)

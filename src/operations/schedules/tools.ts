@@ -10,8 +10,8 @@
  * the cached prefix.
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import { answer, textOutput } from '../../refusal.ts'
-import { requesterOf as from } from '../../requester.ts'
+import { answer, textOutput } from '../../core/refusal.ts'
+import { requesterOf as from } from '../../core/caller.ts'
 import type { BotSchedules } from './service.ts'
 import { describeRule } from './rules.ts'
 import { taskLine } from './wording.ts'

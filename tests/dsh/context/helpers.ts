@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { afterEach, expect } from 'vitest'
 import { HANDOFF_ACK } from '../../../src/context/note.ts'
-import { readSource } from '../../../src/sources.ts'
+import { readSource } from '../../../src/core/sources.ts'
 import type { DshHost } from '../../support/dsh-host.ts'
 
 /** The user messages of a log (an event's data is the message). */

@@ -6,7 +6,7 @@
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { HANDOFF_ACK } from '../../../src/context/note.ts'
-import { readSource } from '../../../src/sources.ts'
+import { readSource } from '../../../src/core/sources.ts'
 import { userMessages } from './helpers.ts'
 import type { Rule, Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'

@@ -8,9 +8,9 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { MAX_BUDGETS } from '../../../src/chain.ts'
+import { MAX_BUDGETS } from '../../../src/core/chain.ts'
 import { DEFAULT_KEEP_FINISHED } from '../../../src/delivery/policy.ts'
-import { FINISHED_BODY_MAX, MESSAGE_MAX } from '../../../src/limits.ts'
+import { FINISHED_BODY_MAX, MESSAGE_MAX } from '../../../src/core/text-limits.ts'
 import { disposedAfterEach } from '../../support/dsh-host.ts'
 import { from, quiesce, team, user } from './helpers.ts'
 

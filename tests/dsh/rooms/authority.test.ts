@@ -1,7 +1,7 @@
 // The authority matrix at the rooms service: every caller × group action × (round running or not),
 // with the group facts the service fills in (admin, member, round), against an independent table.
 import { expect, it } from 'vitest'
-import type { Caller } from '../../../src/roster/authority.ts'
+import type { Caller } from '../../../src/core/authority.ts'
 import type { GroupAction } from '../../../src/rooms/service.ts'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { disposedAfterEach } from '../../support/dsh-host.ts'

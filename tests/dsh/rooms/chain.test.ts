@@ -4,7 +4,7 @@
 // no mode (members run at their own).
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
-import { readSource } from '../../../src/sources.ts'
+import { readSource } from '../../../src/core/sources.ts'
 import { disposedAfterEach, type DshHost } from '../../support/dsh-host.ts'
 import { roomOf, say, settle, team, user } from './helpers.ts'
 

@@ -3,7 +3,7 @@
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import type { Rule, ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import type { RoomLimits } from '../../../src/rooms/policy.ts'
+import type { RoomLimits } from '../../../src/core/limits.ts'
 import { startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { quiesce } from '../delivery/helpers.ts'
 

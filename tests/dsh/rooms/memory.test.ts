@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, offersTool, userTextsSinceLastAssistant, type RecordedRequest, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
-import type { RoomLimits } from '../../../src/rooms/policy.ts'
+import type { RoomLimits } from '../../../src/core/limits.ts'
 import { bots, roomLog, roomOf, say, settle, speakers, team, user } from './helpers.ts'
 
 const track = disposedAfterEach()

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { readRoomAnswerParts } from '../../../src/sources.ts'
+import { readRoomAnswerParts } from '../../../src/core/sources.ts'
 import { serverEvents, webTeamHostPerTest } from '../../support/web-host.ts'
 import { settle, user } from './helpers.ts'
 

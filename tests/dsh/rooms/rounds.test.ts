@@ -4,7 +4,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { userTextsSinceLastAssistant, type RecordedRequest, type Rule } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt } from '../../support/dsh-host.ts'
-import type { RoomLimits } from '../../../src/rooms/policy.ts'
+import type { RoomLimits } from '../../../src/core/limits.ts'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { bots, roomLog, roomOf, say, speakers, team, user } from './helpers.ts'
 

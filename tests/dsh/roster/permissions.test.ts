@@ -1,7 +1,7 @@
 // botRoster with DSH's real permission stack in-process (shell sandbox, approval service,
 // permission presets): a Bot's preset on every part, DSH's own pickers agreeing with the Bot, and
 // approval requests in turns nobody is watching.
-import { deliverySource } from '../../../src/sources.ts'
+import { deliverySource } from '../../../src/core/sources.ts'
 import { installModelSelection } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'

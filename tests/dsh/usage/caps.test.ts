@@ -4,7 +4,7 @@
 // cap releases what was held. A group round a Bot started skips a capped member.
 import { describe, expect, it } from 'vitest'
 import type { ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import { readSource } from '../../../src/sources.ts'
+import { readSource } from '../../../src/core/sources.ts'
 import { disposedAfterEach, prompt, type DshHost } from '../../support/dsh-host.ts'
 import { from, team, user, userMessages } from '../delivery/helpers.ts'
 import { bots, roomLog, say, team as roomsTeam } from '../rooms/helpers.ts'

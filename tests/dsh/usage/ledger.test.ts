@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import { BotUsage } from '../../../src/usage/service.ts'
-import { sideCall } from '../../../src/usage/side-call.ts'
+import { sideCall } from '../../../src/core/side-call-tag.ts'
 import { bots, say, team as roomsTeam } from '../rooms/helpers.ts'
 
 const track = disposedAfterEach()

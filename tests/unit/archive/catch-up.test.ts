@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { CatchUp, type ArchiveSources, type LogEvent } from '../../../src/archive/catch-up.ts'
 import { ArchiveIndex } from '../../../src/archive/index-db.ts'
 import { readOwnChat } from '../../../src/archive/reader.ts'
-import { loadSqlite } from '../../../src/archive/sqlite.ts'
+import { loadSqlite } from '../../../src/core/sqlite.ts'
 
 const user = (seq: number, text: string, time = 1_000 * seq): LogEvent => ({ type: 'user/message', seq, time, data: { message: { content: [{ type: 'text', text }], source: { kind: 'user' } } } })
 

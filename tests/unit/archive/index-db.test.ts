@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ArchiveIndex, BLOCK_BYTES, SCHEMA_VERSION } from '../../../src/archive/index-db.ts'
-import type { ArchiveLine } from '../../../src/archive/lines.ts'
-import { loadSqlite } from '../../../src/archive/sqlite.ts'
+import type { ArchiveLine } from '../../../src/core/log-lines.ts'
+import { loadSqlite } from '../../../src/core/sqlite.ts'
 
 const load = loadSqlite()
 if (!load.ok) throw new Error(load.problem.message)

@@ -1,7 +1,7 @@
 // Which Session events become archive lines, and their text.
 import { describe, expect, it } from 'vitest'
-import { lineOf, TOOL_LINE_CHARS } from '../../../src/archive/lines.ts'
-import { handoffSource } from '../../../src/sources.ts'
+import { lineOf, TOOL_LINE_CHARS } from '../../../src/core/log-lines.ts'
+import { handoffSource } from '../../../src/core/sources.ts'
 
 const at = { seq: 4, time: 1_000 }
 const user = (text: string, source: Record<string, unknown> = { kind: 'user' }, extra: Record<string, unknown> = {}) => ({ ...at, type: 'user/message', data: { message: { content: [{ type: 'text', text }], source }, ...extra } })

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { allTermsExpression, excerpt, indexBody, MAX_QUERY_CHARS, MAX_TERMS, parseQuery, queryTokens, termExpression } from '../../../src/archive/text.ts'
 import { bm25, idf, rankAll, rankMost } from '../../../src/archive/rank.ts'
-import { loadSqlite } from '../../../src/archive/sqlite.ts'
+import { loadSqlite } from '../../../src/core/sqlite.ts'
 
 function fts(lines: string[]) {
   const load = loadSqlite()

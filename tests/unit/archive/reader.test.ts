@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { ArchiveIndex } from '../../../src/archive/index-db.ts'
 import { readOwnChat } from '../../../src/archive/reader.ts'
-import { loadSqlite } from '../../../src/archive/sqlite.ts'
+import { loadSqlite } from '../../../src/core/sqlite.ts'
 
 function chat(texts: string[]) {
   const load = loadSqlite()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { classifySqliteError, loadSqlite, nodeDirOf, profileOf, rebuildCommand } from '../../../src/archive/sqlite.ts'
+import { classifySqliteError, loadSqlite, nodeDirOf, profileOf, rebuildCommand } from '../../../src/core/sqlite.ts'
 
 const missingBinding = () => {
   throw new Error('Could not locate the bindings file. Tried:\n → /x/node_modules/better-sqlite3/build/better_sqlite3.node')

@@ -7,7 +7,7 @@ import { langOf, STRINGS, translator } from '../../../src/client/i18n.ts'
 import { initials, nodeText, teamLine } from '../../../src/client/message-line.ts'
 import { shadowedEntry } from '../../../src/client/slots.ts'
 import { readTeamView } from '../../../src/client/team-client.ts'
-import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource } from '../../../src/sources.ts'
+import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource } from '../../../src/core/sources.ts'
 
 describe('teamLine', () => {
   it('draws a relayed message as from its sender, by the source\'s fields', () => {

@@ -1,7 +1,7 @@
 // An ended part drawn read-only (pure): the lines of a Session's history as DSH's /api returns it.
 import { describe, expect, it } from 'vitest'
 import { LINE_MAX, PART_LINES_MAX, partLines } from '../../../src/client/part-lines.ts'
-import { bootstrapSource, deliverySource, handoffSource } from '../../../src/sources.ts'
+import { bootstrapSource, deliverySource, handoffSource } from '../../../src/core/sources.ts'
 
 const text = (t: string) => [{ type: 'text', text: t }]
 const user = (t: string, source: unknown = { kind: 'user' }) => ({ event: { type: 'user/message', data: { id: 'm', source, content: text(t) } } })

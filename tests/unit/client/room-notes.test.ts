@@ -5,8 +5,8 @@
 import { BlockAssembler } from '@deepseek-ai/dsh-llm'
 import { describe, expect, it } from 'vitest'
 import { roomItems } from '../../../src/client/room-view.ts'
-import { TextBlock } from '../../../src/rooms/stream.ts'
-import { readRoomAnswerParts, roomAnswerState, ROOM_NOTE_MAX, ROOM_NOTES_MAX } from '../../../src/sources.ts'
+import { TextBlock } from '../../../src/dsh/answer-block.ts'
+import { readRoomAnswerParts, roomAnswerState, ROOM_NOTE_MAX, ROOM_NOTES_MAX } from '../../../src/core/sources.ts'
 
 const turns = [{ round: 'post-u', turns: [{ botId: 'b-ada', outcome: 'posted', post: 1 }, { botId: 'b-bo', outcome: 'pass' }] }]
 const posts = [

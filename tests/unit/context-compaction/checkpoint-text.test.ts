@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { anchor, checkpointText, MESSAGE_MAX_CHARS, messagesToBot, OLDER_LINE, type ToBot } from '../../../src/context/compaction/checkpoint-text.ts'
+import { checkpointText, MESSAGE_MAX_CHARS, messagesToBot, OLDER_LINE, type ToBot } from '../../../src/context/compaction/checkpoint-text.ts'
+import { anchor } from '../../../src/core/anchors.ts'
 import { estimateTokens, verbatimBudget } from '../../../src/context/lines.ts'
-import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource, roomTurnSource } from '../../../src/sources.ts'
+import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource, roomTurnSource } from '../../../src/core/sources.ts'
 
 const T0 = Date.UTC(2026, 10, 30, 18, 22)
 const userMessage = (seq: number, text: string, source?: unknown, extra: object = {}) => ({

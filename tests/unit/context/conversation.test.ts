@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { Config } from '../../../src/config.ts'
 import { lastUserText, linesOf, messagesToBot, type LogEvent } from '../../../src/context/conversation.ts'
-import { deliverySource, handoffSource } from '../../../src/sources.ts'
+import { deliverySource, handoffSource } from '../../../src/core/sources.ts'
 
 const user = (seq: number, text: string, source: unknown = { kind: 'user' }): LogEvent => ({ type: 'user/message', seq, time: 1_000 * seq, data: { role: 'user', content: [{ type: 'text', text }], source } })
 const answer = (seq: number, text: string): LogEvent => ({ type: 'assistant/message', seq, time: 1_000 * seq, data: { message: { role: 'assistant', content: [{ type: 'text', text }] } } })

@@ -43,7 +43,7 @@ describe('handoff package', () => {
     const text = handoffPackage({ part: 2, note: goodNote, messages: [msg(3, 'keep the build green'), msg(9, '[Message from Ada] done', 'bot')], verbatimTokens: 1_000, resume: false })
     expect(text.startsWith('[Handoff · part 2]')).toBe(true)
     expect(text).toContain(goodNote)
-    expect(text).toMatch(/\[part 1 #3 · \d\d-\d\d \d\d:\d\d\] User:\nkeep the build green/)
+    expect(text).toMatch(/\[part 1 #3 · \d{4}-\d\d-\d\d \d\d:\d\d\] User:\nkeep the build green/)
     expect(text).toContain('Message:\n[Message from Ada] done')
     expect(text).toContain('Wait for the next message.')
   })

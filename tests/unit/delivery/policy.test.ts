@@ -4,7 +4,7 @@ import {
   boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome,
   type RecoveryAction,
 } from '../../../src/delivery/policy.ts'
-import { clip } from '../../../src/limits.ts'
+import { clip } from '../../../src/core/text-limits.ts'
 
 const limits = { hopLimit: 6, sendCap: 5 }
 

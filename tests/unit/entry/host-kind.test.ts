@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hostsWebApp, promotesWhenWebAppAppears, storeRole } from '../../../src/host-kind.ts'
+import { hostsWebApp, promotesWhenWebAppAppears, storeRole } from '../../../src/dsh/host-kind.ts'
 
 const services = (...present: string[]) => (name: string) => present.includes(name)
 

@@ -1,9 +1,10 @@
 // Room policy (pure): mentions, [PASS], the routing table, round limits, windows, log parsing.
 import { describe, expect, it } from 'vitest'
 import {
-  afterPost, DEFAULT_LIMITS, firstSpeakers, isPass, memberChain, nextSpeaker, parseMentions, postLine, postsFromRoomLog, renderPost,
+  afterPost, firstSpeakers, isPass, memberChain, nextSpeaker, parseMentions, postLine, postsFromRoomLog, renderPost,
   replayRound, reportChain, startRound, turnText, windowFor, type Poster, type RoomShape,
 } from '../../../src/rooms/policy.ts'
+import { DEFAULT_LIMITS } from '../../../src/core/limits.ts'
 
 const M = [{ id: 'a', name: 'Ada' }, { id: 'b', name: 'Bob' }, { id: 'c', name: 'Cy' }]
 const limits = { ...DEFAULT_LIMITS }

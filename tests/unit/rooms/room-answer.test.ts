@@ -5,8 +5,8 @@ import { BlockAssembler } from '@deepseek-ai/dsh-llm'
 import { describe, expect, it } from 'vitest'
 import { roundProgress } from '../../../src/rooms/progress.ts'
 import type { RoundRecord } from '../../../src/rooms/rounds.ts'
-import { TextBlock } from '../../../src/rooms/stream.ts'
-import { readRoomAnswerParts, roomAnswerState, ROOM_ANSWER_ROUNDS_MAX } from '../../../src/sources.ts'
+import { TextBlock } from '../../../src/dsh/answer-block.ts'
+import { readRoomAnswerParts, roomAnswerState, ROOM_ANSWER_ROUNDS_MAX } from '../../../src/core/sources.ts'
 
 describe('room answer rounds on the assistant message', () => {
   it('survive DSH\'s BlockAssembler into the model source and read back', () => {

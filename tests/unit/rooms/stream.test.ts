@@ -2,8 +2,9 @@
 // with stable post ids and the chain each post carries; the chunk grammar of one text block.
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { describe, expect, it } from 'vitest'
-import { roomNoticeSource, roomPostSource } from '../../../src/sources.ts'
-import { readRoomRequest, TextBlock } from '../../../src/rooms/stream.ts'
+import { roomNoticeSource, roomPostSource } from '../../../src/core/sources.ts'
+import { readRoomRequest } from '../../../src/rooms/stream.ts'
+import { TextBlock } from '../../../src/dsh/answer-block.ts'
 
 const assistant = (text: string) => ({ role: 'assistant', content: [{ type: 'text', text }] })
 

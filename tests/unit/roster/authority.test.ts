@@ -4,7 +4,7 @@
  * in the table at the top of `src/roster/authority.ts`).
  */
 import { describe, expect, it } from 'vitest'
-import { TEAM_ACTIONS, decide, type Caller, type Target, type TeamAction } from '../../../src/roster/authority.ts'
+import { TEAM_ACTIONS, decide, type Caller, type Target, type TeamAction } from '../../../src/core/authority.ts'
 
 // ---------------------------------------------------------------------------------------------
 // The expectation table.

@@ -6,9 +6,10 @@
 import { describe, expect, it } from 'vitest'
 import {
   BotCreateInput, BotUpdateInput, COLOUR_PALETTE, DEFAULT_PERMISSION_PRESET, botAvatarSchema, botColourSchema,
-  botInstructionsSchema, botModelSchema, botNameSchema, botRoleSchema, charCount, defaultColour, formatIssues,
+  botInstructionsSchema, botModelSchema, botNameSchema, botRoleSchema, charCount, defaultColour,
   nameKey, nameTaken, nameTakenMessage, normaliseName, permissionPresetSchema,
 } from '../../../src/roster/bot-fields.ts'
+import { formatIssues } from '../../../src/core/zod-issues.ts'
 import { botSchema } from '../../../src/store/schema.ts'
 import type { z } from 'zod'
 
@@ -16,7 +17,7 @@ import type { z } from 'zod'
 function run(schema: z.ZodType, input: unknown): { ok: true; value: unknown } | { ok: false; lines: string } {
   const r = schema.safeParse(input)
   // A bare field schema reports its own issues at the root ("input: …"); drop that prefix here.
-  return r.success ? { ok: true, value: r.data } : { ok: false, lines: formatIssues(r.error).replace(/^input: /gm, '') }
+  return r.success ? { ok: true, value: r.data } : { ok: false, lines: formatIssues(r.error).replace(/(^|; )input: /g, '$1') }
 }
 
 type Case = [label: string, input: unknown, expected: { value: unknown } | { error: RegExp }]
@@ -71,7 +72,7 @@ table('name', botNameSchema, [
   ['full-width ａｌｌ', 'ａｌｌ', { error: /reserved/ }],
   ['"all" inside a name is fine', 'Allie', { value: 'Allie' }],
   ['"all hands" is fine', 'all hands', { value: 'all hands' }],
-  ['several problems at once, one line each', `@${x(41)}`, { error: /^must be at most 40 characters \(it has 42\)\nmust not contain '@'/ }],
+  ['several problems at once, one line each', `@${x(41)}`, { error: /^must be at most 40 characters \(it has 42\); must not contain '@'/ }],
   ['number', 42, { error: /must be text/ }],
   ['missing', undefined, { error: /is required/ }],
 ])
@@ -192,7 +193,7 @@ describe('BotCreateInput', () => {
   it.each(refused)('refuses %s', (_label, input, line) => {
     const r = BotCreateInput.safeParse(input)
     expect(r.success).toBe(false)
-    if (!r.success) expect(formatIssues(r.error).split('\n')).toContainEqual(expect.stringContaining(line))
+    if (!r.success) expect(formatIssues(r.error)).toContain(line)
   })
 })
 
@@ -246,10 +247,10 @@ describe('BotUpdateInput', () => {
     const r = BotUpdateInput.safeParse({ age: 3, deleted: true })
     expect(r.success).toBe(false)
     if (!r.success) {
-      expect(formatIssues(r.error).split('\n')).toEqual([
+      expect(formatIssues(r.error)).toBe([
         'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
         'deleted: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
-      ])
+      ].join('; '))
     }
   })
 
@@ -257,13 +258,13 @@ describe('BotUpdateInput', () => {
     const r = BotUpdateInput.safeParse({ name: x(41), role: x(25), model: 'gpt', colour: 'red', permissionPreset: 'root' })
     expect(r.success).toBe(false)
     if (!r.success) {
-      expect(formatIssues(r.error).split('\n')).toEqual([
+      expect(formatIssues(r.error)).toBe([
         'name: must be at most 40 characters (it has 41)',
         'role: must be at most 24 characters (it has 25)',
         "model: must be written provider/model (letters, digits and . _ : - on both sides of one '/'), e.g. deepseek/deepseek-chat; leave it out for the DSH default",
         'colour: must be a colour written #rrggbb, e.g. #1971c2',
         'permissionPreset: must be one of read-only, workspace-write, danger-full-access',
-      ])
+      ].join('; '))
     }
   })
 })

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { isPrivateTemp, makePrivateDir, writePrivateFile } from '../../../src/store/private-file.ts'
+import { isPrivateTemp, makePrivateDir, writePrivateFile } from '../../../src/core/private-file.ts'
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'bot-private-'))
 

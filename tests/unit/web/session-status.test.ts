@@ -2,7 +2,7 @@
 // event log (pure folds).
 import { describe, expect, it } from 'vitest'
 import { awaitsApproval, endedStopped, SCAN_MAX, type LogEventLike } from '../../../src/web/session-status.ts'
-import { deliverySource } from '../../../src/sources.ts'
+import { deliverySource } from '../../../src/core/sources.ts'
 
 const start = (turn = 1): LogEventLike => ({ type: 'turn/start', data: { turn } })
 const end = (kind: string): LogEventLike => ({ type: 'turn/end', data: { reason: { kind } } })

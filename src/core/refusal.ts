@@ -7,7 +7,7 @@
  * one too. Anything else is a bug and propagates (DSH marks the tool result as an error).
  * Every refusal answered is also reported to `listenToRefusals` listeners (the diagnostics log).
  */
-import { isStoreError } from './store/index.ts'
+import { isStoreError } from './store-errors.ts'
 
 export type RefusalCode = 'forbidden' | 'invalid' | 'not-found' | 'unavailable' | 'limit'
 

@@ -20,6 +20,7 @@
  * so the crash test's child, SIGKILLed hundreds of times, starts fast.
  */
 import { randomInt } from 'node:crypto'
+import { chmodSync, closeSync, openSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
@@ -90,4 +91,14 @@ export async function makePrivateDir(dir: string): Promise<boolean> {
 /** `<base>.<digits>`: a temp file of `writePrivateFile(<base>)` left behind by a killed writer. */
 export function isPrivateTemp(name: string, base: string): boolean {
   return name.length > base.length + 1 && name.startsWith(`${base}.`) && /^\d+$/.test(name.slice(base.length + 1))
+}
+
+/** Create `path` empty with mode 0600 if it does not exist, and make it 0600 if it does. */
+export function touchPrivateFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'a', 0o600))
+    chmodSync(path, 0o600)
+  } catch {
+    // the driver's own open reports a folder that cannot hold the file
+  }
 }

@@ -13,9 +13,56 @@
  * the team section (the plugin config holds them) or word refusals (each service words its own).
  */
 import { z } from 'zod'
-import { TEAM_LIMIT_FIELDS } from './limit-fields.ts'
-import { RoomLimitsConfig } from '../rooms/config.ts'
-import { DEFAULT_LIMITS, type RoomLimits } from '../rooms/policy.ts'
+
+/** The bounds of each team limit: the plugin config and the person's overrides build on these. */
+export const TEAM_LIMIT_FIELDS = {
+  hopLimit: z.int().min(1).max(50),
+  sendsPerTurn: z.int().min(1).max(100),
+  workBudget: z.int().min(1).max(10_000),
+  maxBots: z.int().min(1).max(1000),
+  maxGroups: z.int().min(1).max(1000),
+  createsPerTurn: z.int().min(1).max(100),
+  botTurnsAtOnce: z.int().min(1).max(100),
+  keepFinished: z.int().min(0).max(10_000),
+}
+
+/** The bounds of each room limit (every one optional: a missing one takes `DEFAULT_LIMITS`). */
+export const RoomLimitsConfig = z.object({
+  extraTurns: z.int().min(0).max(20),
+  callsPerMember: z.int().min(1).max(10),
+  callsPerAdmin: z.int().min(1).max(10),
+  botRoundsPerUserMessage: z.int().min(0).max(50),
+  turnTimeoutMs: z.int().min(10).max(3_600_000),
+  windowPosts: z.int().min(1).max(200),
+  windowPostChars: z.int().min(100).max(100_000),
+}).partial().strict()
+
+export interface RoomLimits {
+  /** Turns per round = members + this. */
+  extraTurns: number
+  /** Times one member may be called in one round. */
+  callsPerMember: number
+  /** The admin's calls per round. */
+  callsPerAdmin: number
+  /** Rounds Bots may start in a group before the user speaks there again. */
+  botRoundsPerUserMessage: number
+  /** A member's turn that takes longer is cancelled and marked missed. */
+  turnTimeoutMs: number
+  /** Posts shown to a member per turn (the newest; older ones are counted, not shown). */
+  windowPosts: number
+  /** A post longer than this is cut in a member's window. */
+  windowPostChars: number
+}
+
+export const DEFAULT_LIMITS: Readonly<RoomLimits> = Object.freeze({
+  extraTurns: 2,
+  callsPerMember: 2,
+  callsPerAdmin: 3,
+  botRoundsPerUserMessage: 3,
+  turnTimeoutMs: 120_000,
+  windowPosts: 20,
+  windowPostChars: 4_000,
+})
 
 export interface TeamLimits {
   /** Bot-to-Bot messages one chain may go through. */

@@ -13,11 +13,11 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
-import { HttpError, parseBody, readJsonBody } from '../web/http.ts'
+import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { parseEntries } from './format.ts'
-import type { ScopeFiles } from './files.ts'
-import type { BotMemory } from './service.ts'
+import { parseEntries } from '../memory/format.ts'
+import type { ScopeFiles } from '../memory/files.ts'
+import type { BotMemory } from '../memory/service.ts'
 
 export const BODY_BYTES = 8 * 1024
 const USER = { caller: { kind: 'user' } } as const

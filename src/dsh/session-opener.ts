@@ -23,10 +23,10 @@ import { basename } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { createWebSession, rpcId, unwrap, type ApiProxyLike, type WorkspaceRegistryLike } from './dsh-web.ts'
+import { createWebSession, rpcId, unwrap, type ApiProxyLike, type WorkspaceRegistryLike } from './web.ts'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { parseModel } from './models.ts'
-import { bootstrapSource, readSourceOf } from './sources.ts'
+import { parseModel } from '../core/models.ts'
+import { bootstrapSource, readSourceOf } from '../core/sources.ts'
 
 export interface SessionOpenerConfig {
   /** A team Session's cwd unless `create` is given another (a Bot's own working folder). */
