@@ -104,7 +104,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     parts: () => ctx.get('botContext') ?? undefined,
     memory: () => ctx.get('botMemory') ?? undefined,
     // The team folder's parent is DSH_HOME (the default `dir`); the backup reads sessions through DSH.
-    backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') as never },
+    backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') },
     usage: () => ctx.get('botUsage') ?? undefined,
     groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
     operations: () => ({ limits: ctx.get('botLimits') ?? undefined, pause: ctx.get('botPause') ?? undefined, schedules: ctx.get('botSchedules') ?? undefined, diagnostics: ctx.get('botDiagnostics') ?? undefined }),

@@ -19,14 +19,7 @@
  */
 import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import type { ArchiveIndex, SessionMark } from './index-db.ts'
-import { lineOf, type ArchiveLine, type CallNames } from '../core/log-lines.ts'
-
-export interface LogEvent {
-  type: string
-  seq: number
-  time: number
-  data: unknown
-}
+import { lineOf, type ArchiveLine, type CallNames, type LogEvent } from '../core/log-lines.ts'
 
 /** A Session open in this process: its next seq and its events by seq. */
 export interface LiveLog {

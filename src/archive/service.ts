@@ -32,7 +32,8 @@ import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import type { Caller } from '../core/authority.ts'
 import type { Group, TeamState } from '../store/index.ts'
-import { CatchUp, DEFAULT_CATCH_UP, type ArchiveSources, type CatchUpLimits, type LiveLog, type LogEvent, type Placement } from './catch-up.ts'
+import { CatchUp, DEFAULT_CATCH_UP, type ArchiveSources, type CatchUpLimits, type LiveLog, type Placement } from './catch-up.ts'
+import { type LogEvent } from '../core/log-lines.ts'
 import { ArchiveIndex } from './index-db.ts'
 import { partitionKeyOfBot, partitionKeyOfRoom, readOwnChat, readRoom, type OwnChatArgs } from './reader.ts'
 import { loadSqlite, type LoadSqliteOptions, type SqliteDriver, type SqliteDriverName, type SqliteProblem } from '../core/sqlite.ts'
@@ -235,7 +236,7 @@ export class BotArchive extends Service {
       return session ? { seq: session.seq, at: (seq) => session.events[seq] as LogEvent | undefined } : undefined
     },
     readFrom: async (sid, fromSeq) => {
-      const persistence = this.ctx.get('sessionPersistence') as { readFrom?(id: SessionId, from: number): Promise<{ events: readonly LogEvent[] }> } | undefined
+      const persistence = this.ctx.get('sessionPersistence')
       if (!persistence?.readFrom) return undefined
       try {
         return (await persistence.readFrom(SessionId(sid), fromSeq)).events

@@ -19,13 +19,12 @@ import fsp from 'node:fs/promises'
 import { join } from 'node:path'
 import { PLUGIN_NAME, PLUGIN_VERSION } from '../version.ts'
 import { ARCHIVE_LIMITS, encodeArchive, type ArchiveEntry } from './format.ts'
-import { decideBotFile, pickTeamSessions, stateSessionIds, teamWorkspaces, type HeaderLike, type Manifest } from './plan.ts'
+import { decideBotFile, pickTeamSessions, stateSessionIds, teamWorkspaces, type Manifest } from './plan.ts'
+import type { SessionPersistence } from '../dsh/services.ts'
 
 /** The part of DSH's `SessionPersistence` a backup reads. */
-export interface SessionReader {
-  list(): Promise<readonly HeaderLike[]>
-  inspect(id: any): Promise<{ meta: object; events: readonly unknown[] }>
-}
+/** What a backup reads of DSH's Session persistence. */
+export type SessionReader = Pick<SessionPersistence, 'list' | 'inspect'>
 
 export interface BackupOptions {
   home: string

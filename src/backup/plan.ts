@@ -8,6 +8,7 @@
  * this machine's DSH Web), derived SQLite indexes (rebuilt from the Session logs on the next
  * start), unfinished saves and damaged copies; `secrets.json` only when the person asks for it.
  */
+import type { SessionHeader } from '../dsh/services.ts'
 import { z } from 'zod'
 
 export type BotFileDecision = { include: true } | { include: false; reason: string }
@@ -50,11 +51,6 @@ export function stateSessionIds(state: unknown): Set<string> {
   return ids
 }
 
-export interface HeaderLike {
-  id: string
-  cwd?: string
-  parentSession?: string
-}
 
 /** Whether `path` is `folder` or inside it (plain string comparison of absolute paths). */
 export function isWithin(path: string, folder: string): boolean {
@@ -66,7 +62,7 @@ export function isWithin(path: string, folder: string): boolean {
  * The team's Sessions among `headers`: those team state points at, those working in the team's
  * folder, and every Session descended from one of them (subagent children), in `headers` order.
  */
-export function pickTeamSessions<H extends HeaderLike>(headers: readonly H[], stateIds: ReadonlySet<string>, teamFolder: string): H[] {
+export function pickTeamSessions<H extends SessionHeader>(headers: readonly H[], stateIds: ReadonlySet<string>, teamFolder: string): H[] {
   const chosen = new Set(headers.filter((h) => stateIds.has(h.id) || (h.cwd !== undefined && isWithin(h.cwd, teamFolder))).map((h) => h.id))
   for (let grew = true; grew;) {
     grew = false

@@ -20,21 +20,16 @@ import fsp from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { decodeArchive } from './format.ts'
-import { decideBotFile, manifestSchema, rebase, workspacesEntrySchema, type HeaderLike, type Manifest } from './plan.ts'
+import { decideBotFile, manifestSchema, rebase, workspacesEntrySchema, type Manifest } from './plan.ts'
+import type { SessionPersistence } from '../dsh/services.ts'
+import type { WorkspaceRegistry } from '../dsh/web.ts'
 
 /** The part of DSH's `SessionPersistence` a restore writes through. */
-export interface SessionWriter {
-  list(): Promise<readonly HeaderLike[]>
-  create(meta: any): Promise<void>
-  append(id: any, events: readonly any[]): Promise<void>
-}
+/** What a restore writes through DSH's Session persistence. */
+export type SessionWriter = Pick<SessionPersistence, 'list' | 'create' | 'append'>
 
-/** The part of DSH's `WorkspaceRegistry` a restore uses (web profiles only). */
-export interface WorkspaceRegistryPort {
-  create(path: string, title?: string): Promise<{ title?: string; sessionIds: readonly string[]; attachSession(id: string): Promise<unknown>; setTitle?(title: string): Promise<unknown> | unknown }>
-  archiveSession(id: string): Promise<unknown> | unknown
-  readonly archivedSessionIds?: readonly string[]
-}
+/** The part of DSH Web's workspace registry a restore uses (web profiles only). */
+export type WorkspaceRegistryPort = Pick<WorkspaceRegistry, 'create' | 'archiveSession' | 'archivedSessionIds'>
 
 export interface RestoreOptions {
   archive: Uint8Array

@@ -43,7 +43,19 @@ import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from 
 export const SIDEBAR_KEY = 'dsh-bot-team:sidebar'
 
 interface LocaleLike { getSnapshot(): { active: string }; subscribe(fn: () => void): () => void }
-interface SessionsLike { open(id: string): void; list?: { getSnapshot(): { current?: unknown } | undefined; subscribe(fn: () => void): () => void } }
+interface SessionListLike { getSnapshot(): { current?: unknown } | undefined; subscribe(fn: () => void): () => void }
+
+/** DSH Web's services are read defensively: a missing or changed one must never break the page. */
+const hasMethods = (v: unknown, ...names: string[]): boolean =>
+  typeof v === 'object' && v !== null && names.every((n) => typeof (v as Record<string, unknown>)[n] === 'function')
+const isLocale = (v: unknown): v is LocaleLike => hasMethods(v, 'getSnapshot', 'subscribe')
+const isSessionList = (v: unknown): v is SessionListLike => hasMethods(v, 'getSnapshot', 'subscribe')
+const openerOf = (v: unknown): ((id: string) => void) | undefined =>
+  hasMethods(v, 'open') ? (id) => (v as { open(id: string): void }).open(id) : undefined
+const listOf = (v: unknown): SessionListLike | undefined => {
+  const list = typeof v === 'object' && v !== null ? (v as { list?: unknown }).list : undefined
+  return isSessionList(list) ? list : undefined
+}
 
 export interface AppServices {
   slots: SlotsLike
@@ -97,8 +109,8 @@ export function makeApp(services: AppServices): App {
   }
   const noLocale = { getSnapshot: () => ({ active: 'en' }), subscribe: () => () => {} }
   const locale = (): LocaleLike => {
-    const l = services.get('locale') as Partial<LocaleLike> | undefined
-    return l && typeof l.getSnapshot === 'function' && typeof l.subscribe === 'function' ? (l as LocaleLike) : noLocale
+    const l = services.get('locale')
+    return isLocale(l) ? l : noLocale
   }
   const useT = (): Translate => {
     const l = locale()
@@ -107,8 +119,8 @@ export function makeApp(services: AppServices): App {
   }
   const useTeam = () => useSyncExternalStore(store.subscribe, store.getSnapshot)
   const openSession = (id: string | undefined) => {
-    const sessions = services.get('sessions') as Partial<SessionsLike> | undefined
-    if (id && typeof sessions?.open === 'function') sessions.open(id)
+    const open = openerOf(services.get('sessions'))
+    if (id && open) open(id)
   }
   const shadowed = (slot: string, key?: string) => {
     try {
@@ -411,8 +423,7 @@ export function makeApp(services: AppServices): App {
   const noList = { getSnapshot: () => undefined, subscribe: () => () => {} }
   /** The Session DSH Web shows now (its sessions service's selection), if it can be read. */
   const useCurrentSession = (): string | undefined => {
-    const sessions = services.get('sessions') as Partial<SessionsLike> | undefined
-    const list = sessions?.list && typeof sessions.list.getSnapshot === 'function' && typeof sessions.list.subscribe === 'function' ? sessions.list : noList
+    const list = listOf(services.get('sessions')) ?? noList
     const current = useSyncExternalStore(list.subscribe.bind(list), () => list.getSnapshot()?.current)
     return typeof current === 'string' ? current : undefined
   }

@@ -6,18 +6,11 @@
  *
  * Deliberately does not: touch the agent, the store or the model.
  */
-import { deriveEventMessage } from '@deepseek-ai/dsh-session'
-import { lineOf, type ArchiveLine, type CallNames } from '../core/log-lines.ts'
+import { deriveEventMessage, type Session, type SessionEvent } from '@deepseek-ai/dsh-session'
+import { lineOf, type ArchiveLine, type CallNames, type LogEvent } from '../core/log-lines.ts'
 import type { ToBot } from './note.ts'
 
 const estimateTokens = (chars: number) => Math.ceil(chars / 4)
-
-export interface LogEvent {
-  type: string
-  seq: number
-  time: number
-  data: unknown
-}
 
 /** The archive lines of a Session's events, oldest first (`lineOf` leaves handoff packages out). */
 export function linesOf(events: readonly LogEvent[]): ArchiveLine[] {
@@ -44,18 +37,18 @@ export function lastUserText(lines: readonly ArchiveLine[]): string | undefined 
  * The size of the next request, estimated (chars / 4) from what DSH would send: the system text,
  * the tool list and every message on the Session's surface. Used when `ctx.tokenMeter` is absent.
  */
-export function estimateSize(session: { events: readonly unknown[]; surface: { nodes: readonly number[] }; requestHeader(): { system?: string; tools?: unknown[] } | undefined }): number {
+export function estimateSize(session: Pick<Session, 'events' | 'surface' | 'requestHeader'>): number {
   const header = session.requestHeader()
   let chars = (header?.system?.length ?? 0) + (header?.tools ? JSON.stringify(header.tools).length : 0)
-  const events = session.events as readonly LogEvent[]
-  const bySeq = (seq: number): LogEvent | undefined => {
+  const events = session.events
+  const bySeq = (seq: number): SessionEvent | undefined => {
     const guess = events[seq] ?? events[seq - 1]
     if (guess?.seq === seq) return guess
     return events.find((e) => e.seq === seq)
   }
   for (const seq of session.surface.nodes) {
     const e = bySeq(seq)
-    const message = e ? deriveEventMessage(e as never) : null
+    const message = e ? deriveEventMessage(e) : null
     if (message) chars += JSON.stringify(message.content).length
   }
   return estimateTokens(chars)

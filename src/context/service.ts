@@ -57,11 +57,13 @@ import { TeamRefusal } from '../core/refusal.ts'
 import { handoffSource, readSourceOf } from '../core/sources.ts'
 import { type BotStore } from '../store/index.ts'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
-import { estimateSize, lastUserText, linesOf, messagesToBot, type LogEvent } from './conversation.ts'
+import { estimateSize, lastUserText, linesOf, messagesToBot } from './conversation.ts'
+import { type LogEvent } from '../core/log-lines.ts'
 import { linesFor, pressure, type Lines } from './lines.ts'
 import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteOfPackage, noteRequest, noteSystem, packageBudgets } from './note.ts'
 import { sideCall, type SideCallUsage } from './side-call.ts'
 import { parseDecision, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type Decision } from './steward.ts'
+import { afterBoot } from '../dsh/boot.ts'
 
 export type SideCallLabel = 'steward' | 'handoff-note'
 
@@ -73,12 +75,6 @@ declare module '@deepseek-ai/cordis' {
     /** A Bot's conversation made room: in place, or by moving to a new part. */
     'bot-team/context'(payload: { botId: string; sessionId: string; action: 'checkpoint' | 'handoff'; reason: string; to?: string }): void
   }
-}
-
-/** What the checkpoint service (engineer B's `botCompaction`) offers; absent → hand off. */
-export interface CheckpointService {
-  /** `checkTokens`: this steward's check line, so the checkpoint's verbatim budget is min(16,384, check / 4). */
-  checkpoint(sessionId: string, options?: { checkTokens?: number }): Promise<{ ok: true } | { ok: false; reason: string }>
 }
 
 export const Config = ContextConfig
@@ -104,12 +100,6 @@ export interface ContextStats {
 type Lane = { kind: 'own'; botId: string } | { kind: 'member'; botId: string; groupId: string }
 
 const laneKey = (lane: Lane) => (lane.kind === 'own' ? lane.botId : `${lane.groupId}:${lane.botId}`)
-
-/** What the member handoff needs from the rooms (`botRooms`). */
-interface MemberRooms {
-  renewMember(groupId: string, botId: string, opts: { from: string; endReason: string; note: string }): Promise<{ agent: Agent; sessionId: string; part: number }>
-  memberAgent(groupId: string, botId: string): Promise<Agent>
-}
 
 interface MoveOptions {
   reason: string
@@ -187,9 +177,7 @@ export class BotContext extends Service {
       if (this.store.mode === 'writer') void this.finishInterrupted()
     }
     this.ctx.on('bot-team/writer', finish)
-    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
-    if (loader) void loader.await().then(finish, () => {})
-    else finish()
+    afterBoot(this.ctx, finish)
   }
 
   /** Resolves when every check and move started so far has finished (tests, benches, shutdown). */
@@ -279,7 +267,7 @@ export class BotContext extends Service {
     for (const m of messages) {
       if (readSourceOf(m.source, 'handoff')) continue
       this.stats.forwarded++
-      target.followup(createUserMessage({ content: m.content as never, source: m.source }))
+      target.followup(createUserMessage({ content: m.content, source: m.source }))
     }
   }
 
@@ -309,7 +297,7 @@ export class BotContext extends Service {
 
   /** The Session's size: DSH's token meter where it is mounted, else the estimate. */
   measure(agent: Agent): number {
-    const meter = this.ctx.get('tokenMeter') as { measure(session: unknown): { totalTokens: number } } | undefined
+    const meter = this.ctx.get('tokenMeter')
     if (meter) {
       try {
         return meter.measure(agent.session).totalTokens
@@ -317,7 +305,7 @@ export class BotContext extends Service {
         // fall back to the estimate
       }
     }
-    return estimateSize(agent.session as never)
+    return estimateSize(agent.session)
   }
 
   // ── the end-of-turn check ────────────────────────────────────────────────────────────────────
@@ -348,7 +336,7 @@ export class BotContext extends Service {
     const decision = await this.decide(agent, botId, false, lane.kind === 'own' ? 'own chat' : 'group')
     if (!this.active) return
     if (decision === 'checkpoint') {
-      const service = this.ctx.get('botCompaction') as CheckpointService | undefined
+      const service = this.ctx.get('botCompaction')
       const outcome = service ? await service.checkpoint(sessionId, { checkTokens: lines.check }).catch((error: unknown) => ({ ok: false as const, reason: String(error) })) : { ok: false as const, reason: 'no checkpoint service in this host' }
       if (outcome.ok) {
         this.stats.checkpoints++
@@ -441,7 +429,7 @@ export class BotContext extends Service {
     await this.sendOpening(botId, next, part + 1, masked, options.resume)
     // Messages of a rejected step follow in the new part (a package of the old part stays behind).
     for (const m of options.carried ?? []) {
-      if (!readSourceOf(m.source, 'handoff')) (await this.roster.agentOf(botId)).followup(createUserMessage({ content: m.content as never, source: m.source }))
+      if (!readSourceOf(m.source, 'handoff')) (await this.roster.agentOf(botId)).followup(createUserMessage({ content: m.content, source: m.source }))
     }
     this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next })
   }
@@ -470,7 +458,7 @@ export class BotContext extends Service {
       this.stats.fallbackNotes++
       note = fallbackNote({ why: options.noRoom ? options.reason : 'the note could not be written', previousNote: previous, lastUserText: lastUserText(lines) })
     }
-    const secrets = this.ctx.get('botSecrets') as { mask?(text: string): string } | undefined
+    const secrets = this.ctx.get('botSecrets')
     const text = handoffPackage({ part: part + 1, note, messages: messagesToBot(lines, part), ...packageBudgets(limits?.check ?? 16_384 * 4), resume: options.resume })
     const masked = secrets?.mask ? secrets.mask(text) : text
     await makePrivateDir(join(this.config.dir, 'context')).catch(() => {})
@@ -485,7 +473,7 @@ export class BotContext extends Service {
   private async moveMember(lane: Extract<Lane, { kind: 'member' }>, agent: Agent, options: MoveOptions): Promise<void> {
     const { botId, groupId } = lane
     const sessionId = String(agent.id)
-    const rooms = this.ctx.get('botRooms') as MemberRooms | undefined
+    const rooms = this.ctx.get('botRooms')
     if (!this.active || !rooms || !this.isCurrentMember(groupId, botId, sessionId) || this.store.mode !== 'writer') return
     const { part, note } = this.memberPart(groupId, botId, sessionId)
     const file = `context/${botId}/group-${groupId}-part-${part + 1}.md`
@@ -583,7 +571,7 @@ export class BotContext extends Service {
       if (text === undefined) continue
       await this.sendOpening(bot.id, part.sessionId, part.part, text, part.resume === true).catch((error: unknown) => this.problem(`could not finish ${bot.name}'s handoff`, error))
     }
-    const rooms = this.ctx.get('botRooms') as MemberRooms | undefined
+    const rooms = this.ctx.get('botRooms')
     for (const group of Object.values(this.store.state.groups)) {
       if (group.deleted || !rooms) continue
       for (const [botId, parts] of Object.entries(group.memberParts ?? {})) {

@@ -38,7 +38,8 @@ const QUESTION_TOOL = 'ask_user_question'
 /** Tools whose results quote the archive itself: their result line keeps no text (no echoes). */
 const ECHO_TOOLS = new Set(['read_own_chat'])
 
-interface LooseEvent {
+/** One event of a Session log, as DSH logs and persists it: `{type, seq, time, data}`. */
+export interface LogEvent {
   type: string
   seq: number
   time: number
@@ -122,7 +123,7 @@ export type CallNames = Map<string, string>
  * names from `tool/call` to `tool/result` (the caller keeps it per Session; a result whose call
  * was never seen is still a line, named "tool").
  */
-export function lineOf(event: LooseEvent, calls: CallNames, room = false): ArchiveLine | undefined {
+export function lineOf(event: LogEvent, calls: CallNames, room = false): ArchiveLine | undefined {
   const at = { seq: event.seq, time: event.time }
   const data = (event.data ?? {}) as { message?: LooseMessage; name?: string; callId?: string; arguments?: unknown; surfaceOp?: unknown; error?: unknown }
   switch (event.type) {

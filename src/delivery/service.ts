@@ -54,6 +54,7 @@ import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limit
 import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../core/sources.ts'
 import { deliveryTools } from './tools.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
+import { afterBoot } from '../dsh/boot.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -198,9 +199,7 @@ export class BotDelivery extends Service {
     const run = () => this.recover().then(() => {}, (error: unknown) => {
       process.stderr.write(`dsh-bot-team: delivery recovery failed (${error instanceof Error ? error.message : String(error)})\n`)
     }).finally(() => this.resolveReady())
-    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
-    if (!loader) return run()
-    void loader.await().then(run, run)
+    afterBoot(this.ctx, run)
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────

@@ -23,7 +23,7 @@ import { basename } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent, AgentHandle } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { createWebSession, rpcId, unwrap, type ApiProxyLike, type WorkspaceRegistryLike } from './web.ts'
+import { createWebSession, rpcId, unwrap, type ApiProxy, type WorkspaceRegistry } from './web.ts'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { parseModel } from '../core/models.ts'
 import { bootstrapSource, readSourceOf } from '../core/sources.ts'
@@ -57,12 +57,12 @@ export class SessionOpener {
     }, label)
   }
 
-  private get api(): ApiProxyLike | undefined {
-    return this.ctx.get('apiProxy') as ApiProxyLike | undefined
+  private get api(): ApiProxy | undefined {
+    return this.ctx.get('apiProxy')
   }
 
-  private get registry(): WorkspaceRegistryLike | undefined {
-    return this.ctx.get('workspaceRegistry') as WorkspaceRegistryLike | undefined
+  private get registry(): WorkspaceRegistry | undefined {
+    return this.ctx.get('workspaceRegistry')
   }
 
   private agentOptions(model: string | undefined) {
@@ -83,7 +83,7 @@ export class SessionOpener {
     const cwd = opts.cwd ?? this.config.workspace
     if (api) {
       // The Bot team agent preset when `botCompaction` installed it (DSH's default otherwise).
-      const agentPreset = await (this.ctx.get('botCompaction') as { sessionPreset?(): Promise<string | undefined> } | undefined)?.sessionPreset?.()
+      const agentPreset = await this.ctx.get('botCompaction')?.sessionPreset()
       // A Bot's own folder gets a workspace of its own in DSH Web's list (named by the folder), unless one is there.
       const workspaceTitle = cwd === this.config.workspace ? undefined : `Bot team: ${basename(cwd) || cwd}`
       await createWebSession(api, this.registry, { sessionId, folder: cwd, title: opts.title, agentPreset, ...(workspaceTitle ? { workspaceTitle } : {}) })

@@ -14,7 +14,7 @@ export interface ApiResponse<T> {
   result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }
 }
 
-export interface ApiProxyLike {
+export interface ApiProxy {
   sessions: {
     create(req: { rpcId: string; payload: Record<string, unknown> }): Promise<ApiResponse<{ sessionId: string }>>
     rename(req: { rpcId: string; payload: { sessionId: string; title: string } }): Promise<ApiResponse<unknown>>
@@ -22,15 +22,21 @@ export interface ApiProxyLike {
   }
 }
 
-export interface WorkspaceLike {
+export interface Workspace {
   id: string
   path: string
+  title?: string
+  sessionIds: readonly string[]
+  attachSession(id: string): Promise<unknown>
+  setTitle?(title: string): Promise<unknown> | unknown
 }
 
-export interface WorkspaceRegistryLike {
-  list(): WorkspaceLike[]
-  create(path: string, title?: string): Promise<WorkspaceLike> | WorkspaceLike
+/** DSH Web's workspace registry (dsh-workspace): the folders its session browser groups by. */
+export interface WorkspaceRegistry {
+  list(): Workspace[]
+  create(path: string, title?: string): Promise<Workspace> | Workspace
   archiveSession(sessionId: string): Promise<unknown> | unknown
+  readonly archivedSessionIds?: readonly string[]
 }
 
 export const rpcId = (): string => `bot-team-${randomUUID()}`
@@ -41,7 +47,7 @@ export function unwrap<T>(response: ApiResponse<T>, what: string): T {
 }
 
 /** The DSH Web workspace at `folder` (created on first use, titled `title`), or undefined without DSH Web. */
-export async function teamWorkspace(registry: WorkspaceRegistryLike | undefined, folder: string, title = 'Bot team'): Promise<WorkspaceLike | undefined> {
+export async function teamWorkspace(registry: WorkspaceRegistry | undefined, folder: string, title = 'Bot team'): Promise<Workspace | undefined> {
   if (!registry) return undefined
   const path = realpathSync(folder)
   return registry.list().find((w) => w.path === path) ?? await registry.create(path, title)
@@ -49,8 +55,8 @@ export async function teamWorkspace(registry: WorkspaceRegistryLike | undefined,
 
 /** Create a titled Session as DSH Web does (api proxy), in the team workspace when there is one. */
 export async function createWebSession(
-  api: ApiProxyLike,
-  registry: WorkspaceRegistryLike | undefined,
+  api: ApiProxy,
+  registry: WorkspaceRegistry | undefined,
   opts: { sessionId: string; folder: string; title: string; agentPreset?: string | undefined; workspaceTitle?: string },
 ): Promise<void> {
   const workspace = await teamWorkspace(registry, opts.folder, opts.workspaceTitle)

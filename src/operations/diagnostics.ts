@@ -146,7 +146,7 @@ export class BotDiagnostics extends Service {
 
   /** The secrets service's masker, when one is mounted (another issue's service; optional). */
   private mask(): Mask {
-    const secrets = this.ctx.get('botSecrets' as never) as { mask?: (text: string) => string } | undefined
+    const secrets = this.ctx.get('botSecrets')
     return typeof secrets?.mask === 'function' ? (text) => secrets.mask!(text) : undefined
   }
 

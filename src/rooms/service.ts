@@ -51,6 +51,7 @@ import { Rounds, type RoundRecord } from './rounds.ts'
 import { answerRoomStreams, readRoomRequest, textOf, type RoomInput, type RoomPiece } from './stream.ts'
 import { groupTools, memberTools } from './tools.ts'
 import { Transcript, type LegacySeed, type LoggedPost } from './transcript.ts'
+import { afterBoot } from '../dsh/boot.ts'
 
 export type { RoundRecord, TurnOutcome } from './rounds.ts'
 
@@ -218,9 +219,7 @@ export class BotRooms extends Service {
       return
     }
     const run = () => this.recover().then(() => {}, (error: unknown) => this.warn('room recovery failed', error)).finally(() => this.resolveReady())
-    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
-    if (!loader) return run()
-    void loader.await().then(run, run)
+    afterBoot(this.ctx, run)
   }
 
   private warn(what: string, error: unknown): void {

@@ -42,11 +42,7 @@ import { PERMISSION_PRESETS } from './bot-fields.ts'
 import type { BotSessionOwner } from './ownership.ts'
 import type { TurnInfo } from './turns.ts'
 
-interface PermissionPresetsLike {
-  set(session: Agent['session'], name: string): Promise<unknown> | unknown
-  current(events: readonly unknown[]): string | undefined
-  resolve(name: string): { sandbox: string }
-}
+
 
 /** What picker sync asks of the roster. */
 export interface PickerHost {
@@ -86,8 +82,8 @@ export class PickerSync {
     })
   }
 
-  private get presets(): PermissionPresetsLike | undefined {
-    return this.ctx.get('permissionPresets') as PermissionPresetsLike | undefined
+  private get presets() {
+    return this.ctx.get('permissionPresets')
   }
 
   private bot(botId: string): Bot | undefined {

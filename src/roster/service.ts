@@ -59,6 +59,7 @@ import { SessionOpener } from '../dsh/session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner } from './ownership.ts'
 import { folderConflict } from './work-folder.ts'
 import { formatIssues } from '../core/zod-issues.ts'
+import { afterBoot } from '../dsh/boot.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -190,11 +191,9 @@ export class BotRoster extends Service {
     this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
     // must be created through DSH Web's api proxy, which may activate after this plugin.
-    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
-    if (!loader) return this.ensureTeam()
-    void loader.await().then(() => this.ensureTeam()).catch((error: unknown) => {
+    afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
       this.record(`could not set up the team: ${error instanceof Error ? error.message : String(error)}`)
-    })
+    }))
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────

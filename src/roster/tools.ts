@@ -7,7 +7,7 @@
  * the model can read and act on, not thrown errors. Deliberately narrow: wording and argument
  * shapes only; the roster service does the work.
  */
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
 import type { Bot } from '../store/index.ts'
 import type { BotRoster, ToolCall } from './service.ts'
 import { answer, textOutput } from '../core/refusal.ts'
@@ -40,11 +40,7 @@ const text = textOutput
 
 const ONLY_WHEN_ASKED = 'Main Bots only, and only when the user asks for it (checked: a turn another Bot, a room or a timer started is refused). Raising a permission preset asks the user to approve it.'
 
-interface ApprovalLike {
-  request(req: { agent: unknown; toolName: string; callId?: unknown; reason?: string; signal?: AbortSignal }): Promise<'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'>
-}
-
-type Exec = { agent?: { id: unknown; ctx: { get(name: string): unknown } } | undefined; callId?: unknown; signal?: AbortSignal }
+type Exec = Pick<ToolExecution, 'agent' | 'callId' | 'signal'>
 
 /** The calling Session and DSH's approval prompt in its turn, for changes that need the person. */
 function via(exec: Exec, toolName: string): ToolCall | undefined {
@@ -53,7 +49,7 @@ function via(exec: Exec, toolName: string): ToolCall | undefined {
   return {
     sessionId: String(agent.id),
     confirm: async (reason) => {
-      const approval = agent.ctx.get('approval') as ApprovalLike | undefined
+      const approval = agent.ctx.get('approval')
       if (!approval) return 'unavailable'
       return approval.request({ agent, toolName, callId: exec.callId, reason, ...(exec.signal ? { signal: exec.signal } : {}) })
     },

@@ -43,6 +43,7 @@ import { createUserMessage, freezeMessage } from '@deepseek-ai/dsh-llm'
 import { z } from 'zod'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
+import type { ShellEnv } from '../dsh/services.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { secretNoteSource } from '../core/sources.ts'
 import type { BotStore } from '../store/index.ts'
@@ -94,10 +95,6 @@ export type ScopeChoice = 'bot' | 'all'
 
 const CONTRIBUTOR = 'bot-team-secrets'
 const nowIso = () => new Date().toISOString()
-
-type ShellEnv = {
-  register(c: { name: string; variables: Record<string, { description: string }>; resolve(execution: { agent?: Agent; arguments?: unknown }): Record<string, string> }): () => void
-}
 
 export class BotSecrets extends Service {
   static inject = ['botStore', 'botRoster', 'agents', 'llm']
@@ -190,7 +187,7 @@ export class BotSecrets extends Service {
     })
     for (const agent of this.ctx.agents.list()) this.attach(agent)
     this.ctx.inject(['shellEnv'], (ctx) => {
-      this.shell = { env: (ctx as unknown as { shellEnv: ShellEnv }).shellEnv, names: '' }
+      this.shell = { env: ctx.shellEnv, names: '' }
       this.registerEnv()
       ctx.effect(() => () => {
         this.shell?.dispose?.()

@@ -14,6 +14,7 @@
  *
  * Deliberately does not: read files, talk to SQLite, decide caps or prices (`caps.ts`).
  */
+import type { LogEvent } from '../core/log-lines.ts'
 
 /** Why a request was made: a Bot's own-chat loop step, its turn in a group, or a side call. */
 export type UsagePurpose = 'turn' | 'room-turn' | 'title' | 'compaction' | 'memory-review' | (string & {})
@@ -73,13 +74,6 @@ export function tokensOf(usage: unknown): UsageTokens {
 
 export function rowOf(fields: Omit<UsageRow, 'day' | 'hour'>): UsageRow {
   return { ...fields, ...timeKeys(fields.time) }
-}
-
-interface LogEvent {
-  type: string
-  seq: number
-  time: number
-  data: unknown
 }
 
 interface Route {

@@ -250,7 +250,7 @@ export class BotUsage extends Service {
    * rows already in the ledger are kept, missing ones added. Returns the rows the logs hold.
    */
   async rebuild(): Promise<number> {
-    const persistence = this.ctx.get('sessionPersistence') as { inspect(id: string): Promise<{ events: readonly { type: string; seq: number; time: number; data: unknown }[] }> } | undefined
+    const persistence = this.ctx.get('sessionPersistence')
     if (!this.ledger) throw new Error('the usage ledger is off')
     if (!persistence) throw new Error('DSH session persistence is not available in this process')
     let n = 0

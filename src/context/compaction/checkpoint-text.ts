@@ -19,6 +19,7 @@
  * ceil(chars / 4), as the benches do.
  */
 import { anchor } from '../../core/anchors.ts'
+import type { LogEvent } from '../../core/log-lines.ts'
 import { textOf } from '../../core/log-lines.ts'
 import { readSource } from '../../core/sources.ts'
 import { estimateTokens } from '../lines.ts'
@@ -38,14 +39,8 @@ export interface ToBot {
   text: string
 }
 
-interface LooseEvent {
-  type: string
-  seq: number
-  time: number
-  data: unknown
-  /** `{op: 'replace', …}` on a message that replaces earlier ones (a checkpoint). */
-  surfaceOp?: unknown
-}
+/** `surfaceOp`: `{op: 'replace', …}` on a message that replaces earlier ones (a checkpoint). */
+type LooseEvent = LogEvent & { surfaceOp?: unknown }
 
 type Blocks = Parameters<typeof textOf>[0]
 

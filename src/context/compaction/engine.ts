@@ -26,6 +26,7 @@
  * Web the preset's standing scope), unchanged.
  */
 import type { Context } from '@deepseek-ai/cordis'
+import type { ZodType } from 'zod'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { importFromHost } from './host-module.ts'
 import { addEngine, writerFor, type SummarizationInput, type SummaryResult } from './registry.ts'
@@ -39,7 +40,7 @@ interface BasicEngine {
   compactNow(agent: Agent, signal: AbortSignal, sourceCommandId?: never): Promise<unknown>
   summarize(input: SummarizationInput, agent: Agent, signal?: AbortSignal): Promise<SummaryResult>
 }
-type BasicEngineClass = (new (ctx: Context, config?: object) => BasicEngine) & { inject: string[]; Config: unknown }
+type BasicEngineClass = (new (ctx: Context, config?: object) => BasicEngine) & { inject: string[]; Config?: ZodType }
 
 const { BasicCompactionEngine: Basic } = await importFromHost<{ BasicCompactionEngine: BasicEngineClass }>('@deepseek-ai/dsh-compaction-basic')
 
@@ -71,5 +72,5 @@ export const inject = Basic.inject
 export const Config = Basic.Config
 
 export function apply(ctx: Context, config: object): void {
-  ctx.plugin(BotCompactionEngine as unknown as Parameters<Context["plugin"]>[0], config as never)
+  ctx.plugin(BotCompactionEngine, config)
 }

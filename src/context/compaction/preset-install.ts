@@ -15,15 +15,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import type { AgentPresets } from '../../dsh/services.ts'
 import { BOT_PRESET_ID, BOT_PRESET_META, botPresetComposition } from './preset.ts'
-
-/** The part of DSH's `ctx.agentPresets` used here and by the service. */
-export interface AgentPresetsLike {
-  readonly roots: readonly { path: string; trust: 'system' | 'user' }[]
-  resolve(id?: string): Promise<{ id: string; path: string; broken?: string }>
-  read(id: string): Promise<string>
-  composedPreset(agentCtx: unknown): string | undefined
-}
 
 export type Installed = { ok: true; id: string } | { ok: false; reason: string }
 
@@ -32,7 +25,7 @@ async function writeIfChanged(path: string, text: string): Promise<void> {
   if (old !== text) await writeFile(path, text, { mode: 0o600 })
 }
 
-export async function installBotPreset(presets: AgentPresetsLike, enginePath: string): Promise<Installed> {
+export async function installBotPreset(presets: AgentPresets, enginePath: string): Promise<Installed> {
   try {
     const generated = botPresetComposition(await presets.read('standard'), enginePath)
     if (!generated.ok) return generated

@@ -33,7 +33,7 @@ import { textOf } from '../../core/log-lines.ts'
 import type { BotRoster } from '../../roster/service.ts'
 import { checkpointText, messagesToBot } from './checkpoint-text.ts'
 import { linesFor, verbatimBudget } from '../lines.ts'
-import { installBotPreset, type AgentPresetsLike, type Installed } from './preset-install.ts'
+import { installBotPreset, type Installed } from './preset-install.ts'
 import { engineFor, setWriter, type CheckpointWriter, type SummarizationInput, type SummaryResult } from './registry.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -96,7 +96,7 @@ export class BotCompaction extends Service {
     ctx.effect(() => setWriter(ctx.root, this.writer), 'bot-compaction:writer')
     if (this.config.preset) {
       ctx.inject(['agentPresets'], (ctx) => {
-        this.installed = installBotPreset(ctx.get('agentPresets') as AgentPresetsLike, engineModulePath()).then((result) => {
+        this.installed = installBotPreset(ctx.agentPresets, engineModulePath()).then((result) => {
           if (!result.ok) process.stderr.write(`dsh-bot-team: Bot Sessions keep DSH's own compaction (handoffs only): the Bot team preset was not installed — ${result.reason}\n`)
           return result
         })
@@ -105,7 +105,7 @@ export class BotCompaction extends Service {
   }
 
   private get roster(): BotRoster | undefined {
-    return this.ctx.get('botRoster') as BotRoster | undefined
+    return this.ctx.get('botRoster')
   }
 
   /** True for a Bot's own chat (any part) or its Session in a group. */
@@ -125,7 +125,7 @@ export class BotCompaction extends Service {
     if (!this.owns(sessionId)) return fail('not a Bot Session')
     const agent = this.ctx.agents.get(SessionId(sessionId))
     if (!agent) return fail('the Session is not open')
-    const presets = this.ctx.get('agentPresets') as AgentPresetsLike | undefined
+    const presets = this.ctx.get('agentPresets')
     if (presets) {
       const on = presets.composedPreset(agent.ctx)
       const ours = await this.sessionPreset()
@@ -165,14 +165,14 @@ export class BotCompaction extends Service {
       budgetTokens: verbatimBudget(check),
       capTokens: Math.floor(regionTokens(input) * CAP_SHARE),
     })
-    const secrets = this.ctx.get('botSecrets') as { mask?(text: string): string } | undefined
+    const secrets = this.ctx.get('botSecrets')
     const text = secrets?.mask ? secrets.mask(out.text) : out.text
     return { ...base, summary: [{ type: 'text', text }] }
   }
 
   /** The default check line: `checkRatio` of usable = max(window − reserve, window / 2). */
   private async checkLine(provider: string, model: string): Promise<number> {
-    const llm = this.ctx.get('llm') as { resolveModelInfo(p: string, m: string): Promise<{ context?: { contextWindow: number }; defaultMaxTokens?: number }> } | undefined
+    const llm = this.ctx.get('llm')
     const info = await llm?.resolveModelInfo(provider, model).catch(() => undefined)
     return linesFor({ window: info?.context?.contextWindow, reserve: info?.defaultMaxTokens, checkRatio: this.config.checkRatio }).check
   }

@@ -46,6 +46,7 @@ import { nextDue, ruleInput, toRule } from './rules.ts'
 import { scheduleTools } from './tools.ts'
 import { taskMessage, taskPost } from './wording.ts'
 import { formatIssues } from '../../core/zod-issues.ts'
+import { afterBoot } from '../../dsh/boot.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -129,9 +130,7 @@ export class BotSchedules extends Service {
       if (agent) void agent.whenIdle().then(() => this.check())
     })
     // Catch up once after start (missed runs run once), after the roster's team is open.
-    const loader = this.ctx.get('loader') as { await(): Promise<unknown> } | undefined
-    if (loader) void loader.await().then(() => this.check(), () => this.check())
-    else this.check()
+    afterBoot(this.ctx, () => this.check())
   }
 
   private attach(agent: Agent): void {

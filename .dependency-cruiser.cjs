@@ -1,0 +1,77 @@
+// The house's layer table, checked by `npm run lint` (dependency-cruiser). docs/architecture.md
+// draws the graph these rules produce (`npm run graph`).
+//
+// | layer                                   | may import                                          |
+// | --------------------------------------- | --------------------------------------------------- |
+// | leaves: src/core, src/dsh, version.ts   | other leaves                                        |
+// | src/store                               | leaves                                              |
+// | services (roster … operations)          | leaves, store; other services' types only           |
+// | src/web, src/backup, index.ts, config.ts| everything above, values too                        |
+// | src/client                              | client code, the named leaves, the web's view types |
+const LEAVES = '^src/(core|dsh)/|^src/version[.]ts$'
+const SERVICES = 'roster|delivery|rooms|context|archive|memory|secrets|usage|operations'
+const TOP = '^src/(web|backup)/|^src/(index|config)[.]ts$'
+const CLIENT_LEAVES = '^src/core/(sources|log-lines)[.]ts$'
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      comment: 'No cycle between files, except through type-only imports.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'leaves-import-leaves',
+      comment: 'core/ and dsh/ are the ground floor: they import only each other (and packages).',
+      severity: 'error',
+      from: { path: LEAVES },
+      to: { path: '^src/', pathNot: LEAVES },
+    },
+    {
+      name: 'store-imports-leaves',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/', pathNot: `${LEAVES}|^src/store/` },
+    },
+    {
+      name: 'services-know-types-of-services',
+      comment: "A service knows another service's types, never its values.",
+      severity: 'error',
+      from: { path: `^src/(${SERVICES})/` },
+      to: { path: `^src/(${SERVICES})/`, pathNot: '^src/$1/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'services-stay-below-the-top',
+      severity: 'error',
+      from: { path: `^src/(${SERVICES}|store|core|dsh)/` },
+      to: { path: `${TOP}|^src/client/` },
+    },
+    {
+      name: 'client-imports-client-and-named-leaves',
+      comment: 'The browser half bundles what it imports: client code, named pure leaves, and type-only views.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: `^src/client/|${CLIENT_LEAVES}|^src/web/team-view[.]ts$` },
+    },
+    {
+      name: 'client-takes-only-types-from-the-web',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/web/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'nothing-server-side-imports-the-client',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/client/' },
+      to: { path: '^src/client/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+}
