@@ -46,7 +46,7 @@ host.ctx.systemPrompt.section({ name: 'bench:dsh-base', order: 1, text: baseText
 const main = host.ctx.botRoster.bots().find((b) => b.main)!
 const agent = await host.ctx.botRoster.agentOf(main.id)
 const sessionId = String(agent.id)
-const actor = host.ctx.botMemory.actorOf(sessionId)
+const actor = { kind: 'bot', sessionId } as const
 let recallSawAll = true
 for (let turn = 1; turn <= TURNS; turn++) {
   const text = turn % 10 === 0 ? `Turn ${turn}: please remember that deploys go out on Thursdays.` : `Turn ${turn}: fix the next failing test in the HTTP client and tell me what changed.`

@@ -19,8 +19,8 @@
  * (min(16,384, check / 4)) + ≈ 120 tokens of fixed lines. Tokens are estimated as chars / 4.
  */
 import type { ArchiveLine } from '../core/log-lines.ts'
-import { anchor as anchorOf } from '../core/anchors.ts'
-import { estimateTokens, verbatimBudget } from './lines.ts'
+import { anchor } from '../core/anchors.ts'
+import { estimateTokens, verbatimBudget } from './thresholds.ts'
 import { clipMiddle } from './steward.ts'
 
 export const NOTE_HEADINGS = ['Goals', 'Constraints and preferences', 'Progress', 'Decisions', 'Facts to keep', 'Open threads', 'Next step', 'Where to look'] as const
@@ -116,7 +116,6 @@ export interface ToBot {
   text: string
 }
 
-export const anchor = (m: Pick<ToBot, 'part' | 'seq' | 'time'>) => anchorOf(m, m.part)
 const label = (m: ToBot) => (m.who === 'user' ? 'User' : 'Message')
 
 export interface PackageInput {
@@ -151,7 +150,7 @@ export function handoffPackage(input: PackageInput): string {
     let listBudget = input.listTokens ?? LIST_TOKENS
     for (let j = i; j >= 0; j--) {
       const m = input.messages[j]!
-      const line = `- ${anchor(m)} ${label(m)}: ${clipMiddle(m.text.replace(/\s+/g, ' ').trim(), LIST_LINE_CHARS)}`
+      const line = `- ${anchor(m, m.part)} ${label(m)}: ${clipMiddle(m.text.replace(/\s+/g, ' ').trim(), LIST_LINE_CHARS)}`
       if (estimateTokens(line) > listBudget) {
         earlier.unshift(`- (${j + 1} older message(s) not listed; read_own_chat finds them.)`)
         break
@@ -170,7 +169,7 @@ export function handoffPackage(input: PackageInput): string {
     ...(earlier.length ? ['', `## Messages to you in part ${prev}, before the latest ones`, ...earlier] : []),
     '',
     '## Latest messages to you, word for word (oldest first)',
-    ...(latest.length ? latest.map((m) => `${anchor(m)} ${label(m)}:\n${clipMiddle(m.text, VERBATIM_LINE_CHARS)}`) : ['(none)']),
+    ...(latest.length ? latest.map((m) => `${anchor(m, m.part)} ${label(m)}:\n${clipMiddle(m.text, VERBATIM_LINE_CHARS)}`) : ['(none)']),
     '',
     input.resume
       ? 'A turn was cut off by this move: go on with it now.'

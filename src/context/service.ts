@@ -59,10 +59,10 @@ import { type BotStore } from '../store/index.ts'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { estimateSize, lastUserText, linesOf, messagesToBot } from './conversation.ts'
 import { type LogEvent } from '../core/log-lines.ts'
-import { linesFor, pressure, type Lines } from './lines.ts'
+import { linesFor, pressure, type Lines } from './thresholds.ts'
 import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteOfPackage, noteRequest, noteSystem, packageBudgets } from './note.ts'
-import { sideCall, type SideCallUsage } from './side-call.ts'
-import { parseDecision, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type Decision } from './steward.ts'
+import { sideCall, type SideCallUsage } from '../dsh/side-call.ts'
+import { parseChoice, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type StewardChoice } from './steward.ts'
 import { afterBoot } from '../dsh/boot.ts'
 
 export type SideCallLabel = 'steward' | 'handoff-note'
@@ -354,7 +354,7 @@ export class BotContext extends Service {
   }
 
   /** The steward's one decision; a malformed or missing answer is a handoff. */
-  private async decide(agent: Agent, botId: string, midTurn: boolean, where: 'own chat' | 'group'): Promise<Decision | undefined> {
+  private async decide(agent: Agent, botId: string, midTurn: boolean, where: 'own chat' | 'group'): Promise<StewardChoice | undefined> {
     const route = this.sideRoute(agent)
     if (!route) return undefined
     const sessionId = String(agent.id)
@@ -362,9 +362,9 @@ export class BotContext extends Service {
     // Side-call inputs scale with the window (a sixteenth of the check line here, in chars ≈ tokens × 4).
     const user = stewardRequest({ lines: linesOf(agent.session.events as unknown as LogEvent[]), midTurn, checkpoints: this.checkpointsOf.get(sessionId) ?? 0, where, ...(check ? { maxChars: check / 4 } : {}) })
     this.stats.stewardCalls++
-    const result = await sideCall(this.ctx, { ...route, system: STEWARD_SYSTEM, user, maxTokens: STEWARD_MAX_TOKENS, deadlineMs: this.config.stewardTimeoutMs, tag: { purpose: 'steward', bot: botId } })
+    const result = await sideCall(this.ctx, { ...route, purpose: 'compaction', system: STEWARD_SYSTEM, user, maxTokens: STEWARD_MAX_TOKENS, deadlineMs: this.config.stewardTimeoutMs, tag: { purpose: 'steward', bot: botId } })
     this.report('steward', botId, sessionId, route, result)
-    return parseDecision(result.text)
+    return parseChoice(result.text)
   }
 
   private sideRoute(agent: Agent): { provider: string; model: string } | undefined {
@@ -512,7 +512,7 @@ export class BotContext extends Service {
     let retry: string | undefined
     for (let attempt = 0; attempt < 2; attempt++) {
       this.stats.noteCalls++
-      const result = await sideCall(this.ctx, { ...route, system: noteSystem(retry), user, maxTokens: NOTE_MAX_TOKENS, deadlineMs: this.config.noteTimeoutMs, tag: { purpose: 'handoff-note', bot: botId } })
+      const result = await sideCall(this.ctx, { ...route, purpose: 'compaction', system: noteSystem(retry), user, maxTokens: NOTE_MAX_TOKENS, deadlineMs: this.config.noteTimeoutMs, tag: { purpose: 'handoff-note', bot: botId } })
       this.report('handoff-note', botId, sessionId, route, result)
       if (result.error) return undefined
       const checked = checkNote(result.complete ? result.text : undefined, retry === 'shorter' ? NOTE_SHORT_CHARS : undefined)

@@ -7,7 +7,7 @@
  * scripted model and the usage ledger tell this call apart from the loop and other side calls),
  * the bounded user text (where, now, how often condensed so far, then the latest lines oldest
  * first: at most `STEWARD_LINES` lines and `STEWARD_CHARS` characters, a long line clipped in the
- * middle), and `parseDecision`: the LAST JSON object with an `action` in the answer wins (an
+ * middle), and `parseChoice`: the LAST JSON object with an `action` in the answer wins (an
  * object quoted earlier, e.g. from a pasted message, does not), anything else is no decision —
  * the caller then hands off.
  *
@@ -25,7 +25,7 @@ export const STEWARD_CHARS = 6_000
 export const STEWARD_LINE_CHARS = 1_200
 export const STEWARD_MAX_TOKENS = 200
 
-export type Decision = 'checkpoint' | 'handoff'
+export type StewardChoice = 'checkpoint' | 'handoff'
 
 export const STEWARD_SYSTEM = [
   STEWARD_SYSTEM_PREFIX,
@@ -82,7 +82,7 @@ export function stewardRequest(input: StewardInput): string {
 }
 
 /** The steward's decision from its answer, or undefined for a malformed or missing one (pure). */
-export function parseDecision(raw: string | undefined): Decision | undefined {
+export function parseChoice(raw: string | undefined): StewardChoice | undefined {
   if (!raw) return undefined
   const objects = raw.match(/\{[^{}]*\}/g) ?? []
   for (const candidate of objects.reverse()) {

@@ -6,7 +6,8 @@
  * full-width 'ａｄａ' are the same name and 'Straße' equals 'STRASSE' — wherever a name is looked
  * up: Bot and group names, group members, `@mentions`, delivery targets, uniqueness checks.
  *
- * Deliberately narrow: pure string functions; what a valid name is lives in the field rules
+ * Also `byRef`, the one lookup of a Bot or group by what a person or a model calls it: its id, else
+ * its name by key. Deliberately narrow: pure functions; what a valid name is lives in the field rules
  * (`roster/bot-fields.ts`, `rooms/group-fields.ts`).
  */
 
@@ -18,4 +19,16 @@ export function normaliseName(raw: string): string {
 /** The comparison key of a name: two names are the same exactly when their keys are equal. */
 export function nameKey(name: string): string {
   return normaliseName(name).normalize('NFKC').toUpperCase().toLowerCase()
+}
+
+/** The entry a reference names: the one whose id is `ref` (trimmed), else the one whose name has its key. */
+export function byRef<T extends { id: string; name: string }>(entries: Iterable<T>, ref: string): T | undefined {
+  const id = String(ref ?? '').trim()
+  const key = nameKey(String(ref ?? ''))
+  let named: T | undefined
+  for (const e of entries) {
+    if (e.id === id) return e
+    if (named === undefined && nameKey(e.name) === key) named = e
+  }
+  return named
 }

@@ -41,7 +41,7 @@ import { TEAM_LIMIT_FIELDS } from '../core/limits.ts'
 import type { Caller } from '../core/authority.ts'
 import type { Requester } from '../core/caller.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { nameKey } from '../core/names.ts'
+import { byRef } from '../core/names.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
 import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../core/chain.ts'
@@ -81,8 +81,6 @@ interface TurnTrack {
   wantReply: string[]
 }
 
-/** Who asks to send (the team's one `Requester`: a Bot's Session, or the person). */
-export type Sender = Requester
 
 export interface SendResult {
   delivery: Delivery
@@ -250,8 +248,8 @@ export class BotDelivery extends Service {
    * turn, the turn's work budget, the sender's turn mode). The person's message is hop 1 of a
    * chain without budget or mode.
    */
-  private identify(who: Sender): { caller: Caller; from?: Bot; sessionId?: string; chain: Chain } {
-    if (who.kind === 'person') return { caller: { kind: 'user' }, chain: { hop: 1 } }
+  private identify(who: Requester): { caller: Caller; from?: Bot; sessionId?: string; chain: Chain } {
+    if (who.kind === 'user') return { caller: { kind: 'user' }, chain: { hop: 1 } }
     const caller = this.roster.callerOf(who.sessionId)
     const from = caller.botId ? this.roster.bot(caller.botId) : undefined
     return { caller, sessionId: who.sessionId, chain: this.roster.chainFrom(who.sessionId), ...(from ? { from } : {}) }
@@ -261,8 +259,7 @@ export class BotDelivery extends Service {
   private target(ref: string): Bot {
     const target = this.roster.find(String(ref ?? '').trim())
     if (target) return target
-    const key = nameKey(String(ref ?? ''))
-    const gone = Object.values(this.store.state.bots).find((b) => b.deleted && (b.id === ref || nameKey(b.name) === key))
+    const gone = byRef(Object.values(this.store.state.bots).filter((b) => b.deleted), ref)
     throw new TeamRefusal('not-found', gone
       ? `Bot ${gone.name} was deleted; nothing was sent. Call list_bots to see the team.`
       : `there is no Bot named or with id "${ref}". Call list_bots to see the team.`)
@@ -273,7 +270,7 @@ export class BotDelivery extends Service {
    * (`interrupt_bot`). Authority, the hop limit, the per-turn send cap, the work budget and the
    * size limit are all checked here, whoever calls.
    */
-  async send(who: Sender, req: { to: string; kind: 'message' | 'interrupt'; body: string; replyMode?: 'sender' | 'user' }): Promise<SendResult> {
+  async send(who: Requester, req: { to: string; kind: 'message' | 'interrupt'; body: string; replyMode?: 'sender' | 'user' }): Promise<SendResult> {
     const sender = this.identify(who)
     const target = this.target(req.to)
     const verdict = this.roster.check(sender.caller, req.kind === 'message' ? 'message_bot' : 'interrupt_bot', { botId: target.id })
@@ -424,7 +421,7 @@ export class BotDelivery extends Service {
    * the turn ends; the stop notice is the target's next turn. Never waits for the target inside the
    * caller's turn. Authority and the send cap are checked here.
    */
-  async stop(who: Sender, to: string, reason: string): Promise<StopResult> {
+  async stop(who: Requester, to: string, reason: string): Promise<StopResult> {
     const sender = this.identify(who)
     const target = this.target(to)
     const verdict = this.roster.check(sender.caller, 'stop_bot', { botId: target.id })

@@ -25,16 +25,16 @@
  * existed when this service started get them at start. `bot-team/bot-deleted` archives. Nothing
  * is vetoed or prepended.
  */
+import type { Requester } from '../core/caller.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { z } from 'zod'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import type { Caller } from '../core/authority.ts'
 import type { BotRoster } from '../roster/service.ts'
 import type { BotStore } from '../store/index.ts'
-import { sideCall } from '../core/side-call-tag.ts'
+import { sideCall } from '../dsh/side-call.ts'
 import { capProblem, MemoryLimits, type ScopeSizes } from './caps.ts'
 import { MemoryFiles, type ScopeFiles, type ScopeKey } from './files.ts'
 import { addEntry, entryLine, entryShapeProblem, findEntry, parseEntries, replaceLine, type Entry } from './format.ts'
@@ -72,8 +72,8 @@ export interface ReviewStats {
 }
 export type Config = z.input<typeof Config>
 
-/** Who changes memory: a Bot from one of its Sessions, or the user (team page). */
-export interface Actor {
+/** Who changes memory, resolved: a Bot from one of its Sessions, or the user (team page). */
+interface Actor {
   caller: Caller
   sessionId?: string
   /** A change the end-of-turn review proposed (journaled as `auto`). */
@@ -224,9 +224,9 @@ export class BotMemory extends Service {
     }
   }
 
-  /** Who a Session is, as an actor of memory changes (a Bot in its own chat or group Session). */
-  actorOf(sessionId: string | undefined): Actor {
-    return { caller: this.roster.callerOf(sessionId), ...(sessionId !== undefined ? { sessionId } : {}) }
+  /** Who asks, as an actor of memory changes (a Bot in its own chat or group Session, or the user). */
+  private actor(req: Requester, auto = false): Actor {
+    return { caller: this.roster.caller(req), ...(req.kind === 'bot' ? { sessionId: req.sessionId } : {}), ...(auto ? { auto } : {}) }
   }
 
   private mayWriteTeam(caller: Caller): boolean {
@@ -284,7 +284,11 @@ export class BotMemory extends Service {
   }
 
   /** Add an entry, or replace one (`replace`). Returns the answer for the model. */
-  remember(actor: Actor, input: WriteInput): Promise<string> {
+  remember(req: Requester, input: WriteInput): Promise<string> {
+    return this.write(this.actor(req), input)
+  }
+
+  private write(actor: Actor, input: WriteInput): Promise<string> {
     return this.serial(async () => {
       this.requireWriter()
       const target = this.target(actor, input)
@@ -329,7 +333,11 @@ export class BotMemory extends Service {
   }
 
   /** Remove one entry (a topic file left without entries goes too). */
-  forget(actor: Actor, input: ForgetInput): Promise<string> {
+  forget(req: Requester, input: ForgetInput): Promise<string> {
+    return this.erase(this.actor(req), input)
+  }
+
+  private erase(actor: Actor, input: ForgetInput): Promise<string> {
     return this.serial(async () => {
       this.requireWriter()
       const target = this.target(actor, input)
@@ -357,8 +365,8 @@ export class BotMemory extends Service {
   }
 
   /** Search the caller's own and the team's memory, topic files included, as they are now. */
-  recall(actor: Actor, query: string): string {
-    const botId = actor.caller.botId
+  recall(req: Requester, query: string): string {
+    const botId = this.roster.caller(req).botId
     if (!botId) throw new TeamRefusal('invalid', 'recall is for Bots.')
     const hits = search([{ label: 'your', files: this.files.read(`bot:${botId}`) }, { label: 'team', files: this.files.read('team') }], query)
     if (!hits.length) return query.trim() ? `Nothing in your or the team's memory matches "${query.slice(0, 80)}".` : 'Your and the team\'s memory are empty.'
@@ -397,7 +405,7 @@ export class BotMemory extends Service {
     if (!userLines.length) return moveCursor()
     const route = this.review.model ?? bot.model ?? this.defaultModel
     if (!route) return
-    const actor: Actor = { ...this.actorOf(sessionId), auto: true }
+    const actor = this.actor({ kind: 'bot', sessionId }, true)
     const entries = pickEntries(this.numbered(actor), userLines)
     const { system, user } = reviewPrompt(entries, userLines, this.review.maxChanges)
     this.stats.reviews++
@@ -411,9 +419,9 @@ export class BotMemory extends Service {
     for (const change of parsed.changes) {
       try {
         const old = change.entry !== undefined ? entries[change.entry - 1] : undefined
-        if (change.op === 'add') await this.remember(actor, { text: change.text!, topic: change.topic, team: change.team === true && writesTeam })
-        else if (change.op === 'edit') await this.remember(actor, { text: change.text!, replace: old!.text, topic: old!.topic, team: old!.team })
-        else await this.forget(actor, { entry: old!.text, topic: old!.topic, team: old!.team })
+        if (change.op === 'add') await this.write(actor, { text: change.text!, topic: change.topic, team: change.team === true && writesTeam })
+        else if (change.op === 'edit') await this.write(actor, { text: change.text!, replace: old!.text, topic: old!.topic, team: old!.team })
+        else await this.erase(actor, { entry: old!.text, topic: old!.topic, team: old!.team })
         this.stats.applied++
       } catch (error) {
         if (!(error instanceof TeamRefusal)) throw error
@@ -437,25 +445,20 @@ export class BotMemory extends Service {
 
   private async callModel(route: string, system: string, user: string, botId: string): Promise<string> {
     const slash = route.indexOf('/')
-    let text = ''
     this.stats.calls++
-    // Tagged so the usage ledger records it as the review's, under this Bot.
-    const stream = this.ctx.llm.stream(sideCall({
+    const result = await sideCall(this.ctx, {
       provider: route.slice(0, slash),
       model: route.slice(slash + 1),
       system,
-      messages: [createUserMessage({ content: [{ type: 'text', text: user }], source: { kind: 'user' } })],
+      user,
       maxTokens: this.review.maxTokens,
-      signal: AbortSignal.timeout(120_000),
-    }, { purpose: 'memory-review', bot: botId }))
-    for await (const chunk of stream) {
-      if (chunk.type === 'text-delta') text += chunk.text
-      if (chunk.type === 'usage') {
-        this.stats.inputTokens += chunk.usage.inputTokens + (chunk.usage.cacheReadTokens ?? 0)
-        this.stats.outputTokens += chunk.usage.outputTokens
-      }
-    }
-    return text
+      deadlineMs: 120_000,
+      tag: { purpose: 'memory-review', bot: botId },
+    })
+    this.stats.inputTokens += result.usage.input
+    this.stats.outputTokens += result.usage.output
+    if (result.error) throw new Error(result.error)
+    return result.text
   }
 
   /** A deleted Bot's folder moves to `archive/` (never deleted) and the journal says so. */

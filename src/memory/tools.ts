@@ -5,12 +5,12 @@
  */
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { answer, textOutput } from '../core/refusal.ts'
-import type { Actor, BotMemory } from './service.ts'
+import type { BotMemory } from './service.ts'
+import { requesterOf } from '../core/caller.ts'
 
 type Exec = { agent?: { id: unknown } | undefined }
 
 export function memoryTools(memory: BotMemory): ToolDefinition[] {
-  const actor = (exec: Exec): Actor => memory.actorOf(exec.agent ? String(exec.agent.id) : undefined)
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
   return [
     defineTool({
@@ -25,7 +25,7 @@ export function memoryTools(memory: BotMemory): ToolDefinition[] {
       },
       output: textOutput,
       async execute(args, exec) {
-        return answer(() => memory.remember(actor(exec), { text: String(args.text ?? ''), topic: str(args.topic), team: args.team === true, replace: str(args.replace), bot: str(args.bot) }))
+        return answer(() => memory.remember(requesterOf(exec), { text: String(args.text ?? ''), topic: str(args.topic), team: args.team === true, replace: str(args.replace), bot: str(args.bot) }))
       },
     }),
     defineTool({
@@ -39,7 +39,7 @@ export function memoryTools(memory: BotMemory): ToolDefinition[] {
       },
       output: textOutput,
       async execute(args, exec) {
-        return answer(() => memory.forget(actor(exec), { entry: String(args.entry ?? ''), topic: str(args.topic), team: args.team === true, bot: str(args.bot) }))
+        return answer(() => memory.forget(requesterOf(exec), { entry: String(args.entry ?? ''), topic: str(args.topic), team: args.team === true, bot: str(args.bot) }))
       },
     }),
     defineTool({
@@ -51,7 +51,7 @@ export function memoryTools(memory: BotMemory): ToolDefinition[] {
       output: textOutput,
       isConcurrencySafe: () => true,
       async execute(args, exec) {
-        return answer(async () => memory.recall(actor(exec), String(args.query ?? '')))
+        return answer(async () => memory.recall(requesterOf(exec), String(args.query ?? '')))
       },
     }),
   ]

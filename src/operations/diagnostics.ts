@@ -7,7 +7,7 @@
  * mode of team state, becoming the writer (lock changes), the store's own diagnostics (lock lost,
  * corrupt file, …), deliveries that failed, and the pause switch. Every line is scrubbed before it
  * is written (`scrub.ts`: the secrets service's masker when mounted, then generic key shapes),
- * clipped (`MESSAGE_MAX`, `STACK_MAX`), and the file is bounded: past `maxBytes` it is renamed to
+ * clipped (`DIAGNOSTIC_MESSAGE_MAX`, `STACK_MAX`), and the file is bounded: past `maxBytes` it is renamed to
  * `diagnostics.1.jsonl` (the previous one dropped), so the two never exceed twice that. Written
  * with mode 0600, never through a symbolic link; appends are queued in order.
  *
@@ -38,7 +38,7 @@ declare module '@deepseek-ai/cordis' {
 
 export const DIAGNOSTICS_FILE = 'diagnostics.jsonl'
 export const ROTATED_FILE = 'diagnostics.1.jsonl'
-export const MESSAGE_MAX = 2_000
+export const DIAGNOSTIC_MESSAGE_MAX = 2_000
 export const STACK_MAX = 6_000
 
 export const Config = z.object({
@@ -65,20 +65,20 @@ export function diagnosticLine(event: DiagnosticEvent, at: Date, mask?: Mask): s
   const kind = clip(String(event.kind || 'note').replace(/[^\w.:-]/g, '_'), 60)
   const err = event.error
   const errorFields = err === undefined ? {} : err instanceof Error
-    ? { error: clip(scrubText(`${err.name}: ${err.message}`, mask), MESSAGE_MAX), ...(err.stack ? { stack: clip(scrubText(err.stack, mask), STACK_MAX) } : {}) }
-    : { error: clip(scrubText(String(err), mask), MESSAGE_MAX) }
+    ? { error: clip(scrubText(`${err.name}: ${err.message}`, mask), DIAGNOSTIC_MESSAGE_MAX), ...(err.stack ? { stack: clip(scrubText(err.stack, mask), STACK_MAX) } : {}) }
+    : { error: clip(scrubText(String(err), mask), DIAGNOSTIC_MESSAGE_MAX) }
   const record = {
     at: at.toISOString(),
     level: event.level ?? (err !== undefined ? 'error' : 'info'),
     kind,
     pid: process.pid,
-    message: clip(scrubText(String(event.message ?? ''), mask), MESSAGE_MAX),
+    message: clip(scrubText(String(event.message ?? ''), mask), DIAGNOSTIC_MESSAGE_MAX),
     ...errorFields,
     ...(event.data ? { data: scrubValue(event.data, mask) } : {}),
   }
   const line = JSON.stringify(record)
   // Facts that were too big are dropped rather than let one line grow the file past reason.
-  return line.length > MESSAGE_MAX + STACK_MAX + 2_000 ? JSON.stringify({ ...record, data: '[too large]' }) : line
+  return line.length > DIAGNOSTIC_MESSAGE_MAX + STACK_MAX + 2_000 ? JSON.stringify({ ...record, data: '[too large]' }) : line
 }
 
 const OPEN_APPEND = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0)

@@ -10,7 +10,7 @@
  * Deliberately does not: check authority (`decide` does), write state, or touch DSH.
  */
 import { z } from 'zod'
-import { nameKey, normaliseName } from '../core/names.ts'
+import { byRef, nameKey, normaliseName } from '../core/names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 
@@ -36,9 +36,7 @@ export type FieldResult = { ok: true; value: GroupFields } | { ok: false; reason
 
 /** A live Bot by id, or by name (`nameKey`: 'ａｄａ', 'ADA' and 'Ada' are one name). */
 function liveBot(state: Readonly<TeamState>, ref: string): Bot | undefined {
-  const key = nameKey(ref)
-  const bots = Object.values(state.bots).filter((b) => !b.deleted)
-  return bots.find((b) => b.id === ref.trim()) ?? bots.find((b) => nameKey(b.name) === key)
+  return byRef(Object.values(state.bots).filter((b) => !b.deleted), ref)
 }
 
 /** Whether a live group other than `exceptId` has this name (compared by `nameKey`). */

@@ -34,7 +34,7 @@ import {
 } from './policy.ts'
 import type { RoomLimits } from '../core/limits.ts'
 import type { RoomInput, RoomPiece } from './stream.ts'
-import { textOf } from './stream.ts'
+import { messageText } from './stream.ts'
 import type { LoggedPost, Transcript, TurnOutcomeKind } from './transcript.ts'
 
 /** How one member's turn went. */
@@ -284,7 +284,7 @@ export class Rounds {
     const end = events.filter((e) => e.type === 'turn/end').at(-1)?.data as { reason?: { kind?: string; error?: { message?: string }; message?: string } } | undefined
     const replies = events.filter((e) => e.type === 'assistant/message').map((e) => {
       const data = e.data as unknown as { message?: { content: readonly { type: string; text?: string }[] } }
-      return data.message ? textOf(data.message) : ''
+      return data.message ? messageText(data.message) : ''
     }).filter((t) => t.trim())
     const reply = replies.at(-1) ?? ''
     if (end?.reason?.kind === 'aborted' || end?.reason?.kind === 'cancelled') return { outcome: { kind: 'stopped' }, upto }

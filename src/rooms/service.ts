@@ -25,6 +25,7 @@
  * `member-attached`), or keep chat history in team state (posts live in the room Session, as text
  * for the person, and in the post log, as data; team state keeps only the cursors).
  */
+import type { Requester } from '../core/caller.ts'
 import { randomUUID } from 'node:crypto'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
@@ -33,7 +34,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import type { z } from 'zod'
 import type { Caller, Decision } from '../core/authority.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
-import { nameKey } from '../core/names.ts'
+import { byRef } from '../core/names.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { readRoomAnswerParts, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain, type RoomNote } from '../core/sources.ts'
@@ -48,7 +49,7 @@ import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limit
 import { PostLog } from './post-log.ts'
 import { roundProgress, type RoundProgress } from './progress.ts'
 import { Rounds, type RoundRecord } from './rounds.ts'
-import { answerRoomStreams, readRoomRequest, textOf, type RoomInput, type RoomPiece } from './stream.ts'
+import { answerRoomStreams, readRoomRequest, messageText, type RoomInput, type RoomPiece } from './stream.ts'
 import { groupTools, memberTools } from './tools.ts'
 import { Transcript, type LegacySeed, type LoggedPost } from './transcript.ts'
 import { afterBoot } from '../dsh/boot.ts'
@@ -175,11 +176,6 @@ export class BotRooms extends Service {
     return this.roster.bot(botId)?.name ?? botId
   }
 
-  /** Who a calling Session is (a group Session resolves to its Bot; no Session: a plain caller). */
-  callerOf(sessionId: string | undefined): Caller {
-    return this.roster.callerOf(sessionId)
-  }
-
   /** The chain a post made from this Session's current turn carries (one hop deeper, its budget and mode). */
   chainFrom(sessionId: string): Chain {
     return this.roster.chainFrom(sessionId)
@@ -239,8 +235,7 @@ export class BotRooms extends Service {
 
   /** A live group by id, or by name (`nameKey`: case, width and composition do not matter). */
   group(ref: string): Group | undefined {
-    const key = nameKey(ref)
-    return this.groups().find((g) => g.id === ref.trim()) ?? this.groups().find((g) => nameKey(g.name) === key)
+    return byRef(this.groups(), ref)
   }
 
   roundRunning(groupId: string): boolean {
@@ -328,12 +323,13 @@ export class BotRooms extends Service {
 
   // ── changing groups ─────────────────────────────────────────────────────────────────────────
 
-  async createGroup(caller: Caller, raw: unknown, opts: { sessionId?: string } = {}): Promise<Group> {
+  async createGroup(req: Requester, raw: unknown): Promise<Group> {
+    const caller = this.roster.caller(req)
     this.require(caller, 'create_group')
     const fields = resolveCreate(this.state, raw)
     if (!fields.ok) throw new RoomRefusal('invalid', `The group was not created: ${fields.reason}.`)
     await this.writable()
-    if (opts.sessionId) this.roster.noteCreation(opts.sessionId, 'groups')
+    if (req.kind === 'bot') this.roster.noteCreation(req.sessionId, 'groups')
     let id = ''
     await this.store.update((s) => {
       const again = resolveCreate(s, raw)
@@ -348,7 +344,8 @@ export class BotRooms extends Service {
     return this.state.groups[id]!
   }
 
-  async updateGroup(caller: Caller, ref: string, raw: unknown): Promise<Group> {
+  async updateGroup(req: Requester, ref: string, raw: unknown): Promise<Group> {
+    const caller = this.roster.caller(req)
     const group = this.find(ref)
     this.require(caller, 'update_group', group)
     const adminOnly = caller.kind === 'bot' && caller.botId === group.admin ? caller.botId : undefined
@@ -370,7 +367,8 @@ export class BotRooms extends Service {
     return this.state.groups[group.id]!
   }
 
-  async deleteGroup(caller: Caller, ref: string, reason: string): Promise<Group> {
+  async deleteGroup(req: Requester, ref: string, reason: string): Promise<Group> {
+    const caller = this.roster.caller(req)
     const group = this.find(ref)
     this.require(caller, 'delete_group', group)
     await this.writable()
@@ -428,7 +426,8 @@ export class BotRooms extends Service {
    * so the room's own turn runs the round. Returns at once; `report` sends the round's posts to
    * the poster's own chat when it ends.
    */
-  async post(caller: Caller, ref: string, text: string, opts: { report?: boolean; chain?: Chain } = {}): Promise<string> {
+  async post(req: Requester, ref: string, text: string, opts: { report?: boolean; chain?: Chain } = {}): Promise<string> {
+    const caller = this.roster.caller(req)
     const group = this.find(ref)
     this.require(caller, 'post_to_group', group)
     // Saved secret values never enter the room's log (botSecrets; absent: no secrets to mask).
@@ -476,7 +475,8 @@ export class BotRooms extends Service {
    * A group's newest posts, or — with `query` — a search of the room's whole history in the
    * archive (members and Main Bots only, as for reading: decided here before the archive is asked).
    */
-  async readChat(caller: Caller, ref: string, last = 30, query?: string): Promise<string> {
+  async readChat(req: Requester, ref: string, last = 30, query?: string): Promise<string> {
+    const caller = this.roster.caller(req)
     const group = this.find(ref)
     this.require(caller, 'read_group_chat', group)
     if (query !== undefined && String(query).trim()) {
@@ -726,9 +726,9 @@ function messagesOf(events: readonly LooseEvent[]): { id?: unknown; role: string
 /** A legacy room's history as the one-time seed reads it. */
 function legacyItems(events: readonly LooseEvent[]): LegacySeed {
   return messagesOf(events).flatMap((m): LegacySeed[number][] => {
-    if (m.role === 'assistant') return [{ role: 'assistant' as const, text: textOf(m) }]
+    if (m.role === 'assistant') return [{ role: 'assistant' as const, text: messageText(m) }]
     const kind = (m.source as { kind?: unknown } | undefined)?.kind ?? 'user'
-    if (m.role === 'user' && kind === 'user' && !textOf(m).startsWith('Current runtime context')) return [{ role: 'user' as const, text: textOf(m), userPost: true }]
+    if (m.role === 'user' && kind === 'user' && !messageText(m).startsWith('Current runtime context')) return [{ role: 'user' as const, text: messageText(m), userPost: true }]
     const post = readSourceOf(m.source, 'room-post')
     if (post) return [{ role: 'user' as const, text: `${post.fromName ?? 'User'}: ${post.said}`, userPost: false }]
     return []

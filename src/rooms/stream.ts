@@ -32,7 +32,7 @@ interface LooseMessage {
   source?: unknown
 }
 
-export const textOf = (m: { content: readonly { type: string; text?: string }[] }) => m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('')
+export const messageText = (m: { content: readonly { type: string; text?: string }[] }) => m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('')
 const isRuntimeContext = (text: string) => text.startsWith('Current runtime context')
 
 /**
@@ -58,7 +58,7 @@ export function readRoomRequest(messages: readonly LooseMessage[]): RoomInput[] 
   const inputs: RoomInput[] = []
   for (const m of messages.slice(i + 1)) {
     if (m.role !== 'user' || m.content.some((b) => b.type === 'tool-result')) continue
-    const text = textOf(m)
+    const text = messageText(m)
     const kind = (m.source as { kind?: unknown } | undefined)?.kind ?? 'user'
     if (kind === 'user') {
       if (text.trim() && !isRuntimeContext(text)) inputs.push({ kind: 'post', postId: `msg-${String(m.id ?? inputs.length)}`, poster: { kind: 'user' }, name: 'User', text: text.trim(), chain: { hop: 0 } })

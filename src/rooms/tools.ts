@@ -9,6 +9,7 @@
  * the tools see `BotRooms`' narrow surface (`callerOf`, `chainFrom`, `nameOf`, the group actions),
  * never the roster behind it.
  */
+import { requesterOf } from '../core/caller.ts'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { Group } from '../store/index.ts'
 import { answer, textOutput } from '../core/refusal.ts'
@@ -17,7 +18,7 @@ import type { BotRooms } from './service.ts'
 const text = textOutput
 
 /** All the tools may use of the service (the type keeps them from reaching past it). */
-export type RoomToolHost = Pick<BotRooms, 'nameOf' | 'callerOf' | 'chainFrom' | 'group' | 'createGroup' | 'updateGroup' | 'deleteGroup' | 'post' | 'readChat'>
+export type RoomToolHost = Pick<BotRooms, 'nameOf' | 'chainFrom' | 'group' | 'createGroup' | 'updateGroup' | 'deleteGroup' | 'post' | 'readChat'>
 
 function describeGroup(rooms: Pick<RoomToolHost, 'nameOf'>, g: Group): string {
   const name = (id: string) => rooms.nameOf(id)
@@ -25,7 +26,6 @@ function describeGroup(rooms: Pick<RoomToolHost, 'nameOf'>, g: Group): string {
 }
 
 export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
-  const caller = (exec: { agent?: { id: unknown } }) => rooms.callerOf(exec.agent ? String(exec.agent.id) : undefined)
   return [
     defineTool({
       name: 'create_group',
@@ -40,7 +40,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const g = await rooms.createGroup(caller(exec), args, exec.agent ? { sessionId: String(exec.agent.id) } : {})
+          const g = await rooms.createGroup(requesterOf(exec), args)
           return `Created group ${describeGroup(rooms, g)}. The user finds it in DSH Web as "${g.name}".`
         })
       },
@@ -60,7 +60,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
       async execute(args, exec) {
         return answer(async () => {
           const { group, ...patch } = args
-          const g = await rooms.updateGroup(caller(exec), group, patch)
+          const g = await rooms.updateGroup(requesterOf(exec), group, patch)
           return `Changed group ${describeGroup(rooms, g)}.`
         })
       },
@@ -75,7 +75,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const g = await rooms.deleteGroup(caller(exec), args.group, args.reason)
+          const g = await rooms.deleteGroup(requesterOf(exec), args.group, args.reason)
           return `Deleted group ${g.name}; its Sessions are archived.`
         })
       },
@@ -92,7 +92,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
       async execute(args, exec) {
         return answer(async () => {
           const g = rooms.group(args.group)
-          await rooms.post(caller(exec), args.group, args.text, { report: args.report === true, ...(exec.agent ? { chain: rooms.chainFrom(String(exec.agent.id)) } : {}) })
+          await rooms.post(requesterOf(exec), args.group, args.text, { report: args.report === true, ...(exec.agent ? { chain: rooms.chainFrom(String(exec.agent.id)) } : {}) })
           return `Posted to group ${g?.name ?? args.group}.${args.report ? ' The replies will be sent to you when the round ends.' : ''}`
         })
       },
@@ -108,15 +108,14 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
       output: text,
       isConcurrencySafe: () => true,
       async execute(args, exec) {
-        return answer(() => rooms.readChat(caller(exec), args.group, args.last ?? 30, args.query))
+        return answer(() => rooms.readChat(requesterOf(exec), args.group, args.last ?? 30, args.query))
       },
     }),
   ]
 }
 
 /** Tools of a member's group Session: reading that group's chat. */
-export function memberTools(rooms: Pick<RoomToolHost, 'callerOf' | 'readChat'>, groupId: string): ToolDefinition[] {
-  const caller = (exec: { agent?: { id: unknown } }) => rooms.callerOf(exec.agent ? String(exec.agent.id) : undefined)
+export function memberTools(rooms: Pick<RoomToolHost, 'readChat'>, groupId: string): ToolDefinition[] {
   return [
     defineTool({
       name: 'read_group_chat',
@@ -128,7 +127,7 @@ export function memberTools(rooms: Pick<RoomToolHost, 'callerOf' | 'readChat'>, 
       output: text,
       isConcurrencySafe: () => true,
       async execute(args, exec) {
-        return answer(() => rooms.readChat(caller(exec), groupId, args.last ?? 30, args.query))
+        return answer(() => rooms.readChat(requesterOf(exec), groupId, args.last ?? 30, args.query))
       },
     }),
   ]

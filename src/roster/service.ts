@@ -35,6 +35,7 @@
  *   (after the Bot is marked deleted and its Sessions closed); listens to `bot-team/writer` to make
  *   the team whole (a Main Bot, an own chat per Bot) whenever this process becomes the writer.
  */
+import { byRef } from '../core/names.ts'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, realpathSync, statSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
@@ -43,8 +44,9 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { TEAM_LIMIT_FIELDS } from '../core/limits.ts'
 import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
+import type { Requester } from '../core/caller.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from '../core/authority.ts'
-import { BotCreateInput, BotUpdateInput, nameKey, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
+import { BotCreateInput, BotUpdateInput, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
 import { currentPart, IDENTITY_SECTION, identityText, liveBotList, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
 import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
@@ -214,8 +216,7 @@ export class BotRoster extends Service {
 
   /** A live Bot by id or (case-insensitive) name. */
   find(ref: string): Bot | undefined {
-    const key = nameKey(ref)
-    return this.bot(ref) ?? liveBotList(this.state).find((b) => nameKey(b.name) === key)
+    return byRef(liveBotList(this.state), ref)
   }
 
   /**
@@ -237,6 +238,11 @@ export class BotRoster extends Service {
   botOfSession(sessionId: string): Bot | undefined {
     const owner = this.ownerOf(sessionId)
     return owner?.kind === 'own' ? own(this.state.bots, owner.botId) : undefined
+  }
+
+  /** Who asks, for the authority check: the person, or the Bot whose Session calls. */
+  caller(req: Requester): Caller {
+    return req.kind === 'user' ? { kind: 'user' } : this.callerOf(req.sessionId)
   }
 
   /** Who a Session is, for the authority check: the Bot, in its own chat or in a group Session. */
@@ -409,7 +415,8 @@ export class BotRoster extends Service {
   }
 
   /** Create a Bot and open its own chat. `system` skips the authority check (first start only). */
-  async create(caller: Caller, raw: unknown, opts: { system?: boolean; via?: ToolCall } = {}): Promise<Bot> {
+  async create(req: Requester, raw: unknown, opts: { system?: boolean; via?: ToolCall } = {}): Promise<Bot> {
+    const caller = this.caller(req)
     const parsed = BotCreateInput.safeParse(raw)
     if (!opts.system) {
       const own = caller.botId ? this.bot(caller.botId) : undefined
@@ -455,7 +462,8 @@ export class BotRoster extends Service {
     return this.state.bots[created!.id]!
   }
 
-  async update(caller: Caller, ref: string, raw: unknown, opts: { via?: ToolCall } = {}): Promise<Bot> {
+  async update(req: Requester, ref: string, raw: unknown, opts: { via?: ToolCall } = {}): Promise<Bot> {
+    const caller = this.caller(req)
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
     const parsed = BotUpdateInput.safeParse(raw as BotUpdateRaw)
@@ -490,7 +498,8 @@ export class BotRoster extends Service {
    * The person's switch (paired team page only; no tool can set it): run this Bot's delegated work
    * at its own preset instead of the lowest along the chain.
    */
-  async setAcceptsDelegatedWork(caller: Caller, ref: string, accepts: boolean): Promise<Bot> {
+  async setAcceptsDelegatedWork(req: Requester, ref: string, accepts: boolean): Promise<Bot> {
+    const caller = this.caller(req)
     if (caller.kind !== 'user') throw new RosterRefusal('forbidden', 'Only the person, on the team page, may let a Bot run delegated work at its own preset.')
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}".`)
@@ -512,7 +521,8 @@ export class BotRoster extends Service {
    * Delete = stop all activity: mark the Bot deleted (its data stays), cancel its running turns and
    * drop what is queued for it (recorded), archive its Sessions, and tell the other services.
    */
-  async delete(caller: Caller, ref: string, reason: string, opts: { via?: ToolCall } = {}): Promise<Bot> {
+  async delete(req: Requester, ref: string, reason: string, opts: { via?: ToolCall } = {}): Promise<Bot> {
+    const caller = this.caller(req)
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
     const why = String(reason ?? '').trim()

@@ -11,6 +11,7 @@ import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-a
 import type { Bot } from '../store/index.ts'
 import type { BotRoster, ToolCall } from './service.ts'
 import { answer, textOutput } from '../core/refusal.ts'
+import { requesterOf } from '../core/caller.ts'
 
 export interface BotSummary {
   id: string
@@ -101,7 +102,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
       async execute(args, exec) {
         return answer(async () => {
           const { permission_preset, ...rest } = args
-          const bot = await roster.create(caller(exec), { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) }, { via: via(exec, 'create_bot') })
+          const bot = await roster.create(requesterOf(exec), { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) }, { via: via(exec, 'create_bot') })
           return `Created Bot ${bot.name} (id ${bot.id}) with its own chat.`
         })
       },
@@ -129,7 +130,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
             ...(permission_preset ? { permissionPreset: permission_preset } : {}),
             ...(model !== undefined ? { model: model === 'default' ? null : model } : {}),
           }
-          const bot = await roster.update(caller(exec), ref, patch, { via: via(exec, 'update_bot') })
+          const bot = await roster.update(requesterOf(exec), ref, patch, { via: via(exec, 'update_bot') })
           return `Changed Bot ${bot.name} (id ${bot.id}).`
         })
       },
@@ -144,7 +145,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const bot = await roster.delete(caller(exec), args.bot, args.reason, { via: via(exec, 'delete_bot') })
+          const bot = await roster.delete(requesterOf(exec), args.bot, args.reason, { via: via(exec, 'delete_bot') })
           return `Deleted Bot ${bot.name} (id ${bot.id}); its chats are archived and its data kept.`
         })
       },

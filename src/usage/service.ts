@@ -40,7 +40,7 @@ import type { BotStore, UsageSettings } from '../store/index.ts'
 import { capsReached, costOf, DayTotals, type CapHit, type DailyCap } from './caps.ts'
 import { LedgerDb, type ViewFilter, type ViewKey } from './ledger-db.ts'
 import { LogDeriver, rowOf, rowsOfLog, timeKeys, tokensOf, type RowOwner, type UsageRow } from './rows.ts'
-import { sideCallTag } from '../core/side-call-tag.ts'
+import { sideCallTag } from '../dsh/side-call.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {

@@ -18,6 +18,7 @@
  * Deliberately narrow: the roster validates every Bot field (zod) and decides who may do what;
  * this module only reads bounded bodies, resolves the Bot, and asks for pairing.
  */
+import { REASON_MAX } from '../core/text-limits.ts'
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
 import type { BotRoster } from '../roster/service.ts'
@@ -31,7 +32,6 @@ import { createRaises, mainRaises, setsWorkFolder, updateRaises } from './raises
 export const MAX_BODY_BYTES = 64 * 1024
 /** Every other body (a reason, a flag) is small. */
 export const SMALL_BODY_BYTES = 4 * 1024
-export const REASON_MAX = 500
 
 const USER = { kind: 'user' } as const
 

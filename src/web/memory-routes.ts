@@ -11,6 +11,7 @@
  * service applies the same rights, caps and secret-like refusal as the Bots' tools.
  * Deliberately narrow: no rendering (the panel is the team surface issue), no summaries.
  */
+import { USER } from '../core/caller.ts'
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
@@ -20,7 +21,6 @@ import type { ScopeFiles } from '../memory/files.ts'
 import type { BotMemory } from '../memory/service.ts'
 
 export const BODY_BYTES = 8 * 1024
-const USER = { caller: { kind: 'user' } } as const
 
 const topic = z.string().trim().max(60).optional()
 const WriteBody = z.strictObject({ text: z.string().trim().min(1).max(2_000), topic, team: z.boolean().optional(), replace: z.string().trim().min(1).max(2_000).optional() })

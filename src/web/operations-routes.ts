@@ -30,6 +30,7 @@ import type { BotSchedules } from '../operations/schedules/service.ts'
 import { SMALL_BODY_BYTES } from './bots-routes.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { Pairing } from './pairing.ts'
+import { USER } from '../core/caller.ts'
 
 export interface OperationsServices {
   pause?: BotPause | undefined
@@ -57,7 +58,6 @@ const PauseBody = z.strictObject({
 })
 
 const unavailable = (what: string) => new HttpError(503, `${what} is not available (see /bot-team/api/status)`)
-const PERSON = { kind: 'person' } as const
 
 export async function operationsApi({ method, head, rest, req, query }: OperationsRequest, services: OperationsServices, pairing: Pairing): Promise<OperationsAnswer> {
   if (head === 'pause') {
@@ -90,11 +90,11 @@ export async function operationsApi({ method, head, rest, req, query }: Operatio
       if (method === 'GET') return { status: 200, json: { schedules: schedules.list() } }
       if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /schedules`)
       await pairing.requirePaired(req)
-      return { status: 201, json: { schedule: await schedules.create(PERSON, await readJsonBody(req, SMALL_BODY_BYTES)) } }
+      return { status: 201, json: { schedule: await schedules.create(USER, await readJsonBody(req, SMALL_BODY_BYTES)) } }
     }
     if (rest.length !== 1) throw new HttpError(404, `no such route: /schedules/${rest.join('/')}`)
     if (method !== 'DELETE') throw new HttpError(405, `${method} not allowed on /schedules/${rest[0]}`)
-    return { status: 200, json: { deleted: await schedules.delete(PERSON, rest[0]!) } }
+    return { status: 200, json: { deleted: await schedules.delete(USER, rest[0]!) } }
   }
   const diagnostics = services.diagnostics
   if (!diagnostics) throw unavailable('the diagnostics log')

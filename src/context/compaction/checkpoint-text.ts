@@ -22,7 +22,7 @@ import { anchor } from '../../core/anchors.ts'
 import type { LogEvent } from '../../core/log-lines.ts'
 import { textOf } from '../../core/log-lines.ts'
 import { readSource } from '../../core/sources.ts'
-import { estimateTokens } from '../lines.ts'
+import { estimateTokens } from '../thresholds.ts'
 
 /** A single message longer than this is clipped in the middle (read_own_chat has it whole). */
 export const MESSAGE_MAX_CHARS = 4_000
@@ -30,7 +30,7 @@ const RUNTIME_CONTEXT = 'Current runtime context'
 
 
 /** One message to the Bot, as logged. */
-export interface ToBot {
+export interface CheckpointMessage {
   seq: number
   /** Epoch milliseconds. */
   time: number
@@ -54,8 +54,8 @@ const isReplace = (op: unknown) => typeof op === 'object' && op !== null && (op 
  * or anything another plugin wrote. A member's turn prompt counts (in a group Session it is what
  * the user and the other members posted to it since it last spoke).
  */
-export function messagesToBot(events: readonly LooseEvent[]): ToBot[] {
-  const out: ToBot[] = []
+export function checkpointMessages(events: readonly LooseEvent[]): CheckpointMessage[] {
+  const out: CheckpointMessage[] = []
   for (const event of events) {
     if (event.type !== 'user/message') continue
     const data = (event.data ?? {}) as { message?: { content?: Blocks; source?: unknown }; content?: Blocks; source?: unknown; surfaceOp?: unknown }
@@ -92,7 +92,7 @@ function clipMiddle(text: string, max: number, note: string): string {
   return `${text.slice(0, head)}\n[… ${text.length - max} characters left out ${note} …]\n${text.slice(text.length - tail)}`
 }
 
-function entry(m: ToBot, part: number | undefined): string {
+function entry(m: CheckpointMessage, part: number | undefined): string {
   return `${anchor(m, part)} From ${m.from}:\n${clipMiddle(m.text, MESSAGE_MAX_CHARS, 'here; read_own_chat has the whole message')}`
 }
 
@@ -102,7 +102,7 @@ export interface CheckpointInput {
   /** DSH's summary of the condensed range. */
   summary: string
   /** Messages to the Bot in this Session, oldest first. */
-  messages: readonly ToBot[]
+  messages: readonly CheckpointMessage[]
   /** The own-chat part (undefined for a group Session). */
   part: number | undefined
   /** Tokens for messages word for word (`verbatimBudget`). */

@@ -31,8 +31,8 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { textOf } from '../../core/log-lines.ts'
 import type { BotRoster } from '../../roster/service.ts'
-import { checkpointText, messagesToBot } from './checkpoint-text.ts'
-import { linesFor, verbatimBudget } from '../lines.ts'
+import { checkpointText, checkpointMessages } from './checkpoint-text.ts'
+import { linesFor, verbatimBudget } from '../thresholds.ts'
 import { installBotPreset, type Installed } from './preset-install.ts'
 import { engineFor, setWriter, type CheckpointWriter, type SummarizationInput, type SummaryResult } from './registry.ts'
 
@@ -160,7 +160,7 @@ export class BotCompaction extends Service {
     const out = checkpointText({
       number: events.filter((e) => e.type === 'compaction/summary').length + 1,
       summary,
-      messages: messagesToBot(events),
+      messages: checkpointMessages(events),
       part: owner?.kind === 'own' ? owner.part : undefined,
       budgetTokens: verbatimBudget(check),
       capTokens: Math.floor(regionTokens(input) * CAP_SHARE),

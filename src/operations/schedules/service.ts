@@ -162,7 +162,7 @@ export class BotSchedules extends Service {
 
   /** Who asks, with the facts the authority rule needs. */
   private who(req: Requester): { caller: Caller; userAsked: boolean; mode?: Schedule['mode'] } {
-    if (req.kind === 'person') return { caller: { kind: 'user' }, userAsked: true }
+    if (req.kind === 'user') return { caller: { kind: 'user' }, userAsked: true }
     const caller = this.roster.callerOf(req.sessionId)
     const mode = this.roster.modeOf(req.sessionId)
     return { caller, userAsked: this.roster.turnOf(req.sessionId)?.origin.kind === 'person', ...(mode ? { mode } : {}) }
@@ -355,8 +355,8 @@ export class BotSchedules extends Service {
         source: scheduleSource({ scheduleId: task.id, createdBy: task.createdBy }, chain),
       }))
     } else {
-      const caller: Caller = task.createdBy === 'user' ? { kind: 'user' } : this.roster.callerOf(this.roster.bot(task.createdBy)?.sessionParts.at(-1)?.sessionId)
-      await rooms!.post(caller, task.target.groupId, taskPost(task), { chain })
+      const creator: Requester = task.createdBy === 'user' ? { kind: 'user' } : { kind: 'bot', sessionId: this.roster.bot(task.createdBy)?.sessionParts.at(-1)?.sessionId ?? '' }
+      await rooms!.post(creator, task.target.groupId, taskPost(task), { chain })
     }
     this.ctx.get('botDiagnostics')?.note({ kind: 'schedule-run', message: `task ${task.id} ran (run ${run}) for ${this.nameOf(task.target)}`, data: { id: task.id, run, due: task.nextDueAt } })
   }

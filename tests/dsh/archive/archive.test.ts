@@ -8,6 +8,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { disposedAfterEach, runTurn, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { quiesce, team, toolResults, user, userPrompt } from '../delivery/helpers.ts'
 import { roomLog, say, settle } from '../rooms/helpers.ts'
+import { from } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
 
@@ -137,11 +138,11 @@ describe('botArchive (in-process DSH)', () => {
     const group = await host.ctx.botRooms.createGroup(user, { name: 'Ann', members: ['Ada', 'Bob'] })
     await say(host, 'Ann', 'The quarterly roadmap review is on Monday.')
     await settle(host, 'Ann')
-    const asAda = { kind: 'bot' as const, botId: bot.id }
+    const asAda = from(host, bot.id)
     expect(await host.ctx.botArchive.searchRoom(group, 'roadmap review')).toMatch(/line\(s\) of group Ann[\s\S]*\[room #\d+ · [^\]]+\] User: The quarterly roadmap review/)
     // the same search through read_group_chat's query, for a member; an outsider is refused there too
     expect(await host.ctx.botRooms.readChat(asAda, 'Ann', 30, 'roadmap review')).toMatch(/\[room #\d+ · [^\]]+\] User: The quarterly roadmap review/)
-    await expect(host.ctx.botRooms.readChat({ kind: 'bot', botId: carl.id }, 'Ann', 30, 'roadmap')).rejects.toThrow(/not a member/)
+    await expect(host.ctx.botRooms.readChat(from(host, carl.id), 'Ann', 30, 'roadmap')).rejects.toThrow(/not a member/)
 
     // From her group Session, Ada reads her own chat (not the room), and the room is told.
     const member = await host.ctx.botRooms.memberAgent(group.id, bot.id)

@@ -11,10 +11,10 @@ import { takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
 import { openDshStores } from '../../../src/backup/dsh-runtime.ts'
 import { decodeArchive } from '../../../src/backup/format.ts'
 import { restoreBackup, RestoreError } from '../../../src/backup/restore.ts'
-import type { Actor } from '../../../src/memory/service.ts'
 import { disposedAfterEach, prompt, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { quiesce } from '../delivery/helpers.ts'
 import { bots, say, user } from '../rooms/helpers.ts'
+import { from } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
 const script: ScriptMap = { mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada answers' } }, bob: { fallback: { text: 'Bob answers' } } }
@@ -30,10 +30,6 @@ function otherHome(): string {
   return realpathSync(home)
 }
 
-const actorOf = (host: DshHost, botId: string): Actor => {
-  const sessionId = host.ctx.botRoster.bot(botId)!.sessionParts.at(-1)!.sessionId
-  return { caller: host.ctx.botRoster.callerOf(sessionId), sessionId }
-}
 
 /** A running team: Ada and Bob, group Crew, a chat with Ada, a memory entry; its Sessions in a "Bot team" workspace (members' hidden) as DSH Web keeps them. */
 async function builtTeam() {
@@ -43,7 +39,7 @@ async function builtTeam() {
   await say(host, 'Crew', 'hello crew ROOM-31')
   const ada = await host.ctx.botRoster.agentOf(ids.Ada!)
   await prompt(host, ada, 'the plan is ZEBRA-7')
-  await host.ctx.botMemory.remember(actorOf(host, ids.Ada!), { text: 'Ada keeps the ZEBRA-7 plan' })
+  await host.ctx.botMemory.remember(from(host, ids.Ada!), { text: 'Ada keeps the ZEBRA-7 plan' })
   await quiesce(host)
   const adaSid = host.ctx.botRoster.bot(ids.Ada!)!.sessionParts.at(-1)!.sessionId
   // DSH Web's workspace list (the in-process host has no web app): the real registry on this home.
@@ -94,7 +90,7 @@ describe('backup and restore into another home', () => {
     expect(log.meta.cwd).toBe(teamFolder)
     expect(JSON.stringify(log.events)).toContain('ZEBRA-7')
     expect(readFileSync(join(home, 'bot', 'memory', 'bots', ids.Ada!, 'MEMORY.md'), 'utf8')).toContain('Ada keeps the ZEBRA-7 plan')
-    expect(moved.ctx.botMemory.recall(actorOf(moved, ids.Ada!), 'zebra')).toContain('Ada keeps the ZEBRA-7 plan')
+    expect(moved.ctx.botMemory.recall(from(moved, ids.Ada!), 'zebra')).toContain('Ada keeps the ZEBRA-7 plan')
 
     // Ada resumes her restored chat: the model is sent her earlier turn, and she answers.
     const before = moved.adapter.model.loopRequests().length

@@ -10,6 +10,7 @@ import { expectOpeningAnswered, tempHomes } from './helpers.ts'
 import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
 import { killedAtMarker } from '../../support/kill-point.ts'
 import { say } from '../rooms/helpers.ts'
+import { from } from '../delivery/helpers.ts'
 
 const CHILD = fileURLToPath(new URL('./fixtures/member-handoff-child.ts', import.meta.url))
 const track = disposedAfterEach()
@@ -53,6 +54,6 @@ describe('a member handoff cut by SIGKILL', () => {
     expect(req.sessionId).toBe(parts[1]!.sessionId)
     expect(req.messages[0]!.text).toMatch(/^\[Handoff · part 2\]/)
     // What left the member's window stays in the room's history.
-    expect(await host.ctx.botRooms.readChat({ kind: 'bot', botId: ada }, 'Dev', 200)).toContain('PLANT-9 lives at /srv/plant/nine.txt')
+    expect(await host.ctx.botRooms.readChat(from(host, ada), 'Dev', 200)).toContain('PLANT-9 lives at /srv/plant/nine.txt')
   })
 })

@@ -5,7 +5,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { defineTool } from '@deepseek-ai/dsh-tools'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
-import type { Sender } from '../../../src/delivery/service.ts'
+import type { Requester } from '../../../src/core/caller.ts'
 
 export const user = { kind: 'user' } as const
 
@@ -20,7 +20,7 @@ export async function team(script: Script | ScriptMap, opts: Pick<TeamHostOption
  * last turn was the person's (or none): the roster answers `turnOf` with the current *or last*
  * turn, so after a turn a Bot message started, sends from here continue that chain (one hop deeper).
  */
-export function from(host: DshHost, botId: string): Sender {
+export function from(host: DshHost, botId: string): Requester {
   return { kind: 'bot', sessionId: host.ctx.botRoster.bot(botId)!.sessionParts.at(-1)!.sessionId }
 }
 

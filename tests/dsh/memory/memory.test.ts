@@ -7,8 +7,8 @@ import type { Script } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import { toolResults } from '../delivery/helpers.ts'
 import { startCompactingTeamHost } from '../context-compaction/helpers.ts'
-import type { Actor } from '../../../src/memory/service.ts'
 import { bots, say, settle, team as roomsTeam } from '../rooms/helpers.ts'
+import { from } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
 const team = async (script: Script = { fallback: { text: 'ok' } }, opts: TeamHostOptions = {}) => track(await startTeamHost(script, opts))
@@ -20,10 +20,6 @@ const journal = (host: DshHost) => {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []
 }
 const mainBot = (host: DshHost) => host.ctx.botRoster.bots().find((b) => b.main)!
-const actorOf = (host: DshHost, botId: string): Actor => {
-  const sessionId = host.ctx.botRoster.bot(botId)!.sessionParts.at(-1)!.sessionId
-  return { caller: host.ctx.botRoster.callerOf(sessionId), sessionId }
-}
 const memorySection = (system: string) => system.slice(system.indexOf('# Your long-term memory'))
 
 describe('botMemory (in-process DSH)', () => {
@@ -53,7 +49,7 @@ describe('botMemory (in-process DSH)', () => {
     const main = mainBot(host)
     const agent = await host.ctx.botRoster.agentOf(main.id)
     await prompt(host, agent, 'one')
-    await host.ctx.botMemory.remember(actorOf(host, main.id), { text: 'Deploys happen on Fridays', team: true })
+    await host.ctx.botMemory.remember(from(host, main.id), { text: 'Deploys happen on Fridays', team: true })
     await prompt(host, agent, 'two')
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     await prompt(host, await host.ctx.botRoster.agentOf(ada.id), 'hi')
@@ -61,7 +57,7 @@ describe('botMemory (in-process DSH)', () => {
     expect(memorySection(second!.system)).toBe(memorySection(first!.system))
     expect(first!.system).not.toContain('Deploys happen on Fridays')
     expect(memorySection(toAda!.system)).toContain('## Team memory\n- Deploys happen on Fridays')
-    expect(host.ctx.botMemory.recall(actorOf(host, main.id), 'fridays')).toContain('[team MEMORY.md] Deploys happen on Fridays')
+    expect(host.ctx.botMemory.recall(from(host, main.id), 'fridays')).toContain('[team MEMORY.md] Deploys happen on Fridays')
   })
 
   it('a checkpoint renews the frozen section: the request after it shows memory written before it, the one before did not', async () => {
@@ -69,7 +65,7 @@ describe('botMemory (in-process DSH)', () => {
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const agent = await host.ctx.botRoster.agentOf(ada.id)
     for (let i = 0; i < 4; i++) await prompt(host, agent, `Step ${i}: ${'keep going with the parser port '.repeat(8)}`)
-    await host.ctx.botMemory.remember(actorOf(host, ada.id), { text: 'The staging host is stg-04' })
+    await host.ctx.botMemory.remember(from(host, ada.id), { text: 'The staging host is stg-04' })
     await prompt(host, agent, 'before the checkpoint')
     expect(await host.ctx.botCompaction.checkpoint(String(agent.id))).toEqual({ ok: true })
     await prompt(host, agent, 'after the checkpoint')
@@ -85,10 +81,10 @@ describe('botMemory (in-process DSH)', () => {
     const first = await team()
     const home = first.home
     const main = mainBot(first)
-    await first.ctx.botMemory.remember(actorOf(first, main.id), { text: 'Answer in English', team: true })
+    await first.ctx.botMemory.remember(from(first, main.id), { text: 'Answer in English', team: true })
     const ada = await first.ctx.botRoster.create(user, { name: 'Ada' })
     await prompt(first, await first.ctx.botRoster.agentOf(ada.id), 'one')
-    await first.ctx.botMemory.remember(actorOf(first, main.id), { text: 'Keep answers short', team: true })
+    await first.ctx.botMemory.remember(from(first, main.id), { text: 'Keep answers short', team: true })
     const before = memorySection(first.adapter.model.loopRequests()[0]!.system)
     await first.ctx.fiber.dispose()
     const second = await team({ fallback: { text: 'ok' } }, { home })
@@ -102,7 +98,7 @@ describe('botMemory (in-process DSH)', () => {
   it('replace keeps the entry in place and forget removes it; each change is one journal line with before and after; hand-written lines survive', async () => {
     const host = await team()
     const main = mainBot(host)
-    const actor = actorOf(host, main.id)
+    const actor = from(host, main.id)
     await host.ctx.botMemory.remember(actor, { text: 'uses npm' })
     await host.ctx.botMemory.remember(actor, { text: 'likes tea' })
     const file = join(memoryDir(host), 'bots', main.id, 'MEMORY.md')
@@ -124,7 +120,7 @@ describe('botMemory (in-process DSH)', () => {
   it('every cap, the total per scope included, refuses with what to do and changes nothing', async () => {
     const host = await team(undefined, { config: { memory: { limits: { entry: 40, memoryFile: 400, topicFile: 300, topics: 2, scopeTotal: 800 }, review: { enabled: false, maxChanges: 4, maxTokens: 1024 } } } })
     const main = mainBot(host)
-    const actor = actorOf(host, main.id)
+    const actor = from(host, main.id)
     const mem = host.ctx.botMemory
     const snapshot = () => JSON.stringify([mem.files.read(`bot:${main.id}`), journal(host).length])
     /** Add entries until one is refused; the refusal's message, after checking it changed nothing. */
@@ -187,19 +183,19 @@ describe('botMemory (in-process DSH)', () => {
     await prompt(host, bobAgent, 'save a team fact')
     expect(toolResults(bobAgent, 'remember')[0]).toMatch(/^Refused: .*team memory/i)
     expect(existsSync(join(memoryDir(host), 'team', 'MEMORY.md'))).toBe(false)
-    expect(await host.ctx.botMemory.remember(actorOf(host, ada.id), { text: 'team fact from the admin', team: true })).toMatch(/^Saved in team memory/)
+    expect(await host.ctx.botMemory.remember(from(host, ada.id), { text: 'team fact from the admin', team: true })).toMatch(/^Saved in team memory/)
     // Outside a turn the user opened, a Main Bot may not write another Bot's memory.
     const main = mainBot(host)
-    await expect(host.ctx.botMemory.remember(actorOf(host, main.id), { text: 'Bob likes tests', bot: 'Bob' })).rejects.toThrow(/user/i)
-    await expect(host.ctx.botMemory.remember(actorOf(host, ada.id), { text: 'Bob likes tests', bot: 'Bob' })).rejects.toThrow()
-    expect(await host.ctx.botMemory.remember({ caller: user }, { text: 'Bob likes tests', bot: 'Bob' })).toMatch(/^Saved in Bob's memory/)
+    await expect(host.ctx.botMemory.remember(from(host, main.id), { text: 'Bob likes tests', bot: 'Bob' })).rejects.toThrow(/user/i)
+    await expect(host.ctx.botMemory.remember(from(host, ada.id), { text: 'Bob likes tests', bot: 'Bob' })).rejects.toThrow()
+    expect(await host.ctx.botMemory.remember(user, { text: 'Bob likes tests', bot: 'Bob' })).toMatch(/^Saved in Bob's memory/)
     expect(readFileSync(join(memoryDir(host), 'bots', bob.id, 'MEMORY.md'), 'utf8')).toContain('by: user')
   })
 
   it('a group Session gets the frozen memory section (read-only wording) and none of the memory tools', async () => {
     const host = track(await roomsTeam({ ada: { text: 'Ada here' }, bob: { text: 'Bob here' } }))
     const ids = await bots(host, ['Ada', 'Bob'])
-    await host.ctx.botMemory.remember({ caller: user }, { text: 'Ada reviews every PR', bot: 'Ada' })
+    await host.ctx.botMemory.remember(user, { text: 'Ada reviews every PR', bot: 'Ada' })
     await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
     await say(host, 'Dev', 'hello')
     await settle(host, 'Dev')
@@ -214,7 +210,7 @@ describe('botMemory (in-process DSH)', () => {
   it('deleting a Bot archives its memory folder (kept, not erased) and journals it', async () => {
     const host = await team()
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
-    await host.ctx.botMemory.remember(actorOf(host, ada.id), { text: 'Ada reviews every PR' })
+    await host.ctx.botMemory.remember(from(host, ada.id), { text: 'Ada reviews every PR' })
     await host.ctx.botRoster.delete(user, 'Ada', 'no longer needed')
     await host.ctx.botMemory.settled()
     expect(existsSync(join(memoryDir(host), 'bots', ada.id))).toBe(false)

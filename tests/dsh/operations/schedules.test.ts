@@ -17,7 +17,7 @@ afterEach(() => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true })
 })
 const track = disposedAfterEach()
-const person = { kind: 'person' } as const
+const person = { kind: 'user' } as const
 const MIN = 60_000
 const START = '2026-03-02T08:00:00.000Z'
 

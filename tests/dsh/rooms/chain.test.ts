@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { readSource } from '../../../src/core/sources.ts'
 import { disposedAfterEach, type DshHost } from '../../support/dsh-host.ts'
 import { roomOf, say, settle, team, user } from './helpers.ts'
+import { from } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
 
@@ -28,7 +29,7 @@ describe('chain through rooms', () => {
     const cy = await roster.create(user, { name: 'Cy', model: 'mock/cy', permissionPreset: 'danger-full-access' })
     await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob', 'Cy'], admin: 'Ada' })
     const chain = { hop: 2, budget: 'budget-9', mode: 'workspace-write' } as const
-    await host.ctx.botRooms.post({ kind: 'bot', botId: ada.id }, 'G', '@Bob @Cy please review', { report: true, chain })
+    await host.ctx.botRooms.post(from(host, ada.id), 'G', '@Bob @Cy please review', { report: true, chain })
     await settle(host, 'G')
     const adaChat = await roster.agentOf(ada.id)
     await adaChat.whenIdle()

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { lastToolResults, type Rule } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost } from '../../support/dsh-host.ts'
 import { bots, roomLog, roomOf, say, settle, speakers, team, user } from './helpers.ts'
+import { from } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
 const start = async (scripts: Record<string, Rule>) => track(await team(scripts))
@@ -50,7 +51,7 @@ describe('storm', () => {
     expect(roomLog(host, 'Storm')).toContain(`This round reached its limit of ${perRound} turns`)
     // The user speaks again: Bots may start rounds again.
     await say(host, 'Storm', 'ok, enough')
-    await expect(host.ctx.botRooms.post({ kind: 'main-bot', botId: main.id }, 'Storm', 'one more')).resolves.toMatch(/^post-/)
+    await expect(host.ctx.botRooms.post(from(host, main.id), 'Storm', 'one more')).resolves.toMatch(/^post-/)
   })
 })
 
@@ -65,13 +66,13 @@ describe('authority', () => {
     expect(toolText(ada).at(-1)).toMatch(/^Refused: Only a Main Bot or this group's admin may change the group/)
     expect(host.ctx.botRooms.group('Other')!.notice).toBe('')
 
-    const asAda = { kind: 'bot', botId: ids.Ada } as const
+    const asAda = from(host, ids.Ada!)
     await expect(host.ctx.botRooms.updateGroup(asAda, 'Mine', { notice: 'ship Friday' })).resolves.toMatchObject({ notice: 'ship Friday' })
     await expect(host.ctx.botRooms.updateGroup(asAda, 'Mine', { admin: 'none' })).rejects.toThrow(/without an admin/)
     await expect(host.ctx.botRooms.updateGroup(asAda, 'Mine', { members: ['Bob', 'Cy'] })).rejects.toThrow(/cannot remove yourself/)
     await expect(host.ctx.botRooms.createGroup(asAda, { name: 'Mine2', members: ['Ada', 'Bob'] })).rejects.toThrow(/Only a Main Bot may create groups/)
     await expect(host.ctx.botRooms.post(asAda, 'Other', 'hi')).rejects.toThrow(/Only a Main Bot or this group's admin may post/)
-    await expect(host.ctx.botRooms.readChat({ kind: 'bot', botId: ids.Ada }, 'Other')).rejects.toThrow(/not a member/)
+    await expect(host.ctx.botRooms.readChat(from(host, ids.Ada!), 'Other')).rejects.toThrow(/not a member/)
     await expect(host.ctx.botRooms.deleteGroup(asAda, 'Mine', 'x')).rejects.toThrow(/Only a Main Bot may delete groups/)
     // Bad input is refused with a reason, changing nothing.
     await expect(host.ctx.botRooms.createGroup(user, { name: 'mine', members: ['Ada', 'Bob'] })).rejects.toThrow(/already exists/)
@@ -86,7 +87,7 @@ describe('stopping activity', () => {
     const host = await start({ ada: { text: 'slow answer', delayMs: 400 }, bob: { text: 'Bob' } })
     const ids = await bots(host, ['Ada', 'Bob'])
     const main = host.ctx.botRoster.bots().find((b) => b.main)!
-    const asMain = { kind: 'main-bot', botId: main.id } as const
+    const asMain = from(host, main.id)
     await host.ctx.botRooms.createGroup(user, { name: 'Busy', members: ['Ada', 'Bob'], mode: 'everyone' })
     const room = roomOf(host, 'Busy')
     const { createUserMessage } = await import('@deepseek-ai/dsh-llm')
@@ -172,7 +173,7 @@ describe('restart', () => {
 
     const second = track(await startTeamHost(script, { home: first.home }))
     const main = second.ctx.botRoster.bots().find((b) => b.main)!
-    await second.ctx.botRooms.post({ kind: 'main-bot', botId: main.id }, 'Keep', 'after the restart')
+    await second.ctx.botRooms.post(from(second, main.id), 'Keep', 'after the restart')
     await settle(second, 'Keep')
     expect(String(roomOf(second, 'Keep').id)).toBe(group.roomSessionId)
     const adaReqs = second.adapter.model.loopRequests().filter((r) => r.model === 'ada')

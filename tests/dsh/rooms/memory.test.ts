@@ -6,6 +6,7 @@ import { lastToolResults, offersTool, userTextsSinceLastAssistant, type Recorded
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import type { RoomLimits } from '../../../src/core/limits.ts'
 import { bots, roomLog, roomOf, say, settle, speakers, team, user } from './helpers.ts'
+import { from } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
 const start = async (scripts: Record<string, Rule>, limits?: Partial<RoomLimits>) => track(await team(scripts, limits ? { limits } : {}))
@@ -76,7 +77,7 @@ describe('what a turn carries, and who answers', () => {
     const host = await start({ ada: { text: 'Ada here' }, bob: { text: 'Bob here' }, cy: { text: 'Cy here' } })
     const ids = await bots(host, ['Ada', 'Bob', 'Cy'])
     await host.ctx.botRooms.createGroup(user, { name: 'Own', members: ['Ada', 'Bob', 'Cy'], admin: 'Ada', notice: 'NOTICE-4410: ship on Friday' })
-    const asAda = { kind: 'bot', botId: ids.Ada } as const
+    const asAda = from(host, ids.Ada!)
     await host.ctx.botRooms.post(asAda, 'Own', '@all status please')
     await settle(host, 'Own')
     await host.ctx.botRooms.post(asAda, 'Own', '@Ada @Cy just Cy then')

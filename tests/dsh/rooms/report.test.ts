@@ -4,6 +4,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { disposedAfterEach } from '../../support/dsh-host.ts'
 import { bots, roomLog, settle, team, user } from './helpers.ts'
+import { from } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
 
@@ -12,7 +13,7 @@ describe('report back', () => {
     const host = track(await team({ bob: { text: 'Bob answers late', delayMs: 400 } }))
     const ids = await bots(host, ['Ada', 'Bob'])
     await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' })
-    await host.ctx.botRooms.post({ kind: 'bot', botId: ids.Ada! }, 'G', '@Bob what is the status?', { report: true })
+    await host.ctx.botRooms.post(from(host, ids.Ada!), 'G', '@Bob what is the status?', { report: true })
     const bobSid = () => host.ctx.botRooms.group('G')!.memberSessions[ids.Bob!]
     while (!bobSid() || host.ctx.agents.get(SessionId(bobSid()!))?.status !== 'running') await new Promise((r) => setTimeout(r, 5))
     await host.ctx.botRoster.delete(user, 'Ada', 'gone mid-round')
@@ -27,7 +28,7 @@ describe('report back', () => {
     const host = track(await team({ bob: { text: 'Bob answers' } }))
     const ids = await bots(host, ['Ada', 'Bob'])
     await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' })
-    await host.ctx.botRooms.post({ kind: 'bot', botId: ids.Ada! }, 'G', '@Bob status?', { report: true })
+    await host.ctx.botRooms.post(from(host, ids.Ada!), 'G', '@Bob status?', { report: true })
     await settle(host, 'G')
     expect(host.ctx.botRooms.rounds().at(-1)!.report).toEqual({ ok: true })
   })

@@ -161,7 +161,7 @@ describe('delegation never amplifies authority', () => {
     const host = await team({ mock: { fallback: { text: 'ok' } }, rooty: { fallback: { text: 'ok' } } })
     const rooty = await host.ctx.botRoster.create(user, { name: 'Rooty', model: 'mock/rooty', permissionPreset: 'danger-full-access' })
     await host.ctx.botRoster.setAcceptsDelegatedWork(user, 'Rooty', true)
-    await expect(host.ctx.botRoster.setAcceptsDelegatedWork({ kind: 'main-bot', botId: mainOf(host).id }, 'Rooty', true)).rejects.toThrow(/Only the person/)
+    await expect(host.ctx.botRoster.setAcceptsDelegatedWork(from(host, mainOf(host).id), 'Rooty', true)).rejects.toThrow(/Only the person/)
     await host.ctx.botDelivery.send(from(host, mainOf(host).id), { to: rooty.id, kind: 'message', body: 'do it', replyMode: 'user' })
     await quiesce(host)
     expect(modes(await host.ctx.botRoster.agentOf(rooty.id)).at(-1)).toBe('danger-full-access')

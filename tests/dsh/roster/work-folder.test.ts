@@ -7,7 +7,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
-import { quiesce, toolResults, user, userPrompt } from '../delivery/helpers.ts'
+import { from, quiesce, toolResults, user, userPrompt } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
 const team = async (fallback: Reply | ((req: RecordedRequest) => Reply) = { text: 'ok' }) => track(await startTeamHost({ fallback }))
@@ -92,6 +92,6 @@ describe("a Bot's working folder", () => {
     await quiesce(host)
     expect(toolResults(agent, 'update_bot')).toEqual([expect.stringMatching(/^Refused: Only the person sets a Bot's working folder.*team page/)])
     expect(host.ctx.botRoster.bot(ada.id)!.workFolder).toBeUndefined()
-    await expect(host.ctx.botRoster.create({ kind: 'main-bot', botId: main.id }, { name: 'Cy', workFolder: folder })).rejects.toThrow(/Only the person sets a Bot's working folder/)
+    await expect(host.ctx.botRoster.create(from(host, main.id), { name: 'Cy', workFolder: folder })).rejects.toThrow(/Only the person sets a Bot's working folder/)
   })
 })

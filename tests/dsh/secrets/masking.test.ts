@@ -90,7 +90,7 @@ describe('masking', () => {
     await host.ctx.botSecrets.set('API_KEY', { value: VALUE, scope: 'all' })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/mock' })
     await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/mock' })
-    const sent = await host.ctx.botDelivery.send({ kind: 'person' }, { to: 'Ada', kind: 'message', body: `use ${VALUE} please` })
+    const sent = await host.ctx.botDelivery.send({ kind: 'user' }, { to: 'Ada', kind: 'message', body: `use ${VALUE} please` })
     expect(sent.delivery.body).toBe(`use ${P} please`)
     await quiesce(host)
     expect(userMessages(await host.ctx.botRoster.agentOf(ada.id)).some((m) => m.text.includes(`use ${P} please`))).toBe(true)
@@ -100,8 +100,8 @@ describe('masking', () => {
     expect(JSON.stringify(host.ctx.botStore.state)).not.toContain('MaskingCase')
     // A value the secret-like filter would let through (plain words) is refused because it is saved.
     await host.ctx.botSecrets.set('MOTTO', { value: 'violet harbor lantern seventeen', scope: 'all' })
-    await expect(host.ctx.botMemory.remember({ caller: user }, { text: 'Our motto is violet harbor lantern seventeen', bot: 'Ada' })).rejects.toThrow(/holds the value of a saved secret/)
-    expect(await host.ctx.botMemory.remember({ caller: user }, { text: 'Our motto is kept as a team secret', bot: 'Ada' })).toMatch(/^Saved/)
+    await expect(host.ctx.botMemory.remember(user, { text: 'Our motto is violet harbor lantern seventeen', bot: 'Ada' })).rejects.toThrow(/holds the value of a saved secret/)
+    expect(await host.ctx.botMemory.remember(user, { text: 'Our motto is kept as a team secret', bot: 'Ada' })).toMatch(/^Saved/)
     // Masked before DSH queued them: not even agent/inbox/spliced holds the value.
     for (const a of host.ctx.agents.list()) expect(JSON.stringify(a.session.events)).not.toContain('MaskingCase')
     expect(roomLog(host, 'G')).not.toContain('MaskingCase')

@@ -61,7 +61,7 @@ it('opens the state.json the schema-v2 build saved, migrates it to v3, delivers 
   expect(host.ctx.botDelivery.log().find((d) => d.id === 'delivery-2')?.status).toBe('delivered')
   // v3's new fields work on the upgraded team, and the file is saved as v3
   await host.ctx.botPause.pause('user')
-  await host.ctx.botSchedules.create({ kind: 'person' }, { bot: 'Bob', prompt: 'check the build', every_minutes: 30 })
+  await host.ctx.botSchedules.create({ kind: 'user' }, { bot: 'Bob', prompt: 'check the build', every_minutes: 30 })
   await host.ctx.botPause.resume()
   await quiesce(host)
   const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))

@@ -93,7 +93,7 @@ describe('daily spending caps in group rounds (in-process DSH)', () => {
     expect(host.ctx.botUsage.capReached(Bob!)).toBe(true)
     const bobTurns = () => host.adapter.model.loopRequests('bob').length
     const before = bobTurns()
-    await host.ctx.botRooms.post({ kind: 'bot', botId: ada.id }, 'G', '@Bob @Cy please review', { chain: { hop: 1 } })
+    await host.ctx.botRooms.post(from(host, ada.id), 'G', '@Bob @Cy please review', { chain: { hop: 1 } })
     await idle(host)
     expect(bobTurns()).toBe(before)
     expect(roomLog(host, 'G')).toContain('Bob failed and was skipped: its daily spending cap is reached')

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import { BotUsage } from '../../../src/usage/service.ts'
-import { sideCall } from '../../../src/core/side-call-tag.ts'
+import { tagSideCall } from '../../../src/dsh/side-call.ts'
 import { bots, say, team as roomsTeam } from '../rooms/helpers.ts'
 
 const track = disposedAfterEach()
@@ -70,7 +70,7 @@ describe('usage ledger (in-process DSH)', () => {
     expect(host.ctx.botUsage.view('group').rows.map((r) => r.key)).toEqual([group.id])
   })
 
-  it('meters side calls on llm/stream: a title call for a Bot Session and a call tagged with sideCall() are recorded; an untagged call and a Session not of the team are not', async () => {
+  it('meters side calls on llm/stream: a title call for a Bot Session and a call tagged with tagSideCall() are recorded; an untagged call and a Session not of the team are not', async () => {
     const host = await team({ fallback: { text: 'ok', usage: { input: 9, output: 2 } }, title: 'A title' })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const adaSession = ada.sessionParts.at(-1)!.sessionId
@@ -80,7 +80,7 @@ describe('usage ledger (in-process DSH)', () => {
     const base = { provider: 'mock', model: 'mock', messages: [] }
     await call({ ...base, system: 'Create a concise title for this chat.', purpose: 'session-title', sessionId: SessionId(adaSession) })
     await call({ ...base, system: 'Create a concise title for this chat.', purpose: 'session-title', sessionId: SessionId('not-a-team-session') })
-    await call(sideCall({ ...base, system: 'Summarise.' }, { purpose: 'steward', bot: ada.id, part: 1 }))
+    await call(tagSideCall({ ...base, system: 'Summarise.' }, { purpose: 'steward', bot: ada.id, part: 1 }))
     await call({ ...base, system: 'Untagged.' })
     host.ctx.botUsage.flush()
     expect(strip(host.ctx.botUsage.view('purpose').rows)).toEqual([

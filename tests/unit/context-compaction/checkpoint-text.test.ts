@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { checkpointText, MESSAGE_MAX_CHARS, messagesToBot, OLDER_LINE, type ToBot } from '../../../src/context/compaction/checkpoint-text.ts'
+import { checkpointText, MESSAGE_MAX_CHARS, checkpointMessages, OLDER_LINE, type CheckpointMessage } from '../../../src/context/compaction/checkpoint-text.ts'
 import { anchor } from '../../../src/core/anchors.ts'
-import { estimateTokens, verbatimBudget } from '../../../src/context/lines.ts'
+import { estimateTokens, verbatimBudget } from '../../../src/context/thresholds.ts'
 import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource, roomTurnSource } from '../../../src/core/sources.ts'
 
 const T0 = Date.UTC(2026, 10, 30, 18, 22)
@@ -10,7 +10,7 @@ const userMessage = (seq: number, text: string, source?: unknown, extra: object 
   data: { role: 'user', content: [{ type: 'text', text }], ...(source === undefined ? {} : { source }) }, surfaceOp: { op: 'append' }, ...extra,
 })
 
-describe('messagesToBot', () => {
+describe('checkpointMessages', () => {
   it('keeps the user prompts and other Bots\' messages and group posts, and nothing else', () => {
     const events = [
       userMessage(1, 'please fix /srv/app/main.ts', { kind: 'user' }),
@@ -26,14 +26,14 @@ describe('messagesToBot', () => {
       userMessage(10, 'no source at all'),
       userMessage(12, '[Group "Design" · you speak 1 of 2]\nUser: ship the parser', roomTurnSource({ groupId: 'g', groupName: 'Design' }, { hop: 1 })),
     ]
-    expect(messagesToBot(events).map((m) => [m.seq, m.from])).toEqual([
+    expect(checkpointMessages(events).map((m) => [m.seq, m.from])).toEqual([
       [1, 'the user'], [4, 'Ada'], [5, 'Grace in group Design'], [10, 'the user'], [12, 'group Design'],
     ])
   })
 })
 
 describe('checkpointText', () => {
-  const msgs = (n: number, size = 40): ToBot[] => Array.from({ length: n }, (_, i) => ({ seq: 10 + i, time: T0 + i * 60_000, from: 'the user', text: `message ${i} ${'x'.repeat(size)}` }))
+  const msgs = (n: number, size = 40): CheckpointMessage[] => Array.from({ length: n }, (_, i) => ({ seq: 10 + i, time: T0 + i * 60_000, from: 'the user', text: `message ${i} ${'x'.repeat(size)}` }))
 
   it('keeps the newest messages within the budget, shows them oldest first, anchored, with the read_own_chat line', () => {
     const out = checkpointText({ number: 2, summary: 'We are porting the parser.', messages: msgs(10, 200), part: 3, budgetTokens: 200, capTokens: 10_000 })

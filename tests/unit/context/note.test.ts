@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { checkNote, fallbackNote, handoffPackage, noteOfPackage, NOTE_HEADINGS, noteRequest, packageBudgets, noteSystem, NOTE_SYSTEM_PREFIX, type ToBot } from '../../../src/context/note.ts'
-import { verbatimBudget } from '../../../src/context/lines.ts'
+import { verbatimBudget } from '../../../src/context/thresholds.ts'
 
 const goodNote = NOTE_HEADINGS.map((h) => `## ${h}\n- something`).join('\n')
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clipMiddle, parseDecision, STEWARD_CHARS, STEWARD_LINES, STEWARD_SYSTEM, STEWARD_SYSTEM_PREFIX, stewardRequest } from '../../../src/context/steward.ts'
+import { clipMiddle, parseChoice, STEWARD_CHARS, STEWARD_LINES, STEWARD_SYSTEM, STEWARD_SYSTEM_PREFIX, stewardRequest } from '../../../src/context/steward.ts'
 
 describe('steward request', () => {
   it('the system text starts with the label side-call recognisers use', () => {
@@ -34,19 +34,19 @@ describe('steward request', () => {
 
 describe('steward decision', () => {
   it('reads a one-line JSON answer', () => {
-    expect(parseDecision('{"action":"checkpoint","reason":"review midway"}')).toBe('checkpoint')
-    expect(parseDecision('Sure.\n{"action": "handoff", "reason": "done"}')).toBe('handoff')
+    expect(parseChoice('{"action":"checkpoint","reason":"review midway"}')).toBe('checkpoint')
+    expect(parseChoice('Sure.\n{"action": "handoff", "reason": "done"}')).toBe('handoff')
   })
 
   it('the last object with an action wins (an earlier quoted one does not)', () => {
-    expect(parseDecision('The user pasted {"action":"handoff"} but {"action":"checkpoint","reason":"midway"}')).toBe('checkpoint')
+    expect(parseChoice('The user pasted {"action":"handoff"} but {"action":"checkpoint","reason":"midway"}')).toBe('checkpoint')
   })
 
   it('malformed, missing or unknown answers are no decision', () => {
-    expect(parseDecision(undefined)).toBeUndefined()
-    expect(parseDecision('')).toBeUndefined()
-    expect(parseDecision('checkpoint')).toBeUndefined()
-    expect(parseDecision('{"action":"delete everything"}')).toBeUndefined()
-    expect(parseDecision('{action: checkpoint}')).toBeUndefined()
+    expect(parseChoice(undefined)).toBeUndefined()
+    expect(parseChoice('')).toBeUndefined()
+    expect(parseChoice('checkpoint')).toBeUndefined()
+    expect(parseChoice('{"action":"delete everything"}')).toBeUndefined()
+    expect(parseChoice('{action: checkpoint}')).toBeUndefined()
   })
 })

@@ -1,19 +1,35 @@
 /**
- * One side call of the context steward (the decision, the handoff note): a direct `ctx.llm.stream`
- * request outside any Session's loop, `purpose: 'compaction'`, with a deadline, bounded output and
- * the usage the provider reports. Its system text starts with a fixed label
- * (`STEWARD_SYSTEM_PREFIX`, `NOTE_SYSTEM_PREFIX`) by which the scripted model tells the two calls
- * apart from the loop and from DSH's own compaction; the usage ledger records it under its own
- * purpose (`steward`, `handoff-note`) through the one side-call tag (`src/usage/side-call.ts`).
- *
- * Deliberately does not: retry, parse the answer or record anything (the service counts and
- * reports), or name the Bot's Session (`sessionId` is DSH's per-Session routing and replay
- * metadata; a side call is not that Session's request — the service reports which one it was for). A provider error, a timeout or an abort resolves as `{ error }`, never a throw.
+ * The plugin's side calls: direct `ctx.llm.stream` requests outside any Session's loop (the context
+ * steward, the handoff note, the memory review), with a deadline, bounded output and the usage the
+ * provider reports. Each is tagged (a WeakMap on the very options object DSH hands to `llm/stream`
+ * listeners) so the usage ledger files it under its purpose and Bot; DSH's own `purpose` accepts only
+ * `compaction` and `session-title`. A provider error, a timeout or an abort resolves as `{ error }`.
+ * Deliberately does not: retry, parse the answer, or name the Bot's Session (a side call is not its request).
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SOURCE_PLUGIN } from '../core/sources.ts'
-import { sideCall as tagSideCall, type SideCallTag } from '../core/side-call-tag.ts'
+
+export interface SideCallTag {
+  /** e.g. `memory-review`, `steward`, `handoff-note`. */
+  purpose: string
+  bot?: string | undefined
+  group?: string | undefined
+  part?: number | undefined
+}
+
+const tags = new WeakMap<object, SideCallTag>()
+
+/** Mark `options` as one of the plugin's side calls; returns the same object. */
+export function tagSideCall<T extends object>(options: T, tag: SideCallTag): T {
+  tags.set(options, tag)
+  return options
+}
+
+/** The tag of a request's options, if the plugin marked it. */
+export function sideCallTag(options: object): SideCallTag | undefined {
+  return tags.get(options)
+}
 
 export interface SideCallRequest {
   provider: string
@@ -24,6 +40,8 @@ export interface SideCallRequest {
   deadlineMs: number
   /** How the usage ledger files this call (purpose, Bot, part). */
   tag: SideCallTag
+  /** DSH's request purpose (`compaction` keeps DSH's own listeners off the steward's calls). */
+  purpose?: 'compaction'
 }
 
 export interface SideCallUsage {
@@ -51,7 +69,7 @@ export async function sideCall(ctx: Context, req: SideCallRequest): Promise<Side
       system: req.system,
       messages: [createUserMessage({ content: [{ type: 'text', text: req.user }], source: { kind: 'plugin', plugin: SOURCE_PLUGIN } })],
       maxTokens: req.maxTokens,
-      purpose: 'compaction',
+      ...(req.purpose ? { purpose: req.purpose } : {}),
       signal: AbortSignal.timeout(req.deadlineMs),
     }, req.tag))
     for await (const chunk of stream) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_WINDOW, linesFor, pressure } from '../../../src/context/lines.ts'
+import { DEFAULT_WINDOW, linesFor, pressure } from '../../../src/context/thresholds.ts'
 
 describe('context lines', () => {
   it('usable is the window minus the reply reserve, check 80 % and hard 95 % of it', () => {
