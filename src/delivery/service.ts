@@ -197,7 +197,7 @@ export class BotDelivery extends Service {
     const run = () => this.recover().then(() => {}, (error: unknown) => {
       process.stderr.write(`dsh-bot-team: delivery recovery failed (${error instanceof Error ? error.message : String(error)})\n`)
     }).finally(() => this.resolveReady())
-    afterBoot(this.ctx, run)
+    await afterBoot(this.ctx, run)
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────

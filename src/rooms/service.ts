@@ -215,7 +215,7 @@ export class BotRooms extends Service {
       return
     }
     const run = () => this.recover().then(() => {}, (error: unknown) => this.warn('room recovery failed', error)).finally(() => this.resolveReady())
-    afterBoot(this.ctx, run)
+    await afterBoot(this.ctx, run)
   }
 
   private warn(what: string, error: unknown): void {

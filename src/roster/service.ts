@@ -193,7 +193,7 @@ export class BotRoster extends Service {
     this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
     // must be created through DSH Web's api proxy, which may activate after this plugin.
-    afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
+    await afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
       this.record(`could not set up the team: ${error instanceof Error ? error.message : String(error)}`)
     }))
   }

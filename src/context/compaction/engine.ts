@@ -28,7 +28,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { ZodType } from 'zod'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { importFromHost } from './host-module.ts'
+import { importFromHost } from '../../dsh/host-module.ts'
 import { addEngine, writerFor, type SummarizationInput, type SummaryResult } from './registry.ts'
 
 type Trigger = 'pressure' | 'context-overflow'

@@ -3,7 +3,7 @@
 // Bot Sessions taken over), mounted the way a preset row mounts it. Both DSH packages are loaded
 // from DSH's own install (importFromHost), as the engine module itself does.
 import type { Context } from '@deepseek-ai/cordis'
-import { importFromHost } from '../../../src/context/compaction/host-module.ts'
+import { importFromHost } from '../../../src/dsh/host-module.ts'
 import * as engine from '../../../src/context/compaction/engine.ts'
 import { startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
