@@ -11,7 +11,7 @@
  * part that needs them and are reported once, clearly.
  */
 import { dirname } from 'node:path'
-import type { Context } from '@deepseek-ai/cordis'
+import type { Context, Fiber } from '@deepseek-ai/cordis'
 import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
 import { BotCompaction } from './context/compaction/service.ts'
@@ -25,6 +25,7 @@ import { configLimits } from './core/limits.ts'
 import { BotLimits } from './operations/limits-service.ts'
 import { BotSchedules } from './operations/schedules/service.ts'
 import { WEB_APP_SERVICES, hostsWebApp, promotesWhenWebAppAppears, storeRole } from './dsh/host-kind.ts'
+import { warn } from './dsh/warn.ts'
 import { BotRooms } from './rooms/service.ts'
 import { BotRoster } from './roster/service.ts'
 import { BotSecrets } from './secrets/service.ts'
@@ -39,11 +40,11 @@ import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
 export { Config }
 
 /** A throw from `apply()` kills the whole DSH boot: contain a service's start-up failure to that service. */
-async function mountContained(fiber: PromiseLike<unknown>, what: string): Promise<void> {
+async function mountContained(fiber: Fiber & PromiseLike<unknown>, what: string): Promise<void> {
   try {
     await fiber
   } catch (error) {
-    process.stderr.write(`dsh-bot-team: the ${what} service failed to start (${error instanceof Error ? error.message : String(error)}); the rest of the plugin keeps working\n`)
+    warn(fiber.parent, `the ${what} service failed to start; the rest of the plugin keeps working`, error, 'start-failed')
   }
 }
 

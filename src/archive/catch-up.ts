@@ -20,6 +20,7 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import type { ArchiveIndex, SessionMark } from './index-db.ts'
 import { lineOf, type ArchiveLine, type CallNames, type LogEvent } from '../core/log-lines.ts'
+import { errorText } from '../core/errors.ts'
 
 /** A Session open in this process: its next seq and its events by seq. */
 export interface LiveLog {
@@ -138,7 +139,7 @@ export class CatchUp {
       try {
         if (await this.slice(sid)) this.queue.add(sid)
       } catch (error) {
-        this.note(`${sid}: ${error instanceof Error ? error.message : String(error)}`)
+        this.note(`${sid}: ${errorText(error)}`)
       }
       await nextMacrotask()
     }
@@ -172,7 +173,7 @@ export class CatchUp {
         try {
           await this.slice(sid)
         } catch (error) {
-          this.note(`${sid}: ${error instanceof Error ? error.message : String(error)}`)
+          this.note(`${sid}: ${errorText(error)}`)
           level = false
           break
         }

@@ -39,6 +39,8 @@ import { partitionKeyOfBot, partitionKeyOfRoom, readOwnChat, readRoom, type OwnC
 import { loadSqlite, type LoadSqliteOptions, type SqliteDriver, type SqliteDriverName, type SqliteProblem } from '../core/sqlite.ts'
 import { archiveTools } from './tools.ts'
 import { formatIssues } from '../core/zod-issues.ts'
+import { errorText } from '../core/errors.ts'
+import { warn } from '../dsh/warn.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -81,14 +83,6 @@ const LimitsPatch = z.object({
   searchBudgetMs: z.int().min(0).max(10_000),
 }).partial().strict()
 
-/**
- * One line on stderr, no stack trace. Written directly: DSH's headless profile does not print the
- * Cordis logger, and this is the line a user needs to see to repair the install.
- */
-function report(problem: SqliteProblem): void {
-  process.stderr.write(`dsh-bot-team: ${problem.message}\n`)
-}
-
 const describe = (a: OwnChatArgs) => (a.query !== undefined ? `searched for "${a.query.slice(0, 60)}"` : a.around !== undefined ? `read around ${a.around}` : a.part !== undefined ? `asked for the note of part ${a.part}` : 'read its latest lines')
 
 export class BotArchive extends Service {
@@ -112,7 +106,7 @@ export class BotArchive extends Service {
 
   [Service.init](): void {
     const load = loadSqlite(this.options)
-    if (load.problem) report(load.problem)
+    if (load.problem) warn(this.ctx, load.problem.message, undefined, 'archive')
     this.problem = load.problem
     if (!load.ok) return
     this.driver = load.driver
@@ -120,9 +114,9 @@ export class BotArchive extends Service {
       mkdirSync(this.options.dir, { recursive: true })
       this.open()
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error)
+      const detail = errorText(error)
       this.problem = { kind: 'load-failed', detail, fix: `check that ${this.options.dir} is writable`, message: `archive index could not be opened: ${detail}` }
-      report(this.problem)
+      warn(this.ctx, this.problem.message, undefined, 'archive')
       this.driver = undefined
       return
     }
@@ -204,7 +198,7 @@ export class BotArchive extends Service {
       mkdirSync(this.options.dir, { recursive: true })
       this.open()
     } catch (error) {
-      process.stderr.write(`dsh-bot-team: the archive index could not be reopened (${error instanceof Error ? error.message : String(error)})\n`)
+      warn(this.ctx, 'the archive index could not be reopened', error, 'archive')
       this.index = undefined
       this.catchUp = undefined
     }
@@ -242,7 +236,7 @@ export class BotArchive extends Service {
         return (await persistence.readFrom(SessionId(sid), fromSeq)).events
       } catch (error) {
         // A Session never written (materialized on the first append) has no log: nothing to index.
-        if (/not found|ENOENT|no such|unknown session/i.test(error instanceof Error ? error.message : String(error))) return undefined
+        if (/not found|ENOENT|no such|unknown session/i.test(errorText(error))) return undefined
         throw error
       }
     },

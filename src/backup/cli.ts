@@ -20,6 +20,7 @@ import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { takeBackup } from './backup.ts'
 import { openDshStores, type Compression } from './dsh-runtime.ts'
 import { restoreBackup } from './restore.ts'
+import { errorText } from '../core/errors.ts'
 
 const USAGE = `usage:
   dsh-bot-team backup [--out FILE] [--secrets] [--home DSH_HOME]
@@ -100,7 +101,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.err(`dsh-bot-team: ${(error as Error).message}\n${USAGE}`)
       return 2
     }
-    io.err(`dsh-bot-team: ${error instanceof Error ? error.message : String(error)}`)
+    io.err(`dsh-bot-team: ${errorText(error)}`)
     return 1
   }
 }

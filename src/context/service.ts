@@ -64,6 +64,7 @@ import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, 
 import { sideCall, type SideCallUsage } from '../dsh/side-call.ts'
 import { parseChoice, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type StewardChoice } from './steward.ts'
 import { afterBoot } from '../dsh/boot.ts'
+import { warn } from '../dsh/warn.ts'
 
 export type SideCallLabel = 'steward' | 'handoff-note'
 
@@ -253,10 +254,10 @@ export class BotContext extends Service {
     void this.forward(botId, messages).catch((error: unknown) => this.problem('could not forward input from an earlier part', error))
   }
 
-  /** One line on stderr — unless this service has stopped (a host shutting down mid-move). */
+  /** A warning (`warn`) — unless this service has stopped (a host shutting down mid-move). */
   private problem(what: string, error: unknown): void {
     if (!this.active) return
-    process.stderr.write(`dsh-bot-team: ${what}: ${error instanceof Error ? error.message : String(error)}\n`)
+    warn(this.ctx, what, error, 'context')
   }
 
   private active = true

@@ -16,6 +16,7 @@
  */
 import { createRequire } from 'node:module'
 import { dirname, sep } from 'node:path'
+import { errorText } from './errors.ts'
 
 export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite'
 
@@ -70,7 +71,7 @@ export function rebuildCommand(nodeDir: string, profile: string | undefined): st
 
 /** Classify a better-sqlite3 load failure (pure). */
 export function classifySqliteError(error: unknown, fix: string): SqliteProblem {
-  const detail = error instanceof Error ? error.message : String(error)
+  const detail = errorText(error)
   const code = (error as { code?: unknown } | null)?.code
   const abi = /NODE_MODULE_VERSION (\d+)[\s\S]*?requires\s+NODE_MODULE_VERSION (\d+)/.exec(detail)
   if (/Could not locate the bindings file/.test(detail)) {
@@ -137,7 +138,7 @@ export function loadSqlite(options: LoadSqliteOptions = {}): SqliteLoad {
     const driver = nodeSqliteDriver(loadNode)
     return problem ? { ok: true, driver, problem } : { ok: true, driver }
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error)
+    const detail = errorText(error)
     return {
       ok: false,
       problem: problem ?? { kind: 'load-failed', detail, fix, message: `node:sqlite is unavailable (${detail})` },

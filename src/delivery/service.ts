@@ -55,6 +55,8 @@ import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource 
 import { deliveryTools } from './tools.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
 import { afterBoot } from '../dsh/boot.ts'
+import { warn } from '../dsh/warn.ts'
+import { errorText } from '../core/errors.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -164,7 +166,7 @@ export class BotDelivery extends Service {
           const at = nowIso()
           const flushed = Promise.resolve(this.ctx.sessions.flush(session)).then(
             () => this.mark(relay.deliveryId, 'delivered', `in the target's log at ${at}`),
-            (error: unknown) => this.warn(`could not flush the log holding ${relay.deliveryId}`, error),
+            (error: unknown) => warn(this.ctx, `could not flush the log holding ${relay.deliveryId}`, error, 'delivery'),
           ).finally(() => this.logFlushes.delete(flushed))
           this.logFlushes.add(flushed)
         }
@@ -188,14 +190,14 @@ export class BotDelivery extends Service {
     // A process that takes over as the writer finishes what the previous writer left pending.
     this.ctx.on('bot-team/writer', ({ from }) => {
       if (from === null) return // the team was just opened: the start-up recovery below covers it
-      void this.recover().catch((error: unknown) => this.warn('delivery recovery after taking over failed', error))
+      void this.recover().catch((error: unknown) => warn(this.ctx, 'delivery recovery after taking over failed', error, 'delivery'))
     })
     if (this.store.mode !== 'writer') {
       this.resolveReady()
       return
     }
     const run = () => this.recover().then(() => {}, (error: unknown) => {
-      process.stderr.write(`dsh-bot-team: delivery recovery failed (${error instanceof Error ? error.message : String(error)})\n`)
+      warn(this.ctx, 'delivery recovery failed', error, 'delivery')
     }).finally(() => this.resolveReady())
     await afterBoot(this.ctx, run)
   }
@@ -371,7 +373,7 @@ export class BotDelivery extends Service {
       try {
         this.handOver(agent, d, true)
       } catch (error) {
-        this.warn(`could not hand over held ${d.id}`, error)
+        warn(this.ctx, `could not hand over held ${d.id}`, error, 'delivery')
       }
     }
     for (const agent of [...this.redriveLater]) {
@@ -404,7 +406,7 @@ export class BotDelivery extends Service {
       if (d.kind === 'interrupt') agent.steer(message)
       else agent.followup(message)
     } catch (error) {
-      this.mark(d.id, 'failed', `DSH refused the message: ${error instanceof Error ? error.message : String(error)}`)
+      this.mark(d.id, 'failed', `DSH refused the message: ${errorText(error)}`)
       throw error
     }
   }
@@ -463,7 +465,7 @@ export class BotDelivery extends Service {
       // Plain cancel dropped the user's prompts; re-queue them (same ids, same order) after the notice.
       this.handOver(agent, notice)
       for (const m of userPrompts) agent.followup(m)
-    }).catch((error: unknown) => this.mark(notice.id, 'failed', `could not hand over the stop notice: ${error instanceof Error ? error.message : String(error)}`))
+    }).catch((error: unknown) => this.mark(notice.id, 'failed', `could not hand over the stop notice: ${errorText(error)}`))
     return { stopped: true, discarded: botMessages, keptUserPrompts: userPrompts.length, delivery: notice, targetName: target.name }
   }
 
@@ -513,11 +515,6 @@ export class BotDelivery extends Service {
     }
   }
 
-  private warn(what: string, error: unknown): void {
-    process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
-    this.ctx.get('botDiagnostics')?.note({ kind: 'delivery', level: 'warn', message: what, error })
-  }
-
   // ── outbox bookkeeping ──────────────────────────────────────────────────────────────────────
 
   /** Queue a status change for a pending record; saved in one transaction with others. */
@@ -544,7 +541,7 @@ export class BotDelivery extends Service {
           s.deliveries = boundDeliveries(s.deliveries, this.limits(s.limits).keepFinished)
         })
       } catch (error) {
-        this.warn('could not save delivery outcomes', error)
+        warn(this.ctx, 'could not save delivery outcomes', error, 'delivery')
         return
       }
     }
@@ -552,7 +549,7 @@ export class BotDelivery extends Service {
 
   /** Run a send the plugin itself started (a reply, a report) without making anyone wait for it. */
   private background(work: Promise<unknown>, what: string): void {
-    const tracked: Promise<void> = work.then(() => undefined, (error: unknown) => this.warn(what, error)).finally(() => this.inflight.delete(tracked))
+    const tracked: Promise<void> = work.then(() => undefined, (error: unknown) => warn(this.ctx, what, error, 'delivery')).finally(() => this.inflight.delete(tracked))
     this.inflight.add(tracked)
   }
 
@@ -595,7 +592,7 @@ export class BotDelivery extends Service {
         try {
           agent = await this.ctx.botRoster.agentOf(to)
         } catch (error) {
-          this.warn(`could not open Bot ${bot.name}'s chat to recover its messages`, error)
+          warn(this.ctx, `could not open Bot ${bot.name}'s chat to recover its messages`, error, 'delivery')
           continue
         }
       }
@@ -633,7 +630,7 @@ export class BotDelivery extends Service {
           this.handOver(agent, d)
           counts.sent++
         } catch (error) {
-          this.warn(`could not re-send ${d.id}`, error)
+          warn(this.ctx, `could not re-send ${d.id}`, error, 'delivery')
         }
       }
     }

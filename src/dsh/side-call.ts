@@ -9,6 +9,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SOURCE_PLUGIN } from '../core/sources.ts'
+import { errorText } from '../core/errors.ts'
 
 export interface SideCallTag {
   /** e.g. `memory-review`, `steward`, `handoff-note`. */
@@ -81,6 +82,6 @@ export async function sideCall(ctx: Context, req: SideCallRequest): Promise<Side
     }
     return { text, complete, usage }
   } catch (error) {
-    return { text, complete: false, usage, error: error instanceof Error ? error.message : String(error) }
+    return { text, complete: false, usage, error: errorText(error) }
   }
 }

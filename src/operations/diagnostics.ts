@@ -29,6 +29,8 @@ import { clip } from '../core/text-limits.ts'
 import { listenToRefusals, TeamRefusal } from '../core/refusal.ts'
 import type { Diagnostic, TeamState } from '../store/index.ts'
 import { scrubText, scrubValue, type Mask } from './scrub.ts'
+import { errorText } from '../core/errors.ts'
+import { warn } from '../dsh/warn.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -156,12 +158,12 @@ export class BotDiagnostics extends Service {
     try {
       line = diagnosticLine(event, new Date(), this.mask())
     } catch (error) {
-      line = JSON.stringify({ at: new Date().toISOString(), level: 'error', kind: 'diagnostics', message: `could not record an event: ${error instanceof Error ? error.message : String(error)}` })
+      line = JSON.stringify({ at: new Date().toISOString(), level: 'error', kind: 'diagnostics', message: `could not record an event: ${errorText(error)}` })
     }
     this.queue = this.queue.then(() => this.append(`${line}\n`)).catch((error: unknown) => {
       if (this.warned) return
       this.warned = true
-      process.stderr.write(`dsh-bot-team: could not write ${DIAGNOSTICS_FILE} (${error instanceof Error ? error.message : String(error)})\n`)
+      warn(this.ctx, `could not write ${DIAGNOSTICS_FILE}`, error, 'diagnostics')
     })
   }
 

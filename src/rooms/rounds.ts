@@ -36,6 +36,7 @@ import type { RoomLimits } from '../core/limits.ts'
 import type { RoomInput, RoomPiece } from './stream.ts'
 import { messageText } from './stream.ts'
 import type { LoggedPost, Transcript, TurnOutcomeKind } from './transcript.ts'
+import { errorText } from '../core/errors.ts'
 
 /** How one member's turn went. */
 export type TurnOutcome =
@@ -266,7 +267,7 @@ export class Rounds {
     try {
       agent = await this.host.memberAgent(groupId, botId)
     } catch (error) {
-      return { outcome: { kind: 'failed', reason: error instanceof Error ? error.message : String(error) }, upto: since }
+      return { outcome: { kind: 'failed', reason: errorText(error) }, upto: since }
     }
     const group = this.host.state().groups[groupId]!
     const { shown, omitted } = windowFor(transcript.posts(groupId), since, botId, limits)
@@ -312,7 +313,7 @@ export class Rounds {
       }))
       if (record) record.report = { ok: true }
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
+      const reason = errorText(error)
       if (record) record.report = { ok: false, reason }
       this.host.warn(`could not report group ${group.name}'s replies to ${name}`, error)
       await this.host.announce(group.id, `The replies could not be sent back to ${name}: ${reason}`).catch((e: unknown) => this.host.warn('could not show the report failure in the room', e))

@@ -53,6 +53,7 @@ import { answerRoomStreams, readRoomRequest, messageText, type RoomInput, type R
 import { groupTools, memberTools } from './tools.ts'
 import { Transcript, type LegacySeed, type LoggedPost } from './transcript.ts'
 import { afterBoot } from '../dsh/boot.ts'
+import { warn } from '../dsh/warn.ts'
 
 export type { RoundRecord, TurnOutcome } from './rounds.ts'
 
@@ -133,7 +134,7 @@ export class BotRooms extends Service {
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
     this.ready = new Promise((resolve) => { this.resolveReady = resolve })
     const dir = ctx.botStore?.status().dir
-    this.transcripts = new Transcript(dir ? new PostLog(dir) : undefined, () => this.store.mode === 'writer', (what, error) => this.warn(what, error))
+    this.transcripts = new Transcript(dir ? new PostLog(dir) : undefined, () => this.store.mode === 'writer', (what, error) => warn(this.ctx, what, error, 'rooms'))
     this.roundRunner = new Rounds({
       get limits() { return limitsNow() },
       transcript: this.transcripts,
@@ -148,14 +149,14 @@ export class BotRooms extends Service {
         try {
           this.ctx.emit('bot-team/room-progress', roundProgress(record, (id) => this.roster.bot(id)?.name ?? id, speaking))
         } catch (error) {
-          this.warn('room progress listener failed', error)
+          warn(this.ctx, 'room progress listener failed', error, 'rooms')
         }
       },
       userSpoke: (groupId) => this.resetBotRounds(groupId),
       heldBecause: (groupId) => this.ctx.get('botPause')?.heldBecause({ groupId }),
       whenReleased: (groupId, signal) => this.ctx.get('botPause')?.whenReleased({ groupId }, signal) ?? Promise.resolve(),
       alive: () => this.alive,
-      warn: (what, error) => this.warn(what, error),
+      warn: (what, error) => warn(this.ctx, what, error, 'rooms'),
       holdsBotWork: (botId) => this.ctx.get('botPause')?.heldBecause({ botId }),
     })
   }
@@ -208,19 +209,14 @@ export class BotRooms extends Service {
     }
     // A process that takes over as the writer re-drives the room work the previous writer left.
     this.ctx.on('bot-team/writer', ({ from }) => {
-      if (from !== null) void this.recover().catch((error: unknown) => this.warn('room recovery after taking over failed', error))
+      if (from !== null) void this.recover().catch((error: unknown) => warn(this.ctx, 'room recovery after taking over failed', error, 'rooms'))
     })
     if (this.store.mode !== 'writer') {
       this.resolveReady()
       return
     }
-    const run = () => this.recover().then(() => {}, (error: unknown) => this.warn('room recovery failed', error)).finally(() => this.resolveReady())
+    const run = () => this.recover().then(() => {}, (error: unknown) => warn(this.ctx, 'room recovery failed', error, 'rooms')).finally(() => this.resolveReady())
     await afterBoot(this.ctx, run)
-  }
-
-  private warn(what: string, error: unknown): void {
-    process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
-    this.ctx.get('botDiagnostics')?.note({ kind: 'rooms', level: 'warn', message: what, error })
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────
@@ -415,7 +411,7 @@ export class BotRooms extends Service {
         if (g) delete g.botRounds
       })
     } catch (error) {
-      this.warn('could not reset the count of Bot-started rounds', error)
+      warn(this.ctx, 'could not reset the count of Bot-started rounds', error, 'rooms')
     }
   }
 
@@ -662,7 +658,7 @@ export class BotRooms extends Service {
       })
     } catch (error) {
       // The post log has every turn's cursor; the next start takes the newer of the two.
-      this.warn('could not save group cursors', error)
+      warn(this.ctx, 'could not save group cursors', error, 'rooms')
     }
   }
 
@@ -687,7 +683,7 @@ export class BotRooms extends Service {
       try {
         room = await this.resumeSession(group.roomSessionId, undefined)
       } catch (error) {
-        this.warn(`could not open group ${group.name}'s room to recover it`, error)
+        warn(this.ctx, `could not open group ${group.name}'s room to recover it`, error, 'rooms')
         continue
       }
       // Loaded while the room is live, so a room from before the post log is seeded from its history.

@@ -23,6 +23,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions, ReplayEnvelope, StreamChunk } from '@deepseek-ai/dsh-llm'
 import { TextBlock } from '../dsh/answer-block.ts'
 import { readSourceOf, roomAnswerState, type Chain, type RoomNote } from '../core/sources.ts'
+import { errorText } from '../core/errors.ts'
 import type { Poster } from './policy.ts'
 
 interface LooseMessage {
@@ -125,7 +126,7 @@ function roomStream(rooms: RoomAnswerer, groupId: string, options: GenerateOptio
         yield* block.delta(typeof piece === 'string' ? piece : piece.text)
       }
     } catch (error) {
-      yield* block.delta(`_The round stopped: ${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 300)}_\n\n`)
+      yield* block.delta(`_The round stopped: ${errorText(error).replace(/\s+/g, ' ').slice(0, 300)}_\n\n`)
     }
     // The rounds this answer ran and the room's own lines, kept with the assistant message
     // (`sources.ts` reads them back), so DSH Web draws them from the post log by post id and from

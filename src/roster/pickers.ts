@@ -41,6 +41,7 @@ import { own, type Bot, type BotStore } from '../store/index.ts'
 import { PERMISSION_PRESETS } from './bot-fields.ts'
 import type { BotSessionOwner } from './ownership.ts'
 import type { TurnInfo } from './turns.ts'
+import { errorText } from '../core/errors.ts'
 
 
 
@@ -77,7 +78,7 @@ export class PickerSync {
     this.ctx.on('session/event', (session, event) => {
       if (event.type !== 'permission/preset') return
       this.onPresetEvent(String(session.id), (event.data as { preset?: string }).preset).catch((error: unknown) => {
-        this.host.record(`could not adopt a preset change: ${error instanceof Error ? error.message : String(error)}`)
+        this.host.record(`could not adopt a preset change: ${errorText(error)}`)
       })
     })
   }
@@ -187,7 +188,7 @@ export class PickerSync {
         await presets.set(agent.session, bot.permissionPreset)
         this.modeTurn.delete(sessionId)
       } catch (error) {
-        this.host.record(`could not apply permission preset ${bot.permissionPreset} to ${bot.name}: ${error instanceof Error ? error.message : String(error)}`, bot.id)
+        this.host.record(`could not apply permission preset ${bot.permissionPreset} to ${bot.name}: ${errorText(error)}`, bot.id)
       } finally {
         this.applying.delete(sessionId)
       }

@@ -62,6 +62,7 @@ import { SessionIndex, type BotSessionOwner, type OpeningOwner } from './ownersh
 import { folderConflict } from './work-folder.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import { afterBoot } from '../dsh/boot.ts'
+import { errorText } from '../core/errors.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -194,7 +195,7 @@ export class BotRoster extends Service {
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
     // must be created through DSH Web's api proxy, which may activate after this plugin.
     await afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
-      this.record(`could not set up the team: ${error instanceof Error ? error.message : String(error)}`)
+      this.record(`could not set up the team: ${errorText(error)}`)
     }))
   }
 
@@ -337,7 +338,7 @@ export class BotRoster extends Service {
   private tookOver(): void {
     if (this.teamChecked) return
     this.teamChecked = true
-    void this.ensureTeam().catch((error: unknown) => this.record(`could not set up the team: ${error instanceof Error ? error.message : String(error)}`))
+    void this.ensureTeam().catch((error: unknown) => this.record(`could not set up the team: ${errorText(error)}`))
   }
 
   /**

@@ -51,6 +51,7 @@ import { emptySecrets, fileStamp, readSecretsFile, REQUESTS_MAX, SECRETS_FILE, S
 import { createMasker, maskDeep, type Masker } from './masker.ts'
 import { envVar, secretName, secretPurpose, secretValue } from './names.ts'
 import { requestSecretTool } from './tools.ts'
+import { warn } from '../dsh/warn.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -304,7 +305,7 @@ export class BotSecrets extends Service {
     try {
       shell.dispose = shell.env.register({ name: CONTRIBUTOR, variables, resolve: (execution) => this.resolve(execution, declared) })
     } catch (error) {
-      process.stderr.write(`dsh-bot-team: secrets could not be offered to the shell (${error instanceof Error ? error.message : String(error)})\n`)
+      warn(this.ctx, 'secrets could not be offered to the shell', error, 'secrets')
     }
   }
 
@@ -537,7 +538,7 @@ export class BotSecrets extends Service {
       const agent = await this.roster.agentOf(botId)
       agent.followup(createUserMessage({ content: [{ type: 'text', text: this.masker.mask(text) }], source: secretNoteSource(name, `Secret ${name}`) }))
     } catch (error) {
-      process.stderr.write(`dsh-bot-team: could not tell Bot ${botId} about secret ${name} (${error instanceof Error ? error.message : String(error)})\n`)
+      warn(this.ctx, `could not tell Bot ${botId} about secret ${name}`, error, 'secrets')
     }
   }
 

@@ -41,6 +41,8 @@ import { capsReached, costOf, DayTotals, type CapHit, type DailyCap } from './ca
 import { LedgerDb, type ViewFilter, type ViewKey } from './ledger-db.ts'
 import { LogDeriver, rowOf, rowsOfLog, timeKeys, tokensOf, type RowOwner, type UsageRow } from './rows.ts'
 import { sideCallTag } from '../dsh/side-call.ts'
+import { errorText } from '../core/errors.ts'
+import { warn } from '../dsh/warn.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -134,7 +136,7 @@ export class BotUsage extends Service {
     const load = loadSqlite({ prefer, ...(loadBetterSqlite ? { loadBetterSqlite } : {}), ...(loadNodeSqlite ? { loadNodeSqlite } : {}) })
     if (!load.ok) {
       this.problem = load.problem
-      process.stderr.write(`dsh-bot-team: the usage ledger is off: ${load.problem.message}\n`)
+      warn(this.ctx, `the usage ledger is off: ${load.problem.message}`, undefined, 'usage')
       return
     }
     try {
@@ -145,8 +147,8 @@ export class BotUsage extends Service {
       this.driver = load.driver.name
       if (load.problem) this.problem = load.problem
     } catch (error) {
-      this.problem = { message: `usage.sqlite could not be opened: ${error instanceof Error ? error.message : String(error)}` }
-      process.stderr.write(`dsh-bot-team: the usage ledger is off: ${this.problem.message}\n`)
+      this.problem = { message: `usage.sqlite could not be opened: ${errorText(error)}` }
+      warn(this.ctx, `the usage ledger is off: ${this.problem.message}`, undefined, 'usage')
     }
   }
 
@@ -234,7 +236,7 @@ export class BotUsage extends Service {
     } catch (error) {
       // Busy or broken file: keep the rows for the next flush (bounded).
       this.pending = [...rows, ...this.pending].slice(-50_000)
-      process.stderr.write(`dsh-bot-team: usage rows not written yet: ${error instanceof Error ? error.message : String(error)}\n`)
+      warn(this.ctx, 'usage rows not written yet', error, 'usage')
     }
   }
 

@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { z } from 'zod'
 import { formatIssues } from '../core/zod-issues.ts'
+import { errorText } from '../core/errors.ts'
 
 /** A refusal a handler throws; the router answers it with `status` and `{ error: message }`. */
 export class HttpError extends Error {
@@ -59,7 +60,7 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new HttpError(400, `request body is not valid JSON (${error instanceof Error ? error.message : String(error)})`)
+    throw new HttpError(400, `request body is not valid JSON (${errorText(error)})`)
   }
 }
 

@@ -23,6 +23,7 @@ import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 import type { IncomingMessage } from 'node:http'
 import { HttpError } from './http.ts'
 import { LABEL_MAX, MAX_DEVICES, PAIRING_FILE, readPairingFile, writePairingFile, type PairedDevice, type PairingFile } from './pairing-file.ts'
+import { terminal } from '../dsh/warn.ts'
 
 export const PAIRING_HEADER = 'x-bot-team-pairing'
 export const CODE_TTL_MS = 5 * 60_000
@@ -121,7 +122,7 @@ export class Pairing {
 
   constructor(options: PairingOptions) {
     this.file = options.file
-    this.announce = options.announce ?? ((line) => process.stderr.write(`${line}\n`))
+    this.announce = options.announce ?? terminal
     this.now = options.now ?? Date.now
   }
 

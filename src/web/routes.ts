@@ -47,6 +47,7 @@ import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
 import { secretsApi } from './secrets-routes.ts'
 import { teamApi, type TeamFeed } from './team-api-routes.ts'
+import { errorText } from '../core/errors.ts'
 
 export { MAX_BODY_BYTES } from './bots-routes.ts'
 
@@ -101,7 +102,7 @@ function answerError(res: ServerResponse, error: unknown): void {
     return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
   }
   if (isStoreError(error)) return sendJson(res, 409, { error: error.message, code: error.code })
-  return sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) })
+  return sendJson(res, 500, { error: errorText(error) })
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, options: WebRoutesOptions, pairing: Pairing): Promise<void> {

@@ -16,6 +16,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { AgentPresets } from '../../dsh/services.ts'
+import { errorText } from '../../core/errors.ts'
 import { BOT_PRESET_ID, BOT_PRESET_META, botPresetComposition } from './preset.ts'
 
 export type Installed = { ok: true; id: string } | { ok: false; reason: string }
@@ -39,6 +40,6 @@ export async function installBotPreset(presets: AgentPresets, enginePath: string
     if (preset.broken) return { ok: false, reason: `DSH reports the installed preset broken: ${preset.broken}` }
     return { ok: true, id: preset.id }
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) }
+    return { ok: false, reason: errorText(error) }
   }
 }

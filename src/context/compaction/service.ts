@@ -35,6 +35,8 @@ import { checkpointText, checkpointMessages } from './checkpoint-text.ts'
 import { linesFor, verbatimBudget } from '../thresholds.ts'
 import { installBotPreset, type Installed } from './preset-install.ts'
 import { engineFor, setWriter, type CheckpointWriter, type SummarizationInput, type SummaryResult } from './registry.ts'
+import { errorText } from '../../core/errors.ts'
+import { warn } from '../../dsh/warn.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -97,7 +99,7 @@ export class BotCompaction extends Service {
     if (this.config.preset) {
       ctx.inject(['agentPresets'], (ctx) => {
         this.installed = installBotPreset(ctx.agentPresets, engineModulePath()).then((result) => {
-          if (!result.ok) process.stderr.write(`dsh-bot-team: Bot Sessions keep DSH's own compaction (handoffs only): the Bot team preset was not installed — ${result.reason}\n`)
+          if (!result.ok) warn(ctx, `Bot Sessions keep DSH's own compaction (handoffs only): the Bot team preset was not installed — ${result.reason}`, undefined, 'compaction')
           return result
         })
       })
@@ -139,7 +141,7 @@ export class BotCompaction extends Service {
       const result = await engine.compactNow(agent, options.signal ?? new AbortController().signal)
       return result ? { ok: true } : fail('nothing to condense yet')
     } catch (error) {
-      return fail(error instanceof Error ? error.message : String(error))
+      return fail(errorText(error))
     } finally {
       this.pending.delete(sessionId)
     }

@@ -47,6 +47,7 @@ import { scheduleTools } from './tools.ts'
 import { taskMessage, taskPost } from './wording.ts'
 import { formatIssues } from '../../core/zod-issues.ts'
 import { afterBoot } from '../../dsh/boot.ts'
+import { warn } from '../../dsh/warn.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -268,7 +269,7 @@ export class BotSchedules extends Service {
         try {
           await this.checkOnce()
         } catch (error) {
-          this.warn('checking scheduled tasks failed', error)
+          warn(this.ctx, 'checking scheduled tasks failed', error, 'schedule-failed')
         }
       } while (this.again && this.alive)
     })().finally(() => {
@@ -303,7 +304,7 @@ export class BotSchedules extends Service {
       try {
         await this.fire(task, now)
       } catch (error) {
-        this.warn(`could not run scheduled task ${task.id}`, error)
+        warn(this.ctx, `could not run scheduled task ${task.id}`, error, 'schedule-failed')
       }
     }
   }
@@ -359,10 +360,5 @@ export class BotSchedules extends Service {
       await rooms!.post(creator, task.target.groupId, taskPost(task), { chain })
     }
     this.ctx.get('botDiagnostics')?.note({ kind: 'schedule-run', message: `task ${task.id} ran (run ${run}) for ${this.nameOf(task.target)}`, data: { id: task.id, run, due: task.nextDueAt } })
-  }
-
-  private warn(what: string, error: unknown): void {
-    process.stderr.write(`dsh-bot-team: ${what} (${error instanceof Error ? error.message : String(error)})\n`)
-    this.ctx.get('botDiagnostics')?.note({ kind: 'schedule-failed', level: 'warn', message: what, error })
   }
 }

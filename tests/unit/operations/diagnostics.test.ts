@@ -1,11 +1,12 @@
 // botDiagnostics in a bare Cordis context on a temp bot folder: scrubbing (a saved secret through
 // the secrets service's masker, an API key through the generic shapes), the error's stack, size
-// rotation, and mode 0600.
+// rotation, and mode 0600; and `warn` (terminal line, Cordis logger, a diagnostics line).
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context } from '@deepseek-ai/cordis'
-import { afterEach, describe, expect, it } from 'vitest'
+import { Context, type Message } from '@deepseek-ai/cordis'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { warn } from '../../../src/dsh/warn.ts'
 import { BotDiagnostics, DIAGNOSTICS_FILE, ROTATED_FILE } from '../../../src/operations/diagnostics.ts'
 import { scrubText } from '../../../src/operations/scrub.ts'
 
@@ -72,6 +73,27 @@ describe('botDiagnostics', () => {
     const numbers = all.trim().split('\n').map((l) => Number(/event (\d+)/.exec(JSON.parse(l).message)?.[1] ?? -1)).filter((n) => n >= 0)
     expect(numbers.at(-1)).toBe(199)
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b))
+    await ctx.fiber.dispose()
+  })
+
+  it('warn: one terminal line without a stack, the same text through ctx.logger, a diagnostics line with the stack', async () => {
+    const { ctx, diagnostics } = await mount()
+    const logged: Message[] = []
+    ctx.logger.exporter({ levels: { default: 2 }, export: (message) => logged.push(message) })
+    const terminal: string[] = []
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (terminal.push(String(chunk)), true))
+    try {
+      warn(ctx, 'could not save group cursors', new Error('disk full'), 'rooms')
+      warn(ctx, 'the usage ledger is off: no driver')
+    } finally {
+      write.mockRestore()
+    }
+    expect(terminal).toEqual(['dsh-bot-team: could not save group cursors (disk full)\n', 'dsh-bot-team: the usage ledger is off: no driver\n'])
+    expect(logged.map((m) => [m.type, m.name, ...m.args])).toEqual([['warn', 'dsh-bot-team', 'could not save group cursors (disk full)'], ['warn', 'dsh-bot-team', 'the usage ledger is off: no driver']])
+    const lines = (await diagnostics.read()).trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.level === 'warn' && l.kind !== 'start')
+    expect(lines).toMatchObject([{ kind: 'rooms', message: 'could not save group cursors', error: 'Error: disk full' }, { kind: 'warn', message: 'the usage ledger is off: no driver' }])
+    expect(lines[0].stack).toMatch(/diagnostics\.test\.ts/)
+    expect(lines[1]).not.toHaveProperty('error')
     await ctx.fiber.dispose()
   })
 
