@@ -10,7 +10,7 @@
  * background after every turn end of an archived Session, and within a budget before a search),
  * the tool and its authority check, and the archive's line in the team status.
  *
- * Only the process that writes team state (`botStore.mode === 'writer'`) writes the index; any
+ * Only the process that writes team state (`botStore.isWriter()`) writes the index; any
  * other process reads what the writer indexed and says so — never two writers. Archived Sessions
  * are every part of every Bot's own chat and every group's room Session; a Bot's hidden Sessions in
  * groups are not (their turns are prompts built from the room, which is indexed itself).
@@ -161,7 +161,7 @@ export class BotArchive extends Service {
   // ── index lifecycle ─────────────────────────────────────────────────────────────────────────
 
   private isWriter(): boolean {
-    return this.ctx.get('botStore')?.mode === 'writer'
+    return this.ctx.get('botStore')?.isWriter() ?? false
   }
 
   private open(): void {

@@ -175,7 +175,7 @@ export class BotContext extends Service {
     // Finish handoffs a crash cut, once the whole plugin tree is up (in DSH Web the Session is
     // resumed through its api proxy), and again whenever this process becomes the writer.
     const finish = () => {
-      if (this.store.mode === 'writer') void this.finishInterrupted()
+      if (this.store.isWriter()) void this.finishInterrupted()
     }
     this.ctx.on('bot-team/writer', finish)
     afterBoot(this.ctx, finish)
@@ -419,7 +419,7 @@ export class BotContext extends Service {
     if (!this.active) return
     const bot = this.roster.bot(botId)
     const agent = this.ctx.agents.get(SessionId(sessionId))
-    if (!bot || !agent || !this.isCurrent(botId, sessionId) || this.store.mode !== 'writer') return
+    if (!bot || !agent || !this.isCurrent(botId, sessionId) || !this.store.isWriter()) return
     const part = this.partOf(botId, sessionId)
     const file = `context/${botId}/part-${part + 1}.md`
     const masked = await this.writePackage(agent, botId, part, await this.previousNote(botId, sessionId), file, options)
@@ -475,7 +475,7 @@ export class BotContext extends Service {
     const { botId, groupId } = lane
     const sessionId = String(agent.id)
     const rooms = this.ctx.get('botRooms')
-    if (!this.active || !rooms || !this.isCurrentMember(groupId, botId, sessionId) || this.store.mode !== 'writer') return
+    if (!this.active || !rooms || !this.isCurrentMember(groupId, botId, sessionId) || !this.store.isWriter()) return
     const { part, note } = this.memberPart(groupId, botId, sessionId)
     const file = `context/${botId}/group-${groupId}-part-${part + 1}.md`
     const previous = note === undefined ? undefined : await this.noteFrom(note)

@@ -192,7 +192,7 @@ export class BotDelivery extends Service {
       if (from === null) return // the team was just opened: the start-up recovery below covers it
       void this.recover().catch((error: unknown) => warn(this.ctx, 'delivery recovery after taking over failed', error, 'delivery'))
     })
-    if (this.store.mode !== 'writer') {
+    if (!this.store.isWriter()) {
       this.resolveReady()
       return
     }
@@ -519,7 +519,7 @@ export class BotDelivery extends Service {
 
   /** Queue a status change for a pending record; saved in one transaction with others. */
   private mark(id: string, status: Delivery['status'], outcome: string): void {
-    if (!this.alive || this.store.mode !== 'writer') return
+    if (!this.alive || !this.store.isWriter()) return
     const record = this.delivery(id)
     if (record && record.status !== 'pending') return
     if (!this.marks.has(id)) this.marks.set(id, { status, outcome })

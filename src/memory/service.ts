@@ -206,7 +206,7 @@ export class BotMemory extends Service {
     const own = caller.botId ? this.files.read(`bot:${caller.botId}`) : { memory: '', topics: {} }
     const where = this.roster.ownerOf(sessionId)?.kind === 'member' ? 'group' : 'own-chat'
     const text = renderMemorySection(own, this.files.read('team'), { writesTeam: this.mayWriteTeam(caller), where })
-    if (this.store.mode === 'writer') void this.files.writeFrozen(sessionId, text).catch(() => {})
+    if (this.store.isWriter()) void this.files.writeFrozen(sessionId, text).catch(() => {})
     return text
   }
 
@@ -219,7 +219,7 @@ export class BotMemory extends Service {
   }
 
   private requireWriter(): void {
-    if (this.store.mode !== 'writer') {
+    if (!this.store.isWriter()) {
       throw new TeamRefusal('unavailable', `memory can only be changed in the DSH process that writes the team (${this.store.status().message}).`)
     }
   }
@@ -389,7 +389,7 @@ export class BotMemory extends Service {
   private async reviewTurn(agent: Agent): Promise<void> {
     const sessionId = String(agent.id)
     const bot = this.roster.botOfSession(sessionId)
-    if (!bot || bot.deleted || this.store.mode !== 'writer') return
+    if (!bot || bot.deleted || !this.store.isWriter()) return
     const cursors = this.files.readCursors()
     const key = `chat:${sessionId}`
     const events = agent.session.events
@@ -464,7 +464,7 @@ export class BotMemory extends Service {
   /** A deleted Bot's folder moves to `archive/` (never deleted) and the journal says so. */
   private archive(botId: string, by: Caller): Promise<void> {
     return this.serial(async () => {
-      if (this.store.mode !== 'writer') return
+      if (!this.store.isWriter()) return
       const at = new Date()
       const moved = await this.files.archive(botId, at)
       if (!moved) return

@@ -134,7 +134,7 @@ export class BotRooms extends Service {
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
     this.ready = new Promise((resolve) => { this.resolveReady = resolve })
     const dir = ctx.botStore?.status().dir
-    this.transcripts = new Transcript(dir ? new PostLog(dir) : undefined, () => this.store.mode === 'writer', (what, error) => warn(this.ctx, what, error, 'rooms'))
+    this.transcripts = new Transcript(dir ? new PostLog(dir) : undefined, () => this.store.isWriter(), (what, error) => warn(this.ctx, what, error, 'rooms'))
     this.roundRunner = new Rounds({
       get limits() { return limitsNow() },
       transcript: this.transcripts,
@@ -211,7 +211,7 @@ export class BotRooms extends Service {
     this.ctx.on('bot-team/writer', ({ from }) => {
       if (from !== null) void this.recover().catch((error: unknown) => warn(this.ctx, 'room recovery after taking over failed', error, 'rooms'))
     })
-    if (this.store.mode !== 'writer') {
+    if (!this.store.isWriter()) {
       this.resolveReady()
       return
     }
@@ -312,7 +312,8 @@ export class BotRooms extends Service {
   }
 
   private async writable(): Promise<void> {
-    if ((await this.store.claim()) !== 'writer') {
+    await this.store.claim()
+    if (!this.store.isWriter()) {
       throw new RoomRefusal('unavailable', `Groups cannot be changed from this process: ${this.store.status().message}`)
     }
   }
@@ -394,7 +395,7 @@ export class BotRooms extends Service {
    * turn's. False when the budget is spent (the turn is skipped with a notice).
    */
   private async draw(groupId: string, chain: Chain, opts: { force?: boolean } = {}): Promise<boolean> {
-    if (!chain.budget || this.store.mode !== 'writer') return true
+    if (!chain.budget || !this.store.isWriter()) return true
     let ok = true
     await this.store.update((s) => {
       ok = drawOn(s, chain, { limit: this.inForce(s.limits).workBudget, open: { origin: groupId, at: new Date().toISOString() }, ...opts }).ok
@@ -404,7 +405,7 @@ export class BotRooms extends Service {
 
   /** The user wrote in the room: Bots may start rounds there again. */
   private async resetBotRounds(groupId: string): Promise<void> {
-    if (!this.state.groups[groupId]?.botRounds || this.store.mode !== 'writer') return
+    if (!this.state.groups[groupId]?.botRounds || !this.store.isWriter()) return
     try {
       await this.store.update((s) => {
         const g = s.groups[groupId]
@@ -510,8 +511,9 @@ export class BotRooms extends Service {
   }
 
   private async resumeSession(sessionId: string, model: string | undefined): Promise<Agent> {
-    if (!this.ctx.agents.get(SessionId(sessionId)) && (await this.store.claim()) !== 'writer') {
-      throw new RoomRefusal('unavailable', `group Sessions are not opened here: ${this.store.status().message}`)
+    if (!this.ctx.agents.get(SessionId(sessionId))) {
+      await this.store.claim()
+      if (!this.store.isWriter()) throw new RoomRefusal('unavailable', `group Sessions are not opened here: ${this.store.status().message}`)
     }
     return this.roster.sessions.resume(sessionId, model)
   }
@@ -645,7 +647,7 @@ export class BotRooms extends Service {
   /** Save the group's "last looked" cursors (members only) if they changed. Best effort. */
   private async saveCursors(groupId: string): Promise<void> {
     const group = this.state.groups[groupId]
-    if (!group || group.deleted || this.store.mode !== 'writer' || !this.alive) return
+    if (!group || group.deleted || !this.store.isWriter() || !this.alive) return
     const cursors = this.transcripts.cursors(groupId)
     const next: Record<string, number> = {}
     for (const botId of group.members) next[botId] = cursors.get(botId) ?? group.seen?.[botId] ?? 0
@@ -676,7 +678,7 @@ export class BotRooms extends Service {
    */
   async recover(): Promise<RoomRecovery> {
     const counts: RoomRecovery = { redriven: 0, resumed: 0, dropped: 0 }
-    if (this.store.mode !== 'writer') return counts
+    if (!this.store.isWriter()) return counts
     for (const group of this.groups()) {
       if (!group.roomSessionId) continue
       let room: Agent

@@ -130,7 +130,7 @@ export class PickerSync {
     const seen = `${base.provider}/${base.model}`
     const before = this.seenRoutes.get(agent)
     this.seenRoutes.set(agent, seen)
-    if (before !== undefined && seen !== before && seen !== bot.model && this.host.store.mode === 'writer') {
+    if (before !== undefined && seen !== before && seen !== bot.model && this.host.store.isWriter()) {
       await this.host.store.update((s) => {
         s.bots[bot.id]!.model = seen
       })
@@ -155,7 +155,7 @@ export class PickerSync {
     if (!preset || !this.attached.has(sessionId) || this.applying.has(sessionId)) return
     const owner = this.host.ownerOf(sessionId)
     const bot = owner && this.bot(owner.botId)
-    if (!bot || bot.permissionPreset === preset || this.host.store.mode !== 'writer') return
+    if (!bot || bot.permissionPreset === preset || !this.host.store.isWriter()) return
     if (!(PERMISSION_PRESETS as readonly string[]).includes(preset)) return // a custom preset of DSH's: it stays on that Session only
     if (raises(this.presetMode(bot.permissionPreset), this.presetMode(preset))) {
       this.host.record(`a raise of ${bot.name}'s preset to ${preset} from DSH's own selector was undone: raising a preset is done on the paired team page`, bot.id)

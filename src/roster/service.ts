@@ -190,7 +190,7 @@ export class BotRoster extends Service {
       this.teamChecked = false
       this.tookOver()
     })
-    if (this.store.mode !== 'writer') return
+    if (!this.store.isWriter()) return
     this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
     // must be created through DSH Web's api proxy, which may activate after this plugin.
@@ -328,7 +328,8 @@ export class BotRoster extends Service {
   }
 
   private async writable(): Promise<void> {
-    if ((await this.store.claim()) !== 'writer') {
+    await this.store.claim()
+    if (!this.store.isWriter()) {
       throw new RosterRefusal('unavailable', `The team cannot be changed from this process: ${this.store.status().message}`)
     }
     this.tookOver()
@@ -613,7 +614,8 @@ export class BotRoster extends Service {
     const live = this.ctx.agents.get(SessionId(sessionId))
     if (live) return live
     // Opening a Bot Session is a write to its log: only the process that writes the team may.
-    if ((await this.store.claim()) !== 'writer') {
+    await this.store.claim()
+    if (!this.store.isWriter()) {
       throw new RosterRefusal('unavailable', `Bot ${bot.name}'s chat is not opened here: ${this.store.status().message}`)
     }
     this.tookOver()
@@ -630,7 +632,7 @@ export class BotRoster extends Service {
       // A synchronous throw vetoes publication: nothing of a deleted Bot runs again.
       throw new Error(`Bot Team: this Session belonged to Bot ${bot.name}, which was deleted; it stays archived.`)
     }
-    if (this.store.mode !== 'writer') {
+    if (!this.store.isWriter()) {
       const message = `Bot Team: Bot ${bot.name}'s Session is not opened in this process, because another DSH process writes the team (${this.store.status().message}). Use the DSH window that runs the team, or close it; this process takes over on its next request.`
       this.record(message, bot.id)
       void this.store.claim()

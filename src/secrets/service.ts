@@ -219,7 +219,7 @@ export class BotSecrets extends Service {
    * copy is always current.
    */
   private follow(): void {
-    if (this.store.mode === 'writer') return
+    if (this.store.isWriter()) return
     if (fileStamp(this.file) !== this.stamp) this.reload()
   }
 
@@ -334,7 +334,7 @@ export class BotSecrets extends Service {
 
   private noteUsed(s: SecretRecord): void {
     s.lastUsedAt = nowIso()
-    if (this.store.mode !== 'writer' || this.usedDirty) return
+    if (!this.store.isWriter() || this.usedDirty) return
     this.usedDirty = true
     void this.serial(async () => {
       this.usedDirty = false
@@ -356,7 +356,7 @@ export class BotSecrets extends Service {
   }
 
   private requireWriter(): void {
-    if (this.store.mode !== 'writer') {
+    if (!this.store.isWriter()) {
       throw new TeamRefusal('unavailable', `secrets can only be changed in the DSH process that writes the team (${this.store.status().message}).`)
     }
     if (this.problem) throw new TeamRefusal('unavailable', this.problem)
@@ -521,7 +521,7 @@ export class BotSecrets extends Service {
   /** A deleted Bot loses every secret scoped to it (a secret left with no Bot is deleted) and its requests. */
   private forgetBot(botId: string): Promise<void> {
     return this.serial(async () => {
-      if (this.store.mode !== 'writer' || this.problem) return
+      if (!this.store.isWriter() || this.problem) return
       const touches = this.data.requests.some((r) => r.botId === botId) || this.data.secrets.some((s) => s.scope !== 'all' && s.scope.includes(botId))
       if (!touches) return
       await this.commit((d) => {

@@ -214,6 +214,16 @@ export class BotStore extends Service {
     return this.modeValue
   }
 
+  /**
+   * May this process write team state, and what only the writer writes (Bot and group Sessions,
+   * post logs, memory, secrets, the archive index, recovery)? The one check every service asks.
+   * It never takes over: a request that should take over from a writer that is gone first awaits
+   * `claim()`, then asks.
+   */
+  isWriter(): boolean {
+    return this.modeValue === 'writer'
+  }
+
   diagnostics(): readonly Diagnostic[] {
     return [...this.diagnosticList]
   }
@@ -274,7 +284,8 @@ export class BotStore extends Service {
 
   /**
    * Try to become the writer now (what `update` does first): a follower whose holder exited, or
-   * whose lock went stale, takes over. Never throws; returns the resulting mode.
+   * whose lock went stale, takes over. Never throws; returns the resulting mode (callers then ask
+   * `isWriter()`).
    */
   claim(): Promise<StoreMode> {
     return this.enqueue(async () => {

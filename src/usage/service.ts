@@ -332,7 +332,7 @@ export class BotUsage extends Service {
     const text = this.noticeText(hit)
     this.noticeList.push({ day, scope: hit.scope, text })
     if (this.noticeList.length > NOTICES_MAX) this.noticeList.shift()
-    if (this.store.mode !== 'writer') return
+    if (!this.store.isWriter()) return
     void this.store.update((s) => {
       const today = (s.usage?.notified ?? []).filter((m) => m.startsWith(`${day} `))
       s.usage = { ...s.usage, notified: [...today, mark].slice(-2_000) }

@@ -248,7 +248,7 @@ export class BotSchedules extends Service {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
     this.timer = undefined
     const dues = (this.store.state.schedules ?? []).flatMap((s) => (s.nextDueAt ? [Date.parse(s.nextDueAt)] : []))
-    if (dues.length === 0 || this.store.mode !== 'writer') return
+    if (dues.length === 0 || !this.store.isWriter()) return
     const wait = Math.max(0, Math.min(Math.min(...dues) - this.clock.now(), MAX_TIMER_MS))
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined
@@ -284,7 +284,7 @@ export class BotSchedules extends Service {
   }
 
   private async checkOnce(): Promise<void> {
-    if (this.store.mode !== 'writer' || !this.alive) return
+    if (!this.store.isWriter() || !this.alive) return
     await this.roster.ensureTeam()
     const state = this.store.state
     const gone = (state.schedules ?? []).filter((s) => this.orphaned(state, s))
