@@ -6,9 +6,11 @@
  * planted symlink is never opened), `fchmod`ed to 0600 (so the mode does not depend on the
  * process umask), written, fsynced, closed, renamed over the target, and then the directory is
  * fsynced so the rename itself survives a power cut. A reader, or a crash at any point, sees the
- * old file or the new one, never a mix. `makePrivateDir(dir)` creates a folder `0700` (also
- * independent of umask), and `isPrivateTemp(name, base)` recognises temp names left by a killed
- * writer.
+ * old file or the new one, never a mix. `writePrivateFileSync` is the same write for callers with
+ * a synchronous API (the rooms' post log rotates with it), and `appendPrivateFileSync(file, data)`
+ * appends in one write to a file created `0600`, never through a symbolic link. `makePrivateDir(dir)`
+ * creates a folder `0700` (also independent of umask), and `isPrivateTemp(name, base)` recognises
+ * temp names left by a killed writer.
  *
  * Deliberately narrow: no locking, no validation, no retries. It does not follow a symlink at the
  * target: `rename` replaces the link itself (unlike write-file-atomic, which resolves the target
@@ -20,7 +22,7 @@
  * so the crash test's child, SIGKILLed hundreds of times, starts fast.
  */
 import { randomInt } from 'node:crypto'
-import { chmodSync, closeSync, openSync } from 'node:fs'
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 
@@ -56,6 +58,51 @@ export async function writePrivateFile(file: string, data: string | Uint8Array):
   await syncDir(path.dirname(file))
 }
 
+/** `writePrivateFile`, synchronously: the same temp name, mode, fsyncs and rename. */
+export function writePrivateFileSync(file: string, data: string | Uint8Array): void {
+  let tmp = ''
+  let fd: number | undefined
+  for (let attempt = 0; fd === undefined; attempt++) {
+    tmp = `${file}.${randomInt(1, 2 ** 32 - 1)}`
+    try {
+      fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 8) throw error
+    }
+  }
+  try {
+    fchmodSync(fd, PRIVATE_FILE_MODE)
+    writeFileSync(fd, data)
+    fsyncSync(fd)
+    closeSync(fd)
+    fd = undefined
+    renameSync(tmp, file)
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd)
+    rmSync(tmp, { force: true })
+    throw error
+  }
+  syncDirSync(path.dirname(file))
+}
+
+const OPEN_APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0)
+
+/**
+ * Append `data` to `file` in one write call (a crash tears at most this write), creating it with
+ * mode 0600 and making it 0600 whatever the umask; a symbolic link at `file` is refused (ELOOP).
+ * Returns the file's size after the write.
+ */
+export function appendPrivateFileSync(file: string, data: string): number {
+  const fd = openSync(file, OPEN_APPEND, PRIVATE_FILE_MODE)
+  try {
+    fchmodSync(fd, PRIVATE_FILE_MODE)
+    writeSync(fd, data)
+    return fstatSync(fd).size
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /** fsync a directory so a rename or create in it is durable. Filesystems that refuse are ignored. */
 export async function syncDir(dir: string): Promise<void> {
   let handle: fsp.FileHandle | undefined
@@ -67,6 +114,20 @@ export async function syncDir(dir: string): Promise<void> {
     if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EPERM' && code !== 'EISDIR') throw error
   } finally {
     await handle?.close().catch(() => {})
+  }
+}
+
+/** `syncDir`, synchronously. */
+function syncDirSync(dir: string): void {
+  let fd: number | undefined
+  try {
+    fd = openSync(dir, 'r')
+    fsyncSync(fd)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code !== 'EINVAL' && code !== 'ENOTSUP' && code !== 'EPERM' && code !== 'EISDIR') throw error
+  } finally {
+    if (fd !== undefined) closeSync(fd)
   }
 }
 

@@ -10,16 +10,18 @@
  * Session stays the record the person reads, and a group written before the log existed is seeded
  * once from it (`policy.postsFromRoomLog`). It is never in `state.json`.
  *
- * Files are `0600` in a `0700` folder whatever the umask. Only the team writer appends (the caller
- * checks). Bounded: records are validated and clipped on the way in, a file over `MAX_BYTES` is
- * rewritten with its newest records, at most half of `MAX_BYTES` and `KEEP_RECORDS` (temp file +
- * rename, so a crash leaves the old or the new file, never a mix; rotation is rare by design). A torn or malformed line (a crash mid-append) is skipped on read.
+ * Files are `0600` in a `0700` folder whatever the umask, written through `core/private-file.ts`
+ * (appends never through a symbolic link). Only the team writer appends (the caller checks).
+ * Bounded: records are validated and clipped on the way in, a file over `MAX_BYTES` is
+ * rewritten with its newest records, at most half of `MAX_BYTES` and `KEEP_RECORDS` (an atomic
+ * private write, so a crash leaves the old or the new file, never a mix; rotation is rare by design). A torn or malformed line (a crash mid-append) is skipped on read.
  *
  * Deliberately narrow: no policy, no DSH; it does not decide what a post is — the transcript does.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
+import { appendPrivateFileSync, writePrivateFileSync } from '../core/private-file.ts'
 
 export const POST_LOG_DIR = 'rooms'
 /** A post's text in the log (member replies longer than this are clipped with a marker). */
@@ -118,33 +120,16 @@ export class PostLog {
     const lines = records.map((r) => `${JSON.stringify(LogRecord.parse(r))}\n`).join('')
     const file = this.file(groupId)
     this.ensureFolder()
-    const fd = fs.openSync(file, 'a', 0o600)
-    try {
-      fs.fchmodSync(fd, 0o600)
-      fs.writeSync(fd, lines)
-      if (fs.fstatSync(fd).size > this.maxBytes) this.rotate(groupId)
-    } finally {
-      fs.closeSync(fd)
-    }
+    if (appendPrivateFileSync(file, lines) > this.maxBytes) this.rotate(groupId)
   }
 
-  /** Rewrite the file with its newest records, within half the size limit (temp file + rename). */
+  /** Rewrite the file with its newest records, within half the size limit (an atomic private write). */
   private rotate(groupId: string): void {
     const lines = this.read(groupId).slice(-KEEP_RECORDS).map((r) => `${JSON.stringify(r)}\n`)
     let bytes = 0
     let from = lines.length
     while (from > 0 && bytes + Buffer.byteLength(lines[from - 1]!) <= this.maxBytes / 2) bytes += Buffer.byteLength(lines[--from]!)
-    const file = this.file(groupId)
-    const temp = `${file}.${process.pid}.tmp`
-    const fd = fs.openSync(temp, 'w', 0o600)
-    try {
-      fs.fchmodSync(fd, 0o600)
-      fs.writeSync(fd, lines.slice(from).join(''))
-      fs.fsyncSync(fd)
-    } finally {
-      fs.closeSync(fd)
-    }
-    fs.renameSync(temp, file)
+    writePrivateFileSync(this.file(groupId), lines.slice(from).join(''))
   }
 
   private ensureFolder(): void {
@@ -152,8 +137,9 @@ export class PostLog {
     fs.mkdirSync(this.folder, { recursive: true, mode: 0o700 })
     if (fs.lstatSync(this.folder).isSymbolicLink()) throw new Error(`${this.folder} is a symbolic link; the post log is not written through it`)
     fs.chmodSync(this.folder, 0o700)
-    // A rotation cut by a crash leaves its temp file; the old file is whole, so the temp goes.
-    for (const name of fs.readdirSync(this.folder)) if (/\.jsonl\.\d+\.tmp$/.test(name)) fs.rmSync(path.join(this.folder, name), { force: true })
+    // A rotation cut by a crash leaves its temp file (`<group>.jsonl.<digits>`, or `….<pid>.tmp`
+    // from before private writes); the old file is whole, so the temp goes.
+    for (const name of fs.readdirSync(this.folder)) if (/\.jsonl\.\d+(\.tmp)?$/.test(name)) fs.rmSync(path.join(this.folder, name), { force: true })
     this.folderReady = true
   }
 }

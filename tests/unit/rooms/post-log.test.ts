@@ -1,6 +1,7 @@
 // The post log (file I/O) and the transcript over it: records validated, a torn last line skipped,
-// rotation keeps the newest records with their seq, files 0600 whatever the umask, ids checked.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+// rotation keeps the newest records with their seq, a rotation cut by a crash leaves no temp, files
+// 0600 whatever the umask, ids checked.
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -63,6 +64,20 @@ describe('post log', () => {
     expect(again.end('group-3')).toBe(n)
     expect(again.posts('group-3').at(-1)!.seq).toBe(n - 1)
     expect(warnings).toEqual([])
+  })
+
+  it('a rotation cut by a crash leaves its temp file; the next writer removes it and keeps the whole log', () => {
+    const dir = fresh()
+    mkdirSync(join(dir, 'rooms'), { mode: 0o700 })
+    const line = `${JSON.stringify({ t: 'post', seq: 0, id: 'p0', round: 'p0', from: 'user', name: 'User', text: 'kept', at: 'now' })}\n`
+    writeFileSync(join(dir, 'rooms', 'group-5.jsonl'), line, { mode: 0o600 })
+    writeFileSync(join(dir, 'rooms', 'group-5.jsonl.3735928559'), 'half a rotation') // writePrivateFileSync's temp
+    writeFileSync(join(dir, 'rooms', 'group-5.jsonl.4242.tmp'), 'half a rotation') // the temp name before it
+    const t = transcriptOn(dir)
+    t.load('group-5', [], undefined, () => undefined)
+    t.addPost('group-5', { id: 'p1', round: 'p1', from: 'user', name: 'User', text: 'next' })
+    expect(readdirSync(join(dir, 'rooms'))).toEqual(['group-5.jsonl'])
+    expect(t.posts('group-5').map((p) => [p.seq, p.text])).toEqual([[0, 'kept'], [1, 'next']])
   })
 
   it('a room written before the post log is seeded once from its rendered history, seq = index', () => {

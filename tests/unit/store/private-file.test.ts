@@ -1,10 +1,11 @@
 // writePrivateFile on real files: whole content, mode 0600, replaces a symbolic link at the target
-// instead of writing through it, and leaves no temp file behind when it fails.
+// instead of writing through it, and leaves no temp file behind when it fails; its synchronous twin
+// and the 0600 append (which refuses a symbolic link).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { isPrivateTemp, makePrivateDir, writePrivateFile } from '../../../src/core/private-file.ts'
+import { appendPrivateFileSync, isPrivateTemp, makePrivateDir, writePrivateFile, writePrivateFileSync } from '../../../src/core/private-file.ts'
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'bot-private-'))
 
@@ -44,6 +45,45 @@ describe('writePrivateFile', () => {
     expect(isPrivateTemp('state.json.', 'state.json')).toBe(false)
     expect(isPrivateTemp('state.json.broken-2025', 'state.json')).toBe(false)
     expect(isPrivateTemp('usage.json.12', 'state.json')).toBe(false)
+  })
+})
+
+describe('writePrivateFileSync and appendPrivateFileSync', () => {
+  it('write: whole text, 0600, a symbolic link at the target replaced, no temp left when it fails', () => {
+    const dir = tmp()
+    const outside = path.join(dir, 'outside.txt')
+    fs.writeFileSync(outside, 'precious')
+    const file = path.join(dir, 'group-1.jsonl')
+    fs.symlinkSync(outside, file)
+    writePrivateFileSync(file, 'new\n')
+    expect(fs.lstatSync(file).isSymbolicLink()).toBe(false)
+    expect(fs.readFileSync(file, 'utf8')).toBe('new\n')
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    expect(fs.readFileSync(outside, 'utf8')).toBe('precious')
+    const blocked = path.join(dir, 'blocked.jsonl')
+    fs.mkdirSync(blocked)
+    expect(() => writePrivateFileSync(blocked, 'x')).toThrow()
+    expect(fs.readdirSync(dir).sort()).toEqual(['blocked.jsonl', 'group-1.jsonl', 'outside.txt'])
+  })
+
+  it('append: creates 0600 whatever the umask, returns the size after, refuses a symbolic link', () => {
+    const dir = tmp()
+    const file = path.join(dir, 'group-1.jsonl')
+    const old = process.umask(0o000)
+    try {
+      expect(appendPrivateFileSync(file, 'one\n')).toBe(4)
+      expect(appendPrivateFileSync(file, 'two\n')).toBe(8)
+    } finally {
+      process.umask(old)
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe('one\ntwo\n')
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    const outside = path.join(dir, 'outside.txt')
+    fs.writeFileSync(outside, 'precious')
+    const link = path.join(dir, 'group-2.jsonl')
+    fs.symlinkSync(outside, link)
+    expect(() => appendPrivateFileSync(link, 'x')).toThrow(expect.objectContaining({ code: 'ELOOP' }))
+    expect(fs.readFileSync(outside, 'utf8')).toBe('precious')
   })
 })
 
