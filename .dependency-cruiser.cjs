@@ -11,7 +11,7 @@
 const LEAVES = '^src/(core|dsh)/|^src/version[.]ts$'
 const SERVICES = 'roster|delivery|rooms|context|archive|memory|secrets|usage|operations'
 const TOP = '^src/(web|backup)/|^src/(index|config)[.]ts$'
-const CLIENT_LEAVES = '^src/core/(sources|log-lines)[.]ts$'
+const CLIENT_LEAVES = '^src/core/(sources|log-lines|errors)[.]ts$'
 
 module.exports = {
   forbidden: [

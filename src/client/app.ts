@@ -39,6 +39,7 @@ import { livePosts, progressText, roomItems, type RoomItem } from './room-view.t
 import { h, isOurs, useEscape, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
 import { callApi, TeamStore, type BotView, type GroupView, type TeamView } from './team-client.ts'
+import { errorText } from '../core/errors.ts'
 
 export const SIDEBAR_KEY = 'dsh-bot-team:sidebar'
 
@@ -241,7 +242,7 @@ export function makeApp(services: AppServices): App {
         dialog.set(undefined)
         await store.refresh()
       } catch (error) {
-        setErrors(fieldErrors(error instanceof Error ? error.message : String(error), BOT_FIELDS))
+        setErrors(fieldErrors(errorText(error), BOT_FIELDS))
       } finally {
         setBusy(false)
       }
@@ -298,7 +299,7 @@ export function makeApp(services: AppServices): App {
       let live = true
       callApi('GET', `/deliveries?limit=200${bot ? `&bot=${encodeURIComponent(bot)}` : ''}`).then(
         (r) => { if (live) { setRows(Array.isArray(r?.deliveries) ? r.deliveries : []); setError(undefined) } },
-        (e: unknown) => { if (live) setError(e instanceof Error ? e.message : String(e)) })
+        (e: unknown) => { if (live) setError(errorText(e)) })
       return () => { live = false }
     }, [open, bot, revision])
     if (!open) return null
@@ -333,7 +334,7 @@ export function makeApp(services: AppServices): App {
     useEffect(() => {
       if (!botId) return
       let live = true
-      callApi('GET', `/memory/${encodeURIComponent(botId)}`).then((r) => { if (live) { setData(r); setError(undefined) } }, (e: unknown) => { if (live) setError(e instanceof Error ? e.message : String(e)) })
+      callApi('GET', `/memory/${encodeURIComponent(botId)}`).then((r) => { if (live) { setData(r); setError(undefined) } }, (e: unknown) => { if (live) setError(errorText(e)) })
       return () => { live = false }
     }, [botId, tick])
     if (!botId) return null
@@ -344,7 +345,7 @@ export function makeApp(services: AppServices): App {
         setText('')
         setTick(tick + 1)
       } catch (e) {
-        setError(e instanceof Error ? e.message : String(e))
+        setError(errorText(e))
       }
     }
     const entries: any[] = Array.isArray(data?.entries) ? data.entries.slice(0, 500) : []

@@ -14,6 +14,7 @@ import { fieldErrors } from './field-errors.ts'
 import type { Translate } from './i18n.ts'
 import { h } from './shared.ts'
 import { callApi, pairingToken, type BotView } from './team-client.ts'
+import { errorText } from '../core/errors.ts'
 
 export interface BotSettingsDeps {
   /** Re-read the team after a change (the push follows anyway). */
@@ -24,7 +25,7 @@ type Key = 'workFolder' | 'newPart' | 'main'
 
 /** The part of a refusal that belongs to `key` (its `key: …` part), else the whole message. */
 function messageFor(key: Key, error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error)
+  const text = errorText(error)
   return fieldErrors(text, [key]).fields[key] ?? text
 }
 

@@ -22,6 +22,7 @@ import { FALLBACK_LIMITS, formOf, GROUP_FIELDS, groupBody, moveMember, readGroup
 import type { Translate } from './i18n.ts'
 import { h, useEscape } from './shared.ts'
 import { callApi, pairingToken, type TeamState } from './team-client.ts'
+import { errorText } from '../core/errors.ts'
 
 export interface GroupDialogDeps {
   useT: () => Translate
@@ -62,7 +63,7 @@ export function makeGroupDialog(deps: GroupDialogDeps) {
           if (group) setForm(formOf(group))
           else if (groupId) setErrors({ fields: {}, general: t('group.gone') })
         },
-        (e: unknown) => { if (live) { setLoaded((l) => ({ ...l, ready: !groupId })); setErrors({ fields: {}, general: e instanceof Error ? e.message : String(e) }) } })
+        (e: unknown) => { if (live) { setLoaded((l) => ({ ...l, ready: !groupId })); setErrors({ fields: {}, general: errorText(e) }) } })
       return () => { live = false }
     }, [open !== undefined, groupId])
     useEscape(open !== undefined, deps.close)
@@ -77,7 +78,7 @@ export function makeGroupDialog(deps: GroupDialogDeps) {
         deps.close()
         await deps.refresh()
       } catch (error) {
-        setErrors(fieldErrors(error instanceof Error ? error.message : String(error), GROUP_FIELDS))
+        setErrors(fieldErrors(errorText(error), GROUP_FIELDS))
       } finally {
         setBusy(false)
       }

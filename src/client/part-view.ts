@@ -16,6 +16,7 @@ import type { Translate } from './i18n.ts'
 import { partLines, type PartLine } from './part-lines.ts'
 import { h } from './shared.ts'
 import { REQUEST_TIMEOUT_MS } from './team-client.ts'
+import { errorText } from '../core/errors.ts'
 
 async function history(sessionId: string): Promise<unknown> {
   const controller = new AbortController()
@@ -53,7 +54,7 @@ export function makePartView(deps: { useT: () => Translate; useShown: () => Part
       setError(undefined)
       if (!shown) return
       let live = true
-      history(shown.sessionId).then((events) => { if (live) setLines(partLines(events)) }, (e: unknown) => { if (live) setError(e instanceof Error ? e.message : String(e)) })
+      history(shown.sessionId).then((events) => { if (live) setLines(partLines(events)) }, (e: unknown) => { if (live) setError(errorText(e)) })
       const doc = (globalThis as { document?: any }).document
       const onKey = (e: { key: string }) => { if (e.key === 'Escape') deps.close() }
       doc?.addEventListener('keydown', onKey)

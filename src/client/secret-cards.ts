@@ -22,6 +22,7 @@ import type { Translate } from './i18n.ts'
 import { h } from './shared.ts'
 import { readRequests, safeOrigin, type SecretRequestView } from './secret-requests.ts'
 import { callApi, pairingToken, type TeamState } from './team-client.ts'
+import { errorText } from '../core/errors.ts'
 
 const IGNORE = { autoComplete: 'off', autoCapitalize: 'off', autoCorrect: 'off', spellCheck: false, 'data-lpignore': 'true', 'data-1p-ignore': '', 'data-bwignore': '', 'data-form-type': 'other' }
 
@@ -42,7 +43,7 @@ export function makeSecretCards(deps: { useT: () => Translate; useTeam: () => Te
         setError(undefined)
         done()
       } catch (e) {
-        setError(e instanceof Error ? e.message : String(e))
+        setError(errorText(e))
       } finally {
         setBusy(false)
       }

@@ -18,6 +18,7 @@ import type { StringKey, Translate } from './i18n.ts'
 import { h, useEscape } from './shared.ts'
 import { ApiError, callApi, type TeamState } from './team-client.ts'
 import { limitsPatch, readLimits, type LimitsAnswer, type PauseRecordView } from './settings-view.ts'
+import { errorText } from '../core/errors.ts'
 
 export interface SettingsDeps {
   useT: () => Translate
@@ -59,7 +60,7 @@ export function makeSettingsDialog(deps: SettingsDeps) {
       setErrors({ fields: {} })
       setUnpaired(false)
       setSaved(false)
-      load(true).catch((e: unknown) => setLoadError(e instanceof Error ? e.message : String(e)))
+      load(true).catch((e: unknown) => setLoadError(errorText(e)))
     }, [open])
     useEffect(() => {
       // Another change (elsewhere) while open: refresh what is shown; keep what the person typed.
@@ -80,7 +81,7 @@ export function makeSettingsDialog(deps: SettingsDeps) {
         await load(resetForm)
         setSaved(true)
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
+        const message = errorText(error)
         setUnpaired(error instanceof ApiError && error.status === 403)
         setErrors(fieldErrors(message, keys))
       } finally {

@@ -12,6 +12,7 @@
  */
 import type { TeamView } from '../web/team-view.ts'
 import { readProgress, type RoomProgressView } from './room-view.ts'
+import { errorText } from '../core/errors.ts'
 
 export type { TeamView, BotView, GroupView, Problem, BotStatus } from '../web/team-view.ts'
 
@@ -164,7 +165,7 @@ export class TeamStore {
     try {
       this.accept(await callApi('GET', '/team'))
     } catch (error) {
-      this.set({ ...this.state, error: error instanceof Error ? error.message : String(error) })
+      this.set({ ...this.state, error: errorText(error) })
     }
   }
 

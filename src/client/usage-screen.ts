@@ -16,6 +16,7 @@ import type { Translate } from './i18n.ts'
 import { h, useEscape } from './shared.ts'
 import { callApi, type TeamState } from './team-client.ts'
 import { barSegments, readUsage, usageLabel, USAGE_BYS, type UsageBy, type UsageRowView } from './usage-view.ts'
+import { errorText } from '../core/errors.ts'
 
 export interface UsageDeps {
   useT: () => Translate
@@ -52,7 +53,7 @@ export function makeUsageScreen(deps: UsageDeps) {
     useEffect(() => {
       if (!open) return
       let live = true
-      const fail = (e: unknown) => { if (live) setError(e instanceof Error ? e.message : String(e)) }
+      const fail = (e: unknown) => { if (live) setError(errorText(e)) }
       callApi('GET', `/usage?by=${by}`).then((r) => { if (live) { setData(readUsage(r, by)); setError(undefined) } }, fail)
       callApi('GET', '/usage/today').then((r) => { if (live) setToday(r) }, () => {})
       return () => { live = false }
