@@ -11,7 +11,8 @@
 //   3. hand over (building the bundle is scripts/pack.ts's job, used by the e2e tier, `start` and
 //      `pack`): `test` typechecks then runs vitest, `start` runs
 //      scripts/start.ts, `pack` prints the path of a freshly packed bundle, `bench` runs bench/run.ts, `soak` runs
-//      scripts/soak.ts (500 SIGKILLs each of the store writer and the delivery child).
+//      scripts/soak.ts (500 SIGKILLs each of the store writer and the delivery child), `lint` runs
+//      the guardrails (layers, Biome, jscpd, knip).
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -106,6 +107,23 @@ if (command === 'test') {
   const status = run(node22, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...rest])
   log(`tests finished with exit ${status}`)
   process.exit(status)
+} else if (command === 'lint') {
+  // The house's guardrails: the layer table (dependency-cruiser), lint and format (Biome),
+  // duplicated code (jscpd, threshold in .jscpd.json) and unused files and exports (knip).
+  const bin = (pkg, file) => join(root, 'node_modules', pkg, file)
+  const steps = [
+    ['layers', bin('dependency-cruiser', 'bin/dependency-cruiser.mjs'), ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err']],
+    ['lint and format', bin('@biomejs/biome', 'bin/biome'), ['check', '.']],
+    ['duplicates', bin('jscpd', 'run-jscpd.js'), ['--config', '.jscpd.json', 'src', 'bench', 'scripts', 'tests']],
+    ['unused', bin('knip', 'bin/knip.js'), []],
+  ]
+  let failed = 0
+  for (const [what, script, args] of steps) {
+    log(`lint: ${what}`)
+    if (run(node22, [script, ...args, ...rest]) !== 0) failed++
+  }
+  log(failed ? `lint: ${failed} of ${steps.length} checks failed` : 'lint: all checks passed')
+  process.exit(failed ? 1 : 0)
 } else if (command === 'start') {
   process.exit(run(node22, [join(root, 'scripts', 'start.ts'), ...rest]))
 } else if (command === 'pack') {
@@ -115,6 +133,6 @@ if (command === 'test') {
 } else if (command === 'soak') {
   process.exit(run(node22, [join(root, 'scripts', 'soak.ts'), ...rest]))
 } else {
-  log(`unknown command "${command}" (use test, start, pack, bench or soak)`)
+  log(`unknown command "${command}" (use test, lint, start, pack, bench or soak)`)
   process.exit(2)
 }
