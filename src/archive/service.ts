@@ -257,12 +257,7 @@ export class BotArchive extends Service {
     ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
     ctx.on('bot-team/member-attached', ({ agent }) => this.attach(agent))
     // Agents attached before this service started get the tool now.
-    for (const bot of ctx.botRoster.bots()) {
-      for (const sid of ctx.botRoster.sessionsOf(bot.id)) {
-        const agent = ctx.agents.get(SessionId(sid))
-        if (agent) this.attach(agent)
-      }
-    }
+    for (const { agent } of ctx.botRoster.openSessions({ kinds: ['own', 'member'] })) this.attach(agent)
     if (this.isWriter()) this.catchUp?.requestAll()
   }
 

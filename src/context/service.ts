@@ -153,10 +153,7 @@ export class BotContext extends Service {
       this.active = false
     }, 'bot-context:active')
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
-    for (const agent of this.ctx.agents.list()) {
-      const owner = this.roster.ownerOf(String(agent.id))
-      if (owner?.kind === 'own') this.attach(agent, owner.botId)
-    }
+    for (const { agent, owner } of this.roster.openSessions({ kinds: ['own'] })) this.attach(agent, owner.botId)
     this.ctx.on('agent/status', ({ agent, status }) => {
       if (status !== 'idle') return
       const owner = this.roster.ownerOf(String(agent.id))

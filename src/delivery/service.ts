@@ -179,12 +179,7 @@ export class BotDelivery extends Service {
       }
     })
     // Bots attached before this service started (the roster opened the team first).
-    for (const bot of this.ctx.botRoster.bots()) {
-      for (const part of bot.sessionParts) {
-        const agent = this.ctx.agents.get(SessionId(part.sessionId))
-        if (agent) this.attach(agent, bot.id)
-      }
-    }
+    for (const { agent, owner } of this.ctx.botRoster.openSessions({ kinds: ['own'] })) this.attach(agent, owner.botId)
     // The pause switch (or a cap) lifted: held messages go, in order.
     this.ctx.on('bot-team/work-released', () => this.release())
     // A process that takes over as the writer finishes what the previous writer left pending.

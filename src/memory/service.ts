@@ -152,7 +152,7 @@ export class BotMemory extends Service {
     this.ctx.on('bot-team/bot-deleted', ({ botId, by }) => {
       void this.archive(botId, by).catch(() => {})
     })
-    for (const agent of this.ctx.agents.list()) this.attach(agent)
+    for (const { agent } of this.roster.openSessions({ kinds: ['own', 'member'] })) this.attach(agent)
     // A checkpoint (the steward's, or a person's /compact) rewrites the conversation in place: the
     // prompt prefix changes anyway, so the memory section is frozen anew there.
     this.ctx.on('session/event', (session, event) => {

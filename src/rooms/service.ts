@@ -202,11 +202,7 @@ export class BotRooms extends Service {
     this.ctx.on('bot-team/member-attached', ({ bot, groupId, agent }) => this.attachMember(agent, bot.id, groupId))
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => this.transcripts.forgetBot(botId))
     // Bots whose own chat was attached before this service started get the group tools now.
-    for (const bot of this.roster.bots()) {
-      const sid = bot.sessionParts.at(-1)?.sessionId
-      const agent = sid ? this.ctx.agents.get(SessionId(sid)) : undefined
-      if (agent) this.attachOwnChat(agent)
-    }
+    for (const { agent } of this.roster.openSessions({ kinds: ['own'], current: true })) this.attachOwnChat(agent)
     // A process that takes over as the writer re-drives the room work the previous writer left.
     this.ctx.on('bot-team/writer', ({ from }) => {
       if (from !== null) void this.recover().catch((error: unknown) => warn(this.ctx, 'room recovery after taking over failed', error, 'rooms'))

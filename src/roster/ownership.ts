@@ -25,6 +25,12 @@ export type BotSessionOwner =
 export type SessionOwner = BotSessionOwner | { kind: 'room'; groupId: string; botId?: undefined; part?: undefined }
 
 /** An owner being opened right now (its part number is not known yet for an own chat). */
+/** Which of a Bot's Sessions: own-chat parts and/or member Sessions, every part or only the current ones. */
+export interface SessionKinds {
+  kinds: ReadonlyArray<BotSessionOwner['kind']>
+  current?: boolean
+}
+
 export type OpeningOwner =
   | { kind: 'own'; botId: string }
   | { kind: 'member'; botId: string; groupId: string }
@@ -33,6 +39,8 @@ export type OpeningOwner =
 export class SessionIndex {
   private owners = new Map<string, SessionOwner>()
   private byBot = new Map<string, string[]>()
+  /** Each Bot's current own-chat part and current member Sessions. */
+  private current = new Set<string>()
   private readonly opening = new Map<string, SessionOwner>()
 
   constructor(state: Readonly<TeamState>) {
@@ -43,6 +51,7 @@ export class SessionIndex {
   rebuild(state: Readonly<TeamState>): void {
     const owners = new Map<string, SessionOwner>()
     const byBot = new Map<string, string[]>()
+    const current = new Set<string>()
     const add = (botId: string, sessionId: string) => {
       const list = byBot.get(botId)
       if (list) list.push(sessionId)
@@ -53,6 +62,8 @@ export class SessionIndex {
         owners.set(p.sessionId, { kind: 'own', botId: bot.id, part: p.part })
         add(bot.id, p.sessionId)
       }
+      const last = bot.sessionParts.at(-1)
+      if (last) current.add(last.sessionId)
     }
     for (const group of Object.values(state.groups)) {
       if (group.roomSessionId) owners.set(group.roomSessionId, { kind: 'room', groupId: group.id })
@@ -67,10 +78,24 @@ export class SessionIndex {
       for (const [botId, sessionId] of Object.entries(group.memberSessions)) {
         owners.set(sessionId, { kind: 'member', botId, groupId: group.id })
         add(botId, sessionId)
+        current.add(sessionId)
       }
     }
     this.owners = owners
     this.byBot = byBot
+    this.current = current
+  }
+
+  /** A Bot's recorded Sessions of the given kinds (`current`: only its current part in each place). */
+  sessionsOfKind(botId: string, kinds: SessionKinds): Array<{ sessionId: string; owner: BotSessionOwner }> {
+    const out: Array<{ sessionId: string; owner: BotSessionOwner }> = []
+    for (const sessionId of this.sessionsOf(botId)) {
+      const owner = this.owners.get(sessionId)
+      if (!owner || owner.kind === 'room' || !kinds.kinds.includes(owner.kind)) continue
+      if (kinds.current && !this.current.has(sessionId)) continue
+      out.push({ sessionId, owner })
+    }
+    return out
   }
 
   /** Whose a Session is, including Sessions being opened right now. */

@@ -58,7 +58,7 @@ import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limit
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
-import { SessionIndex, type BotSessionOwner, type OpeningOwner } from './ownership.ts'
+import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds } from './ownership.ts'
 import { folderConflict } from './work-folder.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import { afterBoot } from '../dsh/boot.ts'
@@ -260,6 +260,22 @@ export class BotRoster extends Service {
    */
   opens(sessionId: string, owner: OpeningOwner): () => void {
     return this.index.opens(sessionId, owner)
+  }
+
+  /**
+   * The live Bots' Sessions open in this process, of the given kinds: what a service attaches to at
+   * start for the Bots the roster opened before it (`{ kinds: ['own'], current: true }`: each Bot's
+   * current own chat; `{ kinds: ['own', 'member'] }`: every part and group Session).
+   */
+  openSessions(kinds: SessionKinds): Array<{ agent: Agent; owner: BotSessionOwner }> {
+    const out: Array<{ agent: Agent; owner: BotSessionOwner }> = []
+    for (const bot of this.bots()) {
+      for (const { sessionId, owner } of this.index.sessionsOfKind(bot.id, kinds)) {
+        const agent = this.ctx.agents.get(SessionId(sessionId))
+        if (agent) out.push({ agent, owner })
+      }
+    }
+    return out
   }
 
   /** Every Session id of a Bot: its own-chat parts and its group Sessions. */

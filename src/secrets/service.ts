@@ -186,7 +186,7 @@ export class BotSecrets extends Service {
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => {
       void this.forgetBot(botId).catch(() => {})
     })
-    for (const agent of this.ctx.agents.list()) this.attach(agent)
+    for (const { agent } of this.roster.openSessions({ kinds: ['own'] })) this.attach(agent)
     this.ctx.inject(['shellEnv'], (ctx) => {
       this.shell = { env: ctx.shellEnv, names: '' }
       this.registerEnv()
