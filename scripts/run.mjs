@@ -124,6 +124,8 @@ if (command === 'test') {
   }
   log(failed ? `lint: ${failed} of ${steps.length} checks failed` : 'lint: all checks passed')
   process.exit(failed ? 1 : 0)
+} else if (command === 'graph') {
+  process.exit(run(node22, [join(root, 'scripts', 'graph.ts'), ...rest]))
 } else if (command === 'start') {
   process.exit(run(node22, [join(root, 'scripts', 'start.ts'), ...rest]))
 } else if (command === 'pack') {
@@ -133,6 +135,6 @@ if (command === 'test') {
 } else if (command === 'soak') {
   process.exit(run(node22, [join(root, 'scripts', 'soak.ts'), ...rest]))
 } else {
-  log(`unknown command "${command}" (use test, lint, start, pack, bench or soak)`)
+  log(`unknown command "${command}" (use test, lint, graph, start, pack, bench or soak)`)
   process.exit(2)
 }
