@@ -50,7 +50,7 @@ const pct = (xs: number[], p: number) => {
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 
 
-const FS_TYPES: Record<number, string> = { 0xef53: 'ext2/3/4', 0x58465342: 'xfs', 0x9123683e: 'btrfs', 0x01021994: 'tmpfs', 0x794c7630: 'overlayfs', 0x6969: 'nfs' }
+const FS_TYPES: Record<number, string> = { 61267: 'ext2/3/4', 1481003842: 'xfs', 2435016766: 'btrfs', 16914836: 'tmpfs', 2035054128: 'overlayfs', 26985: 'nfs' }
 const root = process.env.BENCH_DIR ?? os.tmpdir()
 const fsType = fs.statfsSync(root).type
 const fsName = FS_TYPES[fsType] ?? `0x${fsType.toString(16)}`

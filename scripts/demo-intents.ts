@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noAssignInExpressions: each intent is one `if ((m = pattern.exec(text)))`, read top to bottom.
 // What the offline demo model understands (pure): a handful of plain requests in English and
 // Chinese, each turned into one team tool call — create a Bot named X (who does Y), ask X to …,
 // create a group with X and Y, post in a group, stop X. Anything else is not understood and the

@@ -33,7 +33,7 @@ import { TeamRefusal } from '../core/refusal.ts'
 import type { Caller } from '../core/authority.ts'
 import type { Group, TeamState } from '../store/index.ts'
 import { CatchUp, DEFAULT_CATCH_UP, type ArchiveSources, type CatchUpLimits, type LiveLog, type Placement } from './catch-up.ts'
-import { type LogEvent } from '../core/log-lines.ts'
+import type { LogEvent } from '../core/log-lines.ts'
 import { ArchiveIndex } from './index-db.ts'
 import { partitionKeyOfBot, partitionKeyOfRoom, readOwnChat, readRoom, type OwnChatArgs } from './reader.ts'
 import { loadSqlite, type LoadSqliteOptions, type SqliteDriver, type SqliteDriverName, type SqliteProblem } from '../core/sqlite.ts'
@@ -189,7 +189,7 @@ export class BotArchive extends Service {
   /** The index, reopened (and rebuilt from the logs) when its file was deleted or replaced. */
   private usable(): ArchiveIndex | undefined {
     if (!this.driver) return undefined
-    if (this.index && this.index.stillOnDisk()) return this.index
+    if (this.index?.stillOnDisk()) return this.index
     if (this.index) {
       this.catchUp?.stop()
       this.index.close()

@@ -56,7 +56,7 @@ async function stateRevision(botDir: string): Promise<number | null> {
 async function botFiles(botDir: string, secrets: boolean, skipped: Manifest['skipped']): Promise<ArchiveEntry[]> {
   const out: ArchiveEntry[] = []
   const walk = async (rel: string): Promise<void> => {
-    let items
+    let items: import('node:fs').Dirent[]
     try {
       items = await fsp.readdir(join(botDir, rel), { withFileTypes: true })
     } catch (error) {

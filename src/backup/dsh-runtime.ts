@@ -13,6 +13,7 @@
  * Deliberately narrow: no agents, no model, no plugin config; the encoding of session logs
  * follows what the home already uses (`detectCompression`).
  */
+// biome-ignore-all lint/suspicious/noExplicitAny: DSH's own modules are imported at run time from the profile; their types are not this package's.
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { delimiter, dirname, join } from 'node:path'

@@ -36,7 +36,10 @@ export function stateSessionIds(state: unknown): Set<string> {
   const ids = new Set<string>()
   const walk = (value: unknown, depth: number): void => {
     if (depth > 12 || value === null || typeof value !== 'object') return
-    if (Array.isArray(value)) return value.forEach((v) => walk(v, depth + 1))
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v, depth + 1)
+      return
+    }
     for (const [key, v] of Object.entries(value)) {
       if (SESSION_KEYS.has(key) && typeof v === 'string') {
         ids.add(v)

@@ -60,28 +60,28 @@ interface ParsedSession {
 
 function parseSession(id: string, data: Uint8Array): ParsedSession {
   const lines = Buffer.from(data).toString('utf8').split('\n')
-  let header: any
-  let events: any[]
+  let header: Record<string, unknown> | null
+  let events: Record<string, unknown>[]
   try {
-    header = JSON.parse(lines[0]!)
-    events = lines.slice(1).filter((l) => l.length > 0).map((l) => JSON.parse(l))
+    header = JSON.parse(lines[0]!) as Record<string, unknown> | null
+    events = lines.slice(1).filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>)
   } catch {
     throw new RestoreError(`Session ${id}: its log in the archive is not JSON lines`)
   }
-  if (!header || header.type !== 'session' || header.id !== id) throw new RestoreError(`Session ${id}: the log's header does not name it`)
+  if (header?.type !== 'session' || header.id !== id) throw new RestoreError(`Session ${id}: the log's header does not name it`)
   if (header.cwd !== undefined && (typeof header.cwd !== 'string' || !header.cwd.startsWith('/'))) throw new RestoreError(`Session ${id}: the header's cwd is not an absolute path`)
   events.forEach((e, i) => {
     if (!e || typeof e !== 'object' || e.seq !== i || typeof e.type !== 'string') throw new RestoreError(`Session ${id}: event ${i} is not a Session event in order`)
   })
   const { type: _type, ...meta } = header
-  return { header: meta, events }
+  return { header: { ...meta, id }, events }
 }
 
 export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport> {
   const entries = decodeArchive(opts.archive)
   const byPath = new Map(entries.map((e) => [e.path, e.data]))
   let manifest: Manifest
-  let workspaces
+  let workspaces: ReturnType<typeof workspacesEntrySchema.parse>
   try {
     manifest = manifestSchema.parse(JSON.parse(Buffer.from(byPath.get('manifest.json')!).toString('utf8')))
     workspaces = workspacesEntrySchema.parse(JSON.parse(Buffer.from(byPath.get('workspaces.json') ?? Buffer.from('{"workspaces":[],"archivedSessionIds":[]}')).toString('utf8')))

@@ -312,7 +312,7 @@ export function makeApp(services: AppServices): App {
             h('option', { value: '' }, t('allBots')), ...(team.view?.bots ?? []).map((b) => h('option', { value: b.id, key: b.id }, b.name)))),
         error ? h('div', { className: 'bt-err', role: 'alert' }, error) : null,
         rows && rows.length === 0 ? h('span', { className: 'bt-note' }, t('noDeliveries')) : null,
-        rows && rows.length ? h('table', { className: 'bt-log', 'data-testid': 'bt-log-table' },
+        rows?.length ? h('table', { className: 'bt-log', 'data-testid': 'bt-log-table' },
           h('thead', null, h('tr', null, ...(['log.from', 'log.to', 'log.kind', 'log.hop', 'log.time', 'log.outcome'] as const).map((k) => h('th', { key: k, scope: 'col' }, t(k))))),
           h('tbody', null, ...rows.map((r) => h('tr', { key: r.id, 'data-delivery': r.id }, cell(r.fromName), cell(r.toName), cell(r.kind), cell(r.hop), cell(String(r.at ?? '').replace('T', ' ').slice(0, 19)), cell(r.outcome ?? r.status))))) : null,
         h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => dialog.set(undefined) }, t('close')))))

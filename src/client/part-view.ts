@@ -72,7 +72,7 @@ export function makePartView(deps: { useT: () => Translate; useShown: () => Part
         error ? h('p', { className: 'bt-err', role: 'alert' }, error) : null,
         lines === undefined && !error ? h('span', { className: 'bt-note' }, t('loading')) : null,
         lines && lines.length === 0 ? h('span', { className: 'bt-note' }, t('bots.partEmpty')) : null,
-        lines && lines.length ? h('ol', { className: 'bt-part', 'aria-label': t('bots.partTitle', { name: shown.botName, part: shown.part }) },
+        lines?.length ? h('ol', { className: 'bt-part', 'aria-label': t('bots.partTitle', { name: shown.botName, part: shown.part }) },
           ...lines.map((l, i) => h('li', { key: i, 'data-who': l.who }, h('b', null, who(l)), h('span', { className: 'bt-body' }, l.text)))) : null,
         h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close')))))
   }

@@ -33,7 +33,7 @@ export const MAX_BUDGETS = 200
 /** Rank of a sandbox mode (higher = more authority); anything unknown ranks lowest. */
 export function modeRank(mode: string | undefined): number {
   const i = (SANDBOX_MODES as readonly string[]).indexOf(mode ?? '')
-  return i < 0 ? 0 : i
+  return Math.max(i , 0)
 }
 
 /** The lower of two modes (an absent one does not lower anything). */

@@ -307,7 +307,7 @@ export class BotMemory extends Service {
       const meta = { added: new Date().toISOString().slice(0, 10), source: this.source(actor), ...(target.by ? { by: target.by } : {}) }
       let after: string
       let replaced: Entry | undefined
-      if (input.replace !== undefined && input.replace.trim()) {
+      if (input.replace?.trim()) {
         replaced = this.one(entries, input.replace, where)
         after = replaceLine(before, replaced, entryLine(text, meta))
       } else {

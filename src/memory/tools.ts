@@ -8,7 +8,6 @@ import { answer, textOutput } from '../core/refusal.ts'
 import type { BotMemory } from './service.ts'
 import { requesterOf } from '../core/caller.ts'
 
-type Exec = { agent?: { id: unknown } | undefined }
 
 export function memoryTools(memory: BotMemory): ToolDefinition[] {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined)

@@ -19,7 +19,7 @@
 import { nameKey } from '../core/names.ts'
 import { asMode, lowerMode } from '../core/chain.ts'
 import type { Chain } from '../core/sources.ts'
-import { DEFAULT_LIMITS, type RoomLimits } from '../core/limits.ts'
+import type { RoomLimits } from '../core/limits.ts'
 
 export type RoomMode = 'admin' | 'everyone'
 

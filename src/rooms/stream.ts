@@ -20,7 +20,7 @@
  * the room's text and this module only frames it as a stream.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import type { GenerateOptions, ReplayEnvelope, StreamChunk } from '@deepseek-ai/dsh-llm'
+import type { GenerateOptions, StreamChunk } from '@deepseek-ai/dsh-llm'
 import { TextBlock } from '../dsh/answer-block.ts'
 import { readSourceOf, roomAnswerState, type Chain, type RoomNote } from '../core/sources.ts'
 import { errorText } from '../core/errors.ts'

@@ -79,7 +79,7 @@ export class Transcript {
       if (this.log?.exists(groupId)) records = this.log.read(groupId)
       else {
         const legacy = seed()
-        if (legacy && legacy.items.length) {
+        if (legacy?.items.length) {
           const at = now()
           records = postsFromRoomLog(legacy.items, legacy.nameToId).map((p, i) => ({ t: 'post' as const, seq: i, id: `legacy-${i}`, round: 'legacy', from: p.from, name: p.name, text: clipPost(p.text), at }))
           this.write(groupId, records)

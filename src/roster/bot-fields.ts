@@ -58,6 +58,7 @@ export const COLOUR_PALETTE = ['#e03131', '#e8590c', '#2f9e44', '#0c8599', '#197
 export const RESERVED_NAME = 'all'
 
 // eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a working folder may not hold.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u
 const MODEL_RE = /^[A-Za-z0-9._:-]+\/[A-Za-z0-9._:-]+$/
 const COLOUR_RE = /^#[0-9a-fA-F]{6}$/
@@ -157,11 +158,23 @@ export const permissionPresetSchema = z.enum(PERMISSION_PRESETS, { error: `must 
 /** A Bot's working folder: an absolute path, normalised (the roster checks that it is a directory). */
 export const workFolderSchema = z.string({ error: 'must be text: an absolute folder path' }).transform((raw, ctx) => {
   const trimmed = raw.trim()
-  if (CONTROL.test(raw)) return (issue(ctx, raw, 'must not contain control characters or line breaks'), z.NEVER)
-  if (trimmed === '') return (issue(ctx, raw, 'must not be empty; leave it out (or null) for the team workspace'), z.NEVER)
-  if (charCount(trimmed) > WORK_FOLDER_MAX) return (issue(ctx, raw, `must be at most ${WORK_FOLDER_MAX} characters`), z.NEVER)
+  if (CONTROL.test(raw)) {
+    issue(ctx, raw, 'must not contain control characters or line breaks')
+    return z.NEVER
+  }
+  if (trimmed === '') {
+    issue(ctx, raw, 'must not be empty; leave it out (or null) for the team workspace')
+    return z.NEVER
+  }
+  if (charCount(trimmed) > WORK_FOLDER_MAX) {
+    issue(ctx, raw, `must be at most ${WORK_FOLDER_MAX} characters`)
+    return z.NEVER
+  }
   const windows = /^[A-Za-z]:[\\/]/.test(trimmed)
-  if (!windows && !isAbsolute(trimmed)) return (issue(ctx, raw, 'must be an absolute path, e.g. /home/me/code/project'), z.NEVER)
+  if (!windows && !isAbsolute(trimmed)) {
+    issue(ctx, raw, 'must be an absolute path, e.g. /home/me/code/project')
+    return z.NEVER
+  }
   const folder = windows ? win32.normalize(trimmed) : normalize(trimmed)
   const root = windows ? win32.parse(folder).root : posix.parse(folder).root
   return folder.length > root.length ? folder.replace(/[\\/]+$/, '') : folder

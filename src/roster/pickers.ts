@@ -201,7 +201,7 @@ export class PickerSync {
   /** Install the per-turn mode switch on one Bot agent; returns its disposer. */
   switchModes(agent: Agent, botId: string): () => unknown {
     const sessionId = String(agent.id)
-    const dispose = agent.ctx.on('agent/pre-step', async (payload, next) => {
+    const dispose = agent.ctx.on('agent/pre-step', async (_payload, next) => {
       const turn = this.host.turnOf(sessionId)
       const bot = this.bot(botId)
       if (turn && bot && this.modeTurn.get(sessionId) !== turn.turn) {

@@ -61,7 +61,7 @@ export function guardUnattendedTurns(agentCtx: Context, hooks: GuardHooks): Arra
     return 'rejected'
   }, { prepend: true })
 
-  const results = agentCtx.on('tools/post-execute', async (exec, result, next) => {
+  const results = agentCtx.on('tools/post-execute', async (exec, _result, next) => {
     const decision = await next()
     const note = denied.get(String(exec.callId))
     if (note === undefined || decision.kind !== 'accept') return decision

@@ -387,7 +387,7 @@ export class BotSecrets extends Service {
     return this.serial(async () => {
       const owner = this.roster.ownerOf(sessionId)
       const bot = owner && this.roster.bot(owner.botId)
-      if (!owner || owner.kind !== 'own' || !bot) throw new TeamRefusal('forbidden', 'request_secret works only in your own chat with the user (not in a group).')
+      if (owner?.kind !== 'own' || !bot) throw new TeamRefusal('forbidden', 'request_secret works only in your own chat with the user (not in a group).')
       const name = secretName(rawName)
       if (!name.ok) throw new TeamRefusal('invalid', name.problem)
       const purpose = secretPurpose(rawPurpose)

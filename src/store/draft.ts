@@ -19,6 +19,7 @@
  * (property access, assignment, delete, `in`, `Object.keys/entries/assign`, spread, JSON,
  * every Array method); `structuredClone` of a draft throws (proxies are not cloneable).
  */
+// biome-ignore-all lint/suspicious/noExplicitAny: a structural draft over arbitrary JSON: proxies read and write any field.
 
 const DRAFT = Symbol('botStore.draft')
 

@@ -21,7 +21,7 @@
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
-import { Context, Service } from '@deepseek-ai/cordis'
+import { type Context, Service } from '@deepseek-ai/cordis'
 import { z } from 'zod'
 import { StoreError } from '../core/store-errors.ts'
 import { type Classified, type ReadOnlyReason, type ReadResult, LOCK_DIR, STATE_FILE, brokenCopyName, classifyRead, isTempLeftover } from './load.ts'
@@ -121,6 +121,7 @@ export interface StateChange {
 }
 
 export type StateListener = (state: Readonly<TeamState>, change: StateChange) => void
+// biome-ignore lint/suspicious/noConfusingVoidType: a transaction may mutate the draft and return nothing.
 export type Transaction = (draft: TeamState) => TeamState | void | Promise<TeamState | void>
 
 const MAX_DIAGNOSTICS = 50

@@ -37,7 +37,10 @@ export class DayTotals {
 
   add(row: Pick<UsageRow, 'bot' | 'provider' | 'model'> & UsageTokens): void {
     let models = this.byBot.get(row.bot)
-    if (!models) this.byBot.set(row.bot, (models = new Map()))
+    if (!models) {
+      models = new Map()
+      this.byBot.set(row.bot, models)
+    }
     const route = `${row.provider}/${row.model}`
     const t = models.get(route) ?? { input: 0, cached: 0, output: 0 }
     models.set(route, { input: t.input + row.input, cached: t.cached + row.cached, output: t.output + row.output })

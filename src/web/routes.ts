@@ -96,13 +96,12 @@ const ASSETS: Record<string, [type: string, body: string, csp?: string]> = {
 }
 
 function answerError(res: ServerResponse, error: unknown): void {
-  if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message })
-  if (error instanceof TeamRefusal) {
+  if (error instanceof HttpError) sendJson(res, error.status, { error: error.message })
+  else if (error instanceof TeamRefusal) {
     reportRefusal(error, 'http')
-    return sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
-  }
-  if (isStoreError(error)) return sendJson(res, 409, { error: error.message, code: error.code })
-  return sendJson(res, 500, { error: errorText(error) })
+    sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
+  } else if (isStoreError(error)) sendJson(res, 409, { error: error.message, code: error.code })
+  else sendJson(res, 500, { error: errorText(error) })
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, options: WebRoutesOptions, pairing: Pairing): Promise<void> {

@@ -113,7 +113,7 @@ describe('context steward: group member Sessions', () => {
     const replaced = agent.session.events.filter((e: any) => e.type === 'user/message' && e.surfaceOp).at(-1) as any
     const text = (replaced.data.content as { text?: string }[]).map((b) => b.text ?? '').join('')
     expect(text).toContain('[Checkpoint 1]')
-    expect(text).toMatch(/\[#\d+ · [^\]]+\][^\n]*\n[^]*PLANT-5: the staging database is db-stage-5\.internal, port 6543\./)
+    expect(text).toMatch(/\[#\d+ · [^\]]+\][^\n]*\n[\s\S]*PLANT-5: the staging database is db-stage-5\.internal, port 6543\./)
     // The group keeps working on the condensed Session.
     await say(host, 'Dev', 'after the checkpoint')
     const req = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!

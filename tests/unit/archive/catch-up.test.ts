@@ -2,7 +2,7 @@
 // idempotent, and a rewritten log or a gap is read again, never skipped.
 import { describe, expect, it } from 'vitest'
 import { CatchUp, type ArchiveSources } from '../../../src/archive/catch-up.ts'
-import { type LogEvent } from '../../../src/core/log-lines.ts'
+import type { LogEvent } from '../../../src/core/log-lines.ts'
 import { ArchiveIndex } from '../../../src/archive/index-db.ts'
 import { readOwnChat } from '../../../src/archive/reader.ts'
 import { loadSqlite } from '../../../src/core/sqlite.ts'

@@ -11,7 +11,7 @@ function fts(lines: string[]) {
   const db = load.driver.open(':memory:')
   db.exec("CREATE VIRTUAL TABLE t USING fts5(body, content='', tokenize='unicode61 remove_diacritics 2')")
   const insert = db.prepare('INSERT INTO t(rowid, body) VALUES (?, ?)')
-  lines.forEach((line, i) => insert.run(i + 1, indexBody(line)))
+  for (const [i, line] of lines.entries()) insert.run(i + 1, indexBody(line))
   return (expression: string) => (db.prepare('SELECT rowid AS id FROM t WHERE t MATCH ? ORDER BY rowid').all(expression) as { id: number }[]).map((r) => r.id)
 }
 

@@ -17,7 +17,8 @@ describe('SQLite driver loading (native module trap)', () => {
   it('classifies a skipped build and a wrong-ABI build, naming the exact fix', () => {
     const fix = rebuildCommand('/opt/node22', 'web')
     expect(fix).toBe('npm_config_nodedir=/opt/node22 dsh plugin --profile web rebuild better-sqlite3')
-    let missing, abi
+    let missing: ReturnType<typeof classifySqliteError> | undefined
+    let abi: ReturnType<typeof classifySqliteError> | undefined
     try { missingBinding() } catch (e) { missing = classifySqliteError(e, fix) }
     try { wrongAbi() } catch (e) { abi = classifySqliteError(e, fix) }
     expect(missing).toMatchObject({ kind: 'missing-binding', fix })

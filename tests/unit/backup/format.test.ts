@@ -14,7 +14,7 @@ describe('backup archive format', () => {
     const entries = [manifest, { path: 'bot/state.json', data: Buffer.from('{\n"a": 1\n}\n') }, { path: 'bot/workspace/blob.bin', data: binary }, { path: 'sessions/0.jsonl', data: Buffer.alloc(0) }]
     const back = decodeArchive(encodeArchive(entries))
     expect(back.map((e) => e.path)).toEqual(entries.map((e) => e.path))
-    back.forEach((e, i) => expect(Buffer.from(e.data).equals(entries[i]!.data)).toBe(true))
+    for (const [i, e] of back.entries()) expect(Buffer.from(e.data).equals(entries[i]!.data)).toBe(true)
   })
 
   it('refuses to write paths that could leave the restore target, and duplicates', () => {

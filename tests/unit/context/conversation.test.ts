@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { Config } from '../../../src/config.ts'
 import { lastUserText, linesOf, messagesToBot } from '../../../src/context/conversation.ts'
-import { type LogEvent } from '../../../src/core/log-lines.ts'
+import type { LogEvent } from '../../../src/core/log-lines.ts'
 import { deliverySource, handoffSource } from '../../../src/core/sources.ts'
 
 const user = (seq: number, text: string, source: unknown = { kind: 'user' }): LogEvent => ({ type: 'user/message', seq, time: 1_000 * seq, data: { role: 'user', content: [{ type: 'text', text }], source } })

@@ -24,7 +24,10 @@ async function mount(opts: { maxBytes?: number; secrets?: boolean } = {}) {
   const ctx = new Context()
   // The secrets service's interface (`mask`), standing in for that issue's service: it masks the
   // person's saved values wherever they appear.
-  if (opts.secrets) ctx.provide('botSecrets' as never), ctx.set('botSecrets' as never, { mask: (text: string) => text.split(SAVED).join('[secret:db-password]') } as never)
+  if (opts.secrets) {
+    ctx.provide('botSecrets' as never)
+    ctx.set('botSecrets' as never, { mask: (text: string) => text.split(SAVED).join('[secret:db-password]') } as never)
+  }
   await ctx.plugin(BotDiagnostics, { dir, ...(opts.maxBytes ? { maxBytes: opts.maxBytes } : {}) })
   return { ctx, dir, diagnostics: ctx.botDiagnostics }
 }
@@ -81,7 +84,10 @@ describe('botDiagnostics', () => {
     const logged: Message[] = []
     ctx.logger.exporter({ levels: { default: 2 }, export: (message) => logged.push(message) })
     const terminal: string[] = []
-    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (terminal.push(String(chunk)), true))
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      terminal.push(String(chunk))
+      return true
+    })
     try {
       warn(ctx, 'could not save group cursors', new Error('disk full'), 'rooms')
       warn(ctx, 'the usage ledger is off: no driver')

@@ -16,6 +16,7 @@ function deepFreeze<T>(v: T): T {
 const frozenState = () => deepFreeze(sampleState())
 
 /** Run `tx` on a draft and on a plain deep copy; both must end with the same data. */
+// biome-ignore lint/suspicious/noConfusingVoidType: transactions mutate the draft and may return nothing.
 function both(tx: (s: TeamState) => TeamState | void) {
   const base = frozenState()
   const before = JSON.stringify(base)
@@ -55,6 +56,7 @@ describe('copy-on-write draft', () => {
     expect(out).toBe(base)
   })
 
+  // biome-ignore lint/suspicious/noConfusingVoidType: as above.
   const cases: Array<[string, (s: TeamState) => TeamState | void]> = [
     ['nested push', s => { s.bots['bot-1']!.sessionParts.push({ sessionId: 's-2', part: 2, startedAt: '2025-01-02T00:00:00.000Z' }) }],
     ['add and delete Bots', s => { s.bots['bot-3'] = bot('bot-3'); delete s.bots['bot-2']; s.groups['group-1']!.members = ['bot-1'] }],
