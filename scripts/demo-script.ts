@@ -56,7 +56,7 @@ export function demoReply(req: RecordedRequest): Reply {
   }
 }
 
-export const demoScript: Script = {
+const demoScript: Script = {
   fallback: demoReply,
   title: req => {
     const t = lastUserText(req)

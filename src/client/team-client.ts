@@ -14,7 +14,7 @@ import type { TeamView } from '../web/team-view.ts'
 import { readProgress, type RoomProgressView } from './room-view.ts'
 import { errorText } from '../core/errors.ts'
 
-export type { TeamView, BotView, GroupView, Problem, BotStatus } from '../web/team-view.ts'
+export type { TeamView, BotView, GroupView } from '../web/team-view.ts'
 
 export const API = '/bot-team/api'
 /** Where the team page (`/bot-team`, same origin) keeps this browser's pairing token. */

@@ -22,7 +22,6 @@ export const MemoryLimits = z.object({
   scopeTotal: z.int().min(200).max(5_000_000).default(64_000),
 })
 export type MemoryLimits = z.output<typeof MemoryLimits>
-export const DEFAULT_LIMITS: MemoryLimits = MemoryLimits.parse({})
 
 /** A scope's files as sizes: MEMORY.md and each topic (characters). */
 export interface ScopeSizes {

@@ -45,7 +45,6 @@ export const IMAGE_PATH_MAX = 200
 export const WORK_FOLDER_MAX = 1000
 
 export const AVATAR_SHAPES = ['circle', 'square', 'hexagon', 'diamond', 'triangle', 'star'] as const
-export type AvatarShape = (typeof AVATAR_SHAPES)[number]
 
 export const PERMISSION_PRESETS = ['read-only', 'workspace-write', 'danger-full-access'] as const
 export type PermissionPreset = (typeof PERMISSION_PRESETS)[number]
@@ -262,7 +261,6 @@ export const BotUpdateInput = z.strictObject({ ...optionalFields, model: botMode
 
 export type BotCreateRaw = z.input<typeof BotCreateInput>
 export type BotUpdateRaw = z.input<typeof BotUpdateInput>
-export type BotUpdate = z.output<typeof BotUpdateInput>
 
 /** A Bot as far as name uniqueness cares: deleted Bots free their name. */
 export interface BotNameEntry {

@@ -294,13 +294,9 @@ export function teamInvariantIssues(s: Pick<TeamState, 'bots' | 'groups' | 'deli
   return issues
 }
 
-export type Avatar = z.infer<typeof avatarSchema>
-export type SessionPart = z.infer<typeof sessionPartSchema>
 export type Bot = z.infer<typeof botSchema>
 export type Group = z.infer<typeof groupSchema>
 export type Delivery = z.infer<typeof deliverySchema>
-export type PendingQuestion = z.infer<typeof pendingQuestionSchema>
-export type WorkBudget = z.infer<typeof budgetSchema>
 export type TeamState = z.infer<typeof stateSchema>
 export type UsageSettings = z.infer<typeof usageSettingsSchema>
 export type PauseRecord = z.infer<typeof pauseSchema>

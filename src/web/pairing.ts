@@ -22,7 +22,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { HttpError } from './http.ts'
-import { LABEL_MAX, MAX_DEVICES, PAIRING_FILE, readPairingFile, writePairingFile, type PairedDevice, type PairingFile } from './pairing-file.ts'
+import { LABEL_MAX, MAX_DEVICES, readPairingFile, writePairingFile, type PairedDevice, type PairingFile } from './pairing-file.ts'
 import { terminal } from '../dsh/warn.ts'
 
 export const PAIRING_HEADER = 'x-bot-team-pairing'
@@ -262,4 +262,3 @@ export class Pairing {
   }
 }
 
-export { PAIRING_FILE }

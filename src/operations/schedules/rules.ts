@@ -48,7 +48,6 @@ export const ruleInput = z.strictObject({
   weekly: z.strictObject({ days: z.array(day).min(1).max(7), time: clock, time_zone: zone }).optional(),
   every_minutes: z.int().min(MIN_EVERY_MINUTES, `at least ${MIN_EVERY_MINUTES} minutes`).max(MAX_EVERY_MINUTES).optional(),
 })
-export type RuleInput = z.input<typeof ruleInput>
 
 const pad = (n: number) => String(n).padStart(2, '0')
 const normalClock = (t: string) => {
