@@ -76,7 +76,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   await mountContained(ctx.plugin(BotDiagnostics, { dir: paths.dir, maxBytes: config.operations.diagnosticsMaxBytes }), 'diagnostics')
   // The pause switch: before delivery, rooms and schedules, which ask it before starting Bot work.
   if (ctx.get('botStore')) await mountContained(ctx.plugin(BotPause), 'pause')
-  // Team settings: the person's limit overrides; every limit reader applies them via effectiveLimits.
+  // The one source of the limits in force: the config's values, the person's overrides (Team
+  // settings) over them. Every service that enforces a limit asks it at each check.
   if (ctx.get('botStore')) await mountContained(ctx.plugin(BotLimits, configLimits(config)), 'team settings')
 
   // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
@@ -86,12 +87,12 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const protectedFolders = [dshHomePath(), paths.dir]
   // Before the roster: it names the Bot team agent preset for the Sessions the roster opens.
   await mountContained(ctx.plugin(BotCompaction, {}), 'compaction')
-  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, { ...sessions, protectedFolders, limits: { maxBots: config.team.maxBots, createsPerTurn: config.team.createsPerTurn } }), 'roster')
+  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, { ...sessions, protectedFolders }), 'roster')
   if (ctx.get('botRoster') && config.usage.enabled) await mountContained(ctx.plugin(BotUsage, { dir: paths.dir, prefer: config.sqlite, flushMs: config.usage.flushMs }), 'usage ledger')
   if (ctx.get('botRoster')) {
-    await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')
-    await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
-    await mountContained(ctx.plugin(BotSchedules, { workBudget: config.team.workBudget, maxSchedules: config.operations.maxSchedules }), 'schedules')
+    await mountContained(ctx.plugin(BotDelivery), 'delivery')
+    await mountContained(ctx.plugin(BotRooms), 'rooms')
+    await mountContained(ctx.plugin(BotSchedules, { maxSchedules: config.operations.maxSchedules }), 'schedules')
     await mountContained(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
     await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
     await mountContained(ctx.plugin(BotSecrets, { dir: paths.dir }), 'secrets')

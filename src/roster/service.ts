@@ -42,7 +42,6 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { TEAM_LIMIT_FIELDS } from '../core/limits.ts'
 import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
 import type { Requester } from '../core/caller.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from '../core/authority.ts'
@@ -54,7 +53,6 @@ import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
 import { raises, type Chain, type SandboxMode } from '../core/chain.ts'
 import { REASON_MAX } from '../core/text-limits.ts'
-import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limits.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
@@ -82,13 +80,6 @@ declare module '@deepseek-ai/cordis' {
 }
 
 export const Config = z.object({
-  /** Caps on the team's size and on how fast a turn may grow it. */
-  limits: z.object({
-    /** Live Bots the team may have. */
-    maxBots: TEAM_LIMIT_FIELDS.maxBots.default(50),
-    /** Bots one turn may create. */
-    createsPerTurn: TEAM_LIMIT_FIELDS.createsPerTurn.default(3),
-  }).prefault({}),
   /** The Bots' working folder (absolute); every Bot Session's cwd. */
   workspace: z.string(),
   /**
@@ -134,7 +125,7 @@ const MAX_ACTIVITY = 100
 export type { BotSessionOwner, OpeningOwner, SessionOwner } from './ownership.ts'
 
 export class BotRoster extends Service {
-  static inject = ['botStore', 'agents', 'sessions', 'tools', 'systemPrompt']
+  static inject = ['botStore', 'botLimits', 'agents', 'sessions', 'tools', 'systemPrompt']
   static Config = Config
 
   private readonly config: z.output<typeof Config>
@@ -165,11 +156,6 @@ export class BotRoster extends Service {
       turnOf: (sid) => this.turns.current(sid),
       record: (text, botId) => this.record(text, botId),
     })
-  }
-
-  /** The team-size limits in force: the person's overrides (team state `limits`) over the config values, read at each check. */
-  limits(overrides: LimitOverrides | undefined = this.store.state.limits): Pick<Limits, 'maxBots' | 'createsPerTurn'> {
-    return effectiveLimits(this.config.limits, overrides)
   }
 
   private get store(): BotStore {
@@ -401,7 +387,7 @@ export class BotRoster extends Service {
     const turn = this.turns.current(sessionId)?.turn ?? -1
     const entry = this.creations.get(sessionId)
     const count = entry && entry.turn === turn ? entry.count : 0
-    const { createsPerTurn } = this.limits()
+    const { createsPerTurn } = this.ctx.botLimits.inForce()
     if (count >= createsPerTurn) {
       throw new RosterRefusal('limit', `One turn may create at most ${createsPerTurn} Bots and groups, and this turn already created ${count}; no more ${what} now. Finish this turn; the user can ask for more.`)
     }
@@ -452,7 +438,7 @@ export class BotRoster extends Service {
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
       if (nameTaken(input.name, s.bots)) throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
       const live = Object.values(s.bots).filter((b) => !b.deleted).length
-      const { maxBots } = this.limits(s.limits)
+      const { maxBots } = this.ctx.botLimits.inForce(s.limits)
       if (live >= maxBots) throw new RosterRefusal('limit', `The Bot was not created: the team already has ${live} Bots (limit ${maxBots}). Delete a Bot first, or raise the limit in Team settings.`)
       const id = allocateId(s, 'bot')
       created = {
