@@ -23,12 +23,12 @@
  * would deadlock), touch group Sessions, word authority rules (asks `botRoster.check`; turn origin
  * and mode come from `botRoster.turnOf` / `modeOf`), or hold chat history.
  *
- * Composes: mounted after `botRoster`; asks `botLimits` at each check. On each own-chat agent at
- * `bot-team/bot-attached`: its tools
- * and two read-only listeners, `agent/inbox/claimed` (per-turn sends, reply wishes) and
- * `agent/inbox/discarded`; neither vetoes nor reorders. Globally: `session/event`, read only (a
- * relayed `user/message` flushed to the log marks its record delivered; `turn/end` routes replies
- * and releases held messages); `bot-team/bot-deleted` (discards its pending records);
+ * Composes: starts once `botRoster`, `botLimits` and `botPause` are up (its start-up recovery may
+ * send, asking the pause first); asks `botLimits` at each check. On each own-chat agent at
+ * `bot-team/bot-attached`: its tools and two read-only listeners, `agent/inbox/claimed` (per-turn
+ * sends, reply wishes) and `agent/inbox/discarded`; neither vetoes nor reorders. Globally:
+ * `session/event`, read only (a relayed `user/message` flushed to the log marks its record
+ * delivered; `turn/end` routes replies and releases held messages); `bot-team/bot-deleted` (discards its pending records);
  * `bot-team/writer` (recovery after a takeover); `bot-team/work-released` (`botPause`: the pause
  * switch or a spending cap lifted — held messages go on, in order).
  */
@@ -89,7 +89,7 @@ export interface StopResult {
 const nowIso = () => new Date().toISOString()
 
 export class BotDelivery extends Service {
-  static inject = ['botStore', 'botRoster', 'botLimits', 'agents', 'sessions', 'tools']
+  static inject = ['botStore', 'botRoster', 'botLimits', 'botPause', 'agents', 'sessions', 'tools']
 
   /** Resolves when start-up recovery has run (at once in a process that does not write). */
   readonly ready: Promise<void>
@@ -178,7 +178,7 @@ export class BotDelivery extends Service {
     const run = () => this.recover().then(() => {}, (error: unknown) => {
       warn(this.ctx, 'delivery recovery failed', error, 'delivery')
     }).finally(() => this.resolveReady())
-    await afterBoot(this.ctx, run)
+    afterBoot(this.ctx, run)
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────

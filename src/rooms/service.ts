@@ -90,7 +90,7 @@ interface LooseEvent {
 }
 
 export class BotRooms extends Service {
-  static inject = ['botStore', 'botRoster', 'botLimits', 'agents', 'sessions', 'tools', 'systemPrompt']
+  static inject = ['botStore', 'botRoster', 'botLimits', 'botPause', 'agents', 'sessions', 'tools', 'systemPrompt']
 
   private readonly transcripts: Transcript
   private readonly roundRunner: Rounds
@@ -183,8 +183,12 @@ export class BotRooms extends Service {
     this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attachOwnChat(agent))
     this.ctx.on('bot-team/member-attached', ({ bot, groupId, agent }) => this.attachMember(agent, bot.id, groupId))
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => this.transcripts.forgetBot(botId))
-    // Bots whose own chat was attached before this service started get the group tools now.
+    // Bots whose own chat or group Session was attached before this service started get the group
+    // tools (and a member its room section) now.
     for (const { agent } of this.roster.openSessions({ kinds: ['own'], current: true })) this.attachOwnChat(agent)
+    for (const { agent, owner } of this.roster.openSessions({ kinds: ['member'] })) {
+      if (owner.kind === 'member') this.attachMember(agent, owner.botId, owner.groupId)
+    }
     // A process that takes over as the writer re-drives the room work the previous writer left.
     this.ctx.on('bot-team/writer', ({ from }) => {
       if (from !== null) void this.recover().catch((error: unknown) => warn(this.ctx, 'room recovery after taking over failed', error, 'rooms'))
@@ -194,7 +198,7 @@ export class BotRooms extends Service {
       return
     }
     const run = () => this.recover().then(() => {}, (error: unknown) => warn(this.ctx, 'room recovery failed', error, 'rooms')).finally(() => this.resolveReady())
-    await afterBoot(this.ctx, run)
+    afterBoot(this.ctx, run)
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────

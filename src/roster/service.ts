@@ -20,7 +20,8 @@
  *   the Bot (below) and emits `bot-team/bot-attached` (own chat) or `bot-team/member-attached`
  *   (group Session). It is a veto: it throws synchronously — DSH then does not publish the agent —
  *   when the Bot is deleted, or when this process is not the team writer (it names the writer,
- *   records the refusal and tries to take over). Other Sessions pass untouched.
+ *   records the refusal and tries to take over). Other Sessions pass untouched. Bot agents that
+ *   were live before the roster started are attached the same way when it starts.
  * - On each Bot agent's own scope (`agent.ctx`, gone with the agent, and removed if this service
  *   unloads first): the turn tracker (`agent/inbox/claimed`, read only), the unattended-turn guard
  *   (`unattended.ts`, prepended), the delegated-mode switch (`pickers.ts`, prepended `agent/pre-step`
@@ -169,6 +170,16 @@ export class BotRoster extends Service {
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
     this.pickers.start()
     this.sessions.disposeWithFiber('bot-roster:sessions')
+    // Bot agents DSH created before this service started (their `agent/created` went by) get the
+    // same wiring now, so the services that start after this one find them attached.
+    for (const { agent } of this.openSessions({ kinds: ['own', 'member'] })) {
+      try {
+        this.onAgentCreated(agent)
+      } catch {
+        // Too late to veto, the agent is live: a Session this process may not run (recorded, with
+        // a takeover asked) stays without the team's wiring.
+      }
+    }
     // Becoming the writer later (taking over, or a web app that came up after this plugin) makes
     // sure the team is whole: a Main Bot, and an own chat for every Bot.
     this.ctx.on('bot-team/writer', ({ from }) => {
@@ -180,7 +191,7 @@ export class BotRoster extends Service {
     this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
     // must be created through DSH Web's api proxy, which may activate after this plugin.
-    await afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
+    afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
       this.record(`could not set up the team: ${errorText(error)}`)
     }))
   }

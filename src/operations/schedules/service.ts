@@ -21,9 +21,11 @@
  * daily/weekly rules, state in one Session's log — dsh-verified §9), fire in a process that does
  * not write team state, or interrupt a running turn.
  *
- * Composes: mounted after delivery and rooms; asks `botLimits` at each run. Read-only listeners: `session/event` (`turn/end`:
- * a busy Bot may now be idle), `bot-team/work-released`, `bot-team/writer`, team state changes;
- * tools on each own-chat agent at `bot-team/bot-attached` (no veto, no order).
+ * Composes: starts once `botRoster`, `botLimits` and `botPause` are up; asks `botLimits` at each
+ * run, and `botRooms` (a group's task waits while the rooms are not up). Read-only listeners:
+ * `session/event` (`turn/end`: a busy Bot may now be idle), `bot-team/work-released`,
+ * `bot-team/writer`, team state changes; tools on each own-chat agent at `bot-team/bot-attached`
+ * (no veto, no order).
  */
 import type { Requester } from '../../core/caller.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
@@ -76,7 +78,7 @@ export type { Requester }
 const iso = (ms: number) => new Date(ms).toISOString()
 
 export class BotSchedules extends Service {
-  static inject = ['botStore', 'botRoster', 'botLimits', 'agents']
+  static inject = ['botStore', 'botRoster', 'botLimits', 'botPause', 'agents']
   static Config = Config
 
   readonly config: z.output<typeof Config>
