@@ -17,9 +17,11 @@ import { Context } from '@deepseek-ai/cordis'
 import { BotStore } from '../src/store/service.ts'
 import { type TeamState, serializeState } from '../src/store/index.ts'
 import { MAX_BUDGETS } from '../src/core/chain.ts'
-import { DEFAULT_KEEP_FINISHED } from '../src/delivery/policy.ts'
+import { Config } from '../src/config.ts'
 import { clip, FINISHED_BODY_MAX, MESSAGE_MAX } from '../src/core/text-limits.ts'
 
+/** Finished delivery records kept: the plugin config's default (what `botLimits` enforces). */
+const DEFAULT_KEEP_FINISHED = Config.parse({}).team.keepFinished
 const SAVES = Number(process.argv[2] ?? 300)
 const WARMUP = 20
 

@@ -32,6 +32,7 @@ import { BotSecrets } from './secrets/service.ts'
 import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
 import { BotUsage } from './usage/service.ts'
+import { holdBoot } from './dsh/boot.ts'
 import { PAIRING_FILE } from './web/pairing-file.ts'
 import { registerWebRoutes } from './web/routes.ts'
 import { mountTeamFeed } from './web/team-api-routes.ts'
@@ -39,13 +40,35 @@ import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
 
 export { Config }
 
-/** A throw from `apply()` kills the whole DSH boot: contain a service's start-up failure to that service. */
-async function mountContained(fiber: Fiber & PromiseLike<unknown>, what: string): Promise<void> {
-  try {
-    await fiber
-  } catch (error) {
-    warn(fiber.parent, `the ${what} service failed to start; the rest of the plugin keeps working`, error, 'start-failed')
+/** A service plugin as mounted, and what a report calls it. */
+interface Mounted {
+  fiber: Fiber & PromiseLike<Fiber>
+  what: string
+}
+
+/**
+ * Wait until Cordis has started every service it can — each starts once its `inject` is up, and
+ * a start may let others start — then report each that failed, and those left waiting for a
+ * service that is not up (a failed one's dependents). A throw from `apply()` kills the whole DSH
+ * boot: a start-up failure is contained to its service and what needs it.
+ */
+async function startContained(ctx: Context, services: readonly Mounted[]): Promise<void> {
+  for (let starting = services.filter((s) => s.fiber.inertia); starting.length; starting = services.filter((s) => s.fiber.inertia)) {
+    await Promise.all(starting.map((s) => s.fiber.inertia))
   }
+  const waiting = new Map<string, string[]>()
+  for (const { fiber, what } of services) {
+    try {
+      await fiber
+    } catch (error) {
+      warn(ctx, `the ${what} service failed to start; the rest of the plugin keeps working`, error, 'start-failed')
+      continue
+    }
+    if (fiber.store !== undefined) continue // started
+    const missing = Object.keys(fiber.inject).filter((name) => ctx.get(name) === undefined).join(', ')
+    waiting.set(missing, [...(waiting.get(missing) ?? []), what])
+  }
+  for (const [missing, whats] of waiting) warn(ctx, `not started, for want of ${missing || 'a service'}: ${whats.join(', ')}`, undefined, 'start-waiting')
 }
 
 export const name = PLUGIN_NAME
@@ -53,10 +76,16 @@ export const inject = ['agents', 'sessions', 'tools', 'systemPrompt']
 
 export async function apply(ctx: Context, config: Config): Promise<void> {
   const paths = resolvePaths(config, dshHomePath)
-  // Awaited so the team is open (writer, follower or read-only) before DSH creates any agent.
-  // The services degrade instead of throwing; a failure here is a bug, reported and contained.
+  // In-process (no loader), the services' after-boot work (the first Main Bot, recoveries) waits
+  // until all of them are up, as under DSH's loader; released below.
+  const release = holdBoot(ctx)
+  // Every service is mounted at once; Cordis starts each when what its `inject` names is up, so
+  // the order below only breaks ties (it is the order of the registry, and so deterministic).
+  // Without the store (a start-up bug, reported) what needs it waits and the rest keeps working.
+  const services: Mounted[] = []
+  const mount = (fiber: Fiber & PromiseLike<Fiber>, what: string) => services.push({ fiber, what })
   // Who writes: a process hosting DSH's web app (DSH Web, Desktop) under `writer: auto`.
-  await mountContained(ctx.plugin(BotStore, {
+  mount(ctx.plugin(BotStore, {
     dir: paths.dir,
     role: storeRole(config.writer),
     longLived: hostsWebApp((service) => ctx.get(service) !== undefined),
@@ -64,38 +93,36 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     pluginVersion: PLUGIN_VERSION,
   }), 'team state')
   // The web app's services may activate after this plugin: promote then (the store emits its
-  // writer event, on which the roster sets up the team). Registered after the store is up, so
-  // the store is there when the callback runs; a no-op if it already writes.
+  // writer event, on which the roster sets up the team); a no-op if it already writes.
   if (promotesWhenWebAppAppears(config.writer)) {
-    ctx.inject([...WEB_APP_SERVICES], (ctx) => {
-      void ctx.get('botStore')?.allowWriting()
+    ctx.inject(['botStore', ...WEB_APP_SERVICES], (ctx) => {
+      void ctx.botStore.allowWriting()
     })
   }
-  await mountContained(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
-  // Diagnostics first after the store, so every later service can note what happens.
-  await mountContained(ctx.plugin(BotDiagnostics, { dir: paths.dir, maxBytes: config.operations.diagnosticsMaxBytes }), 'diagnostics')
-  // The pause switch: before delivery, rooms and schedules, which ask it before starting Bot work.
-  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotPause), 'pause')
-  // Team settings: the person's limit overrides; every limit reader applies them via effectiveLimits.
-  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotLimits, configLimits(config)), 'team settings')
-
-  // Bots need team state, and messages and rooms need Bots; without them (a start-up bug,
-  // reported above) the rest keeps working.
+  mount(ctx.plugin(BotArchive, { dir: paths.dir, prefer: config.sqlite }), 'archive')
+  // Needs nothing, so it is up before every service that notes what happens.
+  mount(ctx.plugin(BotDiagnostics, { dir: paths.dir, maxBytes: config.operations.diagnosticsMaxBytes }), 'diagnostics')
+  // The pause switch: delivery, rooms and schedules inject it, as they ask it before starting Bot work.
+  mount(ctx.plugin(BotPause), 'pause')
+  // The one source of the limits in force: the config's values, the person's overrides (Team
+  // settings) over them. Every service that enforces a limit injects it and asks it at each check.
+  mount(ctx.plugin(BotLimits, configLimits(config)), 'team settings')
   const sessions = { workspace: paths.workspace, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }
   // A Bot's own working folder may not be, hold or lie inside the DSH home or the team folder.
   const protectedFolders = [dshHomePath(), paths.dir]
-  // Before the roster: it names the Bot team agent preset for the Sessions the roster opens.
-  await mountContained(ctx.plugin(BotCompaction, {}), 'compaction')
-  if (ctx.get('botStore')) await mountContained(ctx.plugin(BotRoster, { ...sessions, protectedFolders, limits: { maxBots: config.team.maxBots, createsPerTurn: config.team.createsPerTurn } }), 'roster')
-  if (ctx.get('botRoster') && config.usage.enabled) await mountContained(ctx.plugin(BotUsage, { dir: paths.dir, prefer: config.sqlite, flushMs: config.usage.flushMs }), 'usage ledger')
-  if (ctx.get('botRoster')) {
-    await mountContained(ctx.plugin(BotDelivery, { hopLimit: config.team.hopLimit, sendCap: config.team.sendsPerTurn, workBudget: config.team.workBudget, turnsAtOnce: config.team.botTurnsAtOnce, keepFinished: config.team.keepFinished }), 'delivery')
-    await mountContained(ctx.plugin(BotRooms, { limits: config.rooms.limits, workBudget: config.team.workBudget, maxGroups: config.team.maxGroups }), 'rooms')
-    await mountContained(ctx.plugin(BotSchedules, { workBudget: config.team.workBudget, maxSchedules: config.operations.maxSchedules }), 'schedules')
-    await mountContained(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
-    await mountContained(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
-    await mountContained(ctx.plugin(BotSecrets, { dir: paths.dir }), 'secrets')
-  }
+  // Needs only `agents`: up before the roster opens a Session, whose agent preset it names.
+  mount(ctx.plugin(BotCompaction, {}), 'compaction')
+  mount(ctx.plugin(BotRoster, { ...sessions, protectedFolders }), 'roster')
+  if (config.usage.enabled) mount(ctx.plugin(BotUsage, { dir: paths.dir, prefer: config.sqlite, flushMs: config.usage.flushMs }), 'usage ledger')
+  mount(ctx.plugin(BotDelivery), 'delivery')
+  mount(ctx.plugin(BotRooms), 'rooms')
+  mount(ctx.plugin(BotSchedules, { maxSchedules: config.operations.maxSchedules }), 'schedules')
+  mount(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
+  mount(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
+  mount(ctx.plugin(BotSecrets, { dir: paths.dir }), 'secrets')
+  // Awaited so the team is open (writer, follower or read-only) before DSH creates any agent.
+  await startContained(ctx, services)
+  await release()
 
   ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
     trustedHosts: config.trustedHosts,

@@ -86,6 +86,9 @@ const LimitsPatch = z.object({
 const describe = (a: OwnChatArgs) => (a.query !== undefined ? `searched for "${a.query.slice(0, 60)}"` : a.around !== undefined ? `read around ${a.around}` : a.part !== undefined ? `asked for the note of part ${a.part}` : 'read its latest lines')
 
 export class BotArchive extends Service {
+  /** The store's mode decides, when the index opens, whether this process writes it. */
+  static inject = ['botStore']
+
   private driver: SqliteDriver | undefined
   private problem: SqliteProblem | undefined
   private index: ArchiveIndex | undefined

@@ -25,8 +25,6 @@ import { SANDBOX_MODES, type Chain, type SandboxMode } from './sources.ts'
 
 export type { Chain, SandboxMode }
 
-/** Work budget per person's message (Bot-started turns it may cause). */
-export const DEFAULT_WORK_BUDGET = 40
 /** Budgets kept in team state: every open one, then the newest closed ones. */
 export const MAX_BUDGETS = 200
 

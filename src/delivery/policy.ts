@@ -13,12 +13,6 @@
  */
 import type { Delivery } from '../store/index.ts'
 
-export const DEFAULT_HOP_LIMIT = 6
-/** Messages (of all three kinds) one turn may send: hops bound depth, this bounds fan-out. */
-export const DEFAULT_SEND_CAP = 5
-/** Finished records kept in team state; pending ones are always kept. */
-export const DEFAULT_KEEP_FINISHED = 500
-
 export type DeliveryKind = Delivery['kind']
 
 /** The model-facing text of a delivery: a header naming sender and kind, then the body (pure). */
@@ -78,7 +72,7 @@ export function recoveryAction(f: RecoveryFacts): RecoveryAction {
 }
 
 /** Keep all pending records and the newest `keepFinished` finished ones, in order (pure). */
-export function boundDeliveries<T extends Pick<Delivery, 'status'>>(list: readonly T[], keepFinished = DEFAULT_KEEP_FINISHED): T[] {
+export function boundDeliveries<T extends Pick<Delivery, 'status'>>(list: readonly T[], keepFinished: number): T[] {
   let finished = list.filter((d) => d.status !== 'pending').length
   if (finished <= keepFinished) return [...list]
   const out: T[] = []

@@ -16,18 +16,19 @@
  * Bot-started work (the pause switch, spending caps), Bots' messages wait in the same held queue
  * (records pending, so a restart holds them again) and go in order on `bot-team/work-released`. Authority, hop limit,
  * send cap, budget and sizes are checked in `send` / `stop`, whoever calls; the tools are thin
- * adapters. The limits are read at each check through `limits()` (the person's overrides in team
- * state over the config values, `operations/limits.ts`), so a change in Team settings needs no restart.
+ * adapters. The limits in force are asked of `botLimits` at each check, so a change in Team
+ * settings needs no restart.
  *
  * Deliberately does not: wait for the target's turn inside a tool (two Bots waiting on each other
  * would deadlock), touch group Sessions, word authority rules (asks `botRoster.check`; turn origin
  * and mode come from `botRoster.turnOf` / `modeOf`), or hold chat history.
  *
- * Composes: mounted after `botRoster`. On each own-chat agent at `bot-team/bot-attached`: its tools
- * and two read-only listeners, `agent/inbox/claimed` (per-turn sends, reply wishes) and
- * `agent/inbox/discarded`; neither vetoes nor reorders. Globally: `session/event`, read only (a
- * relayed `user/message` flushed to the log marks its record delivered; `turn/end` routes replies
- * and releases held messages); `bot-team/bot-deleted` (discards its pending records);
+ * Composes: starts once `botRoster`, `botLimits` and `botPause` are up (its start-up recovery may
+ * send, asking the pause first); asks `botLimits` at each check. On each own-chat agent at
+ * `bot-team/bot-attached`: its tools and two read-only listeners, `agent/inbox/claimed` (per-turn
+ * sends, reply wishes) and `agent/inbox/discarded`; neither vetoes nor reorders. Globally:
+ * `session/event`, read only (a relayed `user/message` flushed to the log marks its record
+ * delivered; `turn/end` routes replies and releases held messages); `bot-team/bot-deleted` (discards its pending records);
  * `bot-team/writer` (recovery after a takeover); `bot-team/work-released` (`botPause`: the pause
  * switch or a spending cap lifted — held messages go on, in order).
  */
@@ -36,21 +37,19 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { z } from 'zod'
-import { TEAM_LIMIT_FIELDS } from '../core/limits.ts'
 import type { Caller } from '../core/authority.ts'
 import type { Requester } from '../core/caller.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { byRef } from '../core/names.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
-import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../core/chain.ts'
+import { drawOn, type Chain } from '../core/chain.ts'
 import {
-  boundDeliveries, checkSend, DEFAULT_HOP_LIMIT, DEFAULT_KEEP_FINISHED, DEFAULT_SEND_CAP, discardReport,
+  boundDeliveries, checkSend, discardReport,
   messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
 } from './policy.ts'
 import { charCount, clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../core/text-limits.ts'
-import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limits.ts'
+import type { LimitOverrides, Limits } from '../core/limits.ts'
 import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../core/sources.ts'
 import { deliveryTools } from './tools.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
@@ -63,17 +62,6 @@ declare module '@deepseek-ai/cordis' {
     botDelivery: BotDelivery
   }
 }
-
-export const Config = z.object({
-  hopLimit: TEAM_LIMIT_FIELDS.hopLimit.default(DEFAULT_HOP_LIMIT),
-  /** Bot-started turns one message of the person may cause (see `src/chain.ts`). */
-  workBudget: TEAM_LIMIT_FIELDS.workBudget.default(DEFAULT_WORK_BUDGET),
-  /** Bot-started turns that may run at once; more wait in order (the cost spike, not the total). */
-  turnsAtOnce: TEAM_LIMIT_FIELDS.botTurnsAtOnce.default(4),
-  sendCap: TEAM_LIMIT_FIELDS.sendsPerTurn.default(DEFAULT_SEND_CAP),
-  keepFinished: TEAM_LIMIT_FIELDS.keepFinished.default(DEFAULT_KEEP_FINISHED),
-})
-export type Config = z.input<typeof Config>
 
 /** What one Bot agent's current turn sent, and which handled messages want their answer back. */
 interface TurnTrack {
@@ -101,10 +89,8 @@ export interface StopResult {
 const nowIso = () => new Date().toISOString()
 
 export class BotDelivery extends Service {
-  static inject = ['botStore', 'botRoster', 'agents', 'sessions', 'tools']
-  static Config = Config
+  static inject = ['botStore', 'botRoster', 'botLimits', 'botPause', 'agents', 'sessions', 'tools']
 
-  readonly config: z.output<typeof Config>
   /** Resolves when start-up recovery has run (at once in a process that does not write). */
   readonly ready: Promise<void>
   private resolveReady!: () => void
@@ -123,9 +109,8 @@ export class BotDelivery extends Service {
   /** What the last start-up recovery did (for the team page and tests). */
   recovered: { delivered: number; redriven: number; sent: number; discarded: number } | undefined
 
-  constructor(ctx: Context, config: Config) {
+  constructor(ctx: Context) {
     super(ctx, 'botDelivery')
-    this.config = Config.parse(config ?? {})
     this.ready = new Promise((resolve) => { this.resolveReady = resolve })
   }
 
@@ -133,10 +118,9 @@ export class BotDelivery extends Service {
     return this.ctx.botStore
   }
 
-  /** The limits in force: the person's overrides (team state `limits`) over this service's config values. */
-  limits(overrides: LimitOverrides | undefined = this.store.state.limits): Pick<Limits, 'hopLimit' | 'sendsPerTurn' | 'workBudget' | 'botTurnsAtOnce' | 'keepFinished'> {
-    const c = this.config
-    return effectiveLimits({ hopLimit: c.hopLimit, sendsPerTurn: c.sendCap, workBudget: c.workBudget, botTurnsAtOnce: c.turnsAtOnce, keepFinished: c.keepFinished }, overrides)
+  /** The limits in force (`botLimits`, asked at each check); inside a save, of the state being written. */
+  private limits(overrides?: LimitOverrides): Limits {
+    return this.ctx.botLimits.inForce(overrides)
   }
 
   private get roster(): BotRoster {
@@ -194,7 +178,7 @@ export class BotDelivery extends Service {
     const run = () => this.recover().then(() => {}, (error: unknown) => {
       warn(this.ctx, 'delivery recovery failed', error, 'delivery')
     }).finally(() => this.resolveReady())
-    await afterBoot(this.ctx, run)
+    afterBoot(this.ctx, run)
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────
@@ -380,7 +364,7 @@ export class BotDelivery extends Service {
 
   /**
    * The DSH call for a recorded delivery. A message that would start a new turn of an idle Bot
-   * while `turnsAtOnce` Bot-started turns already run (or others wait) waits, in order, until one
+   * while `botTurnsAtOnce` Bot-started turns already run (or others wait) waits, in order, until one
    * ends: the budget bounds how many turns a request causes, this bounds the cost spike. The record
    * stays pending meanwhile (a restart sends it). A throw marks the record failed.
    */

@@ -15,10 +15,10 @@
  * disk must not break the work it is recording: failures go to stderr once), or ship anything
  * anywhere: the person downloads the file from the team page (`GET /bot-team/api/diagnostics`).
  *
- * Composes: mounted right after `botStore` (before everything that may note); reads the store
- * through `ctx.get` so it also works when the store failed to start. Listens to
- * `bot-team/writer` and `session/event` (`turn/end`; read only) and subscribes to team state
- * changes (read only).
+ * Composes: injects nothing, so it is up before everything that may note; observes the store
+ * once it is up (`ctx.inject`), so it also works when the store failed to start (the entry notes
+ * that failure here). Listens to `bot-team/writer` and `session/event` (`turn/end`; read only)
+ * and subscribes to team state changes (read only).
  */
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
@@ -104,8 +104,8 @@ export class BotDiagnostics extends Service {
   }
 
   async [Service.init](): Promise<void> {
-    const store = this.ctx.get('botStore')
-    if (store) {
+    this.ctx.inject(['botStore'], (ctx) => {
+      const store = ctx.botStore
       const status = store.status()
       this.note({ kind: 'start', message: `team state opened as ${status.mode}${status.reason ? ` (${status.reason})` : ''}: ${status.message}`, data: { mode: status.mode, revision: status.revision, lockless: status.lockless } })
       this.observe(store.state)
@@ -114,9 +114,7 @@ export class BotDiagnostics extends Service {
         this.observe(state)
         this.noteStoreDiagnostics(store.diagnostics())
       })
-    } else {
-      this.note({ kind: 'start', level: 'warn', message: 'team state is not available (the store did not start)' })
-    }
+    })
     // Every refusal a Bot's tool or the HTTP API answered (authority, limits, bad input).
     this.ctx.effect(() => listenToRefusals((error, channel) => {
       this.note({ kind: 'refusal', message: `${channel}: ${error.message}`, ...(error instanceof TeamRefusal ? { data: { code: error.code } } : {}) })

@@ -1,7 +1,9 @@
 /**
- * `botLimits` — the person's Team settings: reads and writes the limit overrides in team state
- * (`limits`), and answers which limits are in force (`effectiveLimits` of `limits.ts` over the
- * plugin config's values, which the entry passes flat).
+ * `botLimits` — the one source of the limits in force: the plugin config's values (the entry
+ * passes them flat, `configLimits`) with the person's Team settings over them (the overrides in
+ * team state, `limits`; `effectiveLimits` of `limits.ts`). Every service that enforces a limit
+ * asks `inForce()` at each check, so Team settings and enforcement cannot differ, and a change
+ * applies at the next check without a restart.
  *
  * A change is a patch: a number sets an override, `null` clears it (the config value applies
  * again); every value is checked against the config's bounds, a bad one refuses the whole patch
@@ -9,9 +11,10 @@
  * raises a limit unless the caller says it may (`mayRaise`): the HTTP route asks for a paired
  * browser first, and the check runs again inside the save, against the state being written.
  *
- * Deliberately does not: enforce any limit (delivery, rooms, schedules and the roster each read
- * `effectiveLimits` at their own checks), decide who may raise (the route asks `pairing`), or
- * notify anyone: services read the state at their next check, and the team feed pushes the change.
+ * Deliberately does not: enforce any limit (delivery, rooms, schedules and the roster each ask
+ * `inForce()` at their own checks and word their own refusals), decide who may raise (the route
+ * asks `pairing`), or notify anyone: services read at their next check, and the team feed pushes
+ * the change.
  *
  * Composes: a Cordis service on `botStore`; writes only `limits`. In a process that does not
  * write, `set` fails with the store's own refusal.
@@ -66,8 +69,16 @@ export class BotLimits extends Service {
     return this.ctx.botStore
   }
 
+  /**
+   * The limits in force: an override where the person set one, else the config's value. Inside a
+   * save, pass the state being written (`s.limits`) so the check and the write agree.
+   */
+  inForce(overrides: LimitOverrides | undefined = this.store.state.limits): Limits {
+    return effectiveLimits(this.config, overrides)
+  }
+
   view(overrides: LimitOverrides | undefined = this.store.state.limits): LimitsView {
-    return { limits: effectiveLimits(this.config, overrides), config: { ...this.config }, overrides: { ...overrides } }
+    return { limits: this.inForce(overrides), config: { ...this.config }, overrides: { ...overrides } }
   }
 
   /** Validate `raw` as a patch; a bad field is a refusal naming it (`field: message`), nothing changes. */

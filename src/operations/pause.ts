@@ -15,7 +15,7 @@
  *
  * Composes: a Cordis service on `botStore`; reads team state, writes only `paused`. Follows the
  * file in a non-writing process (a resume saved by the writer releases work here too). Listeners
- * of `bot-team/work-released` run in mount order; none may veto.
+ * of `bot-team/work-released` run in the order their services started; none may veto.
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { TeamRefusal } from '../core/refusal.ts'

@@ -31,7 +31,6 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import type { z } from 'zod'
 import type { Caller, Decision } from '../core/authority.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { byRef } from '../core/names.ts'
@@ -41,11 +40,9 @@ import { readRoomAnswerParts, readSourceOf, roomNoticeSource, roomOpenSource, ro
 import { canStart, drawOn } from '../core/chain.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
-import { RoomsConfig } from './config.ts'
 import { resolveCreate, resolveUpdate } from './group-fields.ts'
 import { postLine, roomRulesText } from './policy.ts'
-import { DEFAULT_LIMITS, type RoomLimits } from '../core/limits.ts'
-import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limits.ts'
+import type { RoomLimits } from '../core/limits.ts'
 import { PostLog } from './post-log.ts'
 import { roundProgress, type RoundProgress } from './progress.ts'
 import { Rounds, type RoundRecord } from './rounds.ts'
@@ -66,9 +63,6 @@ declare module '@deepseek-ai/cordis' {
     'bot-team/room-progress'(progress: RoundProgress): void
   }
 }
-
-export const Config = RoomsConfig
-export type Config = z.input<typeof RoomsConfig>
 
 /** A refusal the caller can read (tools answer "Refused: …"). */
 export class RoomRefusal extends TeamRefusal {}
@@ -96,10 +90,8 @@ interface LooseEvent {
 }
 
 export class BotRooms extends Service {
-  static inject = ['botStore', 'botRoster', 'agents', 'sessions', 'tools', 'systemPrompt']
-  static Config = Config
+  static inject = ['botStore', 'botRoster', 'botLimits', 'botPause', 'agents', 'sessions', 'tools', 'systemPrompt']
 
-  private readonly config: z.output<typeof RoomsConfig>
   private readonly transcripts: Transcript
   private readonly roundRunner: Rounds
   private readonly creating = new Map<string, Promise<Agent>>()
@@ -113,23 +105,13 @@ export class BotRooms extends Service {
   /** What the last recovery did (tests, the team page). */
   recovered: RoomRecovery | undefined
 
-  /**
-   * The limits in force (`operations/limits.ts`): the person's overrides in team state over the
-   * config values (`limits`, `workBudget`, `maxGroups`), read at each check: a change needs no restart.
-   */
-  inForce(overrides: LimitOverrides | undefined = this.store.state.limits): RoomLimits & Pick<Limits, 'workBudget' | 'maxGroups'> {
-    return effectiveLimits({ ...DEFAULT_LIMITS, ...this.config.limits, workBudget: this.config.workBudget, maxGroups: this.config.maxGroups }, overrides)
-  }
-
-  /** The round limits in force now. */
+  /** The round limits in force now (`botLimits`, asked at each check: a change needs no restart). */
   get limits(): RoomLimits {
-    return this.inForce()
+    return this.ctx.botLimits.inForce()
   }
 
-  constructor(ctx: Context, config: Config) {
+  constructor(ctx: Context) {
     super(ctx, 'botRooms')
-    const parsed = RoomsConfig.parse(config ?? {})
-    this.config = parsed
     const limitsNow = () => this.limits
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
     this.ready = new Promise((resolve) => { this.resolveReady = resolve })
@@ -201,8 +183,12 @@ export class BotRooms extends Service {
     this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attachOwnChat(agent))
     this.ctx.on('bot-team/member-attached', ({ bot, groupId, agent }) => this.attachMember(agent, bot.id, groupId))
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => this.transcripts.forgetBot(botId))
-    // Bots whose own chat was attached before this service started get the group tools now.
+    // Bots whose own chat or group Session was attached before this service started get the group
+    // tools (and a member its room section) now.
     for (const { agent } of this.roster.openSessions({ kinds: ['own'], current: true })) this.attachOwnChat(agent)
+    for (const { agent, owner } of this.roster.openSessions({ kinds: ['member'] })) {
+      if (owner.kind === 'member') this.attachMember(agent, owner.botId, owner.groupId)
+    }
     // A process that takes over as the writer re-drives the room work the previous writer left.
     this.ctx.on('bot-team/writer', ({ from }) => {
       if (from !== null) void this.recover().catch((error: unknown) => warn(this.ctx, 'room recovery after taking over failed', error, 'rooms'))
@@ -212,7 +198,7 @@ export class BotRooms extends Service {
       return
     }
     const run = () => this.recover().then(() => {}, (error: unknown) => warn(this.ctx, 'room recovery failed', error, 'rooms')).finally(() => this.resolveReady())
-    await afterBoot(this.ctx, run)
+    afterBoot(this.ctx, run)
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────
@@ -328,7 +314,7 @@ export class BotRooms extends Service {
       const again = resolveCreate(s, raw)
       if (!again.ok) throw new RoomRefusal('invalid', `The group was not created: ${again.reason}.`)
       const live = Object.values(s.groups).filter((g) => !g.deleted).length
-      const { maxGroups } = this.inForce(s.limits)
+      const { maxGroups } = this.ctx.botLimits.inForce(s.limits)
       if (live >= maxGroups) throw new RoomRefusal('limit', `The group was not created: the team already has ${live} groups (limit ${maxGroups}). Delete a group first.`)
       id = allocateId(s, 'group')
       s.groups[id] = { id, ...again.value, memberSessions: {}, seen: {}, createdAt: new Date().toISOString() }
@@ -394,7 +380,7 @@ export class BotRooms extends Service {
     if (!chain.budget || !this.store.isWriter()) return true
     let ok = true
     await this.store.update((s) => {
-      ok = drawOn(s, chain, { limit: this.inForce(s.limits).workBudget, open: { origin: groupId, at: new Date().toISOString() }, ...opts }).ok
+      ok = drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, open: { origin: groupId, at: new Date().toISOString() }, ...opts }).ok
     })
     return ok
   }

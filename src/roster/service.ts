@@ -20,7 +20,8 @@
  *   the Bot (below) and emits `bot-team/bot-attached` (own chat) or `bot-team/member-attached`
  *   (group Session). It is a veto: it throws synchronously — DSH then does not publish the agent —
  *   when the Bot is deleted, or when this process is not the team writer (it names the writer,
- *   records the refusal and tries to take over). Other Sessions pass untouched.
+ *   records the refusal and tries to take over). Other Sessions pass untouched. Bot agents that
+ *   were live before the roster started are attached the same way when it starts.
  * - On each Bot agent's own scope (`agent.ctx`, gone with the agent, and removed if this service
  *   unloads first): the turn tracker (`agent/inbox/claimed`, read only), the unattended-turn guard
  *   (`unattended.ts`, prepended), the delegated-mode switch (`pickers.ts`, prepended `agent/pre-step`
@@ -42,7 +43,6 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { TEAM_LIMIT_FIELDS } from '../core/limits.ts'
 import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
 import type { Requester } from '../core/caller.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from '../core/authority.ts'
@@ -54,7 +54,6 @@ import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
 import { raises, type Chain, type SandboxMode } from '../core/chain.ts'
 import { REASON_MAX } from '../core/text-limits.ts'
-import { effectiveLimits, type LimitOverrides, type Limits } from '../core/limits.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
@@ -82,13 +81,6 @@ declare module '@deepseek-ai/cordis' {
 }
 
 export const Config = z.object({
-  /** Caps on the team's size and on how fast a turn may grow it. */
-  limits: z.object({
-    /** Live Bots the team may have. */
-    maxBots: TEAM_LIMIT_FIELDS.maxBots.default(50),
-    /** Bots one turn may create. */
-    createsPerTurn: TEAM_LIMIT_FIELDS.createsPerTurn.default(3),
-  }).prefault({}),
   /** The Bots' working folder (absolute); every Bot Session's cwd. */
   workspace: z.string(),
   /**
@@ -134,7 +126,7 @@ const MAX_ACTIVITY = 100
 export type { BotSessionOwner, OpeningOwner, SessionOwner } from './ownership.ts'
 
 export class BotRoster extends Service {
-  static inject = ['botStore', 'agents', 'sessions', 'tools', 'systemPrompt']
+  static inject = ['botStore', 'botLimits', 'agents', 'sessions', 'tools', 'systemPrompt']
   static Config = Config
 
   private readonly config: z.output<typeof Config>
@@ -167,11 +159,6 @@ export class BotRoster extends Service {
     })
   }
 
-  /** The team-size limits in force: the person's overrides (team state `limits`) over the config values, read at each check. */
-  limits(overrides: LimitOverrides | undefined = this.store.state.limits): Pick<Limits, 'maxBots' | 'createsPerTurn'> {
-    return effectiveLimits(this.config.limits, overrides)
-  }
-
   private get store(): BotStore {
     return this.ctx.botStore
   }
@@ -183,6 +170,16 @@ export class BotRoster extends Service {
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
     this.pickers.start()
     this.sessions.disposeWithFiber('bot-roster:sessions')
+    // Bot agents DSH created before this service started (their `agent/created` went by) get the
+    // same wiring now, so the services that start after this one find them attached.
+    for (const { agent } of this.openSessions({ kinds: ['own', 'member'] })) {
+      try {
+        this.onAgentCreated(agent)
+      } catch {
+        // Too late to veto, the agent is live: a Session this process may not run (recorded, with
+        // a takeover asked) stays without the team's wiring.
+      }
+    }
     // Becoming the writer later (taking over, or a web app that came up after this plugin) makes
     // sure the team is whole: a Main Bot, and an own chat for every Bot.
     this.ctx.on('bot-team/writer', ({ from }) => {
@@ -194,7 +191,7 @@ export class BotRoster extends Service {
     this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
     // must be created through DSH Web's api proxy, which may activate after this plugin.
-    await afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
+    afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
       this.record(`could not set up the team: ${errorText(error)}`)
     }))
   }
@@ -401,7 +398,7 @@ export class BotRoster extends Service {
     const turn = this.turns.current(sessionId)?.turn ?? -1
     const entry = this.creations.get(sessionId)
     const count = entry && entry.turn === turn ? entry.count : 0
-    const { createsPerTurn } = this.limits()
+    const { createsPerTurn } = this.ctx.botLimits.inForce()
     if (count >= createsPerTurn) {
       throw new RosterRefusal('limit', `One turn may create at most ${createsPerTurn} Bots and groups, and this turn already created ${count}; no more ${what} now. Finish this turn; the user can ask for more.`)
     }
@@ -452,7 +449,7 @@ export class BotRoster extends Service {
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
       if (nameTaken(input.name, s.bots)) throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
       const live = Object.values(s.bots).filter((b) => !b.deleted).length
-      const { maxBots } = this.limits(s.limits)
+      const { maxBots } = this.ctx.botLimits.inForce(s.limits)
       if (live >= maxBots) throw new RosterRefusal('limit', `The Bot was not created: the team already has ${live} Bots (limit ${maxBots}). Delete a Bot first, or raise the limit in Team settings.`)
       const id = allocateId(s, 'bot')
       created = {

@@ -25,6 +25,7 @@ import * as botTeam from '../../src/index.ts'
 import { ScriptedAdapter } from '../../scripts/scripted-model/adapter.ts'
 import { mountShellTool } from './shell.ts'
 import type { Script, ScriptMap } from '../../scripts/scripted-model/format.ts'
+import type { Clock } from '../../src/operations/schedules/clock.ts'
 
 export interface DshHost {
   ctx: Context
@@ -100,13 +101,19 @@ export interface TeamHostOptions {
   config?: Partial<botTeam.Config>
   /** Mount DSH's real `shellEnv` and `bash` tool too (`shell.ts`; implies `permissions`). */
   shell?: boolean
+  /** The clock the schedules run on (provided as `botClock` before the plugin mounts). */
+  clock?: Clock
 }
 
 /** A host with the Bot Team plugin mounted on `<home>/bot` (Bots without a model use `mock/mock`). */
 export async function startTeamHost(script: Script | ScriptMap = {}, options: TeamHostOptions = {}): Promise<DshHost> {
-  const { writer = 'always', config = {}, shell = false, ...hostOptions } = options
+  const { writer = 'always', config = {}, shell = false, clock, ...hostOptions } = options
   const host = await startDshHost(script, { ...hostOptions, permissions: hostOptions.permissions || shell })
   if (shell) await mountShellTool(host.ctx, host.home)
+  if (clock) {
+    host.ctx.provide('botClock')
+    host.ctx.set('botClock', clock)
+  }
   await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer, defaultModel: 'mock/mock', ...config } as botTeam.Config)
   return host
 }

@@ -21,9 +21,11 @@
  * daily/weekly rules, state in one Session's log — dsh-verified §9), fire in a process that does
  * not write team state, or interrupt a running turn.
  *
- * Composes: mounted after delivery and rooms. Read-only listeners: `session/event` (`turn/end`:
- * a busy Bot may now be idle), `bot-team/work-released`, `bot-team/writer`, team state changes;
- * tools on each own-chat agent at `bot-team/bot-attached` (no veto, no order).
+ * Composes: starts once `botRoster`, `botLimits` and `botPause` are up; asks `botLimits` at each
+ * run, and `botRooms` (a group's task waits while the rooms are not up). Read-only listeners:
+ * `session/event` (`turn/end`: a busy Bot may now be idle), `bot-team/work-released`,
+ * `bot-team/writer`, team state changes; tools on each own-chat agent at `bot-team/bot-attached`
+ * (no veto, no order).
  */
 import type { Requester } from '../../core/caller.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
@@ -31,10 +33,8 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { TEAM_LIMIT_FIELDS } from '../../core/limits.ts'
 import { AgentRegistrations } from '../../dsh/agent-registrations.ts'
-import { DEFAULT_WORK_BUDGET, drawOn, type Chain } from '../../core/chain.ts'
-import { effectiveLimits } from '../../core/limits.ts'
+import { drawOn, type Chain } from '../../core/chain.ts'
 import { TeamRefusal } from '../../core/refusal.ts'
 import type { Caller } from '../../core/authority.ts'
 import type { BotRoster } from '../../roster/service.ts'
@@ -58,8 +58,6 @@ declare module '@deepseek-ai/cordis' {
 export const PROMPT_MAX = 2_000
 
 export const Config = z.object({
-  /** Bot-started turns one run of a task may cause (its own work budget). */
-  workBudget: TEAM_LIMIT_FIELDS.workBudget.default(DEFAULT_WORK_BUDGET),
   /** Tasks in the whole team. */
   maxSchedules: z.int().min(1).max(500).default(100),
 })
@@ -80,7 +78,7 @@ export type { Requester }
 const iso = (ms: number) => new Date(ms).toISOString()
 
 export class BotSchedules extends Service {
-  static inject = ['botStore', 'botRoster', 'agents']
+  static inject = ['botStore', 'botRoster', 'botLimits', 'botPause', 'agents']
   static Config = Config
 
   readonly config: z.output<typeof Config>
@@ -345,7 +343,7 @@ export class BotSchedules extends Service {
       else updated.nextDueAt = iso(next)
       // A one-off task is done once it ran: it leaves the list.
       s.schedules = next === undefined && current.rule.kind === 'at' ? list.filter((x) => x.id !== task.id) : list.map((x) => (x.id === task.id ? updated : x))
-      if (task.target.kind === 'bot') drawOn(s, chain, { limit: effectiveLimits({ workBudget: this.config.workBudget }, s.limits).workBudget, open: { origin: task.target.botId, by: task.id, at: iso(now) } })
+      if (task.target.kind === 'bot') drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, open: { origin: task.target.botId, by: task.id, at: iso(now) } })
       recorded = true
     })
     if (!recorded) return

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { Config } from '../../../src/config.ts'
 import { lastToolResults, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
-import { from, quiesce, toolResults, user, userPrompt } from './helpers.ts'
+import { from, quiesce, toolResults, turnsAtOnce, user, userPrompt } from './helpers.ts'
 
 const track = disposedAfterEach()
 const BUDGET = 8
@@ -76,23 +76,12 @@ describe('Bot-started turns running at once', () => {
     const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ...scripts }, { config: { team: { ...Config.parse({}).team, botTurnsAtOnce: 2 } } }))
     for (const n of names) await host.ctx.botRoster.create(user, { name: n, model: `mock/${n.toLowerCase()}` })
     // count the five Bots' turns as DSH logs them
-    const own = new Map(names.map((n) => [host.ctx.botRoster.find(n)!.sessionParts[0]!.sessionId, n]))
-    let running = 0
-    let most = 0
-    const started: string[] = []
-    host.ctx.on('session/event', (session, event) => {
-      const name = own.get(String(session.id))
-      if (!name) return
-      if (event.type === 'turn/start') {
-        started.push(name)
-        most = Math.max(most, ++running)
-      } else if (event.type === 'turn/end') running--
-    })
+    const turns = turnsAtOnce(host, new Map(names.map((n) => [host.ctx.botRoster.find(n)!.sessionParts[0]!.sessionId, n])))
     const mainId = host.ctx.botRoster.bots().find((b) => b.main)!.id
     for (const n of names) await host.ctx.botDelivery.send(from(host, mainId), { to: n, kind: 'message', body: `job for ${n}`, replyMode: 'user' })
     await quiesce(host, 30_000)
-    expect(started).toEqual(names)
-    expect(most).toBe(2)
+    expect(turns.started).toEqual(names)
+    expect(turns.most).toBe(2)
     expect(host.ctx.botDelivery.log().map((d) => d.status)).toEqual(Array(5).fill('delivered'))
   })
 })

@@ -222,7 +222,7 @@ describe('botDelivery (in-process DSH)', () => {
     const bob = await roster.create(user, { name: 'Bob', model: 'mock/bob' })
     userPrompt(await roster.agentOf(ada.id), 'start the ping-pong')
     await quiesce(host)
-    const limit = host.ctx.botDelivery.config.hopLimit
+    const limit = host.ctx.botLimits.inForce().hopLimit
     const requests = host.adapter.model.loopRequests()
     // one user turn at hop 0 plus one turn per hop 1..limit, two requests each (call, then answer)
     expect(requests).toHaveLength(2 * (limit + 1))
@@ -243,7 +243,7 @@ describe('botDelivery (in-process DSH)', () => {
     await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     await roster.create(user, { name: 'Bob', model: 'mock/bob' })
     await roster.create(user, { name: 'Cy', model: 'mock/cy' })
-    expect(host.ctx.botDelivery.config.hopLimit).toBe(3)
+    expect(host.ctx.botLimits.inForce().hopLimit).toBe(3)
     userPrompt(await roster.agentOf('bot-2'), 'go')
     await quiesce(host)
     const log = host.ctx.botDelivery.log()

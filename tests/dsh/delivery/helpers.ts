@@ -171,6 +171,25 @@ export function slowTool(host: DshHost, ms: number | 'until-released' = 400) {
   }
 }
 
+/**
+ * Watch the turns of some Sessions as DSH logs them (`turn/start` … `turn/end`): which started, in
+ * order (by the label `sessions` maps each Session id to), and the most that ran at once.
+ */
+export function turnsAtOnce(host: DshHost, sessions: ReadonlyMap<string, string>): { readonly started: readonly string[]; readonly most: number } {
+  const started: string[] = []
+  let running = 0
+  let most = 0
+  host.ctx.on('session/event', (session, event) => {
+    const label = sessions.get(String(session.id))
+    if (label === undefined) return
+    if (event.type === 'turn/start') {
+      started.push(label)
+      most = Math.max(most, ++running)
+    } else if (event.type === 'turn/end') running--
+  })
+  return { started, get most() { return most } }
+}
+
 /** Resolves at the next `turn/end` of a Session (register it before what starts the turn). */
 export function nextTurnEnd(host: DshHost, sessionId: string): Promise<void> {
   return new Promise((resolve) => {

@@ -9,13 +9,15 @@ import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { MAX_BUDGETS } from '../../../src/core/chain.ts'
-import { DEFAULT_KEEP_FINISHED } from '../../../src/delivery/policy.ts'
+import { Config } from '../../../src/config.ts'
 import { FINISHED_BODY_MAX, MESSAGE_MAX } from '../../../src/core/text-limits.ts'
 import { disposedAfterEach } from '../../support/dsh-host.ts'
 import { from, quiesce, team, user } from './helpers.ts'
 
 const track = disposedAfterEach()
 
+/** Finished delivery records kept: the plugin config's default (what `botLimits` enforces). */
+const DEFAULT_KEEP_FINISHED = Config.parse({}).team.keepFinished
 const MESSAGES = Number(process.env.STATE_SIZE_MESSAGES ?? 1_000)
 /**
  * Messages in flight at once; then the test waits until they are delivered. (Always Ada → Bob: a

@@ -1,5 +1,8 @@
-// A hand-advanced clock for the schedules (mounted as the `botClock` service): no test sleeps.
+// A hand-advanced clock for the schedules (mounted as the `botClock` service, `startTeamHost`'s
+// `clock`): no test sleeps.
 import type { Clock } from '../../../src/operations/schedules/clock.ts'
+import type { DshHost } from '../../support/dsh-host.ts'
+import { quiesce } from '../delivery/helpers.ts'
 
 export class FakeClock implements Clock {
   private t: number
@@ -34,4 +37,12 @@ export class FakeClock implements Clock {
       due[1].fn()
     }
   }
+}
+
+/** Advance the clock, then wait for the schedules' check and everything it started. */
+export async function advance(host: DshHost, clock: FakeClock, ms: number): Promise<void> {
+  clock.advance(ms)
+  await host.ctx.botSchedules.settled()
+  await quiesce(host)
+  await host.ctx.botSchedules.settled()
 }

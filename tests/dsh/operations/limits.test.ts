@@ -99,6 +99,6 @@ describe('a limit changed over HTTP applies at the next check, without a restart
     // the new chain stops after one message; the config value (6) is unchanged
     expect(host.ctx.botDelivery.log().map((d) => d.hop)).toEqual([1, 2, 3, 1])
     expect((await refusals()).at(-1)).toMatch(/^Refused: Not sent: the hop limit \(1\) is reached/)
-    expect(host.ctx.botDelivery.config.hopLimit).toBe(6)
+    expect(host.ctx.botLimits.view().config.hopLimit).toBe(6)
   })
 })

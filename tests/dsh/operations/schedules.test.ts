@@ -7,10 +7,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { lastToolResults, type RecordedRequest, type Reply, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
-import * as botTeam from '../../../src/index.ts'
-import { disposedAfterEach, startDshHost, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { quiesce, slowTool, toolResults, user, userMessages, userPrompt } from '../delivery/helpers.ts'
-import { FakeClock } from './fake-clock.ts'
+import { advance, FakeClock } from './fake-clock.ts'
 
 const homes: string[] = []
 afterEach(() => {
@@ -23,20 +22,9 @@ const START = '2026-03-02T08:00:00.000Z'
 
 /** A team host whose schedules run on `clock`. */
 async function team(script: ScriptMap, clock: FakeClock, home?: string): Promise<DshHost> {
-  const host = track(await startDshHost(script, home ? { home } : {}))
-  host.ctx.provide('botClock')
-  host.ctx.set('botClock', clock)
-  await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as botTeam.Config)
+  const host = track(await startTeamHost(script, { clock, ...(home ? { home } : {}) }))
   await host.ctx.botDelivery.ready
   return host
-}
-
-/** Advance the clock, then wait for the schedules' check and everything it started. */
-async function advance(host: DshHost, clock: FakeClock, ms: number): Promise<void> {
-  clock.advance(ms)
-  await host.ctx.botSchedules.settled()
-  await quiesce(host)
-  await host.ctx.botSchedules.settled()
 }
 
 const tasksIn = (agent: Parameters<typeof userMessages>[0]) => userMessages(agent).filter((m) => m.source.type === 'schedule')
