@@ -35,25 +35,31 @@ export interface GroupDialogDeps {
 }
 
 export function makeGroupDialog(deps: GroupDialogDeps) {
+  /**
+   * The body is unmounted while the dialog is closed (and remounted for another group), so each
+   * opening starts from fresh state. A body kept mounted drew the previous opening's form (ready,
+   * with its fields) on the first render of the next one; the reset to "loading" came from an
+   * effect whose updates render a task later. Input landing in between (Playwright's next action,
+   * a quick person) was then overwritten by that reset and by the `/groups` answer: a new admin
+   * picked there was lost, and the pairing note never showed.
+   */
   function GroupDialog(): ReactNode {
+    const open = deps.useOpen()
+    if (!open) return null
+    return h(GroupDialogBody, { key: open.groupId ?? '', groupId: open.groupId })
+  }
+
+  function GroupDialogBody({ groupId }: { groupId?: string | undefined }): ReactNode {
     const t = deps.useT()
     const team = deps.useTeam()
-    const open = deps.useOpen()
-    const groupId = open?.groupId
-    const [loaded, setLoaded] = useState<{ group?: GroupDetails; limits: GroupLimits; ready: boolean }>({ limits: FALLBACK_LIMITS, ready: false })
+    const [loaded, setLoaded] = useState<{ group?: GroupDetails; limits: GroupLimits; ready: boolean }>({ limits: FALLBACK_LIMITS, ready: !groupId })
     const [form, setForm] = useState<GroupForm>(formOf(undefined))
     const [adding, setAdding] = useState('')
     const [reason, setReason] = useState('')
     const [errors, setErrors] = useState<FieldErrors>({ fields: {} })
     const [busy, setBusy] = useState(false)
     useEffect(() => {
-      if (!open) return
       let live = true
-      setErrors({ fields: {} })
-      setReason('')
-      setAdding('')
-      setForm(formOf(undefined))
-      setLoaded({ limits: FALLBACK_LIMITS, ready: !groupId })
       callApi('GET', '/groups').then(
         (r) => {
           if (!live) return
@@ -65,9 +71,8 @@ export function makeGroupDialog(deps: GroupDialogDeps) {
         },
         (e: unknown) => { if (live) { setLoaded((l) => ({ ...l, ready: !groupId })); setErrors({ fields: {}, general: errorText(e) }) } })
       return () => { live = false }
-    }, [open !== undefined, groupId])
-    useEscape(open !== undefined, deps.close)
-    if (!open) return null
+    }, [])
+    useEscape(true, deps.close)
     const { group, limits } = loaded
     const bots = team.view?.bots ?? []
     const nameOf = (id: string) => bots.find((b) => b.id === id)?.name ?? group?.members.find((m) => m.id === id)?.name ?? id

@@ -473,6 +473,9 @@ export class BotContext extends Service {
     const sessionId = String(agent.id)
     const rooms = this.ctx.get('botRooms')
     if (!this.active || !rooms || !this.isCurrentMember(groupId, botId, sessionId) || !this.store.isWriter()) return
+    // The part being left must be on disk before the handoff starts: a crash from here on keeps it
+    // as the member's current Session, and DSH may still hold its newest events (writes are batched).
+    await this.ctx.sessions.flush(agent.session)
     const { part, note } = this.memberPart(groupId, botId, sessionId)
     const file = `context/${botId}/group-${groupId}-part-${part + 1}.md`
     const previous = note === undefined ? undefined : await this.noteFrom(note)

@@ -7,8 +7,9 @@
  * Session errored), `stopped` (cancelled from outside: the room's own turn was stopped, the member
  * was removed or deleted). Every timer a turn starts is cleared when the turn ends.
  *
- * Crash-safe: each post and each turn's outcome is in the post log before the next turn starts, so
- * a round cut by a crash resumes (the room's recovery re-runs the post) at the speaker the crashed
+ * Crash-safe: each post and each turn's outcome is in the post log before the next turn starts,
+ * and a turn's record only after the member's Session log holds the turn on disk (`flush`), so a
+ * round cut by a crash resumes (the room's recovery re-runs the post) at the speaker the crashed
  * round would have called next — members who already spoke are not called again; the turn that
  * was running when the process died runs again.
  *
@@ -75,6 +76,13 @@ export interface RoundHost {
   state(): Readonly<TeamState>
   bot(id: string): Bot | undefined
   memberAgent(groupId: string, botId: string): Promise<Agent>
+  /**
+   * Make a member Session's log durable now. DSH batches Session writes (up to 200 ms), while the
+   * post log records a turn (and the member's cursor) at once: without this, a crash right after
+   * a turn leaves the cursor past what the member's log holds, or a member Session recorded in
+   * team state with no log at all (resumed after restart as a fresh, empty Session).
+   */
+  flush(agent: Agent): Promise<void>
   /** The poster's own chat (for the report). */
   ownChat(botId: string): Promise<Agent>
   /** A one-line notice in the room (no round). */
@@ -279,8 +287,11 @@ export class Rounds {
     if (ended !== 'idle') {
       agent.cancel({ kind: 'hook', reason: ended === 'timeout' ? 'the group turn timed out' : 'the group round was stopped' })
       await idleWithin(agent, CANCEL_GRACE_MS, undefined)
+      await this.host.flush(agent)
       return { outcome: ended === 'timeout' ? { kind: 'missed' } : { kind: 'stopped' }, upto }
     }
+    // The turn is in the member's log on disk before the post log records it (the caller does).
+    await this.host.flush(agent)
     const events = agent.session.events.slice(before)
     const end = events.filter((e) => e.type === 'turn/end').at(-1)?.data as { reason?: { kind?: string; error?: { message?: string }; message?: string } } | undefined
     const replies = events.filter((e) => e.type === 'assistant/message').map((e) => {

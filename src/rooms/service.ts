@@ -123,6 +123,9 @@ export class BotRooms extends Service {
       state: () => this.state,
       bot: (id) => this.roster.bot(id),
       memberAgent: (groupId, botId) => this.memberAgent(groupId, botId),
+      flush: async (agent) => {
+        await this.ctx.sessions.flush(agent.session).catch((error: unknown) => this.warn(`could not write member Session ${String(agent.id)} to disk`, error))
+      },
       ownChat: (botId) => this.roster.agentOf(botId),
       announce: (groupId, text) => this.announce(groupId, text),
       saveCursors: (groupId) => this.saveCursors(groupId),

@@ -4,6 +4,8 @@
 // Session with its package pending. A restart on the same home has exactly one current member
 // Session for Ada, the package (if any) enters it answered without a model call, and the group
 // keeps working.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { expectOpeningAnswered, tempHomes } from './helpers.ts'
@@ -16,6 +18,15 @@ const CHILD = fileURLToPath(new URL('./fixtures/member-handoff-child.ts', import
 const track = disposedAfterEach()
 
 const home = tempHomes('bot-member-crash-')
+/** The text of a member Session's log on disk, as team state names it (empty: no log). */
+function memberLog(h: string, bot: string, group: string): string {
+  const state = JSON.parse(readFileSync(join(h, 'bot', 'state.json'), 'utf8'))
+  const botId = Object.values<any>(state.bots).find((b) => b.name === bot).id
+  const sessionId = Object.values<any>(state.groups).find((g) => g.name === group).memberSessions[botId]
+  const root = join(h, 'sessions')
+  const log = readdirSync(root).map((d) => join(root, d, sessionId, 'session.jsonl')).find((f) => existsSync(f))
+  return log ? readFileSync(log, 'utf8') : ''
+}
 const restart = async (h: string) => track(await startTeamHost({
   mock: { fallback: { text: 'ok' } },
   ada: { contextWindow: 8_000, fallback: { text: 'Ada after restart' } },
@@ -26,6 +37,8 @@ describe('a member handoff cut by SIGKILL', () => {
   it('killed while the note is written: after restart Ada keeps her one member Session, which answers the next round', async () => {
     const h = home()
     await killedAtMarker(CHILD, [h, 'note'])
+    // Killed before DSH's batched write could run: the part being handed off is on disk all the same.
+    expect(memberLog(h, 'Ada', 'Dev')).toContain('PLANT-9 lives at /srv/plant/nine.txt')
     const host = await restart(h)
     const ada = host.ctx.botRoster.find('Ada')!.id
     const group = host.ctx.botRooms.group('Dev')!

@@ -1,5 +1,7 @@
 // botRooms on the real DSH core, in-process, with one scripted model per Bot: routing, isolation,
 // ordering, [PASS], missed and failed members, the zero-provider-call room.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
 import { userTextsSinceLastAssistant, type RecordedRequest, type Rule } from '../../../scripts/scripted-model/format.ts'
@@ -110,6 +112,24 @@ describe('member Sessions', () => {
     expect(req('cy')).toContain('Ada: reply-of-Ada')
     expect(req('cy')).toContain('Bob: reply-of-Bob')
     expect(roomLog(host, 'All')).toMatch(/\*\*Ada:\*\* reply-of-Ada\s+\*\*Bob:\*\* reply-of-Bob\s+\*\*Cy:\*\* reply-of-Cy/)
+  })
+
+  it('a member\'s turn is in its Session log on disk when the round records it (DSH batches its writes)', async () => {
+    const host = await start({ ada: { text: 'Ada-on-disk' }, bob: { text: '[PASS]' } })
+    const ids = await bots(host, ['Ada', 'Bob'])
+    await host.ctx.botRooms.createGroup(user, { name: 'Disk', members: ['Ada', 'Bob'], mode: 'everyone' })
+    // Read at the moment the round records Ada's turn (the progress event comes just before the post log's record).
+    const seen: string[] = []
+    host.ctx.on('bot-team/room-progress', (p) => {
+      if (!p.posted.includes('Ada')) return
+      const sid = host.ctx.botRooms.group('Disk')!.memberSessions[ids.Ada!]!
+      const root = join(host.home, 'sessions')
+      const log = (existsSync(root) ? readdirSync(root) : []).map((d) => join(root, d, sid, 'session.jsonl')).find((f) => existsSync(f))
+      seen.push(log ? readFileSync(log, 'utf8') : '(no log)')
+    })
+    await say(host, 'Disk', 'PLANT-D goes first')
+    expect(seen[0]).toContain('PLANT-D goes first')
+    expect(seen[0]).toContain('Ada-on-disk')
   })
 })
 
