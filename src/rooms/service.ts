@@ -124,7 +124,7 @@ export class BotRooms extends Service {
       bot: (id) => this.roster.bot(id),
       memberAgent: (groupId, botId) => this.memberAgent(groupId, botId),
       flush: async (agent) => {
-        await this.ctx.sessions.flush(agent.session).catch((error: unknown) => this.warn(`could not write member Session ${String(agent.id)} to disk`, error))
+        await this.ctx.sessions.flush(agent.session).catch((error: unknown) => warn(this.ctx, `could not write member Session ${String(agent.id)} to disk`, error, 'rooms'))
       },
       ownChat: (botId) => this.roster.agentOf(botId),
       announce: (groupId, text) => this.announce(groupId, text),
