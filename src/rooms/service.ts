@@ -52,7 +52,7 @@ import { Transcript, type LegacySeed, type LoggedPost } from './transcript.ts'
 import { afterBoot } from '../dsh/boot.ts'
 import { warn } from '../dsh/warn.ts'
 
-export type { RoundRecord, TurnOutcome } from './rounds.ts'
+export type { RoundRecord } from './rounds.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -558,8 +558,9 @@ export class BotRooms extends Service {
     const run = this.createMember(groupId, bot, (g, sid) => {
       if (g.memberSessions[botId] !== opts.from) throw new RoomRefusal('unavailable', `The member's Session moved meanwhile.`)
       const now = new Date().toISOString()
-      const parts = (g.memberParts ??= {})
-      const list = (parts[botId] ??= [])
+      g.memberParts ??= {}
+      g.memberParts[botId] ??= []
+      const list = g.memberParts[botId]
       let last = list.at(-1)
       if (last?.sessionId !== opts.from) {
         last = { sessionId: opts.from, part: (last?.part ?? 0) + 1, startedAt: g.createdAt }

@@ -259,7 +259,6 @@ export const BotUpdateInput = z.strictObject({ ...optionalFields, model: botMode
   when: payload => payload.issues.length === 0,
 })
 
-export type BotCreateRaw = z.input<typeof BotCreateInput>
 export type BotUpdateRaw = z.input<typeof BotUpdateInput>
 
 /** A Bot as far as name uniqueness cares: deleted Bots free their name. */

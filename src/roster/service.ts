@@ -46,7 +46,7 @@ import { z } from 'zod'
 import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
 import type { Requester } from '../core/caller.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from '../core/authority.ts'
-import { BotCreateInput, BotUpdateInput, nameTaken, type BotCreateRaw, type BotUpdateRaw } from './bot-fields.ts'
+import { BotCreateInput, BotUpdateInput, nameTaken, type BotUpdateRaw } from './bot-fields.ts'
 import { currentPart, IDENTITY_SECTION, identityText, liveBotList, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
 import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
@@ -123,7 +123,7 @@ export interface RosterActivity {
 const MAX_ACTIVITY = 100
 
 
-export type { BotSessionOwner, OpeningOwner, SessionOwner } from './ownership.ts'
+export type { BotSessionOwner, OpeningOwner } from './ownership.ts'
 
 export class BotRoster extends Service {
   static inject = ['botStore', 'botLimits', 'agents', 'sessions', 'tools', 'systemPrompt']
