@@ -66,7 +66,48 @@ function zipf(n: number, s: number): () => number {
     return lo
   }
 }
-const SYLLABLES = ['ka', 'to', 'ri', 'mon', 'sel', 'da', 'ven', 'lo', 'pra', 'tes', 'ni', 'qua', 'ber', 'fi', 'gor', 'hu', 'jan', 'ki', 'lum', 'mer', 'no', 'pel', 'ras', 'sto', 'tri', 'ul', 'vos', 'wen', 'xi', 'yar', 'zen', 'bra', 'cor', 'dre', 'eli', 'fon', 'gul', 'har', 'ist', 'jor']
+const SYLLABLES = [
+  'ka',
+  'to',
+  'ri',
+  'mon',
+  'sel',
+  'da',
+  'ven',
+  'lo',
+  'pra',
+  'tes',
+  'ni',
+  'qua',
+  'ber',
+  'fi',
+  'gor',
+  'hu',
+  'jan',
+  'ki',
+  'lum',
+  'mer',
+  'no',
+  'pel',
+  'ras',
+  'sto',
+  'tri',
+  'ul',
+  'vos',
+  'wen',
+  'xi',
+  'yar',
+  'zen',
+  'bra',
+  'cor',
+  'dre',
+  'eli',
+  'fon',
+  'gul',
+  'har',
+  'ist',
+  'jor',
+]
 /** The word of a frequency rank (0 = most common): rank written in base 40 over syllables. */
 function word(rank: number): string {
   let r = rank
@@ -104,7 +145,12 @@ function exchange(seq: number, time: number): LogEvent[] {
   if (random() < TOOL_SHARE) {
     const callId = `c${seq}`
     out.push({ type: 'tool/call', seq: seq + 1, time, data: { callId, name: 'grep', arguments: JSON.stringify({ pattern: word(nextWord()), path: 'src' }) } })
-    out.push({ type: 'tool/result', seq: seq + 2, time, data: { callId, message: { content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: words(int(5, 40)) }] }] } } })
+    out.push({
+      type: 'tool/result',
+      seq: seq + 2,
+      time,
+      data: { callId, message: { content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: words(int(5, 40)) }] }] } },
+    })
   }
   out.push({ type: 'assistant/message', seq: seq + out.length, time: time + 1000, data: { message: { content: [{ type: 'text', text: lineText() }] } } })
   return out
@@ -117,20 +163,31 @@ const driver = load.driver
 const dir = mkdtempSync(join(tmpdir(), 'bench-archive-'))
 const ours = ArchiveIndex.open(driver, join(dir, 'archive.sqlite'), true)!
 const naive = driver.open(join(dir, 'naive.sqlite'))
-naive.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE VIRTUAL TABLE naive USING fts5(text, session UNINDEXED, seq UNINDEXED, time UNINDEXED, who UNINDEXED, tokenize='trigram')")
+naive.exec(
+  "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE VIRTUAL TABLE naive USING fts5(text, session UNINDEXED, seq UNINDEXED, time UNINDEXED, who UNINDEXED, tokenize='trigram')",
+)
 const naiveInsert = naive.prepare('INSERT INTO naive(text, session, seq, time, who) VALUES (?, ?, ?, ?, ?)')
 
 const sid = (bot: number, part: number) => `session-bot${bot}-part${part}`
 const perPart = Math.ceil(LINES / (BOTS * PARTS))
-interface SessionGen { sid: string; seq: number; time: number; lines: number; last?: LogEvent; calls: Map<string, string> }
-const gens: SessionGen[][] = Array.from({ length: BOTS }, (_, b) => Array.from({ length: PARTS }, (_, p) => ({ sid: sid(b, p + 1), seq: 0, time: T0 + p * 86_400_000 * 30, lines: 0, calls: new Map() })))
+interface SessionGen {
+  sid: string
+  seq: number
+  time: number
+  lines: number
+  last?: LogEvent
+  calls: Map<string, string>
+}
+const gens: SessionGen[][] = Array.from({ length: BOTS }, (_, b) =>
+  Array.from({ length: PARTS }, (_, p) => ({ sid: sid(b, p + 1), seq: 0, time: T0 + p * 86_400_000 * 30, lines: 0, calls: new Map() })),
+)
 let built = 0
 let textBytes = 0
 let ourMs = 0
 let ourCpuMs = 0
 let naiveMs = 0
 for (let part = 0; part < PARTS; part++) {
-  for (let more = true; more;) {
+  for (let more = true; more; ) {
     more = false
     for (let b = 0; b < BOTS; b++) {
       const g = gens[b]![part]!
@@ -223,7 +280,10 @@ const QUERIES: OwnChatArgs[] = [
 
 // ── naive handler ─────────────────────────────────────────────────────────────────────────────
 const sessions = JSON.stringify(parts.map((p) => p.sid))
-const naiveRender = (rows: unknown[]) => (rows as { text: string; seq: number; time: number }[]).map((r) => `[#${r.seq} · ${new Date(r.time).toISOString().slice(5, 16)}] ${r.text.slice(0, 400)}`).join('\n')
+const naiveRender = (rows: unknown[]) =>
+  (rows as { text: string; seq: number; time: number }[])
+    .map((r) => `[#${r.seq} · ${new Date(r.time).toISOString().slice(5, 16)}] ${r.text.slice(0, 400)}`)
+    .join('\n')
 function naiveSearch(query: string): string {
   const terms = [...new Set(query.toLowerCase().replace(/"/g, ' ').split(/\s+/).filter(Boolean))].slice(0, 6)
   const run = (ts: string[], limit: number) => {
@@ -232,7 +292,9 @@ function naiveSearch(query: string): string {
     const where = [`session IN (SELECT value FROM json_each(?))`, ...like.map(() => 'text LIKE ?')]
     const params: unknown[] = [sessions, ...like.map((t) => `%${t}%`)]
     if (match.length) {
-      return naive.prepare(`SELECT text, seq, time FROM naive WHERE naive MATCH ? AND ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`).all(match.map((t) => `"${t}"`).join(' '), ...params)
+      return naive
+        .prepare(`SELECT text, seq, time FROM naive WHERE naive MATCH ? AND ${where.join(' AND ')} ORDER BY rank LIMIT ${limit}`)
+        .all(match.map((t) => `"${t}"`).join(' '), ...params)
     }
     return naive.prepare(`SELECT text, seq, time FROM naive WHERE ${where.join(' AND ')} ORDER BY time DESC LIMIT ${limit}`).all(...params)
   }
@@ -245,9 +307,13 @@ function naiveHandler(args: OwnChatArgs): string {
   if (args.around !== undefined) {
     const [, part, seq] = /part (\d+) #(\d+)/.exec(args.around)!
     const s = parts[Number(part) - 1]!.sid
-    return naiveRender(naive.prepare('SELECT text, seq, time FROM naive WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq').all(s, Number(seq) - 6, Number(seq) + 7))
+    return naiveRender(
+      naive.prepare('SELECT text, seq, time FROM naive WHERE session = ? AND seq BETWEEN ? AND ? ORDER BY seq').all(s, Number(seq) - 6, Number(seq) + 7),
+    )
   }
-  return naiveRender(naive.prepare('SELECT text, seq, time FROM naive WHERE session IN (SELECT value FROM json_each(?)) ORDER BY time DESC LIMIT 12').all(sessions))
+  return naiveRender(
+    naive.prepare('SELECT text, seq, time FROM naive WHERE session IN (SELECT value FROM json_each(?)) ORDER BY time DESC LIMIT 12').all(sessions),
+  )
 }
 
 // ── measure, side by side ─────────────────────────────────────────────────────────────────────
@@ -288,18 +354,30 @@ for (let round = 0; round <= ROUNDS; round++) {
   }
 }
 if (process.env.BENCH_VERBOSE) {
-  const per = QUERIES.map((q, i) => `${JSON.stringify(q)} wall ${p95(ourTimes.filter((_, j) => j % QUERIES.length === i)).toFixed(2)} cpu ${p95(ourCpu.filter((_, j) => j % QUERIES.length === i)).toFixed(2)}`)
+  const per = QUERIES.map(
+    (q, i) =>
+      `${JSON.stringify(q)} wall ${p95(ourTimes.filter((_, j) => j % QUERIES.length === i)).toFixed(2)} cpu ${p95(ourCpu.filter((_, j) => j % QUERIES.length === i)).toFixed(2)}`,
+  )
   console.log(per.join('\n'))
-  const rows = ours.db.prepare("SELECT CASE WHEN name LIKE 'fts%' THEN substr(name, instr(substr(name, 5), '_') + 5) ELSE name END AS n, sum(pgsize) AS s FROM dbstat GROUP BY n ORDER BY s DESC LIMIT 5").all() as { n: string; s: number }[]
+  const rows = ours.db
+    .prepare(
+      "SELECT CASE WHEN name LIKE 'fts%' THEN substr(name, instr(substr(name, 5), '_') + 5) ELSE name END AS n, sum(pgsize) AS s FROM dbstat GROUP BY n ORDER BY s DESC LIMIT 5",
+    )
+    .all() as { n: string; s: number }[]
   console.log(rows.map((r) => `${r.n}=${(r.s / textBytes).toFixed(2)}`).join(' '))
-  console.log(`cpu time p95: ours ${p95(ourCpu).toFixed(2)} ms, naive ${p95(naiveCpu).toFixed(2)} ms; load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`)
+  console.log(
+    `cpu time p95: ours ${p95(ourCpu).toFixed(2)} ms, naive ${p95(naiveCpu).toFixed(2)} ms; load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)}`,
+  )
 }
 const ourP95 = p95(ourTimes)
 const naiveP95 = p95(naiveTimes)
 const f = (x: number, d = 2) => x.toFixed(d)
 if (process.env.BENCH_VERBOSE) console.log(`build by cpu time: ${f(built / (ourCpuMs / 1000), 0)} lines/s`)
-if (process.env.BENCH_VERBOSE) console.log(`naive build ${f(built / (naiveMs / 1000), 0)} lines/s; ours ${f(ourBytes / 1e6, 1)} MB for ${f(textBytes / 1e6, 1)} MB text`)
-console.log(`bench archive: lines=${built} p95_ms=${f(ourP95)} naive_p95_ms=${f(naiveP95)} speedup=${f(naiveP95 / ourP95, 1)} build_lines_per_s=${f(built / (ourMs / 1000), 0)} bytes_per_text_byte=${f(ourBytes / textBytes)}`)
+if (process.env.BENCH_VERBOSE)
+  console.log(`naive build ${f(built / (naiveMs / 1000), 0)} lines/s; ours ${f(ourBytes / 1e6, 1)} MB for ${f(textBytes / 1e6, 1)} MB text`)
+console.log(
+  `bench archive: lines=${built} p95_ms=${f(ourP95)} naive_p95_ms=${f(naiveP95)} speedup=${f(naiveP95 / ourP95, 1)} build_lines_per_s=${f(built / (ourMs / 1000), 0)} bytes_per_text_byte=${f(ourBytes / textBytes)}`,
+)
 catchUp.stop()
 ours.close()
 naive.close()

@@ -81,7 +81,8 @@ const source = await openDshStores(from, { compression: 'zstd' })
 const logs = await Promise.all(ids.map((id) => source.sessions.inspect(id)))
 let logBytes = 0
 for (const project of await fsp.readdir(join(from, 'sessions'))) {
-  for (const id of await fsp.readdir(join(from, 'sessions', project))) logBytes += (await fsp.stat(join(from, 'sessions', project, id, 'session.jsonl.zstd'))).size
+  for (const id of await fsp.readdir(join(from, 'sessions', project)))
+    logBytes += (await fsp.stat(join(from, 'sessions', project, id, 'session.jsonl.zstd'))).size
 }
 
 // Side by side: backup, restore, and the bare re-write floor.
@@ -121,4 +122,6 @@ rmSync(base, { recursive: true, force: true })
 
 if (report.sessions !== logs.length || manifest.sessions.length !== logs.length) throw new Error('not every Session went through')
 console.log(`corpus: ${BOTS} Bots × ${PARTS} parts × ${TURNS} turns = ${report.events} events; Session logs on disk (zstd) ${logBytes} bytes`)
-console.log(`bench backup: sessions=${report.sessions} events=${report.events} archive_bytes=${archive.byteLength} archive/logs=${(archive.byteLength / logBytes).toFixed(2)} backup_ms=${backupMs.toFixed(0)} restore_ms=${restoreMs.toFixed(0)} rewrite_floor_ms=${floorMs.toFixed(0)} restore/rewrite=${(restoreMs / floorMs).toFixed(2)}`)
+console.log(
+  `bench backup: sessions=${report.sessions} events=${report.events} archive_bytes=${archive.byteLength} archive/logs=${(archive.byteLength / logBytes).toFixed(2)} backup_ms=${backupMs.toFixed(0)} restore_ms=${restoreMs.toFixed(0)} rewrite_floor_ms=${floorMs.toFixed(0)} restore/rewrite=${(restoreMs / floorMs).toFixed(2)}`,
+)

@@ -44,7 +44,8 @@ for (let i = 0; i < TURNS; i++) {
   messages.push({ phrase, text: `Turn ${i + 1}: ${filler(6 + Math.floor(random() * 10))} — ${phrase}.${fact}` })
 }
 
-const withTools = (req: RecordedRequest) => estimateTokens(req.system + JSON.stringify(req.tools) + req.messages.map((m) => m.text + (m.toolCalls ? JSON.stringify(m.toolCalls) : '')).join(''))
+const withTools = (req: RecordedRequest) =>
+  estimateTokens(req.system + JSON.stringify(req.tools) + req.messages.map((m) => m.text + (m.toolCalls ? JSON.stringify(m.toolCalls) : '')).join(''))
 const script: Script = {
   contextWindow: WINDOW,
   fallback: (req) => {
@@ -104,5 +105,9 @@ const stats = host.ctx.botContext.stats
 await host.dispose()
 
 const pct = (a: number, b: number) => `${((a / Math.max(1, b)) * 100).toFixed(0)}%`
-console.log(`bench context: parts=${parts.length} user_messages=${messages.length} verbatim_or_found=${pct(kept + found, messages.length)} steward_tokens/main_tokens=${(sideTokens / mainTokens).toFixed(3)} prefix_reuse_within_parts=${pct(identical, pairs)}`)
-console.log(`  window=${WINDOW} verbatim_in_current=${kept} found_by_read_own_chat=${found} planted_facts_kept=${factsKept}/${FACTS.length} main_requests=${loop.length} main_tokens=${mainTokens} steward_calls=${stats.stewardCalls} note_calls=${stats.noteCalls} side_tokens=${sideTokens} handoffs=${stats.handoffs} fallback_notes=${stats.fallbackNotes} acks_without_model=${stats.acks} pairs=${pairs}`)
+console.log(
+  `bench context: parts=${parts.length} user_messages=${messages.length} verbatim_or_found=${pct(kept + found, messages.length)} steward_tokens/main_tokens=${(sideTokens / mainTokens).toFixed(3)} prefix_reuse_within_parts=${pct(identical, pairs)}`,
+)
+console.log(
+  `  window=${WINDOW} verbatim_in_current=${kept} found_by_read_own_chat=${found} planted_facts_kept=${factsKept}/${FACTS.length} main_requests=${loop.length} main_tokens=${mainTokens} steward_calls=${stats.stewardCalls} note_calls=${stats.noteCalls} side_tokens=${sideTokens} handoffs=${stats.handoffs} fallback_notes=${stats.fallbackNotes} acks_without_model=${stats.acks} pairs=${pairs}`,
+)

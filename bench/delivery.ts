@@ -36,7 +36,12 @@ for (let i = 0; i < N + 10; i++) {
   await agent.whenIdle()
   await delivery.settled()
   t = performance.now()
-  agent.followup(createUserMessage({ content: [{ type: 'text', text: `[Message from Bot Main]\n\n${body}` }], source: { kind: 'plugin', plugin: 'bench', form: 'relay', hop: 1 } as never }))
+  agent.followup(
+    createUserMessage({
+      content: [{ type: 'text', text: `[Message from Bot Main]\n\n${body}` }],
+      source: { kind: 'plugin', plugin: 'bench', form: 'relay', hop: 1 } as never,
+    }),
+  )
   const b = performance.now() - t
   await agent.whenIdle()
   // the durable floor of the same state bytes, on the same filesystem, in the same run
@@ -44,10 +49,16 @@ for (let i = 0; i < N + 10; i++) {
   t = performance.now()
   await durableWrite(path.join(host.home, 'bot', 'floor.json'), bytes)
   const f = performance.now() - t
-  if (i >= 10) { outbox.push(a); bare.push(b); floor.push(f) } // first 10: warm-up
+  if (i >= 10) {
+    outbox.push(a)
+    bare.push(b)
+    floor.push(f)
+  } // first 10: warm-up
 }
 const bytes = fs.statSync(path.join(host.home, 'bot', 'state.json')).size
 console.log(`state: ${delivery.log().length} delivery records kept (bounded), ${bytes} bytes`)
 console.log(`bare agent.followup p50_ms=${pct(bare, 50).toFixed(3)} p99_ms=${pct(bare, 99).toFixed(3)}`)
 await host.dispose()
-console.log(`bench delivery: n=${N} outbox_followup/bare_followup=${(sum(outbox) / sum(bare)).toFixed(1)} outbox_followup/durable_floor=${(pct(outbox, 50) / pct(floor, 50)).toFixed(2)} p50_ms=${pct(outbox, 50).toFixed(2)} p99_ms=${pct(outbox, 99).toFixed(2)}`)
+console.log(
+  `bench delivery: n=${N} outbox_followup/bare_followup=${(sum(outbox) / sum(bare)).toFixed(1)} outbox_followup/durable_floor=${(pct(outbox, 50) / pct(floor, 50)).toFixed(2)} p50_ms=${pct(outbox, 50).toFixed(2)} p99_ms=${pct(outbox, 99).toFixed(2)}`,
+)

@@ -20,7 +20,10 @@ const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil((BASE * 4) / 26))
 const ANSWER = 'Done: I updated the handler, ran the unit tests (all green) and noted the follow-up in the ticket.'
 
 const msgChars = (m: RecordedMessage) => m.text.length + (m.toolCalls ? JSON.stringify(m.toolCalls).length : 0)
-const estimate = (req: RecordedRequest) => Math.ceil((req.system.length + JSON.stringify(req.tools).length + req.messages.reduce((n, m) => n + msgChars(m), 0) + JSON.stringify(req.reply ?? {}).length) / 4)
+const estimate = (req: RecordedRequest) =>
+  Math.ceil(
+    (req.system.length + JSON.stringify(req.tools).length + req.messages.reduce((n, m) => n + msgChars(m), 0) + JSON.stringify(req.reply ?? {}).length) / 4,
+  )
 
 let reviews = 0
 let fact = 0
@@ -41,7 +44,14 @@ const script: Script = {
   },
 }
 
-const host = await startTeamHost(script, { config: { memory: { limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 }, review: { enabled: true, maxChanges: 4, maxTokens: 512 } } } })
+const host = await startTeamHost(script, {
+  config: {
+    memory: {
+      limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 },
+      review: { enabled: true, maxChanges: 4, maxTokens: 512 },
+    },
+  },
+})
 host.ctx.systemPrompt.section({ name: 'bench:dsh-base', order: 1, text: baseText })
 const main = host.ctx.botRoster.bots().find((b) => b.main)!
 const agent = await host.ctx.botRoster.agentOf(main.id)
@@ -49,7 +59,10 @@ const sessionId = String(agent.id)
 const actor = { kind: 'bot', sessionId } as const
 let recallSawAll = true
 for (let turn = 1; turn <= TURNS; turn++) {
-  const text = turn % 10 === 0 ? `Turn ${turn}: please remember that deploys go out on Thursdays.` : `Turn ${turn}: fix the next failing test in the HTTP client and tell me what changed.`
+  const text =
+    turn % 10 === 0
+      ? `Turn ${turn}: please remember that deploys go out on Thursdays.`
+      : `Turn ${turn}: fix the next failing test in the HTTP client and tell me what changed.`
   await prompt(host, agent, text)
   await host.ctx.botMemory.settled()
   if (turn % 10 === 0 && !host.ctx.botMemory.recall(actor, 'thursdays').includes(`Fact ${fact}:`)) recallSawAll = false
@@ -65,7 +78,11 @@ const reviewTokens = reviewReqs.reduce((n, r) => n + estimate(r), 0)
 const stats = host.ctx.botMemory.reviewStats()
 await host.dispose()
 
-console.log(`bench memory: pairs=${pairs} prefix_identical=${((identical / pairs) * 100).toFixed(0)}% review_tokens/main_tokens=${(reviewTokens / mainTokens).toFixed(3)}`)
-console.log(`  turns=${TURNS} main_requests=${main_.length} main_tokens≈${mainTokens} reviews=${reviewReqs.length} review_tokens≈${reviewTokens} applied=${stats.applied} section_stable_in_part=${sectionStable} recall_saw_new_entries=${recallSawAll} base=${BASE}`)
+console.log(
+  `bench memory: pairs=${pairs} prefix_identical=${((identical / pairs) * 100).toFixed(0)}% review_tokens/main_tokens=${(reviewTokens / mainTokens).toFixed(3)}`,
+)
+console.log(
+  `  turns=${TURNS} main_requests=${main_.length} main_tokens≈${mainTokens} reviews=${reviewReqs.length} review_tokens≈${reviewTokens} applied=${stats.applied} section_stable_in_part=${sectionStable} recall_saw_new_entries=${recallSawAll} base=${BASE}`,
+)
 // A review that never ran would make the cost figure meaningless: fail then too.
 if (identical !== pairs || !sectionStable || !recallSawAll || reviewReqs.length === 0) process.exitCode = 1

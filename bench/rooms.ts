@@ -21,7 +21,13 @@ const BASE = Number(process.argv[2] ?? 3000)
 const QUESTION = 'Which file defines the retry policy for the HTTP client, and what is its default backoff?'
 const ANSWER = 'It is src/http/retry.ts; the default is exponential backoff starting at 200 ms, capped at 5 s, with 3 attempts.'
 
-const estimate = (req: RecordedRequest) => Math.ceil((req.system.length + JSON.stringify(req.tools).length + req.messages.reduce((n, m) => n + m.text.length + (m.toolCalls ? JSON.stringify(m.toolCalls).length : 0), 0)) / 4)
+const estimate = (req: RecordedRequest) =>
+  Math.ceil(
+    (req.system.length +
+      JSON.stringify(req.tools).length +
+      req.messages.reduce((n, m) => n + m.text.length + (m.toolCalls ? JSON.stringify(m.toolCalls).length : 0), 0)) /
+      4,
+  )
 const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil((BASE * 4) / 26)).slice(0, BASE * 4)
 
 async function host(models: string[]): Promise<DshHost> {
@@ -62,7 +68,9 @@ const b = await room('admin', 3)
 const c3 = await room('everyone', 3)
 const c6 = await room('everyone', 6)
 const r = (x: number) => (x / a).toFixed(3)
-console.log(`bench rooms: admin/single=${r(b.tokens)} everyone3/single=${r(c3.tokens)} everyone6/single=${r(c6.tokens)} per_member_everyone6=${r(c6.tokens / c6.speakers)} (base=${BASE} single_tokens=${a} admin_overhead_tokens=${b.tokens - a} speakers admin/e3/e6=${b.speakers}/${c3.speakers}/${c6.speakers})`)
+console.log(
+  `bench rooms: admin/single=${r(b.tokens)} everyone3/single=${r(c3.tokens)} everyone6/single=${r(c6.tokens)} per_member_everyone6=${r(c6.tokens / c6.speakers)} (base=${BASE} single_tokens=${a} admin_overhead_tokens=${b.tokens - a} speakers admin/e3/e6=${b.speakers}/${c3.speakers}/${c6.speakers})`,
+)
 
 // The post log's cost per post, side by side in this run: the transcript with its file log
 // (append, 0600, one write per record) against the same transcript in memory only.
@@ -88,5 +96,7 @@ console.log(`bench rooms: admin/single=${r(b.tokens)} everyone3/single=${r(c3.to
   const logged = time(new Transcript(new PostLog(dir), () => true, warn), 'group-1')
   const memory = time(new Transcript(undefined, () => true, warn), 'group-2')
   rmSync(dir, { recursive: true, force: true })
-  console.log(`bench rooms post_log: posts=${POSTS} logged/memory=${(logged / memory).toFixed(1)} logged_us_per_post=${logged.toFixed(1)} memory_us_per_post=${memory.toFixed(1)}`)
+  console.log(
+    `bench rooms post_log: posts=${POSTS} logged/memory=${(logged / memory).toFixed(1)} logged_us_per_post=${logged.toFixed(1)} memory_us_per_post=${memory.toFixed(1)}`,
+  )
 }

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url'
 const here = dirname(fileURLToPath(import.meta.url))
 const only = process.argv.slice(2)
 let failed = 0
-for (const file of readdirSync(here).filter((f) => f.endsWith('.ts') && f !== 'run.ts').sort()) {
+for (const file of readdirSync(here)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .sort()) {
   if (only.length && !only.some((name) => file.startsWith(name))) continue
   const r = spawnSync(process.execPath, [join(here, file)], { stdio: 'inherit' })
   if (r.status !== 0) failed++

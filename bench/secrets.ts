@@ -11,7 +11,9 @@ import { runLeakScenario } from '../tests/dsh/secrets/leak-scenario.ts'
 const { host, result } = await runLeakScenario()
 try {
   const known = result.knownUnmaskable.map((k) => k.replace(/^sessions\/[^/]+\/([^/]+)\/.*\((.*)\)$/, '$2 in $1'))
-  console.log(`bench secrets: leak_attempts=${result.attempts} found_on_disk=${result.found.length} own_files=${result.ownFiles.length} known_unmaskable=${result.knownUnmaskable.length} (${known.join(', ') || 'none'}) model_requests_with_value=${result.inRequests}`)
+  console.log(
+    `bench secrets: leak_attempts=${result.attempts} found_on_disk=${result.found.length} own_files=${result.ownFiles.length} known_unmaskable=${result.knownUnmaskable.length} (${known.join(', ') || 'none'}) model_requests_with_value=${result.inRequests}`,
+  )
   if (result.found.length) console.log(`  found: ${result.found.join('; ')}`)
   if (result.ownFiles.length) console.log(`  own files: ${result.ownFiles.join(', ')}`)
 } finally {

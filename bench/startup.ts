@@ -14,9 +14,20 @@ function stateWith(n: number) {
   const s = emptyState('bench')
   for (let i = 1; i <= n; i++) {
     s.bots[`bot-${i}`] = {
-      id: `bot-${i}`, name: `Bot ${i}`, role: 'Engineer', instructions: 'Review carefully.', avatar: { kind: 'shape', shape: 'circle' },
-      colour: '#1971c2', permissionPreset: 'workspace-write', pinned: false, hidden: false, createdBy: 'user',
-      createdAt: '2026-01-01T00:00:00.000Z', main: i === 1, acceptsDelegatedWork: false, sessionParts: [{ sessionId: `session-bench-${i}`, part: 1, startedAt: '2026-01-01T00:00:00.000Z' }],
+      id: `bot-${i}`,
+      name: `Bot ${i}`,
+      role: 'Engineer',
+      instructions: 'Review carefully.',
+      avatar: { kind: 'shape', shape: 'circle' },
+      colour: '#1971c2',
+      permissionPreset: 'workspace-write',
+      pinned: false,
+      hidden: false,
+      createdBy: 'user',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      main: i === 1,
+      acceptsDelegatedWork: false,
+      sessionParts: [{ sessionId: `session-bench-${i}`, part: 1, startedAt: '2026-01-01T00:00:00.000Z' }],
     }
   }
   s.nextIds = { bot: n + 1 }
@@ -40,4 +51,6 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 const [a, b, c] = [median(results[1]!), median(results[50]!), median(results[200]!)]
-console.log(`bench startup: rounds=${ROUNDS} bots_1_ms=${a.toFixed(1)} bots_50_ms=${b.toFixed(1)} bots_200_ms=${c.toFixed(1)} bots200/bots1=${(c / a).toFixed(2)}`)
+console.log(
+  `bench startup: rounds=${ROUNDS} bots_1_ms=${a.toFixed(1)} bots_50_ms=${b.toFixed(1)} bots_200_ms=${c.toFixed(1)} bots200/bots1=${(c / a).toFixed(2)}`,
+)

@@ -29,17 +29,33 @@ function bigTeam(draft: TeamState) {
   for (let i = 1; i <= 200; i++) {
     const id = `bot-${i}`
     draft.bots[id] = {
-      id, name: `Bot ${i}`, role: 'Engineer', instructions: 'Review changes carefully and report findings. '.repeat(6),
-      avatar: { kind: 'shape', shape: 'hexagon' }, colour: '#2266aa', permissionPreset: 'default', pinned: i <= 5,
-      hidden: false, createdBy: 'user', createdAt: '2025-01-01T00:00:00.000Z', main: i === 1, acceptsDelegatedWork: false,
+      id,
+      name: `Bot ${i}`,
+      role: 'Engineer',
+      instructions: 'Review changes carefully and report findings. '.repeat(6),
+      avatar: { kind: 'shape', shape: 'hexagon' },
+      colour: '#2266aa',
+      permissionPreset: 'default',
+      pinned: i <= 5,
+      hidden: false,
+      createdBy: 'user',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      main: i === 1,
+      acceptsDelegatedWork: false,
       sessionParts: [{ sessionId: `sess-${i}-1`, part: 1, startedAt: '2025-01-01T00:00:00.000Z' }],
     }
   }
   for (let g = 1; g <= 50; g++) {
     const members = Array.from({ length: 6 }, (_, k) => `bot-${((g * 7 + k) % 200) + 1}`)
     draft.groups[`group-${g}`] = {
-      id: `group-${g}`, name: `Group ${g}`, members: [...new Set(members)], admin: members[0], mode: g % 2 ? 'admin' : 'everyone',
-      notice: 'Be brief.', memberSessions: Object.fromEntries(members.map(m => [m, `gs-${g}-${m}`])), createdAt: '2025-01-01T00:00:00.000Z',
+      id: `group-${g}`,
+      name: `Group ${g}`,
+      members: [...new Set(members)],
+      admin: members[0],
+      mode: g % 2 ? 'admin' : 'everyone',
+      notice: 'Be brief.',
+      memberSessions: Object.fromEntries(members.map((m) => [m, `gs-${g}-${m}`])),
+      createdAt: '2025-01-01T00:00:00.000Z',
     }
   }
   draft.nextIds = { bot: 201, group: 51 }
@@ -50,7 +66,6 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!
 }
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
-
 
 const FS_TYPES: Record<number, string> = { 61267: 'ext2/3/4', 1481003842: 'xfs', 2435016766: 'btrfs', 16914836: 'tmpfs', 2035054128: 'overlayfs', 26985: 'nfs' }
 const root = process.env.BENCH_DIR ?? os.tmpdir()
@@ -76,7 +91,9 @@ async function measure() {
   const floorFile = path.join(dir, 'floor.json')
   for (let i = 0; i < SAVES + WARMUP; i++) {
     let t = performance.now()
-    const s = await store.update(d => { d.preferences.tick = i })
+    const s = await store.update((d) => {
+      d.preferences.tick = i
+    })
     const l = performance.now() - t
     const bytes = serializeState(s)
     t = performance.now()
@@ -85,7 +102,11 @@ async function measure() {
     t = performance.now()
     await fsp.writeFile(bareFile, bytes)
     const b = performance.now() - t
-    if (i >= WARMUP) { locked.push(l); floor.push(f); bare.push(b) }
+    if (i >= WARMUP) {
+      locked.push(l)
+      floor.push(f)
+      bare.push(b)
+    }
   }
   return { locked, bare, floor, bytes: fs.statSync(path.join(dir, 'state.json')).size }
 }
@@ -99,12 +120,30 @@ async function measure() {
 function afterTraffic(draft: TeamState) {
   const at = '2025-01-01T00:00:00.000Z'
   draft.deliveries = Array.from({ length: DEFAULT_KEEP_FINISHED }, (_, i) => ({
-    id: `delivery-${i + 1}`, from: 'bot-2', to: 'bot-3', kind: 'message' as const, body: clip(`${i}:`.padEnd(MESSAGE_MAX, 'x'), FINISHED_BODY_MAX),
-    hop: 1, replyTo: null, createdAt: at, updatedAt: at, status: 'delivered' as const, outcome: `in the target's log at ${at}`,
-    replyMode: 'user' as const, sessionId: `session-${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
-    budget: `budget:sess-2-1#${i + 1}`, mode: 'workspace-write' as const,
+    id: `delivery-${i + 1}`,
+    from: 'bot-2',
+    to: 'bot-3',
+    kind: 'message' as const,
+    body: clip(`${i}:`.padEnd(MESSAGE_MAX, 'x'), FINISHED_BODY_MAX),
+    hop: 1,
+    replyTo: null,
+    createdAt: at,
+    updatedAt: at,
+    status: 'delivered' as const,
+    outcome: `in the target's log at ${at}`,
+    replyMode: 'user' as const,
+    sessionId: `session-${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
+    budget: `budget:sess-2-1#${i + 1}`,
+    mode: 'workspace-write' as const,
   }))
-  draft.budgets = Array.from({ length: MAX_BUDGETS }, (_, i) => ({ id: `budget:sess-2-1#${i + 1}`, openedBy: 'bot-2', origin: 'user', openedAt: at, limit: 40, used: 3 }))
+  draft.budgets = Array.from({ length: MAX_BUDGETS }, (_, i) => ({
+    id: `budget:sess-2-1#${i + 1}`,
+    openedBy: 'bot-2',
+    origin: 'user',
+    openedAt: at,
+    limit: 40,
+    used: 3,
+  }))
   draft.nextIds.delivery = DEFAULT_KEEP_FINISHED + 1
 }
 
@@ -112,11 +151,17 @@ const line = (label: string, m: Awaited<ReturnType<typeof measure>>) =>
   `${label}: saves=${SAVES} locked_atomic/bare_write=${(sum(m.locked) / sum(m.bare)).toFixed(1)} locked_atomic/durable_floor=${(pct(m.locked, 50) / pct(m.floor, 50)).toFixed(2)} p50_ms=${pct(m.locked, 50).toFixed(2)} p99_ms=${pct(m.locked, 99).toFixed(2)}`
 
 const team = await measure()
-console.log(`state: ${Object.keys(store.state.bots).length} bots, ${Object.keys(store.state.groups).length} groups, ${team.bytes} bytes; folder ${home} on ${fsName}`)
-console.log(`bare fs.writeFile p50_ms=${pct(team.bare, 50).toFixed(2)} p99_ms=${pct(team.bare, 99).toFixed(2)}; durable floor p50_ms=${pct(team.floor, 50).toFixed(2)} p99_ms=${pct(team.floor, 99).toFixed(2)}`)
+console.log(
+  `state: ${Object.keys(store.state.bots).length} bots, ${Object.keys(store.state.groups).length} groups, ${team.bytes} bytes; folder ${home} on ${fsName}`,
+)
+console.log(
+  `bare fs.writeFile p50_ms=${pct(team.bare, 50).toFixed(2)} p99_ms=${pct(team.bare, 99).toFixed(2)}; durable floor p50_ms=${pct(team.floor, 50).toFixed(2)} p99_ms=${pct(team.floor, 99).toFixed(2)}`,
+)
 await store.update(afterTraffic)
 const traffic = await measure()
-console.log(`state after traffic: ${store.state.deliveries.length} delivery records, ${store.state.budgets.length} budgets, ${traffic.bytes} bytes; durable floor p50_ms=${pct(traffic.floor, 50).toFixed(2)} p99_ms=${pct(traffic.floor, 99).toFixed(2)}`)
+console.log(
+  `state after traffic: ${store.state.deliveries.length} delivery records, ${store.state.budgets.length} budgets, ${traffic.bytes} bytes; durable floor p50_ms=${pct(traffic.floor, 50).toFixed(2)} p99_ms=${pct(traffic.floor, 99).toFixed(2)}`,
+)
 await fiber.dispose()
 fs.rmSync(home, { recursive: true, force: true })
 console.log(line('bench store', team))

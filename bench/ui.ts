@@ -62,7 +62,12 @@ const script: Script = {
     if (lastToolResults(req).length) return { text: 'done' }
     const said = lastUserText(req) ?? ''
     if (said === 'bench: make the groups' && offersTool(req, 'create_group')) {
-      return { toolCalls: Array.from({ length: GROUPS }, (_, g) => ({ name: 'create_group', args: { name: `Group${String(g + 1).padStart(2, '0')}`, members: membersOf(g) } })) }
+      return {
+        toolCalls: Array.from({ length: GROUPS }, (_, g) => ({
+          name: 'create_group',
+          args: { name: `Group${String(g + 1).padStart(2, '0')}`, members: membersOf(g) },
+        })),
+      }
     }
     if (said === WORK) return { text: 'working on it', delayMs: HOLD_MS }
     return { text: 'ok' }
@@ -85,7 +90,11 @@ async function createBots(url: string): Promise<void> {
   const worker = async () => {
     while (next < BOTS) {
       const i = next++
-      const res = await fetch(`${url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: botName(i), role: 'Engineer' }) })
+      const res = await fetch(`${url}/bot-team/api/bots`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: botName(i), role: 'Engineer' }),
+      })
       if (res.status !== 201) throw new Error(`creating ${botName(i)}: ${res.status} ${await res.text()}`)
     }
   }
@@ -116,21 +125,32 @@ async function untilTeamOpen(url: string, bots: number, groups: number): Promise
 
 /** DSH Web's first-visit notice (once per home), if it shows. */
 async function dismissNotice(page: Page): Promise<void> {
-  await page.getByRole('button', { name: /^(Continue|继续)$/ }).click({ timeout: 5000 }).catch(() => {})
+  await page
+    .getByRole('button', { name: /^(Continue|继续)$/ })
+    .click({ timeout: 5000 })
+    .catch(() => {})
 }
 
 const started: { stop(): Promise<void> }[] = []
 const homes: string[] = []
 try {
   let lap = performance.now()
-  const took = () => { const now = performance.now(); const ms = now - lap; lap = now; return seconds(ms) }
+  const took = () => {
+    const now = performance.now()
+    const ms = now - lap
+    lap = now
+    return seconds(ms)
+  }
   // The e2e smoke test hands over the tarball its global set-up packed.
   const tarball = process.env.BENCH_UI_TARBALL || buildAndPack().tarball
   const home = makeHome('bench-ui')
   homes.push(dirname(home.home))
   await installBundle('web', tarball, home)
   initProfile(home.home, 'plain', WEB_APP_BUNDLES)
-  writeFileSync(join(home.home, 'profiles', 'web', 'cordis.patch.yml'), `- id: bot-team\n  config:\n    team:\n      maxBots: ${BOTS}\n      maxGroups: ${GROUPS}\n      createsPerTurn: 100\n`)
+  writeFileSync(
+    join(home.home, 'profiles', 'web', 'cordis.patch.yml'),
+    `- id: bot-team\n  config:\n    team:\n      maxBots: ${BOTS}\n      maxGroups: ${GROUPS}\n      createsPerTurn: 100\n`,
+  )
   const installed = took()
   const model = await startScriptedServer(script)
   started.push({ stop: () => model.close() })
@@ -150,10 +170,16 @@ try {
   const plainHome = { home: join(mkdtempSync(join(tmpdir(), 'bench-ui-plain-')), 'home'), cwd: home.cwd }
   homes.push(dirname(plainHome.home))
   cpSync(home.home, plainHome.home, { recursive: true, verbatimSymlinks: true })
-  const serve = (h: typeof home, profile?: string) => startWeb(h, env, profile).then((w) => { started.push(w); return w })
+  const serve = (h: typeof home, profile?: string) =>
+    startWeb(h, env, profile).then((w) => {
+      started.push(w)
+      return w
+    })
   const [team, plain] = await Promise.all([serve(home), serve(plainHome, 'plain')])
   await untilTeamOpen(team.url, BOTS, GROUPS)
-  console.log(`bench ui set-up: ${sessions} DSH Sessions; pack+install ${installed}, DSH Web start ${startTook}, ${BOTS - 1} Bots by POST /bots ${botsTook}, ${GROUPS} groups by create_group ${groupsTook}, restart ${took()}`)
+  console.log(
+    `bench ui set-up: ${sessions} DSH Sessions; pack+install ${installed}, DSH Web start ${startTook}, ${BOTS - 1} Bots by POST /bots ${botsTook}, ${GROUPS} groups by create_group ${groupsTook}, restart ${took()}`,
+  )
 
   const browser = await launchChromium()
   started.push({ stop: () => browser.close() })
@@ -173,7 +199,8 @@ try {
   const teamTarget = await settledCount(teamPage, TEAM_ENTRIES)
   const dshTarget = await settledCount(dshPage, DSH_ROWS)
   const view = await teamView(team.url)
-  if (teamTarget !== view.bots.length + view.groups.length) throw new Error(`the sidebar shows ${teamTarget} entries, the team has ${view.bots.length + view.groups.length}`)
+  if (teamTarget !== view.bots.length + view.groups.length)
+    throw new Error(`the sidebar shows ${teamTarget} entries, the team has ${view.bots.length + view.groups.length}`)
   if (dshTarget < sessions) throw new Error(`DSH's list shows ${dshTarget} rows, there are ${sessions} Sessions`)
   await watchList(teamCtx, TEAM_ENTRIES, teamTarget)
   await watchList(dshCtx, DSH_ROWS, dshTarget)
@@ -185,7 +212,9 @@ try {
     const sides = [() => listLoadMs(teamPage, team.url).then((ms) => teamMs.push(ms)), () => listLoadMs(dshPage, plain.url).then((ms) => dshMs.push(ms))]
     for (const side of round % 2 ? sides.reverse() : sides) await side()
   }
-  console.log(`bench ui loads: team_ms ${teamMs.map((ms) => ms.toFixed(0)).join(' ')} | dsh_ms ${dshMs.map((ms) => ms.toFixed(0)).join(' ')} (entries: team ${teamTarget}, dsh ${dshTarget} rows)`)
+  console.log(
+    `bench ui loads: team_ms ${teamMs.map((ms) => ms.toFixed(0)).join(' ')} | dsh_ms ${dshMs.map((ms) => ms.toFixed(0)).join(' ')} (entries: team ${teamTarget}, dsh ${dshTarget} rows)`,
+  )
 
   // Status push, on the page showing the whole team.
   const pushBots = view.bots.filter((b: any) => !b.main).slice(0, PUSH_BOTS)
@@ -203,10 +232,14 @@ try {
     drawn.push(sample.drawn)
     await untilIdle(teamPage, bot.name)
   }
-  console.log(`bench ui push: samples=${SAMPLES} p50_ms=${median(push).toFixed(0)} p95_ms=${percentile(push, 0.95).toFixed(0)} max_ms=${Math.max(...push).toFixed(0)}, of which the page drawing (team event → pill) p50_ms=${median(drawn).toFixed(0)} p95_ms=${percentile(drawn, 0.95).toFixed(0)}; first prompt of a Bot since DSH started (DSH loads its agent): median_ms=${median(cold).toFixed(0)} of ${cold.length}`)
+  console.log(
+    `bench ui push: samples=${SAMPLES} p50_ms=${median(push).toFixed(0)} p95_ms=${percentile(push, 0.95).toFixed(0)} max_ms=${Math.max(...push).toFixed(0)}, of which the page drawing (team event → pill) p50_ms=${median(drawn).toFixed(0)} p95_ms=${percentile(drawn, 0.95).toFixed(0)}; first prompt of a Bot since DSH started (DSH loads its agent): median_ms=${median(cold).toFixed(0)} of ${cold.length}`,
+  )
 
   const [t, d] = [median(teamMs), median(dshMs)]
-  console.log(`bench ui: bots=${view.bots.length} groups=${view.groups.length} team_ms=${t.toFixed(0)} dsh_ms=${d.toFixed(0)} ratio=${(t / d).toFixed(2)} status_push_p95_ms=${percentile(push, 0.95).toFixed(0)}`)
+  console.log(
+    `bench ui: bots=${view.bots.length} groups=${view.groups.length} team_ms=${t.toFixed(0)} dsh_ms=${d.toFixed(0)} ratio=${(t / d).toFixed(2)} status_push_p95_ms=${percentile(push, 0.95).toFixed(0)}`,
+  )
 } finally {
   for (const s of started.reverse()) await s.stop().catch(() => {})
   for (const dir of homes) rmSync(dir, { recursive: true, force: true })

@@ -48,7 +48,10 @@ for (let i = 0; i < N + WARM; i++) {
   const order: Key[] = i % 2 === 0 ? ['on1', 'off1', 'off2', 'on2'] : ['off2', 'on2', 'on1', 'off1']
   const got = { on: 0, off: 0 }
   for (const which of order) got[which.startsWith('on') ? 'on' : 'off'] += await turn(which, i)
-  if (i >= WARM) { times.on.push(got.on); times.off.push(got.off) }
+  if (i >= WARM) {
+    times.on.push(got.on)
+    times.off.push(got.off)
+  }
 }
 hosts.on1.ctx.botUsage.flush()
 const rows = hosts.on1.ctx.botUsage.status().rows

@@ -23,27 +23,48 @@ export function isChinese(text: string): boolean {
 }
 
 function members(list: string): string[] {
-  return list.split(/\s*(?:,|，|、|\band\b|和|与|及)\s*/u).map((s) => s.trim().replace(/^["“]|["”]$/g, '')).filter(Boolean).slice(0, 12)
+  return list
+    .split(/\s*(?:,|，|、|\band\b|和|与|及)\s*/u)
+    .map((s) => s.trim().replace(/^["“]|["”]$/g, ''))
+    .filter(Boolean)
+    .slice(0, 12)
 }
 
 export function understand(raw: string): DemoIntent | undefined {
   const text = raw.trim().slice(0, 2000)
   let m: RegExpExecArray | null
   // create a Bot named X (who does Y)
-  if ((m = new RegExp(String.raw`^(?:please\s+)?(?:create|make|add)\s+(?:a\s+|an\s+)?(?:new\s+)?bot\s+(?:named|called)\s+${NAME}(?:\s*,?\s*(?:who|that|to)\s+(.+))?$`, 'iu').exec(text))) {
+  if (
+    (m = new RegExp(
+      String.raw`^(?:please\s+)?(?:create|make|add)\s+(?:a\s+|an\s+)?(?:new\s+)?bot\s+(?:named|called)\s+${NAME}(?:\s*,?\s*(?:who|that|to)\s+(.+))?$`,
+      'iu',
+    ).exec(text))
+  ) {
     const does = m[2]?.replace(/[.。!]+$/, '').trim()
     return { tool: 'create_bot', args: { name: m[1]!, ...(does ? { role: does.slice(0, 24), instructions: `You ${does}.` } : {}) } }
   }
-  if ((m = new RegExp(String.raw`^(?:请)?(?:创建|新建|添加)(?:一个)?(?:名为|叫做?|名叫)\s*${NAME_ZH}\s*的?\s*Bot(?:\s*[，,]\s*(?:负责|用来|专门)?(.+))?$`, 'iu').exec(text))) {
+  if (
+    (m = new RegExp(
+      String.raw`^(?:请)?(?:创建|新建|添加)(?:一个)?(?:名为|叫做?|名叫)\s*${NAME_ZH}\s*的?\s*Bot(?:\s*[，,]\s*(?:负责|用来|专门)?(.+))?$`,
+      'iu',
+    ).exec(text))
+  ) {
     const does = m[2]?.replace(/[。.!！]+$/, '').trim()
     return { tool: 'create_bot', args: { name: m[1]!, ...(does ? { role: does.slice(0, 24), instructions: `你负责${does}。` } : {}) } }
   }
   // create a group (named G) with X and Y
-  if ((m = new RegExp(String.raw`^(?:please\s+)?(?:create|make|start)\s+(?:a\s+)?group(?:\s+(?:named|called)\s+${NAME})?\s+with\s+(.+?)[.!]?$`, 'iu').exec(text))) {
+  if (
+    (m = new RegExp(String.raw`^(?:please\s+)?(?:create|make|start)\s+(?:a\s+)?group(?:\s+(?:named|called)\s+${NAME})?\s+with\s+(.+?)[.!]?$`, 'iu').exec(text))
+  ) {
     const list = members(m[2]!)
     return { tool: 'create_group', args: { name: m[1] ?? `${list.join('-')}`.slice(0, 60), members: list } }
   }
-  if ((m = new RegExp(String.raw`^(?:请)?(?:创建|新建|建)(?:一个)?(?:名为|叫做?)?\s*(?:${NAME_ZH}\s*的?\s*)?群组?[，,]?\s*(?:成员(?:有|是)?|包括|包含|有)\s*(.+?)[。.]?$`, 'iu').exec(text))) {
+  if (
+    (m = new RegExp(
+      String.raw`^(?:请)?(?:创建|新建|建)(?:一个)?(?:名为|叫做?)?\s*(?:${NAME_ZH}\s*的?\s*)?群组?[，,]?\s*(?:成员(?:有|是)?|包括|包含|有)\s*(.+?)[。.]?$`,
+      'iu',
+    ).exec(text))
+  ) {
     const list = members(m[2]!)
     return { tool: 'create_group', args: { name: m[1] ?? `${list.join('-')}`.slice(0, 60), members: list } }
   }
@@ -58,7 +79,10 @@ export function understand(raw: string): DemoIntent | undefined {
   if ((m = new RegExp(String.raw`^(?:please\s+)?stop\s+${NAME}[.!]?$`, 'iu').exec(text))) {
     return { tool: 'stop_bot', args: { to: m[1]!, reason: 'The person asked to stop.' } }
   }
-  if ((m = new RegExp(String.raw`^(?:请)?(?:停止|停下|叫停)\s*${NAME_ZH}[。.!！]?$`, 'iu').exec(text)) || (m = new RegExp(String.raw`^(?:请)?让\s*${NAME_ZH}\s*停(?:下|止)[。.!！]?$`, 'iu').exec(text))) {
+  if (
+    (m = new RegExp(String.raw`^(?:请)?(?:停止|停下|叫停)\s*${NAME_ZH}[。.!！]?$`, 'iu').exec(text)) ||
+    (m = new RegExp(String.raw`^(?:请)?让\s*${NAME_ZH}\s*停(?:下|止)[。.!！]?$`, 'iu').exec(text))
+  ) {
     return { tool: 'stop_bot', args: { to: m[1]!, reason: '用户要求停止。' } }
   }
   // ask X to …

@@ -21,10 +21,9 @@ export function mentionsTeam(text: string): boolean {
 
 function summarise(text: string, isError: boolean | undefined): string {
   if (isError === true) return `I asked \`list_bots\`, but it reported an error:\n\n${text}\n\n${HOW_TO}`
-  const bullets = text.split('\n').filter(l => l.trimStart().startsWith('- ')).length
-  const head = bullets > 0
-    ? `I called \`list_bots\` and found ${bullets} Bot${bullets === 1 ? '' : 's'} on your team:`
-    : 'I called `list_bots`; here is what it says:'
+  const bullets = text.split('\n').filter((l) => l.trimStart().startsWith('- ')).length
+  const head =
+    bullets > 0 ? `I called \`list_bots\` and found ${bullets} Bot${bullets === 1 ? '' : 's'} on your team:` : 'I called `list_bots`; here is what it says:'
   const body = text.length > 2000 ? `${text.slice(0, 2000)}…` : text
   return `${head}\n\n${body}\n\n(That list is real; this reply is from the offline demo model. ${HOW_TO})`
 }
@@ -35,14 +34,14 @@ const INTENT_TOOLS = ['create_bot', 'message_bot', 'create_group', 'post_to_grou
 export function demoReply(req: RecordedRequest): Reply {
   const said = lastUserText(req) ?? ''
   const zh = isChinese(said)
-  const acted = lastToolResults(req).find(r => r.name !== undefined && INTENT_TOOLS.includes(r.name))
+  const acted = lastToolResults(req).find((r) => r.name !== undefined && INTENT_TOOLS.includes(r.name))
   if (acted !== undefined) {
     const body = acted.text.length > 2000 ? `${acted.text.slice(0, 2000)}…` : acted.text
     return { text: zh ? `我调用了 \`${acted.name}\`，结果：\n\n${body}` : `I called \`${acted.name}\`. It said:\n\n${body}` }
   }
   const intent = understand(said)
   if (intent && offersTool(req, intent.tool)) return { text: zh ? '好的。' : 'On it.', toolCalls: [{ name: intent.tool, args: intent.args }] }
-  const listed = lastToolResults(req).find(r => r.name === 'list_bots')
+  const listed = lastToolResults(req).find((r) => r.name === 'list_bots')
   if (listed !== undefined) return { text: summarise(listed.text, listed.isError) }
   const asked = userTextsSinceLastAssistant(req).some(mentionsTeam)
   if (asked && offersTool(req, 'list_bots')) {
@@ -58,7 +57,7 @@ export function demoReply(req: RecordedRequest): Reply {
 
 const demoScript: Script = {
   fallback: demoReply,
-  title: req => {
+  title: (req) => {
     const t = lastUserText(req)
     return t === undefined ? 'Offline demo' : `Offline demo: ${t.slice(0, 40)}`
   },

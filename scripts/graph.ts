@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url'
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)))
 const cli = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs')
-const out = execFileSync(process.execPath, [cli, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 })
+const out = execFileSync(process.execPath, [cli, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+  cwd: root,
+  encoding: 'utf8',
+  maxBuffer: 64 << 20,
+})
 const result = JSON.parse(out) as { modules: { source: string; dependencies: { resolved: string; dependencyTypes: string[] }[] }[] }
 
 const place = (path: string): string | undefined => {

@@ -8,7 +8,7 @@ import { deliveryLine, runDeliveryCrashes, runStoreCrashes, storeLine } from '..
 function count(name: string, fallback: number): number {
   const args = process.argv.slice(2)
   const i = args.indexOf(name)
-  const raw = i >= 0 ? args[i + 1] : args.find(a => a.startsWith(`${name}=`))?.slice(name.length + 1)
+  const raw = i >= 0 ? args[i + 1] : args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1)
   if (raw === undefined) return fallback
   const n = Number(raw)
   if (!Number.isInteger(n) || n < 0 || n > 100_000) {

@@ -42,7 +42,9 @@ const installed = existsSync(installedManifest) ? JSON.parse(readFileSync(instal
 if (!packed.tarball.endsWith(`-${installed}.tgz`)) {
   say(`installing ${packed.tarball.split('/').pop()} into ${home}/profiles/web (first time: ~1-2 min, builds better-sqlite3)`)
   const add = spawnSync(node22, [dshBin, 'plugin', '--profile', 'web', 'add', '--allow-build=better-sqlite3', packed.tarball], {
-    cwd: work, env: toolEnv(env), stdio: ['ignore', 'inherit', 'inherit'],
+    cwd: work,
+    env: toolEnv(env),
+    stdio: ['ignore', 'inherit', 'inherit'],
   })
   if (add.status !== 0) {
     say('dsh plugin add failed (see above)')
@@ -52,7 +54,9 @@ if (!packed.tarball.endsWith(`-${installed}.tgz`)) {
 
 // 3. DSH Web, on loopback.
 const web = spawn(node22, [dshBin, 'web', '--no-open', '--host', '127.0.0.1', '--port', port], {
-  cwd: work, env: toolEnv(env), stdio: ['ignore', 'pipe', 'inherit'],
+  cwd: work,
+  env: toolEnv(env),
+  stdio: ['ignore', 'pipe', 'inherit'],
 })
 web.stdout.on('data', (chunk: Buffer) => {
   process.stdout.write(chunk)

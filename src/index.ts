@@ -65,7 +65,9 @@ async function startContained(ctx: Context, services: readonly Mounted[]): Promi
       continue
     }
     if (fiber.store !== undefined) continue // started
-    const missing = Object.keys(fiber.inject).filter((name) => ctx.get(name) === undefined).join(', ')
+    const missing = Object.keys(fiber.inject)
+      .filter((name) => ctx.get(name) === undefined)
+      .join(', ')
     waiting.set(missing, [...(waiting.get(missing) ?? []), what])
   }
   for (const [missing, whats] of waiting) warn(ctx, `not started, for want of ${missing || 'a service'}: ${whats.join(', ')}`, undefined, 'start-waiting')
@@ -85,13 +87,16 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const services: Mounted[] = []
   const mount = (fiber: Fiber & PromiseLike<Fiber>, what: string) => services.push({ fiber, what })
   // Who writes: a process hosting DSH's web app (DSH Web, Desktop) under `writer: auto`.
-  mount(ctx.plugin(BotStore, {
-    dir: paths.dir,
-    role: storeRole(config.writer),
-    longLived: hostsWebApp((service) => ctx.get(service) !== undefined),
-    requireLock: config.requireLock,
-    pluginVersion: PLUGIN_VERSION,
-  }), 'team state')
+  mount(
+    ctx.plugin(BotStore, {
+      dir: paths.dir,
+      role: storeRole(config.writer),
+      longLived: hostsWebApp((service) => ctx.get(service) !== undefined),
+      requireLock: config.requireLock,
+      pluginVersion: PLUGIN_VERSION,
+    }),
+    'team state',
+  )
   // The web app's services may activate after this plugin: promote then (the store emits its
   // writer event, on which the roster sets up the team); a no-op if it already writes.
   if (promotesWhenWebAppAppears(config.writer)) {
@@ -118,33 +123,48 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   mount(ctx.plugin(BotRooms), 'rooms')
   mount(ctx.plugin(BotSchedules, { maxSchedules: config.operations.maxSchedules }), 'schedules')
   mount(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
-  mount(ctx.plugin(BotMemory, { dir: paths.dir, limits: config.memory.limits, review: config.memory.review, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }), 'memory')
+  mount(
+    ctx.plugin(BotMemory, {
+      dir: paths.dir,
+      limits: config.memory.limits,
+      review: config.memory.review,
+      ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}),
+    }),
+    'memory',
+  )
   mount(ctx.plugin(BotSecrets, { dir: paths.dir }), 'secrets')
   // Awaited so the team is open (writer, follower or read-only) before DSH creates any agent.
   await startContained(ctx, services)
   await release()
 
-  ctx.inject(['webServer'], (ctx) => registerWebRoutes(ctx, {
-    trustedHosts: config.trustedHosts,
-    pairingFile: `${paths.dir}/${PAIRING_FILE}`,
-    roster: () => ctx.get('botRoster') ?? undefined,
-    rooms: () => ctx.get('botRooms') ?? undefined,
-    parts: () => ctx.get('botContext') ?? undefined,
-    memory: () => ctx.get('botMemory') ?? undefined,
-    // The team folder's parent is DSH_HOME (the default `dir`); the backup reads sessions through DSH.
-    backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') },
-    usage: () => ctx.get('botUsage') ?? undefined,
-    groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
-    operations: () => ({ limits: ctx.get('botLimits') ?? undefined, pause: ctx.get('botPause') ?? undefined, schedules: ctx.get('botSchedules') ?? undefined, diagnostics: ctx.get('botDiagnostics') ?? undefined }),
-    secrets: () => ctx.get('botSecrets') ?? undefined,
-    feed: mountTeamFeed(ctx),
-    status: () => ({
-      plugin: PLUGIN_NAME,
-      version: PLUGIN_VERSION,
-      bots: ctx.get('botRoster')?.bots().map(summary) ?? [],
-      store: ctx.get('botStore')?.status() ?? null,
-      activity: ctx.get('botRoster')?.activity() ?? [],
-      archive: ctx.get('botArchive')?.status ?? { driver: 'unavailable' },
+  ctx.inject(['webServer'], (ctx) =>
+    registerWebRoutes(ctx, {
+      trustedHosts: config.trustedHosts,
+      pairingFile: `${paths.dir}/${PAIRING_FILE}`,
+      roster: () => ctx.get('botRoster') ?? undefined,
+      rooms: () => ctx.get('botRooms') ?? undefined,
+      parts: () => ctx.get('botContext') ?? undefined,
+      memory: () => ctx.get('botMemory') ?? undefined,
+      // The team folder's parent is DSH_HOME (the default `dir`); the backup reads sessions through DSH.
+      backup: { home: dirname(paths.dir), teamFolder: paths.workspace, sessions: () => ctx.get('sessionPersistence') },
+      usage: () => ctx.get('botUsage') ?? undefined,
+      groupId: (ref) => ctx.get('botRooms')?.group(ref)?.id,
+      operations: () => ({
+        limits: ctx.get('botLimits') ?? undefined,
+        pause: ctx.get('botPause') ?? undefined,
+        schedules: ctx.get('botSchedules') ?? undefined,
+        diagnostics: ctx.get('botDiagnostics') ?? undefined,
+      }),
+      secrets: () => ctx.get('botSecrets') ?? undefined,
+      feed: mountTeamFeed(ctx),
+      status: () => ({
+        plugin: PLUGIN_NAME,
+        version: PLUGIN_VERSION,
+        bots: ctx.get('botRoster')?.bots().map(summary) ?? [],
+        store: ctx.get('botStore')?.status() ?? null,
+        activity: ctx.get('botRoster')?.activity() ?? [],
+        archive: ctx.get('botArchive')?.status ?? { driver: 'unavailable' },
+      }),
     }),
-  }))
+  )
 }

@@ -22,36 +22,42 @@ type PageGlobals = {
 
 /** Watch, in every document of `context`, for `selector` to match `target` elements; the moment lands in `__benchList.at` of the page. */
 export async function watchList(context: BrowserContext, selector: string, target: number): Promise<void> {
-  await context.addInitScript(({ selector, target }) => {
-    const page = globalThis as unknown as PageGlobals
-    const { document } = page
-    const state: { selector: string; target: number; at?: number } = { selector, target }
-    const working: Record<string, number> = {}
-    page.__benchList = state
-    page.__benchWorking = working
-    // When each `team` event of the plugin's stream reached the page (a listener added before the
-    // page's own), so a push splits into "reached the page" and "drawn".
-    const arrivals: number[] = []
-    page.__benchTeamEvents = arrivals
-    const Native = page.EventSource
-    if (Native) {
-      page.EventSource = class extends Native {
-        constructor(url: string, init?: unknown) {
-          super(url, init)
-          this.addEventListener('team', () => { arrivals.push(Date.now()); if (arrivals.length > 50) arrivals.shift() })
+  await context.addInitScript(
+    ({ selector, target }) => {
+      const page = globalThis as unknown as PageGlobals
+      const { document } = page
+      const state: { selector: string; target: number; at?: number } = { selector, target }
+      const working: Record<string, number> = {}
+      page.__benchList = state
+      page.__benchWorking = working
+      // When each `team` event of the plugin's stream reached the page (a listener added before the
+      // page's own), so a push splits into "reached the page" and "drawn".
+      const arrivals: number[] = []
+      page.__benchTeamEvents = arrivals
+      const Native = page.EventSource
+      if (Native) {
+        page.EventSource = class extends Native {
+          constructor(url: string, init?: unknown) {
+            super(url, init)
+            this.addEventListener('team', () => {
+              arrivals.push(Date.now())
+              if (arrivals.length > 50) arrivals.shift()
+            })
+          }
         }
       }
-    }
-    const check = () => {
-      if (state.at === undefined && document.querySelectorAll(state.selector).length >= state.target) state.at = performance.now()
-      // The status pills: the first time each Bot's pill says "working", by the wall clock.
-      for (const pill of document.querySelectorAll('[data-bot] [data-status="working"]')) {
-        const name = pill.closest('[data-bot]')?.getAttribute('data-bot')
-        if (name && working[name] === undefined) working[name] = Date.now()
+      const check = () => {
+        if (state.at === undefined && document.querySelectorAll(state.selector).length >= state.target) state.at = performance.now()
+        // The status pills: the first time each Bot's pill says "working", by the wall clock.
+        for (const pill of document.querySelectorAll('[data-bot] [data-status="working"]')) {
+          const name = pill.closest('[data-bot]')?.getAttribute('data-bot')
+          if (name && working[name] === undefined) working[name] = Date.now()
+        }
       }
-    }
-    new page.MutationObserver(check).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-status'] })
-  }, { selector, target })
+      new page.MutationObserver(check).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-status'] })
+    },
+    { selector, target },
+  )
 }
 
 /** How many elements match `selector` once the page settled (the target of later loads). */
@@ -77,8 +83,17 @@ export async function listLoadMs(page: Page, url: string, timeoutMs = 60_000): P
  * says "working": the prompt call's start by this process's wall clock to the observer's stamp
  * by the page's (the same machine's clock).
  */
-export async function pushMs(page: Page, url: string, botName: string, sessionId: string, text: string, timeoutMs = 30_000): Promise<{ total: number; drawn: number }> {
-  await page.evaluate((name) => { delete (globalThis as unknown as PageGlobals).__benchWorking![name] }, botName)
+export async function pushMs(
+  page: Page,
+  url: string,
+  botName: string,
+  sessionId: string,
+  text: string,
+  timeoutMs = 30_000,
+): Promise<{ total: number; drawn: number }> {
+  await page.evaluate((name) => {
+    delete (globalThis as unknown as PageGlobals).__benchWorking![name]
+  }, botName)
   const sent = Date.now()
   await api(url, 'session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text }] })
   await page.waitForFunction((name) => (globalThis as unknown as PageGlobals).__benchWorking?.[name], botName, { timeout: timeoutMs, polling: 20 })

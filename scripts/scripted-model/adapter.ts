@@ -19,9 +19,18 @@ export interface ScriptedAdapterOptions {
 /** Resolve after `ms`, or reject with an ABORTED LlmError when `signal` aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(abortedError()); return }
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
-    const onAbort = (): void => { clearTimeout(t); reject(abortedError()) }
+    if (signal?.aborted) {
+      reject(abortedError())
+      return
+    }
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = (): void => {
+      clearTimeout(t)
+      reject(abortedError())
+    }
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
@@ -33,9 +42,8 @@ function abortedError(): LlmError {
 /** Map a scripted failure to the LlmError the deepseek adapter would throw for the equivalent HTTP reply. */
 export function failureError(reply: Extract<Reply, { fail: unknown }>, req: RecordedRequest): LlmError {
   const f = failureFacts(reply, req)
-  const code = reply.fail === 'context-overflow'
-    ? CONTEXT_WINDOW_EXCEEDED_CODE
-    : f.status === 429 ? 'RATE_LIMIT' : f.status >= 500 ? 'SERVER' : `HTTP_${f.status}`
+  const code =
+    reply.fail === 'context-overflow' ? CONTEXT_WINDOW_EXCEEDED_CODE : f.status === 429 ? 'RATE_LIMIT' : f.status >= 500 ? 'SERVER' : `HTTP_${f.status}`
   return new LlmError(f.message, code, { status: f.status })
 }
 
@@ -71,7 +79,10 @@ export function replyChunks(reply: Exclude<Reply, { fail: unknown }>, req: Recor
   chunks.push({ type: 'usage', usage })
   if (index === 0) {
     // The deepseek adapter classifies a completed response with no blocks this way; mirror it.
-    chunks.push({ type: 'finish', reason: { kind: 'error', failure: { message: 'model returned a completed response with no content', code: EMPTY_RESPONSE_CODE } } })
+    chunks.push({
+      type: 'finish',
+      reason: { kind: 'error', failure: { message: 'model returned a completed response with no content', code: EMPTY_RESPONSE_CODE } },
+    })
   } else {
     chunks.push({ type: 'finish', reason: { kind: calls.length > 0 ? 'tool-calls' : 'stop' } })
   }
@@ -104,8 +115,8 @@ export class ScriptedAdapter extends LlmAdapter {
   }
 
   override listModels(provider: string): Promise<readonly LlmModelInfo[]> {
-    const ids = Object.keys(this.model.remaining()).filter(k => k !== '*')
-    return Promise.resolve(ids.map(id => ({ provider, id, name: id, inputModalities: ['text'] as const })))
+    const ids = Object.keys(this.model.remaining()).filter((k) => k !== '*')
+    return Promise.resolve(ids.map((id) => ({ provider, id, name: id, inputModalities: ['text'] as const })))
   }
 
   async *stream(options: GenerateOptions): AsyncIterable<StreamChunk> {

@@ -28,15 +28,15 @@ export type Reply =
   | { text: string; reasoning?: string; usage?: Usage; delayMs?: number }
   | { toolCalls: ToolCallSpec[]; text?: string; reasoning?: string; usage?: Usage; delayMs?: number }
   | {
-    fail: FailKind
-    /** Provider message; defaults per kind. */
-    message?: string
-    /** HTTP status for server-error (default 500). */
-    status?: number
-    /** stall: give up after this long (server drops the connection; adapter throws STREAM_CLOSED). Default: until aborted. */
-    stallMs?: number
-    delayMs?: number
-  }
+      fail: FailKind
+      /** Provider message; defaults per kind. */
+      message?: string
+      /** HTTP status for server-error (default 500). */
+      status?: number
+      /** stall: give up after this long (server drops the connection; adapter throws STREAM_CLOSED). Default: until aborted. */
+      stallMs?: number
+      delayMs?: number
+    }
 
 export interface RuleContext {
   /** Index of this request among all requests the ScriptedModel saw (0-based). */
@@ -151,7 +151,11 @@ export const TITLE_SYSTEM_PREFIX = 'Create a concise title'
  * exactly (the memory review's is in src/memory/review.ts).
  */
 export const SIDE_CALLS = [
-  { purpose: 'memory-review', systemPrefix: "You maintain a Bot's long-term memory", answer: (s: Script | undefined): SideAnswer => s?.review ?? '{"changes":[]}' },
+  {
+    purpose: 'memory-review',
+    systemPrefix: "You maintain a Bot's long-term memory",
+    answer: (s: Script | undefined): SideAnswer => s?.review ?? '{"changes":[]}',
+  },
 ] as const satisfies readonly { purpose: string; systemPrefix: string; answer: (s: Script | undefined) => SideAnswer }[]
 
 export type SideCallPurpose = 'session-title' | 'compaction' | (typeof SIDE_CALLS)[number]['purpose']
@@ -167,7 +171,11 @@ export function isRuntimeContextText(text: string): boolean {
 }
 
 function parseArgs(raw: string): unknown {
-  try { return JSON.parse(raw) } catch { return undefined }
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return undefined
+  }
 }
 
 type Loose = Record<string, unknown>
@@ -180,8 +188,10 @@ function isObj(v: unknown): v is Loose {
 function blocksText(blocks: unknown): string {
   if (typeof blocks === 'string') return blocks
   if (!Array.isArray(blocks)) return ''
-  return blocks.filter(b => isObj(b) && b.type === 'text' && typeof b.text === 'string')
-    .map(b => (b as { text: string }).text).join('')
+  return blocks
+    .filter((b) => isObj(b) && b.type === 'text' && typeof b.text === 'string')
+    .map((b) => (b as { text: string }).text)
+    .join('')
 }
 
 function resolveToolNames(messages: RecordedMessage[]): RecordedMessage[] {
@@ -206,14 +216,16 @@ export function normaliseDshMessages(messages: readonly unknown[]): RecordedMess
   for (const raw of messages) {
     if (!isObj(raw)) continue
     const role = raw.role
-    const content = Array.isArray(raw.content) ? raw.content as unknown[] : []
+    const content = Array.isArray(raw.content) ? (raw.content as unknown[]) : []
     const sourceKind = isObj(raw.source) && typeof raw.source.kind === 'string' ? raw.source.kind : undefined
-    const withSource = (m: RecordedMessage): RecordedMessage => sourceKind === undefined ? m : { ...m, sourceKind }
+    const withSource = (m: RecordedMessage): RecordedMessage => (sourceKind === undefined ? m : { ...m, sourceKind })
     if (role === 'assistant') {
-      const toolCalls: RecordedToolCall[] = content.filter(b => isObj(b) && b.type === 'tool-call').map(b => {
-        const blk = b as { id: string; name: string; arguments: string }
-        return { id: String(blk.id), name: blk.name, arguments: blk.arguments, args: parseArgs(blk.arguments) }
-      })
+      const toolCalls: RecordedToolCall[] = content
+        .filter((b) => isObj(b) && b.type === 'tool-call')
+        .map((b) => {
+          const blk = b as { id: string; name: string; arguments: string }
+          return { id: String(blk.id), name: blk.name, arguments: blk.arguments, args: parseArgs(blk.arguments) }
+        })
       out.push(withSource({ role: 'assistant', text: blocksText(content), ...(toolCalls.length > 0 ? { toolCalls } : {}) }))
       continue
     }
@@ -221,18 +233,20 @@ export function normaliseDshMessages(messages: readonly unknown[]): RecordedMess
       out.push(withSource({ role: 'system', text: blocksText(content) }))
       continue
     }
-    const results = content.filter(b => isObj(b) && b.type === 'tool-result') as Loose[]
+    const results = content.filter((b) => isObj(b) && b.type === 'tool-result') as Loose[]
     const text = blocksText(content)
     if (text.length > 0 || results.length === 0) {
       out.push(withSource({ role: 'user', text, ...(isRuntimeContextText(text) ? { runtimeContext: true } : {}) }))
     }
     for (const r of results) {
-      out.push(withSource({
-        role: 'tool',
-        text: blocksText(r.content),
-        toolCallId: String(r.toolCallId),
-        ...(r.isError === true ? { isError: true } : {}),
-      }))
+      out.push(
+        withSource({
+          role: 'tool',
+          text: blocksText(r.content),
+          toolCallId: String(r.toolCallId),
+          ...(r.isError === true ? { isError: true } : {}),
+        }),
+      )
     }
   }
   return resolveToolNames(out)
@@ -251,8 +265,8 @@ export function normaliseWireMessages(messages: readonly unknown[]): { system: s
         system.push(text)
         break
       case 'assistant': {
-        const calls = Array.isArray(raw.tool_calls) ? raw.tool_calls as unknown[] : []
-        const toolCalls: RecordedToolCall[] = calls.filter(isObj).map(c => {
+        const calls = Array.isArray(raw.tool_calls) ? (raw.tool_calls as unknown[]) : []
+        const toolCalls: RecordedToolCall[] = calls.filter(isObj).map((c) => {
           const fn = isObj(c.function) ? c.function : {}
           const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {})
           return { id: String(c.id ?? ''), name: String(fn.name ?? ''), arguments: args, args: parseArgs(args) }
@@ -273,12 +287,12 @@ export function normaliseWireMessages(messages: readonly unknown[]): { system: s
 function wireText(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
-  return content.map(p => (isObj(p) && typeof p.text === 'string' ? p.text : '')).join('')
+  return content.map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : '')).join('')
 }
 
 function normaliseTools(tools: unknown): RecordedTool[] {
   if (!Array.isArray(tools)) return []
-  return tools.filter(isObj).map(t => {
+  return tools.filter(isObj).map((t) => {
     const fn = isObj(t.function) ? t.function : t
     return {
       name: String(fn.name ?? ''),
@@ -301,9 +315,7 @@ export function requestFromOptions(options: {
 }): RecordedRequest {
   const tools = normaliseTools(options.tools)
   const system = options.system ?? ''
-  const purpose = options.purpose === 'session-title' || options.purpose === 'compaction'
-    ? options.purpose
-    : purposeOfSystem(system)
+  const purpose = options.purpose === 'session-title' || options.purpose === 'compaction' ? options.purpose : purposeOfSystem(system)
   return {
     via: 'adapter',
     index: 0,
@@ -311,7 +323,7 @@ export function requestFromOptions(options: {
     ...(options.provider !== undefined ? { provider: options.provider } : {}),
     system,
     tools,
-    toolNames: tools.map(t => t.name),
+    toolNames: tools.map((t) => t.name),
     messages: normaliseDshMessages(options.messages),
     ...(purpose !== undefined ? { purpose } : {}),
     ...(options.sessionId !== undefined ? { sessionId: String(options.sessionId) } : {}),
@@ -329,9 +341,7 @@ export function requestFromWire(body: unknown, headers: Record<string, string | 
     return Array.isArray(v) ? v[0] : v
   }
   const sessionId = header('x-deepseek-harness-session-id')
-  const purpose = header('x-deepseek-harness-compact') === '1'
-    ? 'compaction'
-    : purposeOfSystem(system)
+  const purpose = header('x-deepseek-harness-compact') === '1' ? 'compaction' : purposeOfSystem(system)
   const maxTokens = typeof b.max_tokens === 'number' ? b.max_tokens : undefined
   return {
     via: 'server',
@@ -339,7 +349,7 @@ export function requestFromWire(body: unknown, headers: Record<string, string | 
     model: typeof b.model === 'string' ? b.model : '',
     system,
     tools,
-    toolNames: tools.map(t => t.name),
+    toolNames: tools.map((t) => t.name),
     messages,
     ...(purpose !== undefined ? { purpose } : {}),
     ...(sessionId !== undefined ? { sessionId } : {}),
@@ -361,8 +371,8 @@ export function messagesSinceLastAssistant(req: RecordedRequest): RecordedMessag
 /** Texts of user messages after the last assistant message, oldest first, runtime-context snapshots excluded. */
 export function userTextsSinceLastAssistant(req: RecordedRequest, opts: { includeRuntimeContext?: boolean } = {}): string[] {
   return messagesSinceLastAssistant(req)
-    .filter(m => m.role === 'user' && m.text.length > 0 && (opts.includeRuntimeContext === true || m.runtimeContext !== true))
-    .map(m => m.text)
+    .filter((m) => m.role === 'user' && m.text.length > 0 && (opts.includeRuntimeContext === true || m.runtimeContext !== true))
+    .map((m) => m.text)
 }
 
 /** The newest real user text in the request (runtime-context snapshots skipped), or undefined. */
@@ -377,8 +387,8 @@ export function lastUserText(req: RecordedRequest): string | undefined {
 /** The tool results answering the last assistant message's tool calls ([] when the last step was not a tool step). */
 export function lastToolResults(req: RecordedRequest): { callId: string; name?: string; text: string; isError?: boolean }[] {
   return messagesSinceLastAssistant(req)
-    .filter(m => m.role === 'tool')
-    .map(m => ({
+    .filter((m) => m.role === 'tool')
+    .map((m) => ({
       callId: m.toolCallId ?? '',
       ...(m.toolName !== undefined ? { name: m.toolName } : {}),
       text: m.text,
@@ -410,11 +420,9 @@ export function estimateTokens(text: string): number {
 
 /** Fill missing usage fields deterministically from the request and reply sizes. */
 export function resolveUsage(req: RecordedRequest, reply: Reply): Required<Usage> {
-  const u: Usage = 'fail' in reply ? {} : reply.usage ?? {}
+  const u: Usage = 'fail' in reply ? {} : (reply.usage ?? {})
   const prompt = req.system.length + req.messages.reduce((n, m) => n + m.text.length, 0)
-  const outText = 'fail' in reply
-    ? ''
-    : (reply.text ?? '') + ('toolCalls' in reply ? reply.toolCalls.map(c => c.name + argsText(c.args)).join('') : '')
+  const outText = 'fail' in reply ? '' : (reply.text ?? '') + ('toolCalls' in reply ? reply.toolCalls.map((c) => c.name + argsText(c.args)).join('') : '')
   return {
     input: u.input ?? estimateTokens('x'.repeat(prompt)),
     output: u.output ?? estimateTokens(outText),
@@ -443,12 +451,24 @@ export const NOTE_HEADINGS = ['Goals', 'Constraints and preferences', 'Progress'
  * with every heading that quotes the first user line it was given.
  */
 export const STEWARD_CALLS = [
-  { label: 'steward', systemPrefix: "You are the context steward of a Bot's conversation.", answer: (s: Script | undefined) => s?.steward ?? { text: '{"action":"handoff","reason":"scripted"}', usage: { output: 12 } } },
-  { label: 'handoff-note', systemPrefix: 'You write the handoff note of a Bot whose conversation continues in a fresh part.', answer: (s: Script | undefined) => s?.note ?? defaultNote },
+  {
+    label: 'steward',
+    systemPrefix: "You are the context steward of a Bot's conversation.",
+    answer: (s: Script | undefined) => s?.steward ?? { text: '{"action":"handoff","reason":"scripted"}', usage: { output: 12 } },
+  },
+  {
+    label: 'handoff-note',
+    systemPrefix: 'You write the handoff note of a Bot whose conversation continues in a fresh part.',
+    answer: (s: Script | undefined) => s?.note ?? defaultNote,
+  },
 ] as const
 
 const defaultNote = (req: RecordedRequest): Reply => {
-  const first = req.messages.find((m) => m.role === 'user')?.text.split('\n').find((l) => l.startsWith('User: ')) ?? ''
+  const first =
+    req.messages
+      .find((m) => m.role === 'user')
+      ?.text.split('\n')
+      .find((l) => l.startsWith('User: ')) ?? ''
   return { text: NOTE_HEADINGS.map((h) => `## ${h}\n${h === 'Facts to keep' ? first.slice(0, 300) || '-' : '-'}`).join('\n') }
 }
 export const DEFAULT_FALLBACK_TEXT = 'Scripted model: no scripted reply left.'
@@ -457,10 +477,13 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000
 
 function isScript(v: Script | ScriptMap): v is Script {
   const keys = Object.keys(v)
-  return keys.length === 0 || keys.some(k => SCRIPT_KEYS.has(k))
+  return keys.length === 0 || keys.some((k) => SCRIPT_KEYS.has(k))
 }
 
-interface ScriptState { script: Script; cursor: number }
+interface ScriptState {
+  script: Script
+  cursor: number
+}
 
 /**
  * Holds one script (every model) or one script per model id ('*' = any other model), consumes steps
@@ -504,7 +527,7 @@ export class ScriptedModel {
 
   /** Loop requests only (side calls excluded), optionally for one model. */
   loopRequests(model?: string): RecordedRequest[] {
-    return this.requests.filter(r => !isSideCall(r) && (model === undefined || r.model === model))
+    return this.requests.filter((r) => !isSideCall(r) && (model === undefined || r.model === model))
   }
 
   contextWindow(model: string): number {
@@ -537,7 +560,10 @@ export class ScriptedModel {
       const steps = st.script.steps ?? []
       if (st.cursor < steps.length) {
         reply = evaluate(steps[st.cursor]!, req, ctx(st.cursor))
-        if (reply !== undefined) { st.cursor++; by = 'step' }
+        if (reply !== undefined) {
+          st.cursor++
+          by = 'step'
+        }
       }
       if (reply === undefined && st.script.fallback !== undefined) {
         reply = evaluate(st.script.fallback, req, ctx(-1))
@@ -572,12 +598,19 @@ export function failureFacts(reply: Extract<Reply, { fail: FailKind }>, req: Rec
         status: 400,
         code: 'context_length_exceeded',
         type: 'invalid_request_error',
-        message: reply.message ?? `This model's maximum context length is ${DEFAULT_CONTEXT_WINDOW} tokens. However, you requested more tokens (scripted overflow on request ${req.index}). Please reduce the length of the messages.`,
+        message:
+          reply.message ??
+          `This model's maximum context length is ${DEFAULT_CONTEXT_WINDOW} tokens. However, you requested more tokens (scripted overflow on request ${req.index}). Please reduce the length of the messages.`,
       }
     case 'rate-limit':
       return { status: 429, code: 'rate_limit_exceeded', type: 'rate_limit_error', message: reply.message ?? 'Rate limit reached (scripted).' }
     case 'server-error':
     case 'stall':
-      return { status: reply.status ?? 500, code: 'server_error', type: 'server_error', message: reply.message ?? 'The server had an error while processing your request (scripted).' }
+      return {
+        status: reply.status ?? 500,
+        code: 'server_error',
+        type: 'server_error',
+        message: reply.message ?? 'The server had an error while processing your request (scripted).',
+      }
   }
 }

@@ -58,10 +58,21 @@ function pieces(text: string, size: number): string[] {
 }
 
 /** The SSE `data:` payloads (objects, then the '[DONE]' sentinel) for a successful reply. */
-export function sseEvents(reply: Exclude<Reply, { fail: unknown }>, req: RecordedRequest, opts: { id?: string; created?: number; chunkChars?: number } = {}): (Record<string, unknown> | '[DONE]')[] {
-  const base = { id: opts.id ?? `chatcmpl-scripted-${req.index}`, object: 'chat.completion.chunk', created: opts.created ?? Math.floor(Date.now() / 1000), model: req.model }
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> =>
-    ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })
+export function sseEvents(
+  reply: Exclude<Reply, { fail: unknown }>,
+  req: RecordedRequest,
+  opts: { id?: string; created?: number; chunkChars?: number } = {},
+): (Record<string, unknown> | '[DONE]')[] {
+  const base = {
+    id: opts.id ?? `chatcmpl-scripted-${req.index}`,
+    object: 'chat.completion.chunk',
+    created: opts.created ?? Math.floor(Date.now() / 1000),
+    model: req.model,
+  }
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): Record<string, unknown> => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  })
   const size = Math.max(1, opts.chunkChars ?? 24)
   const events: (Record<string, unknown> | '[DONE]')[] = [chunk({ role: 'assistant', content: '' })]
   for (const p of pieces(reply.reasoning ?? '', size)) events.push(chunk({ reasoning_content: p }))
@@ -87,25 +98,38 @@ export function completionBody(reply: Exclude<Reply, { fail: unknown }>, req: Re
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: req.model,
-    choices: [{
-      index: 0,
-      finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
-      message: {
-        role: 'assistant',
-        content: reply.text ?? '',
-        ...(reply.reasoning !== undefined ? { reasoning_content: reply.reasoning } : {}),
-        ...(calls.length > 0 ? { tool_calls: calls.map((c, i) => ({ id: ids[i], type: 'function', function: { name: c.name, arguments: argsText(c.args) } })) } : {}),
+    choices: [
+      {
+        index: 0,
+        finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
+        message: {
+          role: 'assistant',
+          content: reply.text ?? '',
+          ...(reply.reasoning !== undefined ? { reasoning_content: reply.reasoning } : {}),
+          ...(calls.length > 0
+            ? { tool_calls: calls.map((c, i) => ({ id: ids[i], type: 'function', function: { name: c.name, arguments: argsText(c.args) } })) }
+            : {}),
+        },
       },
-    }],
+    ],
     usage: wireUsage(resolveUsage(req, reply)),
   }
 }
 
 function wait(ms: number, res: http.ServerResponse): Promise<boolean> {
-  return new Promise(resolve => {
-    if (res.destroyed || res.writableEnded) { resolve(false); return }
-    const t = setTimeout(() => { res.off('close', onClose); resolve(true) }, ms)
-    const onClose = (): void => { clearTimeout(t); resolve(false) }
+  return new Promise((resolve) => {
+    if (res.destroyed || res.writableEnded) {
+      resolve(false)
+      return
+    }
+    const t = setTimeout(() => {
+      res.off('close', onClose)
+      resolve(true)
+    }, ms)
+    const onClose = (): void => {
+      clearTimeout(t)
+      resolve(false)
+    }
     res.once('close', onClose)
   })
 }
@@ -120,14 +144,17 @@ export async function startScriptedServer(model: ScriptedModel | Script | Script
   const sm = model instanceof ScriptedModel ? model : new ScriptedModel(model)
   const host = options.host ?? '127.0.0.1'
   const server = http.createServer((req, res) => {
-    handle(sm, options, req, res).catch(err => {
+    handle(sm, options, req, res).catch((err) => {
       if (!res.headersSent) sendJson(res, 500, { error: { message: String(err), type: 'server_error' } })
       else res.destroy()
     })
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? 0, host, () => { server.off('error', reject); resolve() })
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
   const port = (server.address() as AddressInfo).port
   return {
@@ -135,10 +162,11 @@ export async function startScriptedServer(model: ScriptedModel | Script | Script
     port,
     model: sm,
     requests: sm.requests,
-    close: () => new Promise<void>(resolve => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 
@@ -152,8 +180,8 @@ async function handle(sm: ScriptedModel, options: ScriptedServerOptions, req: ht
   const url = new URL(req.url ?? '/', 'http://x')
   const route = url.pathname.replace(/\/+$/, '').replace(/^\/v1(?=\/)/, '')
   if (req.method === 'GET' && route === '/models') {
-    const ids = Object.keys(sm.remaining()).filter(k => k !== '*')
-    sendJson(res, 200, { object: 'list', data: (ids.length > 0 ? ids : ['scripted']).map(id => ({ id, object: 'model', owned_by: 'scripted' })) })
+    const ids = Object.keys(sm.remaining()).filter((k) => k !== '*')
+    sendJson(res, 200, { object: 'list', data: (ids.length > 0 ? ids : ['scripted']).map((id) => ({ id, object: 'model', owned_by: 'scripted' })) })
     return
   }
   if (req.method !== 'POST' || route !== '/chat/completions') {
@@ -182,7 +210,11 @@ async function handle(sm: ScriptedModel, options: ScriptedServerOptions, req: ht
     return
   }
   if (body.stream !== true) {
-    if ('fail' in reply) { await wait(reply.stallMs ?? 2 ** 31 - 1, res); res.destroy(); return }
+    if ('fail' in reply) {
+      await wait(reply.stallMs ?? 2 ** 31 - 1, res)
+      res.destroy()
+      return
+    }
     sendJson(res, 200, completionBody(reply, rec))
     return
   }
@@ -193,7 +225,13 @@ async function handle(sm: ScriptedModel, options: ScriptedServerOptions, req: ht
   if ('fail' in reply) {
     // stall: open the stream with a content-less role delta, then go silent. After stallMs the
     // stream ends WITHOUT [DONE], which the deepseek adapter reports as STREAM_CLOSED.
-    write({ id: `chatcmpl-scripted-${rec.index}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: rec.model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })
+    write({
+      id: `chatcmpl-scripted-${rec.index}`,
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: rec.model,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+    })
     if (await wait(reply.stallMs ?? 2 ** 31 - 1, res)) res.end()
     return
   }
@@ -208,16 +246,17 @@ async function handle(sm: ScriptedModel, options: ScriptedServerOptions, req: ht
 export async function loadScript(file: string): Promise<ScriptedModel | Script | ScriptMap> {
   const abs = path.resolve(file)
   if (abs.endsWith('.json')) return JSON.parse(readFileSync(abs, 'utf8')) as Script | ScriptMap
-  const mod = await import(pathToFileURL(abs).href) as Record<string, unknown>
+  const mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>
   const found = mod.default ?? mod.script ?? mod.scripts
-  if (found === undefined || typeof found !== 'object' || found === null) throw new Error(`${file}: export a Script, a script map or a ScriptedModel as default (or as "script")`)
+  if (found === undefined || typeof found !== 'object' || found === null)
+    throw new Error(`${file}: export a Script, a script map or a ScriptedModel as default (or as "script")`)
   return found as ScriptedModel | Script | ScriptMap
 }
 
 function argValue(args: string[], name: string): string | undefined {
   const i = args.indexOf(name)
   if (i >= 0) return args[i + 1]
-  const eq = args.find(a => a.startsWith(`${name}=`))
+  const eq = args.find((a) => a.startsWith(`${name}=`))
   return eq?.slice(name.length + 1)
 }
 
@@ -230,12 +269,12 @@ export async function main(args: string[]): Promise<ScriptedServer> {
     port: Number(argValue(args, '--port') ?? 0),
     host: argValue(args, '--host') ?? '127.0.0.1',
     ...(apiKey !== undefined ? { apiKey } : {}),
-    ...(log !== undefined
-      ? { onRequest: (r: RecordedRequest) => appendFileSync(log, JSON.stringify({ time: new Date().toISOString(), ...r }) + '\n') }
-      : {}),
+    ...(log !== undefined ? { onRequest: (r: RecordedRequest) => appendFileSync(log, JSON.stringify({ time: new Date().toISOString(), ...r }) + '\n') } : {}),
   })
   process.stdout.write(`scripted model on ${server.url}\n`)
-  const stop = (): void => { void server.close().then(() => process.exit(0)) }
+  const stop = (): void => {
+    void server.close().then(() => process.exit(0))
+  }
   process.once('SIGTERM', stop)
   process.once('SIGINT', stop)
   return server
@@ -244,11 +283,15 @@ export async function main(args: string[]): Promise<ScriptedServer> {
 function isMain(): boolean {
   const entry = process.argv[1]
   if (entry === undefined) return false
-  try { return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url)) } catch { return false }
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
 }
 
 if (isMain()) {
-  main(process.argv.slice(2)).catch(err => {
+  main(process.argv.slice(2)).catch((err) => {
     process.stderr.write(`scripted model: ${err instanceof Error ? err.message : String(err)}\n`)
     process.exit(1)
   })

@@ -190,7 +190,9 @@ export class ArchiveIndex {
 
   /** Sessions of a partition, in registration order. */
   sessionsOf(partition: number): SessionMark[] {
-    return (this.stmt('SELECT id, sid, partition, part, through, last FROM sessions WHERE partition = ? ORDER BY id').all(partition) as SessionMark[]).map((r) => ({ ...r }))
+    return (this.stmt('SELECT id, sid, partition, part, through, last FROM sessions WHERE partition = ? ORDER BY id').all(partition) as SessionMark[]).map(
+      (r) => ({ ...r }),
+    )
   }
 
   sessionById(id: number): SessionMark | undefined {
@@ -294,7 +296,9 @@ export class ArchiveIndex {
    * candidates itself (rank.ts) from `lengths` and `corpus`.
    */
   matches(partition: number, expression: string, limit: number): number[] {
-    const rows = this.stmt(`SELECT rowid AS id FROM fts_${partition} WHERE fts_${partition} MATCH ? ORDER BY rowid DESC LIMIT ?`).all(expression, limit) as { id: number }[]
+    const rows = this.stmt(`SELECT rowid AS id FROM fts_${partition} WHERE fts_${partition} MATCH ? ORDER BY rowid DESC LIMIT ?`).all(expression, limit) as {
+      id: number
+    }[]
     return rows.map((r) => Number(r.id))
   }
 
@@ -355,9 +359,10 @@ export class ArchiveIndex {
     const hi = rowidOf(sess + 1, 0) - 1
     const at = rowidOf(sess, seq)
     const out: StoredLine[] = []
-    const next = dir === 1
-      ? this.stmt('SELECT id, last, raw, data FROM blocks WHERE id > ? AND id <= ? ORDER BY id LIMIT 1')
-      : this.stmt('SELECT id, last, raw, data FROM blocks WHERE id < ? AND id >= ? ORDER BY id DESC LIMIT 1')
+    const next =
+      dir === 1
+        ? this.stmt('SELECT id, last, raw, data FROM blocks WHERE id > ? AND id <= ? ORDER BY id LIMIT 1')
+        : this.stmt('SELECT id, last, raw, data FROM blocks WHERE id < ? AND id >= ? ORDER BY id DESC LIMIT 1')
     let block = this.blockAt(dir === 1 ? at : at - 1)
     if (!block) {
       const row = (dir === 1 ? next.get(at, hi) : next.get(at, lo)) as BlockRow | undefined
@@ -415,7 +420,9 @@ function varint(buf: Uint8Array, at: number): [number, number] {
 }
 
 function dropAll(db: SqliteDatabase): void {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts\\_%\\_%' ESCAPE '\\'").all() as { name: string }[]
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts\\_%\\_%' ESCAPE '\\'")
+    .all() as { name: string }[]
   for (const { name } of tables) db.exec(`DROP TABLE IF EXISTS "${name.replace(/"/g, '""')}"`)
   db.exec('PRAGMA user_version = 0')
   db.exec('VACUUM')

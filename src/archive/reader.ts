@@ -80,12 +80,15 @@ class View {
   }
   anchor(line: StoredLine): string {
     const part = this.byId.get(line.sess)?.part
-    return anchor(line, part === 0 ? 'room' : part ?? '?')
+    return anchor(line, part === 0 ? 'room' : (part ?? '?'))
   }
   render(line: StoredLine, max: number, terms: readonly QueryTerm[] = []): string {
-    const body = max >= ANCHOR_CHARS
-      ? (line.text.length > max ? `${line.text.slice(0, max)}… [cut: ${line.text.length - max} more characters]` : line.text)
-      : excerpt(line.text, firstHit(line.text.replace(/\s+/g, ' ').trim(), terms), max)
+    const body =
+      max >= ANCHOR_CHARS
+        ? line.text.length > max
+          ? `${line.text.slice(0, max)}… [cut: ${line.text.length - max} more characters]`
+          : line.text
+        : excerpt(line.text, firstHit(line.text.replace(/\s+/g, ' ').trim(), terms), max)
     return `${this.anchor(line)} ${SPEAKER[line.who] ?? ''}${body}`
   }
   /** Lines for candidate ids, best first, skipping hidden ones, at most `n`. */
@@ -117,8 +120,16 @@ function search(view: View, partition: number, raw: string, scope = 'your own ch
   for (const widen of terms.length === 1 && terms[0]!.prefix && !cjkLetter(terms[0]!) ? [false, true] : [false]) {
     const ids = view.index.matches(partition, allTermsExpression(terms, widen || terms.some(cjkLetter)), CANDIDATES)
     // Every candidate has every term: the terms' IDF weigh all of them alike.
-    const all = rankAll(score(ids, terms.map(() => 1)))
-    const found = view.take(all.map((c) => c.id), SEARCH_RESULTS)
+    const all = rankAll(
+      score(
+        ids,
+        terms.map(() => 1),
+      ),
+    )
+    const found = view.take(
+      all.map((c) => c.id),
+      SEARCH_RESULTS,
+    )
     if (found.length > 0) {
       const how = widen ? ' (words starting with these)' : ''
       return [`${found.length} line(s) of ${scope} for ${labels}${how}, best match first:`, ...found.map((l) => view.render(l, LINE_CHARS, terms)), ...notes]
@@ -134,9 +145,17 @@ function search(view: View, partition: number, raw: string, scope = 'your own ch
     for (const list of lists) for (const id of list) counts.set(id, (counts.get(id) ?? 0) + 1)
     const byCount = [...counts.values()].sort((a, b) => b - a)
     const floor = byCount[Math.min(byCount.length, SEARCH_RESULTS * 2) - 1] ?? 1
-    const perTerm: Candidate[][] = lists.map((ids) => score(ids.filter((id) => counts.get(id)! >= floor), [idf(rows, ids.length)]))
+    const perTerm: Candidate[][] = lists.map((ids) =>
+      score(
+        ids.filter((id) => counts.get(id)! >= floor),
+        [idf(rows, ids.length)],
+      ),
+    )
     const most = rankMost(perTerm)
-    const lines = view.take(most.map((h) => h.id), SEARCH_RESULTS)
+    const lines = view.take(
+      most.map((h) => h.id),
+      SEARCH_RESULTS,
+    )
     if (lines.length > 0) {
       const count = new Map(most.map((h) => [h.id, h.terms.length]))
       return [
@@ -156,7 +175,10 @@ function around(view: View, parts: readonly PartInfo[], text: string): string[] 
   const mark = view.marks.find((m) => m.part === part)
   if (!mark) return [`There is no part ${part} in your own chat${parts.length ? ` (parts: ${parts.map((p) => p.part).join(', ')})` : ''}.`]
   const from = view.index.walk(mark.id, anchor.seq, 1, AROUND_AFTER + 1).filter((l) => !view.hidden(l))
-  const before = view.index.walk(mark.id, anchor.seq, -1, AROUND_BEFORE).filter((l) => !view.hidden(l)).reverse()
+  const before = view.index
+    .walk(mark.id, anchor.seq, -1, AROUND_BEFORE)
+    .filter((l) => !view.hidden(l))
+    .reverse()
   const at = from[0]
   if (!at) return [`Nothing at or after part ${part} #${anchor.seq} in your own chat.`, ...before.map((l) => view.render(l, LINE_CHARS))]
   const head = at.seq === anchor.seq ? `Part ${part} around #${anchor.seq}:` : `No line at part ${part} #${anchor.seq}; the nearest after it is #${at.seq}:`
@@ -167,7 +189,12 @@ function latest(view: View): string[] {
   const out: StoredLine[] = []
   for (const mark of [...view.marks].reverse()) {
     if (out.length >= LATEST_LINES) break
-    out.push(...view.index.walk(mark.id, SEQ_SPACE - 1, -1, LATEST_LINES * 2).filter((l) => !view.hidden(l)).slice(0, LATEST_LINES - out.length))
+    out.push(
+      ...view.index
+        .walk(mark.id, SEQ_SPACE - 1, -1, LATEST_LINES * 2)
+        .filter((l) => !view.hidden(l))
+        .slice(0, LATEST_LINES - out.length),
+    )
   }
   if (out.length === 0) return ['Your own chat has no archived lines before this turn yet.']
   return [`The latest ${out.length} line(s) of your own chat (oldest first):`, ...out.reverse().map((l) => view.render(l, LINE_CHARS))]
@@ -177,7 +204,11 @@ function partNote(parts: readonly PartInfo[], n: number): string[] {
   const part = parts.find((p) => p.part === n)
   if (!part) return [`There is no part ${n} in your own chat${parts.length ? ` (parts: ${parts.map((p) => p.part).join(', ')})` : ''}.`]
   if (part === parts.at(-1)) return [`Part ${n} is your current chat: it is in your context, and no note has closed it.`]
-  if (part.closingNote) return [`The note that closed part ${n}:`, part.closingNote.length > ANCHOR_CHARS ? `${part.closingNote.slice(0, ANCHOR_CHARS)}\n[… cut]` : part.closingNote]
+  if (part.closingNote)
+    return [
+      `The note that closed part ${n}:`,
+      part.closingNote.length > ANCHOR_CHARS ? `${part.closingNote.slice(0, ANCHOR_CHARS)}\n[… cut]` : part.closingNote,
+    ]
   return [`There is no note for part ${n}. Read it with around: "part ${n} #1", or search it with query.`]
 }
 
@@ -199,7 +230,12 @@ export function readOwnChat(index: ArchiveIndex, request: OwnChatRequest): strin
   else if (args.around !== undefined) body = around(view, parts, args.around)
   else if (args.query !== undefined) body = search(view, partition!, args.query)
   else body = latest(view)
-  const tail = [partsLine(parts), request.catchingUp ? '(The archive is still catching up with your chat: the newest lines may be missing. Ask again in a moment for a complete answer.)' : undefined]
+  const tail = [
+    partsLine(parts),
+    request.catchingUp
+      ? '(The archive is still catching up with your chat: the newest lines may be missing. Ask again in a moment for a complete answer.)'
+      : undefined,
+  ]
   const text = [...body, ...tail.filter((t): t is string => t !== undefined)].join('\n')
   return text.length > MAX_ANSWER_CHARS ? `${text.slice(0, MAX_ANSWER_CHARS)}\n[… answer cut at ${MAX_ANSWER_CHARS} characters]` : text
 }
@@ -215,9 +251,10 @@ export interface RoomRequest {
 export function readRoom(index: ArchiveIndex, request: RoomRequest): string {
   const partition = index.partitionId(partitionKeyOfRoom(request.groupId))
   const scope = `group ${request.groupName}`
-  const body = partition === undefined
-    ? [`Group ${request.groupName} has no archived posts yet.`]
-    : search(new View(index, index.sessionsOf(partition), undefined), partition, request.query, scope)
+  const body =
+    partition === undefined
+      ? [`Group ${request.groupName} has no archived posts yet.`]
+      : search(new View(index, index.sessionsOf(partition), undefined), partition, request.query, scope)
   if (request.catchingUp) body.push('(The archive is still catching up with this room: the newest posts may be missing.)')
   const text = body.join('\n')
   return text.length > MAX_ANSWER_CHARS ? `${text.slice(0, MAX_ANSWER_CHARS)}\n[… answer cut at ${MAX_ANSWER_CHARS} characters]` : text

@@ -72,18 +72,31 @@ export interface BotArchiveOptions extends LoadSqliteOptions {
 }
 
 /** `read_own_chat`'s arguments: at most one of query, around, part. */
-export const OwnChatInput = z.object({
-  query: z.string().max(20_000, 'query: at most 20,000 characters').optional(),
-  around: z.string().max(100, 'around: an anchor like "part 2 #135"').optional(),
-  part: z.int('part: a whole number').min(1, 'part: 1 or more').max(1_000_000).optional(),
-}).strict().refine((a) => [a.query, a.around, a.part].filter((v) => v !== undefined).length <= 1, 'give one of query, around or part, not several')
+export const OwnChatInput = z
+  .object({
+    query: z.string().max(20_000, 'query: at most 20,000 characters').optional(),
+    around: z.string().max(100, 'around: an anchor like "part 2 #135"').optional(),
+    part: z.int('part: a whole number').min(1, 'part: 1 or more').max(1_000_000).optional(),
+  })
+  .strict()
+  .refine((a) => [a.query, a.around, a.part].filter((v) => v !== undefined).length <= 1, 'give one of query, around or part, not several')
 
-const LimitsPatch = z.object({
-  sliceEvents: z.int().min(1).max(10_000),
-  searchBudgetMs: z.int().min(0).max(10_000),
-}).partial().strict()
+const LimitsPatch = z
+  .object({
+    sliceEvents: z.int().min(1).max(10_000),
+    searchBudgetMs: z.int().min(0).max(10_000),
+  })
+  .partial()
+  .strict()
 
-const describe = (a: OwnChatArgs) => (a.query !== undefined ? `searched for "${a.query.slice(0, 60)}"` : a.around !== undefined ? `read around ${a.around}` : a.part !== undefined ? `asked for the note of part ${a.part}` : 'read its latest lines')
+const describe = (a: OwnChatArgs) =>
+  a.query !== undefined
+    ? `searched for "${a.query.slice(0, 60)}"`
+    : a.around !== undefined
+      ? `read around ${a.around}`
+      : a.part !== undefined
+        ? `asked for the note of part ${a.part}`
+        : 'read its latest lines'
 
 export class BotArchive extends Service {
   /** The store's mode decides, when the index opens, whether this process writes it. */
@@ -249,9 +262,12 @@ export class BotArchive extends Service {
 
   private wire(ctx: Context): void {
     this.team = ctx
-    ctx.effect(() => () => {
-      this.team = undefined
-    }, 'bot-archive:team')
+    ctx.effect(
+      () => () => {
+        this.team = undefined
+      },
+      'bot-archive:team',
+    )
     ctx.on('session/event', (session, event) => {
       if (event.type !== 'turn/end' || !this.isWriter()) return
       const sid = String(session.id)
@@ -312,9 +328,14 @@ export class BotArchive extends Service {
     })
     const owner = sessionId === undefined ? undefined : roster.ownerOf(sessionId)
     if (owner?.groupId) {
-      void this.ctx.get('botRooms')?.announce(owner.groupId, `${bot.name} ${describe(args)} in its own chat.`).catch(() => undefined)
+      void this.ctx
+        .get('botRooms')
+        ?.announce(owner.groupId, `${bot.name} ${describe(args)} in its own chat.`)
+        .catch(() => undefined)
     }
-    return writer ? text : `${text}\n(This DSH process does not write the team, so it does not keep the archive current: lines since the writing process last indexed may be missing.)`
+    return writer
+      ? text
+      : `${text}\n(This DSH process does not write the team, so it does not keep the archive current: lines since the writing process last indexed may be missing.)`
   }
 
   /**

@@ -16,10 +16,11 @@ export function archiveTools(archive: BotArchive): ToolDefinition[] {
   return [
     defineTool({
       name: 'read_own_chat',
-      description: 'Search or reread everything in your own chat, including what has left your context: every part, word for word. '
-        + 'query: words to find (ranked by relevance; "a quoted phrase" matches exactly; Chinese/Japanese substrings work). '
-        + 'around: an anchor like "part 2 #135" shows that message whole with the lines around it. '
-        + 'part: the note that closed that part. No argument: your latest lines. Each line starts with its anchor.',
+      description:
+        'Search or reread everything in your own chat, including what has left your context: every part, word for word. ' +
+        'query: words to find (ranked by relevance; "a quoted phrase" matches exactly; Chinese/Japanese substrings work). ' +
+        'around: an anchor like "part 2 #135" shows that message whole with the lines around it. ' +
+        'part: the note that closed that part. No argument: your latest lines. Each line starts with its anchor.',
       parameters: {
         query: { type: 'string', description: 'Words or a "quoted phrase" to find.' },
         around: { type: 'string', description: 'An anchor as shown before a line, e.g. "part 2 #135" ("#135" = current part).' },

@@ -66,12 +66,24 @@ async function botFiles(botDir: string, secrets: boolean, skipped: Manifest['ski
     for (const item of items.sort((a, b) => a.name.localeCompare(b.name))) {
       const path = rel ? `${rel}/${item.name}` : item.name
       const decision = decideBotFile(path, { secrets })
-      if (!decision.include) { skipped.push({ path: `bot/${path}`, reason: decision.reason }); continue }
-      if (item.isDirectory()) { await walk(path); continue }
-      if (!item.isFile()) { skipped.push({ path: `bot/${path}`, reason: item.isSymbolicLink() ? 'a symbolic link (not followed)' : 'not a regular file' }); continue }
+      if (!decision.include) {
+        skipped.push({ path: `bot/${path}`, reason: decision.reason })
+        continue
+      }
+      if (item.isDirectory()) {
+        await walk(path)
+        continue
+      }
+      if (!item.isFile()) {
+        skipped.push({ path: `bot/${path}`, reason: item.isSymbolicLink() ? 'a symbolic link (not followed)' : 'not a regular file' })
+        continue
+      }
       const stat = await fsp.stat(join(botDir, path)).catch(() => undefined)
       if (!stat) continue // removed while we looked
-      if (stat.size > ARCHIVE_LIMITS.entryBytes) { skipped.push({ path: `bot/${path}`, reason: `larger than ${ARCHIVE_LIMITS.entryBytes} bytes` }); continue }
+      if (stat.size > ARCHIVE_LIMITS.entryBytes) {
+        skipped.push({ path: `bot/${path}`, reason: `larger than ${ARCHIVE_LIMITS.entryBytes} bytes` })
+        continue
+      }
       const data = await fsp.readFile(join(botDir, path)).catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return undefined
         throw error
@@ -107,7 +119,7 @@ async function copyOnce(opts: BackupOptions, botDir: string, teamFolder: string)
     sessions.push({ path: entry, data: Buffer.from(lines.join('\n'), 'utf8') })
     index.push({ id: header.id, entry })
   }
-  return { files, sessions, index, skipped, revision: typeof state?.revision === 'number' ? state.revision as number : null }
+  return { files, sessions, index, skipped, revision: typeof state?.revision === 'number' ? (state.revision as number) : null }
 }
 
 export async function takeBackup(opts: BackupOptions): Promise<BackupResult> {
@@ -117,7 +129,7 @@ export async function takeBackup(opts: BackupOptions): Promise<BackupResult> {
   const teamFolder = opts.teamFolder ? await fsp.realpath(opts.teamFolder).catch(() => opts.teamFolder!) : join(botDir, 'workspace')
   let copy!: Awaited<ReturnType<typeof copyOnce>>
   let attempts = 0
-  for (; attempts < MAX_ATTEMPTS;) {
+  for (; attempts < MAX_ATTEMPTS; ) {
     attempts++
     const before = await stateRevision(botDir)
     copy = await copyOnce(opts, botDir, teamFolder)

@@ -59,7 +59,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       },
     })
     const [command, file, ...extra] = positionals
-    if (values.help || command === 'help') { io.out(USAGE); return 0 }
+    if (values.help || command === 'help') {
+      io.out(USAGE)
+      return 0
+    }
     if (extra.length) throw new UsageError(`unexpected argument ${extra[0]}`)
     const cwd = io.env.PWD && isAbsolute(io.env.PWD) ? io.env.PWD : io.cwd
     const home = homeOf(values.home, io.env, cwd)
@@ -75,7 +78,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         const out = values.out ? resolve(cwd, values.out) : join(home, 'backups', `bot-team-backup-${stamp(new Date(manifest.createdAt))}.dshbt`)
         if (!values.out) await makePrivateDir(dirname(out))
         await writePrivateFile(out, archive)
-        io.out(`backup written: ${out} (${archive.byteLength} bytes, ${manifest.sessions.length} Sessions, ${Math.round(performance.now() - started)} ms${manifest.secrets ? ', with secrets' : ''})`)
+        io.out(
+          `backup written: ${out} (${archive.byteLength} bytes, ${manifest.sessions.length} Sessions, ${Math.round(performance.now() - started)} ms${manifest.secrets ? ', with secrets' : ''})`,
+        )
       } finally {
         await stores.close()
       }
@@ -89,7 +94,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       try {
         const report = await restoreBackup({ archive, home, sessions: stores.sessions, ...(stores.workspaces ? { workspaces: stores.workspaces } : {}) })
         for (const warning of report.warnings) io.err(`warning: ${warning}`)
-        io.out(`restored into ${home}: ${report.sessions} Sessions (${report.events} events), ${report.files} team files, team folder ${report.teamFolder} (${Math.round(performance.now() - started)} ms)`)
+        io.out(
+          `restored into ${home}: ${report.sessions} Sessions (${report.events} events), ${report.files} team files, team folder ${report.teamFolder} (${Math.round(performance.now() - started)} ms)`,
+        )
       } finally {
         await stores.close()
       }

@@ -46,8 +46,20 @@ let resolvers: ((name: string) => string)[] | undefined
 function dshResolvers(): ((name: string) => string)[] {
   if (resolvers) return resolvers
   const here = createRequire(import.meta.url)
-  const anchors = [dshOnPath(), (() => { try { return here.resolve('@deepseek-ai/dsh/package.json') } catch { return undefined } })()]
-  resolvers = [(name) => here.resolve(name), ...anchors.filter((a): a is string => a !== undefined).map((a) => (name: string) => createRequire(a).resolve(name))]
+  const anchors = [
+    dshOnPath(),
+    (() => {
+      try {
+        return here.resolve('@deepseek-ai/dsh/package.json')
+      } catch {
+        return undefined
+      }
+    })(),
+  ]
+  resolvers = [
+    (name) => here.resolve(name),
+    ...anchors.filter((a): a is string => a !== undefined).map((a) => (name: string) => createRequire(a).resolve(name)),
+  ]
   return resolvers
 }
 
@@ -61,7 +73,9 @@ async function dshImport(name: string): Promise<any> {
     }
     return import(pathToFileURL(file).href)
   }
-  throw new Error(`DSH's package ${name} is not found from this profile. Start DSH once with this DSH_HOME (or run \`dsh --profile <profile> --dump-default-config\`, which links DSH's packages into the profiles folder), or put the \`dsh\` command on PATH, then run this again.`)
+  throw new Error(
+    `DSH's package ${name} is not found from this profile. Start DSH once with this DSH_HOME (or run \`dsh --profile <profile> --dump-default-config\`, which links DSH's packages into the profiles folder), or put the \`dsh\` command on PATH, then run this again.`,
+  )
 }
 
 const plugin = (mod: any): any => mod.default ?? mod
@@ -109,7 +123,10 @@ export async function openDshStores(home: string, opts: { compression?: Compress
   }
   const ready = await new Promise<any>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`DSH's ${keys.join(' and ')} did not start`)), 30_000)
-    ctx.inject(keys, (c: any) => { clearTimeout(timer); resolve(c) })
+    ctx.inject(keys, (c: any) => {
+      clearTimeout(timer)
+      resolve(c)
+    })
   })
   return {
     sessions: ready.sessionPersistence,

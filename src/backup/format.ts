@@ -44,7 +44,8 @@ export function badEntryPath(path: string): string | undefined {
   if (/[\\\0]/.test(path)) return 'a path with a backslash or NUL'
   if (path.startsWith('/')) return 'an absolute path'
   if (path.split('/').some((s) => s === '' || s === '.' || s === '..')) return 'a path with an empty, "." or ".." segment'
-  if (!TOP_LEVEL.some((top) => (top.endsWith('/') ? path.startsWith(top) : path === top))) return 'a path outside manifest.json, workspaces.json, bot/ and sessions/'
+  if (!TOP_LEVEL.some((top) => (top.endsWith('/') ? path.startsWith(top) : path === top)))
+    return 'a path outside manifest.json, workspaces.json, bot/ and sessions/'
   return undefined
 }
 
@@ -62,7 +63,11 @@ export function encodeArchive(entries: readonly ArchiveEntry[]): Buffer {
     if (entry.data.byteLength > ARCHIVE_LIMITS.entryBytes) throw new ArchiveError(`${entry.path} is larger than ${ARCHIVE_LIMITS.entryBytes} bytes`)
     total += entry.data.byteLength
     if (total > ARCHIVE_LIMITS.totalBytes) throw new ArchiveError(`the archive would be larger than ${ARCHIVE_LIMITS.totalBytes} bytes`)
-    parts.push(Buffer.from(`${JSON.stringify({ path: entry.path, size: entry.data.byteLength })}\n`), Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength), Buffer.from('\n'))
+    parts.push(
+      Buffer.from(`${JSON.stringify({ path: entry.path, size: entry.data.byteLength })}\n`),
+      Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength),
+      Buffer.from('\n'),
+    )
   }
   return gzipSync(Buffer.concat(parts))
 }
@@ -75,7 +80,8 @@ export function decodeArchive(archive: Uint8Array): ArchiveEntry[] {
   } catch (error) {
     throw new ArchiveError(`not a Bot Team backup (gzip: ${(error as Error).message})`)
   }
-  if (raw.subarray(0, ARCHIVE_MAGIC.length).toString('latin1') !== ARCHIVE_MAGIC) throw new ArchiveError('not a Bot Team backup (no "dsh-bot-team-backup 1" header)')
+  if (raw.subarray(0, ARCHIVE_MAGIC.length).toString('latin1') !== ARCHIVE_MAGIC)
+    throw new ArchiveError('not a Bot Team backup (no "dsh-bot-team-backup 1" header)')
   const entries: ArchiveEntry[] = []
   const seen = new Set<string>()
   let at = ARCHIVE_MAGIC.length
@@ -92,7 +98,8 @@ export function decodeArchive(archive: Uint8Array): ArchiveEntry[] {
     const { path, size } = head ?? {}
     const bad = badEntryPath(path as string)
     if (bad) throw new ArchiveError(`entry ${entries.length + 1}: ${bad}`)
-    if (!Number.isSafeInteger(size) || (size as number) < 0 || (size as number) > ARCHIVE_LIMITS.entryBytes) throw new ArchiveError(`${path as string}: bad size`)
+    if (!Number.isSafeInteger(size) || (size as number) < 0 || (size as number) > ARCHIVE_LIMITS.entryBytes)
+      throw new ArchiveError(`${path as string}: bad size`)
     const start = eol + 1
     const end = start + (size as number)
     if (end + 1 > raw.length || raw[end] !== 0x0a) throw new ArchiveError(`${path as string}: the archive is truncated`)

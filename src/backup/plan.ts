@@ -54,7 +54,6 @@ export function stateSessionIds(state: unknown): Set<string> {
   return ids
 }
 
-
 /** Whether `path` is `folder` or inside it (plain string comparison of absolute paths). */
 export function isWithin(path: string, folder: string): boolean {
   const base = folder.replace(/\/+$/, '')
@@ -67,9 +66,13 @@ export function isWithin(path: string, folder: string): boolean {
  */
 export function pickTeamSessions<H extends SessionHeader>(headers: readonly H[], stateIds: ReadonlySet<string>, teamFolder: string): H[] {
   const chosen = new Set(headers.filter((h) => stateIds.has(h.id) || (h.cwd !== undefined && isWithin(h.cwd, teamFolder))).map((h) => h.id))
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false
-    for (const h of headers) if (!chosen.has(h.id) && h.parentSession && chosen.has(h.parentSession)) { chosen.add(h.id); grew = true }
+    for (const h of headers)
+      if (!chosen.has(h.id) && h.parentSession && chosen.has(h.parentSession)) {
+        chosen.add(h.id)
+        grew = true
+      }
   }
   return headers.filter((h) => chosen.has(h.id))
 }
@@ -108,7 +111,9 @@ export type Manifest = z.infer<typeof manifestSchema>
 
 /** Pick the team's workspace records and archived ids out of DSH's workspace storage (tolerant of a missing or unknown file). */
 export function teamWorkspaces(storage: unknown, teamIds: ReadonlySet<string>): WorkspacesEntry {
-  const s = storage as { global?: { archivedSessionIds?: unknown }; tables?: { workspaces?: Record<string, { path?: unknown; title?: unknown; sessionIds?: unknown }> } } | undefined
+  const s = storage as
+    | { global?: { archivedSessionIds?: unknown }; tables?: { workspaces?: Record<string, { path?: unknown; title?: unknown; sessionIds?: unknown }> } }
+    | undefined
   const workspaces: WorkspacesEntry['workspaces'] = []
   for (const record of Object.values(s?.tables?.workspaces ?? {})) {
     if (typeof record?.path !== 'string' || !Array.isArray(record.sessionIds)) continue

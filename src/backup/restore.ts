@@ -64,14 +64,19 @@ function parseSession(id: string, data: Uint8Array): ParsedSession {
   let events: Record<string, unknown>[]
   try {
     header = JSON.parse(lines[0]!) as Record<string, unknown> | null
-    events = lines.slice(1).filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>)
+    events = lines
+      .slice(1)
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
   } catch {
     throw new RestoreError(`Session ${id}: its log in the archive is not JSON lines`)
   }
   if (header?.type !== 'session' || header.id !== id) throw new RestoreError(`Session ${id}: the log's header does not name it`)
-  if (header.cwd !== undefined && (typeof header.cwd !== 'string' || !header.cwd.startsWith('/'))) throw new RestoreError(`Session ${id}: the header's cwd is not an absolute path`)
+  if (header.cwd !== undefined && (typeof header.cwd !== 'string' || !header.cwd.startsWith('/')))
+    throw new RestoreError(`Session ${id}: the header's cwd is not an absolute path`)
   events.forEach((e, i) => {
-    if (!e || typeof e !== 'object' || e.seq !== i || typeof e.type !== 'string') throw new RestoreError(`Session ${id}: event ${i} is not a Session event in order`)
+    if (!e || typeof e !== 'object' || e.seq !== i || typeof e.type !== 'string')
+      throw new RestoreError(`Session ${id}: event ${i} is not a Session event in order`)
   })
   const { type: _type, ...meta } = header
   return { header: { ...meta, id }, events }
@@ -84,14 +89,17 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
   let workspaces: ReturnType<typeof workspacesEntrySchema.parse>
   try {
     manifest = manifestSchema.parse(JSON.parse(Buffer.from(byPath.get('manifest.json')!).toString('utf8')))
-    workspaces = workspacesEntrySchema.parse(JSON.parse(Buffer.from(byPath.get('workspaces.json') ?? Buffer.from('{"workspaces":[],"archivedSessionIds":[]}')).toString('utf8')))
+    workspaces = workspacesEntrySchema.parse(
+      JSON.parse(Buffer.from(byPath.get('workspaces.json') ?? Buffer.from('{"workspaces":[],"archivedSessionIds":[]}')).toString('utf8')),
+    )
   } catch (error) {
     throw new RestoreError(`the archive's manifest is not valid: ${(error as Error).message.slice(0, 500)}`)
   }
   await fsp.mkdir(opts.home, { recursive: true })
   const home = await fsp.realpath(opts.home)
   const botDir = join(home, 'bot')
-  if (existsSync(join(botDir, 'state.json'))) throw new RestoreError(`${botDir} already holds a team (state.json); restore into a DSH_HOME without one, or move that bot/ folder away first`)
+  if (existsSync(join(botDir, 'state.json')))
+    throw new RestoreError(`${botDir} already holds a team (state.json); restore into a DSH_HOME without one, or move that bot/ folder away first`)
   if (existsSync(join(botDir, 'state.lock'))) throw new RestoreError(`${botDir} has a team lock: stop DSH on this DSH_HOME first`)
 
   // Everything is read and checked before anything is written.
@@ -111,11 +119,13 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     return path
   }
   const teamFolder = moved(manifest.teamFolder)
-  const botEntries = entries.filter((e) => e.path.startsWith('bot/')).filter((e) => {
-    const decision = decideBotFile(e.path.slice(4), { secrets: true })
-    if (!decision.include) warnings.push(`${e.path} not restored: ${decision.reason}`)
-    return decision.include
-  })
+  const botEntries = entries
+    .filter((e) => e.path.startsWith('bot/'))
+    .filter((e) => {
+      const decision = decideBotFile(e.path.slice(4), { secrets: true })
+      if (!decision.include) warnings.push(`${e.path} not restored: ${decision.reason}`)
+      return decision.include
+    })
 
   // 1. Sessions, through DSH's persistence, in their new working folder.
   let events = 0
@@ -140,7 +150,9 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     }
     for (const id of workspaces.archivedSessionIds) if (!opts.workspaces.archivedSessionIds?.includes(id)) await opts.workspaces.archiveSession(id)
   } else if (workspaces.workspaces.length) {
-    warnings.push('this profile has no DSH workspace registry (not a web profile); the team\'s Sessions show as "Ungrouped" until the plugin creates its workspace')
+    warnings.push(
+      'this profile has no DSH workspace registry (not a web profile); the team\'s Sessions show as "Ungrouped" until the plugin creates its workspace',
+    )
   }
 
   // 3. bot/, state.json last.

@@ -59,32 +59,88 @@ export function makeBotSettings(deps: BotSettingsDeps) {
     const newPart = () => act('newPart', () => callApi('POST', `${path}/new-part`, {}), t('bots.partStarted'))
     const mainNote = !bot.main && !pairingToken()
     const setMain = (main: boolean) => act('main', () => callApi('PATCH', path, { main }), main ? t('bots.mainOn') : t('bots.mainOff'))
-    const error = (key: Key) => errors[key] ? h('span', { className: 'bt-err', id: `bt-e-${key}`, role: 'alert', 'data-field-error': key }, errors[key]) : null
+    const error = (key: Key) =>
+      errors[key] ? h('span', { className: 'bt-err', id: `bt-e-${key}`, role: 'alert', 'data-field-error': key }, errors[key]) : null
     const described = (key: Key, note?: string) => [note, errors[key] ? `bt-e-${key}` : undefined].filter(Boolean).join(' ') || undefined
-    return h('section', { className: 'bt-settings', 'aria-labelledby': 'bt-settings-title', 'data-testid': 'bt-bot-settings' },
+    return h(
+      'section',
+      { className: 'bt-settings', 'aria-labelledby': 'bt-settings-title', 'data-testid': 'bt-bot-settings' },
       h('h3', { id: 'bt-settings-title' }, t('bots.settings')),
-      h('div', { className: 'bt-field' },
+      h(
+        'div',
+        { className: 'bt-field' },
         h('label', { htmlFor: 'bt-f-workFolder' }, t('bots.workFolder')),
-        h('div', { className: 'bt-inline' },
-          h('input', { id: 'bt-f-workFolder', name: 'workFolder', value: folder, placeholder: t('bots.workFolderPlaceholder'), spellCheck: false, autoComplete: 'off', maxLength: 1000,
+        h(
+          'div',
+          { className: 'bt-inline' },
+          h('input', {
+            id: 'bt-f-workFolder',
+            name: 'workFolder',
+            value: folder,
+            placeholder: t('bots.workFolderPlaceholder'),
+            spellCheck: false,
+            autoComplete: 'off',
+            maxLength: 1000,
             onChange: (e: { target: { value: string } }) => setFolder(e.target.value),
-            onKeyDown: (e: { key: string; preventDefault(): void }) => { if (e.key === 'Enter') { e.preventDefault(); void saveFolder() } },
-            'aria-invalid': errors.workFolder ? 'true' : undefined, 'aria-describedby': described('workFolder', 'bt-n-workFolder') }),
-          h('button', { type: 'button', className: 'bt-btn', disabled: busy !== undefined, 'data-testid': 'bt-set-folder', onClick: () => void saveFolder() }, t('bots.setFolder'))),
+            onKeyDown: (e: { key: string; preventDefault(): void }) => {
+              if (e.key === 'Enter') {
+                e.preventDefault()
+                void saveFolder()
+              }
+            },
+            'aria-invalid': errors.workFolder ? 'true' : undefined,
+            'aria-describedby': described('workFolder', 'bt-n-workFolder'),
+          }),
+          h(
+            'button',
+            { type: 'button', className: 'bt-btn', disabled: busy !== undefined, 'data-testid': 'bt-set-folder', onClick: () => void saveFolder() },
+            t('bots.setFolder'),
+          ),
+        ),
         h('span', { className: 'bt-quiet bt-left', id: 'bt-n-workFolder' }, t('bots.workFolderNote'), pairingToken() ? null : ` ${t('bots.needsPairing')}`),
-        error('workFolder')),
-      h('div', { className: 'bt-field' },
-        h('div', { className: 'bt-inline' },
-          h('button', { type: 'button', className: 'bt-btn', disabled: busy !== undefined, 'data-testid': 'bt-new-part', 'aria-describedby': described('newPart', 'bt-n-newPart'), onClick: () => void newPart() }, t('bots.newPart')),
-          h('span', { className: 'bt-quiet bt-left', id: 'bt-n-newPart' }, t('bots.newPartNote'))),
-        error('newPart')),
-      h('div', { className: 'bt-field check' },
-        h('input', { id: 'bt-f-main', type: 'checkbox', checked: bot.main, disabled: busy !== undefined, 'data-testid': 'bt-main-toggle', 'aria-describedby': described('main', mainNote ? 'bt-n-main' : undefined), 'aria-invalid': errors.main ? 'true' : undefined,
-          onChange: (e: { target: { checked: boolean } }) => void setMain(e.target.checked) }),
-        h('label', { htmlFor: 'bt-f-main' }, t('bots.main'))),
+        error('workFolder'),
+      ),
+      h(
+        'div',
+        { className: 'bt-field' },
+        h(
+          'div',
+          { className: 'bt-inline' },
+          h(
+            'button',
+            {
+              type: 'button',
+              className: 'bt-btn',
+              disabled: busy !== undefined,
+              'data-testid': 'bt-new-part',
+              'aria-describedby': described('newPart', 'bt-n-newPart'),
+              onClick: () => void newPart(),
+            },
+            t('bots.newPart'),
+          ),
+          h('span', { className: 'bt-quiet bt-left', id: 'bt-n-newPart' }, t('bots.newPartNote')),
+        ),
+        error('newPart'),
+      ),
+      h(
+        'div',
+        { className: 'bt-field check' },
+        h('input', {
+          id: 'bt-f-main',
+          type: 'checkbox',
+          checked: bot.main,
+          disabled: busy !== undefined,
+          'data-testid': 'bt-main-toggle',
+          'aria-describedby': described('main', mainNote ? 'bt-n-main' : undefined),
+          'aria-invalid': errors.main ? 'true' : undefined,
+          onChange: (e: { target: { checked: boolean } }) => void setMain(e.target.checked),
+        }),
+        h('label', { htmlFor: 'bt-f-main' }, t('bots.main')),
+      ),
       mainNote ? h('span', { className: 'bt-quiet bt-left', id: 'bt-n-main' }, t('bots.mainNeedsPairing')) : null,
       error('main'),
-      done ? h('span', { className: 'bt-quiet bt-left', role: 'status', 'data-testid': 'bt-settings-done' }, done) : null)
+      done ? h('span', { className: 'bt-quiet bt-left', role: 'status', 'data-testid': 'bt-settings-done' }, done) : null,
+    )
   }
 
   return { BotSettings }

@@ -40,7 +40,8 @@ export const FALLBACK_LIMITS: GroupLimits = { nameMax: 60, noticeMax: 2000, memb
 
 const GROUPS_MAX = 500
 const str = (v: unknown, max = 200): v is string => typeof v === 'string' && v.length <= max
-const who = (v: unknown): v is { id: string; name: string } => !!v && typeof v === 'object' && str((v as { id?: unknown }).id) && str((v as { name?: unknown }).name)
+const who = (v: unknown): v is { id: string; name: string } =>
+  !!v && typeof v === 'object' && str((v as { id?: unknown }).id) && str((v as { name?: unknown }).name)
 
 /** A `/groups` answer, checked for shape (pure): its groups (bounded) and the limits. */
 export function readGroups(value: unknown): { groups: GroupDetails[]; limits: GroupLimits } {
@@ -49,7 +50,16 @@ export function readGroups(value: unknown): { groups: GroupDetails[]; limits: Gr
     const x = (g ?? {}) as Record<string, unknown>
     if (!str(x.id) || !str(x.name) || !Array.isArray(x.members) || !x.members.every(who) || (x.admin !== null && !who(x.admin))) return []
     if ((x.mode !== 'admin' && x.mode !== 'everyone') || !str(x.notice, 20_000)) return []
-    return [{ id: x.id, name: x.name, members: (x.members as { id: string; name: string }[]).slice(0, 50), admin: x.admin as GroupDetails['admin'], mode: x.mode, notice: x.notice }]
+    return [
+      {
+        id: x.id,
+        name: x.name,
+        members: (x.members as { id: string; name: string }[]).slice(0, 50),
+        admin: x.admin as GroupDetails['admin'],
+        mode: x.mode,
+        notice: x.notice,
+      },
+    ]
   })
   const l = (v.limits ?? {}) as Record<string, unknown>
   const n = (k: keyof GroupLimits) => (typeof l[k] === 'number' && Number.isInteger(l[k]) && (l[k] as number) > 0 ? (l[k] as number) : FALLBACK_LIMITS[k])

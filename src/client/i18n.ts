@@ -106,7 +106,7 @@ export const STRINGS = {
     secretScope: 'Who gets it',
     secretThisBot: 'This Bot',
     secretAllBots: 'All Bots',
-    secretScopeNote: 'The scope decides whose shell environment gets the value; it is not a file permission: any Bot\'s shell can read files under DSH_HOME.',
+    secretScopeNote: "The scope decides whose shell environment gets the value; it is not a file permission: any Bot's shell can read files under DSH_HOME.",
     secretUnpaired: 'Pair this browser on the team page first to answer.',
     secretInsecure: 'This page is neither on loopback nor HTTPS: a value you enter crosses the network in clear.',
     // Group settings (the Group dialog, group-dialog.ts)
@@ -139,7 +139,8 @@ export const STRINGS = {
     'settings.pausedSince': 'Paused since {at}',
     'settings.held': 'Held meanwhile: {count} Bot messages waiting, and any group rounds and scheduled tasks due.',
     'settings.limits': 'Limits',
-    'settings.limitsNote': 'Your value overrides the plugin config (shown as the default) and applies at the next check. Raising a limit needs this browser paired.',
+    'settings.limitsNote':
+      'Your value overrides the plugin config (shown as the default) and applies at the next check. Raising a limit needs this browser paired.',
     'settings.default': 'Default: {value}',
     'settings.overridden': 'your setting',
     'settings.reset': 'Reset to default',

@@ -46,7 +46,16 @@ export function apply(ctx: ClientContext): void {
   }
   let app: ReturnType<typeof makeApp>
   try {
-    const services: AppServices = { slots: ctx.slots, get: (n) => { try { return ctx.get(n) } catch { return undefined } } }
+    const services: AppServices = {
+      slots: ctx.slots,
+      get: (n) => {
+        try {
+          return ctx.get(n)
+        } catch {
+          return undefined
+        }
+      },
+    }
     app = makeApp(services)
   } catch (error) {
     warn('the team UI did not start', error)
@@ -66,7 +75,8 @@ export function apply(ctx: ClientContext): void {
   const followSidebar = () => {
     try {
       const want = app.sidebar.get() === 'team'
-      if (want && !sidebarOff) sidebarOff = ctx.slots.inject('sidebar.workspaces', () => ctx.slots.register({ name: 'sidebar.workspaces', priority: -1 }, teamSidebar))
+      if (want && !sidebarOff)
+        sidebarOff = ctx.slots.inject('sidebar.workspaces', () => ctx.slots.register({ name: 'sidebar.workspaces', priority: -1 }, teamSidebar))
       if (!want && sidebarOff) {
         sidebarOff()
         sidebarOff = undefined

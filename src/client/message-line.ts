@@ -24,15 +24,27 @@ export function teamLine(source: unknown): TeamLine | undefined {
   const s = readSource(source)
   if (!s) return undefined
   switch (s.type) {
-    case 'message': case 'reply': case 'interrupt': case 'stop':
+    case 'message':
+    case 'reply':
+    case 'interrupt':
+    case 'stop':
       return { kind: 'relay', type: s.type, from: s.fromName, fromBot: s.fromBot, deliveryId: s.deliveryId }
     case 'room-post':
-      return { kind: 'post', ...(s.fromName ? { from: s.fromName } : {}), ...(s.fromBot ? { fromBot: s.fromBot } : {}), group: s.groupName, groupId: s.groupId, postId: s.postId, said: s.said }
+      return {
+        kind: 'post',
+        ...(s.fromName ? { from: s.fromName } : {}),
+        ...(s.fromBot ? { fromBot: s.fromBot } : {}),
+        group: s.groupName,
+        groupId: s.groupId,
+        postId: s.postId,
+        said: s.said,
+      }
     case 'room-report':
       return { kind: 'report', group: s.groupName, groupId: s.groupId }
     case 'room-turn':
       return { kind: 'notice', group: s.groupName, text: '' }
-    case 'room-notice': case 'room-open':
+    case 'room-notice':
+    case 'room-open':
       return { kind: 'notice', group: s.groupName, text: s.summary }
     case 'bootstrap':
       return { kind: 'hidden' }

@@ -29,7 +29,7 @@ async function history(sessionId: string): Promise<unknown> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'client-request', rpcId: `bot-team-${Date.now()}`, method: 'session.history', payload: { sessionId, maxMessages: 1000 } }),
     })
-    const body = await res.json() as { result?: { ok?: boolean; value?: { events?: unknown }; error?: { message?: string } } }
+    const body = (await res.json()) as { result?: { ok?: boolean; value?: { events?: unknown }; error?: { message?: string } } }
     if (!res.ok || body.result?.ok === false) throw new Error(body.result?.error?.message ?? `HTTP ${res.status}`)
     return body.result?.value?.events
   } finally {
@@ -54,9 +54,18 @@ export function makePartView(deps: { useT: () => Translate; useShown: () => Part
       setError(undefined)
       if (!shown) return
       let live = true
-      history(shown.sessionId).then((events) => { if (live) setLines(partLines(events)) }, (e: unknown) => { if (live) setError(errorText(e)) })
+      history(shown.sessionId).then(
+        (events) => {
+          if (live) setLines(partLines(events))
+        },
+        (e: unknown) => {
+          if (live) setError(errorText(e))
+        },
+      )
       const doc = (globalThis as { document?: any }).document
-      const onKey = (e: { key: string }) => { if (e.key === 'Escape') deps.close() }
+      const onKey = (e: { key: string }) => {
+        if (e.key === 'Escape') deps.close()
+      }
       doc?.addEventListener('keydown', onKey)
       return () => {
         live = false
@@ -65,16 +74,40 @@ export function makePartView(deps: { useT: () => Translate; useShown: () => Part
     }, [shown?.sessionId])
     if (!shown) return null
     const who = (l: PartLine) => (l.who === 'bot' ? shown.botName : l.who === 'relay' ? t('messageFrom', { name: l.from ?? '?' }) : t('bots.you'))
-    return h('div', { className: 'bt-dialog-back', onClick: (e: { target: unknown; currentTarget: unknown }) => { if (e.target === e.currentTarget) deps.close() } },
-      h('div', { className: 'bt-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'bt-part-title', 'data-testid': 'bt-part-dialog', 'data-session-id': shown.sessionId, style: { width: 'min(680px,94vw)' } },
+    return h(
+      'div',
+      {
+        className: 'bt-dialog-back',
+        onClick: (e: { target: unknown; currentTarget: unknown }) => {
+          if (e.target === e.currentTarget) deps.close()
+        },
+      },
+      h(
+        'div',
+        {
+          className: 'bt-dialog',
+          role: 'dialog',
+          'aria-modal': 'true',
+          'aria-labelledby': 'bt-part-title',
+          'data-testid': 'bt-part-dialog',
+          'data-session-id': shown.sessionId,
+          style: { width: 'min(680px,94vw)' },
+        },
         h('h2', { id: 'bt-part-title' }, t('bots.partTitle', { name: shown.botName, part: shown.part })),
         h('p', { className: 'bt-quiet bt-left' }, t('bots.partReadOnly')),
         error ? h('p', { className: 'bt-err', role: 'alert' }, error) : null,
         lines === undefined && !error ? h('span', { className: 'bt-note' }, t('loading')) : null,
         lines && lines.length === 0 ? h('span', { className: 'bt-note' }, t('bots.partEmpty')) : null,
-        lines?.length ? h('ol', { className: 'bt-part', 'aria-label': t('bots.partTitle', { name: shown.botName, part: shown.part }) },
-          ...lines.map((l, i) => h('li', { key: i, 'data-who': l.who }, h('b', null, who(l)), h('span', { className: 'bt-body' }, l.text)))) : null,
-        h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close')))))
+        lines?.length
+          ? h(
+              'ol',
+              { className: 'bt-part', 'aria-label': t('bots.partTitle', { name: shown.botName, part: shown.part }) },
+              ...lines.map((l, i) => h('li', { key: i, 'data-who': l.who }, h('b', null, who(l)), h('span', { className: 'bt-body' }, l.text))),
+            )
+          : null,
+        h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close'))),
+      ),
+    )
   }
 
   return { PartDialog }

@@ -83,7 +83,12 @@ export function roomItems(answer: unknown, nameOf: (botId: string) => string | u
   return items.slice(0, ROOM_ITEMS_MAX)
 }
 
-interface Note { i: number; kind: string; text: string; round?: string }
+interface Note {
+  i: number
+  kind: string
+  text: string
+  round?: string
+}
 
 /**
  * The room's own lines of an answer, checked for shape (pure): `recorded` when the answer carries
@@ -119,7 +124,15 @@ export function readProgress(value: unknown): RoomProgressView | undefined {
   const v = value as Record<string, unknown>
   const names = (x: unknown) => (Array.isArray(x) ? x.filter((n): n is string => str(n)).slice(0, 50) : [])
   if (!str(v.groupId) || !str(v.round) || typeof v.done !== 'boolean') return undefined
-  return { groupId: v.groupId, round: v.round, ...(str(v.speaking) ? { speaking: v.speaking } : {}), posted: names(v.posted), passed: names(v.passed), missed: names(v.missed), done: v.done }
+  return {
+    groupId: v.groupId,
+    round: v.round,
+    ...(str(v.speaking) ? { speaking: v.speaking } : {}),
+    posted: names(v.posted),
+    passed: names(v.passed),
+    missed: names(v.missed),
+    done: v.done,
+  }
 }
 
 /** The progress line's text (pure): "Ada is speaking… · passed: Bo · missed: Cy". */

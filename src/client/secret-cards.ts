@@ -24,7 +24,16 @@ import { readRequests, safeOrigin, type SecretRequestView } from './secret-reque
 import { callApi, pairingToken, type TeamState } from './team-client.ts'
 import { errorText } from '../core/errors.ts'
 
-const IGNORE = { autoComplete: 'off', autoCapitalize: 'off', autoCorrect: 'off', spellCheck: false, 'data-lpignore': 'true', 'data-1p-ignore': '', 'data-bwignore': '', 'data-form-type': 'other' }
+const IGNORE = {
+  autoComplete: 'off',
+  autoCapitalize: 'off',
+  autoCorrect: 'off',
+  spellCheck: false,
+  'data-lpignore': 'true',
+  'data-1p-ignore': '',
+  'data-bwignore': '',
+  'data-form-type': 'other',
+}
 
 export function makeSecretCards(deps: { useT: () => Translate; useTeam: () => TeamState }) {
   function SecretCard({ request, t, done }: { request: SecretRequestView; t: Translate; done: () => void }): ReactNode {
@@ -48,23 +57,64 @@ export function makeSecretCards(deps: { useT: () => Translate; useTeam: () => Te
         setBusy(false)
       }
     }
-    return h('section', { className: 'bt-secret', 'aria-labelledby': `${id}-title`, 'data-testid': 'bt-secret-card', 'data-request-id': request.id },
+    return h(
+      'section',
+      { className: 'bt-secret', 'aria-labelledby': `${id}-title`, 'data-testid': 'bt-secret-card', 'data-request-id': request.id },
       h('h3', { id: `${id}-title` }, t('secretAsks', { name: request.bot.name, variable: request.variable })),
       h('p', null, request.purpose),
       request.exists ? h('p', { className: 'bt-quiet' }, t('secretExists')) : null,
       h('label', { htmlFor: `${id}-value` }, t('secretValue')),
-      h('input', { id: `${id}-value`, ref: input, type: 'text', className: 'bt-secret-value', 'data-testid': 'bt-secret-value', ...IGNORE,
-        onKeyDown: (e: { key: string }) => { if (e.key === 'Enter') void send('POST') } }),
-      h('fieldset', { className: 'bt-secret-scope' },
+      h('input', {
+        id: `${id}-value`,
+        ref: input,
+        type: 'text',
+        className: 'bt-secret-value',
+        'data-testid': 'bt-secret-value',
+        ...IGNORE,
+        onKeyDown: (e: { key: string }) => {
+          if (e.key === 'Enter') void send('POST')
+        },
+      }),
+      h(
+        'fieldset',
+        { className: 'bt-secret-scope' },
         h('legend', null, t('secretScope')),
-        ...(['bot', 'all'] as const).map((s) => h('label', { key: s },
-          h('input', { type: 'radio', name: `${id}-scope`, value: s, checked: scope === s, onChange: () => setScope(s) }), ' ', t(s === 'bot' ? 'secretThisBot' : 'secretAllBots')))),
+        ...(['bot', 'all'] as const).map((s) =>
+          h(
+            'label',
+            { key: s },
+            h('input', { type: 'radio', name: `${id}-scope`, value: s, checked: scope === s, onChange: () => setScope(s) }),
+            ' ',
+            t(s === 'bot' ? 'secretThisBot' : 'secretAllBots'),
+          ),
+        ),
+      ),
       h('p', { className: 'bt-quiet' }, t('secretScopeNote')),
-      pairingToken() ? null : h('p', { className: 'bt-quiet', 'data-testid': 'bt-secret-unpaired' }, t('secretUnpaired'), ' ', h('a', { href: '/bot-team', target: '_blank', rel: 'noopener' }, t('openStatusPage'))),
+      pairingToken()
+        ? null
+        : h(
+            'p',
+            { className: 'bt-quiet', 'data-testid': 'bt-secret-unpaired' },
+            t('secretUnpaired'),
+            ' ',
+            h('a', { href: '/bot-team', target: '_blank', rel: 'noopener' }, t('openStatusPage')),
+          ),
       error ? h('p', { className: 'bt-err', role: 'alert', 'data-testid': 'bt-secret-error' }, error) : null,
-      h('div', { className: 'bt-actions' },
-        h('button', { type: 'button', className: 'bt-btn', disabled: busy, 'data-testid': 'bt-secret-cancel', onClick: () => void send('DELETE') }, t('cancel')),
-        h('button', { type: 'button', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-secret-save', onClick: () => void send('POST') }, t('save'))))
+      h(
+        'div',
+        { className: 'bt-actions' },
+        h(
+          'button',
+          { type: 'button', className: 'bt-btn', disabled: busy, 'data-testid': 'bt-secret-cancel', onClick: () => void send('DELETE') },
+          t('cancel'),
+        ),
+        h(
+          'button',
+          { type: 'button', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-secret-save', onClick: () => void send('POST') },
+          t('save'),
+        ),
+      ),
+    )
   }
 
   /** Every open request as a card; nothing while there is none. */
@@ -75,14 +125,26 @@ export function makeSecretCards(deps: { useT: () => Translate; useTeam: () => Te
     const [tick, setTick] = useState(0)
     useEffect(() => {
       let live = true
-      callApi('GET', '/secrets').then((r) => { if (live) setRequests(readRequests(r)) }, () => { /* the API down: no cards */ })
-      return () => { live = false }
+      callApi('GET', '/secrets').then(
+        (r) => {
+          if (live) setRequests(readRequests(r))
+        },
+        () => {
+          /* the API down: no cards */
+        },
+      )
+      return () => {
+        live = false
+      }
     }, [team.secrets, team.view?.revision, tick])
     if (requests.length === 0) return null
     const loc = (globalThis as { location?: { protocol: string; hostname: string } }).location
-    return h('aside', { className: 'bt-secrets', 'aria-label': t('secretCards'), 'data-testid': 'bt-secret-cards' },
+    return h(
+      'aside',
+      { className: 'bt-secrets', 'aria-label': t('secretCards'), 'data-testid': 'bt-secret-cards' },
       safeOrigin(loc) ? null : h('p', { className: 'bt-problem', role: 'alert', 'data-testid': 'bt-secret-insecure' }, t('secretInsecure')),
-      ...requests.map((r) => h(SecretCard, { key: r.id, request: r, t, done: () => setTick((n) => n + 1) })))
+      ...requests.map((r) => h(SecretCard, { key: r.id, request: r, t, done: () => setTick((n) => n + 1) })),
+    )
   }
 
   return { SecretCards }

@@ -21,5 +21,15 @@ export function safeOrigin(loc: { protocol: string; hostname: string } | undefin
 export function readRequests(value: unknown): SecretRequestView[] {
   const list = (value as { requests?: unknown } | undefined)?.requests
   if (!Array.isArray(list)) return []
-  return list.filter((r): r is SecretRequestView => !!r && typeof r === 'object' && typeof r.id === 'string' && typeof r.variable === 'string' && typeof r.purpose === 'string' && typeof r.bot?.name === 'string').slice(0, 20)
+  return list
+    .filter(
+      (r): r is SecretRequestView =>
+        !!r &&
+        typeof r === 'object' &&
+        typeof r.id === 'string' &&
+        typeof r.variable === 'string' &&
+        typeof r.purpose === 'string' &&
+        typeof r.bot?.name === 'string',
+    )
+    .slice(0, 20)
 }

@@ -90,13 +90,27 @@ export function makeSettingsDialog(deps: SettingsDeps) {
     }
     const save = () => run(() => callApi('PUT', '/limits', limitsPatch(form, data?.limits ?? {})), true, 'limits')
     const reset = (key: string) => run(() => callApi('PUT', '/limits', { [key]: null }), true, 'limits')
-    const pause = (on: boolean) => run(() => callApi('PUT', '/pause', on ? { paused: true, ...(reason.trim() ? { reason: reason.trim() } : {}) } : { paused: false }), false, 'pause')
+    const pause = (on: boolean) =>
+      run(() => callApi('PUT', '/pause', on ? { paused: true, ...(reason.trim() ? { reason: reason.trim() } : {}) } : { paused: false }), false, 'pause')
     /** The outcome of the last action, shown in the section it came from. */
-    const outcome = (section: 'pause' | 'limits') => section !== acted ? null : [
-      unpaired ? h('p', { key: 'unpaired', className: 'bt-quiet', role: 'alert', 'data-testid': 'bt-settings-unpaired', style: { textAlign: 'left' } }, t('settings.unpaired'), ' ', h('a', { href: '/bot-team', target: '_blank', rel: 'noopener' }, t('openStatusPage'))) : null,
-      errors.general && !unpaired ? h('div', { key: 'error', className: 'bt-err', role: 'alert', 'data-testid': 'bt-settings-error' }, errors.general) : null,
-      saved ? h('p', { key: 'saved', className: 'bt-quiet', role: 'status', style: { textAlign: 'left' } }, t('settings.saved')) : null,
-    ]
+    const outcome = (section: 'pause' | 'limits') =>
+      section !== acted
+        ? null
+        : [
+            unpaired
+              ? h(
+                  'p',
+                  { key: 'unpaired', className: 'bt-quiet', role: 'alert', 'data-testid': 'bt-settings-unpaired', style: { textAlign: 'left' } },
+                  t('settings.unpaired'),
+                  ' ',
+                  h('a', { href: '/bot-team', target: '_blank', rel: 'noopener' }, t('openStatusPage')),
+                )
+              : null,
+            errors.general && !unpaired
+              ? h('div', { key: 'error', className: 'bt-err', role: 'alert', 'data-testid': 'bt-settings-error' }, errors.general)
+              : null,
+            saved ? h('p', { key: 'saved', className: 'bt-quiet', role: 'status', style: { textAlign: 'left' } }, t('settings.saved')) : null,
+          ]
     const waiting = (team.view?.bots ?? []).reduce((n, b) => n + (b.queued ?? 0), 0)
     const label = (key: string) => {
       const text = t(`limit.${key}` as StringKey)
@@ -106,50 +120,147 @@ export function makeSettingsDialog(deps: SettingsDeps) {
     const limitField = (key: string) => {
       const overridden = data?.overrides[key] !== undefined
       const err = errors.fields[key]
-      return h('div', { className: 'bt-field', key, 'data-limit': key },
+      return h(
+        'div',
+        { className: 'bt-field', key, 'data-limit': key },
         h('label', { htmlFor: `bt-l-${key}` }, label(key)),
-        h('div', { style: { display: 'flex', gap: '6px', alignItems: 'center' } },
-          h('input', { id: `bt-l-${key}`, name: key, type: 'number', inputMode: 'numeric', step: 1, style: { flex: 1 }, value: form[key] ?? '',
+        h(
+          'div',
+          { style: { display: 'flex', gap: '6px', alignItems: 'center' } },
+          h('input', {
+            id: `bt-l-${key}`,
+            name: key,
+            type: 'number',
+            inputMode: 'numeric',
+            step: 1,
+            style: { flex: 1 },
+            value: form[key] ?? '',
             onChange: (e: { target: { value: string } }) => setForm({ ...form, [key]: e.target.value }),
-            'aria-invalid': err ? 'true' : undefined, 'aria-describedby': `bt-ld-${key}${err ? ` bt-le-${key}` : ''}` }),
-          overridden ? h('button', { type: 'button', className: 'bt-btn', disabled: busy, 'data-testid': `bt-reset-${key}`, onClick: () => void reset(key) }, t('settings.reset')) : null),
-        h('small', { id: `bt-ld-${key}`, className: 'bt-hint' }, t('settings.default', { value: String(data?.config[key] ?? '') }), overridden ? ` · ${t('settings.overridden')}` : ''),
-        err ? h('span', { className: 'bt-err', id: `bt-le-${key}`, role: 'alert', 'data-field-error': key }, err) : null)
+            'aria-invalid': err ? 'true' : undefined,
+            'aria-describedby': `bt-ld-${key}${err ? ` bt-le-${key}` : ''}`,
+          }),
+          overridden
+            ? h(
+                'button',
+                { type: 'button', className: 'bt-btn', disabled: busy, 'data-testid': `bt-reset-${key}`, onClick: () => void reset(key) },
+                t('settings.reset'),
+              )
+            : null,
+        ),
+        h(
+          'small',
+          { id: `bt-ld-${key}`, className: 'bt-hint' },
+          t('settings.default', { value: String(data?.config[key] ?? '') }),
+          overridden ? ` · ${t('settings.overridden')}` : '',
+        ),
+        err ? h('span', { className: 'bt-err', id: `bt-le-${key}`, role: 'alert', 'data-field-error': key }, err) : null,
+      )
     }
 
-    return h('div', { className: 'bt-dialog-back', onClick: (e: { target: unknown; currentTarget: unknown }) => { if (e.target === e.currentTarget) deps.close() } },
-      h('div', { className: 'bt-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'bt-settings-title', 'data-testid': 'bt-settings-dialog', style: { width: 'min(760px,96vw)' } },
+    return h(
+      'div',
+      {
+        className: 'bt-dialog-back',
+        onClick: (e: { target: unknown; currentTarget: unknown }) => {
+          if (e.target === e.currentTarget) deps.close()
+        },
+      },
+      h(
+        'div',
+        {
+          className: 'bt-dialog',
+          role: 'dialog',
+          'aria-modal': 'true',
+          'aria-labelledby': 'bt-settings-title',
+          'data-testid': 'bt-settings-dialog',
+          style: { width: 'min(760px,96vw)' },
+        },
         h('h2', { id: 'bt-settings-title' }, t('settings')),
         loadError ? h('p', { className: 'bt-err', role: 'alert' }, loadError) : null,
-        h('section', { 'aria-labelledby': 'bt-settings-pause' },
+        h(
+          'section',
+          { 'aria-labelledby': 'bt-settings-pause' },
           h('h3', { id: 'bt-settings-pause', className: 'bt-sec' }, t('settings.pause')),
           paused
-            ? h('div', { 'data-testid': 'bt-settings-paused' },
-              h('p', { style: { margin: '4px 0' } }, t('settings.pausedSince', { at: new Date(paused.at).toLocaleString() }), paused.reason ? ` — ${paused.reason}` : ''),
-              h('p', { className: 'bt-hint', style: { margin: '4px 0' } }, t('settings.held', { count: waiting })),
-              h('div', { className: 'bt-actions', style: { justifyContent: 'flex-start' } },
-                h('button', { type: 'button', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-resume', onClick: () => void pause(false) }, t('settings.resume'))))
+            ? h(
+                'div',
+                { 'data-testid': 'bt-settings-paused' },
+                h(
+                  'p',
+                  { style: { margin: '4px 0' } },
+                  t('settings.pausedSince', { at: new Date(paused.at).toLocaleString() }),
+                  paused.reason ? ` — ${paused.reason}` : '',
+                ),
+                h('p', { className: 'bt-hint', style: { margin: '4px 0' } }, t('settings.held', { count: waiting })),
+                h(
+                  'div',
+                  { className: 'bt-actions', style: { justifyContent: 'flex-start' } },
+                  h(
+                    'button',
+                    { type: 'button', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-resume', onClick: () => void pause(false) },
+                    t('settings.resume'),
+                  ),
+                ),
+              )
             : paused === null
-              ? h('div', { 'data-testid': 'bt-settings-running' },
-                h('p', { className: 'bt-hint', style: { margin: '4px 0' } }, t('settings.running')),
-                h('div', { className: 'bt-field' },
-                  h('label', { htmlFor: 'bt-pause-reason' }, t('settings.reason')),
-                  h('input', { id: 'bt-pause-reason', value: reason, maxLength: 500, onChange: (e: { target: { value: string } }) => setReason(e.target.value) })),
-                h('div', { className: 'bt-actions', style: { justifyContent: 'flex-start' } },
-                  h('button', { type: 'button', className: 'bt-btn danger', disabled: busy, 'data-testid': 'bt-pause', onClick: () => void pause(true) }, t('settings.pauseNow'))))
-              : null),
+              ? h(
+                  'div',
+                  { 'data-testid': 'bt-settings-running' },
+                  h('p', { className: 'bt-hint', style: { margin: '4px 0' } }, t('settings.running')),
+                  h(
+                    'div',
+                    { className: 'bt-field' },
+                    h('label', { htmlFor: 'bt-pause-reason' }, t('settings.reason')),
+                    h('input', {
+                      id: 'bt-pause-reason',
+                      value: reason,
+                      maxLength: 500,
+                      onChange: (e: { target: { value: string } }) => setReason(e.target.value),
+                    }),
+                  ),
+                  h(
+                    'div',
+                    { className: 'bt-actions', style: { justifyContent: 'flex-start' } },
+                    h(
+                      'button',
+                      { type: 'button', className: 'bt-btn danger', disabled: busy, 'data-testid': 'bt-pause', onClick: () => void pause(true) },
+                      t('settings.pauseNow'),
+                    ),
+                  ),
+                )
+              : null,
+        ),
         outcome('pause'),
-        h('section', { 'aria-labelledby': 'bt-settings-limits' },
+        h(
+          'section',
+          { 'aria-labelledby': 'bt-settings-limits' },
           h('h3', { id: 'bt-settings-limits', className: 'bt-sec' }, t('settings.limits')),
           h('p', { className: 'bt-hint', style: { margin: '4px 0 8px' } }, t('settings.limitsNote')),
           data
-            ? h('form', { 'data-testid': 'bt-limits-form', onSubmit: (e: { preventDefault(): void }) => { e.preventDefault(); void save() } },
-              h('div', { className: 'bt-limits' }, ...keys.map(limitField)),
-              outcome('limits'),
-              h('div', { className: 'bt-actions' },
-                h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close')),
-                h('button', { type: 'submit', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-limits-save' }, t('save'))))
-            : loadError ? null : h('span', { className: 'bt-note' }, t('loading')))))
+            ? h(
+                'form',
+                {
+                  'data-testid': 'bt-limits-form',
+                  onSubmit: (e: { preventDefault(): void }) => {
+                    e.preventDefault()
+                    void save()
+                  },
+                },
+                h('div', { className: 'bt-limits' }, ...keys.map(limitField)),
+                outcome('limits'),
+                h(
+                  'div',
+                  { className: 'bt-actions' },
+                  h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close')),
+                  h('button', { type: 'submit', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-limits-save' }, t('save')),
+                ),
+              )
+            : loadError
+              ? null
+              : h('span', { className: 'bt-note' }, t('loading')),
+        ),
+      ),
+    )
   }
 
   return { SettingsDialog }

@@ -11,13 +11,17 @@ export interface LimitsAnswer {
   overrides: Record<string, number>
 }
 
-export interface PauseRecordView { at: string; by?: string; reason?: string }
+export interface PauseRecordView {
+  at: string
+  by?: string
+  reason?: string
+}
 
 /** Check `GET /limits`'s shape (pure): every entry a number, or undefined. */
 export function readLimits(value: unknown): LimitsAnswer | undefined {
   const numbers = (v: unknown): v is Record<string, number> => !!v && typeof v === 'object' && Object.values(v).every((n) => typeof n === 'number')
   const r = value as Partial<LimitsAnswer> | undefined
-  return r && numbers(r.limits) && numbers(r.config) && numbers(r.overrides) ? r as LimitsAnswer : undefined
+  return r && numbers(r.limits) && numbers(r.config) && numbers(r.overrides) ? (r as LimitsAnswer) : undefined
 }
 
 /** The PUT body from the form (pure): only changed fields; a number where the text is one, else the text (the API says why not). */
@@ -30,4 +34,3 @@ export function limitsPatch(form: Readonly<Record<string, string>>, inForce: Rea
   }
   return out
 }
-

@@ -38,13 +38,19 @@ export function useEscape(open: boolean, close: () => void): void {
   useEffect(() => {
     if (!open) return
     const doc = (globalThis as { document?: any }).document
-    const onKey = (e: { key: string }) => { if (e.key === 'Escape') close() }
+    const onKey = (e: { key: string }) => {
+      if (e.key === 'Escape') close()
+    }
     doc?.addEventListener('keydown', onKey)
     return () => doc?.removeEventListener('keydown', onKey)
   }, [open])
 }
 
-interface GuardProps { children?: ReactNode; quiet?: boolean; what: string }
+interface GuardProps {
+  children?: ReactNode
+  quiet?: boolean
+  what: string
+}
 
 /** Error boundary: a throwing child renders as nothing (quiet) or one short note. */
 export class Guard extends Component<GuardProps, { failed: boolean }> {

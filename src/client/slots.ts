@@ -10,7 +10,7 @@
 import type { ComponentType } from 'react'
 
 export interface SlotsLike {
-  inject(name: string, callback: () => (() => void)): () => void
+  inject(name: string, callback: () => () => void): () => void
   register(options: Record<string, unknown>, component: ComponentType): () => void
   entries?(name: string): readonly unknown[]
 }
@@ -33,7 +33,7 @@ export function shadowedEntry(entries: readonly unknown[], isMine: (component: u
   for (const raw of entries) {
     if (!raw || typeof raw !== 'object') continue
     const e = raw as EntryLike
-    if (isMine(e.component) || typeof e.component !== 'function' && typeof e.component !== 'object') continue
+    if (isMine(e.component) || (typeof e.component !== 'function' && typeof e.component !== 'object')) continue
     if (key !== undefined && field(e, 'key') !== key) continue
     const priority = Number(field(e, 'priority') ?? 0)
     if (!best || priority < best.priority) best = { component: e.component as ComponentType, priority }

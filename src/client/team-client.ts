@@ -45,7 +45,8 @@ export function readTeamView(value: unknown): TeamView | undefined {
   if (!value || typeof value !== 'object') return undefined
   const v = value as Partial<TeamView>
   if (!Array.isArray(v.bots) || !Array.isArray(v.groups) || !Array.isArray(v.problems) || typeof v.mode !== 'string') return undefined
-  const okBot = (b: unknown) => !!b && typeof b === 'object' && typeof (b as { id?: unknown }).id === 'string' && typeof (b as { name?: unknown }).name === 'string'
+  const okBot = (b: unknown) =>
+    !!b && typeof b === 'object' && typeof (b as { id?: unknown }).id === 'string' && typeof (b as { name?: unknown }).name === 'string'
   if (!v.bots.every(okBot) || !v.groups.every(okBot)) return undefined
   return v as TeamView
 }
@@ -98,7 +99,10 @@ export class TeamStore {
   private source: EventSourceLike | undefined
   private readonly open: () => EventSourceLike | undefined
 
-  constructor(open: () => EventSourceLike | undefined = () => (typeof EventSource === 'function' ? new EventSource(`${API}/events`) as unknown as EventSourceLike : undefined)) {
+  constructor(
+    open: () => EventSourceLike | undefined = () =>
+      typeof EventSource === 'function' ? (new EventSource(`${API}/events`) as unknown as EventSourceLike) : undefined,
+  ) {
     this.open = open
   }
 

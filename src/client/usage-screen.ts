@@ -35,10 +35,13 @@ function Bar({ row, largest, label }: { row: UsageRowView; largest: number; labe
   const w1 = s.input * BAR_W
   const w2 = s.cached * BAR_W
   const w3 = s.output * BAR_W
-  return h('svg', { width: BAR_W, height: 10, role: 'img', 'aria-label': label, className: 'bt-bar' },
+  return h(
+    'svg',
+    { width: BAR_W, height: 10, role: 'img', 'aria-label': label, className: 'bt-bar' },
     h('rect', { x: 0, y: 0, width: w1, height: 10, fill: '#3b5bdb' }),
     h('rect', { x: w1, y: 0, width: w2, height: 10, fill: '#74c0fc' }),
-    h('rect', { x: w1 + w2, y: 0, width: w3, height: 10, fill: '#2b8a3e' }))
+    h('rect', { x: w1 + w2, y: 0, width: w3, height: 10, fill: '#2b8a3e' }),
+  )
 }
 
 export function makeUsageScreen(deps: UsageDeps) {
@@ -53,10 +56,24 @@ export function makeUsageScreen(deps: UsageDeps) {
     useEffect(() => {
       if (!open) return
       let live = true
-      const fail = (e: unknown) => { if (live) setError(errorText(e)) }
-      callApi('GET', `/usage?by=${by}`).then((r) => { if (live) { setData(readUsage(r, by)); setError(undefined) } }, fail)
-      callApi('GET', '/usage/today').then((r) => { if (live) setToday(r) }, () => {})
-      return () => { live = false }
+      const fail = (e: unknown) => {
+        if (live) setError(errorText(e))
+      }
+      callApi('GET', `/usage?by=${by}`).then((r) => {
+        if (live) {
+          setData(readUsage(r, by))
+          setError(undefined)
+        }
+      }, fail)
+      callApi('GET', '/usage/today').then(
+        (r) => {
+          if (live) setToday(r)
+        },
+        () => {},
+      )
+      return () => {
+        live = false
+      }
     }, [open, by, team.view])
     useEscape(open, deps.close)
     if (!open) return null
@@ -65,34 +82,130 @@ export function makeUsageScreen(deps: UsageDeps) {
     const largest = Math.max(0, ...rows.map((r) => r.input + r.cached + r.output))
     const priced = rows.some((r) => r.money !== undefined)
     const capText = (spent: { tokens: number; money: number }, cap?: { tokens?: number; money?: number }) =>
-      [`${fmt(spent.tokens)} ${t('usage.tokens')}`, cap?.tokens !== undefined ? `/ ${fmt(cap.tokens)}` : '', today?.settings?.prices ? `· ${money(spent.money, today?.settings?.currency)}` : '', cap?.money !== undefined ? `/ ${money(cap.money, today?.settings?.currency)}` : ''].filter(Boolean).join(' ')
+      [
+        `${fmt(spent.tokens)} ${t('usage.tokens')}`,
+        cap?.tokens !== undefined ? `/ ${fmt(cap.tokens)}` : '',
+        today?.settings?.prices ? `· ${money(spent.money, today?.settings?.currency)}` : '',
+        cap?.money !== undefined ? `/ ${money(cap.money, today?.settings?.currency)}` : '',
+      ]
+        .filter(Boolean)
+        .join(' ')
     const notices: any[] = Array.isArray(today?.notices) ? today.notices.slice(0, 50) : []
-    return h('div', { className: 'bt-dialog-back', onClick: (e: { target: unknown; currentTarget: unknown }) => { if (e.target === e.currentTarget) deps.close() } },
-      h('div', { className: 'bt-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'bt-usage-title', 'data-testid': 'bt-usage-dialog', style: { width: 'min(820px,96vw)' } },
+    return h(
+      'div',
+      {
+        className: 'bt-dialog-back',
+        onClick: (e: { target: unknown; currentTarget: unknown }) => {
+          if (e.target === e.currentTarget) deps.close()
+        },
+      },
+      h(
+        'div',
+        {
+          className: 'bt-dialog',
+          role: 'dialog',
+          'aria-modal': 'true',
+          'aria-labelledby': 'bt-usage-title',
+          'data-testid': 'bt-usage-dialog',
+          style: { width: 'min(820px,96vw)' },
+        },
         h('h2', { id: 'bt-usage-title' }, t('usage')),
-        today?.team ? h('section', { 'aria-labelledby': 'bt-usage-today', 'data-testid': 'bt-usage-today' },
-          h('h3', { id: 'bt-usage-today', className: 'bt-sec' }, t('usage.today', { day: String(today.day ?? '') })),
-          h('p', { className: today.team.reached ? 'bt-problem' : 'bt-quiet', style: { textAlign: 'left' } }, `${t('team')}: ${capText(today.team, today.team.cap)}${today.team.reached ? ` — ${t('usage.reached')}` : ''}`),
-          ...(Array.isArray(today.bots) ? today.bots.filter((b: any) => b.cap || b.reached).slice(0, 50).map((b: any) => h('p', { key: b.id, className: b.reached ? 'bt-problem' : 'bt-quiet', style: { textAlign: 'left' } }, `${b.name}: ${capText(b, b.cap)}${b.reached ? ` — ${t('usage.reached')}` : ''}`)) : []),
-          notices.length ? h('ul', { 'data-testid': 'bt-usage-notices', style: { margin: '4px 0', paddingLeft: '18px' } }, ...notices.map((n, i) => h('li', { key: i }, String(n.text)))) : null) : null,
-        h('div', { role: 'group', 'aria-label': t('usage.by'), style: { display: 'flex', gap: '6px', margin: '8px 0' } },
-          ...USAGE_BYS.map((k) => h('button', { type: 'button', key: k, className: `bt-btn${k === by ? ' primary' : ''}`, 'aria-pressed': k === by ? 'true' : 'false', 'data-usage-by': k, onClick: () => setBy(k) }, t(`usage.by.${k}`)))),
+        today?.team
+          ? h(
+              'section',
+              { 'aria-labelledby': 'bt-usage-today', 'data-testid': 'bt-usage-today' },
+              h('h3', { id: 'bt-usage-today', className: 'bt-sec' }, t('usage.today', { day: String(today.day ?? '') })),
+              h(
+                'p',
+                { className: today.team.reached ? 'bt-problem' : 'bt-quiet', style: { textAlign: 'left' } },
+                `${t('team')}: ${capText(today.team, today.team.cap)}${today.team.reached ? ` — ${t('usage.reached')}` : ''}`,
+              ),
+              ...(Array.isArray(today.bots)
+                ? today.bots
+                    .filter((b: any) => b.cap || b.reached)
+                    .slice(0, 50)
+                    .map((b: any) =>
+                      h(
+                        'p',
+                        { key: b.id, className: b.reached ? 'bt-problem' : 'bt-quiet', style: { textAlign: 'left' } },
+                        `${b.name}: ${capText(b, b.cap)}${b.reached ? ` — ${t('usage.reached')}` : ''}`,
+                      ),
+                    )
+                : []),
+              notices.length
+                ? h(
+                    'ul',
+                    { 'data-testid': 'bt-usage-notices', style: { margin: '4px 0', paddingLeft: '18px' } },
+                    ...notices.map((n, i) => h('li', { key: i }, String(n.text))),
+                  )
+                : null,
+            )
+          : null,
+        h(
+          'div',
+          { role: 'group', 'aria-label': t('usage.by'), style: { display: 'flex', gap: '6px', margin: '8px 0' } },
+          ...USAGE_BYS.map((k) =>
+            h(
+              'button',
+              {
+                type: 'button',
+                key: k,
+                className: `bt-btn${k === by ? ' primary' : ''}`,
+                'aria-pressed': k === by ? 'true' : 'false',
+                'data-usage-by': k,
+                onClick: () => setBy(k),
+              },
+              t(`usage.by.${k}`),
+            ),
+          ),
+        ),
         error ? h('div', { className: 'bt-err', role: 'alert', 'data-testid': 'bt-usage-error' }, error) : null,
         data && rows.length === 0 ? h('span', { className: 'bt-note' }, t('usage.none')) : null,
-        rows.length ? h('table', { className: 'bt-log', 'data-testid': 'bt-usage-table' },
-          h('thead', null, h('tr', null,
-            h('th', { scope: 'col' }, t(`usage.by.${by}`)), h('th', { scope: 'col' }, t('usage.requests')), h('th', { scope: 'col' }, t('usage.input')),
-            h('th', { scope: 'col' }, t('usage.cached')), h('th', { scope: 'col' }, t('usage.output')), priced ? h('th', { scope: 'col' }, t('usage.money')) : null,
-            h('th', { scope: 'col' }, t('usage.share')))),
-          h('tbody', null, ...rows.map((r) => {
-            const label = usageLabel(by, r.key, botName, t('usage.unknown'))
-            return h('tr', { key: String(r.key), 'data-usage-row': label },
-              h('td', null, label), h('td', null, fmt(r.requests)), h('td', null, fmt(r.input)), h('td', null, fmt(r.cached)), h('td', null, fmt(r.output)),
-              priced ? h('td', { title: r.unpriced?.length ? `${t('usage.unpriced')}: ${r.unpriced.join(', ')}` : undefined }, money(r.money, data?.currency)) : null,
-              h('td', null, h(Bar, { row: r, largest, label: t('usage.bar', { input: fmt(r.input), cached: fmt(r.cached), output: fmt(r.output) }) })))
-          }))) : null,
+        rows.length
+          ? h(
+              'table',
+              { className: 'bt-log', 'data-testid': 'bt-usage-table' },
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  h('th', { scope: 'col' }, t(`usage.by.${by}`)),
+                  h('th', { scope: 'col' }, t('usage.requests')),
+                  h('th', { scope: 'col' }, t('usage.input')),
+                  h('th', { scope: 'col' }, t('usage.cached')),
+                  h('th', { scope: 'col' }, t('usage.output')),
+                  priced ? h('th', { scope: 'col' }, t('usage.money')) : null,
+                  h('th', { scope: 'col' }, t('usage.share')),
+                ),
+              ),
+              h(
+                'tbody',
+                null,
+                ...rows.map((r) => {
+                  const label = usageLabel(by, r.key, botName, t('usage.unknown'))
+                  return h(
+                    'tr',
+                    { key: String(r.key), 'data-usage-row': label },
+                    h('td', null, label),
+                    h('td', null, fmt(r.requests)),
+                    h('td', null, fmt(r.input)),
+                    h('td', null, fmt(r.cached)),
+                    h('td', null, fmt(r.output)),
+                    priced
+                      ? h('td', { title: r.unpriced?.length ? `${t('usage.unpriced')}: ${r.unpriced.join(', ')}` : undefined }, money(r.money, data?.currency))
+                      : null,
+                    h('td', null, h(Bar, { row: r, largest, label: t('usage.bar', { input: fmt(r.input), cached: fmt(r.cached), output: fmt(r.output) }) })),
+                  )
+                }),
+              ),
+            )
+          : null,
         rows.length ? h('p', { className: 'bt-quiet', style: { textAlign: 'left' } }, t('usage.legend')) : null,
-        h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close')))))
+        h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close'))),
+      ),
+    )
   }
   return { UsageDialog }
 }

@@ -28,12 +28,17 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 export function readUsage(value: unknown, by: UsageBy): { rows: UsageRowView[]; currency?: string } {
   const v = value as { rows?: unknown; currency?: unknown } | undefined
   const raw = Array.isArray(v?.rows) ? v.rows : []
-  const rows: UsageRowView[] = raw.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object').map((r) => ({
-    key: typeof r.key === 'string' ? r.key : null,
-    requests: num(r.requests), input: num(r.input), cached: num(r.cached), output: num(r.output),
-    ...(typeof r.money === 'number' && Number.isFinite(r.money) ? { money: r.money } : {}),
-    ...(Array.isArray(r.unpriced) ? { unpriced: r.unpriced.filter((x): x is string => typeof x === 'string').slice(0, 20) } : {}),
-  }))
+  const rows: UsageRowView[] = raw
+    .filter((r): r is Record<string, unknown> => !!r && typeof r === 'object')
+    .map((r) => ({
+      key: typeof r.key === 'string' ? r.key : null,
+      requests: num(r.requests),
+      input: num(r.input),
+      cached: num(r.cached),
+      output: num(r.output),
+      ...(typeof r.money === 'number' && Number.isFinite(r.money) ? { money: r.money } : {}),
+      ...(Array.isArray(r.unpriced) ? { unpriced: r.unpriced.filter((x): x is string => typeof x === 'string').slice(0, 20) } : {}),
+    }))
   const total = (r: UsageRowView) => r.input + r.cached + r.output
   rows.sort(by === 'day' ? (a, b) => String(b.key).localeCompare(String(a.key)) : (a, b) => total(b) - total(a))
   return { rows: rows.slice(0, USAGE_ROWS_MAX), ...(typeof v?.currency === 'string' ? { currency: v.currency.slice(0, 10) } : {}) }
@@ -42,7 +47,7 @@ export function readUsage(value: unknown, by: UsageBy): { rows: UsageRowView[]; 
 /** A row's label: a Bot's name for its id, `fallback` for a missing key. */
 export function usageLabel(by: UsageBy, key: string | null, botName: (id: string) => string | undefined, fallback: string): string {
   if (key === null || key === '') return fallback
-  return by === 'bot' ? botName(key) ?? key : key
+  return by === 'bot' ? (botName(key) ?? key) : key
 }
 
 /** A row's three bar segments as fractions of the largest row's total (0..1 each, summing ≤ 1). */

@@ -10,7 +10,10 @@ export const ContextSection = z.object({
   /** Check line as a share of the usable window (the hard line is 95 %). */
   checkRatio: z.number().gt(0).lte(0.95).default(0.8),
   /** `provider/model` for the steward and the handoff note; default: the Session's own route. */
-  model: z.string().regex(/^[^/\s]+\/\S+$/, 'context.model must look like provider/model').optional(),
+  model: z
+    .string()
+    .regex(/^[^/\s]+\/\S+$/, 'context.model must look like provider/model')
+    .optional(),
   /** Deadline of one steward decision. */
   stewardTimeoutMs: z.int().min(100).max(600_000).default(60_000),
   /** Deadline of one note-writing call. */

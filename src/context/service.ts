@@ -60,7 +60,18 @@ import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { estimateSize, lastUserText, linesOf, messagesToBot } from './conversation.ts'
 import type { LogEvent } from '../core/log-lines.ts'
 import { linesFor, pressure, type Lines } from './thresholds.ts'
-import { checkNote, fallbackNote, handoffPackage, HANDOFF_ACK, NOTE_MAX_TOKENS, NOTE_SHORT_CHARS, noteOfPackage, noteRequest, noteSystem, packageBudgets } from './note.ts'
+import {
+  checkNote,
+  fallbackNote,
+  handoffPackage,
+  HANDOFF_ACK,
+  NOTE_MAX_TOKENS,
+  NOTE_SHORT_CHARS,
+  noteOfPackage,
+  noteRequest,
+  noteSystem,
+  packageBudgets,
+} from './note.ts'
 import { sideCall, type SideCallUsage } from '../dsh/side-call.ts'
 import { parseChoice, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type StewardChoice } from './steward.ts'
 import { afterBoot } from '../dsh/boot.ts'
@@ -149,9 +160,12 @@ export class BotContext extends Service {
   }
 
   async [Service.init](): Promise<void> {
-    this.ctx.effect(() => () => {
-      this.active = false
-    }, 'bot-context:active')
+    this.ctx.effect(
+      () => () => {
+        this.active = false
+      },
+      'bot-context:active',
+    )
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
     for (const { agent, owner } of this.roster.openSessions({ kinds: ['own'] })) this.attach(agent, owner.botId)
     this.ctx.on('agent/status', ({ agent, status }) => {
@@ -180,7 +194,8 @@ export class BotContext extends Service {
 
   /** Resolves when every check and move started so far has finished (tests, benches, shutdown). */
   async settled(): Promise<void> {
-    while (this.checks.size || this.moving.size || this.memberWork.size) await Promise.allSettled([...this.checks.values(), ...this.moving.values(), ...this.memberWork.values()])
+    while (this.checks.size || this.moving.size || this.memberWork.size)
+      await Promise.allSettled([...this.checks.values(), ...this.moving.values(), ...this.memberWork.values()])
   }
 
   /** Resolves when a member's context check and any move it started are over (never rejects). */
@@ -213,38 +228,53 @@ export class BotContext extends Service {
     if (this.attached.has(agent)) return
     this.attached.add(agent)
     const sessionId = String(agent.id)
-    this.onAgents.add(agent, agent.ctx.on('agent/pre-step', async (payload, next) => {
-      if (!this.roster.bot(botId)) return next()
-      if (!this.isCurrent(botId, sessionId)) {
-        // An old part (an open browser tab): its input goes to the current part, never lost.
-        if (payload.messages.length === 0) return { kind: 'enter', messages: [] }
-        this.forwardLater(botId, payload.messages)
-        return { kind: 'enter', messages: [] }
-      }
-      const moving = this.moving.get(botId)
-      if (moving) {
-        // A turn that starts while the part is being left waits for the move, then goes where it belongs.
-        await moving.catch(() => {})
-        if (!this.isCurrent(botId, sessionId)) {
-          this.forwardLater(botId, payload.messages)
-          return { kind: 'enter', messages: [] }
+    this.onAgents.add(
+      agent,
+      agent.ctx.on(
+        'agent/pre-step',
+        async (payload, next) => {
+          if (!this.roster.bot(botId)) return next()
+          if (!this.isCurrent(botId, sessionId)) {
+            // An old part (an open browser tab): its input goes to the current part, never lost.
+            if (payload.messages.length === 0) return { kind: 'enter', messages: [] }
+            this.forwardLater(botId, payload.messages)
+            return { kind: 'enter', messages: [] }
+          }
+          const moving = this.moving.get(botId)
+          if (moving) {
+            // A turn that starts while the part is being left waits for the move, then goes where it belongs.
+            await moving.catch(() => {})
+            if (!this.isCurrent(botId, sessionId)) {
+              this.forwardLater(botId, payload.messages)
+              return { kind: 'enter', messages: [] }
+            }
+            return next()
+          }
+          const lines = await this.linesFor(agent)
+          if (!lines) return next()
+          const size = this.measure(agent)
+          if (pressure(size, lines, this.base.get(sessionId) ?? 0) !== 'hard' || !this.holdsMessages(agent)) return next()
+          // Past the hard line before a step: no room for a note call; move at once and go on there.
+          this.startMove(botId, sessionId, {
+            reason: `past the hard line (${size} of ${lines.hard} tokens) before a step`,
+            noRoom: true,
+            resume: payload.step > 1,
+            carried: payload.messages,
+          })
+          return { kind: 'reject' }
+        },
+        { prepend: true },
+      ),
+    )
+    this.onAgents.add(
+      agent,
+      agent.ctx.on('agent/request-error', async (payload, next) => {
+        if (payload.failure.code === OVERFLOW && this.isCurrent(botId, sessionId) && !this.moving.has(botId) && this.holdsMessages(agent)) {
+          this.startMove(botId, sessionId, { reason: 'the provider reported a context overflow', noRoom: true, resume: true })
         }
         return next()
-      }
-      const lines = await this.linesFor(agent)
-      if (!lines) return next()
-      const size = this.measure(agent)
-      if (pressure(size, lines, this.base.get(sessionId) ?? 0) !== 'hard' || !this.holdsMessages(agent)) return next()
-      // Past the hard line before a step: no room for a note call; move at once and go on there.
-      this.startMove(botId, sessionId, { reason: `past the hard line (${size} of ${lines.hard} tokens) before a step`, noRoom: true, resume: payload.step > 1, carried: payload.messages })
-      return { kind: 'reject' }
-    }, { prepend: true }))
-    this.onAgents.add(agent, agent.ctx.on('agent/request-error', async (payload, next) => {
-      if (payload.failure.code === OVERFLOW && this.isCurrent(botId, sessionId) && !this.moving.has(botId) && this.holdsMessages(agent)) {
-        this.startMove(botId, sessionId, { reason: 'the provider reported a context overflow', noRoom: true, resume: true })
-      }
-      return next()
-    }))
+      }),
+    )
   }
 
   private forwardLater(botId: string, messages: readonly UserMessage[]): void {
@@ -282,13 +312,17 @@ export class BotContext extends Service {
 
   private route(agent: Agent): { provider: string; model: string; maxTokens?: number } | undefined {
     const config = agent.session.requestHeader()?.config as { provider?: string; model?: string; maxTokens?: number } | undefined
-    return config?.provider && config.model ? { provider: config.provider, model: config.model, ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}) } : undefined
+    return config?.provider && config.model
+      ? { provider: config.provider, model: config.model, ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}) }
+      : undefined
   }
 
   private async linesFor(agent: Agent): Promise<Lines | undefined> {
     const route = this.route(agent)
     if (!route) return undefined
-    const info = await this.ctx.llm.resolveModelInfo(route.provider, route.model).catch(() => undefined) as { context?: { contextWindow?: number }; defaultMaxTokens?: number } | undefined
+    const info = (await this.ctx.llm.resolveModelInfo(route.provider, route.model).catch(() => undefined)) as
+      | { context?: { contextWindow?: number }; defaultMaxTokens?: number }
+      | undefined
     const window = info?.context?.contextWindow ?? agent.session.requestContext()?.contextWindow
     return linesFor({ window, reserve: route.maxTokens ?? info?.defaultMaxTokens, checkRatio: this.config.checkRatio })
   }
@@ -312,10 +346,12 @@ export class BotContext extends Service {
     const sessionId = String(agent.id)
     const key = laneKey(lane)
     if (this.checks.has(sessionId) || (lane.kind === 'own' ? this.moving.has(key) : this.memberWork.has(key))) return
-    const run = this.check(agent, lane).catch((error: unknown) => this.problem('the context check of a Bot Session failed', error)).finally(() => {
-      this.checks.delete(sessionId)
-      if (this.memberWork.get(key) === run) this.memberWork.delete(key)
-    })
+    const run = this.check(agent, lane)
+      .catch((error: unknown) => this.problem('the context check of a Bot Session failed', error))
+      .finally(() => {
+        this.checks.delete(sessionId)
+        if (this.memberWork.get(key) === run) this.memberWork.delete(key)
+      })
     this.checks.set(sessionId, run)
     if (lane.kind === 'member') this.memberWork.set(key, run)
   }
@@ -335,7 +371,9 @@ export class BotContext extends Service {
     if (!this.active) return
     if (decision === 'checkpoint') {
       const service = this.ctx.get('botCompaction')
-      const outcome = service ? await service.checkpoint(sessionId, { checkTokens: lines.check }).catch((error: unknown) => ({ ok: false as const, reason: String(error) })) : { ok: false as const, reason: 'no checkpoint service in this host' }
+      const outcome = service
+        ? await service.checkpoint(sessionId, { checkTokens: lines.check }).catch((error: unknown) => ({ ok: false as const, reason: String(error) }))
+        : { ok: false as const, reason: 'no checkpoint service in this host' }
       if (outcome.ok) {
         this.stats.checkpoints++
         this.checkpointsOf.set(sessionId, (this.checkpointsOf.get(sessionId) ?? 0) + 1)
@@ -358,9 +396,23 @@ export class BotContext extends Service {
     const sessionId = String(agent.id)
     const check = (await this.linesFor(agent))?.check
     // Side-call inputs scale with the window (a sixteenth of the check line here, in chars ≈ tokens × 4).
-    const user = stewardRequest({ lines: linesOf(agent.session.events as unknown as LogEvent[]), midTurn, checkpoints: this.checkpointsOf.get(sessionId) ?? 0, where, ...(check ? { maxChars: check / 4 } : {}) })
+    const user = stewardRequest({
+      lines: linesOf(agent.session.events as unknown as LogEvent[]),
+      midTurn,
+      checkpoints: this.checkpointsOf.get(sessionId) ?? 0,
+      where,
+      ...(check ? { maxChars: check / 4 } : {}),
+    })
     this.stats.stewardCalls++
-    const result = await sideCall(this.ctx, { ...route, purpose: 'compaction', system: STEWARD_SYSTEM, user, maxTokens: STEWARD_MAX_TOKENS, deadlineMs: this.config.stewardTimeoutMs, tag: { purpose: 'steward', bot: botId } })
+    const result = await sideCall(this.ctx, {
+      ...route,
+      purpose: 'compaction',
+      system: STEWARD_SYSTEM,
+      user,
+      maxTokens: STEWARD_MAX_TOKENS,
+      deadlineMs: this.config.stewardTimeoutMs,
+      tag: { purpose: 'steward', bot: botId },
+    })
     this.report('steward', botId, sessionId, route, result)
     return parseChoice(result.text)
   }
@@ -372,9 +424,20 @@ export class BotContext extends Service {
     return route && { provider: route.provider, model: route.model }
   }
 
-  private report(label: SideCallLabel, botId: string, sessionId: string, route: { provider: string; model: string }, result: { usage: SideCallUsage; error?: string }): void {
+  private report(
+    label: SideCallLabel,
+    botId: string,
+    sessionId: string,
+    route: { provider: string; model: string },
+    result: { usage: SideCallUsage; error?: string },
+  ): void {
     this.stats.sideTokens += result.usage.input + result.usage.output
-    if (result.error) this.ctx.get('botDiagnostics')?.note({ kind: 'steward', level: 'warn', message: `${label} call for ${botId} (${sessionId}, ${route.provider}/${route.model}) failed: ${result.error}` })
+    if (result.error)
+      this.ctx.get('botDiagnostics')?.note({
+        kind: 'steward',
+        level: 'warn',
+        message: `${label} call for ${botId} (${sessionId}, ${route.provider}/${route.model}) failed: ${result.error}`,
+      })
   }
 
   // ── handoff ──────────────────────────────────────────────────────────────────────────────────
@@ -399,7 +462,11 @@ export class BotContext extends Service {
     if (agent.status !== 'idle' || agent.inbox.hasPending || this.moving.has(botId)) throw new TeamRefusal('unavailable', busy)
     await this.move(botId, sessionId, { reason: 'the person started a new part', noRoom: false, resume: false, requested: true })
     const next = this.roster.bot(botId)?.sessionParts.at(-1)?.sessionId
-    if (!next || next === sessionId) throw new TeamRefusal('unavailable', `${bot.name}'s new part could not be opened now (the team may be read-only in this process, or the Bot busy); its chat goes on in the current part. Try again.`)
+    if (!next || next === sessionId)
+      throw new TeamRefusal(
+        'unavailable',
+        `${bot.name}'s new part could not be opened now (the team may be read-only in this process, or the Bot busy); its chat goes on in the current part. Try again.`,
+      )
     return next
   }
 
@@ -437,7 +504,14 @@ export class BotContext extends Service {
    * and the latest messages), masked and written to `file` under the bot folder. Undefined: the
    * note failed below the hard line, so the part stays as it is for a while (a cool-down).
    */
-  private async writePackage(agent: Agent, botId: string, part: number, previous: string | undefined, file: string, options: MoveOptions): Promise<string | undefined> {
+  private async writePackage(
+    agent: Agent,
+    botId: string,
+    part: number,
+    previous: string | undefined,
+    file: string,
+    options: MoveOptions,
+  ): Promise<string | undefined> {
     const sessionId = String(agent.id)
     const lines = linesOf(agent.session.events as unknown as LogEvent[])
     const limits = await this.linesFor(agent)
@@ -457,7 +531,13 @@ export class BotContext extends Service {
       note = fallbackNote({ why: options.noRoom ? options.reason : 'the note could not be written', previousNote: previous, lastUserText: lastUserText(lines) })
     }
     const secrets = this.ctx.get('botSecrets')
-    const text = handoffPackage({ part: part + 1, note, messages: messagesToBot(lines, part), ...packageBudgets(limits?.check ?? 16_384 * 4), resume: options.resume })
+    const text = handoffPackage({
+      part: part + 1,
+      note,
+      messages: messagesToBot(lines, part),
+      ...packageBudgets(limits?.check ?? 16_384 * 4),
+      resume: options.resume,
+    })
     const masked = secrets?.mask ? secrets.mask(text) : text
     await makePrivateDir(join(this.config.dir, 'context')).catch(() => {})
     await makePrivateDir(join(this.config.dir, 'context', botId)).catch(() => {})
@@ -513,7 +593,15 @@ export class BotContext extends Service {
     let retry: string | undefined
     for (let attempt = 0; attempt < 2; attempt++) {
       this.stats.noteCalls++
-      const result = await sideCall(this.ctx, { ...route, purpose: 'compaction', system: noteSystem(retry), user, maxTokens: NOTE_MAX_TOKENS, deadlineMs: this.config.noteTimeoutMs, tag: { purpose: 'handoff-note', bot: botId } })
+      const result = await sideCall(this.ctx, {
+        ...route,
+        purpose: 'compaction',
+        system: noteSystem(retry),
+        user,
+        maxTokens: NOTE_MAX_TOKENS,
+        deadlineMs: this.config.noteTimeoutMs,
+        tag: { purpose: 'handoff-note', bot: botId },
+      })
       this.report('handoff-note', botId, sessionId, route, result)
       if (result.error) return undefined
       const checked = checkNote(result.complete ? result.text : undefined, retry === 'shorter' ? NOTE_SHORT_CHARS : undefined)
@@ -570,7 +658,9 @@ export class BotContext extends Service {
       if (part?.opening !== 'pending' || !part.note || this.moving.has(bot.id)) continue
       const text = await readFile(join(this.config.dir, part.note), 'utf8').catch(() => undefined)
       if (text === undefined) continue
-      await this.sendOpening(bot.id, part.sessionId, part.part, text, part.resume === true).catch((error: unknown) => this.problem(`could not finish ${bot.name}'s handoff`, error))
+      await this.sendOpening(bot.id, part.sessionId, part.part, text, part.resume === true).catch((error: unknown) =>
+        this.problem(`could not finish ${bot.name}'s handoff`, error),
+      )
     }
     const rooms = this.ctx.get('botRooms')
     for (const group of Object.values(this.store.state.groups)) {
@@ -583,7 +673,9 @@ export class BotContext extends Service {
         if (text === undefined) continue
         const run = rooms.memberAgent(group.id, botId).then((agent) => this.sendMemberOpening(lane, agent, part.part, text))
         this.memberWork.set(laneKey(lane), run)
-        await run.catch((error: unknown) => this.problem(`could not finish a member handoff in group ${group.name}`, error)).finally(() => this.memberWork.delete(laneKey(lane)))
+        await run
+          .catch((error: unknown) => this.problem(`could not finish a member handoff in group ${group.name}`, error))
+          .finally(() => this.memberWork.delete(laneKey(lane)))
       }
     }
   }
@@ -594,7 +686,10 @@ function endsWithBarePackage(messages: readonly { role: string; content: readonl
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!
     if (m.role !== 'user') return false
-    const text = m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('')
+    const text = m.content
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text ?? '')
+      .join('')
     if (text.startsWith('Current runtime context')) continue
     const s = readSourceOf(m.source, 'handoff')
     return s !== undefined && !s.resume

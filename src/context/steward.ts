@@ -37,7 +37,15 @@ export const STEWARD_SYSTEM = [
   'Answer with one line of JSON only: {"action":"checkpoint"|"handoff","reason":"<a few words>"}',
 ].join('\n')
 
-const SPEAKER: Partial<Record<ArchiveLine['who'], string>> = { user: 'User', you: 'Bot', bot: 'Another Bot', summary: 'Summary', card: 'Bot (question)', answer: 'User (answer)', tool: 'Tool' }
+const SPEAKER: Partial<Record<ArchiveLine['who'], string>> = {
+  user: 'User',
+  you: 'Bot',
+  bot: 'Another Bot',
+  summary: 'Summary',
+  card: 'Bot (question)',
+  answer: 'User (answer)',
+  tool: 'Tool',
+}
 
 /** A long text clipped in the middle: its start and end stay (pure). */
 export function clipMiddle(text: string, max: number): string {

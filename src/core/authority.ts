@@ -67,17 +67,41 @@ export interface Caller {
 }
 
 export type TeamAction =
-  | 'list_bots' | 'list_models' | 'create_bot' | 'update_bot' | 'delete_bot'
-  | 'message_bot' | 'interrupt_bot' | 'stop_bot'
-  | 'create_group' | 'update_group' | 'delete_group' | 'post_to_group' | 'read_group_chat'
-  | 'write_own_memory' | 'write_team_memory' | 'read_own_chat'
+  | 'list_bots'
+  | 'list_models'
+  | 'create_bot'
+  | 'update_bot'
+  | 'delete_bot'
+  | 'message_bot'
+  | 'interrupt_bot'
+  | 'stop_bot'
+  | 'create_group'
+  | 'update_group'
+  | 'delete_group'
+  | 'post_to_group'
+  | 'read_group_chat'
+  | 'write_own_memory'
+  | 'write_team_memory'
+  | 'read_own_chat'
 
 /** Every action, in a stable order (for UIs, prompts and test matrices). */
 export const TEAM_ACTIONS: readonly TeamAction[] = [
-  'list_bots', 'list_models', 'create_bot', 'update_bot', 'delete_bot',
-  'message_bot', 'interrupt_bot', 'stop_bot',
-  'create_group', 'update_group', 'delete_group', 'post_to_group', 'read_group_chat',
-  'write_own_memory', 'write_team_memory', 'read_own_chat',
+  'list_bots',
+  'list_models',
+  'create_bot',
+  'update_bot',
+  'delete_bot',
+  'message_bot',
+  'interrupt_bot',
+  'stop_bot',
+  'create_group',
+  'update_group',
+  'delete_group',
+  'post_to_group',
+  'read_group_chat',
+  'write_own_memory',
+  'write_team_memory',
+  'read_own_chat',
 ]
 
 /** Facts about what the action is aimed at, filled in by the roster service. */
@@ -137,25 +161,33 @@ const MAIN_ONLY: Readonly<Record<MainOnlyAction, string>> = {
 
 const REASONS = {
   notABot: 'Team actions are only for the Bots of the team and the user; this Session is not a Bot. Ask the user to use the team page or one of the Bots.',
-  unidentified: 'This Bot could not be identified, so the team action was refused. Only an identified Bot of the team or the user may act on the team; ask the user to check the team page.',
+  unidentified:
+    'This Bot could not be identified, so the team action was refused. Only an identified Bot of the team or the user may act on the team; ask the user to check the team page.',
   noBot: 'No target Bot was named. Name the Bot by its name or id (call list_bots to see the team).',
   noGroup: 'No target group was named. Name the group by its name or id.',
   updateGroup: "Only a Main Bot or this group's admin may change the group. Ask a Main Bot, the group's admin or the user.",
   postToGroup: "Only a Main Bot or this group's admin may post to the group. Ask a Main Bot, the group's admin or the user.",
   readGroupChat: "Only this group's members and Main Bots may read its chat, and you are not a member. Ask a Main Bot or a member of the group.",
   readOtherChat: "You can read only your own chat; another Bot's chat is private to that Bot. Ask that Bot with message_bot, or ask the user.",
-  writeOtherMemory: "You can write only your own memory; another Bot's memory belongs to that Bot. Ask that Bot with message_bot, or ask a Main Bot to write team memory.",
+  writeOtherMemory:
+    "You can write only your own memory; another Bot's memory belongs to that Bot. Ask that Bot with message_bot, or ask a Main Bot to write team memory.",
   teamMemory: 'Only Main Bots and group admins may write team memory. Ask a Main Bot or a group admin, or keep it in your own memory.',
   deleteSelf: 'You cannot delete yourself. Only the user (from the team page) or another Main Bot may delete you.',
   messageSelf: 'You cannot message yourself. Send the message to another Bot (call list_bots to see the team), or just continue your own work.',
   interruptSelf: 'You cannot interrupt yourself; a Main Bot may interrupt only another Bot. To change course, do so in your current turn.',
   stopSelf: 'You cannot stop yourself; a Main Bot may stop only another Bot. To end your work, finish your current turn.',
-  deleteLastMain: 'This is the last Main Bot, and the team is never without one. The user or a Main Bot must make another Bot a Main Bot first, then delete this one.',
-  unmainLastMain: 'This change would leave the team without a Main Bot. The user or a Main Bot must make another Bot a Main Bot first, then remove the Main Bot role from this one.',
-  roundRunning: 'A round is running in this group, so it cannot be deleted now. Wait until the round ends (or stop its speakers); then a Main Bot or the user may delete it.',
-  notAsked: 'Changing, deleting or writing the memory of another Bot is done only when the user asks for it, and this turn was not opened by the user (another Bot, a room or a timer started it). Tell the user what you would change; they can ask you in your own chat or do it on the team page.',
-  workFolder: "Only the person sets a Bot's working folder (it changes where the Bot may write), on the team page in DSH Web; a Bot cannot, not even a Main Bot. Nothing was changed. Tell the user which folder you suggest and why.",
-  raise: "Raising a Bot's permission preset needs the person's confirmation, and it was not given. The user can raise it on the team page, or ask you in your own chat and approve the prompt DSH shows.",
+  deleteLastMain:
+    'This is the last Main Bot, and the team is never without one. The user or a Main Bot must make another Bot a Main Bot first, then delete this one.',
+  unmainLastMain:
+    'This change would leave the team without a Main Bot. The user or a Main Bot must make another Bot a Main Bot first, then remove the Main Bot role from this one.',
+  roundRunning:
+    'A round is running in this group, so it cannot be deleted now. Wait until the round ends (or stop its speakers); then a Main Bot or the user may delete it.',
+  notAsked:
+    'Changing, deleting or writing the memory of another Bot is done only when the user asks for it, and this turn was not opened by the user (another Bot, a room or a timer started it). Tell the user what you would change; they can ask you in your own chat or do it on the team page.',
+  workFolder:
+    "Only the person sets a Bot's working folder (it changes where the Bot may write), on the team page in DSH Web; a Bot cannot, not even a Main Bot. Nothing was changed. Tell the user which folder you suggest and why.",
+  raise:
+    "Raising a Bot's permission preset needs the person's confirmation, and it was not given. The user can raise it on the team page, or ask you in your own chat and approve the prompt DSH shows.",
 } as const
 
 /** Decide one team action. Pure: the same facts always give the same answer. */

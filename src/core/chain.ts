@@ -31,7 +31,7 @@ export const MAX_BUDGETS = 200
 /** Rank of a sandbox mode (higher = more authority); anything unknown ranks lowest. */
 export function modeRank(mode: string | undefined): number {
   const i = (SANDBOX_MODES as readonly string[]).indexOf(mode ?? '')
-  return Math.max(i , 0)
+  return Math.max(i, 0)
 }
 
 /** The lower of two modes (an absent one does not lower anything). */
@@ -106,9 +106,13 @@ export type DrawVerdict = { ok: true; left: number } | { ok: false; reason: stri
 export function draw(budgets: Budget[], id: string | undefined, n = 1): DrawVerdict {
   if (id === undefined) return { ok: true, left: Number.POSITIVE_INFINITY }
   const budget = budgets.find((b) => b.id === id)
-  if (!budget) return { ok: false, reason: 'the work budget of the request that started this chain is gone (it was closed long ago). The person must ask again.' }
+  if (!budget)
+    return { ok: false, reason: 'the work budget of the request that started this chain is gone (it was closed long ago). The person must ask again.' }
   if (budget.used + n > budget.limit) {
-    return { ok: false, reason: `the work budget for this request is spent: the Bots already ran ${budget.used} of ${budget.limit} turns for it. Stop here and report what was done; the person must ask again to continue.` }
+    return {
+      ok: false,
+      reason: `the work budget for this request is spent: the Bots already ran ${budget.used} of ${budget.limit} turns for it. Stop here and report what was done; the person must ask again to continue.`,
+    }
   }
   budget.used += n
   return { ok: true, left: budget.limit - budget.used }
@@ -122,7 +126,11 @@ export function draw(budgets: Budget[], id: string | undefined, n = 1): DrawVerd
  * counts the turn even past the limit (what the plugin itself routes back: replies, reports), so
  * the turn it opens cannot start more.
  */
-export function drawOn(draft: { budgets: Budget[] }, chain: Chain, opts: { limit: number; open?: { origin: string; by?: string; at: string } | undefined; force?: boolean }): DrawVerdict {
+export function drawOn(
+  draft: { budgets: Budget[] },
+  chain: Chain,
+  opts: { limit: number; open?: { origin: string; by?: string; at: string } | undefined; force?: boolean },
+): DrawVerdict {
   const id = chain.budget
   if (id === undefined) return { ok: true, left: Number.POSITIVE_INFINITY }
   if (opts.open && !draft.budgets.some((b) => b.id === id)) {
@@ -145,7 +153,11 @@ export function drawOn(draft: { budgets: Budget[] }, chain: Chain, opts: { limit
 export function canStart(draft: { budgets: readonly Budget[] }, chain: Chain): DrawVerdict {
   const budget = chain.budget === undefined ? undefined : draft.budgets.find((b) => b.id === chain.budget)
   if (!budget) return { ok: true, left: Number.POSITIVE_INFINITY }
-  if (budget.used >= budget.limit) return { ok: false, reason: `the work budget for this request is spent: the Bots already ran ${budget.used} of ${budget.limit} turns for it. Stop here and report what was done; the person must ask again to continue.` }
+  if (budget.used >= budget.limit)
+    return {
+      ok: false,
+      reason: `the work budget for this request is spent: the Bots already ran ${budget.used} of ${budget.limit} turns for it. Stop here and report what was done; the person must ask again to continue.`,
+    }
   return { ok: true, left: budget.limit - budget.used }
 }
 

@@ -27,15 +27,18 @@ export const TEAM_LIMIT_FIELDS = {
 }
 
 /** The bounds of each room limit (every one optional: a missing one takes `DEFAULT_LIMITS`). */
-export const RoomLimitsConfig = z.object({
-  extraTurns: z.int().min(0).max(20),
-  callsPerMember: z.int().min(1).max(10),
-  callsPerAdmin: z.int().min(1).max(10),
-  botRoundsPerUserMessage: z.int().min(0).max(50),
-  turnTimeoutMs: z.int().min(10).max(3_600_000),
-  windowPosts: z.int().min(1).max(200),
-  windowPostChars: z.int().min(100).max(100_000),
-}).partial().strict()
+export const RoomLimitsConfig = z
+  .object({
+    extraTurns: z.int().min(0).max(20),
+    callsPerMember: z.int().min(1).max(10),
+    callsPerAdmin: z.int().min(1).max(10),
+    botRoundsPerUserMessage: z.int().min(0).max(50),
+    turnTimeoutMs: z.int().min(10).max(3_600_000),
+    windowPosts: z.int().min(1).max(200),
+    windowPostChars: z.int().min(100).max(100_000),
+  })
+  .partial()
+  .strict()
 
 export interface RoomLimits {
   /** Turns per round = members + this. */

@@ -61,7 +61,7 @@ const RUNTIME_CONTEXT = 'Current runtime context'
 
 export function textOf(blocks: readonly Block[] | undefined): string {
   if (!blocks) return ''
-  return blocks.map((b) => (b.type === 'text' ? b.text ?? '' : b.content ? textOf(b.content) : '')).join('')
+  return blocks.map((b) => (b.type === 'text' ? (b.text ?? '') : b.content ? textOf(b.content) : '')).join('')
 }
 
 function oneLine(text: string, max: number): string {
@@ -109,7 +109,9 @@ function questionCard(raw: unknown): string {
   const questions = (parsed as { questions?: unknown })?.questions
   if (!Array.isArray(questions)) return `[Question card] ${argsLine(raw)}`
   const parts = questions.map((q: { question?: unknown; options?: unknown }) => {
-    const options = Array.isArray(q.options) ? q.options.map((o: unknown) => (typeof o === 'string' ? o : (o as { label?: unknown })?.label)).filter((o): o is string => typeof o === 'string') : []
+    const options = Array.isArray(q.options)
+      ? q.options.map((o: unknown) => (typeof o === 'string' ? o : (o as { label?: unknown })?.label)).filter((o): o is string => typeof o === 'string')
+      : []
     return `${typeof q.question === 'string' ? q.question : ''}${options.length ? `\nOptions: ${options.join(' / ')}` : ''}`
   })
   return bounded(`[Question card] ${parts.join('\n')}`, CARD_CHARS)

@@ -36,7 +36,9 @@ const refusalListeners = new Set<RefusalListener>()
  */
 export function listenToRefusals(listener: RefusalListener): () => void {
   refusalListeners.add(listener)
-  return () => { refusalListeners.delete(listener) }
+  return () => {
+    refusalListeners.delete(listener)
+  }
 }
 
 /** Tell the listeners about a refusal that was answered (the tool adapter below, the HTTP router). */

@@ -155,8 +155,16 @@ export interface SecretNoteSource extends Base {
 }
 
 export type TeamSource =
-  | DeliverySource | RoomPostSource | RoomTurnSource | RoomReportSource
-  | RoomNoticeSource | RoomOpenSource | BootstrapSource | UsageNoticeSource | ScheduleSource | HandoffSource
+  | DeliverySource
+  | RoomPostSource
+  | RoomTurnSource
+  | RoomReportSource
+  | RoomNoticeSource
+  | RoomOpenSource
+  | BootstrapSource
+  | UsageNoticeSource
+  | ScheduleSource
+  | HandoffSource
   | SecretNoteSource
 
 export type TeamSourceType = TeamSource['type']
@@ -169,17 +177,38 @@ function chainFields(chain: Chain): Chain {
 
 const base: Base = { kind: 'plugin', plugin: SOURCE_PLUGIN }
 
-export function deliverySource(d: { id: string; from: string; kind: DeliveryType; replyMode?: 'sender' | 'user' | undefined }, fromName: string, chain: Chain): DeliverySource {
+export function deliverySource(
+  d: { id: string; from: string; kind: DeliveryType; replyMode?: 'sender' | 'user' | undefined },
+  fromName: string,
+  chain: Chain,
+): DeliverySource {
   return {
-    ...base, form: 'relay', type: d.kind, deliveryId: d.id, fromBot: d.from, fromName, ...chainFields(chain),
+    ...base,
+    form: 'relay',
+    type: d.kind,
+    deliveryId: d.id,
+    fromBot: d.from,
+    fromName,
+    ...chainFields(chain),
     ...(d.kind === 'message' && d.replyMode ? { replyTo: d.replyMode } : {}),
   }
 }
 
-export function roomPostSource(p: { groupId: string; groupName: string; postId: string; said: string; from?: { id: string; name: string } | undefined; report?: boolean | undefined }, chain: Chain): RoomPostSource {
+export function roomPostSource(
+  p: { groupId: string; groupName: string; postId: string; said: string; from?: { id: string; name: string } | undefined; report?: boolean | undefined },
+  chain: Chain,
+): RoomPostSource {
   return {
-    ...base, form: 'relay', type: 'room-post', groupId: p.groupId, groupName: p.groupName, postId: p.postId, said: p.said,
-    ...(p.from ? { fromBot: p.from.id, fromName: p.from.name } : {}), ...(p.report && p.from ? { report: true } : {}), ...chainFields(chain),
+    ...base,
+    form: 'relay',
+    type: 'room-post',
+    groupId: p.groupId,
+    groupName: p.groupName,
+    postId: p.postId,
+    said: p.said,
+    ...(p.from ? { fromBot: p.from.id, fromName: p.from.name } : {}),
+    ...(p.report && p.from ? { report: true } : {}),
+    ...chainFields(chain),
   }
 }
 
@@ -238,8 +267,28 @@ const plugin = { kind: z.literal('plugin'), plugin: z.literal(SOURCE_PLUGIN) }
 const group = { groupId: id, groupName: name }
 
 const readers = z.discriminatedUnion('type', [
-  z.object({ ...plugin, form: z.literal('relay'), type: z.enum(['message', 'interrupt', 'stop', 'reply']), deliveryId: id, fromBot: id, fromName: name, replyTo: z.enum(['sender', 'user']).optional(), ...chain }),
-  z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-post'), ...group, postId: id, said: z.string(), fromBot: id.optional(), fromName: name.optional(), report: z.boolean().optional(), ...chain }),
+  z.object({
+    ...plugin,
+    form: z.literal('relay'),
+    type: z.enum(['message', 'interrupt', 'stop', 'reply']),
+    deliveryId: id,
+    fromBot: id,
+    fromName: name,
+    replyTo: z.enum(['sender', 'user']).optional(),
+    ...chain,
+  }),
+  z.object({
+    ...plugin,
+    form: z.literal('relay'),
+    type: z.literal('room-post'),
+    ...group,
+    postId: id,
+    said: z.string(),
+    fromBot: id.optional(),
+    fromName: name.optional(),
+    report: z.boolean().optional(),
+    ...chain,
+  }),
   z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-turn'), ...group, ...chain }),
   z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-report'), ...group, ...chain }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-notice'), summary: z.string(), ...group }),
@@ -299,7 +348,6 @@ export function chainOf(source: TeamSource | undefined): Chain | undefined {
   return chainFields(source)
 }
 
-
 // ── the room's answer (assistant message) ───────────────────────────────────────────────────────
 
 /**
@@ -333,14 +381,24 @@ export const ROOM_NOTES_MAX = 50
 export const ROOM_NOTE_MAX = 300
 
 export function roomAnswerState(rounds: readonly string[], notes: readonly RoomNote[] = []): RoomAnswerState {
-  const kept = notes.slice(0, ROOM_NOTES_MAX).map((n) => ({ kind: n.kind, text: n.text.replace(/\s+/g, ' ').trim().slice(0, ROOM_NOTE_MAX), ...(n.round ? { round: n.round } : {}) }))
+  const kept = notes
+    .slice(0, ROOM_NOTES_MAX)
+    .map((n) => ({ kind: n.kind, text: n.text.replace(/\s+/g, ' ').trim().slice(0, ROOM_NOTE_MAX), ...(n.round ? { round: n.round } : {}) }))
   return { response: { botTeam: { type: 'room-answer', rounds: rounds.slice(0, ROOM_ANSWER_ROUNDS_MAX), ...(kept.length ? { notes: kept } : {}) } } }
 }
 
 const noteReader = z.object({ kind: z.enum(['open', 'notice', 'held', 'turn-cap']), text: z.string().max(ROOM_NOTE_MAX), round: id.optional() })
 const roomAnswerReader = z.object({
   kind: z.literal('model'),
-  replayState: z.object({ response: z.object({ botTeam: z.object({ type: z.literal('room-answer'), rounds: z.array(id).max(ROOM_ANSWER_ROUNDS_MAX), notes: z.array(noteReader).max(ROOM_NOTES_MAX).optional() }) }) }),
+  replayState: z.object({
+    response: z.object({
+      botTeam: z.object({
+        type: z.literal('room-answer'),
+        rounds: z.array(id).max(ROOM_ANSWER_ROUNDS_MAX),
+        notes: z.array(noteReader).max(ROOM_NOTES_MAX).optional(),
+      }),
+    }),
+  }),
 })
 
 /** The rounds and the room's own notes an assistant message's source names, if a room wrote it (pure; any input). */
@@ -350,4 +408,3 @@ export function readRoomAnswerParts(source: unknown): { rounds: string[]; notes:
   const { rounds, notes } = parsed.data.replayState.response.botTeam
   return { rounds, notes: (notes ?? []).map((n) => ({ kind: n.kind, text: n.text, ...(n.round ? { round: n.round } : {}) })) }
 }
-

@@ -47,9 +47,7 @@ export interface SqliteDriver {
   open(path: string): SqliteDatabase
 }
 
-export type SqliteLoad =
-  | { ok: true; driver: SqliteDriver; problem?: SqliteProblem }
-  | { ok: false; problem: SqliteProblem }
+export type SqliteLoad = { ok: true; driver: SqliteDriver; problem?: SqliteProblem } | { ok: false; problem: SqliteProblem }
 
 /** The Node install whose headers a native build must use (`<prefix>/bin/node` → `<prefix>`). */
 export function nodeDirOf(execPath: string): string {

@@ -27,8 +27,7 @@ export function formatIssues(error: { issues: readonly Issue[] }, { root = 'inpu
     if (i.code === 'unrecognized_keys' && i.keys) {
       const said = i.message.startsWith('Unrecognized key') ? 'is not a field here' : i.message
       for (const key of i.keys) lines.push(`${[...at, key].join('.')}: ${said}`)
-    }
-    else lines.push(`${at.length ? at.join('.') : root}: ${i.message}`)
+    } else lines.push(`${at.length ? at.join('.') : root}: ${i.message}`)
   }
   if (lines.length > max) return [...lines.slice(0, max), `… and ${lines.length - max} more`].join('; ')
   return lines.join('; ')

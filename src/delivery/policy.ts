@@ -16,7 +16,12 @@ import type { Delivery } from '../store/index.ts'
 export type DeliveryKind = Delivery['kind']
 
 /** The model-facing text of a delivery: a header naming sender and kind, then the body (pure). */
-export function messageText(kind: DeliveryKind, fromName: string, body: string, opts: { replyMode?: 'sender' | 'user' | undefined; hop: number; hopLimit: number }): string {
+export function messageText(
+  kind: DeliveryKind,
+  fromName: string,
+  body: string,
+  opts: { replyMode?: 'sender' | 'user' | undefined; hop: number; hopLimit: number },
+): string {
   const header = {
     message: `[Message from Bot ${fromName}]`,
     interrupt: `[Interruption from Bot ${fromName}: read this now, then continue or change course]`,
@@ -25,9 +30,11 @@ export function messageText(kind: DeliveryKind, fromName: string, body: string, 
   }[kind]
   const lines = [header, body]
   if (kind === 'message') {
-    lines.push(opts.replyMode === 'sender'
-      ? `(Your final answer of this turn is sent back to ${fromName} automatically; ${fromName} cannot see this chat.)`
-      : `(${fromName} asked you to answer the user here, in your own chat; nothing is sent back.)`)
+    lines.push(
+      opts.replyMode === 'sender'
+        ? `(Your final answer of this turn is sent back to ${fromName} automatically; ${fromName} cannot see this chat.)`
+        : `(${fromName} asked you to answer the user here, in your own chat; nothing is sent back.)`,
+    )
   }
   if (opts.hop >= opts.hopLimit) lines.push(`(This conversation chain reached the hop limit (${opts.hopLimit}): you cannot message other Bots from this turn.)`)
   return lines.join('\n\n')
@@ -39,10 +46,16 @@ export type SendVerdict = { ok: true; hop: number } | { ok: false; reason: strin
 export function checkSend(hop: number, sent: number, limits: { hopLimit: number; sendCap: number }): SendVerdict {
   const next = hop + 1
   if (next > limits.hopLimit) {
-    return { ok: false, reason: `the hop limit (${limits.hopLimit}) is reached: this turn was started by a chain of ${hop} Bot-to-Bot messages, and a longer chain is not allowed. Answer with what you have instead.` }
+    return {
+      ok: false,
+      reason: `the hop limit (${limits.hopLimit}) is reached: this turn was started by a chain of ${hop} Bot-to-Bot messages, and a longer chain is not allowed. Answer with what you have instead.`,
+    }
   }
   if (sent >= limits.sendCap) {
-    return { ok: false, reason: `one turn may send at most ${limits.sendCap} Bot messages, and this turn already sent ${sent}. Finish this turn with what you have.` }
+    return {
+      ok: false,
+      reason: `one turn may send at most ${limits.sendCap} Bot messages, and this turn already sent ${sent}. Finish this turn with what you have.`,
+    }
   }
   return { ok: true, hop: next }
 }
@@ -110,7 +123,8 @@ export function turnOutcome(reason: unknown, finalText: string): TurnOutcome {
   const r = (reason ?? {}) as { kind?: string; reason?: { kind?: string; reason?: string }; error?: { message?: string } }
   if (r.kind === 'completed' || r.kind === 'max-tokens') return { kind: 'completed', text: finalText }
   if (r.kind === 'aborted') {
-    const cause = r.reason?.kind === 'hook' && r.reason.reason ? r.reason.reason : r.reason?.kind === 'user' ? 'cancelled by the user' : (r.reason?.kind ?? 'cancelled')
+    const cause =
+      r.reason?.kind === 'hook' && r.reason.reason ? r.reason.reason : r.reason?.kind === 'user' ? 'cancelled by the user' : (r.reason?.kind ?? 'cancelled')
     return { kind: 'aborted', why: cause }
   }
   if (r.kind === 'error') return { kind: 'failed', why: r.error?.message ?? 'model error' }

@@ -44,10 +44,7 @@ import { byRef } from '../core/names.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
 import { drawOn, type Chain } from '../core/chain.ts'
-import {
-  boundDeliveries, checkSend, discardReport,
-  messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind,
-} from './policy.ts'
+import { boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind } from './policy.ts'
 import { charCount, clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../core/text-limits.ts'
 import type { LimitOverrides, Limits } from '../core/limits.ts'
 import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../core/sources.ts'
@@ -70,7 +67,6 @@ interface TurnTrack {
   /** Deliveries claimed in this turn whose sender wants the answer. */
   wantReply: string[]
 }
-
 
 export interface SendResult {
   delivery: Delivery
@@ -111,7 +107,9 @@ export class BotDelivery extends Service {
 
   constructor(ctx: Context) {
     super(ctx, 'botDelivery')
-    this.ready = new Promise((resolve) => { this.resolveReady = resolve })
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = resolve
+    })
   }
 
   private get store(): BotStore {
@@ -131,7 +129,12 @@ export class BotDelivery extends Service {
   private alive = true
 
   async [Service.init](): Promise<void> {
-    this.ctx.effect(() => () => { this.alive = false }, 'bot-delivery:alive')
+    this.ctx.effect(
+      () => () => {
+        this.alive = false
+      },
+      'bot-delivery:alive',
+    )
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
     // Delivery owns its records: the deleted Bot's pending messages are discarded here (those still
     // in its inbox were already discarded, and their senders told, when the roster closed its Sessions).
@@ -148,10 +151,12 @@ export class BotDelivery extends Service {
         // between a saved mark and an unwritten log line would lose the message.
         if (relay) {
           const at = nowIso()
-          const flushed = Promise.resolve(this.ctx.sessions.flush(session)).then(
-            () => this.mark(relay.deliveryId, 'delivered', `in the target's log at ${at}`),
-            (error: unknown) => warn(this.ctx, `could not flush the log holding ${relay.deliveryId}`, error, 'delivery'),
-          ).finally(() => this.logFlushes.delete(flushed))
+          const flushed = Promise.resolve(this.ctx.sessions.flush(session))
+            .then(
+              () => this.mark(relay.deliveryId, 'delivered', `in the target's log at ${at}`),
+              (error: unknown) => warn(this.ctx, `could not flush the log holding ${relay.deliveryId}`, error, 'delivery'),
+            )
+            .finally(() => this.logFlushes.delete(flushed))
           this.logFlushes.add(flushed)
         }
       } else if (event.type === 'turn/end') {
@@ -175,9 +180,15 @@ export class BotDelivery extends Service {
       this.resolveReady()
       return
     }
-    const run = () => this.recover().then(() => {}, (error: unknown) => {
-      warn(this.ctx, 'delivery recovery failed', error, 'delivery')
-    }).finally(() => this.resolveReady())
+    const run = () =>
+      this.recover()
+        .then(
+          () => {},
+          (error: unknown) => {
+            warn(this.ctx, 'delivery recovery failed', error, 'delivery')
+          },
+        )
+        .finally(() => this.resolveReady())
     afterBoot(this.ctx, run)
   }
 
@@ -203,13 +214,22 @@ export class BotDelivery extends Service {
     const sessionId = String(agent.id)
     const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
     for (const tool of deliveryTools(this)) track(agent.ctx.tools.register(tool))
-    track(agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
-      const t = this.track(sessionId, turn)
-      const relay = relayOf(message.source)
-      if (relay?.type === 'message' && relay.replyTo === 'sender') t.wantReply.push(relay.deliveryId)
-    }))
+    track(
+      agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
+        const t = this.track(sessionId, turn)
+        const relay = relayOf(message.source)
+        if (relay?.type === 'message' && relay.replyTo === 'sender') t.wantReply.push(relay.deliveryId)
+      }),
+    )
     track(agent.ctx.on('agent/inbox/discarded', ({ message }) => this.onDiscarded(sessionId, message)))
-    track(agent.ctx.effect(() => () => { this.turns.delete(sessionId) }, 'bot-delivery:turns'))
+    track(
+      agent.ctx.effect(
+        () => () => {
+          this.turns.delete(sessionId)
+        },
+        'bot-delivery:turns',
+      ),
+    )
   }
 
   // ── sending ─────────────────────────────────────────────────────────────────────────────────
@@ -240,10 +260,16 @@ export class BotDelivery extends Service {
   private target(ref: string): Bot {
     const target = this.roster.find(String(ref ?? '').trim())
     if (target) return target
-    const gone = byRef(Object.values(this.store.state.bots).filter((b) => b.deleted), ref)
-    throw new TeamRefusal('not-found', gone
-      ? `Bot ${gone.name} was deleted; nothing was sent. Call list_bots to see the team.`
-      : `there is no Bot named or with id "${ref}". Call list_bots to see the team.`)
+    const gone = byRef(
+      Object.values(this.store.state.bots).filter((b) => b.deleted),
+      ref,
+    )
+    throw new TeamRefusal(
+      'not-found',
+      gone
+        ? `Bot ${gone.name} was deleted; nothing was sent. Call list_bots to see the team.`
+        : `there is no Bot named or with id "${ref}". Call list_bots to see the team.`,
+    )
   }
 
   /**
@@ -258,7 +284,11 @@ export class BotDelivery extends Service {
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
     const body = String(req.body ?? '').trim()
     if (!body) throw new TeamRefusal('invalid', 'the message is empty; nothing was sent.')
-    if (charCount(body) > MESSAGE_MAX) throw new TeamRefusal('invalid', `The message is ${charCount(body)} characters long; the limit is ${MESSAGE_MAX}. Shorten it (put long material in a file and name the path); nothing was sent.`)
+    if (charCount(body) > MESSAGE_MAX)
+      throw new TeamRefusal(
+        'invalid',
+        `The message is ${charCount(body)} characters long; the limit is ${MESSAGE_MAX}. Shorten it (put long material in a file and name the path); nothing was sent.`,
+      )
     const track = sender.sessionId ? this.turns.get(sender.sessionId) : undefined
     if (sender.from) {
       const limits = this.limits()
@@ -266,7 +296,11 @@ export class BotDelivery extends Service {
       if (!next.ok) throw new TeamRefusal('limit', `Not sent: ${next.reason}`)
     }
     const result = await this.deliver({
-      from: sender.from?.id ?? 'user', to: target.id, kind: req.kind, body, replyMode: req.kind === 'message' ? (req.replyMode ?? 'sender') : undefined,
+      from: sender.from?.id ?? 'user',
+      to: target.id,
+      kind: req.kind,
+      body,
+      replyMode: req.kind === 'message' ? (req.replyMode ?? 'sender') : undefined,
       chain: sender.chain,
     })
     if (track) track.sent++
@@ -280,8 +314,14 @@ export class BotDelivery extends Service {
    * arrive, and still count against the budget, so the turn they open cannot send further.
    */
   private async deliver(req: {
-    from: string; to: string; kind: DeliveryKind; body: string; chain: Chain
-    replyMode?: 'sender' | 'user' | undefined; replyTo?: string | null; force?: boolean
+    from: string
+    to: string
+    kind: DeliveryKind
+    body: string
+    chain: Chain
+    replyMode?: 'sender' | 'user' | undefined
+    replyTo?: string | null
+    force?: boolean
   }): Promise<SendResult> {
     const target = this.roster.bot(req.to)
     if (!target) throw new TeamRefusal('not-found', `No live Bot with id ${req.to}.`)
@@ -295,8 +335,15 @@ export class BotDelivery extends Service {
       const drawn = drawOn(s, req.chain, { limit: this.limits(s.limits).workBudget, open: { origin: req.from, at: nowIso() }, force: req.force })
       if (!drawn.ok && !req.force) throw new TeamRefusal('limit', `Not sent: ${drawn.reason}`)
       delivery = {
-        id: allocateId(s, 'delivery'), from: req.from, to: target.id, kind: req.kind, body: clip(masked, MESSAGE_MAX), hop: req.chain.hop,
-        replyTo: req.replyTo ?? null, createdAt: nowIso(), status: 'pending',
+        id: allocateId(s, 'delivery'),
+        from: req.from,
+        to: target.id,
+        kind: req.kind,
+        body: clip(masked, MESSAGE_MAX),
+        hop: req.chain.hop,
+        replyTo: req.replyTo ?? null,
+        createdAt: nowIso(),
+        status: 'pending',
         ...(req.kind === 'message' ? { replyMode: req.replyMode ?? 'sender' } : {}),
         sessionId: String(agent.id),
         ...(req.chain.budget ? { budget: req.chain.budget } : {}),
@@ -319,7 +366,12 @@ export class BotDelivery extends Service {
     let n = 0
     for (const agent of this.ctx.agents.list()) {
       const sessionId = String(agent.id)
-      if (agent.status === 'running' ? this.roster.turnOf(sessionId)?.origin.kind === 'chain' : agent.inbox.nextTurn.some((m) => chainOf(readSource(m.source)) !== undefined)) n++
+      if (
+        agent.status === 'running'
+          ? this.roster.turnOf(sessionId)?.origin.kind === 'chain'
+          : agent.inbox.nextTurn.some((m) => chainOf(readSource(m.source)) !== undefined)
+      )
+        n++
     }
     return n
   }
@@ -344,9 +396,12 @@ export class BotDelivery extends Service {
    * message `botPause` still holds keeps its place; the ones behind it for other Bots may go.
    */
   private release(): void {
-    for (let i = 0; i < this.held.length && this.alive;) {
+    for (let i = 0; i < this.held.length && this.alive; ) {
       const { agent, d } = this.held[i]!
-      if (this.holds(d)) { i++; continue }
+      if (this.holds(d)) {
+        i++
+        continue
+      }
       if (this.botTurnsRunning() >= this.limits().botTurnsAtOnce) break
       this.held.splice(i, 1)
       try {
@@ -408,7 +463,8 @@ export class BotDelivery extends Service {
     const verdict = this.roster.check(sender.caller, 'stop_bot', { botId: target.id })
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
     const why = String(reason ?? '').trim() || 'no reason given'
-    if (charCount(why) > REASON_MAX) throw new TeamRefusal('invalid', `The reason is longer than ${REASON_MAX} characters; say it in a sentence. Nothing was stopped.`)
+    if (charCount(why) > REASON_MAX)
+      throw new TeamRefusal('invalid', `The reason is longer than ${REASON_MAX} characters; say it in a sentence. Nothing was stopped.`)
     const agent = await this.roster.agentOf(target.id)
     if (agent.status !== 'running') return { stopped: false, discarded: 0, keptUserPrompts: 0, targetName: target.name }
     const track = sender.sessionId ? this.turns.get(sender.sessionId) : undefined
@@ -425,8 +481,16 @@ export class BotDelivery extends Service {
     let delivery: Delivery | undefined
     await this.store.update((s) => {
       delivery = {
-        id: allocateId(s, 'delivery'), from: stopper.id, to: target.id, kind: 'stop', body: why, hop: sender.chain.hop,
-        replyTo: null, createdAt: nowIso(), status: 'pending', sessionId: String(agent.id),
+        id: allocateId(s, 'delivery'),
+        from: stopper.id,
+        to: target.id,
+        kind: 'stop',
+        body: why,
+        hop: sender.chain.hop,
+        replyTo: null,
+        createdAt: nowIso(),
+        status: 'pending',
+        sessionId: String(agent.id),
         ...(sender.chain.mode ? { mode: sender.chain.mode } : {}),
       }
       s.deliveries.push(delivery)
@@ -440,11 +504,14 @@ export class BotDelivery extends Service {
       this.stopping.delete(targetSession)
     }
     const notice = delivery!
-    void agent.whenIdle().then(() => {
-      // Plain cancel dropped the user's prompts; re-queue them (same ids, same order) after the notice.
-      this.handOver(agent, notice)
-      for (const m of userPrompts) agent.followup(m)
-    }).catch((error: unknown) => this.mark(notice.id, 'failed', `could not hand over the stop notice: ${errorText(error)}`))
+    void agent
+      .whenIdle()
+      .then(() => {
+        // Plain cancel dropped the user's prompts; re-queue them (same ids, same order) after the notice.
+        this.handOver(agent, notice)
+        for (const m of userPrompts) agent.followup(m)
+      })
+      .catch((error: unknown) => this.mark(notice.id, 'failed', `could not hand over the stop notice: ${errorText(error)}`))
     return { stopped: true, discarded: botMessages, keptUserPrompts: userPrompts.length, delivery: notice, targetName: target.name }
   }
 
@@ -475,7 +542,10 @@ export class BotDelivery extends Service {
     // Report to the sender (a stop notice has nobody to report to).
     if (!record || relay.type === 'stop' || !this.ctx.botRoster.bot(record.from)) return
     const body = discardReport(targetName, record.id, record.body, cause)
-    this.background(this.deliver({ from: stop?.byId ?? record.to, to: record.from, kind: 'reply', body, chain: chainOfDelivery(record), replyTo: record.id, force: true }), `could not report discarded ${record.id} to its sender`)
+    this.background(
+      this.deliver({ from: stop?.byId ?? record.to, to: record.from, kind: 'reply', body, chain: chainOfDelivery(record), replyTo: record.id, force: true }),
+      `could not report discarded ${record.id} to its sender`,
+    )
   }
 
   private onTurnEnd(sessionId: string, turn: number, reason: unknown): void {
@@ -490,7 +560,10 @@ export class BotDelivery extends Service {
       const request = this.delivery(id)
       if (!request || !this.ctx.botRoster.bot(request.from)) continue
       const body = clip(replyBody(this.nameOf(request.to), id, outcome), MESSAGE_MAX)
-      this.background(this.deliver({ from: request.to, to: request.from, kind: 'reply', body, chain, replyTo: id, force: true }), `could not route the reply to ${id}`)
+      this.background(
+        this.deliver({ from: request.to, to: request.from, kind: 'reply', body, chain, replyTo: id, force: true }),
+        `could not route the reply to ${id}`,
+      )
     }
   }
 
@@ -502,7 +575,9 @@ export class BotDelivery extends Service {
     const record = this.delivery(id)
     if (record && record.status !== 'pending') return
     if (!this.marks.has(id)) this.marks.set(id, { status, outcome })
-    this.flushing ??= this.flushMarks().finally(() => { this.flushing = undefined })
+    this.flushing ??= this.flushMarks().finally(() => {
+      this.flushing = undefined
+    })
   }
 
   private async flushMarks(): Promise<void> {
@@ -528,7 +603,12 @@ export class BotDelivery extends Service {
 
   /** Run a send the plugin itself started (a reply, a report) without making anyone wait for it. */
   private background(work: Promise<unknown>, what: string): void {
-    const tracked: Promise<void> = work.then(() => undefined, (error: unknown) => warn(this.ctx, what, error, 'delivery')).finally(() => this.inflight.delete(tracked))
+    const tracked: Promise<void> = work
+      .then(
+        () => undefined,
+        (error: unknown) => warn(this.ctx, what, error, 'delivery'),
+      )
+      .finally(() => this.inflight.delete(tracked))
     this.inflight.add(tracked)
   }
 
@@ -552,7 +632,9 @@ export class BotDelivery extends Service {
    * send it now under the same id.
    */
   recover(): Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> {
-    this.recovering ??= this.recoverOnce().finally(() => { this.recovering = undefined })
+    this.recovering ??= this.recoverOnce().finally(() => {
+      this.recovering = undefined
+    })
     return this.recovering
   }
 
@@ -593,10 +675,16 @@ export class BotDelivery extends Service {
       const toSend: Delivery[] = []
       for (const d of records) {
         const action = recoveryAction({ inLog: logged.has(d.id), inRestoredInbox: queued.has(d.id), targetGone: !agent })
-        if (action === 'mark-delivered') { this.mark(d.id, 'delivered', 'found in the target\'s log at start-up'); counts.delivered++ }
-        else if (action === 'discard') { this.mark(d.id, 'discarded', 'the target Bot is gone'); counts.discarded++ }
-        else if (action === 'redrive') { redrive = true; counts.redriven++ }
-        else toSend.push(d)
+        if (action === 'mark-delivered') {
+          this.mark(d.id, 'delivered', "found in the target's log at start-up")
+          counts.delivered++
+        } else if (action === 'discard') {
+          this.mark(d.id, 'discarded', 'the target Bot is gone')
+          counts.discarded++
+        } else if (action === 'redrive') {
+          redrive = true
+          counts.redriven++
+        } else toSend.push(d)
       }
       if (agent && redrive) {
         // DSH's restored queue holds Bot-started work: while it is held, wake it only on release.
@@ -646,7 +734,11 @@ function finalText(agent: Agent, turn: number): string {
     if (e.type !== 'assistant/message') continue
     const data = e.data as { turn: number; message: { content: readonly { type: string; text?: string }[] } }
     if (data.turn !== turn) continue
-    const text = data.message.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('').trim()
+    const text = data.message.content
+      .filter((b) => b.type === 'text')
+      .map((b) => b.text ?? '')
+      .join('')
+      .trim()
     if (text) return text
   }
   return ''

@@ -15,7 +15,8 @@ import type { BotDelivery } from './service.ts'
 
 const text = textOutput
 
-const SELF_CONTAINED = 'The receiver cannot see your chat or this conversation: write a self-contained message (what you need, the facts it needs, what to send back).'
+const SELF_CONTAINED =
+  'The receiver cannot see your chat or this conversation: write a self-contained message (what you need, the facts it needs, what to send back).'
 
 /** All the tools may use of the service (the type keeps them from reaching past it). */
 export type DeliveryToolHost = Pick<BotDelivery, 'send' | 'stop' | 'nameOf'>
@@ -37,7 +38,10 @@ export function deliveryTools(delivery: DeliveryToolHost): ToolDefinition[] {
           const { delivery: d, targetBusy } = await delivery.send(from(exec), { to: args.to, kind: 'message', body: args.message, replyMode })
           const name = delivery.nameOf(d.to)
           const when = targetBusy ? `${name} is busy; it will read it after its current turn.` : `${name} was idle; the message started its turn.`
-          const back = replyMode === 'sender' ? `Its answer will come to you as a new message later; do not wait for it in this turn.` : `${name} will answer the user in its own chat; nothing comes back to you.`
+          const back =
+            replyMode === 'sender'
+              ? `Its answer will come to you as a new message later; do not wait for it in this turn.`
+              : `${name} will answer the user in its own chat; nothing comes back to you.`
           return `Sent to ${name} (${d.id}, hop ${d.hop}). ${when} ${back}`
         })
       },
@@ -62,7 +66,8 @@ export function deliveryTools(delivery: DeliveryToolHost): ToolDefinition[] {
     }),
     defineTool({
       name: 'stop_bot',
-      description: 'Main Bots only, and only when the user asks or a Bot is clearly doing harm or wasting work: end another Bot\'s current turn now. Bot messages queued for it are discarded and their senders told; the user\'s own queued prompts are kept. Its next turn tells it that you stopped it and why.',
+      description:
+        "Main Bots only, and only when the user asks or a Bot is clearly doing harm or wasting work: end another Bot's current turn now. Bot messages queued for it are discarded and their senders told; the user's own queued prompts are kept. Its next turn tells it that you stopped it and why.",
       parameters: {
         to: { type: 'string', required: true, description: 'The Bot, by name or id.' },
         reason: { type: 'string', required: true, description: 'Why, in a sentence (the Bot is told).' },
@@ -74,7 +79,9 @@ export function deliveryTools(delivery: DeliveryToolHost): ToolDefinition[] {
           const name = result.targetName
           if (!result.stopped) return `${name} was not working; nothing was stopped.`
           const parts = [`Stopped ${name}'s turn.`]
-          parts.push(result.discarded ? `${result.discarded} queued Bot message(s) were discarded and their senders told.` : 'No Bot messages were queued for it.')
+          parts.push(
+            result.discarded ? `${result.discarded} queued Bot message(s) were discarded and their senders told.` : 'No Bot messages were queued for it.',
+          )
           if (result.keptUserPrompts) parts.push(`${result.keptUserPrompts} prompt(s) the user had queued are kept.`)
           parts.push(`Its next turn tells it that you stopped it and why.`)
           return parts.join(' ')

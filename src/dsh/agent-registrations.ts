@@ -19,18 +19,21 @@ export class AgentRegistrations {
     ctx.on('agent/disposed', ({ agent }) => {
       this.byAgent.delete(agent)
     })
-    ctx.effect(() => () => {
-      for (const disposers of this.byAgent.values()) {
-        for (const dispose of disposers.reverse()) {
-          try {
-            dispose()
-          } catch {
-            // the agent's scope is already gone, and its registrations with it
+    ctx.effect(
+      () => () => {
+        for (const disposers of this.byAgent.values()) {
+          for (const dispose of disposers.reverse()) {
+            try {
+              dispose()
+            } catch {
+              // the agent's scope is already gone, and its registrations with it
+            }
           }
         }
-      }
-      this.byAgent.clear()
-    }, label)
+        this.byAgent.clear()
+      },
+      label,
+    )
   }
 
   /** Remember one registration made on `agent.ctx`; returns it unchanged. */

@@ -15,7 +15,7 @@ export class TextBlock {
       yield { type: 'block-start', index: 0, blockType: 'text' }
     }
     this.text += piece
-    yield { type: 'text-delta', index: 0, text: piece };
+    yield { type: 'text-delta', index: 0, text: piece }
   }
   /** `replayState` rides the `finish` chunk; DSH keeps it on the assistant message's source. */
   *end(fallback: string, replayState?: ReplayEnvelope): Generator<StreamChunk> {

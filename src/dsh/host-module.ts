@@ -41,5 +41,5 @@ export function resolveFromHost(specifier: string): string | undefined {
 export async function importFromHost<T>(specifier: string): Promise<T> {
   const path = resolveFromHost(specifier)
   if (!path) throw new Error(`${specifier} is not installed with this DSH`)
-  return await import(pathToFileURL(path).href) as T
+  return (await import(pathToFileURL(path).href)) as T
 }

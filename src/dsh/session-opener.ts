@@ -51,10 +51,13 @@ export class SessionOpener {
    * first, while DSH's session persistence still records their last events.
    */
   disposeWithFiber(label: string): void {
-    this.ctx.effect(() => () => {
-      for (const handle of this.handles.values()) void handle.dispose()
-      this.handles.clear()
-    }, label)
+    this.ctx.effect(
+      () => () => {
+        for (const handle of this.handles.values()) void handle.dispose()
+        this.handles.clear()
+      },
+      label,
+    )
   }
 
   private get api(): ApiProxy | undefined {
@@ -99,10 +102,14 @@ export class SessionOpener {
 
   private async bootstrap(agent: Agent, text: string): Promise<void> {
     const isBootstrap = (m: { source: unknown }) => readSourceOf(m.source, 'bootstrap') !== undefined
-    const dispose = agent.ctx.on('agent/pre-step', async (payload, next) => {
-      if (payload.messages.length > 0 && payload.messages.every(isBootstrap)) return { kind: 'enter', messages: [] }
-      return next()
-    }, { prepend: true })
+    const dispose = agent.ctx.on(
+      'agent/pre-step',
+      async (payload, next) => {
+        if (payload.messages.length > 0 && payload.messages.every(isBootstrap)) return { kind: 'enter', messages: [] }
+        return next()
+      },
+      { prepend: true },
+    )
     try {
       agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: bootstrapSource(text) }))
       await agent.whenIdle()

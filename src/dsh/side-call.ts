@@ -64,15 +64,20 @@ export async function sideCall(ctx: Context, req: SideCallRequest): Promise<Side
   let text = ''
   let complete = false
   try {
-    const stream = ctx.llm.stream(tagSideCall({
-      provider: req.provider,
-      model: req.model,
-      system: req.system,
-      messages: [createUserMessage({ content: [{ type: 'text', text: req.user }], source: { kind: 'plugin', plugin: SOURCE_PLUGIN } })],
-      maxTokens: req.maxTokens,
-      ...(req.purpose ? { purpose: req.purpose } : {}),
-      signal: AbortSignal.timeout(req.deadlineMs),
-    }, req.tag))
+    const stream = ctx.llm.stream(
+      tagSideCall(
+        {
+          provider: req.provider,
+          model: req.model,
+          system: req.system,
+          messages: [createUserMessage({ content: [{ type: 'text', text: req.user }], source: { kind: 'plugin', plugin: SOURCE_PLUGIN } })],
+          maxTokens: req.maxTokens,
+          ...(req.purpose ? { purpose: req.purpose } : {}),
+          signal: AbortSignal.timeout(req.deadlineMs),
+        },
+        req.tag,
+      ),
+    )
     for await (const chunk of stream) {
       if (chunk.type === 'text-delta') text += chunk.text
       else if (chunk.type === 'usage') {

@@ -50,7 +50,7 @@ export function unwrap<T>(response: ApiResponse<T>, what: string): T {
 export async function teamWorkspace(registry: WorkspaceRegistry | undefined, folder: string, title = 'Bot team'): Promise<Workspace | undefined> {
   if (!registry) return undefined
   const path = realpathSync(folder)
-  return registry.list().find((w) => w.path === path) ?? await registry.create(path, title)
+  return registry.list().find((w) => w.path === path) ?? (await registry.create(path, title))
 }
 
 /** Create a titled Session as DSH Web does (api proxy), in the team workspace when there is one. */
@@ -60,12 +60,15 @@ export async function createWebSession(
   opts: { sessionId: string; folder: string; title: string; agentPreset?: string | undefined; workspaceTitle?: string },
 ): Promise<void> {
   const workspace = await teamWorkspace(registry, opts.folder, opts.workspaceTitle)
-  unwrap(await api.sessions.create({
-    rpcId: rpcId(),
-    payload: {
-      ...(workspace ? { sessionId: opts.sessionId, workspaceId: workspace.id } : { sessionId: opts.sessionId, cwd: opts.folder }),
-      ...(opts.agentPreset ? { agentPreset: opts.agentPreset } : {}),
-    },
-  }), 'creating the Session')
+  unwrap(
+    await api.sessions.create({
+      rpcId: rpcId(),
+      payload: {
+        ...(workspace ? { sessionId: opts.sessionId, workspaceId: workspace.id } : { sessionId: opts.sessionId, cwd: opts.folder }),
+        ...(opts.agentPreset ? { agentPreset: opts.agentPreset } : {}),
+      },
+    }),
+    'creating the Session',
+  )
   unwrap(await api.sessions.rename({ rpcId: rpcId(), payload: { sessionId: opts.sessionId, title: opts.title } }), 'titling the Session')
 }

@@ -44,7 +44,11 @@ export function parseEntries(file: string): Entry[] {
 
 /** One entry's line. Metadata values lose `;`, `<`, `>` and newlines so the line parses back. */
 export function entryLine(text: string, meta: EntryMeta): string {
-  const clean = (v: string) => v.replace(/[;<>\n\r]/g, ' ').replace(/\s+/g, ' ').trim()
+  const clean = (v: string) =>
+    v
+      .replace(/[;<>\n\r]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
   const parts = (['added', 'source', 'by'] as const).flatMap((k) => (meta[k] ? [`${k}: ${clean(meta[k]!)}`] : []))
   return `- ${text} <!-- ${parts.join('; ')} -->`
 }

@@ -32,7 +32,10 @@ export function search(scopes: readonly { label: string; files: ScopeFiles }[], 
   const want = terms(query)
   const hits: Hit[] = []
   for (const { label, files } of scopes) {
-    const sources: [string, string][] = [[`${label} MEMORY.md`, files.memory], ...Object.entries(files.topics).map(([t, text]): [string, string] => [`${label} topic ${t}`, text])]
+    const sources: [string, string][] = [
+      [`${label} MEMORY.md`, files.memory],
+      ...Object.entries(files.topics).map(([t, text]): [string, string] => [`${label} topic ${t}`, text]),
+    ]
     for (const [where, text] of sources) {
       for (const entry of parseEntries(text)) {
         const lower = entry.text.toLowerCase()

@@ -29,19 +29,24 @@ export const ReviewConfig = z.object({
    * `provider/model` for every review; default: the Bot's own model, else the plugin's `defaultModel`.
    * A Bot on DSH's default model with neither this nor `defaultModel` set is not reviewed.
    */
-  model: z.string().regex(/^[^/\s]+\/\S+$/).optional(),
+  model: z
+    .string()
+    .regex(/^[^/\s]+\/\S+$/)
+    .optional(),
 })
 
 export const ENTRIES_MAX = 60
 export const LINES_CHARS_MAX = 6_000
 
-const Change = z.object({
-  op: z.enum(['add', 'edit', 'remove']),
-  text: z.string().min(1).max(2_000).optional(),
-  entry: z.int().min(1).optional(),
-  topic: z.string().max(60).optional(),
-  team: z.boolean().optional(),
-}).strict()
+const Change = z
+  .object({
+    op: z.enum(['add', 'edit', 'remove']),
+    text: z.string().min(1).max(2_000).optional(),
+    entry: z.int().min(1).optional(),
+    topic: z.string().max(60).optional(),
+    team: z.boolean().optional(),
+  })
+  .strict()
 export type ReviewChange = z.infer<typeof Change>
 
 export interface NumberedEntry {
@@ -86,14 +91,20 @@ export type ParsedReview = { ok: true; changes: ReviewChange[] } | { ok: false; 
 
 /** The model's answer, validated (pure). */
 export function parseReview(raw: string, entryCount: number, max: number): ParsedReview {
-  const body = raw.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '')
+  const body = raw
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '')
   let json: unknown
   try {
     json = JSON.parse(body)
   } catch {
     return { ok: false, error: 'not JSON' }
   }
-  const parsed = z.object({ changes: z.array(Change) }).strict().safeParse(json)
+  const parsed = z
+    .object({ changes: z.array(Change) })
+    .strict()
+    .safeParse(json)
   if (!parsed.success) return { ok: false, error: 'not the answer shape' }
   const changes = parsed.data.changes
   if (changes.length > max) return { ok: false, error: `more than ${max} changes` }

@@ -20,14 +20,16 @@ const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi
 const DATE = /\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{4}\b|\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?/g
 
 /** Words that, right after "password is", mean the sentence talks ABOUT the password. */
-const NOT_A_VALUE = new Set(`a an the this that these those it its my our your their his her not no never always only just also still now
+const NOT_A_VALUE = new Set(
+  `a an the this that these those it its my our your their his her not no never always only just also still now
 in on at by from with without for to of into inside under stored kept saved managed handled shared sent written held synced
 required needed necessary mandatory optional set changed reset rotated updated expired expiring valid invalid correct incorrect wrong
 right same different strong weak long short secure insecure case-sensitive empty blank missing unknown hidden encrypted hashed
 too very quite being been going supposed available generated provided given known used asked prompted
 must should will can could may might is was are be
 printed listed shown found located posted attached included documented displayed labelled labeled noted taped stuck
-see check ask use via per same-as tbd tba n/a none unchanged`.split(/\s+/))
+see check ask use via per same-as tbd tba n/a none unchanged`.split(/\s+/),
+)
 
 /** EN credential words whose value is a password (any word-like value counts). */
 const PASSWORD_WORDS = String.raw`pass(?:word|phrase|code)s?|passwd|pwd|pw|(?:wi-?fi|network|wpa2?|router)\s+key`
@@ -42,14 +44,21 @@ const PASSWORD_GIVEN = new RegExp(String.raw`\b(?:${PASSWORD_WORDS})${GIVES}["'�
 const CODE_GIVEN = new RegExp(String.raw`\b(?:${CODE_WORDS})(?:${GIVES}|\s+|\s*#\s*)["'“‘\`(]?([^\s"'”’\`)]+)`, 'gi')
 const KEY_GIVEN = new RegExp(String.raw`\b(?:${KEY_WORDS})${GIVES}["'“‘\`(]?([^\s"'”’\`)]+)`, 'gi')
 /** An English credential word with a Chinese giving marker: "AccessKey Secret 是 …", "WiFi password 为 …". */
-const EN_WORD_ZH_GIVES = new RegExp(String.raw`\b(?:${PASSWORD_WORDS}|${KEY_WORDS}|access\s*key(?:\s+secret)?)\s*(?:是|为|：|改成|改为|设为|设置为|就是)\s*["'“‘「]?([!-~]{3,})`, 'i')
+const EN_WORD_ZH_GIVES = new RegExp(
+  String.raw`\b(?:${PASSWORD_WORDS}|${KEY_WORDS}|access\s*key(?:\s+secret)?)\s*(?:是|为|：|改成|改为|设为|设置为|就是)\s*["'“‘「]?([!-~]{3,})`,
+  'i',
+)
 /** A credential word followed straight by a password-like value: "the password hunter2", "Password - Summer2024!". */
 const PASSWORD_BARE = new RegExp(String.raw`\b(?:${PASSWORD_WORDS})\s*[-–—]?\s+["'“‘\`]?([^\s"'”’\`]+)`, 'gi')
 /** "pass: …" / "pass=…" (only with a colon or equals sign: "pass" is an ordinary verb). */
 const PASS_COLON = /\bpass\s*[:=]\s*(\S{3,})/i
 /** "the code (to the safe / for the door) is 3390"; zip, error, status … codes are not secrets. */
-const CODE_IS = /(?<!\b(?:zip|postal|post|area|country|error|status|exit|return|product|promo|discount|source|http|response|reason|exception|language|currency|airport|color|colour|bar|qr|build|version|release|project|course|class|sku|item|tax|ticket|order|invoice|branch|dial|region|station|post)[\s-])\bcode(?:\s+(?:to|for|of)\s+[^.,;:!?\n]{1,30}?)?\s+(?:is|was|:)\s*(\d{4,})\b(?!\s+\p{L})/iu
-const USES_AS = new RegExp(String.raw`\b(?:use[sd]?|using)\s+["'“‘\`]?(\S+?)["'”’\`]?\s+as\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+|a\s+)?(?:${PASSWORD_WORDS}|${CODE_WORDS})\b`, 'i')
+const CODE_IS =
+  /(?<!\b(?:zip|postal|post|area|country|error|status|exit|return|product|promo|discount|source|http|response|reason|exception|language|currency|airport|color|colour|bar|qr|build|version|release|project|course|class|sku|item|tax|ticket|order|invoice|branch|dial|region|station|post)[\s-])\bcode(?:\s+(?:to|for|of)\s+[^.,;:!?\n]{1,30}?)?\s+(?:is|was|:)\s*(\d{4,})\b(?!\s+\p{L})/iu
+const USES_AS = new RegExp(
+  String.raw`\b(?:use[sd]?|using)\s+["'“‘\`]?(\S+?)["'”’\`]?\s+as\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+|a\s+)?(?:${PASSWORD_WORDS}|${CODE_WORDS})\b`,
+  'i',
+)
 
 /** ZH credential words, a giving marker right after them, and an ASCII value. */
 const ZH_WORDS = '密码|口令|密钥|秘钥|私钥|令牌|验证码|校验码|动态码|短信码|安全码|支付码|助记词|pin码|PIN码'
@@ -62,7 +71,8 @@ const ZH_USES_AS = /(?:用|拿|以)\s*["'“‘「]?([!-~]{3,})["'”’」]?\s*
 /** Identity, tax and card words followed (closely) by a long number. */
 const ID_WORDS = String.raw`ssn|sin|nhs\s+number|aadhaa?r(?:\s+(?:number|no\.?))?|national\s+insurance(?:\s+number)?|nino|medicare(?:\s+number)?|health\s+(?:card|insurance)\s+number|resident\s+registration\s+number|personal\s+id(?:entity)?\s+number|citizen\s+id|voter\s+id|pan\s+card|social\s+security(?:\s+(?:number|no\.?))?|passport(?:\s+(?:number|no\.?))?|driver'?s\s+licen[cs]e(?:\s+(?:number|no\.?))?|tax\s+(?:id|number)|national\s+id|id\s+(?:card|number)|(?:credit|debit|bank)\s+card(?:\s+number)?|card\s+number|account\s+number|iban|routing\s+number|bank\s+account`
 const ID_GIVEN = new RegExp(String.raw`\b(?:${ID_WORDS})[^;!?\n\d]{0,25}?([A-Z]{0,2}\d[\d -]{4,}\d)`, 'i')
-const ZH_ID_GIVEN = /(?:身份证|护照|社保|医保|税号|纳税人识别号|驾照|驾驶证|银行卡|信用卡|储蓄卡|卡号|账号|帐号)[^。；！？\n\d]{0,12}?([A-Z]{0,2}\d[\d -]{4,}\d)/i
+const ZH_ID_GIVEN =
+  /(?:身份证|护照|社保|医保|税号|纳税人识别号|驾照|驾驶证|银行卡|信用卡|储蓄卡|卡号|账号|帐号)[^。；！？\n\d]{0,12}?([A-Z]{0,2}\d[\d -]{4,}\d)/i
 const SSN = /\b\d{3}-\d{2}-\d{4}\b/
 const CN_ID = /(?<!\d)\d{17}[\dXx](?!\d)/
 const IBAN = /\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,4})?\b/
@@ -115,7 +125,12 @@ export function secretProblem(text: string): string | undefined {
   for (const m of bare.matchAll(PASSWORD_BARE)) {
     const value = (m[1] ?? '').replace(/[.,;!?。，；！？)]+$/u, '')
     if (NOT_A_VALUE.has(value.toLowerCase())) continue
-    if ((value.length >= 4 && /\d/.test(value) && /\p{L}/u.test(value)) || /^\d{4,}$/.test(value) || (value.length >= 6 && /[^\p{L}\p{N}]/u.test(value) && /[\p{L}\p{N}]/u.test(value) && !/^[\p{L}-]+$/u.test(value))) return 'it gives a password'
+    if (
+      (value.length >= 4 && /\d/.test(value) && /\p{L}/u.test(value)) ||
+      /^\d{4,}$/.test(value) ||
+      (value.length >= 6 && /[^\p{L}\p{N}]/u.test(value) && /[\p{L}\p{N}]/u.test(value) && !/^[\p{L}-]+$/u.test(value))
+    )
+      return 'it gives a password'
   }
   if (PASS_COLON.test(bare) || EN_WORD_ZH_GIVES.test(bare)) return 'it gives a password or key'
   if (CODE_IS.test(bare)) return 'it gives a PIN or one-time code'

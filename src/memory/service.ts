@@ -169,8 +169,14 @@ export class BotMemory extends Service {
 
   /** Resolves when every change and review queued so far is done (or refused). */
   async settled(): Promise<void> {
-    await this.reviews.then(() => {}, () => {})
-    await this.queue.then(() => {}, () => {})
+    await this.reviews.then(
+      () => {},
+      () => {},
+    )
+    await this.queue.then(
+      () => {},
+      () => {},
+    )
   }
 
   reviewStats(): Readonly<ReviewStats> {
@@ -251,13 +257,21 @@ export class BotMemory extends Service {
     }
     const bot = input.bot !== undefined ? this.roster.find(input.bot) : caller.botId !== undefined ? this.roster.bot(caller.botId) : undefined
     if (!bot) {
-      throw new TeamRefusal(input.bot !== undefined ? 'not-found' : 'invalid', input.bot !== undefined ? `there is no Bot "${input.bot}".` : 'name the Bot whose memory to change.')
+      throw new TeamRefusal(
+        input.bot !== undefined ? 'not-found' : 'invalid',
+        input.bot !== undefined ? `there is no Bot "${input.bot}".` : 'name the Bot whose memory to change.',
+      )
     }
     const userAsked = caller.kind === 'user' || (actor.sessionId !== undefined && this.roster.turnOf(actor.sessionId)?.origin.kind === 'person')
     const verdict = this.roster.check(caller, 'write_own_memory', { botId: bot.id, userAsked })
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
     const mine = bot.id === caller.botId
-    return { scope: `bot:${bot.id}`, label: mine ? 'your memory' : `${bot.name}'s memory`, title: `${bot.name}'s memory`, ...(mine ? {} : { by: this.nameOf(actor) }) }
+    return {
+      scope: `bot:${bot.id}`,
+      label: mine ? 'your memory' : `${bot.name}'s memory`,
+      title: `${bot.name}'s memory`,
+      ...(mine ? {} : { by: this.nameOf(actor) }),
+    }
   }
 
   /** Where the fact came from: the part or group of the calling Session, or the team page. */
@@ -280,7 +294,13 @@ export class BotMemory extends Service {
     const match = findEntry(entries, ref)
     if (match.kind === 'one') return match.entry
     if (match.kind === 'none') throw new TeamRefusal('not-found', `no entry in ${where} matches "${ref.slice(0, 80)}"; recall shows what is there.`)
-    throw new TeamRefusal('invalid', `several entries in ${where} match "${ref.slice(0, 80)}": ${match.entries.slice(0, 5).map((e) => `"${e.text}"`).join(', ')}. Quote the whole entry.`)
+    throw new TeamRefusal(
+      'invalid',
+      `several entries in ${where} match "${ref.slice(0, 80)}": ${match.entries
+        .slice(0, 5)
+        .map((e) => `"${e.text}"`)
+        .join(', ')}. Quote the whole entry.`,
+    )
   }
 
   /** Add an entry, or replace one (`replace`). Returns the answer for the model. */
@@ -297,7 +317,10 @@ export class BotMemory extends Service {
       if (shape) throw new TeamRefusal('invalid', shape)
       const secret = secretProblem(text) ?? (this.ctx.get('botSecrets')?.holdsSecret(text) ? 'it holds the value of a saved secret' : undefined)
       if (secret) {
-        throw new TeamRefusal('invalid', `not saved: ${secret}. Memory must not hold keys, tokens, passwords, one-time codes or ID, account or card numbers; save the fact without the value (e.g. "the staging password is in the vault").`)
+        throw new TeamRefusal(
+          'invalid',
+          `not saved: ${secret}. Memory must not hold keys, tokens, passwords, one-time codes or ID, account or card numbers; save the fact without the value (e.g. "the staging password is in the vault").`,
+        )
       }
       const topic = this.topic(input.topic)
       const files = this.files.read(target.scope)
@@ -347,7 +370,8 @@ export class BotMemory extends Service {
       const before = topic ? (files.topics[topic] ?? '') : files.memory
       const entry = this.one(parseEntries(before), input.entry, where)
       const after = replaceLine(before, entry, undefined)
-      const emptyTopic = topic !== undefined && parseEntries(after).length === 0 && after.split('\n').filter((l) => l.trim() && !l.startsWith('# ')).length === 0
+      const emptyTopic =
+        topic !== undefined && parseEntries(after).length === 0 && after.split('\n').filter((l) => l.trim() && !l.startsWith('# ')).length === 0
       if (emptyTopic) await this.files.removeTopic(target.scope, topic)
       else await this.files.write(target.scope, topic, after)
       await this.files.journal({
@@ -368,8 +392,14 @@ export class BotMemory extends Service {
   recall(req: Requester, query: string): string {
     const botId = this.roster.caller(req).botId
     if (!botId) throw new TeamRefusal('invalid', 'recall is for Bots.')
-    const hits = search([{ label: 'your', files: this.files.read(`bot:${botId}`) }, { label: 'team', files: this.files.read('team') }], query)
-    if (!hits.length) return query.trim() ? `Nothing in your or the team's memory matches "${query.slice(0, 80)}".` : 'Your and the team\'s memory are empty.'
+    const hits = search(
+      [
+        { label: 'your', files: this.files.read(`bot:${botId}`) },
+        { label: 'team', files: this.files.read('team') },
+      ],
+      query,
+    )
+    if (!hits.length) return query.trim() ? `Nothing in your or the team's memory matches "${query.slice(0, 80)}".` : "Your and the team's memory are empty."
     return hits.map((h) => `- [${h.where}] ${h.text}${h.added ? ` (added ${h.added})` : ''}`).join('\n')
   }
 
@@ -380,10 +410,12 @@ export class BotMemory extends Service {
     const sessionId = String(agent.id)
     if (this.reviewPending.has(sessionId)) return
     this.reviewPending.add(sessionId)
-    this.reviews = this.reviews.then(async () => {
-      this.reviewPending.delete(sessionId)
-      await this.reviewTurn(agent)
-    }).catch(() => {})
+    this.reviews = this.reviews
+      .then(async () => {
+        this.reviewPending.delete(sessionId)
+        await this.reviewTurn(agent)
+      })
+      .catch(() => {})
   }
 
   private async reviewTurn(agent: Agent): Promise<void> {
@@ -398,7 +430,10 @@ export class BotMemory extends Service {
       if (e.type !== 'user/message') return []
       const m = e.data as { source?: { kind?: string }; content?: { type: string; text?: string }[] }
       if (m.source?.kind !== 'user') return []
-      const text = (m.content ?? []).map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('').trim()
+      const text = (m.content ?? [])
+        .map((b) => (b.type === 'text' ? (b.text ?? '') : ''))
+        .join('')
+        .trim()
       return text ? [text] : []
     })
     const moveCursor = () => this.files.writeCursors({ ...this.files.readCursors(), [key]: events.length })
@@ -434,7 +469,10 @@ export class BotMemory extends Service {
   /** Own entries, then team entries, MEMORY.md before topics: the numbers a review refers to. */
   private numbered(actor: Actor): NumberedEntry[] {
     const out: NumberedEntry[] = []
-    const scopes: [ScopeKey, boolean][] = [[`bot:${actor.caller.botId}`, false], ['team', true]]
+    const scopes: [ScopeKey, boolean][] = [
+      [`bot:${actor.caller.botId}`, false],
+      ['team', true],
+    ]
     for (const [scope, team] of scopes) {
       const files = this.files.read(scope)
       for (const e of parseEntries(files.memory)) out.push({ team, text: e.text })

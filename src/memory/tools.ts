@@ -8,7 +8,6 @@ import { answer, textOutput } from '../core/refusal.ts'
 import type { BotMemory } from './service.ts'
 import { requesterOf } from '../core/caller.ts'
 
-
 export function memoryTools(memory: BotMemory): ToolDefinition[] {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
   return [
@@ -24,7 +23,15 @@ export function memoryTools(memory: BotMemory): ToolDefinition[] {
       },
       output: textOutput,
       async execute(args, exec) {
-        return answer(() => memory.remember(requesterOf(exec), { text: String(args.text ?? ''), topic: str(args.topic), team: args.team === true, replace: str(args.replace), bot: str(args.bot) }))
+        return answer(() =>
+          memory.remember(requesterOf(exec), {
+            text: String(args.text ?? ''),
+            topic: str(args.topic),
+            team: args.team === true,
+            replace: str(args.replace),
+            bot: str(args.bot),
+          }),
+        )
       },
     }),
     defineTool({
@@ -38,7 +45,9 @@ export function memoryTools(memory: BotMemory): ToolDefinition[] {
       },
       output: textOutput,
       async execute(args, exec) {
-        return answer(() => memory.forget(requesterOf(exec), { entry: String(args.entry ?? ''), topic: str(args.topic), team: args.team === true, bot: str(args.bot) }))
+        return answer(() =>
+          memory.forget(requesterOf(exec), { entry: String(args.entry ?? ''), topic: str(args.topic), team: args.team === true, bot: str(args.bot) }),
+        )
       },
     }),
     defineTool({

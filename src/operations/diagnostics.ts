@@ -47,7 +47,11 @@ export const Config = z.object({
   /** Absolute path of the bot folder. */
   dir: z.string().refine((p) => path.isAbsolute(p), { message: 'dir must be an absolute path' }),
   /** Rotate past this size (the rotated file is kept, the one before it dropped). */
-  maxBytes: z.int().min(4 * 1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  maxBytes: z
+    .int()
+    .min(4 * 1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
 })
 export type Config = z.input<typeof Config>
 
@@ -66,9 +70,15 @@ export interface DiagnosticEvent {
 export function diagnosticLine(event: DiagnosticEvent, at: Date, mask?: Mask): string {
   const kind = clip(String(event.kind || 'note').replace(/[^\w.:-]/g, '_'), 60)
   const err = event.error
-  const errorFields = err === undefined ? {} : err instanceof Error
-    ? { error: clip(scrubText(`${err.name}: ${err.message}`, mask), DIAGNOSTIC_MESSAGE_MAX), ...(err.stack ? { stack: clip(scrubText(err.stack, mask), STACK_MAX) } : {}) }
-    : { error: clip(scrubText(String(err), mask), DIAGNOSTIC_MESSAGE_MAX) }
+  const errorFields =
+    err === undefined
+      ? {}
+      : err instanceof Error
+        ? {
+            error: clip(scrubText(`${err.name}: ${err.message}`, mask), DIAGNOSTIC_MESSAGE_MAX),
+            ...(err.stack ? { stack: clip(scrubText(err.stack, mask), STACK_MAX) } : {}),
+          }
+        : { error: clip(scrubText(String(err), mask), DIAGNOSTIC_MESSAGE_MAX) }
   const record = {
     at: at.toISOString(),
     level: event.level ?? (err !== undefined ? 'error' : 'info'),
@@ -107,7 +117,11 @@ export class BotDiagnostics extends Service {
     this.ctx.inject(['botStore'], (ctx) => {
       const store = ctx.botStore
       const status = store.status()
-      this.note({ kind: 'start', message: `team state opened as ${status.mode}${status.reason ? ` (${status.reason})` : ''}: ${status.message}`, data: { mode: status.mode, revision: status.revision, lockless: status.lockless } })
+      this.note({
+        kind: 'start',
+        message: `team state opened as ${status.mode}${status.reason ? ` (${status.reason})` : ''}: ${status.message}`,
+        data: { mode: status.mode, revision: status.revision, lockless: status.lockless },
+      })
       this.observe(store.state)
       this.noteStoreDiagnostics(store.diagnostics())
       store.subscribe((state) => {
@@ -116,9 +130,13 @@ export class BotDiagnostics extends Service {
       })
     })
     // Every refusal a Bot's tool or the HTTP API answered (authority, limits, bad input).
-    this.ctx.effect(() => listenToRefusals((error, channel) => {
-      this.note({ kind: 'refusal', message: `${channel}: ${error.message}`, ...(error instanceof TeamRefusal ? { data: { code: error.code } } : {}) })
-    }), 'bot-diagnostics:refusals')
+    this.ctx.effect(
+      () =>
+        listenToRefusals((error, channel) => {
+          this.note({ kind: 'refusal', message: `${channel}: ${error.message}`, ...(error instanceof TeamRefusal ? { data: { code: error.code } } : {}) })
+        }),
+      'bot-diagnostics:refusals',
+    )
     // A Bot's turn that ended in an error (a provider failure, a crash in the loop).
     this.ctx.on('session/event', (session, event) => {
       if (event.type !== 'turn/end') return
@@ -131,16 +149,25 @@ export class BotDiagnostics extends Service {
       const who = roster!.bot(owner.botId)?.name ?? owner.botId
       const where = owner.kind === 'member' ? ` in group ${owner.groupId}` : ''
       this.note({
-        kind: 'turn-failed', level: 'error',
+        kind: 'turn-failed',
+        level: 'error',
         message: `${who}'s turn ${(event.data as { turn?: number }).turn ?? '?'}${where} failed: ${reason.error?.message ?? 'no message'}`,
         data: { sessionId, botId: owner.botId, code: reason.error?.code ?? 'UNKNOWN' },
       })
     })
     this.ctx.on('bot-team/context', ({ botId, sessionId, action, reason, to }) => {
-      this.note({ kind: 'steward', message: `${action} for ${botId} (${sessionId}${to ? ` → ${to}` : ''}): ${reason}`, data: { botId, sessionId, action, ...(to ? { to } : {}) } })
+      this.note({
+        kind: 'steward',
+        message: `${action} for ${botId} (${sessionId}${to ? ` → ${to}` : ''}): ${reason}`,
+        data: { botId, sessionId, action, ...(to ? { to } : {}) },
+      })
     })
     this.ctx.on('bot-team/writer', ({ from, lockless, revision }) => {
-      this.note({ kind: 'lock', message: `this process became the writer${from ? ` (was ${from})` : ''}${lockless ? ', without a lock' : ''}`, data: { from, lockless, revision } })
+      this.note({
+        kind: 'lock',
+        message: `this process became the writer${from ? ` (was ${from})` : ''}${lockless ? ', without a lock' : ''}`,
+        data: { from, lockless, revision },
+      })
     })
   }
 
@@ -158,11 +185,13 @@ export class BotDiagnostics extends Service {
     } catch (error) {
       line = JSON.stringify({ at: new Date().toISOString(), level: 'error', kind: 'diagnostics', message: `could not record an event: ${errorText(error)}` })
     }
-    this.queue = this.queue.then(() => this.append(`${line}\n`)).catch((error: unknown) => {
-      if (this.warned) return
-      this.warned = true
-      warn(this.ctx, `could not write ${DIAGNOSTICS_FILE}`, error, 'diagnostics')
-    })
+    this.queue = this.queue
+      .then(() => this.append(`${line}\n`))
+      .catch((error: unknown) => {
+        if (this.warned) return
+        this.warned = true
+        warn(this.ctx, `could not write ${DIAGNOSTICS_FILE}`, error, 'diagnostics')
+      })
   }
 
   /** Resolves once every noted line is written (tests, download). */
@@ -186,7 +215,10 @@ export class BotDiagnostics extends Service {
 
   private async append(line: string): Promise<void> {
     await fsp.mkdir(this.config.dir, { recursive: true, mode: 0o700 })
-    const size = await fsp.lstat(this.file).then((s) => s.size, () => 0)
+    const size = await fsp.lstat(this.file).then(
+      (s) => s.size,
+      () => 0,
+    )
     if (size > 0 && size + Buffer.byteLength(line) > this.config.maxBytes) await fsp.rename(this.file, this.rotated)
     const handle = await fsp.open(this.file, OPEN_APPEND, 0o600)
     try {
@@ -201,13 +233,20 @@ export class BotDiagnostics extends Service {
     for (const d of state.deliveries) {
       if (d.status !== 'failed' || this.seenFailed.has(d.id)) continue
       this.seenFailed.add(d.id)
-      this.note({ kind: 'delivery-failed', level: 'warn', message: `delivery ${d.id} (${d.kind}) from ${d.from} to ${d.to} failed: ${d.outcome ?? 'no reason recorded'}`, data: { id: d.id, from: d.from, to: d.to } })
+      this.note({
+        kind: 'delivery-failed',
+        level: 'warn',
+        message: `delivery ${d.id} (${d.kind}) from ${d.from} to ${d.to} failed: ${d.outcome ?? 'no reason recorded'}`,
+        data: { id: d.id, from: d.from, to: d.to },
+      })
     }
     const paused = state.paused !== undefined
     if (this.wasPaused !== undefined && paused !== this.wasPaused) {
-      this.note(paused
-        ? { kind: 'pause', message: `the team was paused by ${state.paused!.by}${state.paused!.reason ? `: ${state.paused!.reason}` : ''}` }
-        : { kind: 'resume', message: 'the team was resumed; held work is released' })
+      this.note(
+        paused
+          ? { kind: 'pause', message: `the team was paused by ${state.paused!.by}${state.paused!.reason ? `: ${state.paused!.reason}` : ''}` }
+          : { kind: 'resume', message: 'the team was resumed; held work is released' },
+      )
     }
     this.wasPaused = paused
   }

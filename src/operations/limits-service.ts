@@ -33,7 +33,9 @@ declare module '@deepseek-ai/cordis' {
 }
 
 /** A change of overrides: a value sets one, `null` clears it; keys not named stay as they are. */
-export const LimitPatch = z.object(Object.fromEntries(Object.entries(LimitOverrides.shape).map(([k, v]) => [k, v.nullable()]))).strict() as unknown as z.ZodType<{ [K in LimitKey]?: number | null }>
+export const LimitPatch = z
+  .object(Object.fromEntries(Object.entries(LimitOverrides.shape).map(([k, v]) => [k, v.nullable()])))
+  .strict() as unknown as z.ZodType<{ [K in LimitKey]?: number | null }>
 export type LimitPatch = { [K in LimitKey]?: number | null }
 
 /** The overrides after `patch` (pure): set, clear, keep. */
@@ -98,7 +100,8 @@ export class BotLimits extends Service {
     const patch = this.parse(raw)
     await this.store.update((s) => {
       const raised = this.raises(patch, s.limits)
-      if (raised.length && !opts.mayRaise) throw new TeamRefusal('forbidden', `Raising ${raised.join(', ')} lets Bots do more and needs a paired browser; nothing changed.`)
+      if (raised.length && !opts.mayRaise)
+        throw new TeamRefusal('forbidden', `Raising ${raised.join(', ')} lets Bots do more and needs a paired browser; nothing changed.`)
       const next = patchOverrides(s.limits, patch)
       if (Object.keys(next).length) s.limits = next
       else delete s.limits

@@ -62,10 +62,13 @@ export class BotPause extends Service {
   async [Service.init](): Promise<void> {
     this.wasPaused = this.isPaused()
     // Disposal wakes every waiter (it then finds the service gone and gives up).
-    this.ctx.effect(() => () => {
-      this.disposed = true
-      for (const wake of [...this.waiters]) wake()
-    }, 'botPause:waiters')
+    this.ctx.effect(
+      () => () => {
+        this.disposed = true
+        for (const wake of [...this.waiters]) wake()
+      },
+      'botPause:waiters',
+    )
     // A resume saved by another process (or by this one) releases held work here.
     this.store.subscribe((state) => {
       const now = state.paused !== undefined

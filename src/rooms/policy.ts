@@ -65,10 +65,9 @@ export interface Mentions {
  */
 export function parseMentions(text: string, members: readonly RoomMember[]): Mentions {
   const ALL = ['all', 'everyone', '所有人', '全体成员']
-  const names = [
-    ...members.map((m) => ({ key: nameKey(m.name), id: m.id as string | null })),
-    ...ALL.map((a) => ({ key: a, id: null })),
-  ].sort((a, b) => b.key.length - a.key.length)
+  const names = [...members.map((m) => ({ key: nameKey(m.name), id: m.id as string | null })), ...ALL.map((a) => ({ key: a, id: null }))].sort(
+    (a, b) => b.key.length - a.key.length,
+  )
   const ids: string[] = []
   let all = false
   // The same folding as nameKey, without trimming: positions stay within one string.
@@ -103,7 +102,10 @@ function foldText(text: string): string {
  * `[pass].`, `[跳过]`, an empty reply … case-insensitive, the whole reply only.
  */
 export function isPass(reply: string): boolean {
-  const t = reply.trim().replace(/^[*_`~\s]+|[*_`~\s]+$/g, '').trim()
+  const t = reply
+    .trim()
+    .replace(/^[*_`~\s]+|[*_`~\s]+$/g, '')
+    .trim()
   if (t === '') return true
   return /^[[(（【<{]?\s*(pass(ed)?|skip|跳过|过)\s*[\])）】>}]?\s*[.!。！]?$/i.test(t)
 }
@@ -238,9 +240,16 @@ export interface Post {
  * Posts a member has not seen (not its own), bounded: the newest `windowPosts`, each cut to
  * `windowPostChars`. `since` is the `seq` of the first post the member has not seen.
  */
-export function windowFor<P extends Post>(posts: readonly P[], since: number, memberId: string, limits: Pick<RoomLimits, 'windowPosts' | 'windowPostChars'>): { shown: P[]; omitted: number } {
+export function windowFor<P extends Post>(
+  posts: readonly P[],
+  since: number,
+  memberId: string,
+  limits: Pick<RoomLimits, 'windowPosts' | 'windowPostChars'>,
+): { shown: P[]; omitted: number } {
   const unseen = posts.filter((p, i) => (p.seq ?? i) >= since && p.from !== memberId)
-  const shown = unseen.slice(-limits.windowPosts).map((p) => (p.text.length > limits.windowPostChars ? { ...p, text: `${p.text.slice(0, limits.windowPostChars)} … (cut)` } : p))
+  const shown = unseen
+    .slice(-limits.windowPosts)
+    .map((p) => (p.text.length > limits.windowPostChars ? { ...p, text: `${p.text.slice(0, limits.windowPostChars)} … (cut)` } : p))
   return { shown, omitted: unseen.length - shown.length }
 }
 
@@ -292,7 +301,11 @@ export function postLine(name: string, text: string): string {
  * speaker line (`**Bob:** …`) or a room notice (`_…_`) of its own.
  */
 export function escapePostText(text: string): string {
-  return text.replace(/\r\n?/g, '\n').split('\n').map((line) => line.replace(/^(\s*)([*_]+)/, (_, indent: string, run: string) => indent + run.replace(/[*_]/g, '\\$&'))).join('\n')
+  return text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => line.replace(/^(\s*)([*_]+)/, (_, indent: string, run: string) => indent + run.replace(/[*_]/g, '\\$&')))
+    .join('\n')
 }
 
 /** How the room shows one post in its assistant text (the name is plain, the text escaped). */
@@ -350,7 +363,10 @@ const POST_LINE = /^\*\*([^*\n]{1,100}):\*\* ?(.*)$/
  * saved cursors valid); never for a room that has a post log — rendered text is not data.
  * `nameToId` maps a speaker name to its Bot id.
  */
-export function postsFromRoomLog(items: readonly { role: 'user' | 'assistant'; text: string; userPost?: boolean }[], nameToId: (name: string) => string | undefined): Post[] {
+export function postsFromRoomLog(
+  items: readonly { role: 'user' | 'assistant'; text: string; userPost?: boolean }[],
+  nameToId: (name: string) => string | undefined,
+): Post[] {
   const out: Post[] = []
   for (const item of items) {
     if (item.role === 'user') {
@@ -363,7 +379,8 @@ export function postsFromRoomLog(items: readonly { role: 'user' | 'assistant'; t
       if (m) {
         current = { from: nameToId(m[1]!) ?? 'room', name: m[1]!, text: m[2]! }
         out.push(current)
-      } else if (/^_.*_$/.test(line.trim())) current = undefined // a room notice, not a post
+      } else if (/^_.*_$/.test(line.trim()))
+        current = undefined // a room notice, not a post
       else if (current) current.text += `\n${line}`
     }
   }

@@ -125,7 +125,9 @@ export class PostLog {
 
   /** Rewrite the file with its newest records, within half the size limit (an atomic private write). */
   private rotate(groupId: string): void {
-    const lines = this.read(groupId).slice(-KEEP_RECORDS).map((r) => `${JSON.stringify(r)}\n`)
+    const lines = this.read(groupId)
+      .slice(-KEEP_RECORDS)
+      .map((r) => `${JSON.stringify(r)}\n`)
     let bytes = 0
     let from = lines.length
     while (from > 0 && bytes + Buffer.byteLength(lines[from - 1]!) <= this.maxBytes / 2) bytes += Buffer.byteLength(lines[--from]!)

@@ -26,7 +26,11 @@ export interface RoundProgress {
 export const PROGRESS_NAMES_MAX = 50
 
 export function roundProgress(record: Readonly<RoundRecord>, name: (botId: string) => string, speaking?: string): RoundProgress {
-  const of = (kinds: readonly string[]) => record.turns.filter((t) => kinds.includes(t.outcome)).map((t) => name(t.botId)).slice(0, PROGRESS_NAMES_MAX)
+  const of = (kinds: readonly string[]) =>
+    record.turns
+      .filter((t) => kinds.includes(t.outcome))
+      .map((t) => name(t.botId))
+      .slice(0, PROGRESS_NAMES_MAX)
   return {
     groupId: record.groupId,
     round: record.postId,

@@ -30,8 +30,21 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { roomReportSource, roomTurnSource, type Chain, type RoomNote } from '../core/sources.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import {
-  afterPost, firstSpeakers, isPass, memberChain, nextSpeaker, postLine, renderPost, replayRound, reportChain, startRound,
-  turnText, windowFor, type Poster, type RoomShape, type TakenTurn,
+  afterPost,
+  firstSpeakers,
+  isPass,
+  memberChain,
+  nextSpeaker,
+  postLine,
+  renderPost,
+  replayRound,
+  reportChain,
+  startRound,
+  turnText,
+  windowFor,
+  type Poster,
+  type RoomShape,
+  type TakenTurn,
 } from './policy.ts'
 import type { RoomLimits } from '../core/limits.ts'
 import type { RoomInput, RoomPiece } from './stream.ts'
@@ -131,7 +144,6 @@ export class Rounds {
     return this.log.filter((r) => groupId === undefined || r.groupId === groupId)
   }
 
-
   /**
    * The one place a member turn draws from the chain's work budget (the service's `draw`, in team
    * state); false when the budget is spent, and the turn is then recorded failed with that reason.
@@ -160,8 +172,12 @@ export class Rounds {
     const group = this.host.state().groups[groupId]!
     const { transcript } = this.host
     const post = transcript.addPost(groupId, {
-      id: input.postId, round: input.postId, from: input.poster.kind === 'user' ? 'user' : input.poster.botId,
-      name: input.name, text: input.text, hop: input.chain.hop,
+      id: input.postId,
+      round: input.postId,
+      from: input.poster.kind === 'user' ? 'user' : input.poster.botId,
+      name: input.name,
+      text: input.text,
+      hop: input.chain.hop,
     })
     if (input.poster.kind === 'user') await this.host.userSpoke(groupId)
     else yield `${renderPost(input.name, input.text)}\n\n`
@@ -183,7 +199,8 @@ export class Rounds {
       if (signal?.aborted || !this.host.alive()) return
     }
     const highest = yield* this.round(groupId, post, input.poster, chain, signal, said)
-    if (input.report && input.poster.kind === 'bot') await this.report({ id: input.poster.botId, name: input.name }, group, post.id, said, reportChain(chain, highest))
+    if (input.report && input.poster.kind === 'bot')
+      await this.report({ id: input.poster.botId, name: input.name }, group, post.id, said, reportChain(chain, highest))
   }
 
   private renderTurn(groupId: string, botId: string, outcome: TurnOutcomeKind, postSeq?: number, reason?: string): string {
@@ -205,23 +222,41 @@ export class Rounds {
   }
 
   /** One round (or the rest of one cut by a crash). Yields the room's text; returns the highest hop. */
-  private async *round(groupId: string, post: LoggedPost, poster: Poster, chain: Chain, signal: AbortSignal | undefined, said: LoggedPost[]): AsyncGenerator<RoomPiece, number> {
+  private async *round(
+    groupId: string,
+    post: LoggedPost,
+    poster: Poster,
+    chain: Chain,
+    signal: AbortSignal | undefined,
+    said: LoggedPost[],
+  ): AsyncGenerator<RoomPiece, number> {
     const { transcript, limits } = this.host
     let group = this.host.state().groups[groupId]!
     const room = this.shape(group)
     const first = firstSpeakers(room, poster, post.text)
     const before = transcript.round(groupId, post.id)?.turns ?? []
-    const taken: TakenTurn[] = before.map((t) => ({ botId: t.botId, posted: t.outcome === 'posted' ? transcript.posts(groupId).find((p) => p.seq === t.post)?.text ?? '' : undefined }))
+    const taken: TakenTurn[] = before.map((t) => ({
+      botId: t.botId,
+      posted: t.outcome === 'posted' ? (transcript.posts(groupId).find((p) => p.seq === t.post)?.text ?? '') : undefined,
+    }))
     const plan = taken.length ? replayRound(room, first, limits, taken) : startRound(room, first, limits)
     const record: RoundRecord = {
-      groupId, postId: post.id, startedBy: poster.kind === 'user' ? 'user' : poster.botId, first,
-      turns: before.map((t) => ({ botId: t.botId, outcome: t.outcome })), dropped: plan.dropped, maxTurns: plan.maxTurns,
+      groupId,
+      postId: post.id,
+      startedBy: poster.kind === 'user' ? 'user' : poster.botId,
+      first,
+      turns: before.map((t) => ({ botId: t.botId, outcome: t.outcome })),
+      dropped: plan.dropped,
+      maxTurns: plan.maxTurns,
       ...(taken.length ? { resumed: true } : {}),
     }
     this.log.push(record)
     if (this.log.length > MAX_ROUND_LOG) this.log.shift()
     for (const t of before) yield this.renderTurn(groupId, t.botId, t.outcome, t.post)
-    let previous = before.filter((t) => t.outcome === 'posted').map((t) => this.host.bot(t.botId)?.name).at(-1)
+    let previous = before
+      .filter((t) => t.outcome === 'posted')
+      .map((t) => this.host.bot(t.botId)?.name)
+      .at(-1)
     let highest = before.length ? chain.hop + 1 : chain.hop
     this.running.add(groupId)
     try {
@@ -238,13 +273,20 @@ export class Rounds {
         const held = poster.kind === 'bot' ? this.host.holdsBotWork?.(id) : undefined
         const { outcome, upto } = held
           ? { outcome: { kind: 'failed', reason: held } as TurnOutcome, upto: transcript.cursor(groupId, id) }
-          : await this.drawTurn(groupId, turnChain)
-          ? await this.memberTurn(groupId, id, place, turnChain, signal)
-          : { outcome: { kind: 'failed', reason: 'the work budget of this request is spent' } as TurnOutcome, upto: transcript.cursor(groupId, id) }
+          : (await this.drawTurn(groupId, turnChain))
+            ? await this.memberTurn(groupId, id, place, turnChain, signal)
+            : { outcome: { kind: 'failed', reason: 'the work budget of this request is spent' } as TurnOutcome, upto: transcript.cursor(groupId, id) }
         record.turns.push({ botId: id, outcome: outcome.kind })
         this.host.progress?.(record)
         if (outcome.kind === 'posted') {
-          const p = transcript.addPost(groupId, { id: `post-${randomUUID()}`, round: post.id, from: id, name: bot.name, text: outcome.text, hop: turnChain.hop })
+          const p = transcript.addPost(groupId, {
+            id: `post-${randomUUID()}`,
+            round: post.id,
+            from: id,
+            name: bot.name,
+            text: outcome.text,
+            hop: turnChain.hop,
+          })
           transcript.addTurn(groupId, post.id, id, 'posted', upto, p.seq)
           said.push(p)
           previous = bot.name
@@ -255,7 +297,8 @@ export class Rounds {
           yield this.renderTurn(groupId, id, outcome.kind, undefined, outcome.kind === 'failed' ? outcome.reason : undefined)
         }
       }
-      if (plan.dropped.some((d) => d.why === 'turn-cap')) yield noted({ kind: 'turn-cap', text: `This round reached its limit of ${plan.maxTurns} turns.`, round: post.id })
+      if (plan.dropped.some((d) => d.why === 'turn-cap'))
+        yield noted({ kind: 'turn-cap', text: `This round reached its limit of ${plan.maxTurns} turns.`, round: post.id })
     } finally {
       this.running.delete(groupId)
       record.endedAt = new Date().toISOString()
@@ -268,7 +311,13 @@ export class Rounds {
   }
 
   /** One member's turn: what it has not seen, then its reply (or pass / missed / failed / stopped). */
-  private async memberTurn(groupId: string, botId: string, place: { place: number; planned: number; after: string | undefined }, chain: Chain, signal: AbortSignal | undefined): Promise<{ outcome: TurnOutcome; upto: number }> {
+  private async memberTurn(
+    groupId: string,
+    botId: string,
+    place: { place: number; planned: number; after: string | undefined },
+    chain: Chain,
+    signal: AbortSignal | undefined,
+  ): Promise<{ outcome: TurnOutcome; upto: number }> {
     const { transcript, limits } = this.host
     const since = transcript.cursor(groupId, botId)
     let agent: Agent
@@ -293,15 +342,23 @@ export class Rounds {
     // The turn is in the member's log on disk before the post log records it (the caller does).
     await this.host.flush(agent)
     const events = agent.session.events.slice(before)
-    const end = events.filter((e) => e.type === 'turn/end').at(-1)?.data as { reason?: { kind?: string; error?: { message?: string }; message?: string } } | undefined
-    const replies = events.filter((e) => e.type === 'assistant/message').map((e) => {
-      const data = e.data as unknown as { message?: { content: readonly { type: string; text?: string }[] } }
-      return data.message ? messageText(data.message) : ''
-    }).filter((t) => t.trim())
+    const end = events.filter((e) => e.type === 'turn/end').at(-1)?.data as
+      | { reason?: { kind?: string; error?: { message?: string }; message?: string } }
+      | undefined
+    const replies = events
+      .filter((e) => e.type === 'assistant/message')
+      .map((e) => {
+        const data = e.data as unknown as { message?: { content: readonly { type: string; text?: string }[] } }
+        return data.message ? messageText(data.message) : ''
+      })
+      .filter((t) => t.trim())
     const reply = replies.at(-1) ?? ''
     if (end?.reason?.kind === 'aborted' || end?.reason?.kind === 'cancelled') return { outcome: { kind: 'stopped' }, upto }
     if (end?.reason?.kind === 'error' || (!reply && end?.reason?.kind !== 'completed')) {
-      return { outcome: { kind: 'failed', reason: end?.reason?.error?.message ?? end?.reason?.message ?? `turn ended: ${end?.reason?.kind ?? 'unknown'}` }, upto }
+      return {
+        outcome: { kind: 'failed', reason: end?.reason?.error?.message ?? end?.reason?.message ?? `turn ended: ${end?.reason?.kind ?? 'unknown'}` },
+        upto,
+      }
     }
     return { outcome: isPass(reply) ? { kind: 'pass' } : { kind: 'posted', text: reply.trim() }, upto }
   }
@@ -318,16 +375,20 @@ export class Rounds {
       await this.host.draw(group.id, chain, { force: true })
       const agent = await this.host.ownChat(botId)
       const body = said.length ? said.map((p) => postLine(p.name, p.text)).join('\n') : '(nobody posted a reply)'
-      agent.followup(createUserMessage({
-        content: [{ type: 'text', text: `[Group "${group.name}" — replies to your post]\n${body}` }],
-        source: roomReportSource({ groupId: group.id, groupName: group.name }, chain),
-      }))
+      agent.followup(
+        createUserMessage({
+          content: [{ type: 'text', text: `[Group "${group.name}" — replies to your post]\n${body}` }],
+          source: roomReportSource({ groupId: group.id, groupName: group.name }, chain),
+        }),
+      )
       if (record) record.report = { ok: true }
     } catch (error) {
       const reason = errorText(error)
       if (record) record.report = { ok: false, reason }
       this.host.warn(`could not report group ${group.name}'s replies to ${name}`, error)
-      await this.host.announce(group.id, `The replies could not be sent back to ${name}: ${reason}`).catch((e: unknown) => this.host.warn('could not show the report failure in the room', e))
+      await this.host
+        .announce(group.id, `The replies could not be sent back to ${name}: ${reason}`)
+        .catch((e: unknown) => this.host.warn('could not show the report failure in the room', e))
     }
   }
 }

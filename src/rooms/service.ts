@@ -114,17 +114,27 @@ export class BotRooms extends Service {
     super(ctx, 'botRooms')
     const limitsNow = () => this.limits
     this.onAgents = new AgentRegistrations(ctx, 'bot-rooms:agent-registrations')
-    this.ready = new Promise((resolve) => { this.resolveReady = resolve })
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = resolve
+    })
     const dir = ctx.botStore?.status().dir
-    this.transcripts = new Transcript(dir ? new PostLog(dir) : undefined, () => this.store.isWriter(), (what, error) => warn(this.ctx, what, error, 'rooms'))
+    this.transcripts = new Transcript(
+      dir ? new PostLog(dir) : undefined,
+      () => this.store.isWriter(),
+      (what, error) => warn(this.ctx, what, error, 'rooms'),
+    )
     this.roundRunner = new Rounds({
-      get limits() { return limitsNow() },
+      get limits() {
+        return limitsNow()
+      },
       transcript: this.transcripts,
       state: () => this.state,
       bot: (id) => this.roster.bot(id),
       memberAgent: (groupId, botId) => this.memberAgent(groupId, botId),
       flush: async (agent) => {
-        await this.ctx.sessions.flush(agent.session).catch((error: unknown) => warn(this.ctx, `could not write member Session ${String(agent.id)} to disk`, error, 'rooms'))
+        await this.ctx.sessions
+          .flush(agent.session)
+          .catch((error: unknown) => warn(this.ctx, `could not write member Session ${String(agent.id)} to disk`, error, 'rooms'))
       },
       ownChat: (botId) => this.roster.agentOf(botId),
       announce: (groupId, text) => this.announce(groupId, text),
@@ -132,7 +142,10 @@ export class BotRooms extends Service {
       draw: (groupId, chain, opts) => this.draw(groupId, chain, opts),
       progress: (record, speaking) => {
         try {
-          this.ctx.emit('bot-team/room-progress', roundProgress(record, (id) => this.roster.bot(id)?.name ?? id, speaking))
+          this.ctx.emit(
+            'bot-team/room-progress',
+            roundProgress(record, (id) => this.roster.bot(id)?.name ?? id, speaking),
+          )
         } catch (error) {
           warn(this.ctx, 'room progress listener failed', error, 'rooms')
         }
@@ -173,7 +186,12 @@ export class BotRooms extends Service {
   }
 
   async [Service.init](): Promise<void> {
-    this.ctx.effect(() => () => { this.alive = false }, 'bot-rooms:alive')
+    this.ctx.effect(
+      () => () => {
+        this.alive = false
+      },
+      'bot-rooms:alive',
+    )
     this.streams = answerRoomStreams(this.ctx, {
       roomOf: (sessionId) => this.roster.roomOf(sessionId),
       title: (groupId) => this.state.groups[groupId]?.name ?? 'Group',
@@ -200,7 +218,13 @@ export class BotRooms extends Service {
       this.resolveReady()
       return
     }
-    const run = () => this.recover().then(() => {}, (error: unknown) => warn(this.ctx, 'room recovery failed', error, 'rooms')).finally(() => this.resolveReady())
+    const run = () =>
+      this.recover()
+        .then(
+          () => {},
+          (error: unknown) => warn(this.ctx, 'room recovery failed', error, 'rooms'),
+        )
+        .finally(() => this.resolveReady())
     afterBoot(this.ctx, run)
   }
 
@@ -247,7 +271,11 @@ export class BotRooms extends Service {
   /** Each member turn of a round so far (from the post log): who, and how it ended. */
   async roundTurns(groupId: string, round: string): Promise<readonly { botId: string; outcome: string; post?: number }[]> {
     this.loadTranscript(groupId)
-    return (this.transcripts.round(groupId, round)?.turns ?? []).map((t) => ({ botId: t.botId, outcome: t.outcome, ...(t.post !== undefined ? { post: t.post } : {}) }))
+    return (this.transcripts.round(groupId, round)?.turns ?? []).map((t) => ({
+      botId: t.botId,
+      outcome: t.outcome,
+      ...(t.post !== undefined ? { post: t.post } : {}),
+    }))
   }
 
   /** The room's posts known to this process (loaded from the post log when needed). */
@@ -292,7 +320,17 @@ export class BotRooms extends Service {
 
   private find(ref: string): Group {
     const group = this.group(ref)
-    if (!group) throw new RoomRefusal('not-found', `No group named or with id "${ref}".${this.groups().length ? ` Groups: ${this.groups().map((g) => g.name).join(', ')}.` : ''}`)
+    if (!group)
+      throw new RoomRefusal(
+        'not-found',
+        `No group named or with id "${ref}".${
+          this.groups().length
+            ? ` Groups: ${this.groups()
+                .map((g) => g.name)
+                .join(', ')}.`
+            : ''
+        }`,
+      )
     return group
   }
 
@@ -318,7 +356,8 @@ export class BotRooms extends Service {
       if (!again.ok) throw new RoomRefusal('invalid', `The group was not created: ${again.reason}.`)
       const live = Object.values(s.groups).filter((g) => !g.deleted).length
       const { maxGroups } = this.ctx.botLimits.inForce(s.limits)
-      if (live >= maxGroups) throw new RoomRefusal('limit', `The group was not created: the team already has ${live} groups (limit ${maxGroups}). Delete a group first.`)
+      if (live >= maxGroups)
+        throw new RoomRefusal('limit', `The group was not created: the team already has ${live} groups (limit ${maxGroups}). Delete a group first.`)
       id = allocateId(s, 'group')
       s.groups[id] = { id, ...again.value, memberSessions: {}, seen: {}, createdAt: new Date().toISOString() }
     })
@@ -427,7 +466,10 @@ export class BotRooms extends Service {
         if (budget && !budget.ok) throw new RoomRefusal('limit', `Not posted: ${budget.reason}`)
         const started = g.botRounds ?? 0
         if (started >= this.limits.botRoundsPerUserMessage) {
-          throw new RoomRefusal('limit', `Bots have started ${started} rounds in group ${group.name} since the user last wrote there (limit ${this.limits.botRoundsPerUserMessage}). Wait until the user writes in the group, or tell the user in your own chat.`)
+          throw new RoomRefusal(
+            'limit',
+            `Bots have started ${started} rounds in group ${group.name} since the user last wrote there (limit ${this.limits.botRoundsPerUserMessage}). Wait until the user writes in the group, or tell the user in your own chat.`,
+          )
         }
         g.botRounds = started + 1
       })
@@ -463,7 +505,11 @@ export class BotRooms extends Service {
     this.require(caller, 'read_group_chat', group)
     if (query !== undefined && String(query).trim()) {
       const archive = this.ctx.get('botArchive')
-      if (!archive) throw new RoomRefusal('unavailable', 'Searching a room\'s history needs the archive, which is not running here; read the newest posts instead (omit query).')
+      if (!archive)
+        throw new RoomRefusal(
+          'unavailable',
+          "Searching a room's history needs the archive, which is not running here; read the newest posts instead (omit query).",
+        )
       return archive.searchRoom(group, String(query))
     }
     const posts = await this.transcript(group.id)
@@ -547,10 +593,15 @@ export class BotRooms extends Service {
    * before the save leaves the old part current (the new Session unowned); after it, the
    * steward sends the pending package again at start.
    */
-  async renewMember(groupId: string, botId: string, opts: { from: string; endReason: string; note: string }): Promise<{ agent: Agent; sessionId: string; part: number }> {
+  async renewMember(
+    groupId: string,
+    botId: string,
+    opts: { from: string; endReason: string; note: string },
+  ): Promise<{ agent: Agent; sessionId: string; part: number }> {
     const bot = this.roster.bot(botId)
     const group = this.state.groups[groupId]
-    if (!bot || !group || group.deleted || !group.members.includes(botId)) throw new RoomRefusal('not-found', `Bot ${botId} is no longer a member of group ${groupId}.`)
+    if (!bot || !group || group.deleted || !group.members.includes(botId))
+      throw new RoomRefusal('not-found', `Bot ${botId} is no longer a member of group ${groupId}.`)
     if (group.memberSessions[botId] !== opts.from) throw new RoomRefusal('unavailable', `The member's Session moved meanwhile.`)
     const key = `${groupId}:${botId}`
     let part = 0
@@ -584,12 +635,20 @@ export class BotRooms extends Service {
   }
 
   /** Create a member Session and record it with `record` (inside one save), then archive it. */
-  private async createMember(groupId: string, bot: { id: string; name: string; model?: string | undefined; workFolder?: string | undefined }, record: (g: Group, sessionId: string) => void): Promise<Agent> {
+  private async createMember(
+    groupId: string,
+    bot: { id: string; name: string; model?: string | undefined; workFolder?: string | undefined },
+    record: (g: Group, sessionId: string) => void,
+  ): Promise<Agent> {
     const sessionId = `session-${randomUUID()}`
     const done = this.roster.opens(sessionId, { kind: 'member', botId: bot.id, groupId })
     let agent: Agent
     try {
-      agent = await this.roster.sessions.create(sessionId, { title: `${bot.name} in ${this.state.groups[groupId]!.name}`, model: bot.model, cwd: this.roster.folderOf(bot) })
+      agent = await this.roster.sessions.create(sessionId, {
+        title: `${bot.name} in ${this.state.groups[groupId]!.name}`,
+        model: bot.model,
+        cwd: this.roster.folderOf(bot),
+      })
       await this.store.update((s) => {
         record(s.groups[groupId]!, sessionId)
       })
@@ -608,14 +667,17 @@ export class BotRooms extends Service {
 
   private attachMember(agent: Agent, botId: string, groupId: string): void {
     const ctx = agent.ctx
-    this.onAgents.add(agent, ctx.systemPrompt.section({
-      name: ROOM_SECTION,
-      order: 20,
-      text: () => {
-        const g = this.state.groups[groupId]!
-        return roomRulesText(g.name, g.admin === botId)
-      },
-    }))
+    this.onAgents.add(
+      agent,
+      ctx.systemPrompt.section({
+        name: ROOM_SECTION,
+        order: 20,
+        text: () => {
+          const g = this.state.groups[groupId]!
+          return roomRulesText(g.name, g.admin === botId)
+        },
+      }),
+    )
     for (const tool of memberTools(this, groupId)) this.onAgents.add(agent, ctx.tools.register(tool))
   }
 
@@ -688,7 +750,12 @@ export class BotRooms extends Service {
         redriveInbox(room)
         counts.redriven++
       } else {
-        room.followup(createUserMessage({ content: [{ type: 'text', text: 'The team restarted; the round goes on.' }], source: roomNoticeSource({ groupId: group.id, groupName: group.name }, 'The team restarted; the round goes on.') }))
+        room.followup(
+          createUserMessage({
+            content: [{ type: 'text', text: 'The team restarted; the round goes on.' }],
+            source: roomNoticeSource({ groupId: group.id, groupName: group.name }, 'The team restarted; the round goes on.'),
+          }),
+        )
         counts.resumed++
       }
     }
@@ -712,7 +779,8 @@ function legacyItems(events: readonly LooseEvent[]): LegacySeed {
   return messagesOf(events).flatMap((m): LegacySeed[number][] => {
     if (m.role === 'assistant') return [{ role: 'assistant' as const, text: messageText(m) }]
     const kind = (m.source as { kind?: unknown } | undefined)?.kind ?? 'user'
-    if (m.role === 'user' && kind === 'user' && !messageText(m).startsWith('Current runtime context')) return [{ role: 'user' as const, text: messageText(m), userPost: true }]
+    if (m.role === 'user' && kind === 'user' && !messageText(m).startsWith('Current runtime context'))
+      return [{ role: 'user' as const, text: messageText(m), userPost: true }]
     const post = readSourceOf(m.source, 'room-post')
     if (post) return [{ role: 'user' as const, text: `${post.fromName ?? 'User'}: ${post.said}`, userPost: false }]
     return []

@@ -33,7 +33,11 @@ interface LooseMessage {
   source?: unknown
 }
 
-export const messageText = (m: { content: readonly { type: string; text?: string }[] }) => m.content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('')
+export const messageText = (m: { content: readonly { type: string; text?: string }[] }) =>
+  m.content
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text ?? '')
+    .join('')
 const isRuntimeContext = (text: string) => text.startsWith('Current runtime context')
 
 /**
@@ -62,7 +66,15 @@ export function readRoomRequest(messages: readonly LooseMessage[]): RoomInput[] 
     const text = messageText(m)
     const kind = (m.source as { kind?: unknown } | undefined)?.kind ?? 'user'
     if (kind === 'user') {
-      if (text.trim() && !isRuntimeContext(text)) inputs.push({ kind: 'post', postId: `msg-${String(m.id ?? inputs.length)}`, poster: { kind: 'user' }, name: 'User', text: text.trim(), chain: { hop: 0 } })
+      if (text.trim() && !isRuntimeContext(text))
+        inputs.push({
+          kind: 'post',
+          postId: `msg-${String(m.id ?? inputs.length)}`,
+          poster: { kind: 'user' },
+          name: 'User',
+          text: text.trim(),
+          chain: { hop: 0 },
+        })
       continue
     }
     const s = readSourceOf(m.source, 'room-open', 'room-notice', 'room-post')

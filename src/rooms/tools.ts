@@ -29,12 +29,17 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
   return [
     defineTool({
       name: 'create_group',
-      description: 'Create a group room: members speak in order, only when called. Main Bots only, and only when the user asks. The user reads and writes in the room in DSH Web.',
+      description:
+        'Create a group room: members speak in order, only when called. Main Bots only, and only when the user asks. The user reads and writes in the room in DSH Web.',
       parameters: {
         name: { type: 'string', required: true, description: 'Unique group name, at most 60 characters.' },
         members: { type: 'array', items: { type: 'string' }, required: true, description: 'Bot names or ids, 2 to 12; the order is the speaking order.' },
         admin: { type: 'string', description: 'The admin (one of the members), or "none". The admin moderates and answers plain messages.' },
-        mode: { type: 'string', enum: ['admin', 'everyone'], description: 'admin (default): a plain message goes to the admin only. everyone: the admin, then the others in order.' },
+        mode: {
+          type: 'string',
+          enum: ['admin', 'everyone'],
+          description: 'admin (default): a plain message goes to the admin only. everyone: the admin, then the others in order.',
+        },
         notice: { type: 'string', description: 'A notice every speaker sees, at most 2,000 characters.' },
       },
       output: text,
@@ -47,7 +52,8 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
     }),
     defineTool({
       name: 'update_group',
-      description: "Change a group: name, members, admin, mode or notice. A Main Bot may change any group, an admin its own (an admin cannot leave the group without an admin or remove itself). Removed members' group activity stops.",
+      description:
+        "Change a group: name, members, admin, mode or notice. A Main Bot may change any group, an admin its own (an admin cannot leave the group without an admin or remove itself). Removed members' group activity stops.",
       parameters: {
         group: { type: 'string', required: true, description: 'The group, by name or id.' },
         name: { type: 'string' },
@@ -67,7 +73,8 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
     }),
     defineTool({
       name: 'delete_group',
-      description: "Delete a group: its members' group activity stops and its Sessions are archived (not erased). Main Bots only, only when the user asks; refused while a round runs.",
+      description:
+        "Delete a group: its members' group activity stops and its Sessions are archived (not erased). Main Bots only, only when the user asks; refused while a round runs.",
       parameters: {
         group: { type: 'string', required: true, description: 'The group, by name or id.' },
         reason: { type: 'string', required: true, description: 'Why, in a sentence (recorded).' },
@@ -82,17 +89,21 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
     }),
     defineTool({
       name: 'post_to_group',
-      description: 'Post to a group room under your name; it starts a round (routed like a user message: @Name calls that member). Main Bots, or the group\'s admin. Returns at once; with report=true the replies come back to this chat when the round ends.',
+      description:
+        "Post to a group room under your name; it starts a round (routed like a user message: @Name calls that member). Main Bots, or the group's admin. Returns at once; with report=true the replies come back to this chat when the round ends.",
       parameters: {
         group: { type: 'string', required: true, description: 'The group, by name or id.' },
         text: { type: 'string', required: true, description: 'The post (self-contained: members cannot see your chat).' },
-        report: { type: 'boolean', description: 'Send the round\'s replies back to you when it ends.' },
+        report: { type: 'boolean', description: "Send the round's replies back to you when it ends." },
       },
       output: text,
       async execute(args, exec) {
         return answer(async () => {
           const g = rooms.group(args.group)
-          await rooms.post(requesterOf(exec), args.group, args.text, { report: args.report === true, ...(exec.agent ? { chain: rooms.chainFrom(String(exec.agent.id)) } : {}) })
+          await rooms.post(requesterOf(exec), args.group, args.text, {
+            report: args.report === true,
+            ...(exec.agent ? { chain: rooms.chainFrom(String(exec.agent.id)) } : {}),
+          })
           return `Posted to group ${g?.name ?? args.group}.${args.report ? ' The replies will be sent to you when the round ends.' : ''}`
         })
       },
@@ -103,7 +114,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
       parameters: {
         group: { type: 'string', required: true, description: 'The group, by name or id.' },
         last: { type: 'integer', description: 'How many of the newest posts (default 30, at most 200).' },
-        query: { type: 'string', description: 'Words to find anywhere in the room\'s history (quote a phrase for an exact match).' },
+        query: { type: 'string', description: "Words to find anywhere in the room's history (quote a phrase for an exact match)." },
       },
       output: text,
       isConcurrencySafe: () => true,
@@ -122,7 +133,7 @@ export function memberTools(rooms: Pick<RoomToolHost, 'readChat'>, groupId: stri
       description: 'Read older posts of this group than your turn showed, or search its whole history with query.',
       parameters: {
         last: { type: 'integer', description: 'How many of the newest posts (default 30, at most 200).' },
-        query: { type: 'string', description: 'Words to find anywhere in this room\'s history (quote a phrase for an exact match).' },
+        query: { type: 'string', description: "Words to find anywhere in this room's history (quote a phrase for an exact match)." },
       },
       output: text,
       isConcurrencySafe: () => true,

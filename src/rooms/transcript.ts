@@ -73,7 +73,12 @@ export class Transcript {
    * history (`seed`, legacy rooms only). `saved` are the cursors in team state; a group saved
    * before cursors existed has none: its members are taken as up to date.
    */
-  load(groupId: string, members: readonly string[], saved: Readonly<Record<string, number>> | undefined, seed: () => { items: LegacySeed; nameToId: (name: string) => string | undefined } | undefined): void {
+  load(
+    groupId: string,
+    members: readonly string[],
+    saved: Readonly<Record<string, number>> | undefined,
+    seed: () => { items: LegacySeed; nameToId: (name: string) => string | undefined } | undefined,
+  ): void {
     let records: LogRecord[] = []
     try {
       if (this.log?.exists(groupId)) records = this.log.read(groupId)
@@ -81,7 +86,16 @@ export class Transcript {
         const legacy = seed()
         if (legacy?.items.length) {
           const at = now()
-          records = postsFromRoomLog(legacy.items, legacy.nameToId).map((p, i) => ({ t: 'post' as const, seq: i, id: `legacy-${i}`, round: 'legacy', from: p.from, name: p.name, text: clipPost(p.text), at }))
+          records = postsFromRoomLog(legacy.items, legacy.nameToId).map((p, i) => ({
+            t: 'post' as const,
+            seq: i,
+            id: `legacy-${i}`,
+            round: 'legacy',
+            from: p.from,
+            name: p.name,
+            text: clipPost(p.text),
+            at,
+          }))
           this.write(groupId, records)
         }
       }
@@ -154,7 +168,17 @@ export class Transcript {
     const g = this.group(groupId)
     const known = g.posts.find((x) => x.id === p.id)
     if (known) return known
-    const record: LogRecord = { t: 'post', seq: g.nextSeq, id: p.id, round: p.round, from: p.from, name: p.name, text: clipPost(p.text), at: now(), ...(p.hop !== undefined ? { hop: p.hop } : {}) }
+    const record: LogRecord = {
+      t: 'post',
+      seq: g.nextSeq,
+      id: p.id,
+      round: p.round,
+      from: p.from,
+      name: p.name,
+      text: clipPost(p.text),
+      at: now(),
+      ...(p.hop !== undefined ? { hop: p.hop } : {}),
+    }
     this.apply(g, record)
     this.write(groupId, [record])
     return g.posts.at(-1)!

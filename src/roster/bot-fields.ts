@@ -62,7 +62,6 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u20
 const MODEL_RE = /^[A-Za-z0-9._:-]+\/[A-Za-z0-9._:-]+$/
 const COLOUR_RE = /^#[0-9a-fA-F]{6}$/
 
-
 type Ctx = z.core.$RefinementCtx<string>
 
 function issue(ctx: Ctx, value: string, message: string): void {
@@ -70,7 +69,7 @@ function issue(ctx: Ctx, value: string, message: string): void {
 }
 
 /** A Bot's name (features §1): 1–40 characters, no control characters, no '@', not 'all'. */
-export const botNameSchema = z.string({ error: iss => (iss.input === undefined ? 'is required' : 'must be text') }).transform((raw, ctx) => {
+export const botNameSchema = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be text') }).transform((raw, ctx) => {
   const name = normaliseName(raw)
   const before = ctx.issues.length
   if (CONTROL.test(raw)) issue(ctx, raw, 'must not contain control characters, line breaks or direction marks')
@@ -108,7 +107,11 @@ export const botModelSchema = z.string({ error: 'must be text' }).transform((raw
     return z.NEVER
   }
   if (!MODEL_RE.test(model)) {
-    issue(ctx, raw, "must be written provider/model (letters, digits and . _ : - on both sides of one '/'), e.g. deepseek/deepseek-chat; leave it out for the DSH default")
+    issue(
+      ctx,
+      raw,
+      "must be written provider/model (letters, digits and . _ : - on both sides of one '/'), e.g. deepseek/deepseek-chat; leave it out for the DSH default",
+    )
     return z.NEVER
   }
   return model
@@ -121,25 +124,31 @@ function imagePathProblem(p: string): string | undefined {
   if (p.startsWith('/') || p.startsWith('\\') || /^[A-Za-z]:/.test(p)) return 'must be a path relative to the bot folder, not an absolute path'
   const parts = p.split(/[\\/]/)
   if (parts.includes('..')) return "must stay inside the bot folder (no '..')"
-  if (parts.some(s => s === '' || s === '.')) return "must be a plain relative path (no empty or '.' parts)"
+  if (parts.some((s) => s === '' || s === '.')) return "must be a plain relative path (no empty or '.' parts)"
   return undefined
 }
 
 const avatarObjectError = (iss: { code?: string }): string | undefined =>
   iss.code === 'unrecognized_keys' ? 'is not an avatar field; an avatar has kind and shape, or kind and image' : undefined
 
-const shapeAvatarSchema = z.strictObject({
-  kind: z.literal('shape'),
-  shape: z.enum(AVATAR_SHAPES, { error: `must be one of ${AVATAR_SHAPES.join(', ')}` }),
-}, { error: avatarObjectError })
+const shapeAvatarSchema = z.strictObject(
+  {
+    kind: z.literal('shape'),
+    shape: z.enum(AVATAR_SHAPES, { error: `must be one of ${AVATAR_SHAPES.join(', ')}` }),
+  },
+  { error: avatarObjectError },
+)
 
-const imageAvatarSchema = z.strictObject({
-  kind: z.literal('image'),
-  image: z.string({ error: 'must be text' }).check((ctx) => {
-    const problem = imagePathProblem(ctx.value)
-    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value })
-  }),
-}, { error: avatarObjectError })
+const imageAvatarSchema = z.strictObject(
+  {
+    kind: z.literal('image'),
+    image: z.string({ error: 'must be text' }).check((ctx) => {
+      const problem = imagePathProblem(ctx.value)
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value })
+    }),
+  },
+  { error: avatarObjectError },
+)
 
 /** A shape, or a small image stored under the bot folder (a relative path, never absolute). */
 export const botAvatarSchema = z.discriminatedUnion('kind', [shapeAvatarSchema, imageAvatarSchema], {
@@ -148,9 +157,10 @@ export const botAvatarSchema = z.discriminatedUnion('kind', [shapeAvatarSchema, 
 export type BotAvatar = z.output<typeof botAvatarSchema>
 
 /** `#rrggbb`; stored lower-case. */
-export const botColourSchema = z.string({ error: 'must be text' })
+export const botColourSchema = z
+  .string({ error: 'must be text' })
   .regex(COLOUR_RE, { error: 'must be a colour written #rrggbb, e.g. #1971c2' })
-  .transform(c => c.toLowerCase())
+  .transform((c) => c.toLowerCase())
 
 export const permissionPresetSchema = z.enum(PERMISSION_PRESETS, { error: `must be one of ${PERMISSION_PRESETS.join(', ')}` })
 
@@ -219,7 +229,7 @@ const objectError = (iss: { code?: string }): string | undefined => {
 }
 
 /** What creating a Bot accepts: `name` is required, everything else has a default. */
-export const BotCreateInput = z.strictObject({ ...optionalFields, name: botNameSchema }, { error: objectError }).transform(v => {
+export const BotCreateInput = z.strictObject({ ...optionalFields, name: botNameSchema }, { error: objectError }).transform((v) => {
   const out: BotCreate = {
     name: v.name,
     role: v.role ?? '',
@@ -253,11 +263,13 @@ export interface BotCreate {
 }
 
 /** What changing a Bot accepts: any of the fields, at least one. `model: null` = DSH default, `workFolder: null` = the team workspace. */
-export const BotUpdateInput = z.strictObject({ ...optionalFields, model: botModelSchema.nullable().optional(), workFolder: workFolderSchema.nullable().optional() }, { error: objectError }).refine(v => Object.values(v).some(x => x !== undefined), {
-  error: `nothing to change: give at least one of ${FIELD_NAMES.join(', ')}`,
-  // Only for an otherwise valid input: `{ foo: 1 }` is answered by "foo: is not a Bot field" alone.
-  when: payload => payload.issues.length === 0,
-})
+export const BotUpdateInput = z
+  .strictObject({ ...optionalFields, model: botModelSchema.nullable().optional(), workFolder: workFolderSchema.nullable().optional() }, { error: objectError })
+  .refine((v) => Object.values(v).some((x) => x !== undefined), {
+    error: `nothing to change: give at least one of ${FIELD_NAMES.join(', ')}`,
+    // Only for an otherwise valid input: `{ foo: 1 }` is answered by "foo: is not a Bot field" alone.
+    when: (payload) => payload.issues.length === 0,
+  })
 
 export type BotUpdateRaw = z.input<typeof BotUpdateInput>
 
@@ -272,15 +284,10 @@ export interface BotNameEntry {
  * Whether `name` clashes (case-insensitively, see `nameKey`) with a live Bot other than
  * `exceptId` (pass the Bot's own id when renaming it). Accepts a list or the store's id → Bot map.
  */
-export function nameTaken(
-  name: string,
-  bots: Iterable<BotNameEntry> | Readonly<Record<string, BotNameEntry>>,
-  exceptId?: string,
-): boolean {
+export function nameTaken(name: string, bots: Iterable<BotNameEntry> | Readonly<Record<string, BotNameEntry>>, exceptId?: string): boolean {
   const key = nameKey(name)
-  const list: Iterable<BotNameEntry> = Symbol.iterator in bots
-    ? bots as Iterable<BotNameEntry>
-    : Object.values(bots as Readonly<Record<string, BotNameEntry>>)
+  const list: Iterable<BotNameEntry> =
+    Symbol.iterator in bots ? (bots as Iterable<BotNameEntry>) : Object.values(bots as Readonly<Record<string, BotNameEntry>>)
   for (const b of list) {
     if (b.deleted || b.id === exceptId) continue
     if (nameKey(b.name) === key) return true
@@ -292,4 +299,3 @@ export function nameTaken(
 export function nameTakenMessage(name: string): string {
   return `name: another Bot is already called ${JSON.stringify(normaliseName(name))} (names are unique, ignoring case)`
 }
-

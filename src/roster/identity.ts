@@ -42,9 +42,11 @@ export const TEAM_RULES_SECTION = 'botteam:team-rules'
 export function identityText(bot: Bot, where: 'own-chat' | 'group' = 'own-chat'): string {
   const lines = [`You are ${bot.name}${bot.role ? `, the team's ${bot.role}` : ''}, a long-lived Bot on a team of Bots in DeepSeek Harness (Bot id ${bot.id}).`]
   if (where === 'own-chat') {
-    lines.push(bot.main
-      ? 'You are a Main Bot: you may create, change and delete Bots (only when the user asks) and interrupt or stop other Bots.'
-      : 'You are a team member. Creating, changing or deleting Bots, and interrupting or stopping Bots, is for Main Bots.')
+    lines.push(
+      bot.main
+        ? 'You are a Main Bot: you may create, change and delete Bots (only when the user asks) and interrupt or stop other Bots.'
+        : 'You are a team member. Creating, changing or deleting Bots, and interrupting or stopping Bots, is for Main Bots.',
+    )
   }
   if (bot.instructions.trim()) lines.push('', 'Your instructions from the user:', bot.instructions.trim())
   return lines.join('\n')

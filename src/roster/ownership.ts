@@ -31,10 +31,7 @@ export interface SessionKinds {
   current?: boolean
 }
 
-export type OpeningOwner =
-  | { kind: 'own'; botId: string }
-  | { kind: 'member'; botId: string; groupId: string }
-  | { kind: 'room'; groupId: string }
+export type OpeningOwner = { kind: 'own'; botId: string } | { kind: 'member'; botId: string; groupId: string } | { kind: 'room'; groupId: string }
 
 export class SessionIndex {
   private owners = new Map<string, SessionOwner>()

@@ -43,8 +43,6 @@ import type { BotSessionOwner } from './ownership.ts'
 import type { TurnInfo } from './turns.ts'
 import { errorText } from '../core/errors.ts'
 
-
-
 /** What picker sync asks of the roster. */
 export interface PickerHost {
   readonly store: BotStore
@@ -158,7 +156,10 @@ export class PickerSync {
     if (!bot || bot.permissionPreset === preset || !this.host.store.isWriter()) return
     if (!(PERMISSION_PRESETS as readonly string[]).includes(preset)) return // a custom preset of DSH's: it stays on that Session only
     if (raises(this.presetMode(bot.permissionPreset), this.presetMode(preset))) {
-      this.host.record(`a raise of ${bot.name}'s preset to ${preset} from DSH's own selector was undone: raising a preset is done on the paired team page`, bot.id)
+      this.host.record(
+        `a raise of ${bot.name}'s preset to ${preset} from DSH's own selector was undone: raising a preset is done on the paired team page`,
+        bot.id,
+      )
       const agent = this.ctx.agents.get(SessionId(sessionId))
       if (agent) await this.applyTo(agent, bot)
       return
@@ -201,21 +202,25 @@ export class PickerSync {
   /** Install the per-turn mode switch on one Bot agent; returns its disposer. */
   switchModes(agent: Agent, botId: string): () => unknown {
     const sessionId = String(agent.id)
-    const dispose = agent.ctx.on('agent/pre-step', async (_payload, next) => {
-      const turn = this.host.turnOf(sessionId)
-      const bot = this.bot(botId)
-      if (turn && bot && this.modeTurn.get(sessionId) !== turn.turn) {
-        this.modeTurn.set(sessionId, turn.turn)
-        const mode = this.turnModeOf(sessionId, bot)
-        if (lastSandboxMode(agent.session.events) !== mode && this.presets) {
-          setSandboxMode(agent.session, mode)
-          if (turn.origin.kind === 'chain' && mode !== this.presetMode(bot.permissionPreset)) {
-            this.host.record(`${bot.name}'s turn started by ${turn.who} runs at ${mode} (the lowest preset along its chain)`, bot.id)
+    const dispose = agent.ctx.on(
+      'agent/pre-step',
+      async (_payload, next) => {
+        const turn = this.host.turnOf(sessionId)
+        const bot = this.bot(botId)
+        if (turn && bot && this.modeTurn.get(sessionId) !== turn.turn) {
+          this.modeTurn.set(sessionId, turn.turn)
+          const mode = this.turnModeOf(sessionId, bot)
+          if (lastSandboxMode(agent.session.events) !== mode && this.presets) {
+            setSandboxMode(agent.session, mode)
+            if (turn.origin.kind === 'chain' && mode !== this.presetMode(bot.permissionPreset)) {
+              this.host.record(`${bot.name}'s turn started by ${turn.who} runs at ${mode} (the lowest preset along its chain)`, bot.id)
+            }
           }
         }
-      }
-      return next()
-    }, { prepend: true })
+        return next()
+      },
+      { prepend: true },
+    )
     return () => {
       dispose()
       this.modeTurn.delete(sessionId)

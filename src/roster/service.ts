@@ -122,7 +122,6 @@ export interface RosterActivity {
 
 const MAX_ACTIVITY = 100
 
-
 export type { BotSessionOwner, OpeningOwner } from './ownership.ts'
 
 export class BotRoster extends Service {
@@ -191,9 +190,11 @@ export class BotRoster extends Service {
     this.teamChecked = true
     // Inside DSH, wait until the whole plugin tree is up: in the web profile the Main Bot's chat
     // must be created through DSH Web's api proxy, which may activate after this plugin.
-    afterBoot(this.ctx, () => this.ensureTeam().catch((error: unknown) => {
-      this.record(`could not set up the team: ${errorText(error)}`)
-    }))
+    afterBoot(this.ctx, () =>
+      this.ensureTeam().catch((error: unknown) => {
+        this.record(`could not set up the team: ${errorText(error)}`)
+      }),
+    )
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────
@@ -381,10 +382,16 @@ export class BotRoster extends Service {
       this.record(`the person approved: ${raise}`, target.botId)
       return
     }
-    const why = outcome === 'rejected'
-      ? 'the person declined it (or this chat\'s approval policy does not ask)'
-      : outcome === 'cancelled' ? 'the approval prompt was cancelled' : 'nobody could be asked here'
-    throw new RosterRefusal('forbidden', `Not done: raising a permission preset needs the person's approval, and ${why}. The user can raise it on the team page.`)
+    const why =
+      outcome === 'rejected'
+        ? "the person declined it (or this chat's approval policy does not ask)"
+        : outcome === 'cancelled'
+          ? 'the approval prompt was cancelled'
+          : 'nobody could be asked here'
+    throw new RosterRefusal(
+      'forbidden',
+      `Not done: raising a permission preset needs the person's approval, and ${why}. The user can raise it on the team page.`,
+    )
   }
 
   /** Bots and groups created from one turn so far (the per-turn creation cap). */
@@ -400,7 +407,10 @@ export class BotRoster extends Service {
     const count = entry && entry.turn === turn ? entry.count : 0
     const { createsPerTurn } = this.ctx.botLimits.inForce()
     if (count >= createsPerTurn) {
-      throw new RosterRefusal('limit', `One turn may create at most ${createsPerTurn} Bots and groups, and this turn already created ${count}; no more ${what} now. Finish this turn; the user can ask for more.`)
+      throw new RosterRefusal(
+        'limit',
+        `One turn may create at most ${createsPerTurn} Bots and groups, and this turn already created ${count}; no more ${what} now. Finish this turn; the user can ask for more.`,
+      )
     }
     this.creations.set(sessionId, { turn, count: count + 1 })
   }
@@ -437,7 +447,13 @@ export class BotRoster extends Service {
       const own = caller.botId ? this.bot(caller.botId) : undefined
       const preset = parsed.success ? parsed.data.permissionPreset : undefined
       const raisesPreset = own !== undefined && preset !== undefined && raises(this.pickers.presetMode(own.permissionPreset), this.pickers.presetMode(preset))
-      await this.authorize(caller, 'create_bot', { raisesPreset, setsWorkFolder: parsed.success && parsed.data.workFolder !== undefined }, opts.via, `create Bot "${parsed.success ? parsed.data.name : '?'}" with permission preset ${preset} (above ${own?.name ?? 'the caller'}'s own, ${own?.permissionPreset})`)
+      await this.authorize(
+        caller,
+        'create_bot',
+        { raisesPreset, setsWorkFolder: parsed.success && parsed.data.workFolder !== undefined },
+        opts.via,
+        `create Bot "${parsed.success ? parsed.data.name : '?'}" with permission preset ${preset} (above ${own?.name ?? 'the caller'}'s own, ${own?.permissionPreset})`,
+      )
     }
     if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
     const input = parsed.data
@@ -447,10 +463,15 @@ export class BotRoster extends Service {
     let created: Bot | undefined
     await this.store.update((s) => {
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
-      if (nameTaken(input.name, s.bots)) throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
+      if (nameTaken(input.name, s.bots))
+        throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
       const live = Object.values(s.bots).filter((b) => !b.deleted).length
       const { maxBots } = this.ctx.botLimits.inForce(s.limits)
-      if (live >= maxBots) throw new RosterRefusal('limit', `The Bot was not created: the team already has ${live} Bots (limit ${maxBots}). Delete a Bot first, or raise the limit in Team settings.`)
+      if (live >= maxBots)
+        throw new RosterRefusal(
+          'limit',
+          `The Bot was not created: the team already has ${live} Bots (limit ${maxBots}). Delete a Bot first, or raise the limit in Team settings.`,
+        )
       const id = allocateId(s, 'bot')
       created = {
         id,
@@ -484,9 +505,20 @@ export class BotRoster extends Service {
     const parsed = BotUpdateInput.safeParse(raw as BotUpdateRaw)
     if (!parsed.success) throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: ${formatIssues(parsed.error)}`)
     const patch = parsed.data
-    const raisesPreset = patch.permissionPreset !== undefined && raises(this.pickers.presetMode(bot.permissionPreset), this.pickers.presetMode(patch.permissionPreset))
-    await this.authorize(caller, 'update_bot', { botId: bot.id, wouldRemoveLastMain: patch.main === false && bot.main && this.mainCount(this.state) === 1, raisesPreset, setsWorkFolder: patch.workFolder !== undefined }, opts.via,
-      `raise Bot ${bot.name}'s permission preset from ${bot.permissionPreset} to ${patch.permissionPreset}`)
+    const raisesPreset =
+      patch.permissionPreset !== undefined && raises(this.pickers.presetMode(bot.permissionPreset), this.pickers.presetMode(patch.permissionPreset))
+    await this.authorize(
+      caller,
+      'update_bot',
+      {
+        botId: bot.id,
+        wouldRemoveLastMain: patch.main === false && bot.main && this.mainCount(this.state) === 1,
+        raisesPreset,
+        setsWorkFolder: patch.workFolder !== undefined,
+      },
+      opts.via,
+      `raise Bot ${bot.name}'s permission preset from ${bot.permissionPreset} to ${patch.permissionPreset}`,
+    )
     if (typeof patch.workFolder === 'string') requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config)
     await this.writable()
     await this.store.update((s) => {
@@ -504,7 +536,10 @@ export class BotRoster extends Service {
       }
     })
     const updated = this.state.bots[bot.id]!
-    this.record(`changed Bot ${updated.name}: ${Object.keys(patch).join(', ')}${patch.workFolder !== undefined ? ' (the working folder applies from its next part)' : ''}`, bot.id)
+    this.record(
+      `changed Bot ${updated.name}: ${Object.keys(patch).join(', ')}${patch.workFolder !== undefined ? ' (the working folder applies from its next part)' : ''}`,
+      bot.id,
+    )
     if (patch.permissionPreset !== undefined) await this.pickers.applyEverywhere(updated)
     return updated
   }
@@ -541,7 +576,8 @@ export class BotRoster extends Service {
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
     const why = String(reason ?? '').trim()
-    if ([...why].length > REASON_MAX) throw new RosterRefusal('invalid', `The reason is longer than ${REASON_MAX} characters; say it in a sentence. Nothing was deleted.`)
+    if ([...why].length > REASON_MAX)
+      throw new RosterRefusal('invalid', `The reason is longer than ${REASON_MAX} characters; say it in a sentence. Nothing was deleted.`)
     const facts = { botId: bot.id, userAsked: this.userAsked(caller, opts.via), wouldRemoveLastMain: bot.main && this.mainCount(this.state) === 1 }
     this.require(caller, 'delete_bot', facts)
     await this.writable()
@@ -589,14 +625,21 @@ export class BotRoster extends Service {
     const done = this.opens(sessionId, { kind: 'own', botId })
     try {
       // A handoff part's first turn is its package (src/context/), not the bootstrap.
-      await this.sessions.create(sessionId, { title: bot.name, model: bot.model, cwd: this.folderOf(bot), ...(handoff ? {} : { bootstrap: `${bot.name} joined the team.` }) })
+      await this.sessions.create(sessionId, {
+        title: bot.name,
+        model: bot.model,
+        cwd: this.folderOf(bot),
+        ...(handoff ? {} : { bootstrap: `${bot.name} joined the team.` }),
+      })
       await this.store.update((s) => {
         const b = s.bots[botId]!
         const now = new Date().toISOString()
         const last = b.sessionParts.at(-1)
         if (handoff && last && !last.endedAt) Object.assign(last, { endedAt: now, endReason: handoff.endReason })
         b.sessionParts.push({
-          sessionId, part: (last?.part ?? 0) + 1, startedAt: now,
+          sessionId,
+          part: (last?.part ?? 0) + 1,
+          startedAt: now,
           ...(handoff ? { opening: 'pending' as const, note: handoff.note, ...(handoff.resume ? { resume: true } : {}) } : {}),
         })
       })
@@ -671,25 +714,39 @@ export class BotRoster extends Service {
       unknownPreset: () => this.pickers.unknownPreset(current()),
       onDenied: (who, toolName) => {
         const unknown = this.pickers.unknownPreset(current())
-        this.record(unknown
-          ? `denied an approval request of ${toolName} in ${current().name}'s chat: its permission preset "${unknown}" is not known to this DSH (fail closed); choose a known preset on the team page`
-          : `denied an approval request of ${toolName} in ${current().name}'s turn started by ${who}`, botId)
+        this.record(
+          unknown
+            ? `denied an approval request of ${toolName} in ${current().name}'s chat: its permission preset "${unknown}" is not known to this DSH (fail closed); choose a known preset on the team page`
+            : `denied an approval request of ${toolName} in ${current().name}'s turn started by ${who}`,
+          botId,
+        )
       },
-    })) track(dispose)
+    }))
+      track(dispose)
     track(this.pickers.switchModes(agent, botId))
     // A deleted Bot's Session may still be woken (DSH Web keeps a closed agent alive, a message may
     // already be queued): its turn enters nothing, so no model call is made and nothing runs.
-    track(ctx.on('agent/pre-step', async (_payload, next) => {
-      if (!current().deleted) return next()
-      return { kind: 'enter', messages: [] }
-    }, { prepend: true }))
+    track(
+      ctx.on(
+        'agent/pre-step',
+        async (_payload, next) => {
+          if (!current().deleted) return next()
+          return { kind: 'enter', messages: [] }
+        },
+        { prepend: true },
+      ),
+    )
     const where = owner.kind === 'own' ? 'own-chat' : 'group'
     track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current(), where) }))
     if (owner.kind === 'own') {
       track(ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT }))
       for (const tool of botTools(this)) track(ctx.tools.register(tool))
     }
-    if (this.pickers.unknownPreset(current())) this.record(`${current().name}'s permission preset "${current().permissionPreset}" is not known to this DSH: its Sessions refuse every tool call that needs approval until a known preset is chosen`, botId)
+    if (this.pickers.unknownPreset(current()))
+      this.record(
+        `${current().name}'s permission preset "${current().permissionPreset}" is not known to this DSH: its Sessions refuse every tool call that needs approval until a known preset is chosen`,
+        botId,
+      )
     void this.pickers.applyTo(agent, current())
     if (owner.kind === 'own') this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
     else this.ctx.emit('bot-team/member-attached', { bot: current(), groupId: owner.groupId, agent })
@@ -733,7 +790,11 @@ function real(path: string): string {
 }
 
 function requireFolder(folder: string, what: string, where: { protectedFolders: readonly string[]; workspace: string }): void {
-  if (!isDirectory(folder)) throw new RosterRefusal('invalid', `${what}: workFolder: ${JSON.stringify(folder)} is not an existing folder. Create it first, or leave the field empty for the team workspace.`)
+  if (!isDirectory(folder))
+    throw new RosterRefusal(
+      'invalid',
+      `${what}: workFolder: ${JSON.stringify(folder)} is not an existing folder. Create it first, or leave the field empty for the team workspace.`,
+    )
   const conflict = folderConflict(real(folder), where.protectedFolders.map(real), real(where.workspace))
   if (conflict) throw new RosterRefusal('invalid', `${what}: workFolder: ${JSON.stringify(folder)} cannot be a Bot's working folder: ${conflict}.`)
 }

@@ -39,7 +39,8 @@ export function renderBotList(bots: readonly BotSummary[]): string {
 
 const text = textOutput
 
-const ONLY_WHEN_ASKED = 'Main Bots only, and only when the user asks for it (checked: a turn another Bot, a room or a timer started is refused). Raising a permission preset asks the user to approve it.'
+const ONLY_WHEN_ASKED =
+  'Main Bots only, and only when the user asks for it (checked: a turn another Bot, a room or a timer started is refused). Raising a permission preset asks the user to approve it.'
 
 type Exec = Pick<ToolExecution, 'agent' | 'callId' | 'signal'>
 
@@ -95,14 +96,22 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
         role: { type: 'string', description: 'Short role label, at most 24 characters (e.g. "Reviewer").' },
         instructions: { type: 'string', description: "The Bot's standing instructions." },
         model: { type: 'string', description: 'provider/model (see list_models); omit for the DSH default.' },
-        permission_preset: { type: 'string', enum: ['read-only', 'workspace-write', 'danger-full-access'], description: 'What the Bot may do on this machine. Default workspace-write.' },
+        permission_preset: {
+          type: 'string',
+          enum: ['read-only', 'workspace-write', 'danger-full-access'],
+          description: 'What the Bot may do on this machine. Default workspace-write.',
+        },
         main: { type: 'boolean', description: 'Make it a Main Bot too.' },
       },
       output: text,
       async execute(args, exec) {
         return answer(async () => {
           const { permission_preset, ...rest } = args
-          const bot = await roster.create(requesterOf(exec), { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) }, { via: via(exec, 'create_bot') })
+          const bot = await roster.create(
+            requesterOf(exec),
+            { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) },
+            { via: via(exec, 'create_bot') },
+          )
           return `Created Bot ${bot.name} (id ${bot.id}) with its own chat.`
         })
       },

@@ -29,7 +29,7 @@ export function unattendedNote(who: string, reason: string | undefined): string 
   return [
     `Not approved: this turn was started by ${who}, not by the user at the screen, so nobody could approve`,
     reason ? ` this request ("${reason}").` : ' this request.',
-    ' It was denied automatically. Tell whoever asked that this step needs the user\'s approval,',
+    " It was denied automatically. Tell whoever asked that this step needs the user's approval,",
     ' or ask the user in your own chat; do not retry it in this turn.',
   ].join('')
 }
@@ -51,23 +51,31 @@ export interface GuardHooks {
 export function guardUnattendedTurns(agentCtx: Context, hooks: GuardHooks): Array<() => unknown> {
   const denied = new Map<string, string>()
 
-  const approvals = agentCtx.on('approval/request', async (request, next) => {
-    const unknown = hooks.unknownPreset()
-    const turn = hooks.turn()
-    if (!unknown && (!turn || turn.origin.kind === 'person')) return next()
-    const note = unknown ? unknownPresetNote(unknown) : unattendedNote(turn!.who, request.reason)
-    if (request.callId !== undefined) denied.set(String(request.callId), note)
-    hooks.onDenied(unknown ? `an unknown preset (${unknown})` : turn!.who, request.toolName)
-    return 'rejected'
-  }, { prepend: true })
+  const approvals = agentCtx.on(
+    'approval/request',
+    async (request, next) => {
+      const unknown = hooks.unknownPreset()
+      const turn = hooks.turn()
+      if (!unknown && (!turn || turn.origin.kind === 'person')) return next()
+      const note = unknown ? unknownPresetNote(unknown) : unattendedNote(turn!.who, request.reason)
+      if (request.callId !== undefined) denied.set(String(request.callId), note)
+      hooks.onDenied(unknown ? `an unknown preset (${unknown})` : turn!.who, request.toolName)
+      return 'rejected'
+    },
+    { prepend: true },
+  )
 
-  const results = agentCtx.on('tools/post-execute', async (exec, _result, next) => {
-    const decision = await next()
-    const note = denied.get(String(exec.callId))
-    if (note === undefined || decision.kind !== 'accept') return decision
-    denied.delete(String(exec.callId))
-    const content = [{ type: 'text' as const, text: note }]
-    return decision.additionalContexts ? { kind: 'accept', content, additionalContexts: decision.additionalContexts } : { kind: 'accept', content }
-  }, { prepend: true })
+  const results = agentCtx.on(
+    'tools/post-execute',
+    async (exec, _result, next) => {
+      const decision = await next()
+      const note = denied.get(String(exec.callId))
+      if (note === undefined || decision.kind !== 'accept') return decision
+      denied.delete(String(exec.callId))
+      const content = [{ type: 'text' as const, text: note }]
+      return decision.additionalContexts ? { kind: 'accept', content, additionalContexts: decision.additionalContexts } : { kind: 'accept', content }
+    },
+    { prepend: true },
+  )
   return [approvals, results]
 }

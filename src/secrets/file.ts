@@ -31,7 +31,10 @@ export type SecretScope = z.infer<typeof SecretScope>
 
 export const SecretRecord = z.object({
   name,
-  value: z.string().min(1).max(VALUE_MAX * 4),
+  value: z
+    .string()
+    .min(1)
+    .max(VALUE_MAX * 4),
   purpose: z.string().max(PURPOSE_MAX),
   scope: SecretScope,
   /** The Bot whose request created it; absent when the person added it in settings. */

@@ -47,7 +47,9 @@ export const placeholder = (name: string) => `[secret:${name}]`
 export function base64Cores(bytes: Uint8Array): string[] {
   const cores: string[] = []
   for (let k = 0; k < 3; k++) {
-    const full = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64').replace(/=+$/, '')
+    const full = Buffer.concat([Buffer.alloc(k), bytes])
+      .toString('base64')
+      .replace(/=+$/, '')
     const n = k + bytes.length
     const start = Math.ceil((8 * k) / 6)
     const end = Math.floor(n / 3) * 4 + [0, 1, 2][n % 3]!

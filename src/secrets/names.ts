@@ -25,11 +25,17 @@ export function secretName(raw: unknown): Checked<string> {
   if (typeof raw !== 'string') return { ok: false, problem: 'the secret name must be text, e.g. GH_TOKEN' }
   let name = raw.trim()
   if (name.length > 200) return { ok: false, problem: 'the secret name is too long (at most 64 characters, e.g. GH_TOKEN)' }
-  name = name.replace(/^\$env:/i, '').replace(/^\$\{?/, '').replace(/\}$/, '')
+  name = name
+    .replace(/^\$env:/i, '')
+    .replace(/^\$\{?/, '')
+    .replace(/\}$/, '')
   name = name.replace(/[\s-]+/g, '_').toUpperCase()
   if (name.startsWith(ENV_PREFIX)) name = name.slice(ENV_PREFIX.length)
   if (!NAME_PATTERN.test(name)) {
-    return { ok: false, problem: `"${raw.slice(0, 64)}" is not a usable secret name: use letters, digits and underscores, starting with a letter, at most 64 characters (e.g. GH_TOKEN)` }
+    return {
+      ok: false,
+      problem: `"${raw.slice(0, 64)}" is not a usable secret name: use letters, digits and underscores, starting with a letter, at most 64 characters (e.g. GH_TOKEN)`,
+    }
   }
   return { ok: true, value: name }
 }

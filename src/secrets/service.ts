@@ -47,7 +47,19 @@ import type { ShellEnv } from '../dsh/services.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { secretNoteSource } from '../core/sources.ts'
 import type { BotStore } from '../store/index.ts'
-import { emptySecrets, fileStamp, readSecretsFile, REQUESTS_MAX, SECRETS_FILE, SECRETS_MAX, writeSecretsFile, type SecretRecord, type SecretRequest, type SecretScope, type SecretsData } from './file.ts'
+import {
+  emptySecrets,
+  fileStamp,
+  readSecretsFile,
+  REQUESTS_MAX,
+  SECRETS_FILE,
+  SECRETS_MAX,
+  writeSecretsFile,
+  type SecretRecord,
+  type SecretRequest,
+  type SecretScope,
+  type SecretsData,
+} from './file.ts'
 import { createMasker, maskDeep, type Masker } from './masker.ts'
 import { envVar, secretName, secretPurpose, secretValue } from './names.ts'
 import { requestSecretTool } from './tools.ts'
@@ -135,43 +147,51 @@ export class BotSecrets extends Service {
     // saves the whole result to a spill artifact after its `next()`) saves masked text. Prepended
     // (registered after DSH's): the last word on what is logged and what the model reads.
     for (const prepend of [false, true]) {
-      this.ctx.on('tools/post-execute', async (_exec, result, next) => {
-        const d = await next()
-        if (!this.active()) return d
-        if (d.kind === 'block') {
-          const feedback = maskDeep(d.feedback, mask)
-          return feedback === d.feedback ? d : { ...d, feedback }
-        }
-        if (d.value !== undefined) {
-          const value = maskDeep(d.value, mask)
-          return value === d.value ? d : { ...d, value }
-        }
-        if (!result.isError) {
-          // The tool's value also feeds the durable `meta` (presentationMeta) of the logged
-          // result: replace the value, and DSH re-renders content and meta from the masked one.
-          // Value and content are exclusive, so another listener's content for THIS result is
-          // dropped (the tool's own render is used): safety over presentation, only when a
-          // saved value is in it.
-          const value = maskDeep(result.value, mask)
-          if (value !== result.value) return { kind: 'accept', value, ...(d.additionalContexts ? { additionalContexts: d.additionalContexts } : {}) }
-        }
-        const content = d.content ?? result.content
-        const masked = maskDeep(content, mask)
-        return masked === content ? d : { ...d, content: masked }
-      }, { prepend })
+      this.ctx.on(
+        'tools/post-execute',
+        async (_exec, result, next) => {
+          const d = await next()
+          if (!this.active()) return d
+          if (d.kind === 'block') {
+            const feedback = maskDeep(d.feedback, mask)
+            return feedback === d.feedback ? d : { ...d, feedback }
+          }
+          if (d.value !== undefined) {
+            const value = maskDeep(d.value, mask)
+            return value === d.value ? d : { ...d, value }
+          }
+          if (!result.isError) {
+            // The tool's value also feeds the durable `meta` (presentationMeta) of the logged
+            // result: replace the value, and DSH re-renders content and meta from the masked one.
+            // Value and content are exclusive, so another listener's content for THIS result is
+            // dropped (the tool's own render is used): safety over presentation, only when a
+            // saved value is in it.
+            const value = maskDeep(result.value, mask)
+            if (value !== result.value) return { kind: 'accept', value, ...(d.additionalContexts ? { additionalContexts: d.additionalContexts } : {}) }
+          }
+          const content = d.content ?? result.content
+          const masked = maskDeep(content, mask)
+          return masked === content ? d : { ...d, content: masked }
+        },
+        { prepend },
+      )
     }
-    this.ctx.on('agent/pre-step', async (_p, next) => {
-      const d = await next()
-      if (d.kind !== 'enter' || !this.active()) return d
-      let changed = false
-      const messages = d.messages.map((m) => {
-        const content = maskDeep(m.content, mask)
-        if (content === m.content) return m
-        changed = true
-        return freezeMessage({ ...m, content })
-      })
-      return changed ? { ...d, messages } : d
-    }, { prepend: true })
+    this.ctx.on(
+      'agent/pre-step',
+      async (_p, next) => {
+        const d = await next()
+        if (d.kind !== 'enter' || !this.active()) return d
+        let changed = false
+        const messages = d.messages.map((m) => {
+          const content = maskDeep(m.content, mask)
+          if (content === m.content) return m
+          changed = true
+          return freezeMessage({ ...m, content })
+        })
+        return changed ? { ...d, messages } : d
+      },
+      { prepend: true },
+    )
     this.ctx.on('llm/stream', (options, next) => {
       if (this.rewritten.has(options) || !this.active()) return next()
       const messages = maskDeep(options.messages, mask)
@@ -190,10 +210,13 @@ export class BotSecrets extends Service {
     this.ctx.inject(['shellEnv'], (ctx) => {
       this.shell = { env: ctx.shellEnv, names: '' }
       this.registerEnv()
-      ctx.effect(() => () => {
-        this.shell?.dispose?.()
-        this.shell = undefined
-      }, 'bot-secrets:shell-env')
+      ctx.effect(
+        () => () => {
+          this.shell?.dispose?.()
+          this.shell = undefined
+        },
+        'bot-secrets:shell-env',
+      )
     })
   }
 
@@ -265,17 +288,26 @@ export class BotSecrets extends Service {
 
   private view(s: SecretRecord): SecretView {
     return {
-      name: s.name, variable: envVar(s.name), purpose: s.purpose,
+      name: s.name,
+      variable: envVar(s.name),
+      purpose: s.purpose,
       scope: s.scope === 'all' ? 'all' : { bots: s.scope.map((id) => this.botRef(id)) },
       ...(s.requestedBy ? { requestedBy: this.botRef(s.requestedBy) } : {}),
-      createdAt: s.createdAt, updatedAt: s.updatedAt, ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
+      ...(s.lastUsedAt ? { lastUsedAt: s.lastUsedAt } : {}),
     }
   }
 
   requests(): RequestView[] {
     this.follow()
     return this.data.requests.map((r) => ({
-      id: r.id, bot: this.botRef(r.botId), name: r.name, variable: envVar(r.name), purpose: r.purpose, createdAt: r.createdAt,
+      id: r.id,
+      bot: this.botRef(r.botId),
+      name: r.name,
+      variable: envVar(r.name),
+      purpose: r.purpose,
+      createdAt: r.createdAt,
       exists: this.data.secrets.some((s) => s.name === r.name),
     }))
   }
@@ -301,7 +333,9 @@ export class BotSecrets extends Service {
     shell.names = key
     if (!names.length) return
     const declared = new Set(names.map(envVar))
-    const variables = Object.fromEntries(names.map((n) => [envVar(n), { description: `Team secret ${n} (only in the shells of the Bots it is shared with; the value is never shown)` }]))
+    const variables = Object.fromEntries(
+      names.map((n) => [envVar(n), { description: `Team secret ${n} (only in the shells of the Bots it is shared with; the value is never shown)` }]),
+    )
     try {
       shell.dispose = shell.env.register({ name: CONTRIBUTOR, variables, resolve: (execution) => this.resolve(execution, declared) })
     } catch (error) {
@@ -352,7 +386,10 @@ export class BotSecrets extends Service {
 
   /** Resolves when every change queued so far is done. */
   async settled(): Promise<void> {
-    await this.queue.then(() => {}, () => {})
+    await this.queue.then(
+      () => {},
+      () => {},
+    )
   }
 
   private requireWriter(): void {
@@ -400,7 +437,8 @@ export class BotSecrets extends Service {
       const request: SecretRequest = { id: `secret-${randomUUID()}`, botId: bot.id, sessionId, name: name.value, purpose: purpose.value, createdAt: nowIso() }
       await this.commit((d) => {
         d.requests = d.requests.filter((r) => !(r.botId === bot.id && r.name === name.value))
-        if (d.requests.length >= REQUESTS_MAX) throw new TeamRefusal('limit', `there are already ${REQUESTS_MAX} open secret requests; ask the user to answer or cancel some first.`)
+        if (d.requests.length >= REQUESTS_MAX)
+          throw new TeamRefusal('limit', `there are already ${REQUESTS_MAX} open secret requests; ask the user to answer or cancel some first.`)
         d.requests.push(request)
       })
       this.ctx.emit('bot-team/secret-requested', { request })
@@ -436,7 +474,11 @@ export class BotSecrets extends Service {
       await this.commit((d) => {
         d.requests = d.requests.filter((r) => r.id !== request.id)
       })
-      await this.note(request.botId, request.name, `The user declined to give ${request.name} (secret card cancelled). Do not ask for it again unless the user brings it up; continue without it or explain what cannot be done.`)
+      await this.note(
+        request.botId,
+        request.name,
+        `The user declined to give ${request.name} (secret card cancelled). Do not ask for it again unless the user brings it up; continue without it or explain what cannot be done.`,
+      )
     })
   }
 
@@ -501,7 +543,11 @@ export class BotSecrets extends Service {
     })
     const variable = envVar(name)
     for (const r of ready) {
-      await this.note(r.botId, name, `The user saved ${name}. It is now in your bash environment as $${variable}: use "$${variable}" in commands (e.g. ${name}="$${variable}" some-command). You cannot see the value; never print, echo, log or send it.`)
+      await this.note(
+        r.botId,
+        name,
+        `The user saved ${name}. It is now in your bash environment as $${variable}: use "$${variable}" in commands (e.g. ${name}="$${variable}" some-command). You cannot see the value; never print, echo, log or send it.`,
+      )
     }
   }
 

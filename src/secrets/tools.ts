@@ -12,7 +12,8 @@ import type { BotSecrets } from './service.ts'
 export function requestSecretTool(secrets: BotSecrets): ToolDefinition {
   return defineTool({
     name: 'request_secret',
-    description: 'Ask the user for a secret (API key, token, password) you need for a command. The user enters it on a secret card outside this chat; it then reaches only your bash environment as $DSH_SECRET_<NAME> (map it, e.g. GH_TOKEN="$DSH_SECRET_GH_TOKEN" gh ...). You never see the value: never ask for it in chat, never print or send it. End your turn after asking.',
+    description:
+      'Ask the user for a secret (API key, token, password) you need for a command. The user enters it on a secret card outside this chat; it then reaches only your bash environment as $DSH_SECRET_<NAME> (map it, e.g. GH_TOKEN="$DSH_SECRET_GH_TOKEN" gh ...). You never see the value: never ask for it in chat, never print or send it. End your turn after asking.',
     parameters: {
       name: { type: 'string', required: true, description: 'Variable name, e.g. GH_TOKEN (letters, digits, underscores).' },
       purpose: { type: 'string', required: true, description: 'What you need it for, in one line (shown to the user).' },
@@ -20,7 +21,7 @@ export function requestSecretTool(secrets: BotSecrets): ToolDefinition {
     output: textOutput,
     async execute(args, exec) {
       return answer(async () => {
-        if (!exec.agent) return 'Refused: request_secret works only in a Bot\'s own chat.'
+        if (!exec.agent) return "Refused: request_secret works only in a Bot's own chat."
         return secrets.request(String(exec.agent.id), args.name, args.purpose)
       })
     },

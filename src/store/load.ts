@@ -22,10 +22,7 @@ export const STATE_FILE = 'state.json'
 export const LOCK_DIR = 'state.lock'
 
 /** The result of trying to read `state.json`. `error.code` is the Node errno code. */
-export type ReadResult =
-  | { kind: 'missing' }
-  | { kind: 'error', code: string, message: string }
-  | { kind: 'bytes', bytes: Uint8Array }
+export type ReadResult = { kind: 'missing' } | { kind: 'error'; code: string; message: string } | { kind: 'bytes'; bytes: Uint8Array }
 
 export type ReadOnlyReason =
   /** The file exists but cannot be read (permissions, a directory, I/O error). */
@@ -45,9 +42,9 @@ export type ReadOnlyReason =
 
 export type Classified =
   | { kind: 'empty' }
-  | { kind: 'ok', state: TeamState, migratedFrom?: number, steps: string[] }
-  | { kind: 'corrupt', problem: string }
-  | { kind: 'read-only', reason: 'unreadable' | 'newer-version', problem: string, version?: number }
+  | { kind: 'ok'; state: TeamState; migratedFrom?: number; steps: string[] }
+  | { kind: 'corrupt'; problem: string }
+  | { kind: 'read-only'; reason: 'unreadable' | 'newer-version'; problem: string; version?: number }
 
 export function classifyRead(read: ReadResult, chain: readonly Migration[] = MIGRATIONS, target = STATE_VERSION): Classified {
   if (read.kind === 'missing') return { kind: 'empty' }

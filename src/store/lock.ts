@@ -56,9 +56,9 @@ export interface LockHandle {
 }
 
 export type AcquireResult =
-  | { kind: 'acquired', handle: LockHandle, brokeDeadOwner?: LockOwner }
-  | { kind: 'busy', owner: LockOwner | null }
-  | { kind: 'failed', error: NodeJS.ErrnoException }
+  | { kind: 'acquired'; handle: LockHandle; brokeDeadOwner?: LockOwner }
+  | { kind: 'busy'; owner: LockOwner | null }
+  | { kind: 'failed'; error: NodeJS.ErrnoException }
 
 export interface AcquireOptions {
   dir: string
@@ -114,7 +114,7 @@ function readLockOwnerSync(lockPath: string): LockOwner | null {
  * lock (owner file first, so the directory is empty). Once we own it, `rmdir` only removes the
  * directory while it still carries our token, so releasing after a theft leaves the thief alone.
  */
-function makeLockFs(state: { token: string, owned: boolean, ownerWritten: boolean }) {
+function makeLockFs(state: { token: string; owned: boolean; ownerWritten: boolean }) {
   const mayRemove = (lockPath: string) => {
     if (!state.owned) return true
     const owner = readLockOwnerSync(lockPath)
@@ -175,7 +175,7 @@ export async function acquireStateLock(options: AcquireOptions, attempt = 0): Pr
       stale: options.staleMs,
       update: options.updateMs,
       fs: makeLockFs(state),
-      onCompromised: error => options.onCompromised(error),
+      onCompromised: (error) => options.onCompromised(error),
     })
   } catch (error) {
     const err = error as NodeJS.ErrnoException

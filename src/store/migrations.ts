@@ -21,9 +21,9 @@ export interface Migration {
 }
 
 export type MigrateResult =
-  | { ok: true, doc: Record<string, unknown>, from: number, steps: string[] }
-  | { ok: false, kind: 'newer', version: number }
-  | { ok: false, kind: 'invalid', problem: string }
+  | { ok: true; doc: Record<string, unknown>; from: number; steps: string[] }
+  | { ok: false; kind: 'newer'; version: number }
+  | { ok: false; kind: 'invalid'; problem: string }
 
 /**
  * v1 (0.1) → v2 (0.2): every Bot gets `acceptsDelegatedWork: false` (delegated work runs at the
@@ -66,7 +66,7 @@ export const exampleMigrationV1toV2: Migration = {
   from: 1,
   describe: 'v1 → v2: preferences.theme moves to ui.theme',
   up(doc) {
-    const preferences = { ...(doc.preferences as Record<string, unknown> | undefined ?? {}) }
+    const preferences = { ...((doc.preferences as Record<string, unknown> | undefined) ?? {}) }
     const theme = typeof preferences.theme === 'string' ? preferences.theme : 'system'
     delete preferences.theme
     return { ...doc, version: 2, preferences, ui: { theme } }
@@ -90,7 +90,7 @@ export function migrate(raw: unknown, chain: readonly Migration[], target: numbe
   let doc = structuredClone(raw) as Record<string, unknown>
   const steps: string[] = []
   for (let v = version; v < target; v++) {
-    const step = chain.find(m => m.from === v)
+    const step = chain.find((m) => m.from === v)
     if (!step) return { ok: false, kind: 'invalid', problem: `no migration from version ${v}` }
     doc = step.up(doc)
     if (doc.version !== v + 1) {

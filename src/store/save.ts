@@ -40,7 +40,7 @@ function blockText(value: unknown, cache: WeakMap<object, string> | undefined): 
   if (cached !== undefined) return cached
   let text: string
   if (Array.isArray(value)) {
-    text = value.length ? `[\n${value.map(v => `    ${entityText(v, cache)}`).join(',\n')}\n  ]` : '[]'
+    text = value.length ? `[\n${value.map((v) => `    ${entityText(v, cache)}`).join(',\n')}\n  ]` : '[]'
   } else {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== 'function')
     text = entries.length ? `{\n${entries.map(([k, v]) => `    ${JSON.stringify(k)}: ${entityText(v, cache)}`).join(',\n')}\n  }` : '{}'

@@ -40,10 +40,12 @@ const id = z.string().min(1).max(200)
 const isoTime = z.iso.datetime({ offset: true })
 
 /** A reference that must never be an absolute filesystem path. */
-const relativeRef = z.string().min(1).refine(
-  s => !s.startsWith('/') && !s.startsWith('\\') && !/^[A-Za-z]:[\\/]/.test(s) && !s.split(/[\\/]/).includes('..'),
-  { message: 'must be a name relative to the bot folder, never an absolute path or a path with ..' },
-)
+const relativeRef = z
+  .string()
+  .min(1)
+  .refine((s) => !s.startsWith('/') && !s.startsWith('\\') && !/^[A-Za-z]:[\\/]/.test(s) && !s.split(/[\\/]/).includes('..'), {
+    message: 'must be a name relative to the bot folder, never an absolute path or a path with ..',
+  })
 
 /**
  * Forward compatibility: a newer build of the same schema version may add fields. Unknown fields
@@ -54,7 +56,8 @@ function keepUnknownJson<T extends z.ZodObject>(schema: T): T {
   const json = z.json()
   return schema.superRefine((value, ctx) => {
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      if (!known.has(key) && !json.safeParse(v).success) ctx.addIssue({ code: 'custom', path: [key], message: 'a field this build does not know must hold JSON' })
+      if (!known.has(key) && !json.safeParse(v).success)
+        ctx.addIssue({ code: 'custom', path: [key], message: 'a field this build does not know must hold JSON' })
     }
   })
 }
@@ -81,81 +84,87 @@ export const sessionPartSchema = z.object({
   resume: z.boolean().optional(),
 })
 
-export const botSchema = keepUnknownJson(z.looseObject({
-  id,
-  name: z.string().min(1).max(100),
-  /** The role label shown in the UI ("Reviewer", "Researcher", …). */
-  role: z.string().max(200),
-  instructions: z.string(),
-  model: z.string().min(1).optional(),
-  avatar: avatarSchema,
-  colour: z.string().regex(/^#[0-9a-fA-F]{6}$/),
-  permissionPreset: z.string().min(1),
-  pinned: z.boolean(),
-  hidden: z.boolean(),
-  /** `'user'` or the id of the Bot that created this Bot. */
-  createdBy: id,
-  createdAt: isoTime,
-  main: z.boolean(),
-  sessionParts: z.array(sessionPartSchema),
-  deleted: z.object({ at: isoTime, by: id }).optional(),
-  /**
-   * The person marked this Bot to run delegated work (turns started by other Bots, rooms, timers)
-   * at its own preset instead of the lowest along the chain. Set only from the paired team page.
-   */
-  acceptsDelegatedWork: z.boolean(),
-  /**
-   * The folder the Bot's next Sessions (own-chat parts, group member Sessions) are created in
-   * (absolute, normalised); absent = the team's workspace. Set only by the person.
-   */
-  workFolder: z.string().min(1).max(4096).optional(),
-}))
+export const botSchema = keepUnknownJson(
+  z.looseObject({
+    id,
+    name: z.string().min(1).max(100),
+    /** The role label shown in the UI ("Reviewer", "Researcher", …). */
+    role: z.string().max(200),
+    instructions: z.string(),
+    model: z.string().min(1).optional(),
+    avatar: avatarSchema,
+    colour: z.string().regex(/^#[0-9a-fA-F]{6}$/),
+    permissionPreset: z.string().min(1),
+    pinned: z.boolean(),
+    hidden: z.boolean(),
+    /** `'user'` or the id of the Bot that created this Bot. */
+    createdBy: id,
+    createdAt: isoTime,
+    main: z.boolean(),
+    sessionParts: z.array(sessionPartSchema),
+    deleted: z.object({ at: isoTime, by: id }).optional(),
+    /**
+     * The person marked this Bot to run delegated work (turns started by other Bots, rooms, timers)
+     * at its own preset instead of the lowest along the chain. Set only from the paired team page.
+     */
+    acceptsDelegatedWork: z.boolean(),
+    /**
+     * The folder the Bot's next Sessions (own-chat parts, group member Sessions) are created in
+     * (absolute, normalised); absent = the team's workspace. Set only by the person.
+     */
+    workFolder: z.string().min(1).max(4096).optional(),
+  }),
+)
 
-export const groupSchema = keepUnknownJson(z.looseObject({
-  id,
-  name: z.string().min(1).max(100),
-  members: z.array(id),
-  admin: id.optional(),
-  mode: z.enum(['admin', 'everyone']),
-  notice: z.string(),
-  roomSessionId: id.optional(),
-  /** botId → the Session id that Bot uses inside this group. */
-  memberSessions: z.record(id, id),
-  /**
-   * botId → that member's Session parts in this group, oldest first; the last is the current one
-   * (its id equals `memberSessions[botId]`). Absent until the member's first handoff (part 1).
-   */
-  memberParts: z.record(id, z.array(sessionPartSchema).max(10_000)).optional(),
-  /** botId → how many room posts that member has seen (its "last looked" cursor); absent in older files. */
-  seen: z.record(id, z.int().min(0)).optional(),
-  createdAt: isoTime,
-  deleted: z.object({ at: isoTime, by: id }).optional(),
-  /** Rounds Bots started here since the person last wrote in the room (bounded by a limit). */
-  botRounds: z.int().min(0).optional(),
-}))
+export const groupSchema = keepUnknownJson(
+  z.looseObject({
+    id,
+    name: z.string().min(1).max(100),
+    members: z.array(id),
+    admin: id.optional(),
+    mode: z.enum(['admin', 'everyone']),
+    notice: z.string(),
+    roomSessionId: id.optional(),
+    /** botId → the Session id that Bot uses inside this group. */
+    memberSessions: z.record(id, id),
+    /**
+     * botId → that member's Session parts in this group, oldest first; the last is the current one
+     * (its id equals `memberSessions[botId]`). Absent until the member's first handoff (part 1).
+     */
+    memberParts: z.record(id, z.array(sessionPartSchema).max(10_000)).optional(),
+    /** botId → how many room posts that member has seen (its "last looked" cursor); absent in older files. */
+    seen: z.record(id, z.int().min(0)).optional(),
+    createdAt: isoTime,
+    deleted: z.object({ at: isoTime, by: id }).optional(),
+    /** Rounds Bots started here since the person last wrote in the room (bounded by a limit). */
+    botRounds: z.int().min(0).optional(),
+  }),
+)
 
 /** An inter-Bot message, recorded before it is performed so a crash cannot lose it. */
-export const deliverySchema = keepUnknownJson(z.looseObject({
-  id,
-  from: id,
-  /** The target Bot's id. (A `groupId` field, never written by any build, was dropped from the schema; a file carrying one keeps it as an unknown field.) */
-  to: id,
-  kind: z.enum(['message', 'interrupt', 'stop', 'reply']),
-  body: z.string(),
-  hop: z.int().min(0),
-  replyTo: id.nullable(),
-  createdAt: isoTime,
-  updatedAt: isoTime.optional(),
-  status: z.enum(['pending', 'delivered', 'discarded', 'failed']),
-  outcome: z.string().optional(),
-  /** message_bot's reply_to: `sender` routes the answer back, `user` leaves it in the target's chat. */
-  replyMode: z.enum(['sender', 'user']).optional(),
-  /** The target Session the message was handed to (its own-chat part at send time). */
-  sessionId: id.optional(),
-  /** The work budget the chain draws from, and the lowest sandbox mode along it. */
-  budget: id.optional(),
-  mode: sandboxMode.optional(),
-}))
+export const deliverySchema = keepUnknownJson(
+  z.looseObject({
+    id,
+    from: id,
+    /** The target Bot's id. (A `groupId` field, never written by any build, was dropped from the schema; a file carrying one keeps it as an unknown field.) */
+    to: id,
+    kind: z.enum(['message', 'interrupt', 'stop', 'reply']),
+    body: z.string(),
+    hop: z.int().min(0),
+    replyTo: id.nullable(),
+    createdAt: isoTime,
+    updatedAt: isoTime.optional(),
+    status: z.enum(['pending', 'delivered', 'discarded', 'failed']),
+    outcome: z.string().optional(),
+    /** message_bot's reply_to: `sender` routes the answer back, `user` leaves it in the target's chat. */
+    replyMode: z.enum(['sender', 'user']).optional(),
+    /** The target Session the message was handed to (its own-chat part at send time). */
+    sessionId: id.optional(),
+    /** The work budget the chain draws from, and the lowest sandbox mode along it. */
+    budget: id.optional(),
+    mode: sandboxMode.optional(),
+  }),
+)
 
 /** Bot-started turns one message of the person may cause (see `src/chain.ts`). */
 export const budgetSchema = z.object({
@@ -167,36 +176,54 @@ export const budgetSchema = z.object({
   used: z.int().min(0),
 })
 
-export const pendingQuestionSchema = keepUnknownJson(z.looseObject({
-  id,
-  botId: id,
-  sessionId: id.optional(),
-  question: z.string(),
-  options: z.array(z.string()).optional(),
-  askedAt: isoTime,
-  status: z.enum(['open', 'answered', 'cancelled']),
-  answer: z.string().optional(),
-}))
+export const pendingQuestionSchema = keepUnknownJson(
+  z.looseObject({
+    id,
+    botId: id,
+    sessionId: id.optional(),
+    question: z.string(),
+    options: z.array(z.string()).optional(),
+    askedAt: isoTime,
+    status: z.enum(['open', 'answered', 'cancelled']),
+    answer: z.string().optional(),
+  }),
+)
 
 /** A daily spending cap: tokens (input uncached + cached + output) and/or money (needs prices). */
-const dailyCapSchema = z.object({
-  tokens: z.int().min(1).max(1e12).optional(),
-  money: z.number().positive().max(1e9).optional(),
-}).strict()
+const dailyCapSchema = z
+  .object({
+    tokens: z.int().min(1).max(1e12).optional(),
+    money: z.number().positive().max(1e9).optional(),
+  })
+  .strict()
 
 /** What the person entered for the usage ledger (no price list is shipped): prices, daily caps. */
-export const usageSettingsSchema = z.object({
-  /** Shown next to money figures (e.g. `USD`, `CNY`); free text. */
-  currency: z.string().max(8).optional(),
-  /** `provider/model` → price per million tokens of uncached input, cached input and output. */
-  prices: z.record(z.string().min(1).max(200), z.object({
-    input: z.number().min(0).max(1e6), cached: z.number().min(0).max(1e6), output: z.number().min(0).max(1e6),
-  }).strict()).optional(),
-  /** Daily caps: the whole team, every Bot, and per Bot id (overrides `eachBot`). */
-  caps: z.object({ team: dailyCapSchema.optional(), eachBot: dailyCapSchema.optional(), bots: z.record(id, dailyCapSchema).optional() }).strict().optional(),
-  /** Caps already reported to the person, `<day> <scope>` (the current day's only). */
-  notified: z.array(z.string().max(300)).max(2_000).optional(),
-}).strict()
+export const usageSettingsSchema = z
+  .object({
+    /** Shown next to money figures (e.g. `USD`, `CNY`); free text. */
+    currency: z.string().max(8).optional(),
+    /** `provider/model` → price per million tokens of uncached input, cached input and output. */
+    prices: z
+      .record(
+        z.string().min(1).max(200),
+        z
+          .object({
+            input: z.number().min(0).max(1e6),
+            cached: z.number().min(0).max(1e6),
+            output: z.number().min(0).max(1e6),
+          })
+          .strict(),
+      )
+      .optional(),
+    /** Daily caps: the whole team, every Bot, and per Bot id (overrides `eachBot`). */
+    caps: z
+      .object({ team: dailyCapSchema.optional(), eachBot: dailyCapSchema.optional(), bots: z.record(id, dailyCapSchema).optional() })
+      .strict()
+      .optional(),
+    /** Caps already reported to the person, `<day> <scope>` (the current day's only). */
+    notified: z.array(z.string().max(300)).max(2_000).optional(),
+  })
+  .strict()
 /** The person's pause switch (issue 16): while set, Bot-started work is held (see `src/operations/pause.ts`). */
 export const pauseSchema = z.object({
   at: isoTime,
@@ -218,52 +245,53 @@ export const scheduleRuleSchema = z.discriminatedUnion('kind', [
 ])
 
 /** A scheduled task of a Bot or a group (issue 16): the plugin's own timers fire it. */
-export const scheduleSchema = keepUnknownJson(z.looseObject({
-  id,
-  target: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('bot'), botId: id }),
-    z.object({ kind: z.literal('group'), groupId: id }),
-  ]),
-  prompt: z.string().min(1).max(4000),
-  rule: scheduleRuleSchema,
-  /** `user` or the id of the Bot that created it: the task runs at its creator's authority. */
-  createdBy: id,
-  /** The lowest sandbox mode of the creator's turn (absent: the person created it). */
-  mode: sandboxMode.optional(),
-  createdAt: isoTime,
-  /** The next time it is due; absent once a one-off task has run. */
-  nextDueAt: isoTime.optional(),
-  /** The due time of the last run. */
-  lastRunAt: isoTime.optional(),
-  runs: z.int().min(0),
-}))
+export const scheduleSchema = keepUnknownJson(
+  z.looseObject({
+    id,
+    target: z.discriminatedUnion('kind', [z.object({ kind: z.literal('bot'), botId: id }), z.object({ kind: z.literal('group'), groupId: id })]),
+    prompt: z.string().min(1).max(4000),
+    rule: scheduleRuleSchema,
+    /** `user` or the id of the Bot that created it: the task runs at its creator's authority. */
+    createdBy: id,
+    /** The lowest sandbox mode of the creator's turn (absent: the person created it). */
+    mode: sandboxMode.optional(),
+    createdAt: isoTime,
+    /** The next time it is due; absent once a one-off task has run. */
+    nextDueAt: isoTime.optional(),
+    /** The due time of the last run. */
+    lastRunAt: isoTime.optional(),
+    runs: z.int().min(0),
+  }),
+)
 
-export const stateSchema = keepUnknownJson(z.looseObject({
-  version: z.literal(STATE_VERSION),
-  /** Monotonic: +1 per successful save. */
-  revision: z.int().min(0),
-  writtenBy: z.object({ pluginVersion: z.string(), at: isoTime }),
-  bots: z.record(id, botSchema),
-  groups: z.record(id, groupSchema),
-  deliveries: z.array(deliverySchema),
-  budgets: z.array(budgetSchema),
-  preferences: z.record(z.string(), z.json()),
-  pendingQuestions: z.array(pendingQuestionSchema),
-  /** kind → next number; ids are `<kind>-<n>` and are never reused, even after deletion. */
-  nextIds: z.record(z.string().regex(/^[a-z][a-z0-9]*$/), z.int().min(1)),
-  /** Usage ledger settings: prices, daily caps, caps reported (optional; src/usage/). */
-  usage: usageSettingsSchema.optional(),
-  /** Set while the person has paused the team (issue 16). */
-  paused: pauseSchema.optional(),
-  /** Scheduled tasks of Bots and groups (issue 16). */
-  schedules: z.array(scheduleSchema).max(500).optional(),
-  /**
-   * The person's overrides of the team and room limits (Team settings; src/operations/limits.ts).
-   * Loose here (strict in the settings API): a newer build's extra limit must not make this one
-   * refuse the file.
-   */
-  limits: keepUnknownJson(z.looseObject(LimitOverrides.shape)).optional(),
-})).superRefine((s, ctx) => {
+export const stateSchema = keepUnknownJson(
+  z.looseObject({
+    version: z.literal(STATE_VERSION),
+    /** Monotonic: +1 per successful save. */
+    revision: z.int().min(0),
+    writtenBy: z.object({ pluginVersion: z.string(), at: isoTime }),
+    bots: z.record(id, botSchema),
+    groups: z.record(id, groupSchema),
+    deliveries: z.array(deliverySchema),
+    budgets: z.array(budgetSchema),
+    preferences: z.record(z.string(), z.json()),
+    pendingQuestions: z.array(pendingQuestionSchema),
+    /** kind → next number; ids are `<kind>-<n>` and are never reused, even after deletion. */
+    nextIds: z.record(z.string().regex(/^[a-z][a-z0-9]*$/), z.int().min(1)),
+    /** Usage ledger settings: prices, daily caps, caps reported (optional; src/usage/). */
+    usage: usageSettingsSchema.optional(),
+    /** Set while the person has paused the team (issue 16). */
+    paused: pauseSchema.optional(),
+    /** Scheduled tasks of Bots and groups (issue 16). */
+    schedules: z.array(scheduleSchema).max(500).optional(),
+    /**
+     * The person's overrides of the team and room limits (Team settings; src/operations/limits.ts).
+     * Loose here (strict in the settings API): a newer build's extra limit must not make this one
+     * refuse the file.
+     */
+    limits: keepUnknownJson(z.looseObject(LimitOverrides.shape)).optional(),
+  }),
+).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })
 })
 
@@ -272,8 +300,8 @@ export const stateSchema = keepUnknownJson(z.looseObject({
  * unique). Part of `stateSchema`; exported so the store's incremental check (`validate.ts`)
  * runs exactly the same rules after validating only the entities a transaction changed.
  */
-export function teamInvariantIssues(s: Pick<TeamState, 'bots' | 'groups' | 'deliveries'>): Array<{ path: Array<string | number>, message: string }> {
-  const issues: Array<{ path: Array<string | number>, message: string }> = []
+export function teamInvariantIssues(s: Pick<TeamState, 'bots' | 'groups' | 'deliveries'>): Array<{ path: Array<string | number>; message: string }> {
+  const issues: Array<{ path: Array<string | number>; message: string }> = []
   for (const [key, bot] of Object.entries(s.bots)) {
     if (key !== bot.id) issues.push({ path: ['bots', key, 'id'], message: `bot key ${key} differs from its id ${bot.id}` })
   }

@@ -57,7 +57,7 @@ export interface WriterEvent {
 
 export const Config = z.object({
   /** Absolute path of the bot folder (the entry passes `$DSH_HOME/bot`). */
-  dir: z.string().refine(p => path.isAbsolute(p), { message: 'dir must be an absolute path' }),
+  dir: z.string().refine((p) => path.isAbsolute(p), { message: 'dir must be an absolute path' }),
   /** `auto`: become the writer only in a long-lived host (DSH Web); a one-shot run follows. */
   role: z.enum(['auto', 'writer', 'follower']).default('auto'),
   /** Set by the entry when this process hosts DSH's web app at activation; later, `allowWriting()`. */
@@ -106,8 +106,20 @@ export interface StoreStatus {
 export interface Diagnostic {
   at: string
   level: 'info' | 'warn' | 'error'
-  code: 'corrupt-file' | 'broken-copy' | 'backup-failed' | 'unreadable' | 'newer-version' | 'migrated'
-    | 'lockless' | 'lock-unavailable' | 'not-writable' | 'lock-lost' | 'took-over' | 'temp-cleaned' | 'follow-error'
+  code:
+    | 'corrupt-file'
+    | 'broken-copy'
+    | 'backup-failed'
+    | 'unreadable'
+    | 'newer-version'
+    | 'migrated'
+    | 'lockless'
+    | 'lock-unavailable'
+    | 'not-writable'
+    | 'lock-lost'
+    | 'took-over'
+    | 'temp-cleaned'
+    | 'follow-error'
     | 'symlink'
   message: string
   /** File name (relative to the bot folder) the diagnostic is about, e.g. the broken copy. */
@@ -178,11 +190,14 @@ export class BotStore extends Service {
 
   async [Service.init]() {
     // One teardown effect: stop accepting work, let the in-flight save finish, then release.
-    this.home.effect(() => async () => {
-      this.disposed = true
-      await this.queue.catch(() => {})
-      await this.dropLock()
-    }, 'botStore lock')
+    this.home.effect(
+      () => async () => {
+        this.disposed = true
+        await this.queue.catch(() => {})
+        await this.dropLock()
+      },
+      'botStore lock',
+    )
     await this.enqueue(() => this.open())
     this.home.effect(() => this.follow(), 'botStore follow')
   }
@@ -244,14 +259,15 @@ export class BotStore extends Service {
       // published (frozen, validated) object, so validation and serialisation skip it.
       const { draft, finish } = createDraft(this.snapshot as TeamState)
       const produced = finish(await fn(draft))
-      const candidate = typeof produced === 'object' && produced !== null && !Array.isArray(produced)
-        ? {
-            ...produced,
-            version: STATE_VERSION,
-            revision: this.snapshot.revision + 1,
-            writtenBy: { pluginVersion: this.config.pluginVersion, at: this.now().toISOString() },
-          }
-        : produced
+      const candidate =
+        typeof produced === 'object' && produced !== null && !Array.isArray(produced)
+          ? {
+              ...produced,
+              version: STATE_VERSION,
+              revision: this.snapshot.revision + 1,
+              writtenBy: { pluginVersion: this.config.pluginVersion, at: this.now().toISOString() },
+            }
+          : produced
       const checked = validateState(candidate, this.known)
       if (!checked.ok) {
         throw new StoreError('EINVALID', `The change was refused because the team state would be invalid (${checked.problem}). Nothing was saved.`)
@@ -373,7 +389,7 @@ export class BotStore extends Service {
       updateMs: this.config.updateMs,
       pluginVersion: this.config.pluginVersion,
       lockFn: this.deps.lock,
-      onCompromised: error => this.markLockLost(`proper-lockfile reports the lock compromised (${errText(error)})`),
+      onCompromised: (error) => this.markLockLost(`proper-lockfile reports the lock compromised (${errText(error)})`),
     })
   }
 
@@ -414,7 +430,10 @@ export class BotStore extends Service {
 
   /** A symbolic link at `bot/` or `bot/state.json`, described; `null` when there is none. */
   private async symlinkProblem(): Promise<string | null> {
-    for (const [file, what] of [[this.config.dir, `The bot folder ${this.config.dir}`], [this.file, 'bot/state.json']] as const) {
+    for (const [file, what] of [
+      [this.config.dir, `The bot folder ${this.config.dir}`],
+      [this.file, 'bot/state.json'],
+    ] as const) {
       try {
         if ((await fsp.lstat(file)).isSymbolicLink()) return `${what} is a symbolic link (to ${await fsp.readlink(file).catch(() => '?')})`
       } catch {}
@@ -433,7 +452,11 @@ export class BotStore extends Service {
         this.lock = lock.handle
         this.holder = null
         if (lock.brokeDeadOwner) {
-          this.diagnose({ level: 'info', code: 'took-over', message: `Took over bot/state.lock from pid ${lock.brokeDeadOwner.pid}, which is no longer running on this host.` })
+          this.diagnose({
+            level: 'info',
+            code: 'took-over',
+            message: `Took over bot/state.lock from pid ${lock.brokeDeadOwner.pid}, which is no longer running on this host.`,
+          })
         }
       }
     }
@@ -446,22 +469,42 @@ export class BotStore extends Service {
     // Who may write?
     const dirText = `${this.config.dir}`
     if (!this.eligible()) {
-      this.setMode('follower', 'role-follower', 'This one-shot DSH run only follows the team; changes are made by the long-lived DSH (DSH Web). To let this process write, set the Bot Team plugin setting writer: always (the store role: writer).')
+      this.setMode(
+        'follower',
+        'role-follower',
+        'This one-shot DSH run only follows the team; changes are made by the long-lived DSH (DSH Web). To let this process write, set the Bot Team plugin setting writer: always (the store role: writer).',
+      )
     } else if (this.lock) {
       this.lockless = false
       this.setMode('writer', null, 'This process writes the team; bot/state.lock is held.')
     } else if (lock?.kind === 'busy') {
       this.holder = lock.owner
       const who = lock.owner ? `pid ${lock.owner.pid} on ${lock.owner.host}` : 'an unknown process'
-      this.setMode('follower', 'lock-held', `Another DSH process (${who}) writes the team, so this one shows it read-only and follows its changes. It takes over on its next change once that process exits (or its lock goes stale after ${this.config.staleMs / 1000} s).`)
+      this.setMode(
+        'follower',
+        'lock-held',
+        `Another DSH process (${who}) writes the team, so this one shows it read-only and follows its changes. It takes over on its next change once that process exits (or its lock goes stale after ${this.config.staleMs / 1000} s).`,
+      )
     } else if (lock?.kind === 'failed') {
       const why = errText(lock.error)
       if (!(await this.isWritable())) {
         this.diagnose({ level: 'error', code: 'not-writable', message: `Locking bot/state.lock failed (${why}) and ${dirText} is not writable.` })
-        this.setMode('read-only', 'not-writable', `The bot folder ${dirText} is not writable (locking failed: ${why}), so nothing can be saved. Fix the folder's permissions or free disk space, then retry; the next change re-opens the team.`)
+        this.setMode(
+          'read-only',
+          'not-writable',
+          `The bot folder ${dirText} is not writable (locking failed: ${why}), so nothing can be saved. Fix the folder's permissions or free disk space, then retry; the next change re-opens the team.`,
+        )
       } else if (this.config.requireLock) {
-        this.diagnose({ level: 'error', code: 'lock-unavailable', message: `Locking bot/state.lock failed (${why}); requireLock is set, so the team is read-only.` })
-        this.setMode('read-only', 'lock-unavailable', `This filesystem cannot lock bot/state.lock (${why}) and requireLock is set, so nothing is saved. Move DSH_HOME to a local filesystem, or turn requireLock off to save without a lock.`)
+        this.diagnose({
+          level: 'error',
+          code: 'lock-unavailable',
+          message: `Locking bot/state.lock failed (${why}); requireLock is set, so the team is read-only.`,
+        })
+        this.setMode(
+          'read-only',
+          'lock-unavailable',
+          `This filesystem cannot lock bot/state.lock (${why}) and requireLock is set, so nothing is saved. Move DSH_HOME to a local filesystem, or turn requireLock off to save without a lock.`,
+        )
       } else {
         this.lockless = true
         const msg = `WARNING: locking bot/state.lock failed (${why}); saving WITHOUT a lock. If a second DSH process (DSH Web, Desktop or a headless run) uses the same DSH_HOME, the two can overwrite each other's team changes. Move DSH_HOME to a local filesystem, or set requireLock: true to refuse writes instead.`
@@ -473,7 +516,11 @@ export class BotStore extends Service {
 
     if (classified.kind === 'corrupt') {
       if (!writer) {
-        this.diagnose({ level: 'warn', code: 'corrupt-file', message: `${classified.problem}. The writing process will set it aside; showing ${this.snapshot.revision ? 'the last good state' : 'an empty team'} meanwhile.` })
+        this.diagnose({
+          level: 'warn',
+          code: 'corrupt-file',
+          message: `${classified.problem}. The writing process will set it aside; showing ${this.snapshot.revision ? 'the last good state' : 'an empty team'} meanwhile.`,
+        })
         return
       }
       const name = await this.copyAside(read)
@@ -481,11 +528,20 @@ export class BotStore extends Service {
         await this.dropLock()
         this.lockless = false
         this.diagnose({ level: 'error', code: 'backup-failed', message: `${classified.problem}; copying it aside failed (${name.error}).` })
-        this.setMode('read-only', 'backup-failed', `bot/state.json is damaged (${classified.problem}) and copying it aside failed (${name.error}), so nothing is written and the file is kept as it is. Free disk space or fix the folder's permissions (or move the file away yourself), then retry; the next change re-opens the team.`)
+        this.setMode(
+          'read-only',
+          'backup-failed',
+          `bot/state.json is damaged (${classified.problem}) and copying it aside failed (${name.error}), so nothing is written and the file is kept as it is. Free disk space or fix the folder's permissions (or move the file away yourself), then retry; the next change re-opens the team.`,
+        )
         this.replaceState(emptyState(this.config.pluginVersion, this.now()), 'disk')
         return
       }
-      this.diagnose({ level: 'warn', code: 'broken-copy', file: name.file, message: `${classified.problem}. The original was copied byte for byte to bot/${name.file} and the team starts empty. To recover, fix that copy and move it back to bot/state.json while DSH is stopped.` })
+      this.diagnose({
+        level: 'warn',
+        code: 'broken-copy',
+        file: name.file,
+        message: `${classified.problem}. The original was copied byte for byte to bot/${name.file} and the team starts empty. To recover, fix that copy and move it back to bot/state.json while DSH is stopped.`,
+      })
       const fresh = emptyState(this.config.pluginVersion, this.now())
       await this.cleanTemps()
       // Replace the damaged file now so followers stop seeing it; if that fails the next
@@ -498,7 +554,11 @@ export class BotStore extends Service {
     if (writer) await this.cleanTemps()
     if (classified.kind === 'ok') {
       if (classified.migratedFrom !== undefined) {
-        this.diagnose({ level: 'info', code: 'migrated', message: `bot/state.json was upgraded from version ${classified.migratedFrom} in memory (${classified.steps.join('; ')}); the next save writes version ${STATE_VERSION}.` })
+        this.diagnose({
+          level: 'info',
+          code: 'migrated',
+          message: `bot/state.json was upgraded from version ${classified.migratedFrom} in memory (${classified.steps.join('; ')}); the next save writes version ${STATE_VERSION}.`,
+        })
       }
       this.replaceState(classified.state, 'disk')
     } else if (this.snapshot.revision !== 0) {
@@ -514,9 +574,17 @@ export class BotStore extends Service {
       // Show the newer team if its shape still reads as ours; otherwise keep what we have.
       const shown = this.peekNewer(read)
       if (shown) this.replaceState(shown, 'disk')
-      this.setMode('read-only', 'newer-version', `${classified.problem}. Nothing is written so the newer data is not damaged. Upgrade the Bot Team plugin (every DSH on this DSH_HOME) to change the team.`)
+      this.setMode(
+        'read-only',
+        'newer-version',
+        `${classified.problem}. Nothing is written so the newer data is not damaged. Upgrade the Bot Team plugin (every DSH on this DSH_HOME) to change the team.`,
+      )
     } else {
-      this.setMode('read-only', 'unreadable', `${classified.problem}. Nothing is written. Make bot/state.json a readable regular file again (check permissions, or move the directory/bad file away), then retry; the next change re-reads it.`)
+      this.setMode(
+        'read-only',
+        'unreadable',
+        `${classified.problem}. Nothing is written. Make bot/state.json a readable regular file again (check permissions, or move the directory/bad file away), then retry; the next change re-reads it.`,
+      )
     }
   }
 
@@ -529,7 +597,11 @@ export class BotStore extends Service {
     this.noteSeen(read)
     const classified = classifyRead(read)
     if (classified.kind === 'ok') this.replaceState(classified.state, 'disk')
-    this.setMode('read-only', 'symlink', `${problem}, so nothing is written: writing through a link could change a file outside the bot folder. Put the real folder or file in its place (move the link's target there), then retry; the next change re-opens the team.`)
+    this.setMode(
+      'read-only',
+      'symlink',
+      `${problem}, so nothing is written: writing through a link could change a file outside the bot folder. Put the real folder or file in its place (move the link's target there), then retry; the next change re-opens the team.`,
+    )
   }
 
   private peekNewer(read: ReadResult): TeamState | null {
@@ -543,7 +615,7 @@ export class BotStore extends Service {
     }
   }
 
-  private async copyAside(read: ReadResult): Promise<{ ok: true, file: string } | { ok: false, error: string }> {
+  private async copyAside(read: ReadResult): Promise<{ ok: true; file: string } | { ok: false; error: string }> {
     const copy = this.deps.copyFile ?? ((src: string, dest: string) => fsp.copyFile(src, dest, fs.constants.COPYFILE_EXCL))
     for (let i = 0; i < 5; i++) {
       const base = brokenCopyName(this.now())
@@ -575,7 +647,8 @@ export class BotStore extends Service {
     }
     const temps = names.filter(isTempLeftover)
     for (const name of temps) await fsp.rm(path.join(this.config.dir, name), { force: true }).catch(() => {})
-    if (temps.length) this.diagnose({ level: 'info', code: 'temp-cleaned', message: `Removed ${temps.length} unfinished save(s) left by an interrupted process.` })
+    if (temps.length)
+      this.diagnose({ level: 'info', code: 'temp-cleaned', message: `Removed ${temps.length} unfinished save(s) left by an interrupted process.` })
   }
 
   // ── writing ──────────────────────────────────────────────────────────────────────────────
@@ -593,7 +666,13 @@ export class BotStore extends Service {
     await this.open()
     if ((this.modeValue as StoreMode) === 'writer') {
       if (this.reasonValue === null && this.lock) {
-        this.diagnose({ level: 'info', code: 'took-over', message: promoted ? 'This process now writes the team (it hosts DSH\'s web app).' : 'This process now writes the team (the previous writer exited or its lock went stale).' })
+        this.diagnose({
+          level: 'info',
+          code: 'took-over',
+          message: promoted
+            ? "This process now writes the team (it hosts DSH's web app)."
+            : 'This process now writes the team (the previous writer exited or its lock went stale).',
+        })
       }
       return
     }
@@ -610,7 +689,11 @@ export class BotStore extends Service {
     this.lock = null
     this.lockless = false
     this.diagnose({ level: 'error', code: 'lock-lost', message: `Lost ownership of bot/state.lock: ${why}.` })
-    this.setMode('read-only', 'lock-lost', `This process lost ownership of bot/state.lock (${why}); another process may now write the team, so this one saves nothing and keeps its state in memory only. Restart DSH (or reload the Bot Team plugin) to reopen the team from disk; changes made here since are not saved.`)
+    this.setMode(
+      'read-only',
+      'lock-lost',
+      `This process lost ownership of bot/state.lock (${why}); another process may now write the team, so this one saves nothing and keeps its state in memory only. Restart DSH (or reload the Bot Team plugin) to reopen the team from disk; changes made here since are not saved.`,
+    )
   }
 
   private async save(next: TeamState) {
@@ -621,9 +704,9 @@ export class BotStore extends Service {
       if (verdict !== 'ok') {
         const owner = await readLockOwner(path.join(this.config.dir, LOCK_DIR))
         this.holder = verdict === 'other' ? owner : null
-        this.markLockLost(verdict === 'missing'
-          ? 'bot/state.lock was removed'
-          : `bot/state.lock now belongs to pid ${owner?.pid ?? '?'} on ${owner?.host ?? '?'}`)
+        this.markLockLost(
+          verdict === 'missing' ? 'bot/state.lock was removed' : `bot/state.lock now belongs to pid ${owner?.pid ?? '?'} on ${owner?.host ?? '?'}`,
+        )
         throw this.lockLostError()
       }
     }
@@ -672,9 +755,11 @@ export class BotStore extends Service {
       }
       if (sig === this.lastSeen) return
       this.polling = true
-      this.refresh().catch(() => {}).finally(() => {
-        this.polling = false
-      })
+      this.refresh()
+        .catch(() => {})
+        .finally(() => {
+          this.polling = false
+        })
     }
     let watcher: fs.FSWatcher | undefined
     try {

@@ -31,11 +31,16 @@ const ARRAYS = ['deliveries', 'pendingQuestions'] as const
 const shape = stateSchema.shape
 /** Every top-level field except the entity containers, parsed whole on every save. */
 const smallFields = z.object({
-  version: shape.version, revision: shape.revision, writtenBy: shape.writtenBy,
-  preferences: shape.preferences, nextIds: shape.nextIds, budgets: shape.budgets,
+  version: shape.version,
+  revision: shape.revision,
+  writtenBy: shape.writtenBy,
+  preferences: shape.preferences,
+  nextIds: shape.nextIds,
+  budgets: shape.budgets,
   usage: shape.usage,
   // Issue 16 (operations): optional, small.
-  paused: shape.paused, schedules: shape.schedules,
+  paused: shape.paused,
+  schedules: shape.schedules,
   // Team settings: the person's limit overrides (optional, small).
   limits: shape.limits,
 })
@@ -75,9 +80,8 @@ export class KnownValid {
   }
 }
 
-type Issue = { path: Array<PropertyKey>, message: string }
-export type Validated = { ok: true, state: TeamState, fresh: Array<[Kind, object]> } | { ok: false, problem: string }
-
+type Issue = { path: Array<PropertyKey>; message: string }
+export type Validated = { ok: true; state: TeamState; fresh: Array<[Kind, object]> } | { ok: false; problem: string }
 
 function isPlainRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)

@@ -34,7 +34,12 @@ export interface ViewCell extends UsageTokens {
 }
 
 const COLUMN: Record<ViewKey, string> = {
-  hour: 'hour', day: 'day', bot: 'bot', model: "provider || '/' || model", group: 'grp', purpose: 'purpose',
+  hour: 'hour',
+  day: 'day',
+  bot: 'bot',
+  model: "provider || '/' || model",
+  group: 'grp',
+  purpose: 'purpose',
 }
 
 export class LedgerDb {
@@ -77,26 +82,60 @@ export class LedgerDb {
   view(by: ViewKey, filter: ViewFilter = {}): ViewCell[] {
     const where: string[] = []
     const params: unknown[] = []
-    if (filter.from) { where.push('day >= ?'); params.push(filter.from) }
-    if (filter.to) { where.push('day <= ?'); params.push(filter.to) }
-    if (filter.bot) { where.push('bot = ?'); params.push(filter.bot) }
-    if (filter.group) { where.push('grp = ?'); params.push(filter.group) }
+    if (filter.from) {
+      where.push('day >= ?')
+      params.push(filter.from)
+    }
+    if (filter.to) {
+      where.push('day <= ?')
+      params.push(filter.to)
+    }
+    if (filter.bot) {
+      where.push('bot = ?')
+      params.push(filter.bot)
+    }
+    if (filter.group) {
+      where.push('grp = ?')
+      params.push(filter.group)
+    }
     const col = COLUMN[by]
     const sql = `SELECT ${col} AS key, provider || '/' || model AS route, COUNT(*) AS requests,
       SUM(input) AS input, SUM(cached) AS cached, SUM(output) AS output FROM usage
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY 1, 2 ORDER BY 1, 2 LIMIT 20000`
-    return this.db.prepare(sql).all(...params).map((r) => {
-      const o = r as Record<string, unknown>
-      return { key: o.key === null ? null : String(o.key), route: String(o.route), requests: Number(o.requests), input: Number(o.input), cached: Number(o.cached), output: Number(o.output) }
-    })
+    return this.db
+      .prepare(sql)
+      .all(...params)
+      .map((r) => {
+        const o = r as Record<string, unknown>
+        return {
+          key: o.key === null ? null : String(o.key),
+          route: String(o.route),
+          requests: Number(o.requests),
+          input: Number(o.input),
+          cached: Number(o.cached),
+          output: Number(o.output),
+        }
+      })
   }
 
   /** One day's sums per Bot and route (seeds the running cap totals). */
   daySums(day: string): Array<{ bot: string | null; provider: string; model: string } & UsageTokens> {
-    return this.db.prepare('SELECT bot, provider, model, SUM(input) AS input, SUM(cached) AS cached, SUM(output) AS output FROM usage WHERE day = ? GROUP BY bot, provider, model').all(day).map((r) => {
-      const o = r as Record<string, unknown>
-      return { bot: o.bot === null ? null : String(o.bot), provider: String(o.provider), model: String(o.model), input: Number(o.input), cached: Number(o.cached), output: Number(o.output) }
-    })
+    return this.db
+      .prepare(
+        'SELECT bot, provider, model, SUM(input) AS input, SUM(cached) AS cached, SUM(output) AS output FROM usage WHERE day = ? GROUP BY bot, provider, model',
+      )
+      .all(day)
+      .map((r) => {
+        const o = r as Record<string, unknown>
+        return {
+          bot: o.bot === null ? null : String(o.bot),
+          provider: String(o.provider),
+          model: String(o.model),
+          input: Number(o.input),
+          cached: Number(o.cached),
+          output: Number(o.output),
+        }
+      })
   }
 
   count(): number {

@@ -130,8 +130,12 @@ export class LogDeriver {
     return rowOf({
       key: `${this.sessionId}#${event.seq}`,
       time: typeof event.time === 'number' && Number.isFinite(event.time) ? event.time : Date.now(),
-      bot: who.bot, group: who.group, part: who.part, session: this.sessionId,
-      provider: route?.provider ?? 'unknown', model: route?.model ?? 'unknown',
+      bot: who.bot,
+      group: who.group,
+      part: who.part,
+      session: this.sessionId,
+      provider: route?.provider ?? 'unknown',
+      model: route?.model ?? 'unknown',
       purpose: purpose || who.loop,
       ...tokensOf(usage),
     })

@@ -165,12 +165,14 @@ export class BotUsage extends Service {
   private ownerOf(sessionId: string): RowOwner | undefined {
     const o = this.roster.ownerOf(sessionId)
     if (!o) return undefined
-    return o.kind === 'own'
-      ? { bot: o.botId, group: null, part: o.part, loop: 'turn' }
-      : { bot: o.botId, group: o.groupId, part: null, loop: 'room-turn' }
+    return o.kind === 'own' ? { bot: o.botId, group: null, part: o.part, loop: 'turn' } : { bot: o.botId, group: o.groupId, part: null, loop: 'room-turn' }
   }
 
-  private fromLog(sessionId: string, event: { type: string; seq: number; time: number; data: unknown }, route: () => { provider: string; model: string } | undefined): void {
+  private fromLog(
+    sessionId: string,
+    event: { type: string; seq: number; time: number; data: unknown },
+    route: () => { provider: string; model: string } | undefined,
+  ): void {
     let d = this.derivers.get(sessionId)
     if (!d) {
       if (event.type === 'request/context') {
@@ -202,7 +204,16 @@ export class BotUsage extends Service {
     return (async function* (usage: BotUsage) {
       for await (const chunk of stream) {
         if (chunk.type === 'usage') {
-          usage.record(rowOf({ key: `call:${crypto.randomUUID()}`, time: Date.now(), ...who, provider: String(options.provider), model: String(options.model), ...tokensOf(chunk.usage) }))
+          usage.record(
+            rowOf({
+              key: `call:${crypto.randomUUID()}`,
+              time: Date.now(),
+              ...who,
+              provider: String(options.provider),
+              model: String(options.model),
+              ...tokensOf(chunk.usage),
+            }),
+          )
         }
         yield chunk
       }
@@ -295,10 +306,13 @@ export class BotUsage extends Service {
   private armDayTimer(): void {
     const now = new Date()
     const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1).getTime()
-    this.dayTimer = setTimeout(() => {
-      this.currentTotals()
-      this.armDayTimer()
-    }, Math.max(1_000, midnight - now.getTime() + 1_000))
+    this.dayTimer = setTimeout(
+      () => {
+        this.currentTotals()
+        this.armDayTimer()
+      },
+      Math.max(1_000, midnight - now.getTime() + 1_000),
+    )
     this.dayTimer.unref?.()
   }
 
@@ -333,19 +347,22 @@ export class BotUsage extends Service {
     this.noticeList.push({ day, scope: hit.scope, text })
     if (this.noticeList.length > NOTICES_MAX) this.noticeList.shift()
     if (!this.store.isWriter()) return
-    void this.store.update((s) => {
-      const today = (s.usage?.notified ?? []).filter((m) => m.startsWith(`${day} `))
-      s.usage = { ...s.usage, notified: [...today, mark].slice(-2_000) }
-    }).catch(() => {})
+    void this.store
+      .update((s) => {
+        const today = (s.usage?.notified ?? []).filter((m) => m.startsWith(`${day} `))
+        s.usage = { ...s.usage, notified: [...today, mark].slice(-2_000) }
+      })
+      .catch(() => {})
     void this.tellMain(text).catch(() => {})
   }
 
   private noticeText(hit: CapHit): string {
-    const who = hit.scope === 'team' ? 'The team' : this.roster.bot(hit.scope.slice(4))?.name ?? hit.scope.slice(4)
+    const who = hit.scope === 'team' ? 'The team' : (this.roster.bot(hit.scope.slice(4))?.name ?? hit.scope.slice(4))
     const currency = this.settings?.currency ? ` ${this.settings.currency}` : ''
-    const used = hit.what === 'tokens'
-      ? `${hit.spent.tokens.toLocaleString('en-US')} tokens today (cap ${hit.cap.tokens!.toLocaleString('en-US')})`
-      : `${hit.spent.money.toFixed(2)}${currency} today (cap ${hit.cap.money!.toFixed(2)}${currency})`
+    const used =
+      hit.what === 'tokens'
+        ? `${hit.spent.tokens.toLocaleString('en-US')} tokens today (cap ${hit.cap.tokens!.toLocaleString('en-US')})`
+        : `${hit.spent.money.toFixed(2)}${currency} today (cap ${hit.cap.money!.toFixed(2)}${currency})`
     const held = hit.scope === 'team' ? 'all Bot-started work' : `Bot-started work for ${who}`
     return `Daily cap reached: ${who} used ${used}. ${held} is held until tomorrow or until the cap is raised on the team page; your own messages still work.`
   }
@@ -381,15 +398,30 @@ export class BotUsage extends Service {
     } catch {
       rows = undefined
     }
-    return { driver: this.ledger ? this.driver : 'unavailable', ...(this.problem ? { problem: this.problem } : {}), ...(rows !== undefined ? { rows } : {}), pending: this.pending.length }
+    return {
+      driver: this.ledger ? this.driver : 'unavailable',
+      ...(this.problem ? { problem: this.problem } : {}),
+      ...(rows !== undefined ? { rows } : {}),
+      pending: this.pending.length,
+    }
   }
 
   /** Sums by `by` (with money where every model in a cell is priced), buffered rows included. */
-  view(by: ViewKey, filter: ViewFilter = {}): { by: ViewKey; currency?: string; rows: Array<{ key: string | null; requests: number; input: number; cached: number; output: number; money?: number; unpriced?: string[] }> } {
+  view(
+    by: ViewKey,
+    filter: ViewFilter = {},
+  ): {
+    by: ViewKey
+    currency?: string
+    rows: Array<{ key: string | null; requests: number; input: number; cached: number; output: number; money?: number; unpriced?: string[] }>
+  } {
     if (!this.ledger) throw new Error('the usage ledger is off')
     this.flush()
     const prices = this.settings?.prices
-    const cells = new Map<string | null, { key: string | null; requests: number; input: number; cached: number; output: number; money: number; unpriced: string[] }>()
+    const cells = new Map<
+      string | null,
+      { key: string | null; requests: number; input: number; cached: number; output: number; money: number; unpriced: string[] }
+    >()
     for (const c of this.ledger.view(by, filter)) {
       const cell = cells.get(c.key) ?? { key: c.key, requests: 0, input: 0, cached: 0, output: 0, money: 0, unpriced: [] }
       cell.requests += c.requests
@@ -421,10 +453,19 @@ export class BotUsage extends Service {
     const settings = this.settings ?? {}
     const prices = settings.prices
     const teamHit = capsReached(totals, { caps: { ...(settings.caps?.team ? { team: settings.caps.team } : {}) }, ...(prices ? { prices } : {}) }, '')
-    const bots = this.roster.bots().filter((b) => !b.deleted).map((b) => {
-      const cap = settings.caps?.bots?.[b.id] ?? settings.caps?.eachBot
-      return { id: b.id, name: b.name, ...totals.spent(prices, b.id), ...(cap ? { cap } : {}), reached: capsReached(totals, { caps: cap ? { bots: { [b.id]: cap } } : {}, ...(prices ? { prices } : {}) }, b.id).length > 0 }
-    })
+    const bots = this.roster
+      .bots()
+      .filter((b) => !b.deleted)
+      .map((b) => {
+        const cap = settings.caps?.bots?.[b.id] ?? settings.caps?.eachBot
+        return {
+          id: b.id,
+          name: b.name,
+          ...totals.spent(prices, b.id),
+          ...(cap ? { cap } : {}),
+          reached: capsReached(totals, { caps: cap ? { bots: { [b.id]: cap } } : {}, ...(prices ? { prices } : {}) }, b.id).length > 0,
+        }
+      })
     return {
       day: totals.day,
       team: { ...totals.spent(prices), ...(settings.caps?.team ? { cap: settings.caps.team } : {}), reached: teamHit.length > 0 },

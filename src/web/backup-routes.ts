@@ -26,7 +26,8 @@ export interface BackupRouteOptions {
 
 const bodySchema = z.object({ secrets: z.boolean().optional() }).strict()
 
-export const BACKUP_NOT_PAIRED = 'A backup holds every chat and memory of the team, so it is given only to the paired team page: open /bot-team in your paired browser, or run `dsh plugin --profile <profile> exec dsh-bot-team backup` on this machine.'
+export const BACKUP_NOT_PAIRED =
+  'A backup holds every chat and memory of the team, so it is given only to the paired team page: open /bot-team in your paired browser, or run `dsh plugin --profile <profile> exec dsh-bot-team backup` on this machine.'
 
 export async function backupApi(req: IncomingMessage, res: ServerResponse, options: BackupRouteOptions, pairing: Pairing): Promise<void> {
   if ((req.method ?? 'GET').toUpperCase() !== 'POST') throw new HttpError(405, `${req.method} not allowed`)

@@ -36,7 +36,9 @@ export const SMALL_BODY_BYTES = 4 * 1024
 const USER = { kind: 'user' } as const
 
 /** A delete's body: why, in a sentence (Bots and groups alike). */
-export const DeleteBody = z.strictObject({ reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`) })
+export const DeleteBody = z.strictObject({
+  reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`),
+})
 const DelegatedWorkBody = z.strictObject({ accepts: z.boolean({ error: 'must be true or false' }) })
 
 /** A live Bot by id or name (`botRoster.find`: own properties only, one name key); 404 otherwise. */

@@ -15,9 +15,7 @@
  * bind policy (DSH Web refuses to bind anything but loopback unless told otherwise).
  */
 
-export type TrustVerdict =
-  | { ok: true }
-  | { ok: false; status: 400 | 403 | 415; reason: string }
+export type TrustVerdict = { ok: true } | { ok: false; status: 400 | 403 | 415; reason: string }
 
 export interface TrustRequest {
   method?: string | undefined

@@ -23,7 +23,12 @@ import type { BotMemory } from '../memory/service.ts'
 export const BODY_BYTES = 8 * 1024
 
 const topic = z.string().trim().max(60).optional()
-const WriteBody = z.strictObject({ text: z.string().trim().min(1).max(2_000), topic, team: z.boolean().optional(), replace: z.string().trim().min(1).max(2_000).optional() })
+const WriteBody = z.strictObject({
+  text: z.string().trim().min(1).max(2_000),
+  topic,
+  team: z.boolean().optional(),
+  replace: z.string().trim().min(1).max(2_000).optional(),
+})
 const ForgetBody = z.strictObject({ entry: z.string().trim().min(1).max(2_000), topic, team: z.boolean().optional() })
 
 function listing(scope: 'own' | 'team', files: ScopeFiles) {
@@ -37,13 +42,25 @@ function sizes(files: ScopeFiles) {
   return { memory, topics, total: memory + Object.values(topics).reduce((a, b) => a + b, 0) }
 }
 
-export async function memoryApi({ method, ref, req }: { method: string; ref: string; req: IncomingMessage }, roster: BotRoster, memory: BotMemory): Promise<[number, unknown]> {
+export async function memoryApi(
+  { method, ref, req }: { method: string; ref: string; req: IncomingMessage },
+  roster: BotRoster,
+  memory: BotMemory,
+): Promise<[number, unknown]> {
   const bot = roster.find(ref)
   if (!bot) throw new HttpError(404, `No Bot named or with id "${ref}". GET /bot-team/api/bots lists the team.`)
   if (method === 'GET') {
     const own = memory.files.read(`bot:${bot.id}`)
     const team = memory.files.read('team')
-    return [200, { bot: { id: bot.id, name: bot.name }, entries: [...listing('own', own), ...listing('team', team)], sizes: { own: sizes(own), team: sizes(team) }, limits: memory.limits }]
+    return [
+      200,
+      {
+        bot: { id: bot.id, name: bot.name },
+        entries: [...listing('own', own), ...listing('team', team)],
+        sizes: { own: sizes(own), team: sizes(team) },
+        limits: memory.limits,
+      },
+    ]
   }
   if (method === 'POST') {
     const body = parseBody(WriteBody, await readJsonBody(req, BODY_BYTES))

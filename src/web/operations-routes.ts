@@ -48,9 +48,7 @@ export interface OperationsRequest {
 }
 
 /** A JSON answer, or a text file (the diagnostics). */
-export type OperationsAnswer =
-  | { status: number; json: unknown }
-  | { status: number; text: string; type: string; fileName?: string }
+export type OperationsAnswer = { status: number; json: unknown } | { status: number; text: string; type: string; fileName?: string }
 
 const PauseBody = z.strictObject({
   paused: z.boolean({ error: 'must be true or false' }),
@@ -59,7 +57,11 @@ const PauseBody = z.strictObject({
 
 const unavailable = (what: string) => new HttpError(503, `${what} is not available (see /bot-team/api/status)`)
 
-export async function operationsApi({ method, head, rest, req, query }: OperationsRequest, services: OperationsServices, pairing: Pairing): Promise<OperationsAnswer> {
+export async function operationsApi(
+  { method, head, rest, req, query }: OperationsRequest,
+  services: OperationsServices,
+  pairing: Pairing,
+): Promise<OperationsAnswer> {
   if (head === 'pause') {
     const pause = services.pause
     if (!pause) throw unavailable('the pause switch')
@@ -102,5 +104,10 @@ export async function operationsApi({ method, head, rest, req, query }: Operatio
   if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /diagnostics`)
   await pairing.requirePaired(req)
   const text = await diagnostics.read()
-  return { status: 200, text, type: 'application/x-ndjson; charset=utf-8', ...(query.get('download') === '1' ? { fileName: 'bot-team-diagnostics.jsonl' } : {}) }
+  return {
+    status: 200,
+    text,
+    type: 'application/x-ndjson; charset=utf-8',
+    ...(query.get('download') === '1' ? { fileName: 'bot-team-diagnostics.jsonl' } : {}),
+  }
 }

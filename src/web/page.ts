@@ -28,7 +28,8 @@ export const PAGE_SCRIPT_PATH = '/bot-team/page.js'
 export const PAGE_STYLE_PATH = '/bot-team/page.css'
 
 /** The page may run only its own script and stylesheet and talk only to this server. */
-export const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+export const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 
 export const TEAM_PAGE_HTML = `<!doctype html>
 <html lang="en">

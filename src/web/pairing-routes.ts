@@ -17,7 +17,9 @@ import type { Pairing } from './pairing.ts'
 
 export const PAIRING_BODY_BYTES = 1024
 
-const PairBody = z.strictObject({ code: z.string({ error: 'must be the pairing code, as text' }).min(1, 'must not be empty').max(32, 'is too long for a pairing code') })
+const PairBody = z.strictObject({
+  code: z.string({ error: 'must be the pairing code, as text' }).min(1, 'must not be empty').max(32, 'is too long for a pairing code'),
+})
 const CodesBody = z.strictObject({})
 const DEVICE_ID = /^[0-9a-f]{16}$/
 

@@ -36,7 +36,8 @@ const LAST_USED_EVERY_MS = 60_000
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'
 const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/
 
-export const NOT_PAIRED_MESSAGE = 'This change raises a Bot\'s authority, so it is accepted only from the paired team page: open /bot-team in your paired browser and make the change there. Requests from a shell, a script or an unpaired browser are refused.'
+export const NOT_PAIRED_MESSAGE =
+  "This change raises a Bot's authority, so it is accepted only from the paired team page: open /bot-team in your paired browser and make the change there. Requests from a shell, a script or an unpaired browser are refused."
 
 export type PairCheck = { paired: true; device: PairedDevice } | { paired: false; reason: string }
 
@@ -82,7 +83,18 @@ export function hashToken(token: string): string {
 export function deviceLabel(userAgent: string | undefined): string {
   const ua = userAgent ?? ''
   // First match in this order: a Chrome UA also says Safari, an Edge UA also says Chrome.
-  const browsers: [RegExp, string][] = [[/\bEdg\//, 'Edge'], [/\bFirefox\//, 'Firefox'], [/\bHeadlessChrome\//, 'Headless Chrome'], [/\bChromium\//, 'Chromium'], [/\bChrome\//, 'Chrome'], [/\bSafari\//, 'Safari'], [/^curl\//, 'curl'], [/^Wget\//, 'Wget'], [/^node\b/, 'node'], [/^python-requests\//, 'python-requests']]
+  const browsers: [RegExp, string][] = [
+    [/\bEdg\//, 'Edge'],
+    [/\bFirefox\//, 'Firefox'],
+    [/\bHeadlessChrome\//, 'Headless Chrome'],
+    [/\bChromium\//, 'Chromium'],
+    [/\bChrome\//, 'Chrome'],
+    [/\bSafari\//, 'Safari'],
+    [/^curl\//, 'curl'],
+    [/^Wget\//, 'Wget'],
+    [/^node\b/, 'node'],
+    [/^python-requests\//, 'python-requests'],
+  ]
   const name = browsers.find(([re]) => re.test(ua))?.[1]
   const os = ['Windows', 'Android', 'iPhone', 'iPad', 'Mac OS X', 'CrOS', 'Linux'].find((o) => ua.includes(o))
   const label = name ? (os ? `${name} on ${os === 'Mac OS X' ? 'macOS' : os}` : name) : ua.replace(/[^\x20-\x7e]/g, '').trim() || 'unknown client'
@@ -214,12 +226,17 @@ export class Pairing {
     }
     const file = await this.read()
     if (file.devices.length) {
-      throw new HttpError(403, 'This browser is not paired. On a paired browser, open the team page and choose "Pair another browser" to get a code; or delete bot/pairing.json to start over.')
+      throw new HttpError(
+        403,
+        'This browser is not paired. On a paired browser, open the team page and choose "Pair another browser" to get a code; or delete bot/pairing.json to start over.',
+      )
     }
     const shown = [...this.liveCodes().values()].find((c) => c.by === 'terminal')
     if (shown) return { shownIn: 'terminal', expiresAt: this.iso(shown.expiresAt) }
     const [code, live] = this.mint('terminal')
-    this.announce(`dsh-bot-team: pairing code for the team page: ${formatCode(code)} (valid for ${CODE_TTL_MS / 60_000} minutes). Type it only into your own browser's team page.`)
+    this.announce(
+      `dsh-bot-team: pairing code for the team page: ${formatCode(code)} (valid for ${CODE_TTL_MS / 60_000} minutes). Type it only into your own browser's team page.`,
+    )
     return { shownIn: 'terminal', expiresAt: this.iso(live.expiresAt) }
   }
 
@@ -243,7 +260,13 @@ export class Pairing {
       this.failures = 0
       const token = randomBytes(32).toString('base64url')
       const at = this.iso()
-      const device: PairedDevice = { id: randomBytes(8).toString('hex'), label: deviceLabel(userAgent), tokenHash: hashToken(token), createdAt: at, lastUsedAt: at }
+      const device: PairedDevice = {
+        id: randomBytes(8).toString('hex'),
+        label: deviceLabel(userAgent),
+        tokenHash: hashToken(token),
+        createdAt: at,
+        lastUsedAt: at,
+      }
       await writePairingFile(this.file, { version: 1, devices: [...file.devices, device] })
       return { token, device: view(device) }
     })
@@ -261,4 +284,3 @@ export class Pairing {
     })
   }
 }
-

@@ -126,7 +126,8 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)
     return sendJson(res, 200, options.status())
   }
-  if (head === 'team' || head === 'events' || head === 'deliveries' || head === 'rooms') return teamApi(method, head, rest, req, res, options.feed, () => options.roster()?.state)
+  if (head === 'team' || head === 'events' || head === 'deliveries' || head === 'rooms')
+    return teamApi(method, head, rest, req, res, options.feed, () => options.roster()?.state)
   if (head === 'pairing') {
     const [status, body] = await pairingApi({ method, rest, req }, pairing)
     return sendJson(res, status, body)
@@ -134,7 +135,12 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
   if (head === 'bots' && rest.length <= 2) {
     const roster = options.roster()
     if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
-    const [status, body] = await botsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) }, roster, pairing, options.parts?.())
+    const [status, body] = await botsApi(
+      { method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}), ...(rest[1] !== undefined ? { sub: rest[1] } : {}) },
+      roster,
+      pairing,
+      options.parts?.(),
+    )
     return sendJson(res, status, body)
   }
   if (head === 'groups' && rest.length <= 1) {

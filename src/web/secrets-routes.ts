@@ -75,11 +75,14 @@ export async function secretsApi({ method, rest, req }: SecretsRequest, secrets:
   if (method === 'PUT') {
     await pairing.requirePaired(req)
     const body = parseBody(SetBody, await readSecretBody(req))
-    const scope = body.scope === undefined || body.scope === 'all' ? body.scope : body.scope.map((ref) => {
-      const bot = roster.find(ref)
-      if (!bot) throw new HttpError(404, `No Bot named or with id "${ref.slice(0, 80)}".`)
-      return bot.id
-    })
+    const scope =
+      body.scope === undefined || body.scope === 'all'
+        ? body.scope
+        : body.scope.map((ref) => {
+            const bot = roster.find(ref)
+            if (!bot) throw new HttpError(404, `No Bot named or with id "${ref.slice(0, 80)}".`)
+            return bot.id
+          })
     return [200, { secret: await secrets.set(name, { value: body.value, purpose: body.purpose, ...(scope !== undefined ? { scope } : {}) }) }]
   }
   if (method === 'DELETE') {

@@ -48,7 +48,14 @@ export const MAX_STREAMS = 32
 /** Most posts one answer carries. */
 export const ROOM_POSTS_MAX = 200
 
-export interface RoomPost { id: string; seq: number; round: string; from: string; name: string; text: string }
+export interface RoomPost {
+  id: string
+  seq: number
+  round: string
+  from: string
+  name: string
+  text: string
+}
 /** What the feed asks the rooms service about one room answer. */
 export interface RoomAnswers {
   /** The rounds a room assistant message ran; undefined: no such message in the room. */
@@ -100,11 +107,14 @@ export class TeamFeed {
    */
   changed(): void {
     if (this.timer || this.streams.size === 0) return
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      this.pushedAt = Date.now()
-      this.push()
-    }, Math.max(0, this.pushedAt + COALESCE_MS - Date.now()))
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined
+        this.pushedAt = Date.now()
+        this.push()
+      },
+      Math.max(0, this.pushedAt + COALESCE_MS - Date.now()),
+    )
   }
 
   private push(): void {
@@ -157,29 +167,34 @@ export class TeamFeed {
 
 /** Build the feed from the plugin's services and keep it told of changes (Cordis effects). */
 export function mountTeamFeed(ctx: Context): TeamFeed {
-  const feed = new TeamFeed(() => {
-    const store = ctx.get('botStore')
-    if (!store) return undefined
-    return teamView({
-      state: store.state,
-      store: store.status(),
-      archive: ctx.get('botArchive')?.status,
-      running: (sessionId) => ctx.get('agents')?.get(SessionId(sessionId))?.status === 'running',
-      awaitingApproval: (botId) => (ctx.get('botRoster')?.sessionsOf(botId) ?? []).some((sid) => {
-        const agent = ctx.get('agents')?.get(SessionId(sid))
-        return agent?.status === 'running' && awaitsApproval(agent.session.events as readonly LogEventLike[])
-      }),
-      stopped: (sessionId) => {
-        const agent = ctx.get('agents')?.get(SessionId(sessionId))
-        return agent !== undefined && endedStopped(agent.session.events as readonly LogEventLike[])
-      },
-      held: (botId) => ctx.get('botPause')?.heldBecause({ botId }),
-    })
-  }, (groupId) => ctx.get('botRooms')?.transcript(groupId), {
-    rounds: (groupId, messageId) => ctx.get('botRooms')?.answerRounds(groupId, messageId),
-    notes: (groupId, messageId) => ctx.get('botRooms')?.answerParts(groupId, messageId)?.notes,
-    turns: async (groupId, round) => (await ctx.get('botRooms')?.roundTurns(groupId, round)) ?? [],
-  })
+  const feed = new TeamFeed(
+    () => {
+      const store = ctx.get('botStore')
+      if (!store) return undefined
+      return teamView({
+        state: store.state,
+        store: store.status(),
+        archive: ctx.get('botArchive')?.status,
+        running: (sessionId) => ctx.get('agents')?.get(SessionId(sessionId))?.status === 'running',
+        awaitingApproval: (botId) =>
+          (ctx.get('botRoster')?.sessionsOf(botId) ?? []).some((sid) => {
+            const agent = ctx.get('agents')?.get(SessionId(sid))
+            return agent?.status === 'running' && awaitsApproval(agent.session.events as readonly LogEventLike[])
+          }),
+        stopped: (sessionId) => {
+          const agent = ctx.get('agents')?.get(SessionId(sessionId))
+          return agent !== undefined && endedStopped(agent.session.events as readonly LogEventLike[])
+        },
+        held: (botId) => ctx.get('botPause')?.heldBecause({ botId }),
+      })
+    },
+    (groupId) => ctx.get('botRooms')?.transcript(groupId),
+    {
+      rounds: (groupId, messageId) => ctx.get('botRooms')?.answerRounds(groupId, messageId),
+      notes: (groupId, messageId) => ctx.get('botRooms')?.answerParts(groupId, messageId)?.notes,
+      turns: async (groupId, round) => (await ctx.get('botRooms')?.roundTurns(groupId, round)) ?? [],
+    },
+  )
   ctx.effect(() => () => feed.close(), 'bot-team:team-feed')
   ctx.on('bot-team/room-progress', (progress) => feed.room(progress))
   ctx.on('agent/status', ({ agent }) => {
@@ -188,7 +203,11 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
   ctx.on('bot-team/secret-requested', () => feed.signal('secrets'))
   // A Bot Session's approval prompt opening or closing, a turn ending stopped, held work released.
   ctx.on('session/event', (session, event) => {
-    if ((event.type === 'approval/asked' || event.type === 'approval/decided' || event.type === 'turn/end') && ctx.get('botRoster')?.ownerOf(String(session.id))) feed.changed()
+    if (
+      (event.type === 'approval/asked' || event.type === 'approval/decided' || event.type === 'turn/end') &&
+      ctx.get('botRoster')?.ownerOf(String(session.id))
+    )
+      feed.changed()
   })
   ctx.on('bot-team/work-released', () => feed.changed())
   const store = ctx.get('botStore')
@@ -204,7 +223,13 @@ const LogQuery = z.strictObject({
 const RoundQuery = z.strictObject({ round: z.string().min(1).max(200).optional(), message: z.string().min(1).max(200).optional() })
 
 /** One room's posts (`/rooms/<group id>/posts`), newest `ROOM_POSTS_MAX`, or one round's. */
-async function roomPosts(groupId: string, req: IncomingMessage, res: ServerResponse, feed: TeamFeed, state: Parameters<typeof deliveryLog>[0] | undefined): Promise<void> {
+async function roomPosts(
+  groupId: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  feed: TeamFeed,
+  state: Parameters<typeof deliveryLog>[0] | undefined,
+): Promise<void> {
   const group = state && Object.hasOwn(state.groups, groupId) ? state.groups[groupId] : undefined
   if (!group || group.deleted) throw new HttpError(404, `No group with id "${groupId}".`)
   const query = RoundQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams))
@@ -227,7 +252,15 @@ async function roomPosts(groupId: string, req: IncomingMessage, res: ServerRespo
 }
 
 /** `/team`, `/deliveries`, `/rooms/<id>/posts` and `/events`; anything else under them is a 404. */
-export async function teamApi(method: string, head: string, rest: readonly string[], req: IncomingMessage, res: ServerResponse, feed: TeamFeed | undefined, state?: () => Parameters<typeof deliveryLog>[0] | undefined): Promise<void> {
+export async function teamApi(
+  method: string,
+  head: string,
+  rest: readonly string[],
+  req: IncomingMessage,
+  res: ServerResponse,
+  feed: TeamFeed | undefined,
+  state?: () => Parameters<typeof deliveryLog>[0] | undefined,
+): Promise<void> {
   if (head === 'rooms') {
     if (rest.length !== 2 || rest[1] !== 'posts') throw new HttpError(404, `no such route: /rooms/${rest.join('/').slice(0, 100)}`)
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /rooms`)
@@ -243,7 +276,9 @@ export async function teamApi(method: string, head: string, rest: readonly strin
     if (!current) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
     const query = LogQuery.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://x').searchParams))
     if (!query.success) throw new HttpError(400, formatIssues(query.error))
-    return sendJson(res, 200, { deliveries: deliveryLog(current, { ...(query.data.bot ? { bot: query.data.bot } : {}), ...(query.data.limit ? { limit: query.data.limit } : {}) }) })
+    return sendJson(res, 200, {
+      deliveries: deliveryLog(current, { ...(query.data.bot ? { bot: query.data.bot } : {}), ...(query.data.limit ? { limit: query.data.limit } : {}) }),
+    })
   }
   const view = feed.snapshot()
   if (!view) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')

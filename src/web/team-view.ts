@@ -127,9 +127,13 @@ export function botStatus(f: StatusFacts): BotStatus {
 export function teamProblems(facts: Pick<TeamFacts, 'store' | 'archive'>): Problem[] {
   const problems: Problem[] = []
   if (facts.store.mode === 'read-only') problems.push({ kind: facts.store.reason === 'backup-failed' ? 'state' : 'read-only', text: facts.store.message })
-  if (facts.store.lockLost) problems.push({ kind: 'lock-lost', text: 'The team lock was lost: another DSH process may be writing the team. Restart DSH Web to take it back.' })
+  if (facts.store.lockLost)
+    problems.push({ kind: 'lock-lost', text: 'The team lock was lost: another DSH process may be writing the team. Restart DSH Web to take it back.' })
   if (facts.archive?.driver === 'unavailable') {
-    problems.push({ kind: 'sqlite', text: facts.archive.problem?.message ?? 'The native SQLite module is missing: search of old conversations is off until it is rebuilt.' })
+    problems.push({
+      kind: 'sqlite',
+      text: facts.archive.problem?.message ?? 'The native SQLite module is missing: search of old conversations is off until it is rebuilt.',
+    })
   }
   return problems
 }
@@ -139,8 +143,11 @@ function earlierPartsOf(bot: Bot): { earlierParts?: EarlierPart[] } {
   if (ended.length === 0) return {}
   return {
     earlierParts: ended.map((p) => ({
-      part: p.part, sessionId: p.sessionId, startedAt: p.startedAt,
-      ...(p.endedAt ? { endedAt: p.endedAt } : {}), ...(p.endReason ? { endReason: clip(p.endReason, 120) } : {}),
+      part: p.part,
+      sessionId: p.sessionId,
+      startedAt: p.startedAt,
+      ...(p.endedAt ? { endedAt: p.endedAt } : {}),
+      ...(p.endReason ? { endReason: clip(p.endReason, 120) } : {}),
     })),
   }
 }
@@ -182,7 +189,14 @@ export function teamView(facts: TeamFacts): TeamView {
   bots.sort(compareBots)
   const groups: GroupView[] = Object.values(state.groups)
     .filter((g: Group) => !g.deleted)
-    .map((g) => ({ id: g.id, name: g.name, members: [...g.members], ...(g.admin ? { admin: g.admin } : {}), mode: g.mode, ...(g.roomSessionId ? { roomSessionId: g.roomSessionId } : {}) }))
+    .map((g) => ({
+      id: g.id,
+      name: g.name,
+      members: [...g.members],
+      ...(g.admin ? { admin: g.admin } : {}),
+      mode: g.mode,
+      ...(g.roomSessionId ? { roomSessionId: g.roomSessionId } : {}),
+    }))
     .sort((a, b) => a.name.localeCompare(b.name))
   const paused = state.paused ? { paused: { at: state.paused.at, ...(state.paused.reason ? { reason: state.paused.reason } : {}) } } : {}
   return { mode: facts.store.mode, revision: facts.store.revision, bots, groups, problems: teamProblems(facts), ...paused }
@@ -212,7 +226,18 @@ export function deliveryLog(state: Readonly<TeamState>, opts: { bot?: string; li
   for (let i = state.deliveries.length - 1; i >= 0 && rows.length < limit; i--) {
     const d = state.deliveries[i]!
     if (opts.bot && d.from !== opts.bot && d.to !== opts.bot) continue
-    rows.push({ id: d.id, from: d.from, fromName: nameOf(d.from), to: d.to, toName: nameOf(d.to), kind: d.kind, hop: d.hop, at: d.updatedAt ?? d.createdAt, status: d.status, ...(d.outcome ? { outcome: d.outcome.slice(0, 300) } : {}) })
+    rows.push({
+      id: d.id,
+      from: d.from,
+      fromName: nameOf(d.from),
+      to: d.to,
+      toName: nameOf(d.to),
+      kind: d.kind,
+      hop: d.hop,
+      at: d.updatedAt ?? d.createdAt,
+      status: d.status,
+      ...(d.outcome ? { outcome: d.outcome.slice(0, 300) } : {}),
+    })
   }
   return rows
 }

@@ -56,7 +56,9 @@ function botId(roster: BotRoster, ref: string): string {
 
 export async function usageApi(
   { method, rest, req, url }: { method: string; rest: string[]; req: IncomingMessage; url: URL },
-  usage: BotUsage, roster: BotRoster, groups: UsageGroups,
+  usage: BotUsage,
+  roster: BotRoster,
+  groups: UsageGroups,
 ): Promise<[number, unknown]> {
   const [sub, ...more] = rest
   if (more.length) throw new HttpError(404, 'no such usage route')
@@ -76,9 +78,7 @@ export async function usageApi(
   if (sub === 'settings') {
     if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /usage/settings`)
     const body = parseBody(SettingsBody, await readJsonBody(req, USAGE_BODY_BYTES))
-    const caps = body.caps?.bots
-      ? { ...body.caps, bots: Object.fromEntries(Object.entries(body.caps.bots).map(([k, v]) => [botId(roster, k), v])) }
-      : body.caps
+    const caps = body.caps?.bots ? { ...body.caps, bots: Object.fromEntries(Object.entries(body.caps.bots).map(([k, v]) => [botId(roster, k), v])) } : body.caps
     return [200, { settings: await usage.configure({ ...body, ...(caps ? { caps } : {}) }) }]
   }
   if (sub === 'rebuild') {

@@ -10,7 +10,19 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
 import { dshBin, toolEnv } from '../../scripts/pack.ts'
-import { api, homeWithBundle, installBundle, runDsh, sessionEvents, startWeb, teamStatus, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import {
+  api,
+  homeWithBundle,
+  installBundle,
+  runDsh,
+  sessionEvents,
+  startWeb,
+  teamStatus,
+  untilEvents,
+  untilTeamReady,
+  type E2eHome,
+  type WebProcess,
+} from '../support/e2e.ts'
 
 let model: ScriptedServer
 const webs: WebProcess[] = []
@@ -26,7 +38,9 @@ function script(req: RecordedRequest): Reply {
   return { text: `${me}: ok` }
 }
 
-beforeEach(async () => { model = await startScriptedServer({ fallback: script }) })
+beforeEach(async () => {
+  model = await startScriptedServer({ fallback: script })
+})
 afterEach(async () => {
   for (const web of webs.splice(0).reverse()) await web.stop()
   await model?.close()
@@ -75,9 +89,10 @@ async function untilWriter(url: string): Promise<any> {
 }
 
 const texts = (evs: any[]) => evs.filter((e) => e.type === 'assistant/message').map((e) => e.data.message.content.map((b: any) => b.text ?? '').join(''))
-const exec = (home: E2eHome, args: string[], env: Record<string, string> = {}) => runDsh(['plugin', '--profile', 'web', 'exec', 'dsh-bot-team', ...args], { ...home, env })
+const exec = (home: E2eHome, args: string[], env: Record<string, string> = {}) =>
+  runDsh(['plugin', '--profile', 'web', 'exec', 'dsh-bot-team', ...args], { ...home, env })
 
-describe('backup and restore with the bundle\'s command', () => {
+describe("backup and restore with the bundle's command", () => {
   it('backs up a running team and restores it into a home at another path, where DSH Web shows it and a Bot answers', async () => {
     const from = await homeWithBundle('backup-from', inject('bundleTarball'), [{ name: 'web' }])
     const a = await web(from)

@@ -8,7 +8,11 @@ import { node22, root, toolEnv } from '../../scripts/pack.ts'
 
 function runBench(args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(node22, [join(root, 'bench', 'ui.ts'), ...args], { cwd: root, env: toolEnv({ BENCH_UI_TARBALL: inject('bundleTarball') }), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(node22, [join(root, 'bench', 'ui.ts'), ...args], {
+      cwd: root,
+      env: toolEnv({ BENCH_UI_TARBALL: inject('bundleTarball') }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     child.stdout.on('data', (c) => (out += c))
     child.stderr.on('data', (c) => (out += c))

@@ -54,7 +54,7 @@ const sessionRow = async (match: (row: any) => boolean) => {
   throw new Error('no such session')
 }
 
-it('Bot Sessions run on the Bot team preset, generated from DSH\'s standard preset; a plain chat stays on standard', async () => {
+it("Bot Sessions run on the Bot team preset, generated from DSH's standard preset; a plain chat stays on standard", async () => {
   await boot()
   const dir = join(home.home, '.agent-presets', 'bot-team')
   const composition = readFileSync(join(dir, 'agent.cordis.yml'), 'utf8')
@@ -63,7 +63,11 @@ it('Bot Sessions run on the Bot team preset, generated from DSH\'s standard pres
   const standard = readFileSync(join(dshBin, '..', '..', 'config', 'agent-presets', 'standard', 'agent.cordis.yml'), 'utf8')
   expect(botPresetComposition(standard, engine!)).toEqual({ ok: true, text: composition })
 
-  const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada' }) })
+  const created = await fetch(`${web.url}/bot-team/api/bots`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ada' }),
+  })
   expect(created.status).toBe(201)
   const ada = await sessionRow((s) => s.projections?.values?.title === 'Ada')
   expect(ada.agentPreset).toBe('bot-team')
@@ -71,7 +75,7 @@ it('Bot Sessions run on the Bot team preset, generated from DSH\'s standard pres
 
   // The preset mounts (engine module included) and the Bot answers with standard's tools.
   await api(web.url, 'session.prompt', { sessionId: ada.sessionId, mode: 'queue', content: [{ type: 'text', text: 'hello Ada' }] })
-  await untilEvents(web.url, ada.sessionId, (evs) => evs.some((e) => e.type === 'assistant/message'), 'Ada\'s answer')
+  await untilEvents(web.url, ada.sessionId, (evs) => evs.some((e) => e.type === 'assistant/message'), "Ada's answer")
   const toAda = model.model.requests.filter((r) => r.sessionId === ada.sessionId && r.purpose === undefined)
   expect(toAda.length).toBeGreaterThan(0)
   expect(toAda.at(-1)!.toolNames).toContain('bash')
@@ -81,7 +85,12 @@ it('Bot Sessions run on the Bot team preset, generated from DSH\'s standard pres
 })
 
 const compact = (sessionId: string) => api(web.url, 'commands/execute', { args: { agentId: sessionId, line: '/compact', images: [] } })
-const replacementText = (log: any[]) => log.filter((e) => e.type === 'user/message' && e.surfaceOp?.op === 'replace').at(-1).data.content.map((b: any) => b.text ?? '').join('')
+const replacementText = (log: any[]) =>
+  log
+    .filter((e) => e.type === 'user/message' && e.surfaceOp?.op === 'replace')
+    .at(-1)
+    .data.content.map((b: any) => b.text ?? '')
+    .join('')
 
 async function converse(sessionId: string, said: readonly string[], turnsBefore: number) {
   for (const [i, text] of said.entries()) {
@@ -90,9 +99,13 @@ async function converse(sessionId: string, said: readonly string[], turnsBefore:
   }
 }
 
-it('a person\'s /compact in a Bot chat writes the Bot checkpoint (the person\'s words verbatim and anchored); in a plain chat DSH\'s summary alone', async () => {
+it("a person's /compact in a Bot chat writes the Bot checkpoint (the person's words verbatim and anchored); in a plain chat DSH's summary alone", async () => {
   await boot()
-  const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada' }) })
+  const created = await fetch(`${web.url}/bot-team/api/bots`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ada' }),
+  })
   expect(created.status).toBe(201)
   const ada = (await sessionRow((s) => s.projections?.values?.title === 'Ada')).sessionId as string
   const said = ['Remember the deploy key lives at /srv/keys/ada-7 and never in git.', 'Port the parser next.', 'Then run the tests.']
@@ -108,7 +121,7 @@ it('a person\'s /compact in a Bot chat writes the Bot checkpoint (the person\'s 
   const plain = (await api(web.url, 'session.create', { cwd: home.cwd })).sessionId as string
   await converse(plain, said, 0)
   expect((await compact(plain)).result.kind).toBe('success')
-  const plainText = replacementText(await untilEvents(web.url, plain, (evs) => evs.some((e) => e.type === 'compaction/summary'), 'DSH\'s summary'))
+  const plainText = replacementText(await untilEvents(web.url, plain, (evs) => evs.some((e) => e.type === 'compaction/summary'), "DSH's summary"))
   expect(plainText).toContain('Summary of the conversation so far (scripted).')
   expect(plainText).not.toContain('[Checkpoint')
   expect(plainText).not.toContain('/srv/keys/ada-7')
@@ -117,20 +130,29 @@ it('a person\'s /compact in a Bot chat writes the Bot checkpoint (the person\'s 
 /** DSH Web's system prompt and tool list alone are about 8,300 tokens (chars / 4). */
 const WINDOW = 16_000
 
-it('DSH\'s automatic compaction runs on a plain chat past its threshold and never on a Bot chat past it', async () => {
+it("DSH's automatic compaction runs on a plain chat past its threshold and never on a Bot chat past it", async () => {
   await boot(WINDOW)
-  const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada' }) })
+  const created = await fetch(`${web.url}/bot-team/api/bots`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ada' }),
+  })
   expect(created.status).toBe(201)
   const ada = (await sessionRow((s) => s.projections?.values?.title === 'Ada')).sessionId as string
   const plain = (await api(web.url, 'session.create', { cwd: home.cwd })).sessionId as string
   const said = Array.from({ length: 8 }, (_, i) => `Step ${i}: ${'keep going with the parser port and report progress '.repeat(30)}`)
   await converse(ada, said, 1)
   await converse(plain, said, 0)
-  const summaries = async (sid: string) => (await api(web.url, 'session.history', { sessionId: sid, maxMessages: 1000 })).events.map((e: any) => e.event ?? e).filter((e: any) => e.type === 'compaction/summary')
+  const summaries = async (sid: string) =>
+    (await api(web.url, 'session.history', { sessionId: sid, maxMessages: 1000 })).events
+      .map((e: any) => e.event ?? e)
+      .filter((e: any) => e.type === 'compaction/summary')
   expect((await summaries(plain)).length).toBeGreaterThan(0)
   // Ada's chat is every part of it: her own steward may hand off to a new part at any turn end past
   // its check line (the prompts above still reach her current part), so the check covers them all.
-  const team = await (await fetch(`${web.url}/bot-team/api/team`)).json() as { bots: { name: string; chatSessionId?: string; earlierParts?: { sessionId: string }[] }[] }
+  const team = (await (await fetch(`${web.url}/bot-team/api/team`)).json()) as {
+    bots: { name: string; chatSessionId?: string; earlierParts?: { sessionId: string }[] }[]
+  }
   const adaView = team.bots.find((b) => b.name === 'Ada')!
   const parts = new Set<string>([ada, ...(adaView.chatSessionId ? [adaView.chatSessionId] : []), ...(adaView.earlierParts ?? []).map((p) => p.sessionId)])
   for (const sid of parts) expect(await summaries(sid)).toEqual([])

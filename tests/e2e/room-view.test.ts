@@ -7,7 +7,6 @@ import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, typ
 import { api } from '../support/e2e.ts'
 import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/surface.ts'
 
-
 /**
  * Main makes the group when told; in the room Main greets, Ada answers slowly with a line that
  * looks like Bo speaking (it must stay Ada's text), Bo passes; a plain Session gets a plain answer.
@@ -22,10 +21,10 @@ function teamScript(req: RecordedRequest): Reply {
   const results = lastToolResults(req)
   if (results.length) return { text: `${me} saw: ${results[0]!.text}` }
   const said = userTextsSinceLastAssistant(req).join('\n')
-  if (me === 'Main' && said.includes('make group')) return { toolCalls: [{ name: 'create_group', args: { name: 'Crew', members: ['Main', 'Ada', 'Bo'], admin: 'Main', mode: 'everyone' } }] }
+  if (me === 'Main' && said.includes('make group'))
+    return { toolCalls: [{ name: 'create_group', args: { name: 'Crew', members: ['Main', 'Ada', 'Bo'], admin: 'Main', mode: 'everyone' } }] }
   return { text: 'plain answer' }
 }
-
 
 const surface = useSurface('room-view', () => ({ fallback: teamScript }))
 
@@ -41,7 +40,11 @@ async function sessionTitled(title: string): Promise<string> {
 describe('a room in DSH Web', () => {
   it('a room round renders one message per member', async () => {
     for (const name of ['Ada', 'Bo']) {
-      const created = await fetch(`${surface().web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, role: 'Member', colour: name === 'Ada' ? '#2b8a3e' : '#e8590c' }) })
+      const created = await fetch(`${surface().web.url}/bot-team/api/bots`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name, role: 'Member', colour: name === 'Ada' ? '#2b8a3e' : '#e8590c' }),
+      })
       expect(created.status).toBe(201)
     }
     const main = await sessionTitled('Main')
@@ -57,7 +60,10 @@ describe('a room in DSH Web', () => {
     await sendInComposer(page, 'hello team')
 
     // While the round runs: the progress line says who is speaking (Ada answers slowly).
-    await page.getByTestId('bt-room-progress').getByText(/Ada is speaking/).waitFor({ timeout: 30_000 })
+    await page
+      .getByTestId('bt-room-progress')
+      .getByText(/Ada is speaking/)
+      .waitFor({ timeout: 30_000 })
     await screenshot(page, 'room-view-running')
 
     // Settled: one message per member post, in turn order, each with its name and its own colour.
@@ -68,7 +74,12 @@ describe('a room in DSH Web', () => {
     await expect(posts.nth(0).locator('.bt-body').textContent()).resolves.toBe('Main says hello to the group')
     // Ada's line that looks like Bo speaking stays inside Ada's message: nothing splits rendered text.
     await expect(posts.nth(1).locator('.bt-body').textContent()).resolves.toBe('Ada here.\n**Bo:** I agree with everything Ada says')
-    await expect(posts.nth(1).locator('.bt-av').evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundColor)).resolves.toBe('rgb(43, 138, 62)')
+    await expect(
+      posts
+        .nth(1)
+        .locator('.bt-av')
+        .evaluate((e) => (globalThis as any).getComputedStyle(e).backgroundColor),
+    ).resolves.toBe('rgb(43, 138, 62)')
     // Bo passed: a quiet line, not a message.
     await expect(answer.getByTestId('bt-room-quiet').textContent()).resolves.toBe('Bo passed.')
     await screenshot(page, 'room-view-round')

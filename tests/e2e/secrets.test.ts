@@ -25,7 +25,8 @@ function script(req: RecordedRequest): Reply {
   // After the shell: grep the file it wrote (a result over the spill policy's 50,000 bytes).
   if (results.some((r) => r.text.includes('len='))) return { toolCalls: [{ name: 'grep', args: { pattern: 'line', path: 'many.txt' } }] }
   if (results.length) return { text: 'done' }
-  if (userTextsSinceLastAssistant(req).join('\n').includes('run it')) return { toolCalls: [{ name: 'bash', args: { command: COMMAND, description: 'use the token' } }] }
+  if (userTextsSinceLastAssistant(req).join('\n').includes('run it'))
+    return { toolCalls: [{ name: 'bash', args: { command: COMMAND, description: 'use the token' } }] }
   return { text: 'ok' }
 }
 
@@ -51,9 +52,13 @@ afterEach(async () => {
 })
 
 describe('secrets in DSH Web', () => {
-  it('reach the Bot\'s shell, are masked in shell output and in a structured result\'s meta, and are on disk only in bot/secrets.json and the Bot\'s own file', async () => {
+  it("reach the Bot's shell, are masked in shell output and in a structured result's meta, and are on disk only in bot/secrets.json and the Bot's own file", async () => {
     const send = async (method: string, path: string, body?: unknown, token?: string) => {
-      const res = await fetch(`${web.url}/bot-team/api${path}`, { method, headers: { 'content-type': 'application/json', ...(token ? { [PAIRING_HEADER]: token } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+      const res = await fetch(`${web.url}/bot-team/api${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...(token ? { [PAIRING_HEADER]: token } : {}) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
       return { status: res.status, text: await res.text() }
     }
     expect((await send('POST', '/pairing/codes', {})).status).toBe(201)
@@ -81,7 +86,10 @@ describe('secrets in DSH Web', () => {
     expect(result).not.toContain('E2eSecretValue')
     expect(JSON.stringify(model.requests)).not.toContain('E2eSecretValue')
 
-    const hits = walk(home.home).filter((f) => readFileSync(f).includes('E2eSecretValue')).map((f) => relative(home.home, f)).sort()
+    const hits = walk(home.home)
+      .filter((f) => readFileSync(f).includes('E2eSecretValue'))
+      .map((f) => relative(home.home, f))
+      .sort()
     expect(hits).toEqual([join('bot', 'secrets.json'), join('bot', 'workspace', 'many.txt')])
   })
 })

@@ -11,7 +11,7 @@ const AXE = axeSource()
 const surface = useSurface('surface-a11y', secretAskingScript)
 
 describe('accessibility of the team surface (axe-core)', () => {
-  it('has no serious or critical axe finding in the plugin\'s own DOM on each screen', async () => {
+  it("has no serious or critical axe finding in the plugin's own DOM on each screen", async () => {
     const page = await surface().browser.newPage()
     const findings: Record<string, unknown> = {}
     const check = async (screen: string) => {

@@ -15,15 +15,25 @@ import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/s
 
 const surface = useSurface('surface-bots', () => ({ fallback: { text: 'noted' } }))
 let folder: string | undefined
-afterEach(() => { if (folder) rmSync(folder, { recursive: true, force: true }) })
+afterEach(() => {
+  if (folder) rmSync(folder, { recursive: true, force: true })
+})
 
-const adaOf = async (url: string) => (await (await fetch(`${url}/bot-team/api/team`)).json() as { bots: any[] }).bots.find((b) => b.name === 'Ada')
+const adaOf = async (url: string) => ((await (await fetch(`${url}/bot-team/api/team`)).json()) as { bots: any[] }).bots.find((b) => b.name === 'Ada')
 
 describe("a Bot's settings inside DSH Web", () => {
   it('sets the working folder from the form, starts a new part there, lists the ended part and opens it read-only; the Main Bot switch shows its refusal', async () => {
     const url = surface().web.url
     folder = realpathSync(mkdtempSync(join(tmpdir(), 'bot-team-folder-')))
-    expect((await fetch(`${url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada', role: 'Coder' }) })).status).toBe(201)
+    expect(
+      (
+        await fetch(`${url}/bot-team/api/bots`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Ada', role: 'Coder' }),
+        })
+      ).status,
+    ).toBe(201)
     const page = await surface().browser.newPage()
     await openDshWeb(page, url)
     const ada = page.locator('[data-bot="Ada"]')

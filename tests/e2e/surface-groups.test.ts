@@ -26,7 +26,11 @@ describe('group settings inside DSH Web', () => {
   it('creates a group from the form, reorders it, sets its notice and admin, and deletes it', async () => {
     const url = surface().web.url
     for (const name of ['Ada', 'Bob', 'Cy']) {
-      const created = await fetch(`${url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) })
+      const created = await fetch(`${url}/bot-team/api/bots`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      })
       expect(created.status).toBe(201)
     }
     const page = await surface().browser.newPage()
@@ -53,7 +57,12 @@ describe('group settings inside DSH Web', () => {
     const row = page.locator('[data-group="Crew"]')
     await row.waitFor()
     const [created] = await groups()
-    expect({ name: created.name, members: memberNames(created), admin: created.admin, notice: created.notice }).toEqual({ name: 'Crew', members: ['Ada', 'Bob', 'Cy'], admin: null, notice: 'Be brief.' })
+    expect({ name: created.name, members: memberNames(created), admin: created.admin, notice: created.notice }).toEqual({
+      name: 'Crew',
+      members: ['Ada', 'Bob', 'Cy'],
+      admin: null,
+      notice: 'Be brief.',
+    })
     let listed = false
     for (let i = 0; i < 100 && !listed; i++) {
       listed = (await api(url, 'session.list', {})).items.some((s: any) => s.projections?.values?.title === 'Crew')
@@ -70,7 +79,12 @@ describe('group settings inside DSH Web', () => {
     await row.getByRole('button', { name: 'Edit group Crew' }).click()
     await dialog.getByTestId('bt-group-members').locator('[data-member="Cy"]').waitFor()
     await dialog.getByRole('button', { name: 'Move Cy up' }).click()
-    await expect(dialog.getByTestId('bt-group-members').locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-member')))).resolves.toEqual(['Ada', 'Cy', 'Bob'])
+    await expect(
+      dialog
+        .getByTestId('bt-group-members')
+        .locator('li')
+        .evaluateAll((lis) => lis.map((li) => li.getAttribute('data-member'))),
+    ).resolves.toEqual(['Ada', 'Cy', 'Bob'])
     await dialog.getByLabel('Notice (every speaker sees it)').fill('Be briefer.')
     await page.getByTestId('bt-group-save').click()
     await dialog.waitFor({ state: 'detached' })
@@ -93,13 +107,16 @@ describe('group settings inside DSH Web', () => {
     // Reopened, the dialog never shows the previous opening's form: in the task right after the
     // click (where the next input can land) it is still loading, so nothing typed or picked there
     // is overwritten when the group arrives.
-    const rightAfterClick = await row.getByRole('button', { name: 'Edit group Crew' }).evaluate((button: any) => new Promise<string>((resolve) => {
-      const { MessageChannel, document } = globalThis as any
-      const next = new MessageChannel()
-      next.port1.onmessage = () => resolve(document.querySelector('[data-testid="bt-group-dialog"] #bt-g-admin') ? 'form' : 'loading')
-      next.port2.postMessage(0)
-      button.click()
-    }))
+    const rightAfterClick = await row.getByRole('button', { name: 'Edit group Crew' }).evaluate(
+      (button: any) =>
+        new Promise<string>((resolve) => {
+          const { MessageChannel, document } = globalThis as any
+          const next = new MessageChannel()
+          next.port1.onmessage = () => resolve(document.querySelector('[data-testid="bt-group-dialog"] #bt-g-admin') ? 'form' : 'loading')
+          next.port2.postMessage(0)
+          button.click()
+        }),
+    )
     expect(rightAfterClick).toBe('loading')
 
     // Delete, with a reason.

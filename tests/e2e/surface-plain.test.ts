@@ -8,13 +8,24 @@ import { afterEach, expect, inject, it } from 'vitest'
 import { lastToolResults, type Script } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
 import { launchChromium } from '../support/browser.ts'
-import { answeredLastPrompt, api, homeWithBundle, initProfile, startWeb, untilEvents, untilTeamReady, WEB_APP_BUNDLES, type WebProcess } from '../support/e2e.ts'
+import {
+  answeredLastPrompt,
+  api,
+  homeWithBundle,
+  initProfile,
+  startWeb,
+  untilEvents,
+  untilTeamReady,
+  WEB_APP_BUNDLES,
+  type WebProcess,
+} from '../support/e2e.ts'
 
 const script: Script = {
   title: 'Plain chat about tea',
-  fallback: (req) => lastToolResults(req).length
-    ? { text: 'Here is **the list**:\n\n- green tea\n- black tea\n\n```sh\necho brewed\n```' }
-    : { toolCalls: [{ name: 'bash', args: { command: 'echo brewing', description: 'brew' } }] },
+  fallback: (req) =>
+    lastToolResults(req).length
+      ? { text: 'Here is **the list**:\n\n- green tea\n- black tea\n\n```sh\necho brewed\n```' }
+      : { toolCalls: [{ name: 'bash', args: { command: 'echo brewing', description: 'brew' } }] },
 }
 
 let model: ScriptedServer | undefined

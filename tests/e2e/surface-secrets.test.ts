@@ -32,7 +32,9 @@ describe('the secret card inside DSH Web', () => {
     const input = card.getByLabel('Value (never shown in the chat)')
     expect(await input.getAttribute('type')).toBe('text')
     expect(await input.getAttribute('autocomplete')).toBe('off')
-    expect(await input.evaluate((el) => el.closest('form') === null && (globalThis as any).getComputedStyle(el).getPropertyValue('-webkit-text-security'))).toBe('disc')
+    expect(
+      await input.evaluate((el) => el.closest('form') === null && (globalThis as any).getComputedStyle(el).getPropertyValue('-webkit-text-security')),
+    ).toBe('disc')
     expect(await page.getByTestId('bt-secret-insecure').count()).toBe(0)
     await card.getByTestId('bt-secret-unpaired').waitFor()
 

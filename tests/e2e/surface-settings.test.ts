@@ -14,7 +14,7 @@ const surface = useSurface('surface-settings', () => ({ fallback: { text: 'ok' }
 const api = async (path: string) => (await fetch(`${surface().web.url}/bot-team/api${path}`)).json() as Promise<any>
 
 describe('Team settings inside DSH Web', () => {
-  it('changes a limit from the form, shows a bad value\'s message at its field, and pauses and resumes the team', async () => {
+  it("changes a limit from the form, shows a bad value's message at its field, and pauses and resumes the team", async () => {
     const page = await surface().browser.newPage()
     await openDshWeb(page, surface().web.url)
     await page.getByTestId('bt-team-sidebar').waitFor()
@@ -63,7 +63,7 @@ describe('Team settings inside DSH Web', () => {
     await expect(page.getByTestId('bt-paused').textContent()).resolves.toMatch(/^Team paused/)
     await dialog.getByTestId('bt-settings-paused').waitFor()
     expect((await api('/pause')).paused).toMatchObject({ by: 'user', reason: 'lunch break' })
-    expect((await pluginAxeFindings(page, AXE))).toEqual([])
+    expect(await pluginAxeFindings(page, AXE)).toEqual([])
 
     // Resume: the line goes (pushed by the team feed), the API says running.
     await dialog.getByTestId('bt-resume').click()

@@ -9,7 +9,7 @@ import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/s
 const surface = useSurface('surface-usage', () => ({ fallback: () => ({ text: 'counted answer', usage: { input: 1234, cached: 500, output: 77 } }) }))
 
 describe('the usage screen inside DSH Web', () => {
-  it('shows the Main Bot\'s row with its turn\'s tokens and cost after a turn, by Bot and by purpose, and today\'s cap', async () => {
+  it("shows the Main Bot's row with its turn's tokens and cost after a turn, by Bot and by purpose, and today's cap", async () => {
     const page = await surface().browser.newPage()
     await openDshWeb(page, surface().web.url)
     await page.locator('[data-bot="Main"] .bt-row').click()
@@ -23,7 +23,11 @@ describe('the usage screen inside DSH Web', () => {
     const routes = ((await (await fetch(`${api}?by=model`)).json()) as { rows: Array<{ key: string }> }).rows.map((r) => r.key)
     expect(routes.length).toBeGreaterThan(0)
     const prices = Object.fromEntries(routes.map((r) => [r, { input: 1000, cached: 100, output: 2000 }]))
-    const put = await fetch(`${api}/settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currency: 'USD', prices, caps: { team: { tokens: 1_000_000 } } }) })
+    const put = await fetch(`${api}/settings`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ currency: 'USD', prices, caps: { team: { tokens: 1_000_000 } } }),
+    })
     expect(put.status).toBe(200)
 
     await page.getByTestId('bt-usage').click()

@@ -8,7 +8,6 @@ import { lastToolResults, lastUserText, offersTool, type Script } from '../../sc
 import { api, teamStatus } from '../support/e2e.ts'
 import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/surface.ts'
 
-
 /**
  * Main asks Writer when told to ("ask Writer …"); Writer answers slowly (so its working status can
  * be seen); a plain Session gets a plain answer.
@@ -20,7 +19,8 @@ function teamScript(): Script {
       if (results.length) return { text: `Tool said: ${results[0]!.text}` }
       const said = lastUserText(req) ?? ''
       if (req.system.includes('You are Writer')) return { text: 'Here is the draft.', delayMs: 2500 }
-      if (/ask Writer/i.test(said) && offersTool(req, 'message_bot')) return { toolCalls: [{ name: 'message_bot', args: { to: 'Writer', message: 'Please draft a haiku about tea.', reply_to: 'user' } }] }
+      if (/ask Writer/i.test(said) && offersTool(req, 'message_bot'))
+        return { toolCalls: [{ name: 'message_bot', args: { to: 'Writer', message: 'Please draft a haiku about tea.', reply_to: 'user' } }] }
       return { text: 'plain answer' }
     },
   }
@@ -114,7 +114,11 @@ describe('the team inside DSH Web', () => {
   })
 
   it('draws a Bot-to-Bot message as a "Message from" line that opens the exchange', async () => {
-    const created = await fetch(`${surface().web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Writer', role: 'Drafts' }) })
+    const created = await fetch(`${surface().web.url}/bot-team/api/bots`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Writer', role: 'Drafts' }),
+    })
     expect(created.status).toBe(201)
     const page = await surface().browser.newPage()
     await openDshWeb(page, surface().web.url)

@@ -21,8 +21,10 @@ function teamScript(req: RecordedRequest): Reply {
   if (results.length) return { text: `${me} saw: ${results[0]!.text}` }
   const said = userTextsSinceLastAssistant(req).join('\n')
   if (me === 'Main' && said.includes('make Ada')) return { toolCalls: [{ name: 'create_bot', args: { name: 'Ada', role: 'Reviewer' } }] }
-  if (me === 'Main' && said.includes('make group')) return { toolCalls: [{ name: 'create_group', args: { name: 'Crew', members: ['Main', 'Ada'], admin: 'Main', mode: 'everyone' } }] }
-  if (me === 'Main' && said.includes('ask Ada')) return { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'What is 2+2? Answer with a number.' } }] }
+  if (me === 'Main' && said.includes('make group'))
+    return { toolCalls: [{ name: 'create_group', args: { name: 'Crew', members: ['Main', 'Ada'], admin: 'Main', mode: 'everyone' } }] }
+  if (me === 'Main' && said.includes('ask Ada'))
+    return { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'What is 2+2? Answer with a number.' } }] }
   if (me === 'Ada' && said.includes('What is 2+2?')) return { text: 'Ada answers: 4' }
   return { text: `${me}: ok` }
 }
@@ -85,9 +87,13 @@ describe('a team at work in DSH Web', () => {
     for (const sid of memberSessions) expect(workspaces.archivedSessionIds).toContain(sid)
   })
 
-  it('message_bot reaches the other Bot\'s own chat and its answer comes back to the sender', async () => {
+  it("message_bot reaches the other Bot's own chat and its answer comes back to the sender", async () => {
     // Ada is made by the person on the team page's route (the Main Bot making her is the test above).
-    const created = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada', role: 'Reviewer' }) })
+    const created = await fetch(`${web.url}/bot-team/api/bots`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Ada', role: 'Reviewer' }),
+    })
     expect(created.status).toBe(201)
     const main = await sessionTitled('Main')
     const ada = await sessionTitled('Ada')
@@ -95,10 +101,17 @@ describe('a team at work in DSH Web', () => {
     const adaLog = await until(ada, (evs) => texts(evs).includes('Ada answers: 4'), "Ada's answer")
     const asked = adaLog.find((e) => e.type === 'user/message' && JSON.stringify(e.data.content).includes('What is 2+2?'))
     expect(asked.data.source).toMatchObject({ kind: 'plugin', plugin: 'bot-team', fromName: 'Main' })
-    const mainLog = await until(main, (evs) => evs.some((e) => e.type === 'user/message' && JSON.stringify(e.data.content).includes('Ada answers: 4')), 'the reply')
+    const mainLog = await until(
+      main,
+      (evs) => evs.some((e) => e.type === 'user/message' && JSON.stringify(e.data.content).includes('Ada answers: 4')),
+      'the reply',
+    )
     expect(mainLog.filter((e) => e.type === 'user/message' && JSON.stringify(e.data.content).includes('Ada answers: 4'))).toHaveLength(1)
     // A delivery is marked delivered once its log line is flushed, a moment after it shows in history.
-    const deliveredKinds = () => teamState().deliveries.filter((d: any) => d.status === 'delivered').map((d: any) => d.kind)
+    const deliveredKinds = () =>
+      teamState()
+        .deliveries.filter((d: any) => d.status === 'delivered')
+        .map((d: any) => d.kind)
     await expect.poll(deliveredKinds, { timeout: 10_000 }).toEqual(expect.arrayContaining(['message', 'reply']))
   })
 })

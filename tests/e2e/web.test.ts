@@ -9,7 +9,19 @@ import { launchChromium } from '../support/browser.ts'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { answeredLastPrompt, api, listBotsScript, homeWithBundle, sessionEvents, startWeb, teamStatus, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import {
+  answeredLastPrompt,
+  api,
+  listBotsScript,
+  homeWithBundle,
+  sessionEvents,
+  startWeb,
+  teamStatus,
+  untilEvents,
+  untilTeamReady,
+  type E2eHome,
+  type WebProcess,
+} from '../support/e2e.ts'
 import { teamToolNames, teamToolsIn } from '../support/team-tools.ts'
 
 let model: ScriptedServer
@@ -44,18 +56,27 @@ describe('DSH Web with the bundle', () => {
     const status = await fetch(`${web.url}/bot-team/api/status`)
     expect(status.status).toBe(200)
     // DSH Web is a long-lived host: it takes the team lock, becomes the writer and creates the Main Bot.
-    expect(await status.json()).toMatchObject({ plugin: 'dsh-bot-team', bots: [{ name: 'Main', main: true }], store: { mode: 'writer' }, archive: { driver: 'better-sqlite3' } })
+    expect(await status.json()).toMatchObject({
+      plugin: 'dsh-bot-team',
+      bots: [{ name: 'Main', main: true }],
+      store: { mode: 'writer' },
+      archive: { driver: 'better-sqlite3' },
+    })
 
     const foreign = await fetch(`${web.url}/bot-team/api/status`, { headers: { origin: 'http://evil.example' } })
     expect(foreign.status).toBe(403)
     const crossSite = await fetch(`${web.url}/bot-team`, { headers: { 'sec-fetch-site': 'cross-site' } })
     expect(crossSite.status).toBe(403)
-    const form = await fetch(`${web.url}/bot-team/api/status`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })
+    const form = await fetch(`${web.url}/bot-team/api/status`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1',
+    })
     expect(form.status).toBe(415)
   })
 
-  it('lists the Main Bot\'s Session in DSH Web and answers it with the Main Bot\'s persona and team tool', async () => {
-    const status = await (await fetch(`${web.url}/bot-team/api/status`)).json() as any
+  it("lists the Main Bot's Session in DSH Web and answers it with the Main Bot's persona and team tool", async () => {
+    const status = (await (await fetch(`${web.url}/bot-team/api/status`)).json()) as any
     const main = status.bots[0]
     let sessions: any[] = []
     let status2: any
@@ -120,19 +141,29 @@ describe('DSH Web with the bundle', () => {
       // …but will not open a Bot's chat while the first process drives it.
       const mainSession = (await api(second.url, 'session.list', {})).items.find((s: any) => s.projections?.values?.title === 'Main').sessionId
       const before = model.model.requests.length
-      await expect(api(second.url, 'session.prompt', { sessionId: mainSession, mode: 'queue', content: [{ type: 'text', text: 'from the second window' }] })).rejects.toThrow()
-      const refused = await (await fetch(`${second.url}/bot-team/api/status`)).json() as any
+      await expect(
+        api(second.url, 'session.prompt', { sessionId: mainSession, mode: 'queue', content: [{ type: 'text', text: 'from the second window' }] }),
+      ).rejects.toThrow()
+      const refused = (await (await fetch(`${second.url}/bot-team/api/status`)).json()) as any
       expect(refused.activity.at(-1).text).toMatch(/not opened in this process.*another DSH process writes the team/)
       expect(model.model.requests.length).toBe(before)
       // Changing the team from the second window is refused with the reason.
-      const late = await fetch(`${second.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Late' }) })
+      const late = await fetch(`${second.url}/bot-team/api/bots`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Late' }),
+      })
       expect(late.status).toBe(409)
 
       // The first window exits: the second takes over on its next request.
       await web.stop()
-      const created = await fetch(`${second.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Late' }) })
+      const created = await fetch(`${second.url}/bot-team/api/bots`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Late' }),
+      })
       expect(created.status).toBe(201)
-      const after = await (await fetch(`${second.url}/bot-team/api/status`)).json() as any
+      const after = (await (await fetch(`${second.url}/bot-team/api/status`)).json()) as any
       expect(after.store.mode).toBe('writer')
       expect(after.bots.map((b: any) => b.name).sort()).toEqual(['Late', 'Main'])
     } finally {
@@ -144,14 +175,22 @@ describe('DSH Web with the bundle', () => {
     // Ada is busy with a slow turn; Main's message_bot to her waits in her inbox (outbox record pending).
     model.model.setScript('*', {
       fallback: (req) => {
-        const said = req.messages.filter((m) => m.role === 'user' && !m.runtimeContext).map((m) => m.text).join('\n')
+        const said = req.messages
+          .filter((m) => m.role === 'user' && !m.runtimeContext)
+          .map((m) => m.text)
+          .join('\n')
         if (lastToolResults(req).length) return { text: 'sent it' }
         if (said.includes('SLOW-WORK') && !said.includes('PENDING-AT-EXIT')) return { text: 'slow work done', delayMs: 60_000 }
-        if (said.includes('TELL-ADA') && offersTool(req, 'message_bot')) return { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'PENDING-AT-EXIT', reply_to: 'user' } }] }
+        if (said.includes('TELL-ADA') && offersTool(req, 'message_bot'))
+          return { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'PENDING-AT-EXIT', reply_to: 'user' } }] }
         return { text: 'plain answer' }
       },
     })
-    const ada = await fetch(`${web.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada' }) })
+    const ada = await fetch(`${web.url}/bot-team/api/bots`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Ada' }),
+    })
     expect(ada.status).toBe(201)
     const sessions = (await api(web.url, 'session.list', {})).items as any[]
     const sessionOf = (title: string) => sessions.find((x) => x.projections?.values?.title === title).sessionId as string
@@ -160,7 +199,8 @@ describe('DSH Web with the bundle', () => {
     await untilEvents(web.url, adaSession, (events) => events.some((e) => e.type === 'turn/start'), "Ada's slow turn")
     await api(web.url, 'session.prompt', { sessionId: sessionOf('Main'), mode: 'queue', content: [{ type: 'text', text: 'TELL-ADA something' }] })
     await untilEvents(web.url, sessionOf('Main'), answeredLastPrompt, "Main's send")
-    const pending = () => (JSON.parse(readFileSync(join(home.home, 'bot', 'state.json'), 'utf8')).deliveries as any[]).filter((d) => d.body === 'PENDING-AT-EXIT')
+    const pending = () =>
+      (JSON.parse(readFileSync(join(home.home, 'bot', 'state.json'), 'utf8')).deliveries as any[]).filter((d) => d.body === 'PENDING-AT-EXIT')
     expect(pending().map((d) => d.status)).toEqual(['pending'])
 
     // A second DSH Web on the same home follows; the first exits with the message still queued.
@@ -169,7 +209,11 @@ describe('DSH Web with the bundle', () => {
       await expect.poll(async () => (await teamStatus(second.url)).store.reason, { timeout: 10_000 }).toBe('lock-held')
       await web.stop()
       // Its next request takes over; becoming the writer runs the outbox recovery, no restart.
-      const poke = await fetch(`${second.url}/bot-team/api/bots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Late' }) })
+      const poke = await fetch(`${second.url}/bot-team/api/bots`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Late' }),
+      })
       expect(poke.status).toBe(201)
       await expect.poll(() => pending().map((d) => d.status), { timeout: 30_000 }).toEqual(['delivered'])
       const events = await sessionEvents(second.url, adaSession)

@@ -7,7 +7,12 @@ import type { Page } from 'playwright-core'
 /** Everything the plugin draws into DSH Web's shell (sidebar, badge, dialogs, cards, chat lines). */
 export const PLUGIN_DOM = ['[data-testid="bt-team-sidebar"]', '[data-testid="bt-session-badge"]', '.bt-dialog', '.bt-secrets', '.bt-line', '.bt-quiet']
 
-export interface AxeFinding { id: string; impact: string; help: string; targets: string[] }
+export interface AxeFinding {
+  id: string
+  impact: string
+  help: string
+  targets: string[]
+}
 
 /** axe-core's browser script (a devDependency: a missing install is an error, never a skip). */
 export function axeSource(): string {
@@ -20,7 +25,7 @@ export async function pluginAxeFindings(page: Page, source: string): Promise<Axe
   return page.evaluate(async (selectors) => {
     const doc = (globalThis as any).document
     const include = selectors.filter((s: string) => doc.querySelector(s)).map((s: string) => [s])
-    if (include.length === 0) throw new Error('none of the plugin\'s DOM is on the page')
+    if (include.length === 0) throw new Error("none of the plugin's DOM is on the page")
     const result = await (globalThis as any).axe.run({ include }, { resultTypes: ['violations'] })
     return result.violations
       .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')

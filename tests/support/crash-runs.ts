@@ -51,7 +51,9 @@ function killWriterOnce(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CRASH_WRITER, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
     let err = ''
-    child.stderr.on('data', d => { err += d })
+    child.stderr.on('data', (d) => {
+      err += d
+    })
     child.stdout.once('data', () => {
       // a random moment inside the save loop (each save is a few ms with fsync)
       setTimeout(() => child.kill('SIGKILL'), Math.random() * 30)
@@ -73,7 +75,7 @@ async function openAndCheck(dir: string, revision: number, stats: StoreCrashStat
   if (store.status().mode !== 'writer' || store.status().reason !== null) bad.push(`mode ${store.status().mode}/${store.status().reason}`)
   if (store.state.revision !== revision) bad.push(`revision ${store.state.revision}, expected ${revision}`)
   if (names.some(isTempLeftover)) bad.push('unfinished saves left after opening')
-  if (final && names.some(n => n.includes('broken'))) bad.push('a broken copy was made')
+  if (final && names.some((n) => n.includes('broken'))) bad.push('a broken copy was made')
   await fiber.dispose()
   if (bad.length) {
     stats.badReopens++
@@ -97,7 +99,8 @@ async function storeLane(kills: number, reopenEvery: number, stats: StoreCrashSt
     try {
       const parsed = stateSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')))
       // exactly the content written for that revision — no mix of two saves
-      if (JSON.stringify(parsed) !== JSON.stringify(stateSchema.parse(stateAt(parsed.revision)))) throw new Error(`content differs from revision ${parsed.revision}`)
+      if (JSON.stringify(parsed) !== JSON.stringify(stateSchema.parse(stateAt(parsed.revision))))
+        throw new Error(`content differs from revision ${parsed.revision}`)
       if (parsed.revision < last) {
         stats.regressions++
         stats.problems.push(`revision went back from ${last} to ${parsed.revision}`)
@@ -116,11 +119,11 @@ async function storeLane(kills: number, reopenEvery: number, stats: StoreCrashSt
 }
 
 /** SIGKILL the store's crash writer `kills` times over `lanes` folders in parallel. */
-export async function runStoreCrashes(opts: { kills: number, lanes?: number, reopenEvery?: number }): Promise<StoreCrashStats> {
+export async function runStoreCrashes(opts: { kills: number; lanes?: number; reopenEvery?: number }): Promise<StoreCrashStats> {
   const lanes = Math.max(1, Math.min(opts.lanes ?? 2, opts.kills))
   const stats: StoreCrashStats = { kills: 0, corrupt: 0, regressions: 0, badReopens: 0, reopens: 0, maxTemps: 0, finalRevisions: [], problems: [] }
   const per = Array.from({ length: lanes }, (_, i) => Math.floor(opts.kills / lanes) + (i < opts.kills % lanes ? 1 : 0))
-  await Promise.all(per.map(k => storeLane(k, opts.reopenEvery ?? 25, stats)))
+  await Promise.all(per.map((k) => storeLane(k, opts.reopenEvery ?? 25, stats)))
   return stats
 }
 
@@ -143,14 +146,17 @@ export interface DeliveryCrashStats {
   misplaced: number
   /** Deliveries still pending after the final recovery. */
   pendingLeft: number
-  recovery: { delivered: number, redriven: number, sent: number, discarded: number }
+  recovery: { delivered: number; redriven: number; sent: number; discarded: number }
   problems: string[]
 }
 
 /** When a sending child is killed: `ms` after the line `after` ('started', or its first 'ack'). */
-interface KillPoint { after: 'started' | 'ack', ms: number }
+interface KillPoint {
+  after: 'started' | 'ack'
+  ms: number
+}
 
-function deliveryChild(home: string, mode: string, run: number, kill?: KillPoint): Promise<{ lines: string[], killed: boolean }> {
+function deliveryChild(home: string, mode: string, run: number, kill?: KillPoint): Promise<{ lines: string[]; killed: boolean }> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [DELIVERY_CHILD, home, mode, String(run)], { stdio: ['ignore', 'pipe', 'pipe'] })
     const lines: string[] = []
@@ -169,7 +175,9 @@ function deliveryChild(home: string, mode: string, run: number, kill?: KillPoint
         }
       }
     })
-    p.stderr.on('data', d => { err += d })
+    p.stderr.on('data', (d) => {
+      err += d
+    })
     p.once('exit', (code, signal) => {
       if (signal === 'SIGKILL' || code === 0) resolve({ lines, killed: signal === 'SIGKILL' })
       else reject(new Error(`child ${mode} exited ${code}: ${err}`))
@@ -197,8 +205,12 @@ function deliveredIn(home: string): Map<string, string[]> {
   for (const [sessionId, lines] of sessionLogs(home)) {
     for (const line of lines) {
       if (!line.includes('"user/message"')) continue
-      let e: { type?: string, data?: { source?: { deliveryId?: string } } }
-      try { e = JSON.parse(line) } catch { continue }
+      let e: { type?: string; data?: { source?: { deliveryId?: string } } }
+      try {
+        e = JSON.parse(line)
+      } catch {
+        continue
+      }
       const id = e.type === 'user/message' ? e.data?.source?.deliveryId : undefined
       if (id) seen.set(id, [...(seen.get(id) ?? []), sessionId])
     }
@@ -211,7 +223,7 @@ async function deliveryLane(runs: number, stats: DeliveryCrashStats) {
   await deliveryChild(home, 'setup', 0)
   const acked = new Set<string>()
   for (let run = 1; run <= runs; run++) {
-    let result: { lines: string[], killed: boolean }
+    let result: { lines: string[]; killed: boolean }
     try {
       // Every other run is killed only after its first acknowledged message, so the runs prove
       // something however slow the machine is; the others may die before any (at start-up).
@@ -235,12 +247,12 @@ async function deliveryLane(runs: number, stats: DeliveryCrashStats) {
     stats.problems.push(`final run: ${error.message.slice(0, 300)}`)
     return { lines: [] as string[] }
   })
-  const finalLine = lines.find(l => l.startsWith('final '))
+  const finalLine = lines.find((l) => l.startsWith('final '))
   if (!finalLine) {
     stats.problems.push(`${home}: the final run printed no summary`)
     return
   }
-  const final = JSON.parse(finalLine.slice(6)) as { pending: string[], total: number, sessions: Record<string, string[]> }
+  const final = JSON.parse(finalLine.slice(6)) as { pending: string[]; total: number; sessions: Record<string, string[]> }
   const seen = deliveredIn(home)
   stats.acknowledged += acked.size
   stats.pendingLeft += final.pending.length
@@ -267,14 +279,21 @@ async function deliveryLane(runs: number, stats: DeliveryCrashStats) {
 }
 
 /** Kill the delivery child `runs` times while it sends, over `lanes` homes in parallel. */
-export async function runDeliveryCrashes(opts: { runs: number, lanes?: number }): Promise<DeliveryCrashStats> {
+export async function runDeliveryCrashes(opts: { runs: number; lanes?: number }): Promise<DeliveryCrashStats> {
   const lanes = Math.max(1, Math.min(opts.lanes ?? 2, opts.runs))
   const stats: DeliveryCrashStats = {
-    runs: 0, acknowledged: 0, deliveredIds: 0, lost: 0, duplicated: 0, misplaced: 0, pendingLeft: 0,
-    recovery: { delivered: 0, redriven: 0, sent: 0, discarded: 0 }, problems: [],
+    runs: 0,
+    acknowledged: 0,
+    deliveredIds: 0,
+    lost: 0,
+    duplicated: 0,
+    misplaced: 0,
+    pendingLeft: 0,
+    recovery: { delivered: 0, redriven: 0, sent: 0, discarded: 0 },
+    problems: [],
   }
   const per = Array.from({ length: lanes }, (_, i) => Math.floor(opts.runs / lanes) + (i < opts.runs % lanes ? 1 : 0))
-  await Promise.all(per.map(r => deliveryLane(r, stats)))
+  await Promise.all(per.map((r) => deliveryLane(r, stats)))
   return stats
 }
 

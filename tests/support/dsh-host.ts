@@ -134,7 +134,11 @@ export function disposedAfterEach(): <T extends DshHost>(host: T) => T {
 }
 
 /** Send a user prompt to an agent and wait until it is idle again. */
-export async function prompt(host: DshHost, agent: { followup(m: ReturnType<typeof createUserMessage>): void; whenIdle(): Promise<void>; session: any }, text: string) {
+export async function prompt(
+  host: DshHost,
+  agent: { followup(m: ReturnType<typeof createUserMessage>): void; whenIdle(): Promise<void>; session: any },
+  text: string,
+) {
   agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
   await agent.whenIdle()
   await host.ctx.sessions.flush(agent.session)
@@ -158,13 +162,15 @@ export async function runTurn(host: DshHost, text: string, sessionId = `session-
  * answers with the outcome: `outcome=<allowed-once|rejected|cancelled|unavailable>`.
  */
 export function registerApprovalTool(host: DshHost, reason = 'write outside the workspace'): void {
-  host.ctx.tools.register(defineTool({
-    name: 'needs_approval',
-    description: 'asks for approval',
-    parameters: {},
-    output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-    async execute(_args, exec) {
-      return `outcome=${await host.ctx.approval.request({ agent: exec.agent!, toolName: 'needs_approval', callId: exec.callId, reason, signal: exec.signal })}`
-    },
-  }))
+  host.ctx.tools.register(
+    defineTool({
+      name: 'needs_approval',
+      description: 'asks for approval',
+      parameters: {},
+      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+      async execute(_args, exec) {
+        return `outcome=${await host.ctx.approval.request({ agent: exec.agent!, toolName: 'needs_approval', callId: exec.callId, reason, signal: exec.signal })}`
+      },
+    }),
+  )
 }

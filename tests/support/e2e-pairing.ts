@@ -5,7 +5,8 @@ import { once } from 'node:events'
 import type { WebProcess } from './e2e.ts'
 
 export async function pairWithTerminalCode(web: WebProcess): Promise<string> {
-  const post = (path: string, body: unknown) => fetch(`${web.url}/bot-team/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const post = (path: string, body: unknown) =>
+    fetch(`${web.url}/bot-team/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   const asked = await post('/pairing/codes', {})
   if (asked.status !== 201) throw new Error(`asking for a pairing code answered ${asked.status}`)
   const codeIn = () => /pairing code for the team page: (\S+)/.exec(web.output())?.[1]

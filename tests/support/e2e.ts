@@ -71,7 +71,10 @@ const templates = new Map<string, Promise<string>>()
 
 /** A home with the bundle installed in `profiles`, made once per tarball and profile set and kept beside the tarball. */
 function templateHome(tarball: string, profiles: readonly ProfileSpec[]): Promise<string> {
-  const key = profiles.map((p) => `${p.name}=${(p.bundles ?? ['template']).join('+')}`).join(',').replace(/[^\w=+,.-]/g, '_')
+  const key = profiles
+    .map((p) => `${p.name}=${(p.bundles ?? ['template']).join('+')}`)
+    .join(',')
+    .replace(/[^\w=+,.-]/g, '_')
   const dir = join(dirname(tarball), 'homes', key)
   let made = templates.get(dir)
   if (!made) {
@@ -160,7 +163,11 @@ export interface WebProcess {
 export function startWeb(home: E2eHome, env: Record<string, string> = {}, profile = 'web'): Promise<WebProcess> {
   const boot = profile === 'web' ? ['web'] : ['--profile', profile]
   return new Promise((resolve, reject) => {
-    const child = spawn(node22, [dshBin, ...boot, '--no-open', '--port', '0'], { cwd: home.cwd, env: dshEnv(home.home, env), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(node22, [dshBin, ...boot, '--no-open', '--port', '0'], {
+      cwd: home.cwd,
+      env: dshEnv(home.home, env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     const onData = (c: Buffer) => {
       out += c
@@ -170,12 +177,13 @@ export function startWeb(home: E2eHome, env: Record<string, string> = {}, profil
           url: m[1]!,
           child,
           output: () => out,
-          stop: () => new Promise((done) => {
-            if (child.exitCode !== null) return done()
-            child.once('close', () => done())
-            child.kill('SIGTERM')
-            setTimeout(() => child.kill('SIGKILL'), 5000).unref()
-          }),
+          stop: () =>
+            new Promise((done) => {
+              if (child.exitCode !== null) return done()
+              child.once('close', () => done())
+              child.kill('SIGTERM')
+              setTimeout(() => child.kill('SIGKILL'), 5000).unref()
+            }),
         })
       }
     }
@@ -204,10 +212,15 @@ export function readSessionLogs(home: string): { file: string; events: LogEvent[
     }
   }
   walk(join(home, 'sessions'))
-  return found.sort((a, b) => a.mtime - b.mtime).map(({ file }) => ({
-    file,
-    events: readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogEvent),
-  }))
+  return found
+    .sort((a, b) => a.mtime - b.mtime)
+    .map(({ file }) => ({
+      file,
+      events: readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as LogEvent),
+    }))
 }
 
 /** The plugin's status route (`GET /bot-team/api/status`). */
@@ -239,7 +252,7 @@ export async function api(url: string, method: string, payload: unknown): Promis
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ type: 'client-request', rpcId: `r-${Math.random().toString(36).slice(2)}`, method, payload }),
   })
-  const body = await res.json() as any
+  const body = (await res.json()) as any
   if (!res.ok || body?.result?.ok === false) throw new Error(`${method} failed: ${res.status} ${JSON.stringify(body)}`)
   return body.result?.value ?? body
 }

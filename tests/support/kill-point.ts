@@ -17,7 +17,9 @@ export function killedAtMarker<T = unknown>(child: string, args: readonly string
         p.kill('SIGKILL')
       }
     })
-    p.stderr.on('data', (chunk) => { err += chunk })
+    p.stderr.on('data', (chunk) => {
+      err += chunk
+    })
     p.once('exit', (_code, signal) => {
       if (signal === 'SIGKILL' && point !== undefined) resolve(JSON.parse(point) as T)
       else reject(new Error(`${child} ended without reaching "${marker.trim()}": ${err}`))

@@ -6,7 +6,9 @@ import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import type { Context } from '@deepseek-ai/cordis'
 
-const fromBase = createRequire(createRequire(createRequire(import.meta.url).resolve('@deepseek-ai/dsh/package.json')).resolve('@deepseek-ai/dsh-base/package.json'))
+const fromBase = createRequire(
+  createRequire(createRequire(import.meta.url).resolve('@deepseek-ai/dsh/package.json')).resolve('@deepseek-ai/dsh-base/package.json'),
+)
 
 async function load(name: string): Promise<any> {
   return import(pathToFileURL(fromBase.resolve(name)).href)

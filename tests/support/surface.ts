@@ -28,7 +28,11 @@ export function useSurface(label: string, script: () => Script): () => Surface {
   })
   afterEach(async ({ task }) => {
     if (task.result?.state === 'fail') {
-      for (const [i, p] of browser?.contexts().flatMap((c) => c.pages()).entries() ?? []) await screenshot(p, `${label}-failed-${i}`).catch(() => {})
+      for (const [i, p] of browser
+        ?.contexts()
+        .flatMap((c) => c.pages())
+        .entries() ?? [])
+        await screenshot(p, `${label}-failed-${i}`).catch(() => {})
     }
     await browser?.close()
     await web?.stop()
@@ -62,7 +66,8 @@ export function secretAskingScript(): Script {
   return {
     fallback: (req) => {
       if (lastToolResults(req).length) return { text: 'I asked for it on a card.' }
-      if (/need a token/i.test(lastUserText(req) ?? '') && offersTool(req, 'request_secret')) return { toolCalls: [{ name: 'request_secret', args: { name: 'GH_TOKEN', purpose: 'publish the release' } }] }
+      if (/need a token/i.test(lastUserText(req) ?? '') && offersTool(req, 'request_secret'))
+        return { toolCalls: [{ name: 'request_secret', args: { name: 'GH_TOKEN', purpose: 'publish the release' } }] }
       return { text: 'plain answer' }
     },
   }

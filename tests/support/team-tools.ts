@@ -24,7 +24,10 @@ async function derive(): Promise<{ team: readonly string[]; dsh: readonly string
     const main = team.ctx.botRoster.bots().find((b) => b.main)!
     const agent = await team.ctx.botRoster.agentOf(main.id)
     await prompt(team, agent, 'hello')
-    const own = team.adapter.model.loopRequests().filter((r) => r.sessionId === String(agent.id)).at(-1)!
+    const own = team.adapter.model
+      .loopRequests()
+      .filter((r) => r.sessionId === String(agent.id))
+      .at(-1)!
     const names = own.toolNames.filter((n) => !dsh.includes(n)).sort()
     if (names.length === 0) throw new Error('the Main Bot was offered no team tools: the derivation would check nothing')
     return { team: names, dsh: [...dsh].sort() }

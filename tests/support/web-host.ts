@@ -26,8 +26,12 @@ export async function startWebTeamHost(script: Parameters<typeof startDshHost>[0
     host,
     origin,
     async send(method, path, body, headers = { 'content-type': 'application/json' }) {
-      const res = await fetch(`${origin}/bot-team/api${path}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })
-      return { status: res.status, body: await res.json() as any }
+      const res = await fetch(`${origin}/bot-team/api${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      })
+      return { status: res.status, body: (await res.json()) as any }
     },
   }
 }
@@ -91,7 +95,10 @@ export function serverEvents(body: ReadableStream<Uint8Array>, name: string): ()
 
 /** The latest pairing code the plugin showed on DSH's terminal (collected by `captureTerminal`). */
 export function terminalPairingCode(terminal: readonly string[]): string | undefined {
-  return terminal.map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1]).filter(Boolean).at(-1)
+  return terminal
+    .map((line) => /pairing code for the team page: (\S+)/.exec(line)?.[1])
+    .filter(Boolean)
+    .at(-1)
 }
 
 /** Pair a browser the way the person does: ask for a code, read it at the terminal, send it back; its token. */

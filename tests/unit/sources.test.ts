@@ -1,8 +1,19 @@
 // Message sources: one format, builders and one reader for everything the plugin writes.
 import { describe, expect, it } from 'vitest'
 import {
-  bootstrapSource, chainOf, deliverySource, handoffSource, readSource, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource,
-  roomReportSource, roomTurnSource, SOURCE_PLUGIN, type TeamSource,
+  bootstrapSource,
+  chainOf,
+  deliverySource,
+  handoffSource,
+  readSource,
+  readSourceOf,
+  roomNoticeSource,
+  roomOpenSource,
+  roomPostSource,
+  roomReportSource,
+  roomTurnSource,
+  SOURCE_PLUGIN,
+  type TeamSource,
 } from '../../src/core/sources.ts'
 
 const group = { groupId: 'group-1', groupName: 'Crew' }
@@ -13,7 +24,8 @@ function everySource(): TeamSource[] {
   const out: TeamSource[] = []
   for (const chain of chains) {
     for (const kind of ['message', 'interrupt', 'stop', 'reply'] as const) {
-      for (const replyMode of ['sender', 'user', undefined] as const) out.push(deliverySource({ id: 'delivery-9', from: 'bot-2', kind, replyMode }, 'Ada', chain))
+      for (const replyMode of ['sender', 'user', undefined] as const)
+        out.push(deliverySource({ id: 'delivery-9', from: 'bot-2', kind, replyMode }, 'Ada', chain))
     }
     for (const from of [undefined, { id: 'bot-2', name: 'Ada' }]) {
       for (const report of [undefined, false, true]) out.push(roomPostSource({ ...group, postId: 'post-1', said: 'hello', from, report }, chain))
@@ -27,7 +39,9 @@ function everySource(): TeamSource[] {
 describe('message sources', () => {
   it('every source the plugin writes is JSON-only (no undefined value anywhere: DSH followup throws on one) and reads back equal', () => {
     const all = everySource()
-    expect(new Set(all.map((s) => s.type))).toEqual(new Set(['message', 'interrupt', 'stop', 'reply', 'room-post', 'room-turn', 'room-report', 'room-notice', 'room-open', 'bootstrap', 'handoff']))
+    expect(new Set(all.map((s) => s.type))).toEqual(
+      new Set(['message', 'interrupt', 'stop', 'reply', 'room-post', 'room-turn', 'room-report', 'room-notice', 'room-open', 'bootstrap', 'handoff']),
+    )
     for (const s of all) {
       expect(JSON.parse(JSON.stringify(s))).toEqual(s)
       expect(Object.values(s)).not.toContain(undefined)
@@ -56,22 +70,57 @@ describe('message sources', () => {
     expect(readSource(null)).toBeUndefined()
     expect(readSource('bot-team')).toBeUndefined()
     expect(readSource({ kind: 'user' })).toBeUndefined()
-    expect(readSource({ kind: 'plugin', plugin: 'other', form: 'relay', type: 'message', deliveryId: 'x', fromBot: 'b', fromName: 'B', hop: 1 })).toBeUndefined()
+    expect(
+      readSource({ kind: 'plugin', plugin: 'other', form: 'relay', type: 'message', deliveryId: 'x', fromBot: 'b', fromName: 'B', hop: 1 }),
+    ).toBeUndefined()
     expect(readSource({ kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'relay', type: 'message', deliveryId: 'x' })).toBeUndefined()
-    expect(readSource({ kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'relay', type: 'message', deliveryId: 'x', fromBot: 'b', fromName: 'B', hop: -1 })).toBeUndefined()
+    expect(
+      readSource({ kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'relay', type: 'message', deliveryId: 'x', fromBot: 'b', fromName: 'B', hop: -1 }),
+    ).toBeUndefined()
     expect(readSource({ kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'relay', type: 'room-dance', groupId: 'g', groupName: 'G', hop: 0 })).toBeUndefined()
-    expect(readSource({ kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'relay', type: 'room-turn', groupId: 'g', groupName: 'G', hop: 0, mode: 'root' })).toBeUndefined()
+    expect(
+      readSource({ kind: 'plugin', plugin: SOURCE_PLUGIN, form: 'relay', type: 'room-turn', groupId: 'g', groupName: 'G', hop: 0, mode: 'root' }),
+    ).toBeUndefined()
   })
 
   it('reads sources written before consolidation (type in `delivery`, poster in `fromId`, the old bootstrap plugin id)', () => {
-    expect(readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-3', fromBot: 'bot-1', fromName: 'Main', hop: 2, delivery: 'message', replyTo: 'sender' }))
-      .toEqual(deliverySource({ id: 'delivery-3', from: 'bot-1', kind: 'message', replyMode: 'sender' }, 'Main', { hop: 2 }))
-    const post = readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', delivery: 'room-post', groupId: 'group-1', groupName: 'Crew', postId: 'post-9', said: 'hi', fromId: 'bot-2', fromName: 'Ada', report: true })
+    expect(
+      readSource({
+        kind: 'plugin',
+        plugin: 'bot-team',
+        form: 'relay',
+        deliveryId: 'delivery-3',
+        fromBot: 'bot-1',
+        fromName: 'Main',
+        hop: 2,
+        delivery: 'message',
+        replyTo: 'sender',
+      }),
+    ).toEqual(deliverySource({ id: 'delivery-3', from: 'bot-1', kind: 'message', replyMode: 'sender' }, 'Main', { hop: 2 }))
+    const post = readSource({
+      kind: 'plugin',
+      plugin: 'bot-team',
+      form: 'relay',
+      delivery: 'room-post',
+      groupId: 'group-1',
+      groupName: 'Crew',
+      postId: 'post-9',
+      said: 'hi',
+      fromId: 'bot-2',
+      fromName: 'Ada',
+      report: true,
+    })
     expect(post).toMatchObject({ type: 'room-post', postId: 'post-9', said: 'hi', fromBot: 'bot-2', fromName: 'Ada', report: true, hop: 0 })
-    expect(readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', delivery: 'room-turn', groupId: 'group-1', groupName: 'Crew' })?.type).toBe('room-turn')
+    expect(readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', delivery: 'room-turn', groupId: 'group-1', groupName: 'Crew' })?.type).toBe(
+      'room-turn',
+    )
     expect(readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', delivery: 'room-report', groupName: 'Crew' })?.type).toBe('room-report')
-    expect(readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', delivery: 'room-notice', groupId: 'group-1', groupName: 'Crew' })?.type).toBe('room-notice')
-    expect(readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', delivery: 'room-open', groupId: 'group-1', groupName: 'Crew' })?.type).toBe('room-open')
+    expect(readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', delivery: 'room-notice', groupId: 'group-1', groupName: 'Crew' })?.type).toBe(
+      'room-notice',
+    )
+    expect(readSource({ kind: 'plugin', plugin: 'bot-team', form: 'relay', delivery: 'room-open', groupId: 'group-1', groupName: 'Crew' })?.type).toBe(
+      'room-open',
+    )
     expect(readSource({ kind: 'plugin', plugin: 'bot-team-bootstrap' })?.type).toBe('bootstrap')
   })
 

@@ -28,7 +28,6 @@ import { estimateTokens } from '../thresholds.ts'
 export const MESSAGE_MAX_CHARS = 4_000
 const RUNTIME_CONTEXT = 'Current runtime context'
 
-
 /** One message to the Bot, as logged. */
 export interface CheckpointMessage {
   seq: number
@@ -74,11 +73,15 @@ function senderOf(source: unknown, text: string): string | undefined {
   if (kind === undefined || kind === 'user') return text.startsWith(RUNTIME_CONTEXT) ? undefined : 'the user'
   const s = readSource(source)
   switch (s?.type) {
-    case 'message': case 'interrupt': case 'stop': case 'reply':
+    case 'message':
+    case 'interrupt':
+    case 'stop':
+    case 'reply':
       return s.fromName || 'another Bot'
     case 'room-post':
       return `${s.fromName ?? 'the user'} in group ${s.groupName}`
-    case 'room-report': case 'room-turn':
+    case 'room-report':
+    case 'room-turn':
       return `group ${s.groupName}`
     default:
       return undefined
@@ -119,7 +122,8 @@ export interface CheckpointText {
 }
 
 export const OWN_WORDS_LINE = 'Your own replies and tool work up to here are condensed above; read_own_chat finds them word for word.'
-export const OLDER_LINE = 'Older messages to you (earlier parts, and any left out here) are found by read_own_chat: search a phrase, or read around an anchor such as "part 1 #12".'
+export const OLDER_LINE =
+  'Older messages to you (earlier parts, and any left out here) are found by read_own_chat: search a phrase, or read around an anchor such as "part 1 #12".'
 
 /** The checkpoint text (pure). */
 export function checkpointText(input: CheckpointInput): CheckpointText {

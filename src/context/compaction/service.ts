@@ -99,7 +99,13 @@ export class BotCompaction extends Service {
     if (this.config.preset) {
       ctx.inject(['agentPresets'], (ctx) => {
         this.installed = installBotPreset(ctx.agentPresets, engineModulePath()).then((result) => {
-          if (!result.ok) warn(ctx, `Bot Sessions keep DSH's own compaction (handoffs only): the Bot team preset was not installed — ${result.reason}`, undefined, 'compaction')
+          if (!result.ok)
+            warn(
+              ctx,
+              `Bot Sessions keep DSH's own compaction (handoffs only): the Bot team preset was not installed — ${result.reason}`,
+              undefined,
+              'compaction',
+            )
           return result
         })
       })
@@ -158,7 +164,7 @@ export class BotCompaction extends Service {
     const summary = base.summary.map((b) => (b.type === 'text' ? b.text : '')).join('')
     const events = agent.session.events as unknown as readonly { type: string; seq: number; time: number; data: unknown }[]
     const owner = this.roster?.ownerOf(sessionId)
-    const check = this.pending.get(sessionId)?.checkTokens ?? await this.checkLine(base.provider, base.model)
+    const check = this.pending.get(sessionId)?.checkTokens ?? (await this.checkLine(base.provider, base.model))
     const out = checkpointText({
       number: events.filter((e) => e.type === 'compaction/summary').length + 1,
       summary,

@@ -36,9 +36,17 @@ export function validTimeZone(tz: string): boolean {
   }
 }
 
-const clock = z.string().trim().regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'a time of day as HH:MM (24 h), e.g. 09:30')
+const clock = z
+  .string()
+  .trim()
+  .regex(/^([01]?\d|2[0-3]):[0-5]\d$/, 'a time of day as HH:MM (24 h), e.g. 09:30')
 const zone = z.string().trim().min(1).max(100).refine(validTimeZone, 'an IANA time zone this system knows, e.g. Europe/Berlin or America/New_York')
-const day = z.string().trim().toLowerCase().transform((d) => d.slice(0, 3)).pipe(z.enum(DAY_NAMES, { error: 'a weekday: mon, tue, wed, thu, fri, sat or sun' }))
+const day = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .transform((d) => d.slice(0, 3))
+  .pipe(z.enum(DAY_NAMES, { error: 'a weekday: mon, tue, wed, thu, fri, sat or sun' }))
 
 /** What a person (HTTP) or a Bot (tool) gives: exactly one rule. */
 export const ruleInput = z.strictObject({
@@ -79,21 +87,43 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz)
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', weekday: 'short' })
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+    })
     formatters.set(tz, f)
   }
   return f
 }
 
-interface Wall { year: number; month: number; day: number; hour: number; minute: number; second: number; weekday: number }
+interface Wall {
+  year: number
+  month: number
+  day: number
+  hour: number
+  minute: number
+  second: number
+  weekday: number
+}
 
 /** The wall-clock reading of an instant in a zone. */
 export function wallClock(instant: number, tz: string): Wall {
   const parts: Record<string, string> = {}
   for (const p of formatter(tz).formatToParts(new Date(instant))) parts[p.type] = p.value
   return {
-    year: Number(parts.year), month: Number(parts.month), day: Number(parts.day),
-    hour: Number(parts.hour) % 24, minute: Number(parts.minute), second: Number(parts.second),
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour) % 24,
+    minute: Number(parts.minute),
+    second: Number(parts.second),
     weekday: DAY_NAMES.indexOf(String(parts.weekday).toLowerCase().slice(0, 3) as (typeof DAY_NAMES)[number]),
   }
 }
@@ -155,9 +185,13 @@ export function nextDue(rule: ScheduleRule, after: number, anchor: number): numb
 /** The rule in words ("daily at 09:00 (Europe/Berlin)"). */
 export function describeRule(rule: ScheduleRule): string {
   switch (rule.kind) {
-    case 'at': return `once at ${rule.at}`
-    case 'every': return `every ${rule.minutes} minutes`
-    case 'daily': return `daily at ${rule.time} (${rule.timeZone})`
-    case 'weekly': return `weekly on ${rule.days.map((d) => DAY_NAMES[d]).join(', ')} at ${rule.time} (${rule.timeZone})`
+    case 'at':
+      return `once at ${rule.at}`
+    case 'every':
+      return `every ${rule.minutes} minutes`
+    case 'daily':
+      return `daily at ${rule.time} (${rule.timeZone})`
+    case 'weekly':
+      return `weekly on ${rule.days.map((d) => DAY_NAMES[d]).join(', ')} at ${rule.time} (${rule.timeZone})`
   }
 }

@@ -105,10 +105,13 @@ export class BotSchedules extends Service {
 
   async [Service.init](): Promise<void> {
     this.clock = this.ctx.get('botClock') ?? systemClock
-    this.ctx.effect(() => () => {
-      this.alive = false
-      if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
-    }, 'bot-schedules:timer')
+    this.ctx.effect(
+      () => () => {
+        this.alive = false
+        if (this.timer !== undefined) this.clock.clearTimeout(this.timer)
+      },
+      'bot-schedules:timer',
+    )
     this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
     for (const bot of this.roster.bots()) {
       for (const part of bot.sessionParts) {
@@ -142,8 +145,11 @@ export class BotSchedules extends Service {
 
   /** Every task, or those of one Bot or group (by id). */
   list(filter: { botId?: string; groupId?: string } = {}): readonly Schedule[] {
-    return (this.store.state.schedules ?? []).filter((s) => (filter.botId === undefined || (s.target.kind === 'bot' && s.target.botId === filter.botId))
-      && (filter.groupId === undefined || (s.target.kind === 'group' && s.target.groupId === filter.groupId)))
+    return (this.store.state.schedules ?? []).filter(
+      (s) =>
+        (filter.botId === undefined || (s.target.kind === 'bot' && s.target.botId === filter.botId)) &&
+        (filter.groupId === undefined || (s.target.kind === 'group' && s.target.groupId === filter.groupId)),
+    )
   }
 
   get(id: string): Schedule | undefined {
@@ -208,16 +214,29 @@ export class BotSchedules extends Service {
     let created: Schedule | undefined
     await this.store.update((s) => {
       const list = s.schedules ?? []
-      if (list.length >= this.config.maxSchedules) throw new TeamRefusal('limit', `The team already has ${list.length} scheduled tasks (limit ${this.config.maxSchedules}). Delete one first; nothing was scheduled.`)
+      if (list.length >= this.config.maxSchedules)
+        throw new TeamRefusal(
+          'limit',
+          `The team already has ${list.length} scheduled tasks (limit ${this.config.maxSchedules}). Delete one first; nothing was scheduled.`,
+        )
       created = {
-        id: allocateId(s, 'schedule'), target, prompt: input.prompt, rule: rule.rule,
+        id: allocateId(s, 'schedule'),
+        target,
+        prompt: input.prompt,
+        rule: rule.rule,
         createdBy: who.caller.kind === 'user' ? 'user' : who.caller.botId!,
         ...(who.mode ? { mode: who.mode } : {}),
-        createdAt: iso(now), nextDueAt: iso(due), runs: 0,
+        createdAt: iso(now),
+        nextDueAt: iso(due),
+        runs: 0,
       }
       s.schedules = [...list, created]
     })
-    this.ctx.get('botDiagnostics')?.note({ kind: 'schedule', message: `task ${created!.id} created for ${this.nameOf(target)} by ${this.nameOf(created!.createdBy)}`, data: { id: created!.id, rule: created!.rule } })
+    this.ctx.get('botDiagnostics')?.note({
+      kind: 'schedule',
+      message: `task ${created!.id} created for ${this.nameOf(target)} by ${this.nameOf(created!.createdBy)}`,
+      data: { id: created!.id, rule: created!.rule },
+    })
     return created!
   }
 
@@ -291,7 +310,8 @@ export class BotSchedules extends Service {
       await this.store.update((s) => {
         s.schedules = (s.schedules ?? []).filter((x) => !ids.has(x.id))
       })
-      for (const s of gone) this.ctx.get('botDiagnostics')?.note({ kind: 'schedule', message: `task ${s.id} removed: its ${s.target.kind} or its creator was deleted` })
+      for (const s of gone)
+        this.ctx.get('botDiagnostics')?.note({ kind: 'schedule', message: `task ${s.id} removed: its ${s.target.kind} or its creator was deleted` })
     }
     const now = this.clock.now()
     const due = (this.store.state.schedules ?? [])
@@ -343,20 +363,28 @@ export class BotSchedules extends Service {
       else updated.nextDueAt = iso(next)
       // A one-off task is done once it ran: it leaves the list.
       s.schedules = next === undefined && current.rule.kind === 'at' ? list.filter((x) => x.id !== task.id) : list.map((x) => (x.id === task.id ? updated : x))
-      if (task.target.kind === 'bot') drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, open: { origin: task.target.botId, by: task.id, at: iso(now) } })
+      if (task.target.kind === 'bot')
+        drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, open: { origin: task.target.botId, by: task.id, at: iso(now) } })
       recorded = true
     })
     if (!recorded) return
     const creator = this.nameOf(task.createdBy)
     if (task.target.kind === 'bot') {
-      agent!.followup(createUserMessage({
-        content: [{ type: 'text', text: taskMessage(task, creator) }],
-        source: scheduleSource({ scheduleId: task.id, createdBy: task.createdBy }, chain),
-      }))
+      agent!.followup(
+        createUserMessage({
+          content: [{ type: 'text', text: taskMessage(task, creator) }],
+          source: scheduleSource({ scheduleId: task.id, createdBy: task.createdBy }, chain),
+        }),
+      )
     } else {
-      const creator: Requester = task.createdBy === 'user' ? { kind: 'user' } : { kind: 'bot', sessionId: this.roster.bot(task.createdBy)?.sessionParts.at(-1)?.sessionId ?? '' }
+      const creator: Requester =
+        task.createdBy === 'user' ? { kind: 'user' } : { kind: 'bot', sessionId: this.roster.bot(task.createdBy)?.sessionParts.at(-1)?.sessionId ?? '' }
       await rooms!.post(creator, task.target.groupId, taskPost(task), { chain })
     }
-    this.ctx.get('botDiagnostics')?.note({ kind: 'schedule-run', message: `task ${task.id} ran (run ${run}) for ${this.nameOf(task.target)}`, data: { id: task.id, run, due: task.nextDueAt } })
+    this.ctx.get('botDiagnostics')?.note({
+      kind: 'schedule-run',
+      message: `task ${task.id} ran (run ${run}) for ${this.nameOf(task.target)}`,
+      data: { id: task.id, run, due: task.nextDueAt },
+    })
   }
 }

@@ -16,7 +16,6 @@ import type { BotSchedules } from './service.ts'
 import { describeRule } from './rules.ts'
 import { taskLine } from './wording.ts'
 
-
 /** The system's own time zone, the default for daily/weekly tasks. */
 function localZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
@@ -42,7 +41,8 @@ export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' 
   return [
     defineTool({
       name: 'schedule_task',
-      description: 'Only when the user asks for it: set a task that runs later — once (at), daily (time), weekly (time + days) or every N minutes (at least 5). When it is due you (or the named Bot) get the prompt as a new message; a group task is posted to the group. Give exactly one of: at, time, every_minutes.',
+      description:
+        'Only when the user asks for it: set a task that runs later — once (at), daily (time), weekly (time + days) or every N minutes (at least 5). When it is due you (or the named Bot) get the prompt as a new message; a group task is posted to the group. Give exactly one of: at, time, every_minutes.',
       parameters: {
         prompt: { type: 'string', required: true, description: 'What to do when it is due, self-contained.' },
         bot: { type: 'string', description: 'The Bot the task is for (default: you).' },
@@ -50,7 +50,7 @@ export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' 
         at: { type: 'string', description: 'Once, at this ISO-8601 time with offset, e.g. 2026-05-01T09:00:00+02:00.' },
         time: { type: 'string', description: 'Daily (or weekly with days) at this time, HH:MM (24 h).' },
         days: { type: 'string', description: 'With time: weekdays, e.g. "mon,wed,fri".' },
-        time_zone: { type: 'string', description: 'IANA time zone for time, e.g. Europe/Berlin (default: this computer\'s).' },
+        time_zone: { type: 'string', description: "IANA time zone for time, e.g. Europe/Berlin (default: this computer's)." },
         every_minutes: { type: 'integer', description: 'Every N minutes (at least 5).' },
       },
       output: textOutput,
@@ -63,7 +63,7 @@ export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' 
     }),
     defineTool({
       name: 'list_scheduled_tasks',
-      description: 'List the team\'s scheduled tasks (id, for whom, when, next due).',
+      description: "List the team's scheduled tasks (id, for whom, when, next due).",
       parameters: {},
       output: textOutput,
       async execute() {

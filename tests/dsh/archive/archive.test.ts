@@ -46,7 +46,10 @@ async function withChat() {
     userPrompt(agent, text)
     await quiesce(host)
   }
-  await host.ctx.botDelivery.send({ kind: 'bot', sessionId: roster.bots()[0]!.sessionParts.at(-1)!.sessionId }, { to: bot.id, kind: 'message', body: 'The deployment window moved to Thursday evening.' })
+  await host.ctx.botDelivery.send(
+    { kind: 'bot', sessionId: roster.bots()[0]!.sessionParts.at(-1)!.sessionId },
+    { to: bot.id, kind: 'message', body: 'The deployment window moved to Thursday evening.' },
+  )
   await quiesce(host)
   await host.ctx.botArchive.caughtUp()
   const sid = roster.bot(bot.id)!.sessionParts[0]!.sessionId
@@ -76,7 +79,10 @@ describe('botArchive (in-process DSH)', () => {
     for (const [phrase, shape] of phrases) {
       const found = hits(await read({ query: `"${phrase}"` }))
       expect(found.length, phrase).toBeGreaterThan(0)
-      expect(found.some((h) => shape.test(h.text)), `${phrase}: ${JSON.stringify(found)}`).toBe(true)
+      expect(
+        found.some((h) => shape.test(h.text)),
+        `${phrase}: ${JSON.stringify(found)}`,
+      ).toBe(true)
     }
     // The checklist is longer than a search line shows; around shows it whole.
     const [checklist] = hits(await read({ query: '"blue heron"' }))
@@ -91,14 +97,34 @@ describe('botArchive (in-process DSH)', () => {
     const { read } = await withChat()
     for (const term of ['全文检索', '部署', '会话日志采用', '周']) {
       const found = hits(await read({ query: term }))
-      expect(found.some((h) => h.text.includes('User: ') && h.text.includes(term)), term).toBe(true)
+      expect(
+        found.some((h) => h.text.includes('User: ') && h.text.includes(term)),
+        term,
+      ).toBe(true)
     }
     expect(await read({ query: '检索全文' })).toMatch(/^Nothing found/) // a substring, not a bag of characters
   })
 
   it('reads hostile queries as data: results or a plain "nothing found", never an FTS5 error', async () => {
     const { read } = await withChat()
-    const hostile = ['"', '*', 'NEAR(', 'NEAR(heron checklist, 2)', 'heron OR nginx', '-x', 'body:heron', '^heron', '"unbalanced heron', 'heron AND', '(', ')', '""', '*"*', 'x'.repeat(5000), `${'heron '.repeat(900)}`]
+    const hostile = [
+      '"',
+      '*',
+      'NEAR(',
+      'NEAR(heron checklist, 2)',
+      'heron OR nginx',
+      '-x',
+      'body:heron',
+      '^heron',
+      '"unbalanced heron',
+      'heron AND',
+      '(',
+      ')',
+      '""',
+      '*"*',
+      'x'.repeat(5000),
+      `${'heron '.repeat(900)}`,
+    ]
     for (const query of hostile) {
       const answer = await read({ query })
       expect(answer, query.slice(0, 40)).toMatch(/line\(s\) of your own chat|^Nothing found|^No line of your own chat has all|no words or characters/)
@@ -109,7 +135,7 @@ describe('botArchive (in-process DSH)', () => {
     expect(await read({ query: 'x'.repeat(5000) })).toContain('the query was cut to its first 300 characters')
   })
 
-  it('answers through the tool from the Bot\'s turn without showing that turn\'s own lines', async () => {
+  it("answers through the tool from the Bot's turn without showing that turn's own lines", async () => {
     const { host, agent } = await withChat()
     userPrompt(agent, `SEARCH ${JSON.stringify({ query: 'heron' })}`)
     await quiesce(host)
@@ -119,7 +145,7 @@ describe('botArchive (in-process DSH)', () => {
     expect(answer).not.toContain('read_own_chat') // nor its tool call
   })
 
-  it('keeps each Bot to its own chat; a member searches a room\'s history only for its own rooms', async () => {
+  it("keeps each Bot to its own chat; a member searches a room's history only for its own rooms", async () => {
     const { host, bot, read } = await withChat()
     const roster = host.ctx.botRoster
     const bob = await roster.create(user, { name: 'Bob', model: 'mock/bob' })
@@ -139,7 +165,9 @@ describe('botArchive (in-process DSH)', () => {
     await say(host, 'Ann', 'The quarterly roadmap review is on Monday.')
     await settle(host, 'Ann')
     const asAda = from(host, bot.id)
-    expect(await host.ctx.botArchive.searchRoom(group, 'roadmap review')).toMatch(/line\(s\) of group Ann[\s\S]*\[room #\d+ · [^\]]+\] User: The quarterly roadmap review/)
+    expect(await host.ctx.botArchive.searchRoom(group, 'roadmap review')).toMatch(
+      /line\(s\) of group Ann[\s\S]*\[room #\d+ · [^\]]+\] User: The quarterly roadmap review/,
+    )
     // the same search through read_group_chat's query, for a member; an outsider is refused there too
     expect(await host.ctx.botRooms.readChat(asAda, 'Ann', 30, 'roadmap review')).toMatch(/\[room #\d+ · [^\]]+\] User: The quarterly roadmap review/)
     await expect(host.ctx.botRooms.readChat(from(host, carl.id), 'Ann', 30, 'roadmap')).rejects.toThrow(/not a member/)

@@ -9,7 +9,9 @@ import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
 
 const track = disposedAfterEach()
 const dirs: string[] = []
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }) })
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
 
 function io(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = []

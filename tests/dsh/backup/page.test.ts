@@ -10,7 +10,9 @@ import { terminalPairingCode, webTeamHostPerTest } from '../../support/web-host.
 
 let browser: Browser
 
-beforeAll(async () => { browser = await launchChromium() })
+beforeAll(async () => {
+  browser = await launchChromium()
+})
 afterAll(() => browser?.close())
 
 const web = webTeamHostPerTest()
@@ -20,7 +22,9 @@ describe('the Backup section of the team page', () => {
   it('tells an unpaired page why there is no backup; once paired, the button downloads the team archive', async () => {
     const page = await browser.newPage({ locale: 'en-US', acceptDownloads: true })
     const violations: string[] = []
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
+    })
     await page.goto(`${web().origin}/bot-team`)
     await page.waitForSelector('#pairing-state[data-state="unpaired"]')
     expect(await page.textContent('#backup-download')).toBe('Download a backup')

@@ -11,7 +11,7 @@ import { takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
 import { openDshStores } from '../../../src/backup/dsh-runtime.ts'
 import { decodeArchive } from '../../../src/backup/format.ts'
 import { restoreBackup, RestoreError } from '../../../src/backup/restore.ts'
-import { disposedAfterEach, prompt, startTeamHost, } from '../../support/dsh-host.ts'
+import { disposedAfterEach, prompt, startTeamHost } from '../../support/dsh-host.ts'
 import { quiesce } from '../delivery/helpers.ts'
 import { bots, say, user } from '../rooms/helpers.ts'
 import { from } from '../delivery/helpers.ts'
@@ -19,7 +19,9 @@ import { from } from '../delivery/helpers.ts'
 const track = disposedAfterEach()
 const script: ScriptMap = { mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada answers' } }, bob: { fallback: { text: 'Bob answers' } } }
 const homes: string[] = []
-afterEach(() => { for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true }) })
+afterEach(() => {
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
+})
 
 /** A fresh folder for a restored home, deeper than and apart from the first one's. */
 function otherHome(): string {
@@ -29,7 +31,6 @@ function otherHome(): string {
   mkdirSync(home, { recursive: true })
   return realpathSync(home)
 }
-
 
 /** A running team: Ada and Bob, group Crew, a chat with Ada, a memory entry; its Sessions in a "Bot team" workspace (members' hidden) as DSH Web keeps them. */
 async function builtTeam() {
@@ -84,7 +85,12 @@ describe('backup and restore into another home', () => {
     expect(archived).toEqual([...memberSids].sort())
 
     const moved = track(await startTeamHost(script, { home }))
-    expect(moved.ctx.botRoster.bots().map((b) => b.name).sort()).toEqual(['Ada', 'Bob', 'Main'])
+    expect(
+      moved.ctx.botRoster
+        .bots()
+        .map((b) => b.name)
+        .sort(),
+    ).toEqual(['Ada', 'Bob', 'Main'])
     expect(moved.ctx.botRooms.group('Crew')?.members.length).toBe(2)
     const log = await moved.ctx.sessionPersistence.inspect(adaSid as any)
     expect(log.meta.cwd).toBe(teamFolder)
@@ -96,7 +102,10 @@ describe('backup and restore into another home', () => {
     const before = moved.adapter.model.loopRequests().length
     const ada = await moved.ctx.botRoster.agentOf(ids.Ada!)
     await prompt(moved, ada, 'what was the plan?')
-    const request = moved.adapter.model.loopRequests().slice(before).find((r) => r.model === 'ada')!
+    const request = moved.adapter.model
+      .loopRequests()
+      .slice(before)
+      .find((r) => r.model === 'ada')!
     expect(userTextsSinceLastAssistant(request).join('\n')).toContain('what was the plan?')
     expect(JSON.stringify(request)).toContain('the plan is ZEBRA-7')
     const last = ada.session.events.filter((e) => e.type === 'assistant/message').at(-1) as any

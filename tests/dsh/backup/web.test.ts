@@ -12,11 +12,12 @@ const web = webTeamHostPerTest()
 
 const pair = () => web().pair()
 
-const download = (body: unknown, token?: string, method = 'POST') => fetch(`${web().origin}/bot-team/api/backup`, {
-  method,
-  headers: { 'content-type': 'application/json', ...(token ? { [PAIRING_HEADER]: token } : {}) },
-  ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
-})
+const download = (body: unknown, token?: string, method = 'POST') =>
+  fetch(`${web().origin}/bot-team/api/backup`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { [PAIRING_HEADER]: token } : {}) },
+    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+  })
 
 describe('POST /bot-team/api/backup', () => {
   it('gives the paired page an archive of the team, without the pairing file; secrets only when asked', async () => {
@@ -41,7 +42,7 @@ describe('POST /bot-team/api/backup', () => {
     const token = await pair()
     const refused = await download({}, undefined)
     expect(refused.status).toBe(403)
-    expect((await refused.json() as any).error).toMatch(/paired team page/)
+    expect(((await refused.json()) as any).error).toMatch(/paired team page/)
     expect((await download({}, 'not-a-token')).status).toBe(403)
     expect((await download(undefined, undefined, 'GET')).status).toBe(405)
     expect((await download({ secrets: 'yes' }, token)).status).toBe(400) // the paired page, a bad body

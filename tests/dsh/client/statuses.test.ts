@@ -41,14 +41,21 @@ async function stream(w: WebTeamHost) {
 }
 
 describe('pushed statuses', () => {
-  it('waiting for approval while DSH\'s approval prompt is open in the Bot\'s chat; working again once answered', async () => {
+  it("waiting for approval while DSH's approval prompt is open in the Bot's chat; working again once answered", async () => {
     web = await startWebTeamHost({ fallback: model })
     const { host } = web
     await host.ctx.plugin(UserApproval, { policy: 'ask' })
     registerApprovalTool(host)
     let answer: (outcome: 'allowed-once') => void = () => {}
     const asked = new Promise<void>((resolve) => {
-      host.ctx.on('approval/request', () => new Promise((done) => { answer = done; resolve() }))
+      host.ctx.on(
+        'approval/request',
+        () =>
+          new Promise((done) => {
+            answer = done
+            resolve()
+          }),
+      )
     })
     const events = await stream(web)
     const main = host.ctx.botRoster.bots()[0]!

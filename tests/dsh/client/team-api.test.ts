@@ -13,7 +13,9 @@ describe('the team API of the client half', () => {
     const { status, body } = await current().send('GET', '/team')
     expect(status).toBe(200)
     expect(body).toMatchObject({ mode: 'writer', problems: [], groups: [] })
-    expect(body.bots).toEqual([expect.objectContaining({ name: 'Main', main: true, status: 'idle', queued: 0, colour: expect.stringMatching(/^#/), chatSessionId: expect.any(String) })])
+    expect(body.bots).toEqual([
+      expect.objectContaining({ name: 'Main', main: true, status: 'idle', queued: 0, colour: expect.stringMatching(/^#/), chatSessionId: expect.any(String) }),
+    ])
   })
 
   it('pushes a new team view on its event stream when a Bot is created', async () => {
@@ -37,7 +39,7 @@ describe('the team API of the client half', () => {
     expect((await current().send('GET', '/deliveries?color=1')).status).toBe(400)
   })
 
-  it('answers a room\'s posts of one round as data, by post id', async () => {
+  it("answers a room's posts of one round as data, by post id", async () => {
     const { host, send } = current()
     await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/mock' })
     await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/mock' })

@@ -38,7 +38,7 @@ async function adaWithHistory(host: DshHost) {
 }
 
 describe('botCompaction (in-process DSH)', () => {
-  it('DSH\'s automatic compaction runs on a plain Session past its threshold but never on a Bot Session past it', async () => {
+  it("DSH's automatic compaction runs on a plain Session past its threshold but never on a Bot Session past it", async () => {
     const host = track(await startCompactingTeamHost({ fallback: { text: 'ok' }, contextWindow: 3_000 }))
     const plain = await runTurn(host, filler(0))
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
@@ -57,7 +57,7 @@ describe('botCompaction (in-process DSH)', () => {
     expect(calls.some((r) => r.sessionId === String(bot.session.id))).toBe(false)
   })
 
-  it('checkpoint() condenses a Bot Session in place: DSH\'s summary, then every message to the Bot word for word and anchored', async () => {
+  it("checkpoint() condenses a Bot Session in place: DSH's summary, then every message to the Bot word for word and anchored", async () => {
     const host = track(await startCompactingTeamHost({ fallback: WORK, contextWindow: 16_000 }))
     const { agent } = await adaWithHistory(host)
     const before = host.adapter.model.loopRequests().at(-1)!.messages.length
@@ -69,7 +69,9 @@ describe('botCompaction (in-process DSH)', () => {
     const text = checkpointMessage(agent)
     expect(text).toContain('[Checkpoint 1]')
     expect(text).toContain('Summary of the conversation so far (scripted).') // DSH's own summarizer ran
-    expect(text).toMatch(new RegExp(`\\[part 1 #\\d+ · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\] From the user:\\n${PLANTED.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`))
+    expect(text).toMatch(
+      new RegExp(`\\[part 1 #\\d+ · \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\] From the user:\\n${PLANTED.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`),
+    )
     expect(text).toMatch(/\[part 1 #\d+ · [^\]]+\] From Main:\n\[Message from Bot Main\]\s+Please review PR 4411 before Friday\./)
     expect(text).toContain(OLDER_LINE)
     expect(text).toContain(filler(3, 6).trim()) // the newest user message too
@@ -80,7 +82,7 @@ describe('botCompaction (in-process DSH)', () => {
     expect(after.messages.map((m) => m.text).join('\n')).toContain(PLANTED)
   })
 
-  it('a person\'s /compact in a Bot chat (DSH\'s compactNow) writes the same checkpoint; on a plain Session it is DSH\'s summary alone', async () => {
+  it("a person's /compact in a Bot chat (DSH's compactNow) writes the same checkpoint; on a plain Session it is DSH's summary alone", async () => {
     const host = track(await startCompactingTeamHost({ fallback: WORK, contextWindow: 16_000 }))
     const { agent } = await adaWithHistory(host)
     const compaction = (host.ctx as any).compaction as { compactNow(a: Agent, s: AbortSignal): Promise<unknown> }

@@ -46,6 +46,8 @@ describe('a handoff cut by SIGKILL', () => {
     expect(parts.filter((p) => !p.endedAt).map((p) => p.part)).toEqual([2])
     await expectOpeningAnswered(host, parts[1]!.sessionId, 2)
     await host.ctx.botArchive.caughtUp()
-    expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { query: 'PLANT-7 seven.txt' })).toContain('User: Remember: PLANT-7 lives at /srv/plant/seven.txt')
+    expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { query: 'PLANT-7 seven.txt' })).toContain(
+      'User: Remember: PLANT-7 lives at /srv/plant/seven.txt',
+    )
   })
 })

@@ -76,12 +76,16 @@ describe('context steward: handoff to a new Session part', () => {
     const latest = filler(120, `prompt ${prompts - 1}`).trim()
     expect(text).toMatch(/## Latest messages to you, word for word \(oldest first\)\n\[part 1 #\d+ · [^\]]+\] User:\n/)
     expect(text).toContain(`User:\n${latest}\n`)
-    expect(text).toMatch(/## Messages to you in part 1, before the latest ones\n(- \[part 1 #\d+ · [^\]]+\] User: .*\n|- \(\d+ older message\(s\) not listed; read_own_chat finds them\.\)\n)+/)
+    expect(text).toMatch(
+      /## Messages to you in part 1, before the latest ones\n(- \[part 1 #\d+ · [^\]]+\] User: .*\n|- \(\d+ older message\(s\) not listed; read_own_chat finds them\.\)\n)+/,
+    )
     expect(text).toContain('## Handoff note\n## Goals')
     expect(readFileSync(join(host.home, 'bot', parts[1]!.note!), 'utf8')).toBe(text)
     // The opening turn: the fixed answer, no request to the model for part 2.
     expect(host.adapter.requests.filter((r) => r.sessionId === parts[1]!.sessionId)).toHaveLength(0)
-    expect(second.session.events.filter((e: any) => e.type === 'assistant/message').map((e: any) => (e.data.message ?? e.data).content[0]?.text)).toEqual([HANDOFF_ACK])
+    expect(second.session.events.filter((e: any) => e.type === 'assistant/message').map((e: any) => (e.data.message ?? e.data).content[0]?.text)).toEqual([
+      HANDOFF_ACK,
+    ])
 
     // The next prompt is answered in part 2 by the model, starting from the package.
     await prompt(host, second, 'what is next?')
@@ -92,7 +96,9 @@ describe('context steward: handoff to a new Session part', () => {
     await host.ctx.botArchive.caughtUp()
     expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { part: 1 })).toMatch(/^The note that closed part 1:\n## Goals\n/)
     expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { part: 2 })).toMatch(/^Part 2 is your current chat/)
-    expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { query: 'alpha-7.pem never print' })).toMatch(/\[part 1 #\d+ [^\]]*\] User: Remember: the deploy key/)
+    expect(await host.ctx.botArchive.readOwnChat(parts[1]!.sessionId, { query: 'alpha-7.pem never print' })).toMatch(
+      /\[part 1 #\d+ [^\]]*\] User: Remember: the deploy key/,
+    )
   })
 
   it('a malformed steward answer hands off; a checkpoint with no checkpoint service in the host hands off too', async () => {
@@ -131,7 +137,13 @@ describe('context steward: handoff to a new Session part', () => {
     expect(parts[1]).toMatchObject({ resume: true })
     expect(noteCalls(host)).toHaveLength(0)
     expect(stewardCalls(host)).toHaveLength(0)
-    await expectResumedWithFallback(host, parts, 'the provider reported a context overflow)', 'Now add the error line: ENOSPC at /var/lib/data.', 'resumed in part 2')
+    await expectResumedWithFallback(
+      host,
+      parts,
+      'the provider reported a context overflow)',
+      'Now add the error line: ENOSPC at /var/lib/data.',
+      'resumed in part 2',
+    )
   })
 
   it('a prompt sent to the old part (an open browser tab) lands in the current part and is answered there', async () => {
@@ -143,7 +155,9 @@ describe('context steward: handoff to a new Session part', () => {
     const before = host.adapter.model.loopRequests().length
     await prompt(host, oldAgent, 'typed into the old tab: rename the branch to release-9')
     const target = host.ctx.agents.get(SessionId(current!.sessionId))!
-    await expect.poll(() => userMessages(target.session.events).some((m: any) => m.content[0]?.text === 'typed into the old tab: rename the branch to release-9')).toBe(true)
+    await expect
+      .poll(() => userMessages(target.session.events).some((m: any) => m.content[0]?.text === 'typed into the old tab: rename the branch to release-9'))
+      .toBe(true)
     await target.whenIdle()
     const after = host.adapter.model.loopRequests().slice(before)
     expect(after.map((r) => r.sessionId)).toEqual([current!.sessionId])
@@ -154,21 +168,19 @@ describe('context steward: handoff to a new Session part', () => {
 describe('context steward: mid-turn', () => {
   it('past the hard line before a step (a tool result grew the chat): the step is not sent, the Bot moves at once with a fallback note and the turn goes on in the new part', async () => {
     const host = await team({
-      steps: [
-        { text: 'noted' },
-        { toolCalls: [{ name: 'fetch_log', args: {} }] },
-        { text: 'finished the log review in the new part' },
-      ],
+      steps: [{ text: 'noted' }, { toolCalls: [{ name: 'fetch_log', args: {} }] }, { text: 'finished the log review in the new part' }],
     })
-    host.ctx.tools.register(defineTool({
-      name: 'fetch_log',
-      description: 'returns a long log',
-      parameters: {},
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-      async execute() {
-        return `LOG-START ${'line of the build log '.repeat(1_400)} LOG-END`
-      },
-    }))
+    host.ctx.tools.register(
+      defineTool({
+        name: 'fetch_log',
+        description: 'returns a long log',
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        async execute() {
+          return `LOG-START ${'line of the build log '.repeat(1_400)} LOG-END`
+        },
+      }),
+    )
     const bot = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const agent = await host.ctx.botRoster.agentOf(bot.id)
     await prompt(host, agent, 'Keep in mind: release train R-88.')

@@ -16,7 +16,9 @@ export const userMessages = (events: readonly any[]) => events.filter((e) => e.t
 /** A fresh temp home per call, removed after the test (for hosts restarted on the same folder). */
 export function tempHomes(prefix: string): () => string {
   const homes: string[] = []
-  afterEach(() => { for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true }) })
+  afterEach(() => {
+    for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
+  })
   return () => {
     const h = mkdtempSync(join(tmpdir(), prefix))
     homes.push(h)
@@ -31,7 +33,9 @@ export async function expectOpeningAnswered(host: DshHost, sessionId: string, pa
   const opening = userMessages(agent.session.events)
   expect(opening).toHaveLength(1)
   expect(readSource(opening[0].source)).toMatchObject({ type: 'handoff', part })
-  expect(agent.session.events.filter((e: any) => e.type === 'assistant/message').map((e: any) => (e.data.message ?? e.data).content[0]?.text)).toEqual([HANDOFF_ACK])
+  expect(agent.session.events.filter((e: any) => e.type === 'assistant/message').map((e: any) => (e.data.message ?? e.data).content[0]?.text)).toEqual([
+    HANDOFF_ACK,
+  ])
   expect(host.adapter.requests.filter((r) => r.sessionId === sessionId)).toHaveLength(0)
   return agent
 }

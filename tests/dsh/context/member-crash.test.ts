@@ -24,14 +24,22 @@ function memberLog(h: string, bot: string, group: string): string {
   const botId = Object.values<any>(state.bots).find((b) => b.name === bot).id
   const sessionId = Object.values<any>(state.groups).find((g) => g.name === group).memberSessions[botId]
   const root = join(h, 'sessions')
-  const log = readdirSync(root).map((d) => join(root, d, sessionId, 'session.jsonl')).find((f) => existsSync(f))
+  const log = readdirSync(root)
+    .map((d) => join(root, d, sessionId, 'session.jsonl'))
+    .find((f) => existsSync(f))
   return log ? readFileSync(log, 'utf8') : ''
 }
-const restart = async (h: string) => track(await startTeamHost({
-  mock: { fallback: { text: 'ok' } },
-  ada: { contextWindow: 8_000, fallback: { text: 'Ada after restart' } },
-  bob: { fallback: { text: 'Bob after restart' } },
-}, { home: h, config: { rooms: { limits: { turnTimeoutMs: 30_000 } } } }))
+const restart = async (h: string) =>
+  track(
+    await startTeamHost(
+      {
+        mock: { fallback: { text: 'ok' } },
+        ada: { contextWindow: 8_000, fallback: { text: 'Ada after restart' } },
+        bob: { fallback: { text: 'Bob after restart' } },
+      },
+      { home: h, config: { rooms: { limits: { turnTimeoutMs: 30_000 } } } },
+    ),
+  )
 
 describe('a member handoff cut by SIGKILL', () => {
   it('killed while the note is written: after restart Ada keeps her one member Session, which answers the next round', async () => {
@@ -45,7 +53,10 @@ describe('a member handoff cut by SIGKILL', () => {
     expect(group.memberParts?.[ada]).toBeUndefined()
     const only = group.memberSessions[ada]!
     await say(host, 'Dev', 'still there?')
-    const req = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!
+    const req = host.adapter.model
+      .loopRequests()
+      .filter((r) => r.model === 'ada')
+      .at(-1)!
     expect(req.sessionId).toBe(only)
     expect(JSON.stringify(req.messages)).toContain('PLANT-9 lives at /srv/plant/nine.txt')
   })
@@ -59,11 +70,17 @@ describe('a member handoff cut by SIGKILL', () => {
     const dev = () => host.ctx.botRooms.group('Dev')!
     await expect.poll(() => dev().memberParts?.[ada]?.[1]?.opening).toBe('sent')
     const parts = dev().memberParts![ada]!
-    expect(parts.map((p) => [p.part, p.endedAt === undefined])).toEqual([[1, false], [2, true]])
+    expect(parts.map((p) => [p.part, p.endedAt === undefined])).toEqual([
+      [1, false],
+      [2, true],
+    ])
     expect(dev().memberSessions[ada]).toBe(parts[1]!.sessionId)
     await expectOpeningAnswered(host, parts[1]!.sessionId, 2)
     await say(host, 'Dev', 'after the restart')
-    const req = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!
+    const req = host.adapter.model
+      .loopRequests()
+      .filter((r) => r.model === 'ada')
+      .at(-1)!
     expect(req.sessionId).toBe(parts[1]!.sessionId)
     expect(req.messages[0]!.text).toMatch(/^\[Handoff · part 2\]/)
     // What left the member's window stays in the room's history.

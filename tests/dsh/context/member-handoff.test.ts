@@ -19,12 +19,21 @@ const filler = (n: number, tag: string) => `${tag} ${'lorem ipsum dolor sit amet
 const assistantTexts = (events: readonly any[]) => events.filter((e) => e.type === 'assistant/message').map((e) => (e.data.message ?? e.data).content[0]?.text)
 
 /** Ada on a small window (her own scripted model), Bob on a large one; both in group Dev. */
-async function team(ada: Partial<Script> = {}, bobReply: Rule = { text: 'Bob agrees' }, start: (script: ScriptMap, options: TeamHostOptions) => Promise<DshHost> = startTeamHost) {
-  const host = track(await start({
-    mock: { fallback: { text: 'ok' } },
-    ada: { contextWindow: WINDOW, fallback: { text: 'Ada replies' }, steward: { text: '{"action":"handoff","reason":"done"}' }, ...ada },
-    bob: { fallback: bobReply },
-  }, { config: { rooms: { limits: { turnTimeoutMs: 30_000 } } } }))
+async function team(
+  ada: Partial<Script> = {},
+  bobReply: Rule = { text: 'Bob agrees' },
+  start: (script: ScriptMap, options: TeamHostOptions) => Promise<DshHost> = startTeamHost,
+) {
+  const host = track(
+    await start(
+      {
+        mock: { fallback: { text: 'ok' } },
+        ada: { contextWindow: WINDOW, fallback: { text: 'Ada replies' }, steward: { text: '{"action":"handoff","reason":"done"}' }, ...ada },
+        bob: { fallback: bobReply },
+      },
+      { config: { rooms: { limits: { turnTimeoutMs: 30_000 } } } },
+    ),
+  )
   const adaId = (await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })).id
   const bobId = (await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })).id
   const group = await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], mode: 'everyone' })
@@ -44,7 +53,7 @@ async function roundsUntilPart(host: DshHost, groupId: string, botId: string, n:
 }
 
 describe('context steward: group member Sessions', () => {
-  it('a member past its check line moves to a fresh member Session between rounds; the package opens it with zero model calls and starts the next round\'s request; the group keeps working', async () => {
+  it("a member past its check line moves to a fresh member Session between rounds; the package opens it with zero model calls and starts the next round's request; the group keeps working", async () => {
     const { host, adaId, bobId, groupId } = await team()
     const first = host.ctx.botRooms.group('Dev')?.memberSessions[adaId]
     expect(first).toBeUndefined()
@@ -79,22 +88,41 @@ describe('context steward: group member Sessions', () => {
     expect(text).toMatch(/^\[Handoff · part 2\]/)
     expect(text).toContain('## Handoff note\n## Goals')
     // The latest round's turn prompt, word for word.
-    expect(text).toContain(filler(100, `round ${rounds - 1}`).trim().slice(0, 200))
+    expect(text).toContain(
+      filler(100, `round ${rounds - 1}`)
+        .trim()
+        .slice(0, 200),
+    )
     expect(assistantTexts(second.session.events)).toEqual([HANDOFF_ACK])
     expect(host.adapter.requests.filter((r) => r.sessionId === parts[1]!.sessionId)).toHaveLength(0)
 
     // The next round: Ada answers in her new Session, the request starts with the package.
     await say(host, 'Dev', 'after the move: status please')
-    const req = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!
+    const req = host.adapter.model
+      .loopRequests()
+      .filter((r) => r.model === 'ada')
+      .at(-1)!
     expect(req.sessionId).toBe(parts[1]!.sessionId)
     expect(req.messages[0]!.text).toMatch(/^\[Handoff · part 2\]/)
     expect(JSON.stringify(req.messages.at(-1))).toContain('after the move: status please')
-    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => [t.botId, t.outcome])).toEqual([[adaId, 'posted'], [bobId, 'posted']])
+    expect(
+      host.ctx.botRooms
+        .rounds()
+        .at(-1)!
+        .turns.map((t) => [t.botId, t.outcome]),
+    ).toEqual([
+      [adaId, 'posted'],
+      [bobId, 'posted'],
+    ])
   })
 
-  it('the steward\'s checkpoint condenses a member Session in place (DSH\'s compaction machinery): the member keeps its Session, the planted post word for word and anchored', async () => {
+  it("the steward's checkpoint condenses a member Session in place (DSH's compaction machinery): the member keeps its Session, the planted post word for word and anchored", async () => {
     const work = { text: `Done. ${'I read the module, changed the parser and ran the tests again. '.repeat(30)}` }
-    const { host, adaId, groupId } = await team({ fallback: work, steward: { text: '{"action":"checkpoint","reason":"work under way"}' } }, { text: 'Bob agrees' }, startCompactingTeamHost)
+    const { host, adaId, groupId } = await team(
+      { fallback: work, steward: { text: '{"action":"checkpoint","reason":"work under way"}' } },
+      { text: 'Bob agrees' },
+      startCompactingTeamHost,
+    )
     const planted = 'PLANT-5: the staging database is db-stage-5.internal, port 6543.'
     await say(host, 'Dev', planted)
     await host.ctx.botContext.settled()
@@ -116,7 +144,10 @@ describe('context steward: group member Sessions', () => {
     expect(text).toMatch(/\[#\d+ · [^\]]+\][^\n]*\n[\s\S]*PLANT-5: the staging database is db-stage-5\.internal, port 6543\./)
     // The group keeps working on the condensed Session.
     await say(host, 'Dev', 'after the checkpoint')
-    const req = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!
+    const req = host.adapter.model
+      .loopRequests()
+      .filter((r) => r.model === 'ada')
+      .at(-1)!
     expect(req.sessionId).toBe(sid)
     expect(req.messages.map((m) => m.text).join('\n')).toContain('PLANT-5: the staging database is db-stage-5.internal, port 6543.')
   })

@@ -13,7 +13,9 @@ import { prompt } from '../../support/dsh-host.ts'
 import { quiesce, slowTool, userMessages, userPrompt } from '../delivery/helpers.ts'
 
 let web: WebTeamHost | undefined
-afterEach(async () => { await web?.host.dispose() })
+afterEach(async () => {
+  await web?.host.dispose()
+})
 
 /** "ok" to everything; a message containing SLOW makes the Bot call the `slow` tool first. */
 const model = (req: RecordedRequest): Reply => {

@@ -11,25 +11,32 @@ const track = disposedAfterEach()
 const BUDGET = 8
 
 describe('work budget', () => {
-  it('an adversarial Main Bot (create a group, post with report, delegate — every turn) stops when one request\'s budget is spent', async () => {
+  it("an adversarial Main Bot (create a group, post with report, delegate — every turn) stops when one request's budget is spent", async () => {
     let groups = 0
     const inGroup = (req: RecordedRequest) => req.system.includes('speaking in the group')
     const main = (req: RecordedRequest): Reply => {
       if (inGroup(req)) return { text: 'noted' }
       if (lastToolResults(req).length) return { text: 'keep going' }
       const name = `G${++groups}`
-      return { toolCalls: [
-        { name: 'create_group', args: { name, members: ['Main', 'Ada'], admin: 'Ada' } },
-        { name: 'post_to_group', args: { group: name, text: '@Ada do more', report: true } },
-        { name: 'message_bot', args: { to: 'Ada', message: 'do more, then ask me again' } },
-      ] }
+      return {
+        toolCalls: [
+          { name: 'create_group', args: { name, members: ['Main', 'Ada'], admin: 'Ada' } },
+          { name: 'post_to_group', args: { group: name, text: '@Ada do more', report: true } },
+          { name: 'message_bot', args: { to: 'Ada', message: 'do more, then ask me again' } },
+        ],
+      }
     }
     const ada = (req: RecordedRequest): Reply => {
       if (inGroup(req)) return { text: 'on it' }
       if (lastToolResults(req).length) return { text: 'asked Main' }
       return { toolCalls: [{ name: 'message_bot', args: { to: 'Main', message: 'more work for you' } }] }
     }
-    const host = track(await startTeamHost({ mock: { fallback: main }, ada: { fallback: ada } }, { config: { team: { ...Config.parse({}).team, workBudget: BUDGET, maxGroups: 100, createsPerTurn: 5 } } }))
+    const host = track(
+      await startTeamHost(
+        { mock: { fallback: main }, ada: { fallback: ada } },
+        { config: { team: { ...Config.parse({}).team, workBudget: BUDGET, maxGroups: 100, createsPerTurn: 5 } } },
+      ),
+    )
     await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     const mainAgent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.bots().find((b) => b.main)!.id)
     userPrompt(mainAgent, 'go')
@@ -52,8 +59,16 @@ describe('work budget', () => {
     // (two model requests each: the tool step and the answer), plus the person's own turn
     const requests = host.adapter.model.loopRequests().length
     expect(requests).toBeLessThanOrEqual(2 * (spent + 1))
-    expect(host.ctx.botDelivery.log().map((d) => d.kind).sort()).toEqual([...Array(4).fill('message'), ...Array(4).fill('reply')])
-    expect(host.ctx.botRooms.rounds().map((r) => [r.turns.map((t) => t.outcome), r.report?.ok])).toEqual([[['posted'], true], [['posted'], true]])
+    expect(
+      host.ctx.botDelivery
+        .log()
+        .map((d) => d.kind)
+        .sort(),
+    ).toEqual([...Array(4).fill('message'), ...Array(4).fill('reply')])
+    expect(host.ctx.botRooms.rounds().map((r) => [r.turns.map((t) => t.outcome), r.report?.ok])).toEqual([
+      [['posted'], true],
+      [['posted'], true],
+    ])
     expect({ spent, requests }).toEqual(EXPECTED)
   })
 })
@@ -73,7 +88,9 @@ describe('Bot-started turns running at once', () => {
   it('with a cap of 2, five messages to five idle Bots run at most two turns at a time, all five in the order sent', async () => {
     const names = ['A', 'B', 'C', 'D', 'E']
     const scripts = Object.fromEntries(names.map((n) => [n.toLowerCase(), { fallback: { text: `${n} done`, delayMs: 40 } }]))
-    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ...scripts }, { config: { team: { ...Config.parse({}).team, botTurnsAtOnce: 2 } } }))
+    const host = track(
+      await startTeamHost({ mock: { fallback: { text: 'ok' } }, ...scripts }, { config: { team: { ...Config.parse({}).team, botTurnsAtOnce: 2 } } }),
+    )
     for (const n of names) await host.ctx.botRoster.create(user, { name: n, model: `mock/${n.toLowerCase()}` })
     // count the five Bots' turns as DSH logs them
     const turns = turnsAtOnce(host, new Map(names.map((n) => [host.ctx.botRoster.find(n)!.sessionParts[0]!.sessionId, n])))

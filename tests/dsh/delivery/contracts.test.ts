@@ -28,7 +28,12 @@ describe('own chat and group Sessions never mix', () => {
   it('a message_bot to Ada lands only in her own-chat log; a room round for Ada puts nothing in her own chat', async () => {
     let memberSession = ''
     const host = await start({
-      mock: { fallback: (req) => lastToolResults(req).length ? { text: 'sent' } : { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'DIRECT-TO-ADA-5521', reply_to: 'user' } }] } },
+      mock: {
+        fallback: (req) =>
+          lastToolResults(req).length
+            ? { text: 'sent' }
+            : { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'DIRECT-TO-ADA-5521', reply_to: 'user' } }] },
+      },
       ada: { fallback: (req) => ({ text: req.sessionId === memberSession ? 'Ada in the room' : 'Ada in her own chat' }) },
       bob: { fallback: { text: '[PASS]' } },
     })
@@ -78,11 +83,13 @@ describe('own chat and group Sessions never mix', () => {
     let memberSession = ''
     const adaInRoom = signal()
     const host = await start({
-      ada: { fallback: (req) => {
-        if (req.sessionId !== memberSession && !said(req).includes('SLOW-ROUND')) return { text: 'own chat answer' }
-        adaInRoom.fire()
-        return { text: 'Ada in the room', delayMs: 1_500 }
-      } },
+      ada: {
+        fallback: (req) => {
+          if (req.sessionId !== memberSession && !said(req).includes('SLOW-ROUND')) return { text: 'own chat answer' }
+          adaInRoom.fire()
+          return { text: 'Ada in the room', delayMs: 1_500 }
+        },
+      },
       bob: { fallback: { text: '[PASS]' } },
     })
     const roster = host.ctx.botRoster
@@ -122,7 +129,17 @@ describe('own chat and group Sessions never mix', () => {
 describe('fan-out, failures, deletion, refusals', () => {
   it('one turn may send at most 5 messages: the sixth call is refused with an answer, nothing is sent for it', async () => {
     const host = await start({
-      mock: { fallback: (req) => lastToolResults(req).length ? { text: 'done' } : { toolCalls: Array.from({ length: 6 }, (_, i) => ({ name: 'message_bot', args: { to: i % 2 ? 'Bob' : 'Ada', message: `job ${i}`, reply_to: 'user' } })) } },
+      mock: {
+        fallback: (req) =>
+          lastToolResults(req).length
+            ? { text: 'done' }
+            : {
+                toolCalls: Array.from({ length: 6 }, (_, i) => ({
+                  name: 'message_bot',
+                  args: { to: i % 2 ? 'Bob' : 'Ada', message: `job ${i}`, reply_to: 'user' },
+                })),
+              },
+      },
       ada: { fallback: { text: 'ok' } },
       bob: { fallback: { text: 'ok' } },
     })
@@ -140,12 +157,23 @@ describe('fan-out, failures, deletion, refusals', () => {
     // the next turn has a fresh budget
     userPrompt(main, 'fan out again')
     await quiesce(host)
-    expect(toolResults(main, 'message_bot').slice(6).filter((r) => r.startsWith('Sent to '))).toHaveLength(5)
+    expect(
+      toolResults(main, 'message_bot')
+        .slice(6)
+        .filter((r) => r.startsWith('Sent to ')),
+    ).toHaveLength(5)
   })
 
   it('reply_to me: a failed turn sends the sender a failure notice instead of an answer', async () => {
     const host = await start({
-      mock: { fallback: (req) => said(req).includes('[Reply from Bot Ada]') ? { text: 'seen' } : lastToolResults(req).length ? { text: 'asked' } : { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'Summarise the repo.' } }] } },
+      mock: {
+        fallback: (req) =>
+          said(req).includes('[Reply from Bot Ada]')
+            ? { text: 'seen' }
+            : lastToolResults(req).length
+              ? { text: 'asked' }
+              : { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'Summarise the repo.' } }] },
+      },
       ada: { fallback: { fail: 'context-overflow' } },
     })
     const roster = host.ctx.botRoster
@@ -154,13 +182,22 @@ describe('fan-out, failures, deletion, refusals', () => {
     await quiesce(host)
     expect(turnEnds(await roster.agentOf(ada.id)).map((e) => e.reason.kind)).toEqual(['error'])
     const [notice] = await replies(host, 'bot-1')
-    expect(notice!.text).toMatch(/^\[Reply from Bot Ada\]\n\nNo answer: Ada's turn that handled your message \(delivery-1\) failed \(.+\)\. Send the message again if it is still needed\.$/)
+    expect(notice!.text).toMatch(
+      /^\[Reply from Bot Ada\]\n\nNo answer: Ada's turn that handled your message \(delivery-1\) failed \(.+\)\. Send the message again if it is still needed\.$/,
+    )
     expect(notice!.source).toMatchObject({ type: 'reply', fromBot: ada.id, hop: 2 })
   })
 
   it('reply_to me: a turn stopped while handling the message sends the sender a "stopped" notice', async () => {
     const host = await start({
-      ada: { fallback: (req) => said(req).includes('stopped your previous turn') ? { text: 'understood' } : lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'slow', args: {} }] } },
+      ada: {
+        fallback: (req) =>
+          said(req).includes('stopped your previous turn')
+            ? { text: 'understood' }
+            : lastToolResults(req).length
+              ? { text: 'done' }
+              : { toolCalls: [{ name: 'slow', args: {} }] },
+      },
       cy: { fallback: { text: 'ok' } },
     })
     const slow = slowTool(host, 10_000)
@@ -173,12 +210,17 @@ describe('fan-out, failures, deletion, refusals', () => {
     expect(result).toMatchObject({ stopped: true, discarded: 0, keptUserPrompts: 0 })
     await quiesce(host)
     const [notice] = await replies(host, cy.id)
-    expect(notice!.text).toBe(`[Reply from Bot Ada]\n\nNo answer: Ada's turn that handled your message (${sent.delivery.id}) was stopped before it finished (stopped by Main: priorities changed). Send the message again if it is still needed.`)
+    expect(notice!.text).toBe(
+      `[Reply from Bot Ada]\n\nNo answer: Ada's turn that handled your message (${sent.delivery.id}) was stopped before it finished (stopped by Main: priorities changed). Send the message again if it is still needed.`,
+    )
     expect(host.ctx.botDelivery.delivery(sent.delivery.id)).toMatchObject({ status: 'delivered' })
   })
 
   it('deleting a Bot with messages queued for it: each is recorded discarded and its sender told the Bot was deleted', async () => {
-    const host = await start({ ada: { fallback: (req) => lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'slow', args: {} }] } }, bob: { fallback: { text: 'ok' } } })
+    const host = await start({
+      ada: { fallback: (req) => (lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'slow', args: {} }] }) },
+      bob: { fallback: { text: 'ok' } },
+    })
     const slow = slowTool(host, 10_000)
     const roster = host.ctx.botRoster
     const delivery = host.ctx.botDelivery
@@ -192,12 +234,14 @@ describe('fan-out, failures, deletion, refusals', () => {
     await quiesce(host)
     expect(delivery.delivery(queued.delivery.id)).toMatchObject({ status: 'discarded', outcome: expect.stringMatching(/Ada was deleted/) })
     const [report] = await replies(host, bob.id)
-    expect(report!.text).toContain(`Not delivered: your message to Ada (${queued.delivery.id}) was discarded before Ada read it, because Ada was deleted. The message was: "QUEUED-FOR-ADA".`)
+    expect(report!.text).toContain(
+      `Not delivered: your message to Ada (${queued.delivery.id}) was discarded before Ada read it, because Ada was deleted. The message was: "QUEUED-FOR-ADA".`,
+    )
     // a later send to the deleted Bot is an answer, not a crash
     await expect(delivery.send(from(host, bob.id), { to: ada.id, kind: 'message', body: 'x' })).rejects.toThrow(/was deleted; nothing was sent/)
   })
 
-  it('the Main Bot\'s interrupt_bot / stop_bot refusals (itself, unknown, deleted, empty) are answers; nothing is recorded', async () => {
+  it("the Main Bot's interrupt_bot / stop_bot refusals (itself, unknown, deleted, empty) are answers; nothing is recorded", async () => {
     const calls = [
       { name: 'stop_bot', args: { to: 'Main', reason: 'r' } },
       { name: 'interrupt_bot', args: { to: 'main', message: 'm' } },
@@ -207,7 +251,10 @@ describe('fan-out, failures, deletion, refusals', () => {
       { name: 'stop_bot', args: { to: 'Ada', reason: 'idle' } },
     ]
     let i = 0
-    const host = await start({ mock: { fallback: (req): Reply => lastToolResults(req).length ? { text: 'ok' } : { toolCalls: [calls[i++]!] } }, ada: { fallback: { text: 'ok' } } })
+    const host = await start({
+      mock: { fallback: (req): Reply => (lastToolResults(req).length ? { text: 'ok' } : { toolCalls: [calls[i++]!] }) },
+      ada: { fallback: { text: 'ok' } },
+    })
     const roster = host.ctx.botRoster
     await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     await roster.create(user, { name: 'Gone' })
@@ -232,7 +279,22 @@ describe('fan-out, failures, deletion, refusals', () => {
 
 describe('the log and the sources', () => {
   it('the delivery log is bounded (all pending + newest finished), saved, and read through the service', async () => {
-    const host = track(await team({ ada: { fallback: (req) => said(req).includes('[Message from') ? { text: 'ok' } : lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'slow', args: {} }] } }, bob: { fallback: { text: 'ok' } } }, { config: { team: { ...Config.parse({}).team, keepFinished: 2 } } }))
+    const host = track(
+      await team(
+        {
+          ada: {
+            fallback: (req) =>
+              said(req).includes('[Message from')
+                ? { text: 'ok' }
+                : lastToolResults(req).length
+                  ? { text: 'done' }
+                  : { toolCalls: [{ name: 'slow', args: {} }] },
+          },
+          bob: { fallback: { text: 'ok' } },
+        },
+        { config: { team: { ...Config.parse({}).team, keepFinished: 2 } } },
+      ),
+    )
     const slow = slowTool(host, 10_000)
     const roster = host.ctx.botRoster
     const delivery = host.ctx.botDelivery
@@ -242,7 +304,10 @@ describe('the log and the sources', () => {
       await delivery.send(from(host, 'bot-1'), { to: bob.id, kind: 'message', body: `to Bob ${k}`, replyMode: 'user' })
       await quiesce(host)
     }
-    expect(delivery.log().map((d) => [d.id, d.status])).toEqual([['delivery-3', 'delivered'], ['delivery-4', 'delivered']])
+    expect(delivery.log().map((d) => [d.id, d.status])).toEqual([
+      ['delivery-3', 'delivered'],
+      ['delivery-4', 'delivered'],
+    ])
     const adaAgent = await roster.agentOf(ada.id)
     userPrompt(adaAgent, 'long job')
     await slow.running()
@@ -267,12 +332,22 @@ describe('the log and the sources', () => {
     await adaAgent.whenIdle()
     host.ctx.botDelivery.redrive(adaAgent)
     await quiesce(host)
-    expect(delivery.log().map((d) => [d.id, d.status])).toEqual([['delivery-7', 'delivered'], ['delivery-8', 'delivered']])
+    expect(delivery.log().map((d) => [d.id, d.status])).toEqual([
+      ['delivery-7', 'delivered'],
+      ['delivery-8', 'delivered'],
+    ])
   })
 
   it('every relay source in every log (message, interrupt, stop, reply, discard report) is plain JSON, with no undefined value', async () => {
     const host = await start({
-      ada: { fallback: (req) => said(req).includes('stopped your previous turn') || said(req).includes('[Interruption') ? { text: 'ok' } : lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'slow', args: {} }] } },
+      ada: {
+        fallback: (req) =>
+          said(req).includes('stopped your previous turn') || said(req).includes('[Interruption')
+            ? { text: 'ok' }
+            : lastToolResults(req).length
+              ? { text: 'done' }
+              : { toolCalls: [{ name: 'slow', args: {} }] },
+      },
       bob: { fallback: { text: 'ok' } },
     })
     const slow = slowTool(host, 10_000)
@@ -296,7 +371,14 @@ describe('the log and the sources', () => {
         kinds.add(String(m.source.type))
         expect(JSON.parse(JSON.stringify(m.source))).toEqual(m.source)
         expect(Object.values(m.source)).not.toContain(undefined)
-        expect(m.source).toMatchObject({ kind: 'plugin', plugin: 'bot-team', deliveryId: expect.stringMatching(/^delivery-\d+$/), fromBot: expect.any(String), fromName: expect.any(String), hop: expect.any(Number) })
+        expect(m.source).toMatchObject({
+          kind: 'plugin',
+          plugin: 'bot-team',
+          deliveryId: expect.stringMatching(/^delivery-\d+$/),
+          fromBot: expect.any(String),
+          fromName: expect.any(String),
+          hop: expect.any(Number),
+        })
       }
     }
     expect([...kinds].sort()).toEqual(['interrupt', 'message', 'reply', 'stop'])
@@ -304,7 +386,7 @@ describe('the log and the sources', () => {
     expect((await replies(host, bob.id)).some((m) => m.text.includes('Not delivered'))).toBe(true)
   })
 
-  it('the tools tell the model the receiver cannot see its chat; a member Session is offered only the team\'s reading tools (no delivery tool)', async () => {
+  it("the tools tell the model the receiver cannot see its chat; a member Session is offered only the team's reading tools (no delivery tool)", async () => {
     const host = await start({ mock: { fallback: { text: 'hi' } }, ada: { fallback: { text: 'Ada here' } }, bob: { fallback: { text: '[PASS]' } } })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
@@ -315,7 +397,9 @@ describe('the log and the sources', () => {
     for (const name of ['message_bot', 'interrupt_bot']) {
       expect(req.tools.find((t) => t.name === name)!.description).toMatch(/cannot see your chat or this conversation: write a self-contained message/)
     }
-    expect(req.tools.find((t) => t.name === 'stop_bot')!.description).toMatch(/Bot messages queued for it are discarded and their senders told; the user's own queued prompts are kept/)
+    expect(req.tools.find((t) => t.name === 'stop_bot')!.description).toMatch(
+      /Bot messages queued for it are discarded and their senders told; the user's own queued prompts are kept/,
+    )
 
     // a real member Session: Ada's turn in a group round
     await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })

@@ -37,13 +37,30 @@ describe('botDelivery (in-process DSH)', () => {
 
     const [toAda] = userMessages(adaAgent)
     expect(toAda!.text).toMatch(/^\[Message from Bot Main\]\n\nWhat is 2\+2\?/)
-    expect(toAda!.source).toEqual({ kind: 'plugin', plugin: 'bot-team', form: 'relay', deliveryId: 'delivery-1', fromBot: 'bot-1', fromName: 'Main', type: 'message', hop: 1, replyTo: 'sender', budget: `budget:${String(main.id)}#1`, mode: 'workspace-write' })
+    expect(toAda!.source).toEqual({
+      kind: 'plugin',
+      plugin: 'bot-team',
+      form: 'relay',
+      deliveryId: 'delivery-1',
+      fromBot: 'bot-1',
+      fromName: 'Main',
+      type: 'message',
+      hop: 1,
+      replyTo: 'sender',
+      budget: `budget:${String(main.id)}#1`,
+      mode: 'workspace-write',
+    })
     expect(toolResults(main, 'message_bot')[0]).toMatch(/^Sent to Ada \(delivery-1, hop 1\)\. Ada was idle; the message started its turn\./)
     const reply = userMessages(main).find((m) => m.source.type === 'reply')!
     expect(reply.text).toBe('[Reply from Bot Ada]\n\nFOUR')
     expect(reply.source).toMatchObject({ fromName: 'Ada', hop: 2 })
     expect(turnAt(main, reply.index)).toBe(2) // a new turn of the sender
-    expect(main.session.events.filter((e) => e.type === 'assistant/message').map((e: any) => e.data.message.content.find((b: any) => b.type === 'text')?.text).filter(Boolean)).toContain('noted: FOUR')
+    expect(
+      main.session.events
+        .filter((e) => e.type === 'assistant/message')
+        .map((e: any) => e.data.message.content.find((b: any) => b.type === 'text')?.text)
+        .filter(Boolean),
+    ).toContain('noted: FOUR')
     expect(host.ctx.botDelivery.log().map((d) => [d.id, d.kind, d.from, d.to, d.hop, d.status])).toEqual([
       ['delivery-1', 'message', 'bot-1', ada.id, 1, 'delivered'],
       ['delivery-2', 'reply', ada.id, 'bot-1', 2, 'delivered'],
@@ -53,7 +70,7 @@ describe('botDelivery (in-process DSH)', () => {
   it('message_bot to a busy Bot is handled in its next turn, after the current one ends', async () => {
     const host = await start({
       mock: { fallback: callOnce('message_bot', { to: 'Ada', message: 'Also check the README.', reply_to: 'user' }, () => 'queued') },
-      ada: { fallback: (req) => said(req).includes('[Message from') ? { text: 'README checked' } : callOnce('slow', {}, () => 'slow part finished')(req) },
+      ada: { fallback: (req) => (said(req).includes('[Message from') ? { text: 'README checked' } : callOnce('slow', {}, () => 'slow part finished')(req)) },
     })
     const slow = slowTool(host, 'until-released')
     const roster = host.ctx.botRoster
@@ -72,7 +89,10 @@ describe('botDelivery (in-process DSH)', () => {
     const relayed = userMessages(adaAgent).find((m) => m.source.type === 'message')!
     expect(turnAt(adaAgent, relayed.index)).toBe(2)
     const ends = turnEnds(adaAgent)
-    expect(ends.map((e) => [e.turn, e.reason.kind])).toEqual([[1, 'completed'], [2, 'completed']])
+    expect(ends.map((e) => [e.turn, e.reason.kind])).toEqual([
+      [1, 'completed'],
+      [2, 'completed'],
+    ])
     // turn 1 finished its slow work before the message entered
     const firstEnd = adaAgent.session.events.findIndex((e) => e.type === 'turn/end')
     expect(firstEnd).toBeLessThan(relayed.index)
@@ -80,11 +100,14 @@ describe('botDelivery (in-process DSH)', () => {
     expect(userMessages(main).some((m) => m.source.type === 'reply')).toBe(false)
   })
 
-  it('interrupt_bot enters the busy Bot\'s current turn at its next request; to an idle Bot it starts a turn', async () => {
+  it("interrupt_bot enters the busy Bot's current turn at its next request; to an idle Bot it starts a turn", async () => {
     let phase = 'busy'
     const host = await start({
       mock: { fallback: (req) => callOnce('interrupt_bot', { to: 'Ada', message: phase === 'busy' ? 'STOP-USING-TABS' : 'WAKE-UP' }, () => 'done')(req) },
-      ada: { fallback: (req) => said(req).includes('[Interruption') && !lastToolResults(req).length ? { text: 'ok, woke' } : callOnce('slow', {}, () => 'finished')(req) },
+      ada: {
+        fallback: (req) =>
+          said(req).includes('[Interruption') && !lastToolResults(req).length ? { text: 'ok, woke' } : callOnce('slow', {}, () => 'finished')(req),
+      },
     })
     const slow = slowTool(host, 'until-released')
     const roster = host.ctx.botRoster
@@ -118,10 +141,15 @@ describe('botDelivery (in-process DSH)', () => {
     expect(toolResults(main, 'interrupt_bot')[1]).toMatch(/^Ada was idle; your message \(delivery-2, hop 1\) started its turn\./)
   })
 
-  it('stop_bot aborts the turn, discards queued Bot messages (recorded, reported to each sender), keeps the user\'s prompts, and tells the target why', async () => {
+  it("stop_bot aborts the turn, discards queued Bot messages (recorded, reported to each sender), keeps the user's prompts, and tells the target why", async () => {
     const host = await start({
       mock: { fallback: callOnce('stop_bot', { to: 'Ada', reason: 'the user changed the plan' }, () => 'stopped') },
-      ada: { fallback: (req) => said(req).includes('stopped your previous turn') || said(req).includes('LATER') ? { text: 'understood' } : callOnce('slow', {}, () => 'finished')(req) },
+      ada: {
+        fallback: (req) =>
+          said(req).includes('stopped your previous turn') || said(req).includes('LATER')
+            ? { text: 'understood' }
+            : callOnce('slow', {}, () => 'finished')(req),
+      },
       bob: { fallback: { text: 'ok' } },
       cy: { fallback: { text: 'ok' } },
     })
@@ -143,13 +171,20 @@ describe('botDelivery (in-process DSH)', () => {
     userPrompt(main, 'stop Ada')
     await quiesce(host)
 
-    expect(toolResults(main, 'stop_bot')[0]).toBe("Stopped Ada's turn. 2 queued Bot message(s) were discarded and their senders told. 1 prompt(s) the user had queued are kept. Its next turn tells it that you stopped it and why.")
+    expect(toolResults(main, 'stop_bot')[0]).toBe(
+      "Stopped Ada's turn. 2 queued Bot message(s) were discarded and their senders told. 1 prompt(s) the user had queued are kept. Its next turn tells it that you stopped it and why.",
+    )
     const ends = turnEnds(adaAgent)
     expect(ends[0]).toMatchObject({ turn: 1, reason: { kind: 'aborted', reason: { reason: 'stopped by Main: the user changed the plan' } } })
-    for (const [d, sender] of [[fromBob.delivery, bob], [fromCy.delivery, cy]] as const) {
+    for (const [d, sender] of [
+      [fromBob.delivery, bob],
+      [fromCy.delivery, cy],
+    ] as const) {
       expect(delivery.delivery(d.id)).toMatchObject({ status: 'discarded', outcome: 'discarded: Main stopped Ada (the user changed the plan)' })
       const report = userMessages(await roster.agentOf(sender.id)).find((m) => m.source.type === 'reply')!
-      expect(report.text).toContain(`Not delivered: your message to Ada (${d.id}) was discarded before Ada read it, because Main stopped Ada ("the user changed the plan")`)
+      expect(report.text).toContain(
+        `Not delivered: your message to Ada (${d.id}) was discarded before Ada read it, because Main stopped Ada ("the user changed the plan")`,
+      )
     }
     const adaLog = userMessages(adaAgent)
     expect(adaLog.some((m) => m.text.includes('QUEUED'))).toBe(false)
@@ -188,10 +223,15 @@ describe('botDelivery (in-process DSH)', () => {
   })
 
   it('refuses unknown targets, self-messages and deleted targets as answers', async () => {
-    const calls: unknown[] = [{ to: 'Nobody', message: 'hi' }, { to: 'Bee', message: 'me' }, { to: 'Gone', message: 'hi' }, { to: 'Ada', message: '  ' }]
+    const calls: unknown[] = [
+      { to: 'Nobody', message: 'hi' },
+      { to: 'Bee', message: 'me' },
+      { to: 'Gone', message: 'hi' },
+      { to: 'Ada', message: '  ' },
+    ]
     let i = 0
     const host = await start({
-      bee: { fallback: (req) => lastToolResults(req).length ? { text: 'ok' } : { toolCalls: [{ name: 'message_bot', args: calls[i++] }] } },
+      bee: { fallback: (req) => (lastToolResults(req).length ? { text: 'ok' } : { toolCalls: [{ name: 'message_bot', args: calls[i++] }] }) },
     })
     const roster = host.ctx.botRoster
     await roster.create(user, { name: 'Ada', model: 'mock/ada' })
@@ -213,9 +253,12 @@ describe('botDelivery (in-process DSH)', () => {
   })
 
   it('hops: two Bots that always delegate back to each other stop at the limit; model requests are bounded', async () => {
-    const delegate = (to: string) => (req: RecordedRequest): Reply => lastToolResults(req).length
-      ? { text: `gave up: ${lastToolResults(req)[0]!.text.slice(0, 40)}` }
-      : { toolCalls: [{ name: 'message_bot', args: { to, message: 'please handle this for me', reply_to: 'user' } }] }
+    const delegate =
+      (to: string) =>
+      (req: RecordedRequest): Reply =>
+        lastToolResults(req).length
+          ? { text: `gave up: ${lastToolResults(req)[0]!.text.slice(0, 40)}` }
+          : { toolCalls: [{ name: 'message_bot', args: { to, message: 'please handle this for me', reply_to: 'user' } }] }
     const host = await start({ ada: { fallback: delegate('Bob') }, bob: { fallback: delegate('Ada') } })
     const roster = host.ctx.botRoster
     const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
@@ -232,13 +275,18 @@ describe('botDelivery (in-process DSH)', () => {
   })
 
   it('hops with replies (reply_to me) and a fan-out cap terminate at the derived count: 18 messages, 18 replies, 74 model requests', async () => {
-    const fanout = (others: string[]) => (req: RecordedRequest): Reply => lastToolResults(req).length
-      ? { text: 'waiting for answers' }
-      : { toolCalls: others.map((to) => ({ name: 'message_bot', args: { to, message: 'help me' } })) }
-    const host = track(await team(
-      { ada: { fallback: fanout(['Bob', 'Cy']) }, bob: { fallback: fanout(['Ada', 'Cy']) }, cy: { fallback: fanout(['Ada', 'Bob']) } },
-      { config: { team: { ...Config.parse({}).team, hopLimit: 3 } } }, // the defaults (work budget 40, 5 sends per turn) with hop limit 3
-    ))
+    const fanout =
+      (others: string[]) =>
+      (req: RecordedRequest): Reply =>
+        lastToolResults(req).length
+          ? { text: 'waiting for answers' }
+          : { toolCalls: others.map((to) => ({ name: 'message_bot', args: { to, message: 'help me' } })) }
+    const host = track(
+      await team(
+        { ada: { fallback: fanout(['Bob', 'Cy']) }, bob: { fallback: fanout(['Ada', 'Cy']) }, cy: { fallback: fanout(['Ada', 'Bob']) } },
+        { config: { team: { ...Config.parse({}).team, hopLimit: 3 } } }, // the defaults (work budget 40, 5 sends per turn) with hop limit 3
+      ),
+    )
     const roster = host.ctx.botRoster
     await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     await roster.create(user, { name: 'Bob', model: 'mock/bob' })

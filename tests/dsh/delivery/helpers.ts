@@ -39,7 +39,9 @@ export function stateWhere(host: DshHost, holds: () => boolean): Promise<void> {
 /** A signal a scripted reply can give (`fire()`) and a test can await (`fired`). */
 export function signal(): { fire(): void; fired: Promise<void> } {
   let fire!: () => void
-  const fired = new Promise<void>((r) => { fire = r })
+  const fired = new Promise<void>((r) => {
+    fire = r
+  })
   return { fire, fired }
 }
 
@@ -99,7 +101,9 @@ export function turnAt(agent: Agent, index: number): number {
 }
 
 export function turnEnds(agent: Agent) {
-  return agent.session.events.filter((e) => e.type === 'turn/end').map((e) => e.data as { turn: number; reason: { kind: string; reason?: { reason?: string } } })
+  return agent.session.events
+    .filter((e) => e.type === 'turn/end')
+    .map((e) => e.data as { turn: number; reason: { kind: string; reason?: { reason?: string } } })
 }
 
 export function toolResults(agent: Agent, name?: string): string[] {
@@ -129,26 +133,35 @@ export function slowTool(host: DshHost, ms: number | 'until-released' = 400) {
   const waiters = new Set<() => void>()
   const held = new Set<() => void>()
   let released = false
-  host.ctx.tools.register(defineTool({
-    name: 'slow',
-    description: 'slow work',
-    parameters: {},
-    output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text' as const, text: v }] },
-    async execute(_args, exec) {
-      state.started++
-      for (const wake of waiters) wake()
-      await new Promise<void>((resolve, reject) => {
-        const done = () => { held.delete(done); resolve() }
-        const t = ms === 'until-released' ? undefined : setTimeout(done, ms)
-        if (ms === 'until-released') {
-          if (released) return resolve()
-          held.add(done)
-        }
-        exec.signal.addEventListener('abort', () => { clearTimeout(t); held.delete(done); reject(new Error('aborted')) })
-      })
-      return 'slow work done'
-    },
-  }))
+  host.ctx.tools.register(
+    defineTool({
+      name: 'slow',
+      description: 'slow work',
+      parameters: {},
+      output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text' as const, text: v }] },
+      async execute(_args, exec) {
+        state.started++
+        for (const wake of waiters) wake()
+        await new Promise<void>((resolve, reject) => {
+          const done = () => {
+            held.delete(done)
+            resolve()
+          }
+          const t = ms === 'until-released' ? undefined : setTimeout(done, ms)
+          if (ms === 'until-released') {
+            if (released) return resolve()
+            held.add(done)
+          }
+          exec.signal.addEventListener('abort', () => {
+            clearTimeout(t)
+            held.delete(done)
+            reject(new Error('aborted'))
+          })
+        })
+        return 'slow work done'
+      },
+    }),
+  )
   return {
     state,
     /** Let every held call (and every later one) finish. */
@@ -187,7 +200,12 @@ export function turnsAtOnce(host: DshHost, sessions: ReadonlyMap<string, string>
       most = Math.max(most, ++running)
     } else if (event.type === 'turn/end') running--
   })
-  return { started, get most() { return most } }
+  return {
+    started,
+    get most() {
+      return most
+    },
+  }
 }
 
 /** Resolves at the next `turn/end` of a Session (register it before what starts the turn). */

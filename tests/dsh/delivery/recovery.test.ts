@@ -23,7 +23,10 @@ afterEach(() => {
 // Registered after the homes hook, so (after-hooks run last-registered first) hosts go before their homes.
 const track = disposedAfterEach()
 
-const on = async (home: string) => track(await team({ mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada handled it' } }, bob: { fallback: { text: 'Bob handled it' } } }, { home }))
+const on = async (home: string) =>
+  track(
+    await team({ mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada handled it' } }, bob: { fallback: { text: 'Bob handled it' } } }, { home }),
+  )
 
 /** Record a pending Main → target message in team state, exactly as `send` would (outbox first). */
 async function recordPending(host: DshHost, to: string, body: string): Promise<Delivery> {
@@ -31,7 +34,19 @@ async function recordPending(host: DshHost, to: string, body: string): Promise<D
   const sessionId = String((await host.ctx.botRoster.agentOf(to)).id)
   let d: Delivery | undefined
   await host.ctx.botStore.update((s) => {
-    d = { id: allocateId(s, 'delivery'), from: main.id, to, kind: 'message', body, hop: 1, replyTo: null, createdAt: new Date().toISOString(), status: 'pending', replyMode: 'user', sessionId }
+    d = {
+      id: allocateId(s, 'delivery'),
+      from: main.id,
+      to,
+      kind: 'message',
+      body,
+      hop: 1,
+      replyTo: null,
+      createdAt: new Date().toISOString(),
+      status: 'pending',
+      replyMode: 'user',
+      sessionId,
+    }
     s.deliveries.push(d)
   })
   return d!
@@ -47,7 +62,12 @@ function relayMessage(d: Delivery, fromName: string): UserMessage {
 const CHILD = fileURLToPath(new URL('./fixtures/delivery-child.ts', import.meta.url))
 
 /** Run the child in `queue` mode on `home`, SIGKILL it once it says the message is queued. */
-const queuedThenKilled = (home: string) => killedAtMarker<{ deliveryId: string; messageId: string; botId: string; sessionId: string; status: string; inbox: number }>(CHILD, [home, 'queue', '1'], 'queued ')
+const queuedThenKilled = (home: string) =>
+  killedAtMarker<{ deliveryId: string; messageId: string; botId: string; sessionId: string; status: string; inbox: number }>(
+    CHILD,
+    [home, 'queue', '1'],
+    'queued ',
+  )
 
 /** The events of one Session's log on disk (plain JSONL in this tier). */
 function sessionLog(home: string, sessionId: string): { type: string; data: unknown }[] {
@@ -63,13 +83,21 @@ function sessionLog(home: string, sessionId: string): { type: string; data: unkn
   }
   const file = find(join(home, 'sessions'))
   if (!file) throw new Error(`no log for ${sessionId}`)
-  return readFileSync(file, 'utf8').split('\n').slice(1).filter(Boolean).map((l) => JSON.parse(l) as { type: string; data: unknown })
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string; data: unknown })
 }
 
-const said = (host: DshHost, model: string) => host.adapter.model.loopRequests().filter((r) => r.model === model).map((r) => userTextsSinceLastAssistant(r).join('\n'))
+const said = (host: DshHost, model: string) =>
+  host.adapter.model
+    .loopRequests()
+    .filter((r) => r.model === model)
+    .map((r) => userTextsSinceLastAssistant(r).join('\n'))
 
 describe('delivery start-up recovery (restart on the same home)', () => {
-  it('a message already in the target\'s restored inbox (SIGKILL before its turn) is re-driven, not re-sent, and runs exactly once', async () => {
+  it("a message already in the target's restored inbox (SIGKILL before its turn) is re-driven, not re-sent, and runs exactly once", async () => {
     const home = mkdtempSync(join(tmpdir(), 'bot-delivery-redrive-'))
     homes.push(home)
     // A real DSH process records the delivery, DSH queues it (durable `agent/inbox/spliced`) without
@@ -121,14 +149,16 @@ describe('delivery start-up recovery (restart on the same home)', () => {
     // Whether DSH's shutdown got to log the inbox clear depends on its teardown order; either way
     // the outbox did not call it a discard, and the next start delivers the message once: sent
     // again when the clear was logged, re-driven from the restored inbox when it was not.
-    const cleared = sessionLog(home, String(adaAgent.id)).some((e) => e.type === 'agent/inbox/spliced' && (e.data as { outcome?: string }).outcome === 'canceled')
+    const cleared = sessionLog(home, String(adaAgent.id)).some(
+      (e) => e.type === 'agent/inbox/spliced' && (e.data as { outcome?: string }).outcome === 'canceled',
+    )
     const state = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8')) as { deliveries: Delivery[] }
     expect(state.deliveries.map((x) => [x.id, x.status])).toEqual([[d.id, 'pending']])
 
     const second = await on(home)
-    expect(second.ctx.botDelivery.recovered).toEqual(cleared
-      ? { delivered: 0, redriven: 0, sent: 1, discarded: 0 }
-      : { delivered: 0, redriven: 1, sent: 0, discarded: 0 })
+    expect(second.ctx.botDelivery.recovered).toEqual(
+      cleared ? { delivered: 0, redriven: 0, sent: 1, discarded: 0 } : { delivered: 0, redriven: 1, sent: 0, discarded: 0 },
+    )
     await quiesce(second)
     expect(userMessages(await second.ctx.botRoster.agentOf(ada.id)).filter((m) => m.source.deliveryId === d.id)).toHaveLength(1)
     expect(said(second, 'ada').filter((t) => t.includes('QUEUED-AT-SHUTDOWN'))).toHaveLength(1)
@@ -174,12 +204,22 @@ describe('delivery start-up recovery (restart on the same home)', () => {
     await bobAgent.whenIdle()
     await first.ctx.sessions.flush(bobAgent.session)
     await first.ctx.botDelivery.settled()
-    await first.ctx.botStore.update((s) => { Object.assign(s.deliveries.find((x) => x.id === ran.id)!, { status: 'pending' }); delete s.deliveries.find((x) => x.id === ran.id)!.outcome })
+    await first.ctx.botStore.update((s) => {
+      Object.assign(s.deliveries.find((x) => x.id === ran.id)!, { status: 'pending' })
+      delete s.deliveries.find((x) => x.id === ran.id)!.outcome
+    })
     // a record to a Bot that is gone by the restart (the roster's delete discards pending records in
     // its own transaction; a send racing it can still leave one pending)
     const orphan = await recordPending(first, gone.id, 'TO-A-DELETED-BOT')
-    await first.ctx.botStore.update((s) => { s.bots[gone.id]!.deleted = { at: new Date().toISOString(), by: 'user' } })
-    expect(first.ctx.botDelivery.log().filter((x) => x.status === 'pending').map((x) => x.id)).toEqual([lost.id, ran.id, orphan.id])
+    await first.ctx.botStore.update((s) => {
+      s.bots[gone.id]!.deleted = { at: new Date().toISOString(), by: 'user' }
+    })
+    expect(
+      first.ctx.botDelivery
+        .log()
+        .filter((x) => x.status === 'pending')
+        .map((x) => x.id),
+    ).toEqual([lost.id, ran.id, orphan.id])
     await first.dispose()
 
     const second = await on(home)

@@ -38,7 +38,9 @@ const pct = (xs: number[], p: number) => {
 }
 
 describe('state.json size under traffic', () => {
-  it(`after ${MESSAGES} messages of ${MESSAGE_MAX} characters between two Bots, state.json is under the bound the log's limits give`, { timeout: 180_000 }, async () => {
+  it(`after ${MESSAGES} messages of ${MESSAGE_MAX} characters between two Bots, state.json is under the bound the log's limits give`, {
+    timeout: 180_000,
+  }, async () => {
     const host = track(await team({ ada: { fallback: { text: 'ok' } }, bob: { fallback: { text: 'ok' } } }))
     const roster = host.ctx.botRoster
     const delivery = host.ctx.botDelivery
@@ -87,7 +89,9 @@ describe('state.json size under traffic', () => {
     const size = statSync(file).size
     const recordBytes = Math.max(...log.map((d) => JSON.stringify(d).length - [...d.body].length))
     const budgetBytes = Math.max(0, ...host.ctx.botStore.state.budgets.map((b) => JSON.stringify(b).length))
-    console.log(`state-size: messages=${MESSAGES} state_bytes=${size} bound_bytes=${bound} before_bytes=${before} records=${log.length} parts=${parts} budgets=${host.ctx.botStore.state.budgets.length} largest_record_fields=${recordBytes} largest_budget=${budgetBytes}`)
+    console.log(
+      `state-size: messages=${MESSAGES} state_bytes=${size} bound_bytes=${bound} before_bytes=${before} records=${log.length} parts=${parts} budgets=${host.ctx.botStore.state.budgets.length} largest_record_fields=${recordBytes} largest_budget=${budgetBytes}`,
+    )
     expect(recordBytes).toBeLessThanOrEqual(RECORD_FIELDS) // the per-record allowance holds (pretty-printing indents each field too)
     expect(budgetBytes).toBeLessThanOrEqual(BUDGET_BYTES)
     expect(size).toBeLessThan(bound)
@@ -96,9 +100,13 @@ describe('state.json size under traffic', () => {
     const saves: number[] = []
     for (let i = 0; i < 100; i++) {
       const t = performance.now()
-      await host.ctx.botStore.update((d) => { d.preferences.stateSizeProbe = i })
+      await host.ctx.botStore.update((d) => {
+        d.preferences.stateSizeProbe = i
+      })
       saves.push(performance.now() - t)
     }
-    console.log(`state-size: run_s=${((performance.now() - started) / 1000).toFixed(1)} save p50_ms=${pct(saves, 50).toFixed(2)} p99_ms=${pct(saves, 99).toFixed(2)}; botDelivery.send (record saved + hand-over) p50_ms=${pct(sends, 50).toFixed(2)} p99_ms=${pct(sends, 99).toFixed(2)}`)
+    console.log(
+      `state-size: run_s=${((performance.now() - started) / 1000).toFixed(1)} save p50_ms=${pct(saves, 50).toFixed(2)} p99_ms=${pct(saves, 99).toFixed(2)}; botDelivery.send (record saved + hand-over) p50_ms=${pct(sends, 50).toFixed(2)} p99_ms=${pct(sends, 99).toFixed(2)}`,
+    )
   })
 })

@@ -24,10 +24,7 @@ const config = (dir: string) => ({ dir, writer: 'always', defaultModel: 'mock/mo
 describe('plugin entry on real DSH (in-process)', () => {
   it('gives the Main Bot list_bots and its identity; a plain Session gets no team tools', async () => {
     host = await startDshHost({
-      steps: [
-        { toolCalls: [{ name: 'list_bots', args: {} }] },
-        (req) => ({ text: `Roster: ${lastToolResults(req)[0]?.text}` }),
-      ],
+      steps: [{ toolCalls: [{ name: 'list_bots', args: {} }] }, (req) => ({ text: `Roster: ${lastToolResults(req)[0]?.text}` })],
     })
     await host.ctx.plugin(plugin, config(join(host.home, 'bot')))
     const [main] = host.ctx.botRoster.bots()
@@ -43,7 +40,7 @@ describe('plugin entry on real DSH (in-process)', () => {
     expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
 
     const [first, second] = host.adapter.model.loopRequests()
-    expect(first?.system).toContain('You are Main, the team\'s Lead')
+    expect(first?.system).toContain("You are Main, the team's Lead")
     expect(first?.system).toContain('Team rules:')
     expect(first?.toolNames).toEqual(expect.arrayContaining(['list_bots', 'list_models', 'create_bot', 'update_bot', 'delete_bot']))
     expect(second?.messages.some((m) => m.role === 'tool' && m.text === roster)).toBe(true)
@@ -76,15 +73,28 @@ describe('plugin entry on real DSH (in-process)', () => {
     // scope must still go when the plugin unloads.
     const ownedByDsh = `session-${Math.random().toString(36).slice(2)}`
     const opened = host.ctx.botRoster.opens(ownedByDsh, { kind: 'own', botId: host.ctx.botRoster.bots()[0]!.id })
-    const survivorHandle = await host.ctx.agents.create({ sessionId: SessionId(ownedByDsh), meta: { cwd: host.cwd }, agentOptions: { provider: 'mock', model: 'mock' } })
+    const survivorHandle = await host.ctx.agents.create({
+      sessionId: SessionId(ownedByDsh),
+      meta: { cwd: host.cwd },
+      agentOptions: { provider: 'mock', model: 'mock' },
+    })
     opened()
     const survivor = survivorHandle.agent
-    const teamTools = () => host!.ctx.tools.schemas(survivor).map((t) => t.name).filter((n) => /_bots?$|_group|group_|_chat$/.test(n))
+    const teamTools = () =>
+      host!.ctx.tools
+        .schemas(survivor)
+        .map((t) => t.name)
+        .filter((n) => /_bots?$|_group|group_|_chat$/.test(n))
     expect(teamTools()).toEqual(expect.arrayContaining(['list_bots', 'message_bot', 'create_group']))
     expect(host.ctx.get('botArchive')?.status.driver).toBe('better-sqlite3')
     const live = await fetch(url)
     expect(live.status).toBe(200)
-    expect(await live.json()).toMatchObject({ plugin: 'dsh-bot-team', bots: [{ name: 'Main', main: true }], store: { mode: 'writer' }, archive: { driver: 'better-sqlite3' } })
+    expect(await live.json()).toMatchObject({
+      plugin: 'dsh-bot-team',
+      bots: [{ name: 'Main', main: true }],
+      store: { mode: 'writer' },
+      archive: { driver: 'better-sqlite3' },
+    })
     // The fence holds on the real server too: a foreign Origin is refused.
     expect((await fetch(url, { headers: { origin: 'http://evil.example' } })).status).toBe(403)
 

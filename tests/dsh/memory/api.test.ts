@@ -8,9 +8,15 @@ const send: WebTeamHost['send'] = (method, path, body, headers) => current().sen
 
 describe('the memory API (acting as the user)', () => {
   it('adds, edits, lists with sizes and limits, and forgets entries of a Bot and of the team', async () => {
-    expect(await send('POST', '/memory/Main', { text: 'The user prefers tabs' })).toMatchObject({ status: 201, body: { message: expect.stringMatching(/^Saved in Main's memory/) } })
+    expect(await send('POST', '/memory/Main', { text: 'The user prefers tabs' })).toMatchObject({
+      status: 201,
+      body: { message: expect.stringMatching(/^Saved in Main's memory/) },
+    })
     expect(await send('POST', '/memory/Main', { text: 'Deploys on Thursdays', team: true })).toMatchObject({ status: 201 })
-    expect(await send('POST', '/memory/Main', { text: 'The user prefers spaces', replace: 'tabs' })).toMatchObject({ status: 201, body: { message: expect.stringMatching(/^Replaced/) } })
+    expect(await send('POST', '/memory/Main', { text: 'The user prefers spaces', replace: 'tabs' })).toMatchObject({
+      status: 201,
+      body: { message: expect.stringMatching(/^Replaced/) },
+    })
     const listed = await send('GET', '/memory/Main')
     expect(listed.status).toBe(200)
     expect(listed.body.entries).toEqual([

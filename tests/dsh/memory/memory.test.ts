@@ -17,7 +17,13 @@ const user = { kind: 'user' } as const
 const memoryDir = (host: DshHost) => join(host.home, 'bot', 'memory')
 const journal = (host: DshHost) => {
   const file = join(memoryDir(host), 'journal.jsonl')
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : []
 }
 const mainBot = (host: DshHost) => host.ctx.botRoster.bots().find((b) => b.main)!
 const memorySection = (system: string) => system.slice(system.indexOf('# Your long-term memory'))
@@ -41,7 +47,15 @@ describe('botMemory (in-process DSH)', () => {
     const file = join(memoryDir(host), 'bots', main.id, 'MEMORY.md')
     expect(readFileSync(file, 'utf8')).toMatch(/^# Main's memory\n- The user prefers tabs over spaces <!-- added: \d{4}-\d{2}-\d{2}; source: part 1 -->\n$/)
     expect(statSync(file).mode & 0o777).toBe(0o600)
-    expect(journal(host)).toEqual([expect.objectContaining({ op: 'add', scope: `bot:${main.id}`, file: `bots/${main.id}/MEMORY.md`, actor: main.id, after: 'The user prefers tabs over spaces' })])
+    expect(journal(host)).toEqual([
+      expect.objectContaining({
+        op: 'add',
+        scope: `bot:${main.id}`,
+        file: `bots/${main.id}/MEMORY.md`,
+        actor: main.id,
+        after: 'The user prefers tabs over spaces',
+      }),
+    ])
   })
 
   it('the memory section is frozen for the part: unchanged after remember, while a Session started later shows the entry', async () => {
@@ -108,7 +122,12 @@ describe('botMemory (in-process DSH)', () => {
     expect(await host.ctx.botMemory.remember(actor, { text: 'likes tea' })).toMatch(/Already in your memory\. Nothing changed/)
     expect(await host.ctx.botMemory.forget(actor, { entry: 'likes tea' })).toMatch(/^Removed/)
     const text = readFileSync(file, 'utf8')
-    expect(text.split('\n').filter(Boolean).map((l) => l.replace(/ <!--.*-->$/, ''))).toEqual(["# Main's memory", '- uses pnpm', 'A note I wrote by hand.'])
+    expect(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.replace(/ <!--.*-->$/, '')),
+    ).toEqual(["# Main's memory", '- uses pnpm', 'A note I wrote by hand.'])
     expect(journal(host).map((j) => [j.op, j.before, j.after])).toEqual([
       ['add', undefined, 'uses npm'],
       ['add', undefined, 'likes tea'],
@@ -118,7 +137,14 @@ describe('botMemory (in-process DSH)', () => {
   })
 
   it('every cap, the total per scope included, refuses with what to do and changes nothing', async () => {
-    const host = await team(undefined, { config: { memory: { limits: { entry: 40, memoryFile: 400, topicFile: 300, topics: 2, scopeTotal: 800 }, review: { enabled: false, maxChanges: 4, maxTokens: 1024 } } } })
+    const host = await team(undefined, {
+      config: {
+        memory: {
+          limits: { entry: 40, memoryFile: 400, topicFile: 300, topics: 2, scopeTotal: 800 },
+          review: { enabled: false, maxChanges: 4, maxTokens: 1024 },
+        },
+      },
+    })
     const main = mainBot(host)
     const actor = from(host, main.id)
     const mem = host.ctx.botMemory
@@ -222,15 +248,23 @@ describe('botMemory (in-process DSH)', () => {
 })
 
 describe('end-of-turn memory review (in-process DSH)', () => {
-  const reviewOn = { memory: { limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 }, review: { enabled: true, maxChanges: 4, maxTokens: 512 } } }
+  const reviewOn = {
+    memory: {
+      limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 },
+      review: { enabled: true, maxChanges: 4, maxTokens: 512 },
+    },
+  }
   /** A script whose review calls get `answers` in order and whose Bot turns answer "ok". */
   const reviewing = (answers: string[]): Script => {
     let n = 0
-    return { review: () => ({ text: answers[n++] ?? '{"changes":[]}', usage: { input: 300, output: 40 } }), fallback: { text: 'ok', usage: { input: 5_000, output: 50 } } }
+    return {
+      review: () => ({ text: answers[n++] ?? '{"changes":[]}', usage: { input: 300, output: 40 } }),
+      fallback: { text: 'ok', usage: { input: 5_000, output: 50 } },
+    }
   }
   const reviewRequests = (host: DshHost) => host.adapter.model.requests.filter((r) => r.purpose === 'memory-review')
 
-  it('is on by default: a turn with user text gets one review side call on the default model, answered apart from the Bot\'s steps', async () => {
+  it("is on by default: a turn with user text gets one review side call on the default model, answered apart from the Bot's steps", async () => {
     const host = await team({ steps: [{ text: 'first' }, { text: 'second' }], review: '{"changes":[{"op":"add","text":"The user likes short answers"}]}' })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const agent = await host.ctx.botRoster.agentOf(ada.id)
@@ -244,11 +278,18 @@ describe('end-of-turn memory review (in-process DSH)', () => {
   })
 
   it('applies valid proposals through the same caps and filter (a secret-like one dropped, a team add by a plain Bot kept as its own), journaled as auto, tokens counted apart', async () => {
-    const host = await team(reviewing([JSON.stringify({ changes: [
-      { op: 'add', text: 'The user prefers tabs' },
-      { op: 'add', text: 'the wifi password is sunshine42' },
-      { op: 'add', text: 'Standups are at 9:30', team: true },
-    ] })]), { config: reviewOn })
+    const host = await team(
+      reviewing([
+        JSON.stringify({
+          changes: [
+            { op: 'add', text: 'The user prefers tabs' },
+            { op: 'add', text: 'the wifi password is sunshine42' },
+            { op: 'add', text: 'Standups are at 9:30', team: true },
+          ],
+        }),
+      ]),
+      { config: reviewOn },
+    )
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     await prompt(host, await host.ctx.botRoster.agentOf(ada.id), 'I prefer tabs; the wifi password is sunshine42; standups are at 9:30')
     await host.ctx.botMemory.settled()
@@ -257,10 +298,17 @@ describe('end-of-turn memory review (in-process DSH)', () => {
     expect(own).toContain('- Standups are at 9:30')
     expect(own).not.toContain('sunshine42')
     expect(host.ctx.botMemory.files.read('team').memory).toBe('')
-    expect(journal(host).map((j) => [j.op, j.auto, j.after])).toEqual([['add', true, 'The user prefers tabs'], ['add', true, 'Standups are at 9:30']])
+    expect(journal(host).map((j) => [j.op, j.auto, j.after])).toEqual([
+      ['add', true, 'The user prefers tabs'],
+      ['add', true, 'Standups are at 9:30'],
+    ])
     const stats = host.ctx.botMemory.reviewStats()
     expect(stats).toMatchObject({ reviews: 1, calls: 1, applied: 2, dropped: 1, malformed: 0, inputTokens: 300, outputTokens: 40 })
-    expect(reviewRequests(host)[0]!.messages.map((m) => JSON.stringify(m)).join('')).toContain('User: I prefer tabs')
+    expect(
+      reviewRequests(host)[0]!
+        .messages.map((m) => JSON.stringify(m))
+        .join(''),
+    ).toContain('User: I prefer tabs')
   })
 
   it('ignores a malformed answer and reads the same lines again after the next turn; a turn without new user text makes no call', async () => {
@@ -273,13 +321,20 @@ describe('end-of-turn memory review (in-process DSH)', () => {
     expect(journal(host)).toEqual([])
     await prompt(host, agent, 'thanks')
     await host.ctx.botMemory.settled()
-    const second = reviewRequests(host)[1]!.messages.map((m) => JSON.stringify(m)).join('')
+    const second = reviewRequests(host)[1]!
+      .messages.map((m) => JSON.stringify(m))
+      .join('')
     expect(second).toContain('User: I like tabs')
     expect(second).toContain('User: thanks')
     expect(host.ctx.botMemory.files.read(`bot:${ada.id}`).memory).toContain('- The user likes tabs')
     // Nothing new from the user since: a turn another Bot starts is not reviewed with a model call.
     const calls = host.ctx.botMemory.reviewStats().calls
-    agent.followup((await import('@deepseek-ai/dsh-llm')).createUserMessage({ content: [{ type: 'text', text: 'note from a plugin' }], source: { kind: 'plugin', plugin: 'x' } as never }))
+    agent.followup(
+      (await import('@deepseek-ai/dsh-llm')).createUserMessage({
+        content: [{ type: 'text', text: 'note from a plugin' }],
+        source: { kind: 'plugin', plugin: 'x' } as never,
+      }),
+    )
     await agent.whenIdle()
     await host.ctx.botMemory.settled()
     expect(host.ctx.botMemory.reviewStats().calls).toBe(calls)

@@ -32,7 +32,10 @@ describe('the limits API', () => {
     const terminal = captureTerminal()
     web = await startWebTeamHost()
     const lowered = await web.send('PUT', '/limits', { hopLimit: 2, turnTimeoutMs: 5_000 })
-    expect(lowered).toMatchObject({ status: 200, body: { overrides: { hopLimit: 2, turnTimeoutMs: 5_000 }, limits: { hopLimit: 2, turnTimeoutMs: 5_000 }, config: { hopLimit: 6 } } })
+    expect(lowered).toMatchObject({
+      status: 200,
+      body: { overrides: { hopLimit: 2, turnTimeoutMs: 5_000 }, limits: { hopLimit: 2, turnTimeoutMs: 5_000 }, config: { hopLimit: 6 } },
+    })
     expect(web.host.ctx.botStore.state.limits).toEqual({ hopLimit: 2, turnTimeoutMs: 5_000 })
 
     const revision = web.host.ctx.botStore.state.revision
@@ -45,7 +48,10 @@ describe('the limits API', () => {
     expect(web.host.ctx.botStore.state.revision).toBe(revision)
 
     const paired = { ...JSON_TYPE, [PAIRING_HEADER]: await pairBrowser(web, terminal, browser) }
-    expect(await web.send('PUT', '/limits', { hopLimit: null, workBudget: 80 }, paired)).toMatchObject({ status: 200, body: { overrides: { turnTimeoutMs: 5_000, workBudget: 80 }, limits: { hopLimit: 6, workBudget: 80 } } })
+    expect(await web.send('PUT', '/limits', { hopLimit: null, workBudget: 80 }, paired)).toMatchObject({
+      status: 200,
+      body: { overrides: { turnTimeoutMs: 5_000, workBudget: 80 }, limits: { hopLimit: 6, workBudget: 80 } },
+    })
     // clearing the last overrides removes the field from team state
     expect(await web.send('PUT', '/limits', { turnTimeoutMs: null, workBudget: null }, paired)).toMatchObject({ status: 200, body: { overrides: {} } })
     expect(web.host.ctx.botStore.state.limits).toBeUndefined()
@@ -76,16 +82,20 @@ describe('the limits API', () => {
 
 describe('a limit changed over HTTP applies at the next check, without a restart', () => {
   it('lowering the hop limit makes the next over-limit message_bot refuse', async () => {
-    const delegate = (to: string) => (req: RecordedRequest): Reply => lastToolResults(req).length
-      ? { text: `gave up: ${lastToolResults(req)[0]!.text.slice(0, 40)}` }
-      : { toolCalls: [{ name: 'message_bot', args: { to, message: 'please handle this for me', reply_to: 'user' } }] }
+    const delegate =
+      (to: string) =>
+      (req: RecordedRequest): Reply =>
+        lastToolResults(req).length
+          ? { text: `gave up: ${lastToolResults(req)[0]!.text.slice(0, 40)}` }
+          : { toolCalls: [{ name: 'message_bot', args: { to, message: 'please handle this for me', reply_to: 'user' } }] }
     web = await startWebTeamHost({ mock: { fallback: { text: 'ok' } }, ada: { fallback: delegate('Bob') }, bob: { fallback: delegate('Ada') } })
     const host = web.host
     await host.ctx.botDelivery.ready
     const roster = host.ctx.botRoster
     const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     const bob = await roster.create(user, { name: 'Bob', model: 'mock/bob' })
-    const refusals = async () => [...toolResults(await roster.agentOf(ada.id)), ...toolResults(await roster.agentOf(bob.id))].filter((r) => r.includes('hop limit'))
+    const refusals = async () =>
+      [...toolResults(await roster.agentOf(ada.id)), ...toolResults(await roster.agentOf(bob.id))].filter((r) => r.includes('hop limit'))
 
     expect((await web.send('PUT', '/limits', { hopLimit: 3 })).status).toBe(200)
     userPrompt(await roster.agentOf(ada.id), 'start the ping-pong')

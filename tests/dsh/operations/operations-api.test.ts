@@ -11,7 +11,11 @@ const pair = () => web().pairedHeaders()
 describe('the operations API', () => {
   it('refuses pausing, scheduling and reading diagnostics without a paired browser, and changes nothing', async () => {
     const revision = web().host.ctx.botStore.state.revision
-    for (const [method, path, body] of [['PUT', '/pause', { paused: true }], ['POST', '/schedules', { bot: 'Main', prompt: 'x', every_minutes: 10 }], ['GET', '/diagnostics', undefined]] as const) {
+    for (const [method, path, body] of [
+      ['PUT', '/pause', { paused: true }],
+      ['POST', '/schedules', { bot: 'Main', prompt: 'x', every_minutes: 10 }],
+      ['GET', '/diagnostics', undefined],
+    ] as const) {
       const r = await web().send(method, path, body)
       expect({ path, status: r.status }).toEqual({ path, status: 403 })
       expect(r.body.error).toMatch(/paired team page/)
@@ -49,8 +53,16 @@ describe('the operations API', () => {
     }
     expect(web().host.ctx.botStore.state.revision).toBe(revision)
 
-    const created = await web().send('POST', '/schedules', { bot: 'Main', prompt: 'summarise the day', daily: { time: '18:00', time_zone: 'Europe/Berlin' } }, paired)
-    expect(created).toMatchObject({ status: 201, body: { schedule: { id: 'schedule-1', createdBy: 'user', rule: { kind: 'daily', time: '18:00', timeZone: 'Europe/Berlin' } } } })
+    const created = await web().send(
+      'POST',
+      '/schedules',
+      { bot: 'Main', prompt: 'summarise the day', daily: { time: '18:00', time_zone: 'Europe/Berlin' } },
+      paired,
+    )
+    expect(created).toMatchObject({
+      status: 201,
+      body: { schedule: { id: 'schedule-1', createdBy: 'user', rule: { kind: 'daily', time: '18:00', timeZone: 'Europe/Berlin' } } },
+    })
     expect((await web().send('GET', '/schedules')).body.schedules.map((s: any) => s.id)).toEqual(['schedule-1'])
     expect(await web().send('DELETE', '/schedules/schedule-1')).toMatchObject({ status: 200, body: { deleted: { id: 'schedule-1' } } })
     expect(await web().send('DELETE', '/schedules/schedule-1')).toMatchObject({ status: 404 })
@@ -65,7 +77,10 @@ describe('the operations API', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/application\/x-ndjson/)
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="bot-team-diagnostics.jsonl"')
-    const lines = (await res.text()).trim().split('\n').map((l) => JSON.parse(l))
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines.map((l) => l.kind)).toEqual(expect.arrayContaining(['start', 'pause']))
   })
 })

@@ -16,9 +16,15 @@ afterEach(() => {
 const track = disposedAfterEach()
 
 /** Main answers a prompt with two messages to Ada (in this order), then says it is done. */
-const main = (req: RecordedRequest): Reply => lastToolResults(req).length
-  ? { text: 'sent both' }
-  : { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'first', reply_to: 'user' } }, { name: 'message_bot', args: { to: 'Ada', message: 'second', reply_to: 'user' } }] }
+const main = (req: RecordedRequest): Reply =>
+  lastToolResults(req).length
+    ? { text: 'sent both' }
+    : {
+        toolCalls: [
+          { name: 'message_bot', args: { to: 'Ada', message: 'first', reply_to: 'user' } },
+          { name: 'message_bot', args: { to: 'Ada', message: 'second', reply_to: 'user' } },
+        ],
+      }
 const script = { mock: { fallback: main }, ada: { fallback: { text: 'Ada done' } } }
 
 describe('pause switch (in-process DSH)', () => {
@@ -35,12 +41,18 @@ describe('pause switch (in-process DSH)', () => {
     const adaAgent = await roster.agentOf(ada.id)
     // The person's prompt ran (Main answered); its messages are recorded but not handed over.
     expect(mainAgent.session.events.some((e) => e.type === 'turn/end')).toBe(true)
-    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([['first', 'pending'], ['second', 'pending']])
+    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([
+      ['first', 'pending'],
+      ['second', 'pending'],
+    ])
     expect(userMessages(adaAgent)).toEqual([])
 
     await host.ctx.botPause.resume()
     await quiesce(host)
-    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([['first', 'delivered'], ['second', 'delivered']])
+    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([
+      ['first', 'delivered'],
+      ['second', 'delivered'],
+    ])
     expect(userMessages(adaAgent).map((m) => /\b(first|second)\b/.exec(m.text)?.[1])).toEqual(['first', 'second'])
   })
 
@@ -70,9 +82,15 @@ describe('pause switch (in-process DSH)', () => {
 
 describe('other holds through the same seam (addHold)', () => {
   it('a hold on one Bot keeps its messages back while messages to other Bots go; lifting it releases them', async () => {
-    const toBoth = (req: RecordedRequest): Reply => lastToolResults(req).length
-      ? { text: 'sent' }
-      : { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'for Ada', reply_to: 'user' } }, { name: 'message_bot', args: { to: 'Bob', message: 'for Bob', reply_to: 'user' } }] }
+    const toBoth = (req: RecordedRequest): Reply =>
+      lastToolResults(req).length
+        ? { text: 'sent' }
+        : {
+            toolCalls: [
+              { name: 'message_bot', args: { to: 'Ada', message: 'for Ada', reply_to: 'user' } },
+              { name: 'message_bot', args: { to: 'Bob', message: 'for Bob', reply_to: 'user' } },
+            ],
+          }
     const host = track(await team({ mock: { fallback: toBoth }, ada: { fallback: { text: 'ok' } } }))
     const roster = host.ctx.botRoster
     const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
@@ -84,12 +102,18 @@ describe('other holds through the same seam (addHold)', () => {
 
     userPrompt(await roster.agentOf('bot-1'), 'tell both')
     await quiesce(host)
-    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([['for Ada', 'pending'], ['for Bob', 'delivered']])
+    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([
+      ['for Ada', 'pending'],
+      ['for Bob', 'delivered'],
+    ])
     expect(userMessages(await roster.agentOf(ada.id))).toEqual([])
 
     lift() // disposing the hold releases held work
     await quiesce(host)
-    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([['for Ada', 'delivered'], ['for Bob', 'delivered']])
+    expect(host.ctx.botDelivery.log().map((d) => [d.body, d.status])).toEqual([
+      ['for Ada', 'delivered'],
+      ['for Bob', 'delivered'],
+    ])
     expect(userMessages(await roster.agentOf(ada.id)).map((m) => /for Ada/.test(m.text))).toEqual([true])
   })
 })

@@ -31,7 +31,7 @@ const tasksIn = (agent: Parameters<typeof userMessages>[0]) => userMessages(agen
 const script: ScriptMap = { mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada did the task' } } }
 
 describe('scheduled tasks (in-process DSH, fake clock)', () => {
-  it('fires once when due, as a follow-up in the Bot\'s chat with its own work budget, and plans the next run', async () => {
+  it("fires once when due, as a follow-up in the Bot's chat with its own work budget, and plans the next run", async () => {
     const clock = new FakeClock(START)
     const host = await team(script, clock)
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
@@ -53,7 +53,10 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
   it('does not fire while its Bot is busy; runs once right after the turn ends', async () => {
     const clock = new FakeClock(START)
     const busy = (req: RecordedRequest): Reply => (lastToolResults(req).length ? { text: 'slow done' } : { toolCalls: [{ name: 'slow', args: {} }] })
-    const host = await team({ mock: { fallback: { text: 'ok' } }, ada: { fallback: (req) => (JSON.stringify(req).includes('Scheduled task') ? { text: 'task done' } : busy(req)) } }, clock)
+    const host = await team(
+      { mock: { fallback: { text: 'ok' } }, ada: { fallback: (req) => (JSON.stringify(req).includes('Scheduled task') ? { text: 'task done' } : busy(req)) } },
+      clock,
+    )
     const slow = slowTool(host, 'until-released')
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     await host.ctx.botSchedules.create(person, { bot: 'Ada', prompt: 'check the build', every_minutes: 10 })
@@ -146,12 +149,28 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
 
   it('a Bot sets a task with its tool in a turn the user opened, at its own authority; refused in a turn another Bot started', async () => {
     const clock = new FakeClock(START)
-    const schedule = (req: RecordedRequest): Reply => (lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'schedule_task', args: { prompt: 'send the weekly summary', time: '09:00', days: 'mon', time_zone: 'Europe/Berlin' } }] })
-    const host = await team({ mock: { fallback: schedule }, ada: { fallback: (req) => (lastToolResults(req).length ? { text: 'asked' } : { toolCalls: [{ name: 'message_bot', args: { to: 'Main', message: 'please schedule', reply_to: 'user' } }] }) } }, clock)
+    const schedule = (req: RecordedRequest): Reply =>
+      lastToolResults(req).length
+        ? { text: 'done' }
+        : { toolCalls: [{ name: 'schedule_task', args: { prompt: 'send the weekly summary', time: '09:00', days: 'mon', time_zone: 'Europe/Berlin' } }] }
+    const host = await team(
+      {
+        mock: { fallback: schedule },
+        ada: {
+          fallback: (req) =>
+            lastToolResults(req).length
+              ? { text: 'asked' }
+              : { toolCalls: [{ name: 'message_bot', args: { to: 'Main', message: 'please schedule', reply_to: 'user' } }] },
+        },
+      },
+      clock,
+    )
     const main = await host.ctx.botRoster.agentOf('bot-1')
     userPrompt(main, 'remind me every Monday at 9')
     await quiesce(host)
-    expect(toolResults(main, 'schedule_task')[0]).toBe('Scheduled schedule-1 for Main: weekly on mon at 09:00 (Europe/Berlin); first due 2026-03-09T08:00:00.000Z.')
+    expect(toolResults(main, 'schedule_task')[0]).toBe(
+      'Scheduled schedule-1 for Main: weekly on mon at 09:00 (Europe/Berlin); first due 2026-03-09T08:00:00.000Z.',
+    )
     expect(host.ctx.botSchedules.get('schedule-1')).toMatchObject({ createdBy: 'bot-1', mode: 'workspace-write', target: { kind: 'bot', botId: 'bot-1' } })
 
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
@@ -160,11 +179,16 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     expect(toolResults(main, 'schedule_task')[1]).toMatch(/^Refused: Scheduled tasks are set or deleted only when the user asks/)
     expect(host.ctx.botSchedules.list()).toHaveLength(1)
     // The refusal is in the diagnostics log.
-    const log = (await host.ctx.botDiagnostics.read()).trim().split('\n').map((l) => JSON.parse(l))
-    expect(log.filter((l) => l.kind === 'refusal').map((l) => l.message)).toEqual([expect.stringMatching(/^tool: Scheduled tasks are set or deleted only when the user asks/)])
+    const log = (await host.ctx.botDiagnostics.read())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(log.filter((l) => l.kind === 'refusal').map((l) => l.message)).toEqual([
+      expect.stringMatching(/^tool: Scheduled tasks are set or deleted only when the user asks/),
+    ])
   })
 
-  it('a group task is posted to the group\'s room when due, and stops when the group is deleted', async () => {
+  it("a group task is posted to the group's room when due, and stops when the group is deleted", async () => {
     const clock = new FakeClock(START)
     const host = await team(script, clock)
     await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })

@@ -14,14 +14,17 @@ const track = disposedAfterEach()
 /** The plugin sources of the user/messages in a Session's log. */
 function sources(host: DshHost, sessionId: string) {
   const agent = host.ctx.agents.get(SessionId(sessionId))!
-  return agent.session.events.filter((e) => e.type === 'user/message').map((e) => {
-    const data = e.data as { message?: { source?: unknown }; source?: unknown }
-    return readSource(data.message?.source ?? data.source)
-  }).filter((s) => s !== undefined)
+  return agent.session.events
+    .filter((e) => e.type === 'user/message')
+    .map((e) => {
+      const data = e.data as { message?: { source?: unknown }; source?: unknown }
+      return readSource(data.message?.source ?? data.source)
+    })
+    .filter((s) => s !== undefined)
 }
 
 describe('chain through rooms', () => {
-  it('a Bot\'s post carries its chain; member turns go one hop deeper at the lower mode; the report carries the highest hop + 1 and the budget', async () => {
+  it("a Bot's post carries its chain; member turns go one hop deeper at the lower mode; the report carries the highest hop + 1 and the budget", async () => {
     const host = track(await team({ bob: { text: 'Bob reviewed' }, cy: { text: 'Cy reviewed' } }))
     const roster = host.ctx.botRoster
     const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
@@ -35,7 +38,9 @@ describe('chain through rooms', () => {
     await adaChat.whenIdle()
 
     const g = host.ctx.botRooms.group('G')!
-    expect(sources(host, g.roomSessionId!).filter((s) => s.type === 'room-post')).toMatchObject([{ fromBot: ada.id, hop: 2, budget: 'budget-9', mode: 'workspace-write', report: true }])
+    expect(sources(host, g.roomSessionId!).filter((s) => s.type === 'room-post')).toMatchObject([
+      { fromBot: ada.id, hop: 2, budget: 'budget-9', mode: 'workspace-write', report: true },
+    ])
     const turn = (botId: string) => sources(host, g.memberSessions[botId]!).filter((s) => s.type === 'room-turn')
     expect(turn(bob.id)).toEqual([expect.objectContaining({ hop: 3, budget: 'budget-9', mode: 'read-only' })])
     expect(turn(cy.id)).toEqual([expect.objectContaining({ hop: 3, budget: 'budget-9', mode: 'workspace-write' })])

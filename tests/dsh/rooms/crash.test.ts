@@ -17,33 +17,51 @@ import { killedAtMarker } from '../../support/kill-point.ts'
 const CHILD = fileURLToPath(new URL('./fixtures/room-child.ts', import.meta.url))
 const track = disposedAfterEach()
 const homes: string[] = []
-afterEach(() => { for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true }) })
+afterEach(() => {
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
+})
 
-interface KillPoint { groupId: string; ids: Record<string, string>; roomSessionId: string; roomInbox: number; memberInbox?: number; posts: number }
+interface KillPoint {
+  groupId: string
+  ids: Record<string, string>
+  roomSessionId: string
+  roomInbox: number
+  memberInbox?: number
+  posts: number
+}
 
 const killedAtKillPoint = (home: string, mode: 'queued' | 'cut' | 'stale') => killedAtMarker<KillPoint>(CHILD, [home, mode])
 
 async function restart(home: string): Promise<DshHost> {
-  const host = track(await startTeamHost({
-    mock: { fallback: { text: 'ok' } },
-    ada: { fallback: { text: 'Ada answers' } },
-    bob: { fallback: { text: 'Bob answers' } },
-    cy: { fallback: { text: 'Cy answers' } },
-  }, { home }))
+  const host = track(
+    await startTeamHost(
+      {
+        mock: { fallback: { text: 'ok' } },
+        ada: { fallback: { text: 'Ada answers' } },
+        bob: { fallback: { text: 'Bob answers' } },
+        cy: { fallback: { text: 'Cy answers' } },
+      },
+      { home },
+    ),
+  )
   await host.ctx.botRooms.ready
   return host
 }
 
 /** Wait until every agent is idle with nothing queued (recovery's work is event-driven). */
 async function quiet(host: DshHost): Promise<void> {
-  for (let calm = 0; calm < 3;) {
+  for (let calm = 0; calm < 3; ) {
     await Promise.all(host.ctx.agents.list().map((a) => a.whenIdle()))
     await new Promise((r) => setImmediate(r))
     calm = host.ctx.agents.list().some((a) => a.status !== 'idle' || a.inbox.hasPending) ? 0 : calm + 1
   }
 }
 
-const turnsOf = (host: DshHost, model: string) => host.adapter.model.loopRequests().filter((r) => r.model === model).map((r) => userTextsSinceLastAssistant(r).join('\n'))
+const turnsOf = (host: DshHost, model: string) =>
+  host.adapter.model
+    .loopRequests()
+    .filter((r) => r.model === model)
+    .map((r) => userTextsSinceLastAssistant(r).join('\n'))
 
 describe('rooms recover after a crash', () => {
   it('SIGKILL mid-round with a post queued: the cut round resumes at the speaking member, the queued post is re-driven, every post once', async () => {
@@ -65,15 +83,24 @@ describe('rooms recover after a crash', () => {
     expect(turnsOf(host, 'cy')).toHaveLength(2)
     const posts = await host.ctx.botRooms.transcript(k.groupId)
     expect(posts.map((p) => [p.from, p.text])).toEqual([
-      ['user', 'first PLANT-1'], [k.ids.Ada, 'Ada answers'], [k.ids.Bob, 'Bob answers'], [k.ids.Cy, 'Cy answers'],
-      ['user', 'second PLANT-2'], [k.ids.Ada, 'Ada answers'], [k.ids.Bob, 'Bob answers'], [k.ids.Cy, 'Cy answers'],
+      ['user', 'first PLANT-1'],
+      [k.ids.Ada, 'Ada answers'],
+      [k.ids.Bob, 'Bob answers'],
+      [k.ids.Cy, 'Cy answers'],
+      ['user', 'second PLANT-2'],
+      [k.ids.Ada, 'Ada answers'],
+      [k.ids.Bob, 'Bob answers'],
+      [k.ids.Cy, 'Cy answers'],
     ])
     expect(posts.map((p) => p.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
     // The queued post ran under its own message id: it is in the room's log once.
     const room = host.ctx.agents.get(SessionId(k.roomSessionId))!
     const second = room.session.events.filter((e) => e.type === 'user/message' && JSON.stringify(e.data).includes('second PLANT-2'))
     expect(second).toHaveLength(1)
-    expect(host.ctx.botRooms.rounds().map((r) => [r.resumed ?? false, r.turns.map((t) => t.outcome)])).toEqual([[true, ['posted', 'posted', 'posted']], [false, ['posted', 'posted', 'posted']]])
+    expect(host.ctx.botRooms.rounds().map((r) => [r.resumed ?? false, r.turns.map((t) => t.outcome)])).toEqual([
+      [true, ['posted', 'posted', 'posted']],
+      [false, ['posted', 'posted', 'posted']],
+    ])
     await host.dispose()
 
     // A further start finds nothing left to do.
@@ -96,7 +123,10 @@ describe('rooms recover after a crash', () => {
     const posts = await host.ctx.botRooms.transcript(k.groupId)
     expect(posts.map((p) => p.from)).toEqual(['user', k.ids.Ada, k.ids.Bob, k.ids.Cy])
     const room = host.ctx.agents.get(SessionId(k.roomSessionId))!
-    const text = room.session.events.filter((e) => e.type === 'assistant/message').map((e) => JSON.stringify(e.data)).at(-1)!
+    const text = room.session.events
+      .filter((e) => e.type === 'assistant/message')
+      .map((e) => JSON.stringify(e.data))
+      .at(-1)!
     expect(text).toContain('**Ada:** Ada answers')
     expect(text).toContain('**Cy:** Cy answers')
   })
@@ -113,6 +143,9 @@ describe('rooms recover after a crash', () => {
     expect(ada).toHaveLength(1)
     expect(ada[0]).toContain('User: @Ada queued PLANT-3')
     expect(ada[0]).not.toContain('STALE-TURN')
-    expect((await host.ctx.botRooms.transcript(k.groupId)).map((p) => [p.from, p.text])).toEqual([['user', '@Ada queued PLANT-3'], [k.ids.Ada, 'Ada answers']])
+    expect((await host.ctx.botRooms.transcript(k.groupId)).map((p) => [p.from, p.text])).toEqual([
+      ['user', '@Ada queued PLANT-3'],
+      [k.ids.Ada, 'Ada answers'],
+    ])
   })
 })

@@ -52,10 +52,21 @@ export async function settle(host: DshHost, group: string) {
 /** Names of the Bots whose models got loop requests, in order (member turns). */
 export function speakers(host: DshHost, names: string[]): string[] {
   const byModel = new Map(names.map((n) => [n.toLowerCase(), n]))
-  return host.adapter.model.loopRequests().filter((r) => byModel.has(r.model)).map((r) => byModel.get(r.model)!)
+  return host.adapter.model
+    .loopRequests()
+    .filter((r) => byModel.has(r.model))
+    .map((r) => byModel.get(r.model)!)
 }
 
 /** The room's assistant texts (the visible log), joined. */
 export function roomLog(host: DshHost, group: string): string {
-  return roomOf(host, group).session.events.filter((e) => e.type === 'assistant/message').map((e: any) => e.data.message.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('')).join('\n')
+  return roomOf(host, group)
+    .session.events.filter((e) => e.type === 'assistant/message')
+    .map((e: any) =>
+      e.data.message.content
+        .filter((b: any) => b.type === 'text')
+        .map((b: any) => b.text)
+        .join(''),
+    )
+    .join('\n')
 }

@@ -20,7 +20,9 @@ describe('storm', () => {
     // The Main Bot keeps starting rounds until the room refuses it.
     scripts.mock = (req) => {
       const last = lastToolResults(req)[0]?.text
-      return last?.startsWith('Refused') ? { text: 'the room refused; stopping' } : { toolCalls: [{ name: 'post_to_group', args: { group: 'Storm', text: '@all keep going' } }] }
+      return last?.startsWith('Refused')
+        ? { text: 'the room refused; stopping' }
+        : { toolCalls: [{ name: 'post_to_group', args: { group: 'Storm', text: '@all keep going' } }] }
     }
     const host = await start(scripts)
     await bots(host, NAMES)
@@ -40,14 +42,18 @@ describe('storm', () => {
     for (const r of rounds) {
       expect(r.turns.length).toBeLessThanOrEqual(perRound)
       for (const id of new Set(r.turns.map((t) => t.botId))) {
-        expect(r.turns.filter((t) => t.botId === id).length).toBeLessThanOrEqual(id === host.ctx.botRoster.find('Ada')!.id ? limits.callsPerAdmin : limits.callsPerMember)
+        expect(r.turns.filter((t) => t.botId === id).length).toBeLessThanOrEqual(
+          id === host.ctx.botRoster.find('Ada')!.id ? limits.callsPerAdmin : limits.callsPerMember,
+        )
       }
     }
     const memberRequests = speakers(host, NAMES).length
     const bound = (1 + limits.botRoundsPerUserMessage) * perRound // one model request per member turn (text replies)
     expect(memberRequests).toBeLessThanOrEqual(bound)
     expect(memberRequests).toBe(rounds.reduce((n, r) => n + r.turns.length, 0))
-    console.log(`storm: ${rounds.length} rounds, turns per round ${rounds.map((r) => r.turns.length).join('/')} (cap ${perRound}), member requests ${memberRequests} ≤ ${bound}`)
+    console.log(
+      `storm: ${rounds.length} rounds, turns per round ${rounds.map((r) => r.turns.length).join('/')} (cap ${perRound}), member requests ${memberRequests} ≤ ${bound}`,
+    )
     expect(roomLog(host, 'Storm')).toContain(`This round reached its limit of ${perRound} turns`)
     // The user speaks again: Bots may start rounds again.
     await say(host, 'Storm', 'ok, enough')
@@ -57,7 +63,9 @@ describe('storm', () => {
 
 describe('authority', () => {
   it('a member cannot update another group; an admin may change its own but not leave it adminless or remove itself', async () => {
-    const host = await start({ ada: (req) => lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'update_group', args: { group: 'Other', notice: 'hijacked' } }] } })
+    const host = await start({
+      ada: (req) => (lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'update_group', args: { group: 'Other', notice: 'hijacked' } }] }),
+    })
     const ids = await bots(host, ['Ada', 'Bob', 'Cy'])
     await host.ctx.botRooms.createGroup(user, { name: 'Mine', members: ['Ada', 'Bob'], admin: 'Ada' })
     await host.ctx.botRooms.createGroup(user, { name: 'Other', members: ['Bob', 'Cy'], admin: 'Bob' })
@@ -83,7 +91,7 @@ describe('authority', () => {
 })
 
 describe('stopping activity', () => {
-  it('delete_group is refused while a round runs; deleting ends the members\' group activity', async () => {
+  it("delete_group is refused while a round runs; deleting ends the members' group activity", async () => {
     const host = await start({ ada: { text: 'slow answer', delayMs: 400 }, bob: { text: 'Bob' } })
     const ids = await bots(host, ['Ada', 'Bob'])
     const main = host.ctx.botRoster.bots().find((b) => b.main)!
@@ -115,7 +123,12 @@ describe('stopping activity', () => {
     await host.ctx.botRooms.updateGroup(user, 'R', { members: ['Bob', 'Cy'] })
     await room.whenIdle()
     expect(Date.now() - t0).toBeLessThan(1_500)
-    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['stopped'])
+    expect(
+      host.ctx.botRooms
+        .rounds()
+        .at(-1)!
+        .turns.map((t) => t.outcome),
+    ).toEqual(['stopped'])
     expect(roomLog(host, 'R')).toContain("_Ada's turn was stopped._")
   })
   it('deleting a Bot that is a group member cancels its running group turn and closes its member Session (one opener, one close)', async () => {
@@ -133,18 +146,25 @@ describe('stopping activity', () => {
     await room.whenIdle()
     expect(host.ctx.agents.get(SessionId(memberSid))).toBeUndefined()
     expect(member.session.events.filter((e) => e.type === 'turn/end').map((e: any) => e.data.reason.kind)).toEqual(['aborted'])
-    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['stopped'])
+    expect(
+      host.ctx.botRooms
+        .rounds()
+        .at(-1)!
+        .turns.map((t) => t.outcome),
+    ).toEqual(['stopped'])
   })
 })
 
 describe('posting', () => {
-  it('post_to_group by the admin runs a round; report=true sends the replies back to the poster\'s own chat', async () => {
+  it("post_to_group by the admin runs a round; report=true sends the replies back to the poster's own chat", async () => {
     let adaOwn = 0
     const host = await start({
       ada: (req) => {
         if (req.system.includes('speaking in the group')) return { text: '[PASS]' }
         adaOwn++
-        return lastToolResults(req).length || adaOwn > 1 ? { text: 'ok' } : { toolCalls: [{ name: 'post_to_group', args: { group: 'Team', text: '@Bob please review PR 12', report: true } }] }
+        return lastToolResults(req).length || adaOwn > 1
+          ? { text: 'ok' }
+          : { toolCalls: [{ name: 'post_to_group', args: { group: 'Team', text: '@Bob please review PR 12', report: true } }] }
       },
       bob: { text: 'Reviewed PR 12: looks good' },
     })

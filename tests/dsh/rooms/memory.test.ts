@@ -2,7 +2,14 @@
 // state), the bounded window and read_group_chat from a member Session, the notice and place in
 // the turn, the poster not answering its own post, and the announcement hook.
 import { describe, expect, it } from 'vitest'
-import { lastToolResults, offersTool, userTextsSinceLastAssistant, type RecordedRequest, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
+import {
+  lastToolResults,
+  offersTool,
+  userTextsSinceLastAssistant,
+  type RecordedRequest,
+  type Rule,
+  type ScriptMap,
+} from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import type { RoomLimits } from '../../../src/core/limits.ts'
 import { bots, roomLog, roomOf, say, settle, speakers, team, user } from './helpers.ts'
@@ -50,14 +57,19 @@ describe('"since it last looked" survives a restart', () => {
 
 describe('window and read_group_chat', () => {
   it('a turn shows only the newest posts (bounded); the member reads older ones with read_group_chat from its group Session', async () => {
-    const host = await start({
-      ada: { text: 'Ada answers' },
-      bob: (req) => {
-        const results = lastToolResults(req)
-        if (results.length) return { text: `I read: ${results[0]!.text.replace(/\n/g, ' | ')}` }
-        return offersTool(req, 'read_group_chat') && /READBACK/.test(turnOf(req)) ? { toolCalls: [{ name: 'read_group_chat', args: { last: 10 } }] } : { text: 'Bob answers' }
+    const host = await start(
+      {
+        ada: { text: 'Ada answers' },
+        bob: (req) => {
+          const results = lastToolResults(req)
+          if (results.length) return { text: `I read: ${results[0]!.text.replace(/\n/g, ' | ')}` }
+          return offersTool(req, 'read_group_chat') && /READBACK/.test(turnOf(req))
+            ? { toolCalls: [{ name: 'read_group_chat', args: { last: 10 } }] }
+            : { text: 'Bob answers' }
+        },
       },
-    }, { windowPosts: 1 })
+      { windowPosts: 1 },
+    )
     await bots(host, ['Ada', 'Bob'])
     await host.ctx.botRooms.createGroup(user, { name: 'Win', members: ['Ada', 'Bob'], admin: 'Ada' })
     await say(host, 'Win', 'OLDPOST-1')

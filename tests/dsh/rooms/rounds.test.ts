@@ -15,18 +15,46 @@ const start = async (scripts: Record<string, Rule>, limits?: Partial<RoomLimits>
 
 const turnOf = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n')
 /** A member that says hello, or @all when the post it answers asks for it. */
-const polite = (name: string): Rule => (req) => ({ text: /ALLCALL/.test(turnOf(req)) && !/ALLDONE/.test(turnOf(req)) ? `@all ${name} calls everyone ALLDONE` : `${name} says hello` })
+const polite =
+  (name: string): Rule =>
+  (req) => ({ text: /ALLCALL/.test(turnOf(req)) && !/ALLDONE/.test(turnOf(req)) ? `@all ${name} calls everyone ALLDONE` : `${name} says hello` })
 const NAMES = ['Ada', 'Bob', 'Cy']
 
 describe('routing matrix (real DSH, expected speakers in order)', () => {
   type Case = [label: string, text: string, expected: Record<'admin+admin' | 'everyone+admin' | 'admin+none' | 'everyone+none', string[]>]
   const cases: Case[] = [
-    ['plain', 'hello there', { 'admin+admin': ['Bob'], 'everyone+admin': ['Bob', 'Ada', 'Cy'], 'admin+none': ['Ada', 'Bob', 'Cy'], 'everyone+none': ['Ada', 'Bob', 'Cy'] }],
+    [
+      'plain',
+      'hello there',
+      { 'admin+admin': ['Bob'], 'everyone+admin': ['Bob', 'Ada', 'Cy'], 'admin+none': ['Ada', 'Bob', 'Cy'], 'everyone+none': ['Ada', 'Bob', 'Cy'] },
+    ],
     ['@one', '@Cy what do you think', { 'admin+admin': ['Cy'], 'everyone+admin': ['Cy'], 'admin+none': ['Cy'], 'everyone+none': ['Cy'] }],
-    ['@two', '@cy and @ADA please', { 'admin+admin': ['Cy', 'Ada'], 'everyone+admin': ['Cy', 'Ada'], 'admin+none': ['Cy', 'Ada'], 'everyone+none': ['Cy', 'Ada'] }],
-    ['@all by the user', '@all status?', { 'admin+admin': ['Bob', 'Ada', 'Cy'], 'everyone+admin': ['Bob', 'Ada', 'Cy'], 'admin+none': ['Ada', 'Bob', 'Cy'], 'everyone+none': ['Ada', 'Bob', 'Cy'] }],
+    [
+      '@two',
+      '@cy and @ADA please',
+      { 'admin+admin': ['Cy', 'Ada'], 'everyone+admin': ['Cy', 'Ada'], 'admin+none': ['Cy', 'Ada'], 'everyone+none': ['Cy', 'Ada'] },
+    ],
+    [
+      '@all by the user',
+      '@all status?',
+      {
+        'admin+admin': ['Bob', 'Ada', 'Cy'],
+        'everyone+admin': ['Bob', 'Ada', 'Cy'],
+        'admin+none': ['Ada', 'Bob', 'Cy'],
+        'everyone+none': ['Ada', 'Bob', 'Cy'],
+      },
+    ],
     // The admin (Bob) answers "@all" → every other member is added; without an admin nobody may @all.
-    ['@all by the admin', 'ALLCALL round', { 'admin+admin': ['Bob', 'Ada', 'Cy'], 'everyone+admin': ['Bob', 'Ada', 'Cy'], 'admin+none': ['Ada', 'Bob', 'Cy'], 'everyone+none': ['Ada', 'Bob', 'Cy'] }],
+    [
+      '@all by the admin',
+      'ALLCALL round',
+      {
+        'admin+admin': ['Bob', 'Ada', 'Cy'],
+        'everyone+admin': ['Bob', 'Ada', 'Cy'],
+        'admin+none': ['Ada', 'Bob', 'Cy'],
+        'everyone+none': ['Ada', 'Bob', 'Cy'],
+      },
+    ],
     // A member (Ada) answers "@all" → ignored.
     ['@all by a member', '@Ada ALLCALL please', { 'admin+admin': ['Ada'], 'everyone+admin': ['Ada'], 'admin+none': ['Ada'], 'everyone+none': ['Ada'] }],
   ]
@@ -58,7 +86,7 @@ describe('routing matrix (real DSH, expected speakers in order)', () => {
 })
 
 describe('member Sessions', () => {
-  it('are created on first use, one per member per group, with the Bot identity and only the room\'s tools and read_own_chat', async () => {
+  it("are created on first use, one per member per group, with the Bot identity and only the room's tools and read_own_chat", async () => {
     const host = await start({ ada: { text: 'Ada here' }, bob: { text: 'Bob here' } })
     const ids = await bots(host, ['Ada', 'Bob'])
     const g = await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
@@ -82,17 +110,23 @@ describe('member Sessions', () => {
     // Bots' own chats got the group tools.
     const main = host.ctx.botRoster.bots().find((b) => b.main)!
     await prompt(host, await host.ctx.botRoster.agentOf(main.id), 'hi')
-    const mainReq = host.adapter.model.loopRequests().filter((r) => r.model === 'mock').at(-1)!
+    const mainReq = host.adapter.model
+      .loopRequests()
+      .filter((r) => r.model === 'mock')
+      .at(-1)!
     expect(mainReq.toolNames).toEqual(expect.arrayContaining(['create_group', 'update_group', 'delete_group', 'post_to_group', 'read_group_chat', 'list_bots']))
   })
 
-  it('isolation: nothing of a member\'s private chat reaches its group request or the room log', async () => {
+  it("isolation: nothing of a member's private chat reaches its group request or the room log", async () => {
     const host = await start({ ada: (req) => ({ text: /PRIVATE-7731/.test(turnOf(req)) ? 'noted privately' : 'Ada in the room' }) })
     const ids = await bots(host, ['Ada', 'Bob'])
     await prompt(host, await host.ctx.botRoster.agentOf(ids.Ada!), 'Remember PRIVATE-7731, it is secret')
     await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
     await say(host, 'Dev', 'what is new?')
-    const groupReq = host.adapter.model.loopRequests().filter((r) => r.model === 'ada').at(-1)!
+    const groupReq = host.adapter.model
+      .loopRequests()
+      .filter((r) => r.model === 'ada')
+      .at(-1)!
     expect(groupReq.sessionId).toBe(host.ctx.botRooms.group('Dev')!.memberSessions[ids.Ada!])
     expect(JSON.stringify(groupReq)).not.toContain('PRIVATE-7731')
     expect(JSON.stringify(groupReq)).not.toContain('noted privately')
@@ -114,7 +148,7 @@ describe('member Sessions', () => {
     expect(roomLog(host, 'All')).toMatch(/\*\*Ada:\*\* reply-of-Ada\s+\*\*Bob:\*\* reply-of-Bob\s+\*\*Cy:\*\* reply-of-Cy/)
   })
 
-  it('a member\'s turn is in its Session log on disk when the round records it (DSH batches its writes)', async () => {
+  it("a member's turn is in its Session log on disk when the round records it (DSH batches its writes)", async () => {
     const host = await start({ ada: { text: 'Ada-on-disk' }, bob: { text: '[PASS]' } })
     const ids = await bots(host, ['Ada', 'Bob'])
     await host.ctx.botRooms.createGroup(user, { name: 'Disk', members: ['Ada', 'Bob'], mode: 'everyone' })
@@ -135,12 +169,15 @@ describe('member Sessions', () => {
 
 describe('[PASS], missed and failed members', () => {
   it('[PASS] variants are not posted; a silent member is marked missed and the round goes on', async () => {
-    const host = await start({
-      ada: { text: '[pass]' },
-      bob: { text: 'slow', delayMs: 10_000 },
-      cy: { text: '**PASS.**' },
-      dee: { text: 'Dee speaks' },
-    }, { turnTimeoutMs: 300 })
+    const host = await start(
+      {
+        ada: { text: '[pass]' },
+        bob: { text: 'slow', delayMs: 10_000 },
+        cy: { text: '**PASS.**' },
+        dee: { text: 'Dee speaks' },
+      },
+      { turnTimeoutMs: 300 },
+    )
     await bots(host, ['Ada', 'Bob', 'Cy', 'Dee'])
     await host.ctx.botRooms.createGroup(user, { name: 'Quiet', members: ['Ada', 'Bob', 'Cy', 'Dee'], mode: 'everyone' })
     const t0 = Date.now()
@@ -150,13 +187,18 @@ describe('[PASS], missed and failed members', () => {
     expect(log).not.toMatch(/pass/i)
     expect(log).toContain('_Bob did not answer within 0.3 s and was marked missed._')
     expect(log).toContain('**Dee:** Dee speaks')
-    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['pass', 'missed', 'pass', 'posted'])
+    expect(
+      host.ctx.botRooms
+        .rounds()
+        .at(-1)!
+        .turns.map((t) => t.outcome),
+    ).toEqual(['pass', 'missed', 'pass', 'posted'])
     // Bob's cancelled turn does not linger.
     const bobSession = host.ctx.botRooms.group('Quiet')!.memberSessions[host.ctx.botRoster.find('Bob')!.id]!
     expect(host.ctx.agents.get(SessionId(bobSession))!.status).toBe('idle')
   })
 
-  it('stopping the room\'s turn marks the speaking member stopped, not missed, and leaves no turn timer behind', async () => {
+  it("stopping the room's turn marks the speaking member stopped, not missed, and leaves no turn timer behind", async () => {
     const host = await start({ ada: { text: 'never in time', delayMs: 30_000 }, bob: { text: 'Bob' } }, { turnTimeoutMs: 600_000 })
     await bots(host, ['Ada', 'Bob'])
     const g = await host.ctx.botRooms.createGroup(user, { name: 'Stop', members: ['Ada', 'Bob'], mode: 'everyone' })
@@ -168,7 +210,12 @@ describe('[PASS], missed and failed members', () => {
     while (!adaSid() || host.ctx.agents.get(SessionId(adaSid()!))?.status !== 'running') await new Promise((r) => setTimeout(r, 5))
     room.cancel({ kind: 'user' })
     await room.whenIdle()
-    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['stopped'])
+    expect(
+      host.ctx.botRooms
+        .rounds()
+        .at(-1)!
+        .turns.map((t) => t.outcome),
+    ).toEqual(['stopped'])
     expect(host.ctx.botRooms.roundRunning(g.id)).toBe(false)
     expect(host.ctx.agents.get(SessionId(adaSid()!))!.status).toBe('idle')
     // Neither the 600 s turn timer nor the cancel grace timer outlives the turn (DSH's own
@@ -185,6 +232,11 @@ describe('[PASS], missed and failed members', () => {
     const log = roomLog(host, 'F')
     expect(log).toMatch(/_Ada failed and was skipped: .+_/)
     expect(log).toContain('**Bob:** Bob is fine')
-    expect(host.ctx.botRooms.rounds().at(-1)!.turns.map((t) => t.outcome)).toEqual(['failed', 'posted'])
+    expect(
+      host.ctx.botRooms
+        .rounds()
+        .at(-1)!
+        .turns.map((t) => t.outcome),
+    ).toEqual(['failed', 'posted'])
   })
 })

@@ -18,7 +18,7 @@ const user = { kind: 'user' } as const
 const presetOf = (events: readonly any[]) => events.filter((e) => e.type === 'permission/preset').at(-1)?.data.preset
 
 describe('permission presets and pickers on Bot Sessions', () => {
-  it('applies a Bot\'s preset to its chat and to every new part, and a change everywhere at once', async () => {
+  it("applies a Bot's preset to its chat and to every new part, and a change everywhere at once", async () => {
     const host = await team({ fallback: { text: 'ok' } })
     const reader = await host.ctx.botRoster.create(user, { name: 'Reader', permissionPreset: 'read-only' })
     const first = await host.ctx.botRoster.agentOf(reader.id)
@@ -34,7 +34,7 @@ describe('permission presets and pickers on Bot Sessions', () => {
     expect(presetOf(second.session.events)).toBe('danger-full-access')
   })
 
-  it('a preset chosen for a Bot Session in DSH\'s own selector becomes the Bot\'s preset', async () => {
+  it("a preset chosen for a Bot Session in DSH's own selector becomes the Bot's preset", async () => {
     const host = await team({ fallback: { text: 'ok' } })
     const bot = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const agent = await host.ctx.botRoster.agentOf(bot.id)
@@ -42,7 +42,7 @@ describe('permission presets and pickers on Bot Sessions', () => {
     await expect.poll(() => host.ctx.botRoster.find('Ada')!.permissionPreset, { timeout: 10_000 }).toBe('read-only')
   })
 
-  it('a model picked for a Bot Session in DSH\'s own picker becomes the Bot\'s model (no silent disagreement)', async () => {
+  it("a model picked for a Bot Session in DSH's own picker becomes the Bot's model (no silent disagreement)", async () => {
     const host = await team({ fallback: { text: 'from mock' } })
     const second = new ScriptedAdapter({ m2: { fallback: { text: 'from m2' } } })
     host.ctx.llm.registerAdapter(['mock2'], second)
@@ -64,9 +64,8 @@ describe('permission presets and pickers on Bot Sessions', () => {
 describe('approval requests in turns nobody is watching', () => {
   async function withApprovalTool() {
     const host = await team({
-      fallback: (req) => lastToolResults(req).length
-        ? { text: `result: ${lastToolResults(req)[0]!.text}` }
-        : { toolCalls: [{ name: 'needs_approval', args: {} }] },
+      fallback: (req) =>
+        lastToolResults(req).length ? { text: `result: ${lastToolResults(req)[0]!.text}` } : { toolCalls: [{ name: 'needs_approval', args: {} }] },
     })
     registerApprovalTool(host)
     const bot = await host.ctx.botRoster.create(user, { name: 'Worker' })
@@ -75,7 +74,12 @@ describe('approval requests in turns nobody is watching', () => {
 
   it('a turn started by another Bot gets an immediate, explained refusal instead of hanging', async () => {
     const { host, agent } = await withApprovalTool()
-    agent.followup(createUserMessage({ content: [{ type: 'text', text: 'please do it' }], source: deliverySource({ id: 'delivery-1', from: 'bot-9', kind: 'message' }, 'Ada', { hop: 1 }) }))
+    agent.followup(
+      createUserMessage({
+        content: [{ type: 'text', text: 'please do it' }],
+        source: deliverySource({ id: 'delivery-1', from: 'bot-9', kind: 'message' }, 'Ada', { hop: 1 }),
+      }),
+    )
     await agent.whenIdle()
     const result = agent.session.events.find((e) => e.type === 'tool/result') as any
     expect(result.data.message.content[0].content[0].text).toBe(unattendedNote('Bot Ada', 'write outside the workspace'))
@@ -86,7 +90,7 @@ describe('approval requests in turns nobody is watching', () => {
     expect(agent.session.events.filter((e: any) => e.type === 'approval/policy').map((e: any) => e.data.policy)).toEqual(['ask'])
   })
 
-  it('a turn the user started is left to DSH\'s own approval channel', async () => {
+  it("a turn the user started is left to DSH's own approval channel", async () => {
     const { host, agent } = await withApprovalTool()
     await prompt(host, agent, 'please do it')
     const result = agent.session.events.find((e) => e.type === 'tool/result') as any
@@ -95,8 +99,8 @@ describe('approval requests in turns nobody is watching', () => {
   })
 })
 
-describe('a Bot\'s preset in its group Sessions', () => {
-  it('applies to the Bot\'s group Session and changes there too when the Bot\'s preset changes', async () => {
+describe("a Bot's preset in its group Sessions", () => {
+  it("applies to the Bot's group Session and changes there too when the Bot's preset changes", async () => {
     const host = await team({ fallback: { text: 'ok' } })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', permissionPreset: 'read-only' })
     const main = host.ctx.botRoster.bots().find((b) => b.main)!

@@ -55,7 +55,7 @@ describe('botRoster (in-process DSH)', () => {
     expect(host.ctx.botStore.state.revision).toBe(revision)
   })
 
-  it('swaps a Bot\'s model: the next request goes to the new model, identity unchanged', async () => {
+  it("swaps a Bot's model: the next request goes to the new model, identity unchanged", async () => {
     const host = await team({ mock: { fallback: { text: 'from mock' } } })
     const second = new ScriptedAdapter({ m2: { fallback: { text: 'from m2' } } })
     host.ctx.llm.registerAdapter(['mock2'], second)
@@ -97,7 +97,8 @@ describe('botRoster (in-process DSH)', () => {
 
   it('refuses create_bot from a member Bot, as an answer', async () => {
     const host = await team({
-      fallback: (req) => lastToolResults(req).length ? { text: `said: ${lastToolResults(req)[0]!.text}` } : { toolCalls: [{ name: 'create_bot', args: { name: 'Intruder' } }] },
+      fallback: (req) =>
+        lastToolResults(req).length ? { text: `said: ${lastToolResults(req)[0]!.text}` } : { toolCalls: [{ name: 'create_bot', args: { name: 'Intruder' } }] },
     })
     const bee = await host.ctx.botRoster.create(user, { name: 'Bee' })
     const agent = await host.ctx.botRoster.agentOf(bee.id)
@@ -108,26 +109,33 @@ describe('botRoster (in-process DSH)', () => {
     expect(host.ctx.botRoster.find('Intruder')).toBeUndefined()
   })
 
-  it('delete stops the Bot\'s running turn, drops its queue with a record, and nothing of it runs again', async () => {
+  it("delete stops the Bot's running turn, drops its queue with a record, and nothing of it runs again", async () => {
     let slowRuns = 0
     let slowStarted!: () => void
-    const running = new Promise<void>((r) => { slowStarted = r })
+    const running = new Promise<void>((r) => {
+      slowStarted = r
+    })
     const host = await team({ fallback: { toolCalls: [{ name: 'slow', args: {} }] } })
-    host.ctx.tools.register(defineTool({
-      name: 'slow',
-      description: 'slow',
-      parameters: {},
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-      async execute(_args, exec) {
-        slowRuns++
-        slowStarted()
-        await new Promise((resolve, reject) => {
-          const t = setTimeout(resolve, 5000)
-          exec.signal.addEventListener('abort', () => { clearTimeout(t); reject(new Error('aborted')) })
-        })
-        return 'done'
-      },
-    }))
+    host.ctx.tools.register(
+      defineTool({
+        name: 'slow',
+        description: 'slow',
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        async execute(_args, exec) {
+          slowRuns++
+          slowStarted()
+          await new Promise((resolve, reject) => {
+            const t = setTimeout(resolve, 5000)
+            exec.signal.addEventListener('abort', () => {
+              clearTimeout(t)
+              reject(new Error('aborted'))
+            })
+          })
+          return 'done'
+        },
+      }),
+    )
     const doomed = await host.ctx.botRoster.create(user, { name: 'Doomed' })
     const agent = await host.ctx.botRoster.agentOf(doomed.id)
     const { createUserMessage } = await import('@deepseek-ai/dsh-llm')
@@ -143,7 +151,9 @@ describe('botRoster (in-process DSH)', () => {
     expect(host.ctx.botStore.state.bots[doomed.id]!.deleted).toMatchObject({ by: 'user' })
     expect(host.ctx.botRoster.find('Doomed')).toBeUndefined()
     // Its Session cannot be brought back to life.
-    await expect(host.ctx.agents.resume({ resumeSessionId: SessionId(doomed.sessionParts[0]!.sessionId), agentOptions: { provider: 'mock', model: 'mock' } })).rejects.toThrow(/deleted/)
+    await expect(
+      host.ctx.agents.resume({ resumeSessionId: SessionId(doomed.sessionParts[0]!.sessionId), agentOptions: { provider: 'mock', model: 'mock' } }),
+    ).rejects.toThrow(/deleted/)
     expect(slowRuns).toBe(1)
     // Its name is free again; its id is never reused.
     const next = await host.ctx.botRoster.create(user, { name: 'Doomed' })
@@ -156,7 +166,12 @@ describe('botRoster (in-process DSH)', () => {
     const follower = await team({ fallback: { text: 'from follower' } }, { home: writer.home })
     expect(follower.ctx.botStore.mode).toBe('follower')
     // Only the writer bootstraps: the follower sees the writer's one Main Bot and adds none.
-    expect(follower.ctx.botRoster.bots().filter((b) => b.main).map((b) => b.id)).toEqual([main.id])
+    expect(
+      follower.ctx.botRoster
+        .bots()
+        .filter((b) => b.main)
+        .map((b) => b.id),
+    ).toEqual([main.id])
     await expect(follower.ctx.botRoster.agentOf(main.id)).rejects.toThrow(/not opened here: Another DSH process \(pid \d+ on /)
     // Even a direct resume is vetoed at agent/created, with the reason recorded for the team page.
     const ada = await writer.ctx.botRoster.create(user, { name: 'Ada' })
@@ -164,7 +179,9 @@ describe('botRoster (in-process DSH)', () => {
     await writer.ctx.fiber.dispose() // (stands in for the writer exiting; its lock is released below…)
     const writer2 = await team({ fallback: { text: 'from writer' } }, { home: writer.home }) // …and re-taken by a new writer
     const follower2 = await team({ fallback: { text: 'from follower' } }, { home: writer.home })
-    await expect(follower2.ctx.agents.resume({ resumeSessionId: SessionId(ada.sessionParts[0]!.sessionId), agentOptions: { provider: 'mock', model: 'mock' } })).rejects.toThrow(/another DSH process writes the team/)
+    await expect(
+      follower2.ctx.agents.resume({ resumeSessionId: SessionId(ada.sessionParts[0]!.sessionId), agentOptions: { provider: 'mock', model: 'mock' } }),
+    ).rejects.toThrow(/another DSH process writes the team/)
     expect(follower2.ctx.botRoster.activity().at(-1)?.text).toMatch(/Bot Ada's Session is not opened in this process.*pid \d+/)
 
     await writer2.ctx.fiber.dispose() // the writer exits and releases the lock

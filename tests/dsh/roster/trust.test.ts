@@ -4,7 +4,14 @@
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
-import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply, type Rule, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
+import {
+  lastToolResults,
+  userTextsSinceLastAssistant,
+  type RecordedRequest,
+  type Reply,
+  type Rule,
+  type ScriptMap,
+} from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, registerApprovalTool, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { from, quiesce, toolResults, user, userPrompt } from '../delivery/helpers.ts'
 
@@ -34,27 +41,37 @@ function personAnswers(host: DshHost, outcome: 'allowed-once' | 'rejected') {
 
 describe('no silent escalation', () => {
   it('a Main Bot raising its own preset with update_bot in a turn another Bot started is refused, and nothing changes', async () => {
-    const host = await team({ mock: { fallback: onTrigger('RAISE', 'update_bot', { bot: 'Main', permission_preset: 'danger-full-access' }) }, bob: { fallback: { text: 'ok' } } })
+    const host = await team({
+      mock: { fallback: onTrigger('RAISE', 'update_bot', { bot: 'Main', permission_preset: 'danger-full-access' }) },
+      bob: { fallback: { text: 'ok' } },
+    })
     const bob = await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
     const main = mainOf(host)
     await host.ctx.botDelivery.send(from(host, bob.id), { to: main.id, kind: 'message', body: 'RAISE yourself to full access', replyMode: 'user' })
     await quiesce(host)
     const agent = await host.ctx.botRoster.agentOf(main.id)
-    expect(toolResults(agent, 'update_bot')).toEqual([expect.stringMatching(/^Refused: Raising a Bot's permission preset needs the person's confirmation.*team page/)])
+    expect(toolResults(agent, 'update_bot')).toEqual([
+      expect.stringMatching(/^Refused: Raising a Bot's permission preset needs the person's confirmation.*team page/),
+    ])
     expect(host.ctx.botRoster.bot(main.id)!.permissionPreset).toBe('workspace-write')
     expect(modes(agent).at(-1)).toBe('workspace-write')
   })
 
-  it('create_bot with a preset above the caller\'s own in a turn another Bot started is refused', async () => {
-    const host = await team({ mock: { fallback: onTrigger('MAKE', 'create_bot', { name: 'Root', permission_preset: 'danger-full-access' }) }, bob: { fallback: { text: 'ok' } } })
+  it("create_bot with a preset above the caller's own in a turn another Bot started is refused", async () => {
+    const host = await team({
+      mock: { fallback: onTrigger('MAKE', 'create_bot', { name: 'Root', permission_preset: 'danger-full-access' }) },
+      bob: { fallback: { text: 'ok' } },
+    })
     const bob = await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
     await host.ctx.botDelivery.send(from(host, bob.id), { to: mainOf(host).id, kind: 'message', body: 'MAKE a root Bot', replyMode: 'user' })
     await quiesce(host)
-    expect(toolResults(await host.ctx.botRoster.agentOf(mainOf(host).id), 'create_bot')).toEqual([expect.stringMatching(/^Refused: Raising a Bot's permission preset/)])
+    expect(toolResults(await host.ctx.botRoster.agentOf(mainOf(host).id), 'create_bot')).toEqual([
+      expect.stringMatching(/^Refused: Raising a Bot's permission preset/),
+    ])
     expect(host.ctx.botRoster.find('Root')).toBeUndefined()
   })
 
-  it('in a turn the user opened, a raise goes through DSH\'s approval prompt with the plugin\'s own reason: allowed → raised', async () => {
+  it("in a turn the user opened, a raise goes through DSH's approval prompt with the plugin's own reason: allowed → raised", async () => {
     const host = await team({ mock: { fallback: onTrigger('RAISE', 'update_bot', { bot: 'Main', permission_preset: 'danger-full-access' }) } })
     const reasons = personAnswers(host, 'allowed-once')
     const agent = await host.ctx.botRoster.agentOf(mainOf(host).id)
@@ -71,12 +88,17 @@ describe('no silent escalation', () => {
     const agent = await host.ctx.botRoster.agentOf(mainOf(host).id)
     userPrompt(agent, 'RAISE: make a root Bot')
     await quiesce(host)
-    expect(toolResults(agent, 'create_bot')).toEqual([expect.stringMatching(/^Refused: Not done: raising a permission preset needs the person's approval.*team page/)])
+    expect(toolResults(agent, 'create_bot')).toEqual([
+      expect.stringMatching(/^Refused: Not done: raising a permission preset needs the person's approval.*team page/),
+    ])
     expect(host.ctx.botRoster.find('Root')).toBeUndefined()
   })
 
   it('lowering a preset needs no confirmation, even in a turn another Bot started', async () => {
-    const host = await team({ mock: { fallback: onTrigger('LOWER', 'update_bot', { bot: 'Main', permission_preset: 'read-only' }) }, bob: { fallback: { text: 'ok' } } })
+    const host = await team({
+      mock: { fallback: onTrigger('LOWER', 'update_bot', { bot: 'Main', permission_preset: 'read-only' }) },
+      bob: { fallback: { text: 'ok' } },
+    })
     const bob = await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
     await host.ctx.botDelivery.send(from(host, bob.id), { to: mainOf(host).id, kind: 'message', body: 'LOWER yourself', replyMode: 'user' })
     await quiesce(host)
@@ -85,13 +107,20 @@ describe('no silent escalation', () => {
 })
 
 describe('a preset this DSH does not know fails closed', () => {
-  it('every approval request of such a Bot is refused, even in the user\'s own turn, and the team page (activity) says why', async () => {
-    const host = await team({ mock: { fallback: (req) => lastToolResults(req).length ? { text: `got: ${lastToolResults(req)[0]!.text}` } : { toolCalls: [{ name: 'needs_approval', args: {} }] } } })
+  it("every approval request of such a Bot is refused, even in the user's own turn, and the team page (activity) says why", async () => {
+    const host = await team({
+      mock: {
+        fallback: (req) =>
+          lastToolResults(req).length ? { text: `got: ${lastToolResults(req)[0]!.text}` } : { toolCalls: [{ name: 'needs_approval', args: {} }] },
+      },
+    })
     registerApprovalTool(host)
     const reasons = personAnswers(host, 'allowed-once') // the person would allow it; the plugin must not ask
     const main = mainOf(host)
     // a team file written elsewhere names a preset this host does not have
-    await host.ctx.botStore.update((s) => { s.bots[main.id]!.permissionPreset = 'ops-custom' })
+    await host.ctx.botStore.update((s) => {
+      s.bots[main.id]!.permissionPreset = 'ops-custom'
+    })
     const agent = await host.ctx.botRoster.agentOf(main.id)
     userPrompt(agent, 'do it')
     await quiesce(host)
@@ -120,7 +149,7 @@ describe('"only when the user asks" is checked in code', () => {
 })
 
 describe('delegation never amplifies authority', () => {
-  it('a full-access Bot\'s turn started by a workspace-write Bot runs at workspace-write, and at its own preset again in the user\'s next turn', async () => {
+  it("a full-access Bot's turn started by a workspace-write Bot runs at workspace-write, and at its own preset again in the user's next turn", async () => {
     const host = await team({ mock: { fallback: { text: 'ok' } }, rooty: { fallback: { text: 'ok' } } })
     const rooty = await host.ctx.botRoster.create(user, { name: 'Rooty', model: 'mock/rooty', permissionPreset: 'danger-full-access' })
     const agent = await host.ctx.botRoster.agentOf(rooty.id)
@@ -145,7 +174,14 @@ describe('delegation never amplifies authority', () => {
   })
 
   it('the chain keeps its lowest mode over several hops: read-only → full access → full access runs read-only', async () => {
-    const relay = (to: string): Rule => (req) => lastToolResults(req).length ? { text: 'passed on' } : userTextsSinceLastAssistant(req).join('').includes('[Message from') ? { toolCalls: [{ name: 'message_bot', args: { to, message: 'pass this on', reply_to: 'user' } }] } : { text: 'ok' }
+    const relay =
+      (to: string): Rule =>
+      (req) =>
+        lastToolResults(req).length
+          ? { text: 'passed on' }
+          : userTextsSinceLastAssistant(req).join('').includes('[Message from')
+            ? { toolCalls: [{ name: 'message_bot', args: { to, message: 'pass this on', reply_to: 'user' } }] }
+            : { text: 'ok' }
     const host = await team({ mock: { fallback: { text: 'ok' } }, a: { fallback: relay('B') }, b: { fallback: { text: 'ok' } } })
     const reader = await host.ctx.botRoster.create(user, { name: 'Reader', permissionPreset: 'read-only' })
     await host.ctx.botRoster.create(user, { name: 'A', model: 'mock/a', permissionPreset: 'danger-full-access' })
@@ -154,7 +190,10 @@ describe('delegation never amplifies authority', () => {
     await quiesce(host)
     const bAgent = await host.ctx.botRoster.agentOf(b.id)
     expect(modes(bAgent).slice(-2)).toEqual(['danger-full-access', 'read-only'])
-    expect(host.ctx.botDelivery.log().map((d) => [d.from, d.to, d.mode])).toEqual([[reader.id, 'bot-3', 'read-only'], ['bot-3', b.id, 'read-only']])
+    expect(host.ctx.botDelivery.log().map((d) => [d.from, d.to, d.mode])).toEqual([
+      [reader.id, 'bot-3', 'read-only'],
+      ['bot-3', b.id, 'read-only'],
+    ])
   })
 
   it('a Bot the person marked to accept delegated work runs it at its own preset', async () => {
@@ -183,7 +222,10 @@ describe('team invariants hold under parallel requests', () => {
   })
 
   it('two Main Bots deleting each other at once from their own turns: exactly one is deleted', async () => {
-    const host = await team({ mock: { fallback: onTrigger('DELETE', 'delete_bot', { bot: 'Second', reason: 'race' }) }, second: { fallback: onTrigger('DELETE', 'delete_bot', { bot: 'Main', reason: 'race' }) } })
+    const host = await team({
+      mock: { fallback: onTrigger('DELETE', 'delete_bot', { bot: 'Second', reason: 'race' }) },
+      second: { fallback: onTrigger('DELETE', 'delete_bot', { bot: 'Main', reason: 'race' }) },
+    })
     const second = await host.ctx.botRoster.create(user, { name: 'Second', main: true, model: 'mock/second' })
     const a = await host.ctx.botRoster.agentOf(mainOf(host).id)
     const b = await host.ctx.botRoster.agentOf(second.id)
@@ -211,7 +253,7 @@ describe('team invariants hold under parallel requests', () => {
     expect(host.adapter.model.loopRequests().filter((r) => r.model === 'ada').length).toBeLessThanOrEqual(1)
   })
 
-  it('a deleted Bot\'s Session that DSH keeps alive (as DSH Web does) runs no turn, whoever wakes it', async () => {
+  it("a deleted Bot's Session that DSH keeps alive (as DSH Web does) runs no turn, whoever wakes it", async () => {
     const host = await team({ mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada ran' } } })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     const sid = `session-dsh-owned-${Math.random().toString(36).slice(2)}`

@@ -16,7 +16,7 @@ const cwdOf = (host: DshHost, sessionId: string) => host.ctx.agents.get(SessionI
 const partOf = (host: DshHost, botId: string) => host.ctx.botRoster.bot(botId)!.sessionParts.at(-1)!.sessionId
 
 describe("a Bot's working folder", () => {
-  it('set by the person, applies from the next part: the current Session keeps its folder, the new part is created in the Bot\'s folder', async () => {
+  it("set by the person, applies from the next part: the current Session keeps its folder, the new part is created in the Bot's folder", async () => {
     const host = await team()
     const folder = join(host.home, 'code', 'x')
     mkdirSync(folder, { recursive: true })
@@ -36,7 +36,7 @@ describe("a Bot's working folder", () => {
     expect(cwdOf(host, third)).toBe(teamWorkspace)
   })
 
-  it("a new group member Session of the Bot is created in its folder", async () => {
+  it('a new group member Session of the Bot is created in its folder', async () => {
     const host = await team()
     const folder = join(host.home, 'code', 'y')
     mkdirSync(folder, { recursive: true })
@@ -83,7 +83,9 @@ describe("a Bot's working folder", () => {
     const folder = '/tmp'
     const host = await team((req) => {
       if (lastToolResults(req).length) return { text: `done: ${lastToolResults(req)[0]!.text}` }
-      return userTextsSinceLastAssistant(req).join('\n').includes('MOVE') ? { toolCalls: [{ name: 'update_bot', args: { bot: 'Ada', work_folder: folder } }] } : { text: 'ok' }
+      return userTextsSinceLastAssistant(req).join('\n').includes('MOVE')
+        ? { toolCalls: [{ name: 'update_bot', args: { bot: 'Ada', work_folder: folder } }] }
+        : { text: 'ok' }
     })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const main = host.ctx.botRoster.bots().find((b) => b.main)!
@@ -92,6 +94,8 @@ describe("a Bot's working folder", () => {
     await quiesce(host)
     expect(toolResults(agent, 'update_bot')).toEqual([expect.stringMatching(/^Refused: Only the person sets a Bot's working folder.*team page/)])
     expect(host.ctx.botRoster.bot(ada.id)!.workFolder).toBeUndefined()
-    await expect(host.ctx.botRoster.create(from(host, main.id), { name: 'Cy', workFolder: folder })).rejects.toThrow(/Only the person sets a Bot's working folder/)
+    await expect(host.ctx.botRoster.create(from(host, main.id), { name: 'Cy', workFolder: folder })).rejects.toThrow(
+      /Only the person sets a Bot's working folder/,
+    )
   })
 })

@@ -20,13 +20,18 @@ async function mount(script: Script | ScriptMap, opts: { contextWindow?: number 
   ctx.llm.registerAdapter(['mock'], adapter)
   const calls: { name: string; args: unknown }[] = []
   for (const name of ['alpha', 'beta']) {
-    ctx.tools.register(defineTool({
-      name,
-      description: `The ${name} test tool.`,
-      parameters: { text: { type: 'string', required: true } },
-      output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text', text: v }] },
-      execute: async (args: { text: string }) => { calls.push({ name, args }); return `${name} got ${args.text}` },
-    }))
+    ctx.tools.register(
+      defineTool({
+        name,
+        description: `The ${name} test tool.`,
+        parameters: { text: { type: 'string', required: true } },
+        output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text', text: v }] },
+        execute: async (args: { text: string }) => {
+          calls.push({ name, args })
+          return `${name} got ${args.text}`
+        },
+      }),
+    )
   }
   return { ctx, adapter, calls }
 }
@@ -38,7 +43,7 @@ async function turn(c: Context, text: string, model = 'mock', id = 't1') {
   return { agent, events: agent.session.events as unknown as Ev[] }
 }
 
-const ofType = (events: Ev[], t: string) => events.filter(e => e.type === t)
+const ofType = (events: Ev[], t: string) => events.filter((e) => e.type === t)
 
 afterEach(async () => {
   await ctx?.fiber.dispose()
@@ -56,25 +61,37 @@ describe('ScriptedAdapter in a real DSH composition', () => {
     const req = adapter.model.loopRequests()[0]!
     expect(req.system).toContain('You are a scripted test agent.')
     expect(req.toolNames).toEqual(expect.arrayContaining(['alpha', 'beta']))
-    expect(req.tools.find(t => t.name === 'alpha')!.parameters).toMatchObject({ properties: { text: { type: 'string' } } })
+    expect(req.tools.find((t) => t.name === 'alpha')!.parameters).toMatchObject({ properties: { text: { type: 'string' } } })
     expect(req.sessionId).toBe('t1')
     expect(userTextsSinceLastAssistant(req)).toContain('say hi')
   })
 
   it('runs a step with several tool calls, then sees every result (role:user tool-result blocks normalised)', async () => {
-    const { ctx: c, adapter, calls } = await mount({
+    const {
+      ctx: c,
+      adapter,
+      calls,
+    } = await mount({
       steps: [
-        { toolCalls: [{ name: 'alpha', args: { text: 'one' } }, { name: 'beta', args: { text: 'two' } }] },
-        req => {
+        {
+          toolCalls: [
+            { name: 'alpha', args: { text: 'one' } },
+            { name: 'beta', args: { text: 'two' } },
+          ],
+        },
+        (req) => {
           const results = lastToolResults(req)
           if (results.length !== 2) return undefined
-          return { text: results.map(r => `${r.name}=${r.text}`).join('; ') }
+          return { text: results.map((r) => `${r.name}=${r.text}`).join('; ') }
         },
       ],
       fallback: { text: 'tool results missing' },
     })
     const { events } = await turn(c, 'use both tools')
-    expect(calls).toEqual([{ name: 'alpha', args: { text: 'one' } }, { name: 'beta', args: { text: 'two' } }])
+    expect(calls).toEqual([
+      { name: 'alpha', args: { text: 'one' } },
+      { name: 'beta', args: { text: 'two' } },
+    ])
     expect(ofType(events, 'tool/call')).toHaveLength(2)
     expect(ofType(events, 'tool/result')).toHaveLength(2)
     const final = ofType(events, 'assistant/message').at(-1)!.data.message.content[0].text
@@ -82,7 +99,7 @@ describe('ScriptedAdapter in a real DSH composition', () => {
     const second = adapter.model.loopRequests()[1]!
     expect(second.answeredBy).toBe('step')
     // the results follow the assistant tool-call message in the normalised view
-    const roles = second.messages.map(m => m.role)
+    const roles = second.messages.map((m) => m.role)
     expect(roles.lastIndexOf('assistant')).toBeLessThan(roles.lastIndexOf('tool'))
   })
 
@@ -91,21 +108,26 @@ describe('ScriptedAdapter in a real DSH composition', () => {
     const { events } = await turn(c, 'count me')
     const msg = ofType(events, 'assistant/message')[0]!
     expect(msg.data.usage).toEqual({ inputTokens: 120, outputTokens: 7, cacheReadTokens: 900 })
-    const usageChunks = ofType(events, 'assistant/chunk').filter(e => e.data.chunk.type === 'usage')
+    const usageChunks = ofType(events, 'assistant/chunk').filter((e) => e.data.chunk.type === 'usage')
     expect(usageChunks).toHaveLength(1)
   })
 
   it('fails with a context overflow that DSH records as CONTEXT_WINDOW_EXCEEDED', async () => {
     const { ctx: c } = await mount({ steps: [{ fail: 'context-overflow' }] })
     let seen: any
-    c.on('agent/request-error', (payload, next) => { seen = payload.failure; return next() })
+    c.on('agent/request-error', (payload, next) => {
+      seen = payload.failure
+      return next()
+    })
     const { events } = await turn(c, 'too much')
     const end = ofType(events, 'turn/end').at(-1)!.data.reason
     expect(end.kind).toBe('error')
     expect(end.error.code).toBe('CONTEXT_WINDOW_EXCEEDED')
     expect(end.error.status).toBe(400)
     expect(seen?.code).toBe('CONTEXT_WINDOW_EXCEEDED')
-    const finish = ofType(events, 'assistant/chunk').map(e => e.data.chunk).find(ch => ch.type === 'finish')
+    const finish = ofType(events, 'assistant/chunk')
+      .map((e) => e.data.chunk)
+      .find((ch) => ch.type === 'finish')
     expect(finish.reason).toMatchObject({ kind: 'error', failure: { code: 'CONTEXT_WINDOW_EXCEEDED' } })
     expect(ofType(events, 'assistant/message')).toHaveLength(0)
   })
@@ -129,7 +151,14 @@ describe('ScriptedAdapter in a real DSH composition', () => {
       'bot-b': { steps: [{ text: 'B1' }] },
     })
     const title = new BlockAssembler()
-    for await (const ch of c.llm.stream({ provider: 'mock', model: 'bot-a', system: 'Create a concise title for this chat.', messages: [], purpose: 'session-title' })) title.push(ch)
+    for await (const ch of c.llm.stream({
+      provider: 'mock',
+      model: 'bot-a',
+      system: 'Create a concise title for this chat.',
+      messages: [],
+      purpose: 'session-title',
+    }))
+      title.push(ch)
     expect(title.blocks()).toEqual([{ type: 'text', text: 'Title A' }])
     const b = await turn(c, 'hi b', 'bot-b', 'sb')
     const a = await turn(c, 'hi a', 'bot-a', 'sa')

@@ -32,7 +32,11 @@ afterEach(async () => {
 
 /** Parse an SSE body into its data payloads. */
 function sseData(body: string): string[] {
-  return body.split('\n\n').map(b => b.trim()).filter(Boolean).map(b => b.replace(/^data: /, ''))
+  return body
+    .split('\n\n')
+    .map((b) => b.trim())
+    .filter(Boolean)
+    .map((b) => b.replace(/^data: /, ''))
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
@@ -60,20 +64,24 @@ async function realDeepSeekAdapter(baseURL: string): Promise<LlmAdapter> {
 async function mountWithRealProvider(url: string) {
   ctx = await mountDshCore(new Context(), 'You are a wire test agent.')
   ctx.llm.registerAdapter(['deepseek-official'], await realDeepSeekAdapter(url))
-  ctx.tools.register(defineTool({
-    name: 'list_bots',
-    description: 'List the bots.',
-    parameters: { filter: { type: 'string' } },
-    output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text', text: v }] },
-    execute: async () => 'Ada, Bo',
-  }))
-  ctx.tools.register(defineTool({
-    name: 'echo',
-    description: 'Echo.',
-    parameters: { text: { type: 'string', required: true } },
-    output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text', text: v }] },
-    execute: async (args: { text: string }) => `echo:${args.text}`,
-  }))
+  ctx.tools.register(
+    defineTool({
+      name: 'list_bots',
+      description: 'List the bots.',
+      parameters: { filter: { type: 'string' } },
+      output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text', text: v }] },
+      execute: async () => 'Ada, Bo',
+    }),
+  )
+  ctx.tools.register(
+    defineTool({
+      name: 'echo',
+      description: 'Echo.',
+      parameters: { text: { type: 'string', required: true } },
+      output: { schema: { type: 'string' }, render: (_a: unknown, v: string) => [{ type: 'text', text: v }] },
+      execute: async (args: { text: string }) => `echo:${args.text}`,
+    }),
+  )
   return ctx
 }
 
@@ -89,85 +97,130 @@ describe('scripted server: wire format', () => {
     server = await startScriptedServer({
       steps: [
         { text: 'first answer that is longer than one delta', usage: { input: 10, output: 5, cached: 30 } },
-        { toolCalls: [{ name: 'a', args: { x: 1 } }, { name: 'b', args: { y: 2 }, id: 'call_fixed' }] },
+        {
+          toolCalls: [
+            { name: 'a', args: { x: 1 } },
+            { name: 'b', args: { y: 2 }, id: 'call_fixed' },
+          ],
+        },
       ],
     })
-    const r1 = await post(server.url, { model: 'm', stream: true, messages: [{ role: 'system', content: 'SYS' }, { role: 'user', content: 'hi' }] },
-      { 'x-deepseek-harness-session-id': 'sess-9' })
+    const r1 = await post(
+      server.url,
+      {
+        model: 'm',
+        stream: true,
+        messages: [
+          { role: 'system', content: 'SYS' },
+          { role: 'user', content: 'hi' },
+        ],
+      },
+      { 'x-deepseek-harness-session-id': 'sess-9' },
+    )
     expect(r1.status).toBe(200)
     expect(r1.headers.get('content-type')).toContain('text/event-stream')
     const d1 = sseData(await r1.text())
     expect(d1.at(-1)).toBe('[DONE]')
-    const j1 = d1.slice(0, -1).map(s => JSON.parse(s))
-    expect(j1.flatMap(c => c.choices.map((ch: any) => ch.delta?.content ?? '')).join('')).toBe('first answer that is longer than one delta')
-    expect(j1.filter(c => c.choices[0]?.delta?.content).length).toBeGreaterThan(1)
-    expect(j1.find(c => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop')
+    const j1 = d1.slice(0, -1).map((s) => JSON.parse(s))
+    expect(j1.flatMap((c) => c.choices.map((ch: any) => ch.delta?.content ?? '')).join('')).toBe('first answer that is longer than one delta')
+    expect(j1.filter((c) => c.choices[0]?.delta?.content).length).toBeGreaterThan(1)
+    expect(j1.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop')
     expect(j1.at(-1).usage).toEqual({
-      prompt_tokens: 40, completion_tokens: 5, total_tokens: 45,
-      prompt_tokens_details: { cached_tokens: 30 }, prompt_cache_hit_tokens: 30, prompt_cache_miss_tokens: 10,
+      prompt_tokens: 40,
+      completion_tokens: 5,
+      total_tokens: 45,
+      prompt_tokens_details: { cached_tokens: 30 },
+      prompt_cache_hit_tokens: 30,
+      prompt_cache_miss_tokens: 10,
     })
     const rec = server.requests[0]!
     expect(rec).toMatchObject({ via: 'server', model: 'm', system: 'SYS', sessionId: 'sess-9' })
 
     // /v1 prefix works too
-    const r2 = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream: true, messages: [] }) })
-    const j2 = sseData(await r2.text()).slice(0, -1).map(s => JSON.parse(s))
-    const toolDeltas = j2.flatMap(c => c.choices[0]?.delta?.tool_calls ?? [])
-    expect(toolDeltas.filter((t: any) => t.id).map((t: any) => [t.index, t.function.name])).toEqual([[0, 'a'], [1, 'b']])
+    const r2 = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
+    })
+    const j2 = sseData(await r2.text())
+      .slice(0, -1)
+      .map((s) => JSON.parse(s))
+    const toolDeltas = j2.flatMap((c) => c.choices[0]?.delta?.tool_calls ?? [])
+    expect(toolDeltas.filter((t: any) => t.id).map((t: any) => [t.index, t.function.name])).toEqual([
+      [0, 'a'],
+      [1, 'b'],
+    ])
     expect(toolDeltas.find((t: any) => t.id === 'call_fixed')).toBeTruthy()
-    const argsOf = (i: number) => toolDeltas.filter((t: any) => t.index === i).map((t: any) => t.function.arguments).join('')
+    const argsOf = (i: number) =>
+      toolDeltas
+        .filter((t: any) => t.index === i)
+        .map((t: any) => t.function.arguments)
+        .join('')
     expect(JSON.parse(argsOf(0))).toEqual({ x: 1 })
     expect(JSON.parse(argsOf(1))).toEqual({ y: 2 })
-    expect(j2.find(c => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('tool_calls')
+    expect(j2.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('tool_calls')
   })
 
   it('answers context overflow with HTTP 400 context_length_exceeded, and serves /models', async () => {
     server = await startScriptedServer({ 'deepseek-v4-flash': { steps: [{ fail: 'context-overflow' }, { fail: 'server-error', status: 502 }] } })
     const r = await post(server.url, { model: 'deepseek-v4-flash', stream: true, messages: [{ role: 'user', content: 'x' }] })
     expect(r.status).toBe(400)
-    const body = await r.json() as { error: { code: string; type: string; message: string } }
+    const body = (await r.json()) as { error: { code: string; type: string; message: string } }
     expect(body.error.code).toBe('context_length_exceeded')
     expect(body.error.type).toBe('invalid_request_error')
     expect(body.error.message).toMatch(/maximum context length/)
     const r5 = await post(server.url, { model: 'deepseek-v4-flash', stream: true, messages: [] })
     expect(r5.status).toBe(502)
-    const models = await (await fetch(`${server.url}/v1/models`)).json() as { data: { id: string }[] }
-    expect(models.data.map(m => m.id)).toEqual(['deepseek-v4-flash'])
+    const models = (await (await fetch(`${server.url}/v1/models`)).json()) as { data: { id: string }[] }
+    expect(models.data.map((m) => m.id)).toEqual(['deepseek-v4-flash'])
     expect((await fetch(`${server.url}/nope`)).status).toBe(404)
   })
 
   it('answers a title call (by its system prompt) without consuming a step', async () => {
     server = await startScriptedServer({ steps: [{ text: 'step one' }], title: 'Wire title' })
-    const t = await post(server.url, { model: 'm', stream: false, messages: [{ role: 'system', content: 'Create a concise title for the conversation.' }, { role: 'user', content: 'x' }] })
-    const tj = await t.json() as { choices: { message: { content: string } }[] }
+    const t = await post(server.url, {
+      model: 'm',
+      stream: false,
+      messages: [
+        { role: 'system', content: 'Create a concise title for the conversation.' },
+        { role: 'user', content: 'x' },
+      ],
+    })
+    const tj = (await t.json()) as { choices: { message: { content: string } }[] }
     expect(tj.choices[0]!.message.content).toBe('Wire title')
     expect(server.requests[0]!.purpose).toBe('session-title')
     expect(server.model.remaining()).toEqual({ '*': 1 })
   })
 })
 
-describe('scripted server behind DSH\'s real DeepSeekAdapter', () => {
+describe("scripted server behind DSH's real DeepSeekAdapter", () => {
   it('runs a tool turn: the provider parses tool_calls, results come back as role:tool, cached usage lands in DSH', async () => {
     server = await startScriptedServer({
       steps: [
-        { toolCalls: [{ name: 'list_bots', args: {} }, { name: 'echo', args: { text: 'yo' } }], usage: { input: 50, output: 9, cached: 400 } },
-        req => {
+        {
+          toolCalls: [
+            { name: 'list_bots', args: {} },
+            { name: 'echo', args: { text: 'yo' } },
+          ],
+          usage: { input: 50, output: 9, cached: 400 },
+        },
+        (req) => {
           const r = lastToolResults(req)
-          return r.length === 2 ? { text: `saw ${r.map(x => `${x.name}:${x.text}`).join(' + ')}`, usage: { input: 70, output: 4, cached: 450 } } : undefined
+          return r.length === 2 ? { text: `saw ${r.map((x) => `${x.name}:${x.text}`).join(' + ')}`, usage: { input: 70, output: 4, cached: 450 } } : undefined
         },
       ],
       fallback: { text: 'no tool results seen' },
     })
     const c = await mountWithRealProvider(server.url)
     const events = await runTurn(c, 'who is on the team?')
-    expect(events.filter(e => e.type === 'tool/call').map(e => e.data.name ?? e.data.call?.name)).toHaveLength(2)
-    const msgs = events.filter(e => e.type === 'assistant/message')
+    expect(events.filter((e) => e.type === 'tool/call').map((e) => e.data.name ?? e.data.call?.name)).toHaveLength(2)
+    const msgs = events.filter((e) => e.type === 'assistant/message')
     expect(msgs.at(-1)!.data.message.content).toEqual([{ type: 'text', text: 'saw list_bots:Ada, Bo + echo:echo:yo' }])
     expect(msgs[0]!.data.usage).toEqual({ inputTokens: 50, outputTokens: 9, cacheReadTokens: 400 })
     expect(msgs[1]!.data.usage).toEqual({ inputTokens: 70, outputTokens: 4, cacheReadTokens: 450 })
-    expect(events.filter(e => e.type === 'turn/end').at(-1)!.data.reason.kind).toBe('completed')
+    expect(events.filter((e) => e.type === 'turn/end').at(-1)!.data.reason.kind).toBe('completed')
     const second = server.model.loopRequests()[1]!
-    expect(second.messages.filter(m => m.role === 'tool').map(m => m.toolName)).toEqual(['list_bots', 'echo'])
+    expect(second.messages.filter((m) => m.role === 'tool').map((m) => m.toolName)).toEqual(['list_bots', 'echo'])
     expect(second.sessionId).toBe('wire-1')
     expect(second.toolNames).toEqual(expect.arrayContaining(['list_bots', 'echo']))
   })
@@ -176,7 +229,7 @@ describe('scripted server behind DSH\'s real DeepSeekAdapter', () => {
     server = await startScriptedServer({ steps: [{ fail: 'context-overflow' }] })
     const c = await mountWithRealProvider(server.url)
     const events = await runTurn(c, 'overflow please', 'wire-2')
-    const end = events.filter(e => e.type === 'turn/end').at(-1)!.data.reason
+    const end = events.filter((e) => e.type === 'turn/end').at(-1)!.data.reason
     expect(end.kind).toBe('error')
     expect(end.error).toMatchObject({ code: 'CONTEXT_WINDOW_EXCEEDED', status: 400 })
   })
@@ -185,7 +238,12 @@ describe('scripted server behind DSH\'s real DeepSeekAdapter', () => {
     server = await startScriptedServer({ steps: [{ fail: 'stall', stallMs: 50 }] })
     const c = await mountWithRealProvider(server.url)
     const asm = new BlockAssembler()
-    for await (const ch of c.llm.stream({ provider: 'deepseek-official', model: 'deepseek-v4-flash', messages: [createUserMessage({ content: [{ type: 'text', text: 'x' }], source: { kind: 'user' } })] })) asm.push(ch)
+    for await (const ch of c.llm.stream({
+      provider: 'deepseek-official',
+      model: 'deepseek-v4-flash',
+      messages: [createUserMessage({ content: [{ type: 'text', text: 'x' }], source: { kind: 'user' } })],
+    }))
+      asm.push(ch)
     expect(asm.finish).toMatchObject({ kind: 'error', failure: { code: 'STREAM_CLOSED' } })
   })
 
@@ -193,11 +251,14 @@ describe('scripted server behind DSH\'s real DeepSeekAdapter', () => {
     server = await startScriptedServer(demoScript)
     const c = await mountWithRealProvider(server.url)
     const events = await runTurn(c, 'Which bots are on my team?', 'wire-demo')
-    expect(events.filter(e => e.type === 'tool/call')).toHaveLength(1)
-    const final = events.filter(e => e.type === 'assistant/message').at(-1)!.data.message.content.find((b: any) => b.type === 'text').text
+    expect(events.filter((e) => e.type === 'tool/call')).toHaveLength(1)
+    const final = events
+      .filter((e) => e.type === 'assistant/message')
+      .at(-1)!
+      .data.message.content.find((b: any) => b.type === 'text').text
     expect(final).toContain('Ada, Bo')
     expect(final).toContain('DEEPSEEK_API_KEY')
-    expect(events.filter(e => e.type === 'turn/end').at(-1)!.data.reason.kind).toBe('completed')
+    expect(events.filter((e) => e.type === 'turn/end').at(-1)!.data.reason.kind).toBe('completed')
   })
 })
 
@@ -215,14 +276,14 @@ describe('scripted server CLI', () => {
           const m = /scripted model on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
           if (m) resolve(m[1]!)
         })
-        child.once('exit', code => reject(new Error(`exited ${code}`)))
+        child.once('exit', (code) => reject(new Error(`exited ${code}`)))
         setTimeout(() => reject(new Error('no URL line')), 5000)
       })
       const r = await post(url, { model: 'x', stream: false, messages: [{ role: 'user', content: 'hi' }] })
-      const j = await r.json() as { choices: { message: { content: string } }[] }
+      const j = (await r.json()) as { choices: { message: { content: string } }[] }
       expect(j.choices[0]!.message.content).toBe('from json')
     } finally {
-      const exited = new Promise(resolve => child.once('exit', resolve))
+      const exited = new Promise((resolve) => child.once('exit', resolve))
       child.kill('SIGTERM')
       await exited
     }

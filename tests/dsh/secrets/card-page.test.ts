@@ -14,14 +14,16 @@ import { asker, secretsTeam, SHOW } from './helpers.ts'
 
 const track = disposedAfterEach()
 let browser: Browser
-beforeAll(async () => { browser = await launchChromium() })
+beforeAll(async () => {
+  browser = await launchChromium()
+})
 afterAll(() => browser?.close())
 afterEach(() => vi.restoreAllMocks())
 
 const VALUE = 'ghp_PageCardValue_0123456789'
 
 describe('the secret card on the team page', () => {
-  it('takes the value outside the chat, for all Bots, and the asking Bot\'s shell gets it', async () => {
+  it("takes the value outside the chat, for all Bots, and the asking Bot's shell gets it", async () => {
     const terminal = captureTerminal()
     const t = await secretsTeam({ ada: asker(SHOW), bob: asker(SHOW) }, terminal)
     track(t.host)
@@ -31,15 +33,24 @@ describe('the secret card on the team page', () => {
 
     const page = await browser.newPage({ locale: 'en-US' })
     const violations: string[] = []
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
+    })
     await page.addInitScript((token) => localStorage.setItem('bot-team:pairing-token', token), t.token)
     await page.goto(`${t.origin}/bot-team`)
     const card = page.locator('.secret-card')
     await card.waitFor()
     expect(await card.textContent()).toContain('Ada asks for $DSH_SECRET_GH_TOKEN: push to GitHub')
     const input = card.locator('.secret-value')
-    expect(await input.evaluate((e: any) => ({ type: e.type, autocomplete: e.autocomplete, inForm: e.closest('form') !== null, lp: e.dataset.lpignore, masked: (globalThis as any).getComputedStyle(e).getPropertyValue('-webkit-text-security') })))
-      .toEqual({ type: 'text', autocomplete: 'off', inForm: false, lp: 'true', masked: 'disc' })
+    expect(
+      await input.evaluate((e: any) => ({
+        type: e.type,
+        autocomplete: e.autocomplete,
+        inForm: e.closest('form') !== null,
+        lp: e.dataset.lpignore,
+        masked: (globalThis as any).getComputedStyle(e).getPropertyValue('-webkit-text-security'),
+      })),
+    ).toEqual({ type: 'text', autocomplete: 'off', inForm: false, lp: 'true', masked: 'disc' })
     expect(await page.locator('#secret-insecure').isHidden()).toBe(true)
     expect(await page.textContent('#secret-scope-note')).toMatch(/not a file permission/)
 

@@ -122,7 +122,9 @@ describe('names, bad input and the pairing fence', () => {
   it('normalises names ($GH_TOKEN, gh-token, DSH_SECRET_…) and refuses invalid ones, from the tool and over HTTP', async () => {
     const t = await team()
     const { Ada } = await bots(t.host, ['Ada'])
-    expect(await t.host.ctx.botSecrets.request(t.host.ctx.botRoster.bot(Ada!)!.sessionParts.at(-1)!.sessionId, '$gh-token', 'ci')).toMatch(/Asked the user for GH_TOKEN/)
+    expect(await t.host.ctx.botSecrets.request(t.host.ctx.botRoster.bot(Ada!)!.sessionParts.at(-1)!.sessionId, '$gh-token', 'ci')).toMatch(
+      /Asked the user for GH_TOKEN/,
+    )
     for (const raw of ['%24GH_TOKEN', 'gh-token', 'DSH_SECRET_GH_TOKEN']) {
       expect((await t.send('PUT', `/secrets/${raw}`, { value: VALUE, scope: 'all' })).body.secret.name).toBe('GH_TOKEN')
     }
@@ -131,7 +133,9 @@ describe('names, bad input and the pairing fence', () => {
       expect(r.status).toBe(400)
       expect(r.body.error).toMatch(/not a usable secret name/)
     }
-    await expect(t.host.ctx.botSecrets.request(t.host.ctx.botRoster.bot(Ada!)!.sessionParts.at(-1)!.sessionId, 'no good!', 'ci')).rejects.toThrow(/not a usable secret name/)
+    await expect(t.host.ctx.botSecrets.request(t.host.ctx.botRoster.bot(Ada!)!.sessionParts.at(-1)!.sessionId, 'no good!', 'ci')).rejects.toThrow(
+      /not a usable secret name/,
+    )
     expect((await t.send('GET', '/secrets')).body.secrets.map((s: any) => s.name)).toEqual(['GH_TOKEN'])
   })
 

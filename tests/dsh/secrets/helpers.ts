@@ -28,7 +28,11 @@ export async function secretsTeam(scripts: Record<string, Rule>, terminal: strin
   const send: SecretsTeam['send'] = async (method, path, body, opts = {}) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' }
     if (opts.paired !== false && token) headers[PAIRING_HEADER] = token
-    const res = await fetch(`${origin}/bot-team/api${path}`, { method, headers, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) })
+    const res = await fetch(`${origin}/bot-team/api${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    })
     const text = await res.text()
     return { status: res.status, text, body: JSON.parse(text) }
   }

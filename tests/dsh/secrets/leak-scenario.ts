@@ -58,15 +58,17 @@ export interface LeakResult {
 /** Every form the scan looks for (independent of what the masker looks for, except base64 cores). */
 export function scanForms(value: string): string[] {
   const bytes = Buffer.from(value)
-  return [...new Set([
-    value,
-    JSON.stringify(value).slice(1, -1),
-    encodeURIComponent(value),
-    ...base64Cores(bytes),
-    ...base64Cores(bytes).map((b) => b.replace(/\+/g, '-').replace(/\//g, '_')),
-    bytes.toString('hex'),
-    bytes.toString('hex').toUpperCase(),
-  ])]
+  return [
+    ...new Set([
+      value,
+      JSON.stringify(value).slice(1, -1),
+      encodeURIComponent(value),
+      ...base64Cores(bytes),
+      ...base64Cores(bytes).map((b) => b.replace(/\+/g, '-').replace(/\//g, '_')),
+      bytes.toString('hex'),
+      bytes.toString('hex').toUpperCase(),
+    ]),
+  ]
 }
 
 function walk(dir: string, out: string[] = []): string[] {
@@ -116,7 +118,10 @@ export function scanHome(home: string, value: string, own: { dir: string }): Pic
 
 /** A handoff note holding every heading, whose "Facts to keep" echoes all the note call was given. */
 function echoingNote(req: RecordedRequest) {
-  const given = req.messages.map((m) => m.text).join('\n').slice(-6_000)
+  const given = req.messages
+    .map((m) => m.text)
+    .join('\n')
+    .slice(-6_000)
   return { text: NOTE_HEADINGS.map((h) => `## ${h}\n${h === 'Facts to keep' ? given : '-'}`).join('\n') }
 }
 
@@ -145,7 +150,8 @@ export async function runLeakScenario(): Promise<{ host: DshHost; result: LeakRe
     if (i < LEAK_COMMANDS.length) return { toolCalls: [{ name: 'bash', args: { command: LEAK_COMMANDS[i], description: 'use the token' } }] }
     if (i === LEAK_COMMANDS.length) return { toolCalls: [{ name: 'message_bot', args: { to: 'Other', message: `Here is what I saw: ${said}` } }] }
     if (i === LEAK_COMMANDS.length + 1) return { toolCalls: [{ name: 'post_to_group', args: { group: 'G', text: `What I saw: ${said.slice(0, 1000)}` } }] }
-    if (i === LEAK_COMMANDS.length + 2) return { toolCalls: [{ name: 'remember', args: { text: `Release key seen as ${seen[0]?.trim().slice(0, 100) ?? ''}` } }] }
+    if (i === LEAK_COMMANDS.length + 2)
+      return { toolCalls: [{ name: 'remember', args: { text: `Release key seen as ${seen[0]?.trim().slice(0, 100) ?? ''}` } }] }
     return { text: 'done' }
   }
   const scripts: ScriptMap = {

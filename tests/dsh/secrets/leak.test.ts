@@ -13,7 +13,7 @@ import { LEAK_COMMANDS, LEAK_HANDOFFS, LEAK_VALUE, runLeakScenario, scanHome } f
 const track = disposedAfterEach()
 
 describe('the leak scan', () => {
-  it('finds the value 0 times outside bot/secrets.json, the Bot\'s own file and agent/inbox/spliced, and never in a model request', async () => {
+  it("finds the value 0 times outside bot/secrets.json, the Bot's own file and agent/inbox/spliced, and never in a model request", async () => {
     const { host, result } = await runLeakScenario()
     track(host)
     expect(result.attempts).toBe(LEAK_COMMANDS.length + 3 + LEAK_HANDOFFS)
@@ -33,9 +33,17 @@ describe('the leak scan', () => {
     const host = track(await startTeamHost())
     const dir = join(host.home, 'planted')
     mkdirSync(dir)
-    const planted = { 'hex.txt': Buffer.from(LEAK_VALUE).toString('hex'), 'b64.txt': Buffer.from(`ab${LEAK_VALUE}`).toString('base64'), 'json.txt': JSON.stringify({ v: LEAK_VALUE }) }
+    const planted = {
+      'hex.txt': Buffer.from(LEAK_VALUE).toString('hex'),
+      'b64.txt': Buffer.from(`ab${LEAK_VALUE}`).toString('base64'),
+      'json.txt': JSON.stringify({ v: LEAK_VALUE }),
+    }
     for (const [name, text] of Object.entries(planted)) writeFileSync(join(dir, name), text)
     const scan = scanHome(host.home, LEAK_VALUE, { dir: join(host.home, 'bot', 'workspace') })
-    expect(scan.found.map((f) => f.split(' ')[0]).sort()).toEqual(Object.keys(planted).map((n) => join('planted', n)).sort())
+    expect(scan.found.map((f) => f.split(' ')[0]).sort()).toEqual(
+      Object.keys(planted)
+        .map((n) => join('planted', n))
+        .sort(),
+    )
   })
 })

@@ -18,35 +18,50 @@ const track = disposedAfterEach()
 const VALUE = 'tok_MaskingCase_0123456789abcdef'
 const P = '[secret:API_KEY]'
 const user = { kind: 'user' } as const
-const runs = (command: string): Rule => (req) => (lastToolResults(req).length ? { text: 'done' } : /\brun\b/.test(lastUserText(req) ?? '') ? bash(command) : { text: 'ok' })
+const runs =
+  (command: string): Rule =>
+  (req) =>
+    lastToolResults(req).length ? { text: 'done' } : /\brun\b/.test(lastUserText(req) ?? '') ? bash(command) : { text: 'ok' }
 
 describe('masking', () => {
-  it('masks any tool\'s result in any Session before DSH logs it or the model reads it', async () => {
+  it("masks any tool's result in any Session before DSH logs it or the model reads it", async () => {
     const host = track(await startTeamHost({ steps: [{ toolCalls: [{ name: 'echo_value', args: {} }] }, { text: 'done' }] }))
     await host.ctx.botSecrets.set('API_KEY', { value: VALUE, scope: 'all' })
-    host.ctx.tools.register(defineTool({
-      name: 'echo_value', description: 'returns a value', parameters: {},
-      output: { schema: { type: 'string' }, render: (_a, v: string) => [{ type: 'text', text: v }] },
-      async execute() { return `value=${VALUE} json=${JSON.stringify({ k: VALUE })}` },
-    }))
+    host.ctx.tools.register(
+      defineTool({
+        name: 'echo_value',
+        description: 'returns a value',
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_a, v: string) => [{ type: 'text', text: v }] },
+        async execute() {
+          return `value=${VALUE} json=${JSON.stringify({ k: VALUE })}`
+        },
+      }),
+    )
     const agent = await runTurn(host, 'go')
     expect(toolResults(agent, 'echo_value')).toEqual([`value=${P} json={"k":"${P}"}`])
     expect(JSON.stringify(agent.session.events)).not.toContain('MaskingCase')
     expect(JSON.stringify(host.adapter.requests)).not.toContain('MaskingCase')
   })
 
-  it('masks a tool\'s structured value, so the logged result\'s meta (presentationMeta) is masked too, even when another listener replaced its content', async () => {
+  it("masks a tool's structured value, so the logged result's meta (presentationMeta) is masked too, even when another listener replaced its content", async () => {
     const host = track(await startTeamHost({ steps: [{ toolCalls: [{ name: 'find_value', args: {} }] }, { text: 'done' }] }))
     await host.ctx.botSecrets.set('API_KEY', { value: VALUE, scope: 'all' })
-    host.ctx.tools.register(defineTool({
-      name: 'find_value', description: 'returns a structured value', parameters: {},
-      output: {
-        schema: { type: 'object', properties: { line: { type: 'string' } }, additionalProperties: false },
-        render: (_a, v: any) => [{ type: 'text', text: `found: ${v.line}` }],
-        presentationMeta: (_a, v: any) => ({ lines: [v.line] }),
-      },
-      async execute() { return { line: `key ${VALUE}` } as never },
-    }))
+    host.ctx.tools.register(
+      defineTool({
+        name: 'find_value',
+        description: 'returns a structured value',
+        parameters: {},
+        output: {
+          schema: { type: 'object', properties: { line: { type: 'string' } }, additionalProperties: false },
+          render: (_a, v: any) => [{ type: 'text', text: `found: ${v.line}` }],
+          presentationMeta: (_a, v: any) => ({ lines: [v.line] }),
+        },
+        async execute() {
+          return { line: `key ${VALUE}` } as never
+        },
+      }),
+    )
     // Another listener (registered after the plugin, so inside it) replaces the content.
     host.ctx.on('tools/post-execute', async (_exec, result, next) => {
       const d = await next()
@@ -59,7 +74,7 @@ describe('masking', () => {
     expect(JSON.stringify(agent.session.events)).not.toContain('MaskingCase')
   })
 
-  it('masks a pasted value in the person\'s message (user/message), while DSH keeps it raw in agent/inbox/spliced', async () => {
+  it("masks a pasted value in the person's message (user/message), while DSH keeps it raw in agent/inbox/spliced", async () => {
     const host = track(await startTeamHost({ fallback: { text: 'ok' } }))
     await host.ctx.botSecrets.set('API_KEY', { value: VALUE, scope: 'all' })
     const agent = await runTurn(host, `my key is ${VALUE}, use it`)
@@ -74,7 +89,12 @@ describe('masking', () => {
     await host.ctx.botSecrets.set('API_KEY', { value: VALUE, scope: 'all' })
     const before = host.ctx.botSecrets.stats().requestsRewritten
     let answer = ''
-    for await (const chunk of host.ctx.llm.stream({ provider: 'mock', model: 'mock', system: `sys ${VALUE}`, messages: [createUserMessage({ content: [{ type: 'text', text: `side call with ${VALUE}` }], source: { kind: 'user' } })] })) {
+    for await (const chunk of host.ctx.llm.stream({
+      provider: 'mock',
+      model: 'mock',
+      system: `sys ${VALUE}`,
+      messages: [createUserMessage({ content: [{ type: 'text', text: `side call with ${VALUE}` }], source: { kind: 'user' } })],
+    })) {
       if (chunk.type === 'text-delta') answer += chunk.text
     }
     expect(answer).toBe('ok')
@@ -85,7 +105,7 @@ describe('masking', () => {
     expect(host.ctx.botSecrets.stats().requestsRewritten).toBe(before + 1)
   })
 
-  it('masks message_bot bodies (outbox and the target\'s log) and room posts; memory refuses an entry holding the value', async () => {
+  it("masks message_bot bodies (outbox and the target's log) and room posts; memory refuses an entry holding the value", async () => {
     const host = track(await startTeamHost({ fallback: { text: 'ok' } }))
     await host.ctx.botSecrets.set('API_KEY', { value: VALUE, scope: 'all' })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/mock' })
@@ -100,7 +120,9 @@ describe('masking', () => {
     expect(JSON.stringify(host.ctx.botStore.state)).not.toContain('MaskingCase')
     // A value the secret-like filter would let through (plain words) is refused because it is saved.
     await host.ctx.botSecrets.set('MOTTO', { value: 'violet harbor lantern seventeen', scope: 'all' })
-    await expect(host.ctx.botMemory.remember(user, { text: 'Our motto is violet harbor lantern seventeen', bot: 'Ada' })).rejects.toThrow(/holds the value of a saved secret/)
+    await expect(host.ctx.botMemory.remember(user, { text: 'Our motto is violet harbor lantern seventeen', bot: 'Ada' })).rejects.toThrow(
+      /holds the value of a saved secret/,
+    )
     expect(await host.ctx.botMemory.remember(user, { text: 'Our motto is kept as a team secret', bot: 'Ada' })).toMatch(/^Saved/)
     // Masked before DSH queued them: not even agent/inbox/spliced holds the value.
     for (const a of host.ctx.agents.list()) expect(JSON.stringify(a.session.events)).not.toContain('MaskingCase')
@@ -109,7 +131,7 @@ describe('masking', () => {
 })
 
 describe('truncated shell output', () => {
-  it('masks a value the truncation cut at the start of the result; DSH\'s own full-output file (temp folder, outside the home) keeps it raw', async () => {
+  it("masks a value the truncation cut at the start of the result; DSH's own full-output file (temp folder, outside the home) keeps it raw", async () => {
     const value = 'cut-value-0123456789-e' // 23 bytes a line: the cut falls inside a value
     const host = track(await startTeamHost({ fallback: runs('for i in $(seq 1 40000); do printf "%s\\n" "$DSH_SECRET_A_ONE"; done') }, { shell: true }))
     await host.ctx.botSecrets.set('A_ONE', { value, scope: 'all' })

@@ -12,10 +12,15 @@ const user = { kind: 'user' } as const
 const VALUE = 'scope-case-value-0123456789'
 
 describe('scope beyond the own chat', () => {
-  it('a Bot\'s group Session gets the secrets scoped to that Bot; another member\'s group Session does not', async () => {
+  it("a Bot's group Session gets the secrets scoped to that Bot; another member's group Session does not", async () => {
     // Each member runs the command on its turn in the round, then answers.
     const member: Rule = (req) => (lastToolResults(req).length ? { text: 'done' } : bash(SHOW))
-    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ada: { fallback: member }, bob: { fallback: member } }, { shell: true, config: { rooms: { limits: { turnTimeoutMs: 10_000 } } } }))
+    const host = track(
+      await startTeamHost(
+        { mock: { fallback: { text: 'ok' } }, ada: { fallback: member }, bob: { fallback: member } },
+        { shell: true, config: { rooms: { limits: { turnTimeoutMs: 10_000 } } } },
+      ),
+    )
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     const bob = await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
     await host.ctx.botSecrets.set('GH_TOKEN', { value: VALUE, scope: [ada.id] })
@@ -24,7 +29,12 @@ describe('scope beyond the own chat', () => {
     await settle(host, 'G')
     const group = host.ctx.botRooms.group('G')!
     // What each member's group Session saw of its bash call (the model's next request).
-    const sawInGroup = (id: string) => host.adapter.model.loopRequests().filter((r) => r.sessionId === group.memberSessions[id]).flatMap((r) => lastToolResults(r).map((t) => t.text)).at(-1)
+    const sawInGroup = (id: string) =>
+      host.adapter.model
+        .loopRequests()
+        .filter((r) => r.sessionId === group.memberSessions[id])
+        .flatMap((r) => lastToolResults(r).map((t) => t.text))
+        .at(-1)
     expect(sawInGroup(ada.id)).toBe(`len=${VALUE.length} [[secret:GH_TOKEN]]\n`)
     expect(sawInGroup(bob.id)).toBe('len=0 [unset]\n')
   })
@@ -38,6 +48,8 @@ describe('a follower process on the same home', () => {
     expect(follower.ctx.botSecrets.mask(`x ${VALUE}`)).toBe(`x ${VALUE}`)
     await writer.ctx.botSecrets.set('GH_TOKEN', { value: VALUE, scope: 'all' })
     expect(follower.ctx.botSecrets.mask(`x ${VALUE}`)).toBe('x [secret:GH_TOKEN]')
-    await expect(follower.ctx.botSecrets.set('OTHER', { value: VALUE, scope: 'all' })).rejects.toThrow(/only be changed in the DSH process that writes the team/)
+    await expect(follower.ctx.botSecrets.set('OTHER', { value: VALUE, scope: 'all' })).rejects.toThrow(
+      /only be changed in the DSH process that writes the team/,
+    )
   })
 })

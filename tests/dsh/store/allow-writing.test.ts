@@ -17,7 +17,9 @@ describe('botStore.allowWriting', () => {
     expect(store.status()).toMatchObject({ mode: 'writer', reason: null, lockless: false })
     expect(readJson(path.join(bot, 'state.lock', 'owner.json'))).toMatchObject({ pid: process.pid })
     expect(store.diagnostics().at(-1)).toMatchObject({ code: 'took-over', message: expect.stringMatching(/hosts DSH's web app/) })
-    await store.update(d => { d.preferences.a = 1 })
+    await store.update((d) => {
+      d.preferences.a = 1
+    })
     expect(readJson(path.join(bot, 'state.json'))).toMatchObject({ revision: 1, preferences: { a: 1 } })
 
     expect(await store.allowWriting()).toBe('writer')
@@ -28,16 +30,24 @@ describe('botStore.allowWriting', () => {
   it('while another process holds the lock it becomes a lock-held follower, and takes over once that process is gone', async () => {
     const { bot } = tempHome()
     const holder = await openStore({ dir: bot, role: 'writer' })
-    await holder.store.update(d => { d.preferences.by = 'holder' })
+    await holder.store.update((d) => {
+      d.preferences.by = 'holder'
+    })
     const late = await openStore({ dir: bot, role: 'auto', longLived: false })
 
     expect(await late.store.allowWriting()).toBe('follower')
     expect(late.store.status()).toMatchObject({ mode: 'follower', reason: 'lock-held', holder: { pid: process.pid } })
-    await expect(late.store.update(d => { d.preferences.by = 'late' })).rejects.toMatchObject({ code: 'EFOLLOWER' })
+    await expect(
+      late.store.update((d) => {
+        d.preferences.by = 'late'
+      }),
+    ).rejects.toMatchObject({ code: 'EFOLLOWER' })
     expect(readJson(path.join(bot, 'state.json')).preferences).toEqual({ by: 'holder' })
 
     await holder.fiber.dispose()
-    await late.store.update(d => { d.preferences.by = 'late' })
+    await late.store.update((d) => {
+      d.preferences.by = 'late'
+    })
     expect(late.store.mode).toBe('writer')
     expect(readJson(path.join(bot, 'state.json'))).toMatchObject({ revision: 2, preferences: { by: 'late' } })
     await late.fiber.dispose()
@@ -48,7 +58,11 @@ describe('botStore.allowWriting', () => {
     const { store, fiber } = await openStore({ dir: bot, role: 'follower' })
     expect(await store.allowWriting()).toBe('follower')
     expect(store.status()).toMatchObject({ mode: 'follower', reason: 'role-follower' })
-    await expect(store.update(d => { d.preferences.a = 1 })).rejects.toMatchObject({ code: 'EFOLLOWER' })
+    await expect(
+      store.update((d) => {
+        d.preferences.a = 1
+      }),
+    ).rejects.toMatchObject({ code: 'EFOLLOWER' })
     expect(fs.existsSync(path.join(bot, 'state.lock'))).toBe(false)
     expect(fs.existsSync(path.join(bot, 'state.json'))).toBe(false)
     await fiber.dispose()

@@ -8,22 +8,41 @@ import type { LockFn } from '../../../src/store/lock.ts'
 import { openStore, readJson, storeChild, tempHome } from './helpers.ts'
 
 const valid = () => ({
-  version: STATE_VERSION, revision: 4, writtenBy: { pluginVersion: '0.1.0', at: '2025-01-01T00:00:00.000Z' },
-  bots: {}, groups: {}, deliveries: [], budgets: [], preferences: { keep: 'me' }, pendingQuestions: [], nextIds: { bot: 1 },
+  version: STATE_VERSION,
+  revision: 4,
+  writtenBy: { pluginVersion: '0.1.0', at: '2025-01-01T00:00:00.000Z' },
+  bots: {},
+  groups: {},
+  deliveries: [],
+  budgets: [],
+  preferences: { keep: 'me' },
+  pendingQuestions: [],
+  nextIds: { bot: 1 },
 })
 const text = (v: unknown) => Buffer.from(JSON.stringify(v, null, 2))
 
-type Kind = { name: string, make: (file: string) => void, expect: 'broken-copy' | 'newer-version' | 'unreadable' }
+type Kind = { name: string; make: (file: string) => void; expect: 'broken-copy' | 'newer-version' | 'unreadable' }
 const kinds: Kind[] = [
-  { name: 'truncated JSON', make: f => fs.writeFileSync(f, text(valid()).subarray(0, 57)), expect: 'broken-copy' },
-  { name: 'random bytes', make: f => fs.writeFileSync(f, Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, 0x7b, 0x22, 0x0a, 0x93])), expect: 'broken-copy' },
-  { name: 'empty file', make: f => fs.writeFileSync(f, ''), expect: 'broken-copy' },
-  { name: 'valid JSON of the wrong shape', make: f => fs.writeFileSync(f, '{"bots":[{"name":"x"}],"hello":"world"}'), expect: 'broken-copy' },
-  { name: 'a JSON array', make: f => fs.writeFileSync(f, '[1,2,3]'), expect: 'broken-copy' },
-  { name: 'wrong field types', make: f => fs.writeFileSync(f, text({ ...valid(), revision: 'four', preferences: [] })), expect: 'broken-copy' },
-  { name: 'a bot whose key differs from its id (schema refinement)', make: f => fs.writeFileSync(f, text({ ...valid(), bots: { a: { id: 'b' } } })), expect: 'broken-copy' },
-  { name: 'newer version', make: f => fs.writeFileSync(f, text({ ...valid(), version: 7, futureField: { x: 1 } })), expect: 'newer-version' },
-  { name: 'a directory in its place', make: f => { fs.mkdirSync(f); fs.writeFileSync(path.join(f, 'inside.txt'), 'keep') }, expect: 'unreadable' },
+  { name: 'truncated JSON', make: (f) => fs.writeFileSync(f, text(valid()).subarray(0, 57)), expect: 'broken-copy' },
+  { name: 'random bytes', make: (f) => fs.writeFileSync(f, Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, 0x7b, 0x22, 0x0a, 0x93])), expect: 'broken-copy' },
+  { name: 'empty file', make: (f) => fs.writeFileSync(f, ''), expect: 'broken-copy' },
+  { name: 'valid JSON of the wrong shape', make: (f) => fs.writeFileSync(f, '{"bots":[{"name":"x"}],"hello":"world"}'), expect: 'broken-copy' },
+  { name: 'a JSON array', make: (f) => fs.writeFileSync(f, '[1,2,3]'), expect: 'broken-copy' },
+  { name: 'wrong field types', make: (f) => fs.writeFileSync(f, text({ ...valid(), revision: 'four', preferences: [] })), expect: 'broken-copy' },
+  {
+    name: 'a bot whose key differs from its id (schema refinement)',
+    make: (f) => fs.writeFileSync(f, text({ ...valid(), bots: { a: { id: 'b' } } })),
+    expect: 'broken-copy',
+  },
+  { name: 'newer version', make: (f) => fs.writeFileSync(f, text({ ...valid(), version: 7, futureField: { x: 1 } })), expect: 'newer-version' },
+  {
+    name: 'a directory in its place',
+    make: (f) => {
+      fs.mkdirSync(f)
+      fs.writeFileSync(path.join(f, 'inside.txt'), 'keep')
+    },
+    expect: 'unreadable',
+  },
 ]
 
 function snapshot(file: string): Buffer | string[] {
@@ -31,7 +50,7 @@ function snapshot(file: string): Buffer | string[] {
 }
 
 describe('corruption matrix', () => {
-  it.each(kinds)('$name', async kind => {
+  it.each(kinds)('$name', async (kind) => {
     const { bot } = tempHome('bot-corrupt-')
     fs.mkdirSync(bot, { recursive: true })
     const file = path.join(bot, 'state.json')
@@ -40,23 +59,27 @@ describe('corruption matrix', () => {
     const { store, fiber } = await openStore({ dir: bot, role: 'writer' })
     const status = store.status()
     const diags = store.diagnostics()
-    const broken = fs.readdirSync(bot).filter(n => n.startsWith('state.json.broken-'))
+    const broken = fs.readdirSync(bot).filter((n) => n.startsWith('state.json.broken-'))
     if (kind.expect === 'broken-copy') {
       expect(status).toMatchObject({ mode: 'writer', reason: null })
       expect(broken).toHaveLength(1)
       expect(fs.readFileSync(path.join(bot, broken[0]!)).equals(original as Buffer)).toBe(true)
-      expect(diags.find(d => d.code === 'broken-copy')).toMatchObject({ level: 'warn', file: broken[0] })
+      expect(diags.find((d) => d.code === 'broken-copy')).toMatchObject({ level: 'warn', file: broken[0] })
       expect(store.state.revision).toBe(0)
       expect(store.state.bots).toEqual({})
       // the damaged file was replaced by a valid empty team, and saving works
       expect(stateSchema.safeParse(readJson(file)).success).toBe(true)
-      await store.update(d => { d.preferences.after = true })
+      await store.update((d) => {
+        d.preferences.after = true
+      })
       expect(readJson(file).preferences).toEqual({ after: true })
     } else {
       expect(status).toMatchObject({ mode: 'read-only', reason: kind.expect })
       expect(broken).toEqual([])
-      expect(diags.map(d => d.code)).toContain(kind.expect)
-      const refused = store.update(d => { d.preferences.x = 1 })
+      expect(diags.map((d) => d.code)).toContain(kind.expect)
+      const refused = store.update((d) => {
+        d.preferences.x = 1
+      })
       await expect(refused).rejects.toMatchObject({ code: 'EREADONLY' })
       await expect(refused).rejects.toThrow(kind.expect === 'newer-version' ? /Upgrade the Bot Team plugin/ : /readable regular file/)
       expect(snapshot(file)).toEqual(original)
@@ -90,7 +113,7 @@ describe('corruption matrix', () => {
     fs.chmodSync(file, 0o600)
     expect(fs.readFileSync(file).equals(text(valid()))).toBe(true)
     expect(fs.statSync(file).mtimeMs).toBe(original.mtimeMs)
-    expect(fs.readdirSync(bot).filter(n => n !== 'state.json')).toEqual([])
+    expect(fs.readdirSync(bot).filter((n) => n !== 'state.json')).toEqual([])
   })
 
   it('the copy fails → read-only; the damaged original stays as it is', async () => {
@@ -98,12 +121,18 @@ describe('corruption matrix', () => {
     fs.mkdirSync(bot, { recursive: true })
     const file = path.join(bot, 'state.json')
     fs.writeFileSync(file, '{"truncated": ')
-    const copyFile = async () => { throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) }
+    const copyFile = async () => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })
+    }
     const { store, fiber } = await openStore({ dir: bot, role: 'writer' }, { copyFile })
     expect(store.status()).toMatchObject({ mode: 'read-only', reason: 'backup-failed', message: expect.stringMatching(/ENOSPC/) })
-    await expect(store.update(d => { d.preferences.x = 1 })).rejects.toMatchObject({ code: 'EREADONLY' })
+    await expect(
+      store.update((d) => {
+        d.preferences.x = 1
+      }),
+    ).rejects.toMatchObject({ code: 'EREADONLY' })
     expect(fs.readFileSync(file, 'utf8')).toBe('{"truncated": ')
-    expect(fs.readdirSync(bot).filter(n => n.startsWith('state.json.broken-'))).toEqual([])
+    expect(fs.readdirSync(bot).filter((n) => n.startsWith('state.json.broken-'))).toEqual([])
     await fiber.dispose()
   })
 
@@ -115,7 +144,9 @@ describe('corruption matrix', () => {
     const { store, fiber } = await openStore({ dir: bot, role: 'writer' })
     expect(store.status().reason).toBe('newer-version')
     fs.writeFileSync(file, text(valid())) // "upgrade" by restoring a current file
-    await store.update(d => { d.preferences.fixed = true })
+    await store.update((d) => {
+      d.preferences.fixed = true
+    })
     expect(store.status().mode).toBe('writer')
     expect(readJson(file)).toMatchObject({ revision: 5, preferences: { keep: 'me', fixed: true } })
     await fiber.dispose()
@@ -123,17 +154,23 @@ describe('corruption matrix', () => {
 })
 
 describe('no-lock fallback', () => {
-  const failing = (code: string): LockFn => async () => { throw Object.assign(new Error(`lock: operation not supported`), { code }) }
+  const failing =
+    (code: string): LockFn =>
+    async () => {
+      throw Object.assign(new Error(`lock: operation not supported`), { code })
+    }
 
-  it.each(['ENOTSUP', 'EPERM', 'ENOSYS'])('locking fails with %s → warns clearly and still saves', async code => {
+  it.each(['ENOTSUP', 'EPERM', 'ENOSYS'])('locking fails with %s → warns clearly and still saves', async (code) => {
     const { bot } = tempHome('bot-nolock-')
     const { store, fiber } = await openStore({ dir: bot, role: 'writer' }, { lock: failing(code) })
     const status = store.status()
     expect(status).toMatchObject({ mode: 'writer', lockless: true })
     expect(status.message).toMatch(/WITHOUT a lock/)
     expect(status.message).toMatch(/overwrite each other/)
-    expect(store.diagnostics().find(d => d.code === 'lockless')).toMatchObject({ level: 'warn', message: expect.stringContaining(code) })
-    await store.update(d => { d.preferences.saved = code })
+    expect(store.diagnostics().find((d) => d.code === 'lockless')).toMatchObject({ level: 'warn', message: expect.stringContaining(code) })
+    await store.update((d) => {
+      d.preferences.saved = code
+    })
     expect(readJson(path.join(bot, 'state.json')).preferences).toEqual({ saved: code })
     expect(fs.existsSync(path.join(bot, 'state.lock'))).toBe(false)
     await fiber.dispose()
@@ -143,7 +180,11 @@ describe('no-lock fallback', () => {
     const { bot } = tempHome('bot-nolock-')
     const { store, fiber } = await openStore({ dir: bot, role: 'writer', requireLock: true }, { lock: failing('ENOTSUP') })
     expect(store.status()).toMatchObject({ mode: 'read-only', reason: 'lock-unavailable' })
-    await expect(store.update(d => { d.preferences.x = 1 })).rejects.toMatchObject({ code: 'EREADONLY', message: expect.stringMatching(/requireLock/) })
+    await expect(
+      store.update((d) => {
+        d.preferences.x = 1
+      }),
+    ).rejects.toMatchObject({ code: 'EREADONLY', message: expect.stringMatching(/requireLock/) })
     expect(fs.existsSync(path.join(bot, 'state.json'))).toBe(false)
     await fiber.dispose()
   })

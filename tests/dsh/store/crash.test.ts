@@ -15,7 +15,7 @@ describe('crash safety', () => {
     // every lane was re-opened by the real store along the way and at the end
     expect(stats.reopens).toBe(KILLS / 25 + LANES)
     // the loop really was saving when killed: each run saves at least once before it can be killed
-    expect(stats.finalRevisions.every(r => r >= KILLS / LANES)).toBe(true)
+    expect(stats.finalRevisions.every((r) => r >= KILLS / LANES)).toBe(true)
     console.log(storeLine('crash', stats))
   }, 300_000)
 })

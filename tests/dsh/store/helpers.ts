@@ -8,7 +8,7 @@ import { BotStore, type Config, type StoreDeps, botStoreWith } from '../../../sr
 
 export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
 
-export function tempHome(prefix = 'bot-store-'): { home: string, bot: string } {
+export function tempHome(prefix = 'bot-store-'): { home: string; bot: string } {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
   return { home, bot: path.join(home, 'bot') }
 }
@@ -31,7 +31,7 @@ export interface Child {
 }
 
 /** Fork a store process (Node 22 runs the .ts fixture directly) on `config.dir`. */
-export function storeChild(config: object, opts: { uid?: number, gid?: number, umask?: number } = {}): Child {
+export function storeChild(config: object, opts: { uid?: number; gid?: number; umask?: number } = {}): Child {
   const { umask, ...ids } = opts
   const proc = fork(fixture('store-child.ts'), [], {
     env: {
@@ -46,10 +46,12 @@ export function storeChild(config: object, opts: { uid?: number, gid?: number, u
   let seq = 0
   const pending = new Map<number, (v: any) => void>()
   let stderr = ''
-  proc.stderr!.on('data', d => { stderr += d })
+  proc.stderr!.on('data', (d) => {
+    stderr += d
+  })
   const ready = new Promise<any>((resolve, reject) => {
     pending.set(0, resolve)
-    proc.once('exit', code => reject(new Error(`store child exited early (${code}): ${stderr}`)))
+    proc.once('exit', (code) => reject(new Error(`store child exited early (${code}): ${stderr}`)))
   })
   proc.on('message', (msg: any) => {
     if (msg.event === 'writer') return void writerEvents.push(msg.payload)
@@ -57,7 +59,7 @@ export function storeChild(config: object, opts: { uid?: number, gid?: number, u
     pending.delete(msg.id)
     resolve?.(msg)
   })
-  const exited = new Promise<number | null>(resolve => proc.once('exit', code => resolve(code)))
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
   return {
     proc,
     ready,
@@ -65,7 +67,7 @@ export function storeChild(config: object, opts: { uid?: number, gid?: number, u
     writerEvents,
     call(cmd, extra = {}) {
       const id = ++seq
-      return new Promise(resolve => {
+      return new Promise((resolve) => {
         pending.set(id, resolve)
         proc.send({ id, cmd, ...extra })
       })
@@ -79,7 +81,7 @@ export async function until<T>(probe: () => T | Promise<T>, what: string, timeou
     const v = await probe()
     if (v) return v
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(r => setTimeout(r, 20))
+    await new Promise((r) => setTimeout(r, 20))
   }
 }
 

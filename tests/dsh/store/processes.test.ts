@@ -41,9 +41,9 @@ describe('two DSH processes on one DSH_HOME', () => {
     expect([...refusals][0]).toMatch(/takes over/)
 
     const onDisk = stateSchema.parse(readJson(path.join(bot, 'state.json')))
-    const lost = Array.from({ length: 500 }, (_, k) => 2 * k).filter(i => onDisk.preferences[`u${i}`] !== i)
+    const lost = Array.from({ length: 500 }, (_, k) => 2 * k).filter((i) => onDisk.preferences[`u${i}`] !== i)
     expect(lost).toEqual([])
-    expect(Array.from({ length: 500 }, (_, k) => 2 * k + 1).some(i => `u${i}` in onDisk.preferences)).toBe(false)
+    expect(Array.from({ length: 500 }, (_, k) => 2 * k + 1).some((i) => `u${i}` in onDisk.preferences)).toBe(false)
     expect(onDisk.revision).toBe(501)
     await until(async () => (await b.call('state')).state.revision === 501, 'B to reach revision 501')
 
@@ -71,7 +71,9 @@ describe('two DSH processes on one DSH_HOME', () => {
   it('ELOCKLOST: a writer whose lock is removed and re-taken by another process writes nothing more', async () => {
     const { bot } = tempHome()
     const a = await openStore({ dir: bot, role: 'writer' })
-    await a.store.update(d => { d.preferences.owner = 'A' })
+    await a.store.update((d) => {
+      d.preferences.owner = 'A'
+    })
 
     const thief = storeChild({ dir: bot, role: 'writer' })
     expect((await thief.ready).status.mode).toBe('follower')
@@ -80,16 +82,25 @@ describe('two DSH processes on one DSH_HOME', () => {
     expect(took).toMatchObject({ ok: true, revision: 2 })
     expect((await thief.call('status')).status.mode).toBe('writer')
 
-    await expect(a.store.update(d => { d.preferences.owner = 'A again' })).rejects.toMatchObject({
-      code: 'ELOCKLOST', message: expect.stringMatching(/lost ownership of bot\/state\.lock/),
+    await expect(
+      a.store.update((d) => {
+        d.preferences.owner = 'A again'
+      }),
+    ).rejects.toMatchObject({
+      code: 'ELOCKLOST',
+      message: expect.stringMatching(/lost ownership of bot\/state\.lock/),
     })
     const file = path.join(bot, 'state.json')
     expect(readJson(file).preferences.owner).toBe('thief')
     // the condition is surfaced, the state stays in memory, and every later save fails too
     expect(a.store.status()).toMatchObject({ mode: 'read-only', reason: 'lock-lost', lockLost: true })
-    expect(a.store.diagnostics().map(d => d.code)).toContain('lock-lost')
+    expect(a.store.diagnostics().map((d) => d.code)).toContain('lock-lost')
     expect(a.store.state.preferences.owner).toBe('A')
-    await expect(a.store.update(d => { d.preferences.x = 1 })).rejects.toMatchObject({ code: 'ELOCKLOST' })
+    await expect(
+      a.store.update((d) => {
+        d.preferences.x = 1
+      }),
+    ).rejects.toMatchObject({ code: 'ELOCKLOST' })
     expect(readJson(file).preferences).toEqual({ owner: 'thief' })
 
     // unloading the loser must not delete the thief's lock

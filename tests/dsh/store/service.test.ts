@@ -14,7 +14,9 @@ describe('botStore service', () => {
     expect(store.status()).toMatchObject({ mode: 'writer', reason: null, lockLost: false, lockless: false, revision: 0 })
     expect(store.state.bots).toEqual({})
     expect(fs.existsSync(path.join(bot, 'state.json'))).toBe(false)
-    await store.update(d => { d.preferences.hello = 'world' })
+    await store.update((d) => {
+      d.preferences.hello = 'world'
+    })
     const onDisk = readJson(path.join(bot, 'state.json'))
     expect(stateSchema.parse(onDisk)).toMatchObject({ revision: 1, preferences: { hello: 'world' }, writtenBy: { pluginVersion: '9.9.9' } })
     await fiber.dispose()
@@ -23,10 +25,14 @@ describe('botStore service', () => {
   it('revision +1 per save; concurrent updates of one process are serialized and none is lost', async () => {
     const { bot } = tempHome()
     const { store, fiber } = await openStore({ dir: bot, role: 'writer' })
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.update(d => {
-      d.preferences[`k${i}`] = i
-    })))
-    expect(results.map(r => r.revision)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.update((d) => {
+          d.preferences[`k${i}`] = i
+        }),
+      ),
+    )
+    expect(results.map((r) => r.revision)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
     const onDisk = readJson(path.join(bot, 'state.json'))
     expect(onDisk.revision).toBe(40)
     expect(Object.keys(onDisk.preferences)).toHaveLength(40)
@@ -36,17 +42,30 @@ describe('botStore service', () => {
   it('a transaction that throws or yields an invalid state changes nothing, in memory or on disk', async () => {
     const { bot } = tempHome()
     const { store, fiber } = await openStore({ dir: bot, role: 'writer' })
-    await store.update(d => { d.preferences.a = 1 })
+    await store.update((d) => {
+      d.preferences.a = 1
+    })
     const file = path.join(bot, 'state.json')
     const before = fs.readFileSync(file)
-    await expect(store.update(d => { d.preferences.a = 2; throw new Error('boom') })).rejects.toThrow('boom')
-    await expect(store.update(d => { (d.bots as any).x = { id: 'x' } })).rejects.toMatchObject({ code: 'EINVALID', message: expect.stringMatching(/Nothing was saved/) })
+    await expect(
+      store.update((d) => {
+        d.preferences.a = 2
+        throw new Error('boom')
+      }),
+    ).rejects.toThrow('boom')
+    await expect(
+      store.update((d) => {
+        ;(d.bots as any).x = { id: 'x' }
+      }),
+    ).rejects.toMatchObject({ code: 'EINVALID', message: expect.stringMatching(/Nothing was saved/) })
     await expect(store.update(() => ({ nonsense: true }) as any)).rejects.toMatchObject({ code: 'EINVALID' })
     expect(store.state.preferences).toEqual({ a: 1 })
     expect(store.state.revision).toBe(1)
     expect(fs.readFileSync(file).equals(before)).toBe(true)
     // the queue is still healthy
-    await store.update(d => { d.preferences.a = 3 })
+    await store.update((d) => {
+      d.preferences.a = 3
+    })
     expect(readJson(file)).toMatchObject({ revision: 2, preferences: { a: 3 } })
     await fiber.dispose()
   })
@@ -54,7 +73,9 @@ describe('botStore service', () => {
   it('published state is frozen: changes go through update only', async () => {
     const { bot } = tempHome()
     const { store, fiber } = await openStore({ dir: bot, role: 'writer' })
-    expect(() => { (store.state.preferences as any).x = 1 }).toThrow()
+    expect(() => {
+      ;(store.state.preferences as any).x = 1
+    }).toThrow()
     await fiber.dispose()
   })
 
@@ -65,13 +86,22 @@ describe('botStore service', () => {
     const sub = await ctx.plugin({
       inject: ['botStore'],
       apply(c: Context) {
-        c.botStore.subscribe((s, change) => { seen.push(s.revision); expect(change.source).toBe('local') })
+        c.botStore.subscribe((s, change) => {
+          seen.push(s.revision)
+          expect(change.source).toBe('local')
+        })
       },
     })
-    await store.update(d => { d.preferences.a = 1 })
-    await store.update(d => { d.preferences.a = 2 })
+    await store.update((d) => {
+      d.preferences.a = 1
+    })
+    await store.update((d) => {
+      d.preferences.a = 2
+    })
     await sub.dispose()
-    await store.update(d => { d.preferences.a = 3 })
+    await store.update((d) => {
+      d.preferences.a = 3
+    })
     expect(seen).toEqual([1, 2])
     await fiber.dispose()
   })
@@ -83,7 +113,11 @@ describe('botStore service', () => {
     expect(readJson(path.join(bot, 'state.lock', 'owner.json'))).toMatchObject({ pid: process.pid })
     await fiber.dispose()
     expect(fs.existsSync(path.join(bot, 'state.lock'))).toBe(false)
-    await expect(store.update(d => { d.preferences.a = 1 })).rejects.toMatchObject({ code: 'EREADONLY' })
+    await expect(
+      store.update((d) => {
+        d.preferences.a = 1
+      }),
+    ).rejects.toMatchObject({ code: 'EREADONLY' })
     // and the next process becomes the writer at once
     const second = await openStore({ dir: bot, role: 'writer' })
     expect(second.store.status().mode).toBe('writer')
@@ -94,21 +128,36 @@ describe('botStore service', () => {
     const { bot } = tempHome()
     const oneShot = await openStore({ dir: bot, role: 'auto', longLived: false })
     expect(oneShot.store.status()).toMatchObject({ mode: 'follower', reason: 'role-follower' })
-    await expect(oneShot.store.update(d => { d.preferences.a = 1 })).rejects.toMatchObject({
-      code: 'EFOLLOWER', message: expect.stringMatching(/writer: always/),
+    await expect(
+      oneShot.store.update((d) => {
+        d.preferences.a = 1
+      }),
+    ).rejects.toMatchObject({
+      code: 'EFOLLOWER',
+      message: expect.stringMatching(/writer: always/),
     })
     expect(fs.existsSync(path.join(bot, 'state.lock'))).toBe(false)
     expect(fs.existsSync(path.join(bot, 'state.json'))).toBe(false)
 
     const web = await openStore({ dir: bot, role: 'auto', longLived: true })
     expect(web.store.status().mode).toBe('writer')
-    await web.store.update(d => { d.preferences.a = 1 })
+    await web.store.update((d) => {
+      d.preferences.a = 1
+    })
     // the one-shot follower sees it (file watcher / poll), and still refuses to write
     await until(() => oneShot.store.state.revision === 1, 'follower to see revision 1')
     expect(oneShot.store.state.preferences).toEqual({ a: 1 })
-    await expect(oneShot.store.update(d => { d.preferences.b = 1 })).rejects.toMatchObject({ code: 'EFOLLOWER' })
+    await expect(
+      oneShot.store.update((d) => {
+        d.preferences.b = 1
+      }),
+    ).rejects.toMatchObject({ code: 'EFOLLOWER' })
     await web.fiber.dispose()
-    await expect(oneShot.store.update(d => { d.preferences.b = 1 })).rejects.toMatchObject({ code: 'EFOLLOWER' })
+    await expect(
+      oneShot.store.update((d) => {
+        d.preferences.b = 1
+      }),
+    ).rejects.toMatchObject({ code: 'EFOLLOWER' })
     await oneShot.fiber.dispose()
   })
 
@@ -118,7 +167,10 @@ describe('botStore service', () => {
     const follower = await openStore({ dir: bot, role: 'follower' })
     const changes: Array<[number, string]> = []
     follower.store.subscribe((s, c) => changes.push([s.revision, c.source]))
-    for (let i = 1; i <= 3; i++) await writer.store.update(d => { d.preferences.n = i })
+    for (let i = 1; i <= 3; i++)
+      await writer.store.update((d) => {
+        d.preferences.n = i
+      })
     await until(() => follower.store.state.revision === 3, 'follower at revision 3')
     expect(changes.at(-1)).toEqual([3, 'disk'])
     expect(follower.store.state.preferences).toEqual({ n: 3 })

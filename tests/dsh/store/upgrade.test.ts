@@ -23,7 +23,9 @@ it('opens the state.json 0.1.0 saved, migrates it, keeps every Bot and its Sessi
   const roster = host.ctx.botRoster
   expect(host.ctx.botStore.status().mode).toBe('writer')
   expect(roster.bots().map((b) => [b.name, b.main, b.permissionPreset, b.acceptsDelegatedWork])).toEqual([
-    ['Main', true, 'workspace-write', false], ['Ada', false, 'workspace-write', false], ['Bob', false, 'read-only', false],
+    ['Main', true, 'workspace-write', false],
+    ['Ada', false, 'workspace-write', false],
+    ['Bob', false, 'read-only', false],
   ])
   expect(roster.bot('bot-2')!.sessionParts.map((p) => p.sessionId)).toEqual(['session-v1-ada'])
   // the pending message of 0.1.0 reaches Bob's chat (its Session id is the one 0.1.0 recorded)
@@ -50,7 +52,9 @@ it('opens the state.json the schema-v2 build saved, migrates it to v3, delivers 
   const roster = host.ctx.botRoster
   expect(host.ctx.botStore.status().mode).toBe('writer')
   expect(roster.bots().map((b) => [b.name, b.main, b.permissionPreset, b.sessionParts.map((p) => p.sessionId)])).toEqual([
-    ['Main', true, 'workspace-write', ['session-v2-main']], ['Ada', false, 'workspace-write', ['session-v2-ada']], ['Bob', false, 'read-only', ['session-v2-bob']],
+    ['Main', true, 'workspace-write', ['session-v2-main']],
+    ['Ada', false, 'workspace-write', ['session-v2-ada']],
+    ['Bob', false, 'read-only', ['session-v2-bob']],
   ])
   expect(host.ctx.botRooms.groups().map((g) => [g.name, g.members, g.admin, g.botRounds])).toEqual([['Desk', ['bot-2', 'bot-3'], 'bot-2', 1]])
   // the message the v2 build left pending reaches Ada's chat (the Session id it recorded)
@@ -84,11 +88,18 @@ it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the p
   const roster = host.ctx.botRoster
   expect(host.ctx.botStore.status().mode).toBe('writer')
   expect(roster.bots().map((b) => [b.name, b.main, b.permissionPreset, b.sessionParts.map((p) => p.sessionId)])).toEqual([
-    ['Main', true, 'workspace-write', ['session-v3-main']], ['Ada', false, 'workspace-write', ['session-v3-ada']], ['Bob', false, 'read-only', ['session-v3-bob']],
+    ['Main', true, 'workspace-write', ['session-v3-main']],
+    ['Ada', false, 'workspace-write', ['session-v3-ada']],
+    ['Bob', false, 'read-only', ['session-v3-bob']],
   ])
   expect(roster.find('Ada')!.workFolder).toBe(adaWork)
   const desk = host.ctx.botRooms.group('Desk')!
-  expect([desk.members, desk.admin, desk.notice, desk.memberSessions]).toEqual([['bot-2', 'bot-3'], 'bot-2', 'Ship the draft.', { 'bot-2': 'session-v3-desk-ada', 'bot-3': 'session-v3-desk-bob' }])
+  expect([desk.members, desk.admin, desk.notice, desk.memberSessions]).toEqual([
+    ['bot-2', 'bot-3'],
+    'bot-2',
+    'Ship the draft.',
+    { 'bot-2': 'session-v3-desk-ada', 'bot-3': 'session-v3-desk-bob' },
+  ])
   expect(host.ctx.botLimits.view().limits.workBudget).toBe(30)
   expect(host.ctx.botPause.isPaused()).toBe(true)
   expect(host.ctx.botSchedules.list().map((s) => [s.target, s.prompt])).toEqual([[{ kind: 'bot', botId: 'bot-3' }, 'check the build']])

@@ -22,7 +22,11 @@ describe('the usage API (acting as the person)', () => {
     expect(byBot.status).toBe(200)
     expect(byBot.body.rows).toEqual([expect.objectContaining({ key: mainId, requests: 2 })]) // the turn and its memory review
     expect((await send('GET', '/usage?by=purpose&bot=Main')).body.rows.map((r: any) => r.key)).toEqual(['memory-review', 'turn'])
-    const put = await send('PUT', '/usage/settings', { currency: 'USD', prices: { 'mock/mock': { input: 1, cached: 0, output: 1 } }, caps: { bots: { Main: { tokens: 1_000_000 } } } })
+    const put = await send('PUT', '/usage/settings', {
+      currency: 'USD',
+      prices: { 'mock/mock': { input: 1, cached: 0, output: 1 } },
+      caps: { bots: { Main: { tokens: 1_000_000 } } },
+    })
     expect(put).toMatchObject({ status: 200, body: { settings: { currency: 'USD', caps: { bots: { [mainId]: { tokens: 1_000_000 } } } } } })
     const priced = (await send('GET', '/usage?by=day')).body
     expect(priced.currency).toBe('USD')

@@ -25,7 +25,10 @@ describe('daily spending caps (in-process DSH)', () => {
   it('a Bot over its token cap gets no Bot-started message until the cap is raised; the person is told once and can still prompt it', async () => {
     const scripts: ScriptMap = {
       mock: { fallback: { text: 'ok', usage: { input: 1, output: 1 } } },
-      ada: { fallback: { text: 'ada here', usage: { input: 150, cached: 40, output: 10 } }, review: { text: '{"changes":[]}', usage: { input: 1, output: 1 } } },
+      ada: {
+        fallback: { text: 'ada here', usage: { input: 150, cached: 40, output: 10 } },
+        review: { text: '{"changes":[]}', usage: { input: 1, output: 1 } },
+      },
     }
     const host = track(await team(scripts))
     const roster = host.ctx.botRoster
@@ -62,10 +65,14 @@ describe('daily spending caps (in-process DSH)', () => {
     await host.ctx.botUsage.configure({ caps: { bots: { [ada.id]: { tokens: 1_000_000 } } } })
     await idle(host)
     expect(host.ctx.botDelivery.log().at(-1)).toMatchObject({ to: ada.id, status: 'delivered' })
-    expect(userMessages(adaAgent).map((m) => m.text).join('\n')).toContain('please do more work')
+    expect(
+      userMessages(adaAgent)
+        .map((m) => m.text)
+        .join('\n'),
+    ).toContain('please do more work')
   })
 
-  it('the team cap holds every Bot\'s Bot-started work', async () => {
+  it("the team cap holds every Bot's Bot-started work", async () => {
     const host = track(await team({ mock: { fallback: { text: 'ok', usage: { input: 500, output: 10 } } } }))
     const roster = host.ctx.botRoster
     const main = roster.bots().find((b) => b.main)!
@@ -83,7 +90,9 @@ describe('daily spending caps (in-process DSH)', () => {
 
 describe('daily spending caps in group rounds (in-process DSH)', () => {
   it('a round a Bot started skips a capped member (recorded failed with the reason); a round the person started still calls it', async () => {
-    const host = track(await roomsTeam({ bob: { text: 'Bob here', usage: { input: 300, output: 5 } }, cy: { text: 'Cy here', usage: { input: 1, output: 1 } } }))
+    const host = track(
+      await roomsTeam({ bob: { text: 'Bob here', usage: { input: 300, output: 5 } }, cy: { text: 'Cy here', usage: { input: 1, output: 1 } } }),
+    )
     const roster = host.ctx.botRoster
     const ada = await roster.create(user, { name: 'Ada', model: 'mock/ada' })
     const { Bob, Cy } = await bots(host, ['Bob', 'Cy'])

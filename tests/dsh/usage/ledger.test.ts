@@ -18,7 +18,7 @@ const user = { kind: 'user' } as const
 const strip = (rows: Array<Record<string, unknown>>) => rows.map(({ key, requests, input, cached, output }) => ({ key, requests, input, cached, output }))
 
 describe('usage ledger (in-process DSH)', () => {
-  it('records each loop step of a Bot turn with the provider\'s uncached / cached / output tokens, by Bot, model, purpose and day', async () => {
+  it("records each loop step of a Bot turn with the provider's uncached / cached / output tokens, by Bot, model, purpose and day", async () => {
     const host = await team({
       steps: [
         { toolCalls: [{ name: 'list_bots', args: {} }], usage: { input: 120, cached: 800, output: 30 } },
@@ -58,15 +58,22 @@ describe('usage ledger (in-process DSH)', () => {
     expect(host.ctx.botUsage.view('purpose').rows.find((r) => r.key === 'turn')).toMatchObject({ money: 0, unpriced: ['mock/mock'] })
   })
 
-  it('a member\'s turn in a group is recorded as room-turn under the Bot and the group; the room itself makes no request', async () => {
-    const host = track(await roomsTeam({ bob: { text: 'Bob here', usage: { input: 70, cached: 5, output: 8 } }, cy: { text: 'Cy here', usage: { input: 1, cached: 1, output: 1 } } }))
+  it("a member's turn in a group is recorded as room-turn under the Bot and the group; the room itself makes no request", async () => {
+    const host = track(
+      await roomsTeam({
+        bob: { text: 'Bob here', usage: { input: 70, cached: 5, output: 8 } },
+        cy: { text: 'Cy here', usage: { input: 1, cached: 1, output: 1 } },
+      }),
+    )
     const { Bob, Cy } = await bots(host, ['Bob', 'Cy'])
     const group = await host.ctx.botRooms.createGroup(user, { name: 'Team', members: [Bob!, Cy!] })
     await say(host, 'Team', '@Bob hello')
     host.ctx.botUsage.flush()
     expect(host.ctx.botUsage.view('purpose', { group: group.id }).rows.map((r) => r.key)).toEqual(['room-turn'])
     expect(host.ctx.botUsage.view('purpose').rows.map((r) => r.key)).toEqual(['room-turn'])
-    expect(strip(host.ctx.botUsage.view('bot', { group: group.id }).rows.filter((r) => r.key === Bob))).toEqual([{ key: Bob, requests: 1, input: 70, cached: 5, output: 8 }])
+    expect(strip(host.ctx.botUsage.view('bot', { group: group.id }).rows.filter((r) => r.key === Bob))).toEqual([
+      { key: Bob, requests: 1, input: 70, cached: 5, output: 8 },
+    ])
     expect(host.ctx.botUsage.view('group').rows.map((r) => r.key)).toEqual([group.id])
   })
 
@@ -75,7 +82,9 @@ describe('usage ledger (in-process DSH)', () => {
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     const adaSession = ada.sessionParts.at(-1)!.sessionId
     const call = async (options: Parameters<typeof host.ctx.llm.stream>[0]) => {
-      for await (const _ of host.ctx.llm.stream(options)) { /* drain */ }
+      for await (const _ of host.ctx.llm.stream(options)) {
+        /* drain */
+      }
     }
     const base = { provider: 'mock', model: 'mock', messages: [] }
     await call({ ...base, system: 'Create a concise title for this chat.', purpose: 'session-title', sessionId: SessionId(adaSession) })
@@ -91,7 +100,13 @@ describe('usage ledger (in-process DSH)', () => {
   })
 
   it('rebuild re-derives the loop rows from the Session logs: a team that ran with the ledger off gets the same rows, and a second rebuild adds none', async () => {
-    const script: Script = { steps: [{ text: 'one', usage: { input: 11, cached: 22, output: 3 } }, { text: 'two', usage: { input: 13, cached: 24, output: 4 } }], fallback: { text: 'ok' } }
+    const script: Script = {
+      steps: [
+        { text: 'one', usage: { input: 11, cached: 22, output: 3 } },
+        { text: 'two', usage: { input: 13, cached: 24, output: 4 } },
+      ],
+      fallback: { text: 'ok' },
+    }
     const first = await team(script, { config: { usage: { enabled: false, flushMs: 1000 } } })
     const home = first.home
     expect(first.ctx.get('botUsage')).toBeUndefined()
@@ -113,10 +128,22 @@ describe('usage ledger (in-process DSH)', () => {
 describe('usage ledger without SQLite (in-process DSH)', () => {
   it('with no usable driver the ledger is off (status says why, views refuse, nothing on disk) while the caps still count the day', async () => {
     const host = await team({ fallback: { text: 'ok', usage: { input: 300, output: 10 } } }, { config: { usage: { enabled: false, flushMs: 1000 } } })
-    const missing = () => { throw new Error('Could not locate the bindings file. Tried: …/better_sqlite3.node') }
-    await host.ctx.plugin(BotUsage, { dir: join(host.home, 'bot'), prefer: 'auto', loadBetterSqlite: missing, loadNodeSqlite: () => { throw new Error('No such built-in module: node:sqlite') } })
+    const missing = () => {
+      throw new Error('Could not locate the bindings file. Tried: …/better_sqlite3.node')
+    }
+    await host.ctx.plugin(BotUsage, {
+      dir: join(host.home, 'bot'),
+      prefer: 'auto',
+      loadBetterSqlite: missing,
+      loadNodeSqlite: () => {
+        throw new Error('No such built-in module: node:sqlite')
+      },
+    })
     const usage = host.ctx.botUsage
-    expect(usage.status()).toMatchObject({ driver: 'unavailable', problem: { kind: 'missing-binding', message: expect.stringMatching(/rebuild better-sqlite3/) } })
+    expect(usage.status()).toMatchObject({
+      driver: 'unavailable',
+      problem: { kind: 'missing-binding', message: expect.stringMatching(/rebuild better-sqlite3/) },
+    })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
     await host.ctx.botUsage.configure({ caps: { bots: { [ada.id]: { tokens: 100 } } } })
     await prompt(host, await host.ctx.botRoster.agentOf(ada.id), 'hello')

@@ -56,7 +56,11 @@ describe('the bots API (acting as the user)', () => {
       expect(r.body.error).toMatch(message)
     }
     expect(current().host.ctx.botStore.state.revision).toBe(revision)
-    expect(current().host.ctx.botRoster.bots().map((b) => b.name)).toEqual(['Main'])
+    expect(
+      current()
+        .host.ctx.botRoster.bots()
+        .map((b) => b.name),
+    ).toEqual(['Main'])
   })
 
   it('finds a Bot by a name that is also an Object.prototype member', async () => {

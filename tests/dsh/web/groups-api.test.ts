@@ -23,7 +23,10 @@ describe('the groups API (acting as the user)', () => {
     const id = created.body.group.id
     const room = created.body.group.roomSessionId
     expect(web().host.ctx.botStore.state.groups[id]!.roomSessionId).toBe(room) // its room Session exists
-    expect((await web().send('GET', '/groups')).body).toMatchObject({ groups: [{ name: 'Review' }], limits: { nameMax: 60, noticeMax: 2000, membersMin: 2, membersMax: 12 } })
+    expect((await web().send('GET', '/groups')).body).toMatchObject({
+      groups: [{ name: 'Review' }],
+      limits: { nameMax: 60, noticeMax: 2000, membersMin: 2, membersMax: 12 },
+    })
 
     const reordered = await web().send('PATCH', `/groups/${id}`, { members: ['Cy', 'Bob', 'Ada'] })
     expect(reordered.status).toBe(200)
@@ -33,7 +36,10 @@ describe('the groups API (acting as the user)', () => {
     const paired = await pair()
     const changed = await web().send('PATCH', '/groups/review', { admin: 'Bob', mode: 'everyone', notice: 'Be brief.' }, paired)
     expect(changed).toMatchObject({ status: 200, body: { group: { admin: { id: ids.Bob, name: 'Bob' }, mode: 'everyone', notice: 'Be brief.' } } })
-    expect(await web().send('GET', `/groups/${id}`)).toMatchObject({ status: 200, body: { group: { name: 'Review', admin: { name: 'Bob' }, notice: 'Be brief.' } } })
+    expect(await web().send('GET', `/groups/${id}`)).toMatchObject({
+      status: 200,
+      body: { group: { name: 'Review', admin: { name: 'Bob' }, notice: 'Be brief.' } },
+    })
 
     expect(await web().send('DELETE', '/groups/Review', { reason: 'review finished' })).toMatchObject({ status: 200, body: { group: { id } } })
     expect(web().host.ctx.botStore.state.groups[id]!.deleted).toMatchObject({ by: 'user' })
@@ -63,7 +69,10 @@ describe('the groups API (acting as the user)', () => {
     expect(web().host.ctx.botStore.state.revision).toBe(before)
     expect(web().host.ctx.botStore.state.groups[id]!.admin).toBe(ids.Ada)
     // Naming the current admin again, or no admin, raises nothing.
-    expect(await web().send('PATCH', `/groups/${id}`, { admin: 'ada', notice: 'Same admin.' })).toMatchObject({ status: 200, body: { group: { admin: { name: 'Ada' }, notice: 'Same admin.' } } })
+    expect(await web().send('PATCH', `/groups/${id}`, { admin: 'ada', notice: 'Same admin.' })).toMatchObject({
+      status: 200,
+      body: { group: { admin: { name: 'Ada' }, notice: 'Same admin.' } },
+    })
     expect(await web().send('PATCH', `/groups/${id}`, { admin: 'none' })).toMatchObject({ status: 200, body: { group: { admin: null } } })
   })
 
@@ -106,6 +115,10 @@ describe('the groups API (acting as the user)', () => {
       if (field) expect(Object.keys(fieldErrors(r.body.error, ['name', 'members', 'admin', 'mode', 'notice', 'reason']).fields)).toEqual([field])
     }
     expect(web().host.ctx.botStore.state.revision).toBe(revision)
-    expect(web().host.ctx.botRooms.groups().map((g) => [g.name, g.members])).toEqual([['Review', [ids.Ada, ids.Bob]]])
+    expect(
+      web()
+        .host.ctx.botRooms.groups()
+        .map((g) => [g.name, g.members]),
+    ).toEqual([['Review', [ids.Ada, ids.Bob]]])
   })
 })

@@ -22,14 +22,22 @@ describe('the team page', () => {
     const res = await fetch(`${web().origin}/bot-team`)
     expect(res.status).toBe(200)
     const csp = res.headers.get('content-security-policy')!
-    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]))
+    const directives = Object.fromEntries(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v]),
+    )
     expect(directives['script-src']).toEqual(["'self'"])
     expect(directives['style-src']).toEqual(["'self'"])
     expect(directives['default-src']).toEqual(["'none'"])
     const html = await res.text()
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/) // every script element loads a file
     expect(html).not.toMatch(/<style|\son\w+=|style=/) // no inline style, no inline handlers
-    for (const [path, type] of [['/bot-team/page.js', 'text/javascript'], ['/bot-team/page.css', 'text/css']] as const) {
+    for (const [path, type] of [
+      ['/bot-team/page.js', 'text/javascript'],
+      ['/bot-team/page.css', 'text/css'],
+    ] as const) {
       expect(html).toContain(`"${path}"`)
       const asset = await fetch(`${web().origin}${path}`)
       expect({ path, status: asset.status, type: asset.headers.get('content-type') }).toEqual({ path, status: 200, type: `${type}; charset=utf-8` })
@@ -41,7 +49,9 @@ describe('the team page', () => {
   it('renders in Chromium under its CSP and pairs this browser with the terminal code', async () => {
     const page = await browser.newPage({ locale: 'en-US' })
     const violations: string[] = []
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
+    })
     await page.goto(`${web().origin}/bot-team`)
     await page.waitForSelector('#summary[data-state="ready"]')
     expect(await page.textContent('#summary')).toBe('The team has 1 Bot.')
@@ -72,7 +82,9 @@ describe('the team page: operations (issue 16)', () => {
   it('pauses and resumes the team from a paired browser; an unpaired one is told to pair', async () => {
     const page = await browser.newPage({ locale: 'en-US' })
     const violations: string[] = []
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
+    })
     await page.goto(`${web().origin}/bot-team`)
     await page.waitForSelector('#pause-state[data-state="running"]')
     await page.click('#pause-toggle')

@@ -16,7 +16,7 @@ const send = async (method: string, path: string, body?: unknown, token?: string
     headers: { 'content-type': 'application/json', ...(token ? { [PAIRING_HEADER]: token } : {}), ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
-  return { status: res.status, body: await res.json() as any }
+  return { status: res.status, body: (await res.json()) as any }
 }
 const terminalCode = () => terminalPairingCode(web().terminal)
 
@@ -31,7 +31,7 @@ async function pairFirstBrowser(): Promise<string> {
 
 const mainBot = () => web().host.ctx.botRoster.bots()[0]!
 
-describe('routes that raise a Bot\'s authority need a paired browser', () => {
+describe("routes that raise a Bot's authority need a paired browser", () => {
   it('refuses raising a preset without a valid token, with a message naming the paired team page, and changes nothing', async () => {
     const bot = mainBot()
     await send('PATCH', `/bots/${bot.id}`, { permissionPreset: 'read-only' }) // lowering needs no pairing
@@ -47,7 +47,11 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     const created = await send('POST', '/bots', { name: 'Root', permissionPreset: 'danger-full-access' })
     expect(created.status).toBe(403)
     expect(web().host.ctx.botStore.state.revision).toBe(revision)
-    expect(web().host.ctx.botRoster.bots().map((b) => [b.name, b.role, b.permissionPreset])).toEqual([['Main', 'Lead', 'read-only']])
+    expect(
+      web()
+        .host.ctx.botRoster.bots()
+        .map((b) => [b.name, b.role, b.permissionPreset]),
+    ).toEqual([['Main', 'Lead', 'read-only']])
   })
 
   it('lets ordinary changes, lowering and a default-preset create through the fence alone', async () => {
@@ -69,7 +73,10 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
   it('refuses making a Bot a Main Bot without pairing, on create and change; paired, it is made one', async () => {
     const ada = (await send('POST', '/bots', { name: 'Ada' })).body.bot
     const revision = web().host.ctx.botStore.state.revision
-    for (const [method, path, body] of [['PATCH', `/bots/${ada.id}`, { main: true }], ['POST', '/bots', { name: 'Bo', main: true }]] as const) {
+    for (const [method, path, body] of [
+      ['PATCH', `/bots/${ada.id}`, { main: true }],
+      ['POST', '/bots', { name: 'Bo', main: true }],
+    ] as const) {
       const r = await send(method, path, body)
       expect(r.status).toBe(403)
       expect(r.body.error).toMatch(/paired team page/)
@@ -88,14 +95,21 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     const bot = mainBot()
     const folder = web().host.cwd
     const revision = web().host.ctx.botStore.state.revision
-    for (const [method, path, body] of [['PATCH', `/bots/${bot.id}`, { workFolder: folder }], ['PATCH', `/bots/${bot.id}`, { workFolder: null }], ['POST', '/bots', { name: 'Ada', workFolder: folder }]] as const) {
+    for (const [method, path, body] of [
+      ['PATCH', `/bots/${bot.id}`, { workFolder: folder }],
+      ['PATCH', `/bots/${bot.id}`, { workFolder: null }],
+      ['POST', '/bots', { name: 'Ada', workFolder: folder }],
+    ] as const) {
       const r = await send(method, path, body)
       expect(r.status).toBe(403)
       expect(r.body.error).toMatch(/paired team page/)
     }
     expect(web().host.ctx.botStore.state.revision).toBe(revision)
     const token = await pairFirstBrowser()
-    expect(await send('PATCH', `/bots/${bot.id}`, { workFolder: 'relative/x' }, token)).toMatchObject({ status: 400, body: { error: /workFolder: must be an absolute path/ } })
+    expect(await send('PATCH', `/bots/${bot.id}`, { workFolder: 'relative/x' }, token)).toMatchObject({
+      status: 400,
+      body: { error: /workFolder: must be an absolute path/ },
+    })
     expect(await send('PATCH', `/bots/${bot.id}`, { workFolder: folder }, token)).toMatchObject({ status: 200, body: { bot: { workFolder: folder } } })
     expect(web().host.ctx.botRoster.bot(bot.id)!.workFolder).toBe(folder)
   })
@@ -107,7 +121,10 @@ describe('routes that raise a Bot\'s authority need a paired browser', () => {
     expect(refused.status).toBe(403)
     expect(refused.body.error).toMatch(/paired team page/)
     const token = await pairFirstBrowser()
-    expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: 'yes' }, token)).toMatchObject({ status: 400, body: { error: /accepts: must be true or false/ } })
+    expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: 'yes' }, token)).toMatchObject({
+      status: 400,
+      body: { error: /accepts: must be true or false/ },
+    })
     expect(await send('PUT', `/bots/${bot.id}/delegated-work`, { accepts: true, extra: 1 }, token)).toMatchObject({ status: 400, body: { error: /extra/ } })
     expect(await send('PUT', '/bots/constructor/delegated-work', { accepts: true }, token)).toMatchObject({ status: 404 })
     expect(web().host.ctx.botStore.state.revision).toBe(revision)
@@ -129,7 +146,12 @@ describe('the pairing routes', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(readFileSync(file, 'utf8')).not.toContain(paired.body.token)
     const status = await send('GET', '/pairing', undefined, paired.body.token)
-    expect(status.body).toEqual({ paired: true, deviceId: paired.body.device.id, nextPairing: 'paired-browser', devices: [{ id: paired.body.device.id, label: 'Chrome on Linux', createdAt: expect.any(String), lastUsedAt: expect.any(String) }] })
+    expect(status.body).toEqual({
+      paired: true,
+      deviceId: paired.body.device.id,
+      nextPairing: 'paired-browser',
+      devices: [{ id: paired.body.device.id, label: 'Chrome on Linux', createdAt: expect.any(String), lastUsedAt: expect.any(String) }],
+    })
   })
 
   it('pairs a second browser only by a code the paired one shows, and unpairs it', async () => {
@@ -143,7 +165,10 @@ describe('the pairing routes', () => {
     expect(second.status).toBe(201)
     expect((await send('GET', '/pairing')).body.devices.map((d: any) => d.label)).toEqual(['Chrome on Linux', 'curl'])
     expect(await send('DELETE', `/pairing/devices/${second.body.device.id}`)).toMatchObject({ status: 403 })
-    expect(await send('DELETE', `/pairing/devices/${second.body.device.id}`, undefined, first)).toMatchObject({ status: 200, body: { device: { id: second.body.device.id } } })
+    expect(await send('DELETE', `/pairing/devices/${second.body.device.id}`, undefined, first)).toMatchObject({
+      status: 200,
+      body: { device: { id: second.body.device.id } },
+    })
     expect((await send('GET', '/pairing', undefined, second.body.token)).body.paired).toBe(false)
   })
 
@@ -162,7 +187,11 @@ describe('the pairing routes', () => {
       expect({ method, path, status: r.status }).toEqual({ method, path, status })
       expect(r.body.error).toMatch(message)
     }
-    const big = await fetch(`${web().origin}/bot-team/api/pairing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'x'.repeat(2000) }) })
+    const big = await fetch(`${web().origin}/bot-team/api/pairing`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: 'x'.repeat(2000) }),
+    })
     expect(big.status).toBe(413)
   })
 })

@@ -7,7 +7,12 @@ import { ArchiveIndex } from '../../../src/archive/index-db.ts'
 import { readOwnChat } from '../../../src/archive/reader.ts'
 import { loadSqlite } from '../../../src/core/sqlite.ts'
 
-const user = (seq: number, text: string, time = 1_000 * seq): LogEvent => ({ type: 'user/message', seq, time, data: { message: { content: [{ type: 'text', text }], source: { kind: 'user' } } } })
+const user = (seq: number, text: string, time = 1_000 * seq): LogEvent => ({
+  type: 'user/message',
+  seq,
+  time,
+  data: { message: { content: [{ type: 'text', text }], source: { kind: 'user' } } },
+})
 
 function setup(logs: Record<string, LogEvent[]>, liveSids: string[] = []) {
   const load = loadSqlite()
@@ -17,7 +22,15 @@ function setup(logs: Record<string, LogEvent[]>, liveSids: string[] = []) {
   const sources: ArchiveSources = {
     place: (sid) => (sid in logs ? { partition: 'bot:b1', part: Object.keys(logs).indexOf(sid) + 1, room: false } : undefined),
     all: () => Object.keys(logs),
-    live: (sid) => (liveSids.includes(sid) ? { get seq() { return logs[sid]!.length }, at: (seq) => logs[sid]![seq] } : undefined),
+    live: (sid) =>
+      liveSids.includes(sid)
+        ? {
+            get seq() {
+              return logs[sid]!.length
+            },
+            at: (seq) => logs[sid]![seq],
+          }
+        : undefined,
     readFrom: async (sid, from) => {
       reads.push([sid, from])
       return logs[sid]!.filter((e) => e.seq >= from)

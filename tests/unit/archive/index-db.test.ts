@@ -49,7 +49,7 @@ describe('archive index file', () => {
     index.close()
   })
 
-  it('reset forgets a Session\'s lines in the FTS table and the blocks', () => {
+  it("reset forgets a Session's lines in the FTS table and the blocks", () => {
     const index = ArchiveIndex.open(driver, tempPath(), true)!
     const mark = index.register('s1', 'bot:b1', 1)
     index.append(mark, [line(0, 'heron alpha'), line(1, 'heron beta')], 2, 'x')

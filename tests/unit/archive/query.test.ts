@@ -37,7 +37,27 @@ describe('query sanitiser', () => {
 
   it('emits only valid FTS5 for hostile input, matching the characters as data', () => {
     const search = fts(['a NEAR b', 'heron and crane', '会话日志全文检索', 'x-ray: body', 'just text'])
-    const hostile = ['"', '*', 'NEAR(', 'NEAR(a b, 2)', 'a OR b', '-x', 'body:heron', '^heron', '"unbalanced', 'AND', '(', ')', '""', '*"*', '\\', "'; DROP TABLE t; --", 'x'.repeat(5000), '\u0000', '😀']
+    const hostile = [
+      '"',
+      '*',
+      'NEAR(',
+      'NEAR(a b, 2)',
+      'a OR b',
+      '-x',
+      'body:heron',
+      '^heron',
+      '"unbalanced',
+      'AND',
+      '(',
+      ')',
+      '""',
+      '*"*',
+      '\\',
+      "'; DROP TABLE t; --",
+      'x'.repeat(5000),
+      '\u0000',
+      '😀',
+    ]
     for (const q of hostile) {
       const { terms } = parseQuery(q)
       if (terms.length === 0) continue
@@ -81,15 +101,37 @@ describe('ranker', () => {
   })
 
   it('ranks by BM25, newest first among equal scores', () => {
-    expect(rankAll([{ id: 1, score: -2 }, { id: 2, score: -1 }, { id: 3, score: -2.0000000001 }, { id: 4, score: -3 }]).map((c) => c.id)).toEqual([4, 3, 1, 2])
+    expect(
+      rankAll([
+        { id: 1, score: -2 },
+        { id: 2, score: -1 },
+        { id: 3, score: -2.0000000001 },
+        { id: 4, score: -3 },
+      ]).map((c) => c.id),
+    ).toEqual([4, 3, 1, 2])
   })
 
   it('without an all-terms hit, ranks by terms matched, then score, then recency', () => {
     const ranked = rankMost([
-      [{ id: 1, score: -1 }, { id: 2, score: -1 }, { id: 5, score: -1 }],
-      [{ id: 2, score: -1 }, { id: 3, score: -4 }],
-      [{ id: 2, score: -1 }, { id: 1, score: -1 }],
+      [
+        { id: 1, score: -1 },
+        { id: 2, score: -1 },
+        { id: 5, score: -1 },
+      ],
+      [
+        { id: 2, score: -1 },
+        { id: 3, score: -4 },
+      ],
+      [
+        { id: 2, score: -1 },
+        { id: 1, score: -1 },
+      ],
     ])
-    expect(ranked.map((h) => [h.id, h.terms.length])).toEqual([[2, 3], [1, 2], [3, 1], [5, 1]])
+    expect(ranked.map((h) => [h.id, h.terms.length])).toEqual([
+      [2, 3],
+      [1, 2],
+      [3, 1],
+      [5, 1],
+    ])
   })
 })

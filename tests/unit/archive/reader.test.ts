@@ -9,8 +9,14 @@ function chat(texts: string[]) {
   if (!load.ok) throw new Error(load.problem.message)
   const index = ArchiveIndex.open(load.driver, ':memory:', true)!
   const mark = index.register('s1', 'bot:b1', 1)
-  index.append(mark, texts.map((text, seq) => ({ seq, time: Date.UTC(2026, 0, 1, 12, seq), who: 'user' as const, text })), texts.length, 'x')
-  return (args: { query?: string }, hide?: number) => readOwnChat(index, { botId: 'b1', args, parts: [{ sid: 's1', part: 1 }], ...(hide === undefined ? {} : { hide: { sid: 's1', fromSeq: hide } }) })
+  index.append(
+    mark,
+    texts.map((text, seq) => ({ seq, time: Date.UTC(2026, 0, 1, 12, seq), who: 'user' as const, text })),
+    texts.length,
+    'x',
+  )
+  return (args: { query?: string }, hide?: number) =>
+    readOwnChat(index, { botId: 'b1', args, parts: [{ sid: 's1', part: 1 }], ...(hide === undefined ? {} : { hide: { sid: 's1', fromSeq: hide } }) })
 }
 const seqs = (answer: string) => [...answer.matchAll(/\[part 1 #(\d+) /g)].map((m) => Number(m[1]))
 
@@ -28,7 +34,7 @@ describe('read_own_chat answer', () => {
     expect(read({ query: 'deplo failed' })).toMatch(/^No line of your own chat has all of "deplo", "failed"/) // longer queries stay whole words
   })
 
-  it('never shows the asking turn\'s own lines', () => {
+  it("never shows the asking turn's own lines", () => {
     const read = chat(['heron once', 'search heron', 'heron result'])
     expect(seqs(read({ query: 'heron' }, 1))).toEqual([0])
     expect(read({}, 1)).toMatch(/^The latest 1 line\(s\)/)

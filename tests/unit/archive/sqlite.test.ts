@@ -5,13 +5,21 @@ const missingBinding = () => {
   throw new Error('Could not locate the bindings file. Tried:\n → /x/node_modules/better-sqlite3/build/better_sqlite3.node')
 }
 const wrongAbi = () => {
-  const error = Object.assign(new Error(
-    "The module '/x/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 127. Please try re-compiling or re-installing",
-  ), { code: 'ERR_DLOPEN_FAILED' })
+  const error = Object.assign(
+    new Error(
+      "The module '/x/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 127. Please try re-compiling or re-installing",
+    ),
+    { code: 'ERR_DLOPEN_FAILED' },
+  )
   throw error
 }
 /** A better-sqlite3 stand-in whose `require` succeeds but whose constructor fails, as the real one does. */
-const constructorFails = (fail: () => never) => () => class { constructor() { fail() } }
+const constructorFails = (fail: () => never) => () =>
+  class {
+    constructor() {
+      fail()
+    }
+  }
 
 describe('SQLite driver loading (native module trap)', () => {
   it('classifies a skipped build and a wrong-ABI build, naming the exact fix', () => {
@@ -19,8 +27,16 @@ describe('SQLite driver loading (native module trap)', () => {
     expect(fix).toBe('npm_config_nodedir=/opt/node22 dsh plugin --profile web rebuild better-sqlite3')
     let missing: ReturnType<typeof classifySqliteError> | undefined
     let abi: ReturnType<typeof classifySqliteError> | undefined
-    try { missingBinding() } catch (e) { missing = classifySqliteError(e, fix) }
-    try { wrongAbi() } catch (e) { abi = classifySqliteError(e, fix) }
+    try {
+      missingBinding()
+    } catch (e) {
+      missing = classifySqliteError(e, fix)
+    }
+    try {
+      wrongAbi()
+    } catch (e) {
+      abi = classifySqliteError(e, fix)
+    }
     expect(missing).toMatchObject({ kind: 'missing-binding', fix })
     expect(missing!.message).toContain(fix)
     expect(abi).toMatchObject({ kind: 'abi-mismatch' })
@@ -45,9 +61,18 @@ describe('SQLite driver loading (native module trap)', () => {
   })
 
   it('reports unavailable, without throwing, when no driver loads', () => {
-    const load = loadSqlite({ loadBetterSqlite: constructorFails(missingBinding), loadNodeSqlite: () => { throw new Error('no node:sqlite') }, fix: 'FIX' })
+    const load = loadSqlite({
+      loadBetterSqlite: constructorFails(missingBinding),
+      loadNodeSqlite: () => {
+        throw new Error('no node:sqlite')
+      },
+      fix: 'FIX',
+    })
     expect(load).toMatchObject({ ok: false, problem: { kind: 'missing-binding' } })
-    expect(loadSqlite({ prefer: 'better-sqlite3', loadBetterSqlite: constructorFails(wrongAbi), fix: 'F' })).toMatchObject({ ok: false, problem: { kind: 'abi-mismatch' } })
+    expect(loadSqlite({ prefer: 'better-sqlite3', loadBetterSqlite: constructorFails(wrongAbi), fix: 'F' })).toMatchObject({
+      ok: false,
+      problem: { kind: 'abi-mismatch' },
+    })
   })
 
   it('uses the real better-sqlite3 build when it loads (built against Node 22 headers)', () => {

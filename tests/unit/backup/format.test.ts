@@ -11,7 +11,12 @@ const entryLine = (path: string, data: string) => `${JSON.stringify({ path, size
 describe('backup archive format', () => {
   it('reads back every entry byte for byte, binary and newlines included', () => {
     const binary = Buffer.from([0, 10, 255, 10, 13, 0x1f, 0x8b])
-    const entries = [manifest, { path: 'bot/state.json', data: Buffer.from('{\n"a": 1\n}\n') }, { path: 'bot/workspace/blob.bin', data: binary }, { path: 'sessions/0.jsonl', data: Buffer.alloc(0) }]
+    const entries = [
+      manifest,
+      { path: 'bot/state.json', data: Buffer.from('{\n"a": 1\n}\n') },
+      { path: 'bot/workspace/blob.bin', data: binary },
+      { path: 'sessions/0.jsonl', data: Buffer.alloc(0) },
+    ]
     const back = decodeArchive(encodeArchive(entries))
     expect(back.map((e) => e.path)).toEqual(entries.map((e) => e.path))
     for (const [i, e] of back.entries()) expect(Buffer.from(e.data).equals(entries[i]!.data)).toBe(true)

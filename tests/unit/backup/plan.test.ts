@@ -5,9 +5,29 @@ import { decideBotFile, pickTeamSessions, rebase, stateSessionIds, teamWorkspace
 
 describe('backup plan', () => {
   it('keeps state, memory, rooms and the workspace; leaves out the lock, pairing, derived indexes, temp saves and (unless asked) secrets', () => {
-    const kept = ['state.json', 'memory/bots/bot-1/MEMORY.md', 'memory/journal.jsonl', 'rooms/group-1.jsonl', 'workspace/notes.md', 'workspace/data.sqlite', 'workspace/run.1', 'diagnostics.jsonl']
+    const kept = [
+      'state.json',
+      'memory/bots/bot-1/MEMORY.md',
+      'memory/journal.jsonl',
+      'rooms/group-1.jsonl',
+      'workspace/notes.md',
+      'workspace/data.sqlite',
+      'workspace/run.1',
+      'diagnostics.jsonl',
+    ]
     for (const rel of kept) expect(decideBotFile(rel, { secrets: false }), rel).toEqual({ include: true })
-    const left = ['state.lock', 'state.lock/owner.json', 'pairing.json', 'archive.sqlite', 'archive.sqlite-wal', 'usage.sqlite-shm', 'state.json.123456', 'rooms/group-1.jsonl.77.tmp', 'state.json.broken-2026-01-01T00-00-00.000Z', 'secrets.json']
+    const left = [
+      'state.lock',
+      'state.lock/owner.json',
+      'pairing.json',
+      'archive.sqlite',
+      'archive.sqlite-wal',
+      'usage.sqlite-shm',
+      'state.json.123456',
+      'rooms/group-1.jsonl.77.tmp',
+      'state.json.broken-2026-01-01T00-00-00.000Z',
+      'secrets.json',
+    ]
     for (const rel of left) expect(decideBotFile(rel, { secrets: false }).include, rel).toBe(false)
     expect(decideBotFile('secrets.json', { secrets: true })).toEqual({ include: true })
   })
@@ -44,10 +64,12 @@ describe('backup plan', () => {
   it("keeps only the team's Sessions of DSH's workspace records and archive set", () => {
     const storage = {
       global: { archivedSessionIds: ['hidden-bot', 'mine'] },
-      tables: { workspaces: {
-        w1: { path: '/h/bot/workspace', title: 'Bot team', sessionIds: ['bot', 'hidden-bot'] },
-        w2: { path: '/home/me/project', title: 'project', sessionIds: ['mine'] },
-      } },
+      tables: {
+        workspaces: {
+          w1: { path: '/h/bot/workspace', title: 'Bot team', sessionIds: ['bot', 'hidden-bot'] },
+          w2: { path: '/home/me/project', title: 'project', sessionIds: ['mine'] },
+        },
+      },
     }
     expect(teamWorkspaces(storage, new Set(['bot', 'hidden-bot']))).toEqual({
       workspaces: [{ path: '/h/bot/workspace', title: 'Bot team', sessionIds: ['bot', 'hidden-bot'] }],

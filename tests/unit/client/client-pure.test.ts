@@ -10,7 +10,7 @@ import { readTeamView } from '../../../src/client/team-client.ts'
 import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource } from '../../../src/core/sources.ts'
 
 describe('teamLine', () => {
-  it('draws a relayed message as from its sender, by the source\'s fields', () => {
+  it("draws a relayed message as from its sender, by the source's fields", () => {
     const source = deliverySource({ id: 'd-1', from: 'bot-2', kind: 'message', replyMode: 'sender' }, 'Ada', { hop: 1 })
     expect(teamLine(source)).toEqual({ kind: 'relay', type: 'message', from: 'Ada', fromBot: 'bot-2', deliveryId: 'd-1' })
     expect(teamLine(deliverySource({ id: 'd-2', from: 'bot-2', kind: 'reply' }, 'Ada', { hop: 2 }))).toMatchObject({ kind: 'relay', type: 'reply' })
@@ -23,7 +23,7 @@ describe('teamLine', () => {
     expect(teamLine(bootstrapSource('Ada'))).toEqual({ kind: 'hidden' })
   })
 
-  it('leaves every other node to DSH: the person\'s messages, other plugins\', malformed ones', () => {
+  it("leaves every other node to DSH: the person's messages, other plugins', malformed ones", () => {
     expect(teamLine({ kind: 'user' })).toBeUndefined()
     expect(teamLine({ kind: 'plugin', plugin: 'other', type: 'message', fromName: 'Ada' })).toBeUndefined()
     expect(teamLine({ kind: 'plugin', plugin: 'bot-team', form: 'relay', type: 'message' })).toBeUndefined() // no delivery id or sender
@@ -42,11 +42,14 @@ describe('teamLine', () => {
 
 describe('fieldErrors', () => {
   const known = ['name', 'colour', 'role']
-  it('puts each part of the service\'s message next to its field, word for word', () => {
-    expect(fieldErrors('The Bot was not created: colour: must be a colour written #rrggbb, e.g. #1971c2', known))
-      .toEqual({ fields: { colour: 'must be a colour written #rrggbb, e.g. #1971c2' } })
-    expect(fieldErrors('name: is required; role: at most 40 characters; avatar.shape: unknown', known))
-      .toEqual({ fields: { name: 'is required', role: 'at most 40 characters' }, general: 'avatar.shape: unknown' })
+  it("puts each part of the service's message next to its field, word for word", () => {
+    expect(fieldErrors('The Bot was not created: colour: must be a colour written #rrggbb, e.g. #1971c2', known)).toEqual({
+      fields: { colour: 'must be a colour written #rrggbb, e.g. #1971c2' },
+    })
+    expect(fieldErrors('name: is required; role: at most 40 characters; avatar.shape: unknown', known)).toEqual({
+      fields: { name: 'is required', role: 'at most 40 characters' },
+      general: 'avatar.shape: unknown',
+    })
   })
   it('shows a message that names no field above the form', () => {
     expect(fieldErrors('Pair this browser first', known)).toEqual({ fields: {}, general: 'Pair this browser first' })
@@ -54,7 +57,7 @@ describe('fieldErrors', () => {
 })
 
 describe('i18n', () => {
-  it('follows DSH\'s locale id, falling back to English', () => {
+  it("follows DSH's locale id, falling back to English", () => {
     expect(langOf('zh')).toBe('zh')
     expect(langOf('zh-CN')).toBe('zh')
     expect(langOf('fr')).toBe('en')

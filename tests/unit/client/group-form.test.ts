@@ -4,14 +4,24 @@ import { describe, expect, it } from 'vitest'
 import { FALLBACK_LIMITS, formOf, groupBody, moveMember, readGroups, withoutMember, type GroupDetails } from '../../../src/client/group-form.ts'
 
 const review: GroupDetails = {
-  id: 'group-1', name: 'Review',
-  members: [{ id: 'bot-2', name: 'Ada' }, { id: 'bot-3', name: 'Bob' }, { id: 'bot-4', name: 'Cy' }],
-  admin: { id: 'bot-3', name: 'Bob' }, mode: 'admin', notice: 'Be brief.',
+  id: 'group-1',
+  name: 'Review',
+  members: [
+    { id: 'bot-2', name: 'Ada' },
+    { id: 'bot-3', name: 'Bob' },
+    { id: 'bot-4', name: 'Cy' },
+  ],
+  admin: { id: 'bot-3', name: 'Bob' },
+  mode: 'admin',
+  notice: 'Be brief.',
 }
 
 describe('readGroups', () => {
   it('keeps well-formed groups and the service limits, drops malformed groups', () => {
-    const answer = { groups: [review, { ...review, id: 'group-2', mode: 'loud' }, { id: 'group-3' }, null], limits: { nameMax: 60, noticeMax: 2000, membersMin: 2, membersMax: 12 } }
+    const answer = {
+      groups: [review, { ...review, id: 'group-2', mode: 'loud' }, { id: 'group-3' }, null],
+      limits: { nameMax: 60, noticeMax: 2000, membersMin: 2, membersMax: 12 },
+    }
     expect(readGroups(answer)).toEqual({ groups: [review], limits: { nameMax: 60, noticeMax: 2000, membersMin: 2, membersMax: 12 } })
   })
 
@@ -32,10 +42,19 @@ describe('moveMember', () => {
 
 describe('groupBody', () => {
   it('sends every field on create, admin only when chosen', () => {
-    expect(groupBody({ name: 'Crew', members: ['bot-2', 'bot-3'], admin: '', mode: 'everyone', notice: '' }, undefined))
-      .toEqual({ name: 'Crew', members: ['bot-2', 'bot-3'], mode: 'everyone', notice: '' })
-    expect(groupBody({ name: 'Crew', members: ['bot-2', 'bot-3'], admin: 'bot-3', mode: 'admin', notice: 'n' }, undefined))
-      .toEqual({ name: 'Crew', members: ['bot-2', 'bot-3'], admin: 'bot-3', mode: 'admin', notice: 'n' })
+    expect(groupBody({ name: 'Crew', members: ['bot-2', 'bot-3'], admin: '', mode: 'everyone', notice: '' }, undefined)).toEqual({
+      name: 'Crew',
+      members: ['bot-2', 'bot-3'],
+      mode: 'everyone',
+      notice: '',
+    })
+    expect(groupBody({ name: 'Crew', members: ['bot-2', 'bot-3'], admin: 'bot-3', mode: 'admin', notice: 'n' }, undefined)).toEqual({
+      name: 'Crew',
+      members: ['bot-2', 'bot-3'],
+      admin: 'bot-3',
+      mode: 'admin',
+      notice: 'n',
+    })
   })
 
   it('sends only what changed on edit: a new order, no admin as "none", the notice', () => {

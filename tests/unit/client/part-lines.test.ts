@@ -10,18 +10,28 @@ const bot = (t: string) => ({ type: 'assistant/message', data: { message: { role
 describe('partLines', () => {
   it("draws the person's messages, relayed messages with their sender and the Bot's answers, in order", () => {
     const events = [
-      user('Remember MARMALADE'), bot('noted'),
-      user('draft it', deliverySource({ id: 'delivery-1', from: 'bot-1', kind: 'message' }, 'Main', { hop: 1 })), bot('done'),
+      user('Remember MARMALADE'),
+      bot('noted'),
+      user('draft it', deliverySource({ id: 'delivery-1', from: 'bot-1', kind: 'message' }, 'Main', { hop: 1 })),
+      bot('done'),
       { type: 'tool/call', data: {} },
     ]
     expect(partLines(events)).toEqual([
-      { who: 'person', text: 'Remember MARMALADE' }, { who: 'bot', text: 'noted' },
-      { who: 'relay', from: 'Main', text: 'draft it' }, { who: 'bot', text: 'done' },
+      { who: 'person', text: 'Remember MARMALADE' },
+      { who: 'bot', text: 'noted' },
+      { who: 'relay', from: 'Main', text: 'draft it' },
+      { who: 'bot', text: 'done' },
     ])
   })
 
   it("leaves out the plugin's internal turns (bootstrap, handoff package) and empty messages", () => {
-    const events = [user('Ada joined the team.', bootstrapSource('Ada joined the team.')), user('# Handoff …', handoffSource(2, false)), user('  '), bot(''), user('hi')]
+    const events = [
+      user('Ada joined the team.', bootstrapSource('Ada joined the team.')),
+      user('# Handoff …', handoffSource(2, false)),
+      user('  '),
+      bot(''),
+      user('hi'),
+    ]
     expect(partLines(events)).toEqual([{ who: 'person', text: 'hi' }])
   })
 

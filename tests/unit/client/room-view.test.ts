@@ -12,7 +12,17 @@ const answer = {
     { id: 'post-a', seq: 1, round: 'post-u', from: 'b-ada', name: 'Ada', text: 'Hi!\n**Bo**: I agree with Ada' },
     { id: 'post-c', seq: 2, round: 'post-u', from: 'b-cy', name: 'Cy', text: 'Tea it is.' },
   ],
-  turns: [{ round: 'post-u', turns: [{ botId: 'b-ada', outcome: 'posted', post: 1 }, { botId: 'b-bo', outcome: 'pass' }, { botId: 'b-di', outcome: 'missed' }, { botId: 'b-cy', outcome: 'posted', post: 2 }] }],
+  turns: [
+    {
+      round: 'post-u',
+      turns: [
+        { botId: 'b-ada', outcome: 'posted', post: 1 },
+        { botId: 'b-bo', outcome: 'pass' },
+        { botId: 'b-di', outcome: 'missed' },
+        { botId: 'b-cy', outcome: 'posted', post: 2 },
+      ],
+    },
+  ],
 }
 
 describe('roomItems', () => {
@@ -25,25 +35,36 @@ describe('roomItems', () => {
     ])
   })
 
-  it('keeps a name written inside a reply as that reply\'s text (no split on rendered names)', () => {
+  it("keeps a name written inside a reply as that reply's text (no split on rendered names)", () => {
     const items = roomItems(answer) ?? []
     expect(items.filter((i) => i.kind === 'post').map((i) => i.kind === 'post' && i.name)).toEqual(['Ada', 'Cy'])
   })
 
-  it('is undefined for a malformed answer or one with no member turn (the room\'s own text)', () => {
+  it("is undefined for a malformed answer or one with no member turn (the room's own text)", () => {
     expect(roomItems(null)).toBeUndefined()
     expect(roomItems({ posts: 'x', turns: [] })).toBeUndefined()
     expect(roomItems({ rounds: ['p'], posts: [], turns: [{ round: 'p', turns: [] }] })).toBeUndefined()
   })
 
   it('skips a posted turn whose post is not in the answer or belongs to another round', () => {
-    const items = roomItems({ posts: [{ id: 'x', seq: 5, round: 'other', from: 'b', name: 'B', text: 't' }], turns: [{ round: 'post-u', turns: [{ botId: 'b', outcome: 'posted', post: 5 }, { botId: 'b', outcome: 'posted', post: 9 }] }] })
+    const items = roomItems({
+      posts: [{ id: 'x', seq: 5, round: 'other', from: 'b', name: 'B', text: 't' }],
+      turns: [
+        {
+          round: 'post-u',
+          turns: [
+            { botId: 'b', outcome: 'posted', post: 5 },
+            { botId: 'b', outcome: 'posted', post: 9 },
+          ],
+        },
+      ],
+    })
     expect(items).toEqual([])
   })
 })
 
 describe('livePosts', () => {
-  it('lists a running round\'s member posts so far, not its opening post', () => {
+  it("lists a running round's member posts so far, not its opening post", () => {
     expect(livePosts(answer).map((i) => i.id)).toEqual(['post-a', 'post-c'])
     expect(livePosts({ posts: 3 })).toEqual([])
   })

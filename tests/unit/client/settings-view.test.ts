@@ -8,7 +8,11 @@ describe('settings dialog helpers', () => {
   })
 
   it('text that is not a number goes as text, so the API names the field and says why', () => {
-    expect(limitsPatch({ hopLimit: '', workBudget: 'ten', sendsPerTurn: '2.5' }, { hopLimit: 6, workBudget: 40, sendsPerTurn: 5 })).toEqual({ hopLimit: '', workBudget: 'ten', sendsPerTurn: 2.5 })
+    expect(limitsPatch({ hopLimit: '', workBudget: 'ten', sendsPerTurn: '2.5' }, { hopLimit: 6, workBudget: 40, sendsPerTurn: 5 })).toEqual({
+      hopLimit: '',
+      workBudget: 'ten',
+      sendsPerTurn: 2.5,
+    })
   })
 
   it('reads GET /limits only when every entry is a number', () => {

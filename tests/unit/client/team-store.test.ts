@@ -20,7 +20,7 @@ afterEach(() => {
 })
 
 describe('TeamStore', () => {
-  it('counts the stream\'s secrets events and keeps the count across later team views', () => {
+  it("counts the stream's secrets events and keeps the count across later team views", () => {
     const fake = fakeSource()
     const store = new TeamStore(() => fake.source)
     store.subscribe(() => {})

@@ -3,20 +3,26 @@ import { barSegments, readUsage, usageLabel, USAGE_ROWS_MAX } from '../../../src
 
 describe('usage view helpers', () => {
   it('read rows defensively: bad numbers become 0, days newest first, other keys largest first, bounded', () => {
-    const answer = { currency: 'USD', rows: [
-      { key: '2026-11-29', requests: 1, input: 10, cached: 0, output: 1 },
-      { key: '2026-11-30', requests: 'x', input: -5, cached: NaN, output: 2, money: 0.5 },
-      null,
-    ] }
+    const answer = {
+      currency: 'USD',
+      rows: [
+        { key: '2026-11-29', requests: 1, input: 10, cached: 0, output: 1 },
+        { key: '2026-11-30', requests: 'x', input: -5, cached: NaN, output: 2, money: 0.5 },
+        null,
+      ],
+    }
     const byDay = readUsage(answer, 'day')
     expect(byDay.currency).toBe('USD')
-    expect(byDay.rows.map((r) => [r.key, r.requests, r.input, r.cached, r.output, r.money])).toEqual([['2026-11-30', 0, 0, 0, 2, 0.5], ['2026-11-29', 1, 10, 0, 1, undefined]])
+    expect(byDay.rows.map((r) => [r.key, r.requests, r.input, r.cached, r.output, r.money])).toEqual([
+      ['2026-11-30', 0, 0, 0, 2, 0.5],
+      ['2026-11-29', 1, 10, 0, 1, undefined],
+    ])
     expect(readUsage(answer, 'bot').rows.map((r) => r.key)).toEqual(['2026-11-29', '2026-11-30'])
     expect(readUsage({ rows: Array.from({ length: 150 }, (_, i) => ({ key: `k${i}`, input: i })) }, 'model').rows).toHaveLength(USAGE_ROWS_MAX)
     expect(readUsage('nonsense', 'day')).toEqual({ rows: [] })
   })
 
-  it('label a Bot row by the Bot\'s name and a missing key by the fallback', () => {
+  it("label a Bot row by the Bot's name and a missing key by the fallback", () => {
     const names = (id: string) => (id === 'b1' ? 'Writer' : undefined)
     expect(usageLabel('bot', 'b1', names, '(none)')).toBe('Writer')
     expect(usageLabel('bot', 'gone', names, '(none)')).toBe('gone')

@@ -6,18 +6,26 @@ import { bootstrapSource, deliverySource, roomNoticeSource, roomPostSource, room
 
 const T0 = Date.UTC(2026, 10, 30, 18, 22)
 const userMessage = (seq: number, text: string, source?: unknown, extra: object = {}) => ({
-  type: 'user/message', seq, time: T0 + seq * 60_000,
-  data: { role: 'user', content: [{ type: 'text', text }], ...(source === undefined ? {} : { source }) }, surfaceOp: { op: 'append' }, ...extra,
+  type: 'user/message',
+  seq,
+  time: T0 + seq * 60_000,
+  data: { role: 'user', content: [{ type: 'text', text }], ...(source === undefined ? {} : { source }) },
+  surfaceOp: { op: 'append' },
+  ...extra,
 })
 
 describe('checkpointMessages', () => {
-  it('keeps the user prompts and other Bots\' messages and group posts, and nothing else', () => {
+  it("keeps the user prompts and other Bots' messages and group posts, and nothing else", () => {
     const events = [
       userMessage(1, 'please fix /srv/app/main.ts', { kind: 'user' }),
       userMessage(2, 'Current runtime context: cwd=/x', { kind: 'user' }),
       { type: 'assistant/message', seq: 3, time: T0, data: { role: 'assistant', content: [{ type: 'text', text: 'on it' }] } },
       userMessage(4, '[Message from Ada] the build is red', deliverySource({ id: 'd1', from: 'ada', kind: 'message' }, 'Ada', { hop: 1 })),
-      userMessage(5, 'Grace: ship it', roomPostSource({ groupId: 'g', groupName: 'Design', postId: 'p', said: 'ship it', from: { id: 'grace', name: 'Grace' } }, { hop: 1 })),
+      userMessage(
+        5,
+        'Grace: ship it',
+        roomPostSource({ groupId: 'g', groupName: 'Design', postId: 'p', said: 'ship it', from: { id: 'grace', name: 'Grace' } }, { hop: 1 }),
+      ),
       userMessage(6, 'notice', roomNoticeSource({ groupId: 'g', groupName: 'Design' }, 'Grace joined')),
       userMessage(7, 'hello', bootstrapSource('Ada')),
       userMessage(8, 'condensed', { kind: 'plugin', plugin: 'compact', compactionId: 'c' }, { surfaceOp: { op: 'replace', start: 0, end: 7 } }),
@@ -27,13 +35,18 @@ describe('checkpointMessages', () => {
       userMessage(12, '[Group "Design" · you speak 1 of 2]\nUser: ship the parser', roomTurnSource({ groupId: 'g', groupName: 'Design' }, { hop: 1 })),
     ]
     expect(checkpointMessages(events).map((m) => [m.seq, m.from])).toEqual([
-      [1, 'the user'], [4, 'Ada'], [5, 'Grace in group Design'], [10, 'the user'], [12, 'group Design'],
+      [1, 'the user'],
+      [4, 'Ada'],
+      [5, 'Grace in group Design'],
+      [10, 'the user'],
+      [12, 'group Design'],
     ])
   })
 })
 
 describe('checkpointText', () => {
-  const msgs = (n: number, size = 40): CheckpointMessage[] => Array.from({ length: n }, (_, i) => ({ seq: 10 + i, time: T0 + i * 60_000, from: 'the user', text: `message ${i} ${'x'.repeat(size)}` }))
+  const msgs = (n: number, size = 40): CheckpointMessage[] =>
+    Array.from({ length: n }, (_, i) => ({ seq: 10 + i, time: T0 + i * 60_000, from: 'the user', text: `message ${i} ${'x'.repeat(size)}` }))
 
   it('keeps the newest messages within the budget, shows them oldest first, anchored, with the read_own_chat line', () => {
     const out = checkpointText({ number: 2, summary: 'We are porting the parser.', messages: msgs(10, 200), part: 3, budgetTokens: 200, capTokens: 10_000 })
@@ -60,7 +73,14 @@ describe('checkpointText', () => {
 
   it('clips a single very long message in the middle and says read_own_chat has it whole', () => {
     const long = `${'a'.repeat(5_000)}${'z'.repeat(5_000)}`
-    const out = checkpointText({ number: 1, summary: 's', messages: [{ seq: 5, time: T0, from: 'the user', text: long }], part: 1, budgetTokens: 16_000, capTokens: 100_000 })
+    const out = checkpointText({
+      number: 1,
+      summary: 's',
+      messages: [{ seq: 5, time: T0, from: 'the user', text: long }],
+      part: 1,
+      budgetTokens: 16_000,
+      capTokens: 100_000,
+    })
     expect(out.text).toContain('read_own_chat has the whole message')
     expect(out.text.length).toBeLessThan(MESSAGE_MAX_CHARS + 1_000)
     expect(out.text).toContain('aaaa')

@@ -8,7 +8,7 @@ import { botPresetComposition, STOCK_ENGINE } from '../../../src/context/compact
 const dshRoot = dirname(createRequire(import.meta.url).resolve('@deepseek-ai/dsh/package.json'))
 const standard = readFileSync(join(dshRoot, 'config/agent-presets/standard/agent.cordis.yml'), 'utf8')
 
-it('the Bot team preset is DSH\'s standard preset with only the compaction row naming the engine module', () => {
+it("the Bot team preset is DSH's standard preset with only the compaction row naming the engine module", () => {
   const out = botPresetComposition(standard, '/opt/bot/dist/compaction-engine.mjs')
   expect(out.ok).toBe(true)
   if (!out.ok) return

@@ -7,8 +7,18 @@ import { lastUserText, linesOf, messagesToBot } from '../../../src/context/conve
 import type { LogEvent } from '../../../src/core/log-lines.ts'
 import { deliverySource, handoffSource } from '../../../src/core/sources.ts'
 
-const user = (seq: number, text: string, source: unknown = { kind: 'user' }): LogEvent => ({ type: 'user/message', seq, time: 1_000 * seq, data: { role: 'user', content: [{ type: 'text', text }], source } })
-const answer = (seq: number, text: string): LogEvent => ({ type: 'assistant/message', seq, time: 1_000 * seq, data: { message: { role: 'assistant', content: [{ type: 'text', text }] } } })
+const user = (seq: number, text: string, source: unknown = { kind: 'user' }): LogEvent => ({
+  type: 'user/message',
+  seq,
+  time: 1_000 * seq,
+  data: { role: 'user', content: [{ type: 'text', text }], source },
+})
+const answer = (seq: number, text: string): LogEvent => ({
+  type: 'assistant/message',
+  seq,
+  time: 1_000 * seq,
+  data: { message: { role: 'assistant', content: [{ type: 'text', text }] } },
+})
 
 describe('conversation reading', () => {
   const events = [
@@ -21,10 +31,15 @@ describe('conversation reading', () => {
 
   it('leaves handoff packages out of the lines and keeps the rest in order', () => {
     const lines = linesOf(events)
-    expect(lines.map((l) => [l.seq, l.who])).toEqual([[2, 'you'], [3, 'user'], [4, 'you'], [5, 'bot']])
+    expect(lines.map((l) => [l.seq, l.who])).toEqual([
+      [2, 'you'],
+      [3, 'user'],
+      [4, 'you'],
+      [5, 'bot'],
+    ])
   })
 
-  it('the messages to the Bot are the person\'s and other Bots\', anchored to the part', () => {
+  it("the messages to the Bot are the person's and other Bots', anchored to the part", () => {
     expect(messagesToBot(linesOf(events), 2)).toEqual([
       { part: 2, seq: 3, time: 3_000, who: 'user', text: 'Please rename the branch to release-9' },
       { part: 2, seq: 5, time: 5_000, who: 'bot', text: '[Message from Ada] the build is green' },

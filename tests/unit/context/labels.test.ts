@@ -6,10 +6,16 @@ import { STEWARD_SYSTEM } from '../../../src/context/steward.ts'
 import { NOTE_HEADINGS as SCRIPTED_HEADINGS, ScriptedModel, STEWARD_CALLS, requestFromOptions } from '../../../scripts/scripted-model/format.ts'
 import { checkNote } from '../../../src/context/note.ts'
 
-const request = (system: string, user = 'User: first line') => requestFromOptions({ model: 'm', system, purpose: 'compaction', messages: [{ role: 'user', content: [{ type: 'text', text: user }], source: { kind: 'plugin', plugin: 'bot-team' } }] })
+const request = (system: string, user = 'User: first line') =>
+  requestFromOptions({
+    model: 'm',
+    system,
+    purpose: 'compaction',
+    messages: [{ role: 'user', content: [{ type: 'text', text: user }], source: { kind: 'plugin', plugin: 'bot-team' } }],
+  })
 
 describe('steward side-call labels', () => {
-  it('the scripted model labels the steward and the note call by their system text, and DSH\'s own compaction call by neither', () => {
+  it("the scripted model labels the steward and the note call by their system text, and DSH's own compaction call by neither", () => {
     const model = new ScriptedModel({ steward: { text: '{"action":"checkpoint"}' } })
     const steward = request(STEWARD_SYSTEM)
     expect(model.respond(steward)).toEqual({ text: '{"action":"checkpoint"}' })
@@ -23,7 +29,7 @@ describe('steward side-call labels', () => {
     expect(model.loopRequests()).toHaveLength(0)
   })
 
-  it('the table names the plugin\'s prefixes and headings', () => {
+  it("the table names the plugin's prefixes and headings", () => {
     expect(STEWARD_CALLS.map((c) => c.systemPrefix)).toEqual([STEWARD_SYSTEM.split('\n')[0], NOTE_SYSTEM_PREFIX])
     expect(SCRIPTED_HEADINGS).toEqual([...NOTE_HEADINGS])
   })

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { checkNote, fallbackNote, handoffPackage, noteOfPackage, NOTE_HEADINGS, noteRequest, packageBudgets, noteSystem, NOTE_SYSTEM_PREFIX, type ToBot } from '../../../src/context/note.ts'
+import {
+  checkNote,
+  fallbackNote,
+  handoffPackage,
+  noteOfPackage,
+  NOTE_HEADINGS,
+  noteRequest,
+  packageBudgets,
+  noteSystem,
+  NOTE_SYSTEM_PREFIX,
+  type ToBot,
+} from '../../../src/context/note.ts'
 import { verbatimBudget } from '../../../src/context/thresholds.ts'
 
 const goodNote = NOTE_HEADINGS.map((h) => `## ${h}\n- something`).join('\n')
@@ -28,7 +39,11 @@ describe('handoff note', () => {
   })
 
   it('the fallback note has every heading, carries the previous note unchanged and says why', () => {
-    const note = fallbackNote({ why: 'the context window overflowed', previousNote: '## Facts to keep\nerror E4711 at /var/log/x.log', lastUserText: 'please deploy' })
+    const note = fallbackNote({
+      why: 'the context window overflowed',
+      previousNote: '## Facts to keep\nerror E4711 at /var/log/x.log',
+      lastUserText: 'please deploy',
+    })
     expect(checkNote(note).ok).toBe(true)
     expect(note).toContain('the context window overflowed')
     expect(note).toContain('error E4711 at /var/log/x.log')
@@ -40,7 +55,13 @@ describe('handoff package', () => {
   const msg = (seq: number, text: string, who: ToBot['who'] = 'user'): ToBot => ({ part: 1, seq, time: Date.UTC(2026, 10, 30, 12, seq % 60), who, text })
 
   it('holds the note, the latest messages word for word with anchors, and says nothing is pending', () => {
-    const text = handoffPackage({ part: 2, note: goodNote, messages: [msg(3, 'keep the build green'), msg(9, '[Message from Ada] done', 'bot')], verbatimTokens: 1_000, resume: false })
+    const text = handoffPackage({
+      part: 2,
+      note: goodNote,
+      messages: [msg(3, 'keep the build green'), msg(9, '[Message from Ada] done', 'bot')],
+      verbatimTokens: 1_000,
+      resume: false,
+    })
     expect(text.startsWith('[Handoff · part 2]')).toBe(true)
     expect(text).toContain(goodNote)
     expect(text).toMatch(/\[part 1 #3 · \d{4}-\d\d-\d\d \d\d:\d\d\] User:\nkeep the build green/)
@@ -60,7 +81,14 @@ describe('handoff package', () => {
 
   it('the note is read back out of a package, with or without the list', () => {
     for (const group of [false, true]) {
-      const text = handoffPackage({ part: 4, note: goodNote, messages: Array.from({ length: 9 }, (_, i) => msg(i + 1, `m ${i} ${'w'.repeat(300)}`)), verbatimTokens: 100, resume: false, group })
+      const text = handoffPackage({
+        part: 4,
+        note: goodNote,
+        messages: Array.from({ length: 9 }, (_, i) => msg(i + 1, `m ${i} ${'w'.repeat(300)}`)),
+        verbatimTokens: 100,
+        resume: false,
+        group,
+      })
       expect(noteOfPackage(text)).toBe(goodNote)
     }
     expect(noteOfPackage('no package here')).toBeUndefined()

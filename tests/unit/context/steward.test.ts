@@ -7,7 +7,16 @@ describe('steward request', () => {
   })
 
   it('shows the latest lines oldest first, labelled, and says where and when', () => {
-    const text = stewardRequest({ lines: [{ who: 'user', text: 'first ask' }, { who: 'you', text: 'done' }, { who: 'bot', text: '[Message from Ada] hi' }], midTurn: false, checkpoints: 2, where: 'own chat' })
+    const text = stewardRequest({
+      lines: [
+        { who: 'user', text: 'first ask' },
+        { who: 'you', text: 'done' },
+        { who: 'bot', text: '[Message from Ada] hi' },
+      ],
+      midTurn: false,
+      checkpoints: 2,
+      where: 'own chat',
+    })
     expect(text).toContain('Condensed so far: 2 time(s).')
     expect(text).toContain('a turn just finished')
     expect(text.indexOf('User: first ask')).toBeLessThan(text.indexOf('Bot: done'))

@@ -1,7 +1,13 @@
 // Pure delivery policy: hops, send cap, message text, recovery decisions, bounding, wording.
 import { describe, expect, it } from 'vitest'
 import {
-  boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome,
+  boundDeliveries,
+  checkSend,
+  discardReport,
+  messageText,
+  recoveryAction,
+  replyBody,
+  turnOutcome,
   type RecoveryAction,
 } from '../../../src/delivery/policy.ts'
 import { clip } from '../../../src/core/text-limits.ts'
@@ -42,11 +48,14 @@ describe('hops and the send cap', () => {
 describe('message text', () => {
   it('headers name the sender and the kind; a message says where the answer goes', () => {
     expect(messageText('message', 'Main', 'Do X.', { replyMode: 'sender', hop: 1, hopLimit: 6 })).toBe(
-      '[Message from Bot Main]\n\nDo X.\n\n(Your final answer of this turn is sent back to Main automatically; Main cannot see this chat.)')
+      '[Message from Bot Main]\n\nDo X.\n\n(Your final answer of this turn is sent back to Main automatically; Main cannot see this chat.)',
+    )
     expect(messageText('message', 'Main', 'Do X.', { replyMode: 'user', hop: 1, hopLimit: 6 })).toContain('answer the user here')
     expect(messageText('interrupt', 'Main', 'Now.', { hop: 1, hopLimit: 6 })).toMatch(/^\[Interruption from Bot Main/)
     expect(messageText('stop', 'Main', 'why', { hop: 1, hopLimit: 6 })).toBe('[Bot Main stopped your previous turn]\n\nwhy')
-    expect(messageText('reply', 'Ada', 'FOUR', { hop: 6, hopLimit: 6 })).toMatch(/^\[Reply from Bot Ada\]\n\nFOUR\n\n\(This conversation chain reached the hop limit/)
+    expect(messageText('reply', 'Ada', 'FOUR', { hop: 6, hopLimit: 6 })).toMatch(
+      /^\[Reply from Bot Ada\]\n\nFOUR\n\n\(This conversation chain reached the hop limit/,
+    )
   })
 })
 
@@ -75,7 +84,7 @@ describe('start-up recovery', () => {
 
 describe('the bounded log', () => {
   it('keeps every pending record and the newest finished ones, in order', () => {
-    const list = Array.from({ length: 10 }, (_, i) => ({ id: i, status: i % 3 === 0 ? 'pending' as const : 'delivered' as const }))
+    const list = Array.from({ length: 10 }, (_, i) => ({ id: i, status: i % 3 === 0 ? ('pending' as const) : ('delivered' as const) }))
     const kept = boundDeliveries(list, 3)
     expect(kept.map((d) => d.id)).toEqual([0, 3, 5, 6, 7, 8, 9]) // pending: 0 3 6 9; newest finished: 5 7 8
     expect(boundDeliveries(list, 100)).toEqual(list)
@@ -88,7 +97,8 @@ describe('replies and reports', () => {
     expect(replyBody('Ada', 'delivery-1', { kind: 'completed', text: ' FOUR ' })).toBe('FOUR')
     expect(replyBody('Ada', 'delivery-1', { kind: 'completed', text: '' })).toMatch(/without a text answer/)
     expect(replyBody('Ada', 'delivery-1', turnOutcome({ kind: 'aborted', reason: { kind: 'hook', reason: 'stopped by Main: x' } }, ''))).toBe(
-      "No answer: Ada's turn that handled your message (delivery-1) was stopped before it finished (stopped by Main: x). Send the message again if it is still needed.")
+      "No answer: Ada's turn that handled your message (delivery-1) was stopped before it finished (stopped by Main: x). Send the message again if it is still needed.",
+    )
     expect(replyBody('Ada', 'delivery-1', turnOutcome({ kind: 'error', error: { message: 'rate limited' } }, ''))).toMatch(/failed \(rate limited\)/)
     expect(turnOutcome({ kind: 'max-tokens' }, 'partial')).toEqual({ kind: 'completed', text: 'partial' })
     expect(turnOutcome(undefined, '')).toEqual({ kind: 'failed', why: 'unknown' })
@@ -96,9 +106,11 @@ describe('replies and reports', () => {
 
   it('tells the sender what was discarded, by whom and why', () => {
     expect(discardReport('Ada', 'delivery-4', 'check it', 'Main stopped Ada ("plan changed")')).toBe(
-      'Not delivered: your message to Ada (delivery-4) was discarded before Ada read it, because Main stopped Ada ("plan changed"). The message was: "check it". Send it again if it is still needed.')
+      'Not delivered: your message to Ada (delivery-4) was discarded before Ada read it, because Main stopped Ada ("plan changed"). The message was: "check it". Send it again if it is still needed.',
+    )
     expect(discardReport('Ada', 'delivery-5', 'check it', 'Ada was deleted')).toBe(
-      'Not delivered: your message to Ada (delivery-5) was discarded before Ada read it, because Ada was deleted. The message was: "check it". Send it again if it is still needed.')
+      'Not delivered: your message to Ada (delivery-5) was discarded before Ada read it, because Ada was deleted. The message was: "check it". Send it again if it is still needed.',
+    )
     expect(discardReport('Ada', 'd', 'x'.repeat(500), 'Ada was deleted')).toContain(`"${'x'.repeat(200)}…"`)
   })
 })

@@ -21,6 +21,22 @@ describe('plugin entry', () => {
 describe('Config defaults', () => {
   it('accepts a loader row with no config at all and fills every default', () => {
     const schema = plugin.Config as unknown as { '~standard': { validate(v: unknown): { value?: unknown; issues?: unknown } } }
-    expect(schema['~standard'].validate(undefined)).toEqual({ value: { trustedHosts: [], writer: 'auto', requireLock: false, sqlite: 'auto', rooms: { limits: {} }, team: { hopLimit: 6, sendsPerTurn: 5, workBudget: 40, maxBots: 50, maxGroups: 30, createsPerTurn: 3, botTurnsAtOnce: 4, keepFinished: 500 }, memory: { limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 }, review: { enabled: true, maxChanges: 4, maxTokens: 1024 } }, usage: { enabled: true, flushMs: 1000 }, operations: { maxSchedules: 100, diagnosticsMaxBytes: 1048576 }, context: { checkRatio: 0.8, stewardTimeoutMs: 60000, noteTimeoutMs: 180000 } } })
+    expect(schema['~standard'].validate(undefined)).toEqual({
+      value: {
+        trustedHosts: [],
+        writer: 'auto',
+        requireLock: false,
+        sqlite: 'auto',
+        rooms: { limits: {} },
+        team: { hopLimit: 6, sendsPerTurn: 5, workBudget: 40, maxBots: 50, maxGroups: 30, createsPerTurn: 3, botTurnsAtOnce: 4, keepFinished: 500 },
+        memory: {
+          limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 },
+          review: { enabled: true, maxChanges: 4, maxTokens: 1024 },
+        },
+        usage: { enabled: true, flushMs: 1000 },
+        operations: { maxSchedules: 100, diagnosticsMaxBytes: 1048576 },
+        context: { checkRatio: 0.8, stewardTimeoutMs: 60000, noteTimeoutMs: 180000 },
+      },
+    })
   })
 })

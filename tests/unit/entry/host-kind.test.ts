@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { hostsWebApp, promotesWhenWebAppAppears, storeRole } from '../../../src/dsh/host-kind.ts'
 
-const services = (...present: string[]) => (name: string) => present.includes(name)
+const services =
+  (...present: string[]) =>
+  (name: string) =>
+    present.includes(name)
 
 describe('which DSH process may write team state', () => {
-  it('a process hosting DSH\'s web app (API gateway and web server) is long-lived, whatever its profile is called', () => {
+  it("a process hosting DSH's web app (API gateway and web server) is long-lived, whatever its profile is called", () => {
     expect(hostsWebApp(services('apiProxy', 'webServer'))).toBe(true)
     expect(hostsWebApp(services('apiProxy', 'webServer', 'agents', 'sessions'))).toBe(true)
   })

@@ -27,7 +27,9 @@ describe('capProblem', () => {
 
   it('refuses growing the scope past its total even when every file fits', () => {
     const full = { memory: 280, topics: { a: 390, b: 220 } }
-    expect(capProblem(limits, full, { topic: 'b', after: 240, entry: 'x' }, 'your memory')).toMatch(/would hold 910 characters in all.*at most 900.*Forget something first/)
+    expect(capProblem(limits, full, { topic: 'b', after: 240, entry: 'x' }, 'your memory')).toMatch(
+      /would hold 910 characters in all.*at most 900.*Forget something first/,
+    )
   })
 
   it('lets a file already over its cap shrink', () => {

@@ -6,7 +6,14 @@ import { purposeOfSystem } from '../../../scripts/scripted-model/format.ts'
 describe('parseReview', () => {
   it('accepts the answer shape, also inside a json code fence', () => {
     const raw = '```json\n{"changes":[{"op":"add","text":"prefers tabs"},{"op":"edit","entry":2,"text":"uses pnpm"},{"op":"remove","entry":1}]}\n```'
-    expect(parseReview(raw, 2, 4)).toEqual({ ok: true, changes: [{ op: 'add', text: 'prefers tabs' }, { op: 'edit', entry: 2, text: 'uses pnpm' }, { op: 'remove', entry: 1 }] })
+    expect(parseReview(raw, 2, 4)).toEqual({
+      ok: true,
+      changes: [
+        { op: 'add', text: 'prefers tabs' },
+        { op: 'edit', entry: 2, text: 'uses pnpm' },
+        { op: 'remove', entry: 1 },
+      ],
+    })
     expect(parseReview('{"changes":[]}', 0, 4)).toEqual({ ok: true, changes: [] })
   })
 
@@ -25,7 +32,14 @@ describe('parseReview', () => {
 
 describe('reviewPrompt', () => {
   it('numbers the entries with their scope and topic and shows only the user lines, newest kept within the budget', () => {
-    const { system, user } = reviewPrompt([{ team: false, text: 'likes tea' }, { team: true, topic: 'deploy', text: 'deploys on Fridays' }], ['x'.repeat(LINES_CHARS_MAX), 'I prefer tabs'], 4)
+    const { system, user } = reviewPrompt(
+      [
+        { team: false, text: 'likes tea' },
+        { team: true, topic: 'deploy', text: 'deploys on Fridays' },
+      ],
+      ['x'.repeat(LINES_CHARS_MAX), 'I prefer tabs'],
+      4,
+    )
     expect(system).toMatch(/at most 4 changes/)
     expect(user).toContain('1. likes tea\n2. [team] [topic deploy] deploys on Fridays')
     expect(user).toContain('User: I prefer tabs')

@@ -4,8 +4,12 @@ import { entryLine } from '../../../src/memory/format.ts'
 import { search, terms } from '../../../src/memory/recall.ts'
 import { renderMemorySection } from '../../../src/memory/section.ts'
 
-const file = (title: string, ...texts: string[]) => [`# ${title}`, ...texts.map((t) => entryLine(t, { added: '2026-11-30', source: 'part 1' }))].join('\n') + '\n'
-const own = { memory: file('Ada', 'prefers tabs', '用户喜欢简体中文回答'), topics: { deploy: file('deploy', 'deploys go out on Thursdays', 'staging is db.internal') } }
+const file = (title: string, ...texts: string[]) =>
+  [`# ${title}`, ...texts.map((t) => entryLine(t, { added: '2026-11-30', source: 'part 1' }))].join('\n') + '\n'
+const own = {
+  memory: file('Ada', 'prefers tabs', '用户喜欢简体中文回答'),
+  topics: { deploy: file('deploy', 'deploys go out on Thursdays', 'staging is db.internal') },
+}
 const team = { memory: file('Team memory', 'standups at 9:30'), topics: {} }
 
 describe('renderMemorySection', () => {
@@ -36,7 +40,13 @@ describe('recall search', () => {
   })
 
   it('finds entries in MEMORY.md and topic files of both scopes, best match first', () => {
-    const hits = search([{ label: 'your', files: own }, { label: 'team', files: team }], 'when do deploys go out')
+    const hits = search(
+      [
+        { label: 'your', files: own },
+        { label: 'team', files: team },
+      ],
+      'when do deploys go out',
+    )
     expect(hits[0]).toMatchObject({ where: 'your topic deploy', text: 'deploys go out on Thursdays', added: '2026-11-30' })
     expect(search([{ label: 'your', files: own }], '中文').map((h) => h.text)).toEqual(['用户喜欢简体中文回答'])
     expect(search([{ label: 'team', files: team }], 'kubernetes')).toEqual([])

@@ -73,7 +73,11 @@ describe('botDiagnostics', () => {
     expect(Buffer.byteLength(rotated)).toBeLessThanOrEqual(maxBytes)
     // The newest event is the last line; the two files together end in order.
     const all = await diagnostics.read()
-    const numbers = all.trim().split('\n').map((l) => Number(/event (\d+)/.exec(JSON.parse(l).message)?.[1] ?? -1)).filter((n) => n >= 0)
+    const numbers = all
+      .trim()
+      .split('\n')
+      .map((l) => Number(/event (\d+)/.exec(JSON.parse(l).message)?.[1] ?? -1))
+      .filter((n) => n >= 0)
     expect(numbers.at(-1)).toBe(199)
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b))
     await ctx.fiber.dispose()
@@ -95,9 +99,19 @@ describe('botDiagnostics', () => {
       write.mockRestore()
     }
     expect(terminal).toEqual(['dsh-bot-team: could not save group cursors (disk full)\n', 'dsh-bot-team: the usage ledger is off: no driver\n'])
-    expect(logged.map((m) => [m.type, m.name, ...m.args])).toEqual([['warn', 'dsh-bot-team', 'could not save group cursors (disk full)'], ['warn', 'dsh-bot-team', 'the usage ledger is off: no driver']])
-    const lines = (await diagnostics.read()).trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.level === 'warn' && l.kind !== 'start')
-    expect(lines).toMatchObject([{ kind: 'rooms', message: 'could not save group cursors', error: 'Error: disk full' }, { kind: 'warn', message: 'the usage ledger is off: no driver' }])
+    expect(logged.map((m) => [m.type, m.name, ...m.args])).toEqual([
+      ['warn', 'dsh-bot-team', 'could not save group cursors (disk full)'],
+      ['warn', 'dsh-bot-team', 'the usage ledger is off: no driver'],
+    ])
+    const lines = (await diagnostics.read())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.level === 'warn' && l.kind !== 'start')
+    expect(lines).toMatchObject([
+      { kind: 'rooms', message: 'could not save group cursors', error: 'Error: disk full' },
+      { kind: 'warn', message: 'the usage ledger is off: no driver' },
+    ])
     expect(lines[0].stack).toMatch(/diagnostics\.test\.ts/)
     expect(lines[1]).not.toHaveProperty('error')
     await ctx.fiber.dispose()

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { Config } from '../../../src/config.ts'
-import { configLimits, effectiveLimits, LIMIT_KEYS, LimitOverrides, raisedLimits, ROOM_LIMIT_KEYS, TEAM_LIMIT_KEYS, type Limits } from '../../../src/core/limits.ts'
+import {
+  configLimits,
+  effectiveLimits,
+  LIMIT_KEYS,
+  LimitOverrides,
+  raisedLimits,
+  ROOM_LIMIT_KEYS,
+  TEAM_LIMIT_KEYS,
+  type Limits,
+} from '../../../src/core/limits.ts'
 import { DEFAULT_LIMITS } from '../../../src/core/limits.ts'
 import { emptyState } from '../../../src/store/schema.ts'
 import { KnownValid, validateState } from '../../../src/store/validate.ts'

@@ -57,10 +57,19 @@ describe('schedule rules (pure)', () => {
     expect(parse({ every_minutes: 4 })).toMatchObject({ ok: false, reason: 'at least 5 minutes' })
     expect(parse({ daily: { time: '9:00', time_zone: 'Mars/Olympus' } })).toMatchObject({ ok: false })
     expect(parse({ daily: { time: '25:00', time_zone: 'UTC' } })).toMatchObject({ ok: false })
-    expect(parse({ every_minutes: 10, daily: { time: '09:00', time_zone: 'UTC' } })).toMatchObject({ ok: false, reason: 'give exactly one of: at, daily, weekly, every_minutes' })
+    expect(parse({ every_minutes: 10, daily: { time: '09:00', time_zone: 'UTC' } })).toMatchObject({
+      ok: false,
+      reason: 'give exactly one of: at, daily, weekly, every_minutes',
+    })
     expect(parse({ at: '2025-12-31T23:00:00Z' })).toMatchObject({ ok: false })
-    expect(parse({ daily: { time: '9:05', time_zone: 'Europe/Berlin' } })).toEqual({ ok: true, rule: { kind: 'daily', time: '09:05', timeZone: 'Europe/Berlin' } })
-    expect(parse({ weekly: { days: ['Friday', 'mon', 'fri'], time: '08:00', time_zone: 'UTC' } })).toEqual({ ok: true, rule: { kind: 'weekly', days: [1, 5], time: '08:00', timeZone: 'UTC' } })
+    expect(parse({ daily: { time: '9:05', time_zone: 'Europe/Berlin' } })).toEqual({
+      ok: true,
+      rule: { kind: 'daily', time: '09:05', timeZone: 'Europe/Berlin' },
+    })
+    expect(parse({ weekly: { days: ['Friday', 'mon', 'fri'], time: '08:00', time_zone: 'UTC' } })).toEqual({
+      ok: true,
+      rule: { kind: 'weekly', days: [1, 5], time: '08:00', timeZone: 'UTC' },
+    })
     expect(validTimeZone('Europe/Berlin')).toBe(true)
     expect(describeRule({ kind: 'weekly', days: [1, 5], time: '08:00', timeZone: 'UTC' })).toBe('weekly on mon, fri at 08:00 (UTC)')
   })
@@ -68,8 +77,14 @@ describe('schedule rules (pure)', () => {
 
 describe('schedule_task arguments (pure)', () => {
   it('time alone is daily, time with days is weekly, in the given or the local zone', () => {
-    expect(toCreateInput({ prompt: 'p', time: '09:00', time_zone: 'Europe/Berlin' })).toEqual({ prompt: 'p', daily: { time: '09:00', time_zone: 'Europe/Berlin' } })
-    expect(toCreateInput({ prompt: 'p', time: '09:00', days: 'mon, fri', time_zone: 'UTC' })).toEqual({ prompt: 'p', weekly: { days: ['mon', 'fri'], time: '09:00', time_zone: 'UTC' } })
+    expect(toCreateInput({ prompt: 'p', time: '09:00', time_zone: 'Europe/Berlin' })).toEqual({
+      prompt: 'p',
+      daily: { time: '09:00', time_zone: 'Europe/Berlin' },
+    })
+    expect(toCreateInput({ prompt: 'p', time: '09:00', days: 'mon, fri', time_zone: 'UTC' })).toEqual({
+      prompt: 'p',
+      weekly: { days: ['mon', 'fri'], time: '09:00', time_zone: 'UTC' },
+    })
     expect(toCreateInput({ prompt: 'p', time: '09:00' })).toMatchObject({ daily: { time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone } })
     expect(toCreateInput({ prompt: 'p', bot: 'Ada', every_minutes: 15, at: '' })).toEqual({ prompt: 'p', bot: 'Ada', every_minutes: 15 })
   })

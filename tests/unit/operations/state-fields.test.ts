@@ -3,8 +3,14 @@ import { emptyState, stateSchema } from '../../../src/store/schema.ts'
 import { KnownValid, validateState } from '../../../src/store/validate.ts'
 
 const schedule = {
-  id: 'schedule-1', target: { kind: 'bot', botId: 'bot-1' }, prompt: 'check the build', rule: { kind: 'every', minutes: 30 },
-  createdBy: 'user', createdAt: '2026-01-01T00:00:00.000Z', nextDueAt: '2026-01-01T00:30:00.000Z', runs: 0,
+  id: 'schedule-1',
+  target: { kind: 'bot', botId: 'bot-1' },
+  prompt: 'check the build',
+  rule: { kind: 'every', minutes: 30 },
+  createdBy: 'user',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  nextDueAt: '2026-01-01T00:30:00.000Z',
+  runs: 0,
 }
 
 describe('team state fields of pause and schedules', () => {

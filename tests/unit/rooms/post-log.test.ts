@@ -9,10 +9,21 @@ import { PostLog, POST_TEXT_MAX } from '../../../src/rooms/post-log.ts'
 import { Transcript } from '../../../src/rooms/transcript.ts'
 
 const dirs: string[] = []
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }) })
-const fresh = () => { const d = mkdtempSync(join(tmpdir(), 'post-log-')); dirs.push(d); return d }
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+const fresh = () => {
+  const d = mkdtempSync(join(tmpdir(), 'post-log-'))
+  dirs.push(d)
+  return d
+}
 const warnings: string[] = []
-const transcriptOn = (dir: string) => new Transcript(new PostLog(dir), () => true, (what) => warnings.push(what))
+const transcriptOn = (dir: string) =>
+  new Transcript(
+    new PostLog(dir),
+    () => true,
+    (what) => warnings.push(what),
+  )
 
 describe('post log', () => {
   it('appends 0600 records in a 0700 folder whatever the umask; a torn last line is skipped', () => {
@@ -51,13 +62,19 @@ describe('post log', () => {
   it('rotation keeps the newest records within the size limit, seq unchanged', () => {
     const dir = fresh()
     const maxBytes = 64 * 1024
-    const t = new Transcript(new PostLog(dir, { maxBytes }), () => true, (what) => warnings.push(what))
+    const t = new Transcript(
+      new PostLog(dir, { maxBytes }),
+      () => true,
+      (what) => warnings.push(what),
+    )
     t.load('group-3', [], undefined, () => undefined)
     const text = 'y'.repeat(1000)
     const n = 300 // ~300 KB written through a 64 KB limit
     for (let i = 0; i < n; i++) t.addPost('group-3', { id: `p${i}`, round: `p${i}`, from: 'user', name: 'User', text })
     expect(statSync(join(dir, 'rooms', 'group-3.jsonl')).size).toBeLessThanOrEqual(maxBytes)
-    const lines = readFileSync(join(dir, 'rooms', 'group-3.jsonl'), 'utf8').trim().split('\n')
+    const lines = readFileSync(join(dir, 'rooms', 'group-3.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ id: `p${n - 1}`, seq: n - 1 })
     const again = transcriptOn(dir)
     again.load('group-3', [], undefined, () => undefined)
@@ -77,17 +94,33 @@ describe('post log', () => {
     t.load('group-5', [], undefined, () => undefined)
     t.addPost('group-5', { id: 'p1', round: 'p1', from: 'user', name: 'User', text: 'next' })
     expect(readdirSync(join(dir, 'rooms'))).toEqual(['group-5.jsonl'])
-    expect(t.posts('group-5').map((p) => [p.seq, p.text])).toEqual([[0, 'kept'], [1, 'next']])
+    expect(t.posts('group-5').map((p) => [p.seq, p.text])).toEqual([
+      [0, 'kept'],
+      [1, 'next'],
+    ])
   })
 
   it('a room written before the post log is seeded once from its rendered history, seq = index', () => {
     const dir = fresh()
     const t = transcriptOn(dir)
-    t.load('group-4', ['a'], { a: 2 }, () => ({ items: [{ role: 'user', text: 'hi', userPost: true }, { role: 'assistant', text: '**Ada:** hello' }, { role: 'user', text: 'more', userPost: true }], nameToId: (n) => (n === 'Ada' ? 'a' : undefined) }))
-    expect(t.posts('group-4').map((p) => [p.seq, p.from, p.text])).toEqual([[0, 'user', 'hi'], [1, 'a', 'hello'], [2, 'user', 'more']])
+    t.load('group-4', ['a'], { a: 2 }, () => ({
+      items: [
+        { role: 'user', text: 'hi', userPost: true },
+        { role: 'assistant', text: '**Ada:** hello' },
+        { role: 'user', text: 'more', userPost: true },
+      ],
+      nameToId: (n) => (n === 'Ada' ? 'a' : undefined),
+    }))
+    expect(t.posts('group-4').map((p) => [p.seq, p.from, p.text])).toEqual([
+      [0, 'user', 'hi'],
+      [1, 'a', 'hello'],
+      [2, 'user', 'more'],
+    ])
     expect(t.cursor('group-4', 'a')).toBe(2)
     const again = transcriptOn(dir)
-    again.load('group-4', [], undefined, () => { throw new Error('not seeded twice') })
+    again.load('group-4', [], undefined, () => {
+      throw new Error('not seeded twice')
+    })
     expect(again.posts('group-4')).toHaveLength(3)
   })
 })

@@ -9,7 +9,7 @@ import { TextBlock } from '../../../src/dsh/answer-block.ts'
 import { readRoomAnswerParts, roomAnswerState, ROOM_ANSWER_ROUNDS_MAX } from '../../../src/core/sources.ts'
 
 describe('room answer rounds on the assistant message', () => {
-  it('survive DSH\'s BlockAssembler into the model source and read back', () => {
+  it("survive DSH's BlockAssembler into the model source and read back", () => {
     const block = new TextBlock()
     const assembler = new BlockAssembler()
     for (const chunk of block.delta('**Ada**: hi\n\n')) assembler.push(chunk)
@@ -35,13 +35,32 @@ describe('room answer rounds on the assistant message', () => {
 
 describe('roundProgress', () => {
   const record = (extra: Partial<RoundRecord> = {}): RoundRecord => ({
-    groupId: 'g1', postId: 'post-1', startedBy: 'user', first: ['a', 'b', 'c', 'd'], dropped: [], maxTurns: 8,
-    turns: [{ botId: 'a', outcome: 'posted' }, { botId: 'b', outcome: 'pass' }, { botId: 'c', outcome: 'missed' }], ...extra,
+    groupId: 'g1',
+    postId: 'post-1',
+    startedBy: 'user',
+    first: ['a', 'b', 'c', 'd'],
+    dropped: [],
+    maxTurns: 8,
+    turns: [
+      { botId: 'a', outcome: 'posted' },
+      { botId: 'b', outcome: 'pass' },
+      { botId: 'c', outcome: 'missed' },
+    ],
+    ...extra,
   })
   const name = (id: string) => ({ a: 'Ada', b: 'Bo', c: 'Cy', d: 'Di' })[id] ?? id
 
   it('says who speaks now and who posted, passed and missed', () => {
-    expect(roundProgress(record(), name, 'd')).toEqual({ groupId: 'g1', round: 'post-1', speaking: 'Di', posted: ['Ada'], passed: ['Bo'], missed: ['Cy'], failed: [], done: false })
+    expect(roundProgress(record(), name, 'd')).toEqual({
+      groupId: 'g1',
+      round: 'post-1',
+      speaking: 'Di',
+      posted: ['Ada'],
+      passed: ['Bo'],
+      missed: ['Cy'],
+      failed: [],
+      done: false,
+    })
   })
 
   it('has no speaker once the round ended', () => {

@@ -25,56 +25,86 @@ import { TEAM_ACTIONS, decide, type Caller, type Target, type TeamAction } from 
 type Rule = 'yes' | 'no' | 'others' | 'own' | 'member' | 'admin' | 'team-admin'
 type Guard = 'asked' | 'raise' | 'last-main' | 'round'
 type Refusal =
-  | 'not-a-bot' | 'unidentified' | 'no-bot' | 'no-group' | 'main-only' | 'not-admin' | 'self'
-  | 'not-own' | 'not-member' | 'team-memory' | 'last-main' | 'round' | 'not-asked' | 'raise'
+  | 'not-a-bot'
+  | 'unidentified'
+  | 'no-bot'
+  | 'no-group'
+  | 'main-only'
+  | 'not-admin'
+  | 'self'
+  | 'not-own'
+  | 'not-member'
+  | 'team-memory'
+  | 'last-main'
+  | 'round'
+  | 'not-asked'
+  | 'raise'
 
-interface Row { target: 'bot' | 'group' | '-'; user: Rule; main: Rule; bot: Rule; no?: Refusal; guards: Guard[] }
+interface Row {
+  target: 'bot' | 'group' | '-'
+  user: Rule
+  main: Rule
+  bot: Rule
+  no?: Refusal
+  guards: Guard[]
+}
 
 const TABLE: Record<TeamAction, Row> = {
   //                    target        user          main              bot                 refusal for 'no'     guards
-  list_bots:         { target: '-',     user: 'yes', main: 'yes',    bot: 'yes',                             guards: [] },
-  list_models:       { target: '-',     user: 'yes', main: 'yes',    bot: 'yes',                             guards: [] },
-  create_bot:        { target: '-',     user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['raise'] },
-  update_bot:        { target: 'bot',   user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['asked', 'raise', 'last-main'] },
-  delete_bot:        { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: ['asked', 'last-main'] },
-  message_bot:       { target: 'bot',   user: 'yes', main: 'others', bot: 'others',                          guards: [] },
-  interrupt_bot:     { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: [] },
-  stop_bot:          { target: 'bot',   user: 'yes', main: 'others', bot: 'no',         no: 'main-only',    guards: [] },
-  create_group:      { target: '-',     user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: [] },
-  update_group:      { target: 'group', user: 'yes', main: 'yes',    bot: 'admin',                           guards: [] },
-  delete_group:      { target: 'group', user: 'yes', main: 'yes',    bot: 'no',         no: 'main-only',    guards: ['round'] },
-  post_to_group:     { target: 'group', user: 'yes', main: 'yes',    bot: 'admin',                           guards: [] },
-  read_group_chat:   { target: 'group', user: 'yes', main: 'yes',    bot: 'member',                          guards: [] },
-  write_own_memory:  { target: '-',     user: 'yes', main: 'yes',    bot: 'own',                             guards: ['asked'] },
-  write_team_memory: { target: '-',     user: 'yes', main: 'yes',    bot: 'team-admin',                      guards: [] },
-  read_own_chat:     { target: '-',     user: 'yes', main: 'own',    bot: 'own',                             guards: [] },
+  list_bots: { target: '-', user: 'yes', main: 'yes', bot: 'yes', guards: [] },
+  list_models: { target: '-', user: 'yes', main: 'yes', bot: 'yes', guards: [] },
+  create_bot: { target: '-', user: 'yes', main: 'yes', bot: 'no', no: 'main-only', guards: ['raise'] },
+  update_bot: { target: 'bot', user: 'yes', main: 'yes', bot: 'no', no: 'main-only', guards: ['asked', 'raise', 'last-main'] },
+  delete_bot: { target: 'bot', user: 'yes', main: 'others', bot: 'no', no: 'main-only', guards: ['asked', 'last-main'] },
+  message_bot: { target: 'bot', user: 'yes', main: 'others', bot: 'others', guards: [] },
+  interrupt_bot: { target: 'bot', user: 'yes', main: 'others', bot: 'no', no: 'main-only', guards: [] },
+  stop_bot: { target: 'bot', user: 'yes', main: 'others', bot: 'no', no: 'main-only', guards: [] },
+  create_group: { target: '-', user: 'yes', main: 'yes', bot: 'no', no: 'main-only', guards: [] },
+  update_group: { target: 'group', user: 'yes', main: 'yes', bot: 'admin', guards: [] },
+  delete_group: { target: 'group', user: 'yes', main: 'yes', bot: 'no', no: 'main-only', guards: ['round'] },
+  post_to_group: { target: 'group', user: 'yes', main: 'yes', bot: 'admin', guards: [] },
+  read_group_chat: { target: 'group', user: 'yes', main: 'yes', bot: 'member', guards: [] },
+  write_own_memory: { target: '-', user: 'yes', main: 'yes', bot: 'own', guards: ['asked'] },
+  write_team_memory: { target: '-', user: 'yes', main: 'yes', bot: 'team-admin', guards: [] },
+  read_own_chat: { target: '-', user: 'yes', main: 'own', bot: 'own', guards: [] },
 }
 
 /** What every refusal reason must say: who may do it (or, for a missing target, how to name one). */
 const REASON_MUST_MATCH: Record<Refusal, RegExp[]> = {
   'not-a-bot': [/not a Bot/, /Bots of the team and the user/],
-  'unidentified': [/could not be identified/, /identified Bot of the team or the user/],
+  unidentified: [/could not be identified/, /identified Bot of the team or the user/],
   'no-bot': [/No target Bot/, /list_bots/],
   'no-group': [/No target group/, /name or id/],
   'main-only': [/^Only a Main Bot may /, /Ask a Main Bot or the user/],
   'not-admin': [/^Only a Main Bot or this group's admin may /, /Ask a Main Bot, the group's admin or the user/],
-  'self': [/^You cannot \w+ yourself/, /another (Main )?Bot|the user/],
+  self: [/^You cannot \w+ yourself/, /another (Main )?Bot|the user/],
   'not-own': [/You can \w+ only your own/, /Ask that Bot/],
   'not-member': [/Only this group's members and Main Bots/, /Ask a Main Bot or a member/],
   'team-memory': [/Only Main Bots and group admins/, /Ask a Main Bot or a group admin/],
   'last-main': [/Main Bot/, /The user or a Main Bot must make another Bot a Main Bot first/],
-  'round': [/round is running/, /a Main Bot or the user may delete it/],
+  round: [/round is running/, /a Main Bot or the user may delete it/],
   'not-asked': [/only when the user asks/, /this turn was not opened by the user/, /team page/],
-  'raise': [/Raising a Bot's permission preset needs the person's confirmation/, /team page/],
+  raise: [/Raising a Bot's permission preset needs the person's confirmation/, /team page/],
 }
 
 /** The verb each role refusal names, so a refusal says what exactly was refused. */
 const ACTION_WORD: Record<TeamAction, RegExp> = {
-  list_bots: /list/, list_models: /list/, create_bot: /create Bots/, update_bot: /change Bots/,
-  delete_bot: /delete/, message_bot: /message/, interrupt_bot: /interrupt/, stop_bot: /stop/,
-  create_group: /create groups/, update_group: /change the group/, delete_group: /delete/,
-  post_to_group: /post to the group/, read_group_chat: /read its chat/, write_own_memory: /write only your own memory/,
-  write_team_memory: /write team memory/, read_own_chat: /read only your own chat/,
+  list_bots: /list/,
+  list_models: /list/,
+  create_bot: /create Bots/,
+  update_bot: /change Bots/,
+  delete_bot: /delete/,
+  message_bot: /message/,
+  interrupt_bot: /interrupt/,
+  stop_bot: /stop/,
+  create_group: /create groups/,
+  update_group: /change the group/,
+  delete_group: /delete/,
+  post_to_group: /post to the group/,
+  read_group_chat: /read its chat/,
+  write_own_memory: /write only your own memory/,
+  write_team_memory: /write team memory/,
+  read_own_chat: /read only your own chat/,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -98,7 +128,16 @@ type BotRel = 'none' | 'self' | 'other'
 /** 'admin-flag-only': the admin fact without the member fact — the admin still counts as a member. */
 type GroupRel = 'none' | 'outsider' | 'member' | 'admin' | 'admin-flag-only'
 
-interface Variant { bot: BotRel; botIsMain: boolean; group: GroupRel; round: boolean; lastMain: boolean; adminsAny: boolean; userAsked: boolean; raise: 'none' | 'unconfirmed' | 'confirmed' }
+interface Variant {
+  bot: BotRel
+  botIsMain: boolean
+  group: GroupRel
+  round: boolean
+  lastMain: boolean
+  adminsAny: boolean
+  userAsked: boolean
+  raise: 'none' | 'unconfirmed' | 'confirmed'
+}
 
 function* variants(): Generator<Variant> {
   for (const bot of ['none', 'self', 'other'] as const)
@@ -108,12 +147,17 @@ function* variants(): Generator<Variant> {
           for (const lastMain of [false, true])
             for (const adminsAny of [false, true])
               for (const userAsked of [false, true])
-                for (const raise of ['none', 'unconfirmed', 'confirmed'] as const)
-                  yield { bot, botIsMain, group, round, lastMain, adminsAny, userAsked, raise }
+                for (const raise of ['none', 'unconfirmed', 'confirmed'] as const) yield { bot, botIsMain, group, round, lastMain, adminsAny, userAsked, raise }
 }
 
 function targetOf(v: Variant): Target {
-  const t: Target = { botIsMain: v.botIsMain, roundRunning: v.round, wouldRemoveLastMain: v.lastMain, callerAdminsAnyGroup: v.adminsAny, userAsked: v.userAsked }
+  const t: Target = {
+    botIsMain: v.botIsMain,
+    roundRunning: v.round,
+    wouldRemoveLastMain: v.lastMain,
+    callerAdminsAnyGroup: v.adminsAny,
+    userAsked: v.userAsked,
+  }
   if (v.raise !== 'none') t.raisesPreset = true
   if (v.raise === 'confirmed') t.personConfirmed = true
   if (v.bot === 'self') t.botId = ME
@@ -135,13 +179,25 @@ function expected(caller: Caller, action: TeamAction, v: Variant): 'allow' | Ref
   if (row.target === 'group' && v.group === 'none') return 'no-group'
   const rule = caller.kind === 'user' ? row.user : caller.kind === 'main-bot' ? row.main : row.bot
   switch (rule) {
-    case 'yes': break
-    case 'no': return row.no!
-    case 'others': if (v.bot === 'self') return 'self'; break
-    case 'own': if (v.bot === 'other') return 'not-own'; break
-    case 'member': if (v.group === 'outsider') return 'not-member'; break
-    case 'admin': if (v.group !== 'admin' && v.group !== 'admin-flag-only') return 'not-admin'; break
-    case 'team-admin': if (!v.adminsAny) return 'team-memory'; break
+    case 'yes':
+      break
+    case 'no':
+      return row.no!
+    case 'others':
+      if (v.bot === 'self') return 'self'
+      break
+    case 'own':
+      if (v.bot === 'other') return 'not-own'
+      break
+    case 'member':
+      if (v.group === 'outsider') return 'not-member'
+      break
+    case 'admin':
+      if (v.group !== 'admin' && v.group !== 'admin-flag-only') return 'not-admin'
+      break
+    case 'team-admin':
+      if (!v.adminsAny) return 'team-memory'
+      break
   }
   for (const g of row.guards) {
     // "only when the user asks": a Bot acting on ANOTHER Bot needs a turn the user opened
@@ -183,7 +239,10 @@ describe('decide: generated matrix (caller × action × target)', () => {
           for (const re of REASON_MUST_MATCH[want]) {
             if (!re.test(got.reason)) mismatches.push(`${where}: reason for ${want} should match ${re}: ${got.reason}`)
           }
-          if ((want === 'main-only' || want === 'not-admin' || want === 'not-member' || want === 'not-own' || want === 'team-memory' || want === 'self') && !ACTION_WORD[action].test(got.reason)) {
+          if (
+            (want === 'main-only' || want === 'not-admin' || want === 'not-member' || want === 'not-own' || want === 'team-memory' || want === 'self') &&
+            !ACTION_WORD[action].test(got.reason)
+          ) {
             mismatches.push(`${where}: reason should name the action (${ACTION_WORD[action]}): ${got.reason}`)
           }
         }
@@ -217,7 +276,8 @@ describe('decide: properties across the matrix', () => {
       for (const action of TEAM_ACTIONS)
         for (const v of ALL_VARIANTS) {
           const base = JSON.stringify(decide(caller, action, targetOf(v)))
-          if (JSON.stringify(decide(caller, action, targetOf({ ...v, botIsMain: !v.botIsMain }))) !== base) changed.push(`${label} × ${action} ${JSON.stringify(v)}`)
+          if (JSON.stringify(decide(caller, action, targetOf({ ...v, botIsMain: !v.botIsMain }))) !== base)
+            changed.push(`${label} × ${action} ${JSON.stringify(v)}`)
           if (JSON.stringify(decide(caller, action, targetOf({ ...v, userAsked: !v.userAsked }))) !== base) asked.push(`${caller.kind} ${action} ${v.bot}`)
         }
     expect(changed).toEqual([])
@@ -225,9 +285,9 @@ describe('decide: properties across the matrix', () => {
   })
 
   it('a plain DSH Session is refused every action, whatever the target says', () => {
-    const allowed = TEAM_ACTIONS.flatMap(action => ALL_VARIANTS
-      .filter(v => decide({ kind: 'non-bot-session', botId: ME }, action, targetOf(v)).allowed)
-      .map(v => `${action} ${JSON.stringify(v)}`))
+    const allowed = TEAM_ACTIONS.flatMap((action) =>
+      ALL_VARIANTS.filter((v) => decide({ kind: 'non-bot-session', botId: ME }, action, targetOf(v)).allowed).map((v) => `${action} ${JSON.stringify(v)}`),
+    )
     expect(allowed).toEqual([])
   })
 
@@ -253,7 +313,10 @@ describe('decide: the spec examples, spelled out', () => {
 
   it('a Main Bot may stop or interrupt another Main Bot, never itself', () => {
     expect(decide(main, 'interrupt_bot', { botId: 'bot-3', botIsMain: true }).allowed).toBe(true)
-    expect(decide(main, 'stop_bot', { botId: 'bot-1', botIsMain: true })).toMatchObject({ allowed: false, reason: expect.stringMatching(/^You cannot stop yourself/) })
+    expect(decide(main, 'stop_bot', { botId: 'bot-1', botIsMain: true })).toMatchObject({
+      allowed: false,
+      reason: expect.stringMatching(/^You cannot stop yourself/),
+    })
   })
 
   it('nobody messages itself', () => {
@@ -305,7 +368,10 @@ describe('decide: the spec examples, spelled out', () => {
     const facts = { setsWorkFolder: true, userAsked: true, personConfirmed: true }
     expect(decide({ kind: 'user' }, 'update_bot', { botId: OTHER, ...facts })).toEqual({ allowed: true })
     expect(decide({ kind: 'user' }, 'create_bot', facts)).toEqual({ allowed: true })
-    for (const target of [{ botId: OTHER, ...facts }, { botId: ME, ...facts }]) {
+    for (const target of [
+      { botId: OTHER, ...facts },
+      { botId: ME, ...facts },
+    ]) {
       const verdict = decide({ kind: 'main-bot', botId: ME }, 'update_bot', target)
       expect(verdict.allowed ? '' : verdict.reason).toMatch(/^Only the person sets a Bot's working folder.*team page/)
     }

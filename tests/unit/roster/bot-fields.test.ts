@@ -5,9 +5,23 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  BotCreateInput, BotUpdateInput, COLOUR_PALETTE, DEFAULT_PERMISSION_PRESET, botAvatarSchema, botColourSchema,
-  botInstructionsSchema, botModelSchema, botNameSchema, botRoleSchema, charCount, defaultColour,
-  nameKey, nameTaken, nameTakenMessage, normaliseName, permissionPresetSchema,
+  BotCreateInput,
+  BotUpdateInput,
+  COLOUR_PALETTE,
+  DEFAULT_PERMISSION_PRESET,
+  botAvatarSchema,
+  botColourSchema,
+  botInstructionsSchema,
+  botModelSchema,
+  botNameSchema,
+  botRoleSchema,
+  charCount,
+  defaultColour,
+  nameKey,
+  nameTaken,
+  nameTakenMessage,
+  normaliseName,
+  permissionPresetSchema,
 } from '../../../src/roster/bot-fields.ts'
 import { formatIssues } from '../../../src/core/zod-issues.ts'
 import { botSchema } from '../../../src/store/schema.ts'
@@ -113,7 +127,9 @@ table('model', botModelSchema, [
 ])
 
 table('avatar', botAvatarSchema, [
-  ...(['circle', 'square', 'hexagon', 'diamond', 'triangle', 'star'] as const).map((shape): Case => [`shape ${shape}`, { kind: 'shape', shape }, { value: { kind: 'shape', shape } }]),
+  ...(['circle', 'square', 'hexagon', 'diamond', 'triangle', 'star'] as const).map(
+    (shape): Case => [`shape ${shape}`, { kind: 'shape', shape }, { value: { kind: 'shape', shape } }],
+  ),
   ['unknown shape', { kind: 'shape', shape: 'blob' }, { error: /^shape: must be one of circle, square, hexagon, diamond, triangle, star$/ }],
   ['shape missing', { kind: 'shape' }, { error: /^shape: must be one of/ }],
   ['image under the bot folder', { kind: 'image', image: 'avatars/bot-1.png' }, { value: { kind: 'image', image: 'avatars/bot-1.png' } }],
@@ -153,8 +169,15 @@ table('permission preset', permissionPresetSchema, [
 describe('BotCreateInput', () => {
   it('fills every default; the colour comes from the name', () => {
     expect(BotCreateInput.parse({ name: ' 小明 ' })).toEqual({
-      name: '小明', role: '', instructions: '', avatar: { kind: 'shape', shape: 'circle' },
-      colour: defaultColour('小明'), permissionPreset: DEFAULT_PERMISSION_PRESET, pinned: false, hidden: false, main: false,
+      name: '小明',
+      role: '',
+      instructions: '',
+      avatar: { kind: 'shape', shape: 'circle' },
+      colour: defaultColour('小明'),
+      permissionPreset: DEFAULT_PERMISSION_PRESET,
+      pinned: false,
+      hidden: false,
+      main: false,
     })
     expect(DEFAULT_PERMISSION_PRESET).toBe('workspace-write')
     expect(BotCreateInput.parse({ name: 'Ada' })).not.toHaveProperty('model')
@@ -162,9 +185,16 @@ describe('BotCreateInput', () => {
 
   it('keeps every field given', () => {
     const input = {
-      name: 'Ada', role: 'Reviewer', instructions: 'Review diffs.', model: 'deepseek/deepseek-chat',
-      avatar: { kind: 'image', image: 'avatars/ada.png' }, colour: '#C2255C', permissionPreset: 'read-only',
-      pinned: true, hidden: true, main: true,
+      name: 'Ada',
+      role: 'Reviewer',
+      instructions: 'Review diffs.',
+      model: 'deepseek/deepseek-chat',
+      avatar: { kind: 'image', image: 'avatars/ada.png' },
+      colour: '#C2255C',
+      permissionPreset: 'read-only',
+      pinned: true,
+      hidden: true,
+      main: true,
     }
     expect(BotCreateInput.parse(input)).toEqual({ ...input, colour: '#c2255c' })
   })
@@ -180,7 +210,11 @@ describe('BotCreateInput', () => {
   const refused: Array<[string, unknown, string]> = [
     ['name missing', {}, 'name: is required'],
     ['name too long', { name: x(41) }, 'name: must be at most 40 characters (it has 41)'],
-    ['unknown field', { name: 'Ada', age: 3 }, 'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder'],
+    [
+      'unknown field',
+      { name: 'Ada', age: 3 },
+      'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
+    ],
     ['id cannot be chosen', { name: 'Ada', id: 'bot-9' }, 'id: is not a Bot field'],
     ['createdBy cannot be chosen', { name: 'Ada', createdBy: 'bot-1' }, 'createdBy: is not a Bot field'],
     ['American spelling is not an alias', { name: 'Ada', color: '#ffffff' }, 'color: is not a Bot field'],
@@ -239,7 +273,10 @@ describe('BotUpdateInput', () => {
     for (const input of [{}, { name: undefined }]) {
       const r = BotUpdateInput.safeParse(input)
       expect(r.success).toBe(false)
-      if (!r.success) expect(formatIssues(r.error)).toBe('input: nothing to change: give at least one of name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder')
+      if (!r.success)
+        expect(formatIssues(r.error)).toBe(
+          'input: nothing to change: give at least one of name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
+        )
     }
   })
 
@@ -247,10 +284,12 @@ describe('BotUpdateInput', () => {
     const r = BotUpdateInput.safeParse({ age: 3, deleted: true })
     expect(r.success).toBe(false)
     if (!r.success) {
-      expect(formatIssues(r.error)).toBe([
-        'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
-        'deleted: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
-      ].join('; '))
+      expect(formatIssues(r.error)).toBe(
+        [
+          'age: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
+          'deleted: is not a Bot field; the fields are name, role, instructions, model, avatar, colour, permissionPreset, pinned, hidden, main, workFolder',
+        ].join('; '),
+      )
     }
   })
 
@@ -258,13 +297,15 @@ describe('BotUpdateInput', () => {
     const r = BotUpdateInput.safeParse({ name: x(41), role: x(25), model: 'gpt', colour: 'red', permissionPreset: 'root' })
     expect(r.success).toBe(false)
     if (!r.success) {
-      expect(formatIssues(r.error)).toBe([
-        'name: must be at most 40 characters (it has 41)',
-        'role: must be at most 24 characters (it has 25)',
-        "model: must be written provider/model (letters, digits and . _ : - on both sides of one '/'), e.g. deepseek/deepseek-chat; leave it out for the DSH default",
-        'colour: must be a colour written #rrggbb, e.g. #1971c2',
-        'permissionPreset: must be one of read-only, workspace-write, danger-full-access',
-      ].join('; '))
+      expect(formatIssues(r.error)).toBe(
+        [
+          'name: must be at most 40 characters (it has 41)',
+          'role: must be at most 24 characters (it has 25)',
+          "model: must be written provider/model (letters, digits and . _ : - on both sides of one '/'), e.g. deepseek/deepseek-chat; leave it out for the DSH default",
+          'colour: must be a colour written #rrggbb, e.g. #1971c2',
+          'permissionPreset: must be one of read-only, workspace-write, danger-full-access',
+        ].join('; '),
+      )
     }
   })
 })
@@ -296,7 +337,7 @@ describe('nameTaken', () => {
   })
 
   it("takes the store's id → Bot map as well as a list", () => {
-    const map = Object.fromEntries(bots.map(b => [b.id, b]))
+    const map = Object.fromEntries(bots.map((b) => [b.id, b]))
     expect(nameTaken('ADA', map)).toBe(true)
     expect(nameTaken('gone', map)).toBe(false)
     expect(nameTaken('ada', map, 'bot-1')).toBe(false)

@@ -6,7 +6,7 @@ const TEAM = '/home/me/.dsh/bot'
 const WORKSPACE = '/home/me/.dsh/bot/workspace'
 const conflict = (folder: string) => folderConflict(folder, [HOME, TEAM], WORKSPACE)
 
-describe("where a Bot may work", () => {
+describe('where a Bot may work', () => {
   it('within: the folder itself or below it, never a sibling that shares a prefix', () => {
     expect(within('/a/b', '/a/b')).toBe(true)
     expect(within('/a/b/c', '/a/b')).toBe(true)

@@ -4,11 +4,20 @@ import { canDo, isChinese, understand } from '../../../scripts/demo-intents.ts'
 
 describe('understand', () => {
   it('reads the English requests', () => {
-    expect(understand('create a Bot named Writer who writes drafts')).toEqual({ tool: 'create_bot', args: { name: 'Writer', role: 'writes drafts', instructions: 'You writes drafts.' } })
+    expect(understand('create a Bot named Writer who writes drafts')).toEqual({
+      tool: 'create_bot',
+      args: { name: 'Writer', role: 'writes drafts', instructions: 'You writes drafts.' },
+    })
     expect(understand('Create a bot called Ada')).toEqual({ tool: 'create_bot', args: { name: 'Ada' } })
-    expect(understand('ask Writer to draft a haiku')).toEqual({ tool: 'message_bot', args: { to: 'Writer', message: 'Please draft a haiku', reply_to: 'user' } })
+    expect(understand('ask Writer to draft a haiku')).toEqual({
+      tool: 'message_bot',
+      args: { to: 'Writer', message: 'Please draft a haiku', reply_to: 'user' },
+    })
     expect(understand('create a group with Writer and Main')).toEqual({ tool: 'create_group', args: { name: 'Writer-Main', members: ['Writer', 'Main'] } })
-    expect(understand('create a group named Crew with Ada, Bea and Cy')).toEqual({ tool: 'create_group', args: { name: 'Crew', members: ['Ada', 'Bea', 'Cy'] } })
+    expect(understand('create a group named Crew with Ada, Bea and Cy')).toEqual({
+      tool: 'create_group',
+      args: { name: 'Crew', members: ['Ada', 'Bea', 'Cy'] },
+    })
     expect(understand('post in Crew: hello all')).toEqual({ tool: 'post_to_group', args: { group: 'Crew', text: 'hello all' } })
     expect(understand('stop Writer')).toEqual({ tool: 'stop_bot', args: { to: 'Writer', reason: 'The person asked to stop.' } })
   })
@@ -21,7 +30,7 @@ describe('understand', () => {
     expect(understand('停止 Writer')).toMatchObject({ tool: 'stop_bot', args: { to: 'Writer' } })
   })
 
-  it('understands nothing else, and then says what it can do in the person\'s language', () => {
+  it("understands nothing else, and then says what it can do in the person's language", () => {
     expect(understand('what is the weather?')).toBeUndefined()
     expect(understand('今天天气怎么样')).toBeUndefined()
     expect(isChinese('你好')).toBe(true)

@@ -6,8 +6,13 @@ import demoScript, { mentionsTeam } from '../../../scripts/demo-script.ts'
 
 const RUNTIME: RecordedMessage = { role: 'user', text: 'Current runtime context.\n\ncwd: /x', runtimeContext: true }
 const req = (messages: RecordedMessage[], tools: string[] = ['list_bots']): RecordedRequest => ({
-  via: 'server', index: 0, model: 'deepseek-v4-flash', system: 'You are a bot.', messages,
-  tools: tools.map(name => ({ name, description: '', parameters: {} })), toolNames: tools,
+  via: 'server',
+  index: 0,
+  model: 'deepseek-v4-flash',
+  system: 'You are a bot.',
+  messages,
+  tools: tools.map((name) => ({ name, description: '', parameters: {} })),
+  toolNames: tools,
 })
 const text = (r: unknown) => (r as { text?: string }).text ?? ''
 
@@ -25,11 +30,14 @@ describe('demo script', () => {
     const ask = m.respond(req([{ role: 'user', text: 'Who is on my team?' }, RUNTIME]))
     expect(ask).toMatchObject({ toolCalls: [{ name: 'list_bots', args: {} }] })
     const result = 'The team has 2 Bots:\n- Chief (id b1; lead, Main Bot)\n- Ada (id b2; coder)'
-    const summary = m.respond(req([
-      { role: 'user', text: 'Who is on my team?' }, RUNTIME,
-      { role: 'assistant', text: '', toolCalls: [{ id: 'c', name: 'list_bots', arguments: '{}', args: {} }] },
-      { role: 'tool', text: result, toolCallId: 'c', toolName: 'list_bots' },
-    ]))
+    const summary = m.respond(
+      req([
+        { role: 'user', text: 'Who is on my team?' },
+        RUNTIME,
+        { role: 'assistant', text: '', toolCalls: [{ id: 'c', name: 'list_bots', arguments: '{}', args: {} }] },
+        { role: 'tool', text: result, toolCallId: 'c', toolName: 'list_bots' },
+      ]),
+    )
     expect(text(summary)).toContain('found 2 Bots')
     expect(text(summary)).toContain('- Ada (id b2; coder)')
     expect(text(summary)).toContain('DEEPSEEK_API_KEY')

@@ -2,9 +2,21 @@
 import { describe, expect, it } from 'vitest'
 import { isContextWindowExceededError } from '@deepseek-ai/dsh-llm'
 import {
-  DEFAULT_FALLBACK_TEXT, ScriptedModel, failureFacts, lastToolResults, lastUserText, messagesSinceLastAssistant,
-  normaliseDshMessages, normaliseWireMessages, replyChunks, requestFromOptions, requestFromWire, resolveUsage,
-  sseEvents, userTextsSinceLastAssistant, wireUsage,
+  DEFAULT_FALLBACK_TEXT,
+  ScriptedModel,
+  failureFacts,
+  lastToolResults,
+  lastUserText,
+  messagesSinceLastAssistant,
+  normaliseDshMessages,
+  normaliseWireMessages,
+  replyChunks,
+  requestFromOptions,
+  requestFromWire,
+  resolveUsage,
+  sseEvents,
+  userTextsSinceLastAssistant,
+  wireUsage,
 } from '../../../scripts/scripted-model/index.ts'
 import type { RecordedRequest, Reply } from '../../../scripts/scripted-model/index.ts'
 
@@ -13,23 +25,46 @@ const RUNTIME = 'Current runtime context. This snapshot supersedes earlier runti
 function dshMessages() {
   return [
     { role: 'user', content: [{ type: 'text', text: 'first question' }], source: { kind: 'user' } },
-    { role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool-call', id: 'c1', name: 'alpha', arguments: '{"a":1}' }, { type: 'tool-call', id: 'c2', name: 'beta', arguments: 'not json' }], source: { kind: 'model' } },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'calling' },
+        { type: 'tool-call', id: 'c1', name: 'alpha', arguments: '{"a":1}' },
+        { type: 'tool-call', id: 'c2', name: 'beta', arguments: 'not json' },
+      ],
+      source: { kind: 'model' },
+    },
     // rc.8 shape: tool results as role:'user' with tool-result blocks
-    { role: 'user', content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'A!' }], isError: false }], source: { kind: 'tool', callId: 'c1' } },
+    {
+      role: 'user',
+      content: [{ type: 'tool-result', toolCallId: 'c1', content: [{ type: 'text', text: 'A!' }], isError: false }],
+      source: { kind: 'tool', callId: 'c1' },
+    },
     // older/alternative shape: role:'tool'
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c2', content: [{ type: 'text', text: 'B failed' }], isError: true }], source: { kind: 'tool', callId: 'c2' } },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c2', content: [{ type: 'text', text: 'B failed' }], isError: true }],
+      source: { kind: 'tool', callId: 'c2' },
+    },
     { role: 'user', content: [{ type: 'text', text: RUNTIME }], source: { kind: 'plugin', plugin: '@deepseek-ai/dsh-system-prompt' } },
   ]
 }
 
 const req = (over: Partial<RecordedRequest> = {}): RecordedRequest => ({
-  via: 'adapter', index: 0, model: 'm', system: '', tools: [], toolNames: [], messages: [], ...over,
+  via: 'adapter',
+  index: 0,
+  model: 'm',
+  system: '',
+  tools: [],
+  toolNames: [],
+  messages: [],
+  ...over,
 })
 
 describe('normalisation', () => {
   it('expands DSH tool-result blocks (role user or tool) into role:tool messages with resolved tool names', () => {
     const ms = normaliseDshMessages(dshMessages())
-    expect(ms.map(m => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user'])
+    expect(ms.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user'])
     expect(ms[1]!.toolCalls).toEqual([
       { id: 'c1', name: 'alpha', arguments: '{"a":1}', args: { a: 1 } },
       { id: 'c2', name: 'beta', arguments: 'not json', args: undefined },
@@ -41,30 +76,60 @@ describe('normalisation', () => {
   })
 
   it('keeps user text and tool results of one mixed message, text first', () => {
-    const ms = normaliseDshMessages([{ role: 'user', content: [{ type: 'text', text: 'note' }, { type: 'tool-result', toolCallId: 'x', content: [] }], source: { kind: 'tool' } }])
-    expect(ms.map(m => [m.role, m.text])).toEqual([['user', 'note'], ['tool', '']])
+    const ms = normaliseDshMessages([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'note' },
+          { type: 'tool-result', toolCallId: 'x', content: [] },
+        ],
+        source: { kind: 'tool' },
+      },
+    ])
+    expect(ms.map((m) => [m.role, m.text])).toEqual([
+      ['user', 'note'],
+      ['tool', ''],
+    ])
   })
 
   it('normalises OpenAI wire messages the same way and lifts system text out', () => {
     const { system, messages } = normaliseWireMessages([
       { role: 'system', content: 'SYS' },
-      { role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'text', text: '2' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q' },
+          { type: 'text', text: '2' },
+        ],
+      },
       { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'alpha', arguments: '{}' } }] },
       { role: 'tool', tool_call_id: 'c1', content: 'A!' },
       { role: 'user', content: RUNTIME },
     ])
     expect(system).toBe('SYS')
-    expect(messages.map(m => m.role)).toEqual(['user', 'assistant', 'tool', 'user'])
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user'])
     expect(messages[0]!.text).toBe('q2')
     expect(messages[2]).toMatchObject({ toolCallId: 'c1', toolName: 'alpha', text: 'A!' })
     expect(messages[3]!.runtimeContext).toBe(true)
   })
 
   it('reads purpose, session id, tools and model from both request forms', () => {
-    const a = requestFromOptions({ provider: 'mock', model: 'm1', messages: [], system: 'S', purpose: 'session-title', sessionId: 's1', tools: [{ name: 't', description: 'd', parameters: { type: 'object' } }] })
+    const a = requestFromOptions({
+      provider: 'mock',
+      model: 'm1',
+      messages: [],
+      system: 'S',
+      purpose: 'session-title',
+      sessionId: 's1',
+      tools: [{ name: 't', description: 'd', parameters: { type: 'object' } }],
+    })
     expect(a).toMatchObject({ via: 'adapter', provider: 'mock', model: 'm1', purpose: 'session-title', sessionId: 's1', toolNames: ['t'] })
     const b = requestFromWire(
-      { model: 'm2', messages: [{ role: 'system', content: 'Create a concise title for this.' }], tools: [{ type: 'function', function: { name: 'u', description: 'e', parameters: { type: 'object' } } }] },
+      {
+        model: 'm2',
+        messages: [{ role: 'system', content: 'Create a concise title for this.' }],
+        tools: [{ type: 'function', function: { name: 'u', description: 'e', parameters: { type: 'object' } } }],
+      },
       { 'x-deepseek-harness-session-id': 's2' },
     )
     expect(b).toMatchObject({ via: 'server', model: 'm2', purpose: 'session-title', sessionId: 's2', toolNames: ['u'] })
@@ -75,7 +140,9 @@ describe('normalisation', () => {
 })
 
 describe('request helpers', () => {
-  const r = req({ messages: normaliseDshMessages([...dshMessages().slice(0, 1), { role: 'user', content: [{ type: 'text', text: RUNTIME }], source: { kind: 'plugin' } }]) })
+  const r = req({
+    messages: normaliseDshMessages([...dshMessages().slice(0, 1), { role: 'user', content: [{ type: 'text', text: RUNTIME }], source: { kind: 'plugin' } }]),
+  })
 
   it('userTextsSinceLastAssistant sees the prompt even though the runtime-context message is last', () => {
     expect(r.messages.at(-1)!.runtimeContext).toBe(true)
@@ -93,7 +160,7 @@ describe('request helpers', () => {
     expect(userTextsSinceLastAssistant(withTools)).toEqual([])
     const later = req({ messages: [...withTools.messages, { role: 'assistant', text: 'done' }, { role: 'user', text: 'next' }] })
     expect(lastToolResults(later)).toEqual([])
-    expect(messagesSinceLastAssistant(later).map(m => m.text)).toEqual(['next'])
+    expect(messagesSinceLastAssistant(later).map((m) => m.text)).toEqual(['next'])
   })
 })
 
@@ -101,13 +168,24 @@ describe('ScriptedModel', () => {
   it('consumes steps in order, then answers with the fallback', () => {
     const m = new ScriptedModel({ steps: [{ text: 'one' }, { text: 'two' }], fallback: { text: 'fb' } })
     expect([1, 2, 3, 4].map(() => (m.respond(req()) as { text: string }).text)).toEqual(['one', 'two', 'fb', 'fb'])
-    expect(m.requests.map(r => [r.index, r.answeredBy])).toEqual([[0, 'step'], [1, 'step'], [2, 'fallback'], [3, 'fallback']])
+    expect(m.requests.map((r) => [r.index, r.answeredBy])).toEqual([
+      [0, 'step'],
+      [1, 'step'],
+      [2, 'fallback'],
+      [3, 'fallback'],
+    ])
   })
 
   it('a declining function step is not consumed; the fallback answers meanwhile', () => {
     const seen: number[] = []
     const m = new ScriptedModel({
-      steps: [(r, c) => { seen.push(c.step); return lastUserText(r) === 'go' ? { text: 'went' } : undefined }, { text: 'after' }],
+      steps: [
+        (r, c) => {
+          seen.push(c.step)
+          return lastUserText(r) === 'go' ? { text: 'went' } : undefined
+        },
+        { text: 'after' },
+      ],
       fallback: { text: 'waiting' },
     })
     const say = (t: string) => (m.respond(req({ messages: [{ role: 'user', text: t }] })) as { text: string }).text
@@ -116,7 +194,7 @@ describe('ScriptedModel', () => {
   })
 
   it('answers title side calls without consuming steps, with a per-script title', () => {
-    const m = new ScriptedModel({ steps: [{ text: 'real' }], title: r => `T:${r.model}` })
+    const m = new ScriptedModel({ steps: [{ text: 'real' }], title: (r) => `T:${r.model}` })
     expect(m.respond(req({ purpose: 'session-title' }))).toMatchObject({ text: 'T:m' })
     expect(m.respond(req())).toMatchObject({ text: 'real' })
     expect(m.loopRequests()).toHaveLength(1)
@@ -160,14 +238,18 @@ describe('usage and failures', () => {
     const u = resolveUsage(req(), { text: 'x', usage: { input: 10, output: 2, cached: 90 } })
     expect(u).toEqual({ input: 10, output: 2, cached: 90 })
     expect(wireUsage(u)).toEqual({
-      prompt_tokens: 100, completion_tokens: 2, total_tokens: 102,
-      prompt_tokens_details: { cached_tokens: 90 }, prompt_cache_hit_tokens: 90, prompt_cache_miss_tokens: 10,
+      prompt_tokens: 100,
+      completion_tokens: 2,
+      total_tokens: 102,
+      prompt_tokens_details: { cached_tokens: 90 },
+      prompt_cache_hit_tokens: 90,
+      prompt_cache_miss_tokens: 10,
     })
     const est = resolveUsage(req({ system: 'x'.repeat(400) }), { text: 'y'.repeat(40) })
     expect(est).toEqual({ input: 100, output: 10, cached: 0 })
   })
 
-  it('context overflow facts are recognised by dsh-llm\'s own classifier; other failures are not', () => {
+  it("context overflow facts are recognised by dsh-llm's own classifier; other failures are not", () => {
     const f = failureFacts({ fail: 'context-overflow' }, req())
     expect(f.status).toBe(400)
     expect(isContextWindowExceededError([f.code, f.type, f.message].join(' '))).toBe(true)
@@ -184,20 +266,33 @@ describe('encoders', () => {
     const open = new Set<number>()
     for (const c of chunks.slice(0, -1)) {
       if (c.type === 'block-start') open.add(c.index)
-      else if (c.type === 'block-end') { expect(open.has(c.index)).toBe(true); open.delete(c.index) } else if (c.type !== 'usage' && c.type !== 'finish') expect(open.has(c.index)).toBe(true)
+      else if (c.type === 'block-end') {
+        expect(open.has(c.index)).toBe(true)
+        open.delete(c.index)
+      } else if (c.type !== 'usage' && c.type !== 'finish') expect(open.has(c.index)).toBe(true)
     }
     expect(open.size).toBe(0)
-    expect(chunks.filter(c => c.type === 'usage')).toHaveLength(1)
-    expect(chunks.filter(c => c.type === 'finish')).toHaveLength(1)
+    expect(chunks.filter((c) => c.type === 'usage')).toHaveLength(1)
+    expect(chunks.filter((c) => c.type === 'finish')).toHaveLength(1)
     expect(chunks.at(-1)!.type).toBe('finish')
   }
 
   it('in-process chunks follow the block grammar and finish with tool-calls / stop / EMPTY_RESPONSE', () => {
     const r = req({ index: 7 })
-    const tool = replyChunks({ text: 'hm', reasoning: 'think', toolCalls: [{ name: 'a', args: { q: 1 } }, { name: 'b', args: '{"raw":true}', id: 'fixed' }] }, r)
+    const tool = replyChunks(
+      {
+        text: 'hm',
+        reasoning: 'think',
+        toolCalls: [
+          { name: 'a', args: { q: 1 } },
+          { name: 'b', args: '{"raw":true}', id: 'fixed' },
+        ],
+      },
+      r,
+    )
     grammar(tool)
     expect(tool.at(-1)).toEqual({ type: 'finish', reason: { kind: 'tool-calls' } })
-    const ends = tool.filter(c => c.type === 'block-end').map(c => (c as { block: unknown }).block)
+    const ends = tool.filter((c) => c.type === 'block-end').map((c) => (c as { block: unknown }).block)
     expect(ends).toEqual([
       { type: 'reasoning', text: 'think' },
       { type: 'text', text: 'hm' },
@@ -206,7 +301,7 @@ describe('encoders', () => {
     ])
     const text = replyChunks({ text: 'hello', usage: { input: 1, output: 1, cached: 5 } }, r)
     grammar(text)
-    expect(text.find(c => c.type === 'usage')).toEqual({ type: 'usage', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 5 } })
+    expect(text.find((c) => c.type === 'usage')).toEqual({ type: 'usage', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 5 } })
     expect(text.at(-1)).toEqual({ type: 'finish', reason: { kind: 'stop' } })
     const empty = replyChunks({ text: '' }, r)
     expect(empty.at(-1)).toMatchObject({ reason: { kind: 'error', failure: { code: 'EMPTY_RESPONSE' } } })
@@ -217,9 +312,9 @@ describe('encoders', () => {
     const ev = sseEvents(reply, req({ index: 3, model: 'mm' }), { chunkChars: 4, created: 1 })
     expect(ev.at(-1)).toBe('[DONE]')
     const objs = ev.slice(0, -1) as any[]
-    expect(objs.every(o => o.model === 'mm' && o.object === 'chat.completion.chunk')).toBe(true)
-    expect(objs.map(o => o.choices[0]?.delta?.content).filter(Boolean)).toEqual(['abcd', 'efgh', 'ij'])
-    expect(objs.flatMap(o => o.choices[0]?.delta?.tool_calls ?? [])).toEqual([
+    expect(objs.every((o) => o.model === 'mm' && o.object === 'chat.completion.chunk')).toBe(true)
+    expect(objs.map((o) => o.choices[0]?.delta?.content).filter(Boolean)).toEqual(['abcd', 'efgh', 'ij'])
+    expect(objs.flatMap((o) => o.choices[0]?.delta?.tool_calls ?? [])).toEqual([
       { index: 0, id: 'call_3_0', type: 'function', function: { name: 'a', arguments: '' } },
       { index: 0, function: { arguments: '{"z":1}' } },
     ])

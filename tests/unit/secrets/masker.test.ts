@@ -34,7 +34,9 @@ describe('masker: the exact value and its encodings', () => {
   })
   it('replaces base64 wrapped by line breaks (the base64 tool wraps at 76 columns)', () => {
     const long = createMasker([{ name: 'LONG', value: 'k'.repeat(30) + 'Q9!x'.repeat(20) }])
-    const wrapped = Buffer.from('k'.repeat(30) + 'Q9!x'.repeat(20)).toString('base64').replace(/.{76}/g, '$&\n')
+    const wrapped = Buffer.from('k'.repeat(30) + 'Q9!x'.repeat(20))
+      .toString('base64')
+      .replace(/.{76}/g, '$&\n')
     expect(wrapped).toContain('\n')
     expect(long.has(wrapped)).toBe(true)
   })
@@ -56,7 +58,10 @@ describe('masker: the exact value and its encodings', () => {
     expect(self.mask(self.mask(`secret:Sxxxxxxxx`))).toBe('[secret:S]')
   })
   it('masks the longer of two values that overlap as the longer one', () => {
-    const two = createMasker([{ name: 'A', value: 'abcdefgh1234' }, { name: 'B', value: 'abcdefgh1234-and-more' }])
+    const two = createMasker([
+      { name: 'A', value: 'abcdefgh1234' },
+      { name: 'B', value: 'abcdefgh1234-and-more' },
+    ])
     expect(two.mask('abcdefgh1234-and-more / abcdefgh1234')).toBe('[secret:B] / [secret:A]')
   })
 })

@@ -3,8 +3,15 @@ import { envVar, secretName, secretPurpose, secretValue, VALUE_MAX } from '../..
 
 describe('secretName', () => {
   it.each([
-    ['GH_TOKEN', 'GH_TOKEN'], ['$GH_TOKEN', 'GH_TOKEN'], ['${GH_TOKEN}', 'GH_TOKEN'], ['$env:GH_TOKEN', 'GH_TOKEN'],
-    ['gh-token', 'GH_TOKEN'], ['gh token', 'GH_TOKEN'], ['  gh_token ', 'GH_TOKEN'], ['DSH_SECRET_GH_TOKEN', 'GH_TOKEN'], ['a1', 'A1'],
+    ['GH_TOKEN', 'GH_TOKEN'],
+    ['$GH_TOKEN', 'GH_TOKEN'],
+    ['${GH_TOKEN}', 'GH_TOKEN'],
+    ['$env:GH_TOKEN', 'GH_TOKEN'],
+    ['gh-token', 'GH_TOKEN'],
+    ['gh token', 'GH_TOKEN'],
+    ['  gh_token ', 'GH_TOKEN'],
+    ['DSH_SECRET_GH_TOKEN', 'GH_TOKEN'],
+    ['a1', 'A1'],
   ])('normalises %j to %s', (raw, name) => {
     expect(secretName(raw)).toEqual({ ok: true, value: name })
   })

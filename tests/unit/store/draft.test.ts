@@ -39,7 +39,9 @@ describe('copy-on-write draft', () => {
   })
 
   it('writing one Bot copies that Bot and the bots record only; everything else keeps its identity', () => {
-    const { base, out } = both(s => { s.bots['bot-2']!.name = 'Renamed' })
+    const { base, out } = both((s) => {
+      s.bots['bot-2']!.name = 'Renamed'
+    })
     expect(out).not.toBe(base)
     expect(out.bots).not.toBe(base.bots)
     expect(out.bots['bot-2']).not.toBe(base.bots['bot-2'])
@@ -52,33 +54,82 @@ describe('copy-on-write draft', () => {
   })
 
   it('writing a value equal to the old one leaves the object unchanged', () => {
-    const { base, out } = both(s => { s.bots['bot-1']!.name = 'Bot bot-1' })
+    const { base, out } = both((s) => {
+      s.bots['bot-1']!.name = 'Bot bot-1'
+    })
     expect(out).toBe(base)
   })
 
   // biome-ignore lint/suspicious/noConfusingVoidType: as above.
   const cases: Array<[string, (s: TeamState) => TeamState | void]> = [
-    ['nested push', s => { s.bots['bot-1']!.sessionParts.push({ sessionId: 's-2', part: 2, startedAt: '2025-01-02T00:00:00.000Z' }) }],
-    ['add and delete Bots', s => { s.bots['bot-3'] = bot('bot-3'); delete s.bots['bot-2']; s.groups['group-1']!.members = ['bot-1'] }],
-    ['Object.assign on an array element found by iteration', s => {
-      for (const d of s.deliveries) if (d.status === 'pending') Object.assign(d, { status: 'delivered', outcome: 'ok' })
-    }],
-    ['filter and reassign an array', s => { s.deliveries.push({ ...s.deliveries[0]!, id: 'delivery-2' }); s.deliveries = s.deliveries.filter(d => d.id !== 'delivery-1') }],
-    ['splice, unshift, sort, reverse', s => {
-      s.deliveries.push({ ...s.deliveries[0]!, id: 'delivery-3' }, { ...s.deliveries[0]!, id: 'delivery-2' })
-      s.deliveries.splice(0, 1)
-      s.deliveries.unshift({ ...s.deliveries[0]!, id: 'delivery-9' })
-      s.deliveries.sort((a, b) => a.id.localeCompare(b.id))
-      s.deliveries.reverse()
-      s.deliveries[1]!.body = 'moved then changed'
-    }],
-    ['length truncation', s => { s.pendingQuestions.length = 0 }],
-    ['spread of a draft into a new object', s => { s.bots['bot-2'] = { ...s.bots['bot-2']!, pinned: true } }],
-    ['a new object holding drafts', s => { s.preferences = { copy: s.preferences.nested! } }],
-    ['returning a new state built from the draft', s => ({ ...s, bots: { 'bot-1': s.bots['bot-1']! }, groups: {} })],
-    ['in, keys, entries and JSON of drafts', s => {
-      s.preferences.seen = [String('bot-1' in s.bots), Object.keys(s.groups).join(), Object.entries(s.nextIds).length, JSON.stringify(s.bots['bot-1']!.avatar)]
-    }],
+    [
+      'nested push',
+      (s) => {
+        s.bots['bot-1']!.sessionParts.push({ sessionId: 's-2', part: 2, startedAt: '2025-01-02T00:00:00.000Z' })
+      },
+    ],
+    [
+      'add and delete Bots',
+      (s) => {
+        s.bots['bot-3'] = bot('bot-3')
+        delete s.bots['bot-2']
+        s.groups['group-1']!.members = ['bot-1']
+      },
+    ],
+    [
+      'Object.assign on an array element found by iteration',
+      (s) => {
+        for (const d of s.deliveries) if (d.status === 'pending') Object.assign(d, { status: 'delivered', outcome: 'ok' })
+      },
+    ],
+    [
+      'filter and reassign an array',
+      (s) => {
+        s.deliveries.push({ ...s.deliveries[0]!, id: 'delivery-2' })
+        s.deliveries = s.deliveries.filter((d) => d.id !== 'delivery-1')
+      },
+    ],
+    [
+      'splice, unshift, sort, reverse',
+      (s) => {
+        s.deliveries.push({ ...s.deliveries[0]!, id: 'delivery-3' }, { ...s.deliveries[0]!, id: 'delivery-2' })
+        s.deliveries.splice(0, 1)
+        s.deliveries.unshift({ ...s.deliveries[0]!, id: 'delivery-9' })
+        s.deliveries.sort((a, b) => a.id.localeCompare(b.id))
+        s.deliveries.reverse()
+        s.deliveries[1]!.body = 'moved then changed'
+      },
+    ],
+    [
+      'length truncation',
+      (s) => {
+        s.pendingQuestions.length = 0
+      },
+    ],
+    [
+      'spread of a draft into a new object',
+      (s) => {
+        s.bots['bot-2'] = { ...s.bots['bot-2']!, pinned: true }
+      },
+    ],
+    [
+      'a new object holding drafts',
+      (s) => {
+        s.preferences = { copy: s.preferences.nested! }
+      },
+    ],
+    ['returning a new state built from the draft', (s) => ({ ...s, bots: { 'bot-1': s.bots['bot-1']! }, groups: {} })],
+    [
+      'in, keys, entries and JSON of drafts',
+      (s) => {
+        s.preferences.seen = [
+          String('bot-1' in s.bots),
+          Object.keys(s.groups).join(),
+          Object.entries(s.nextIds).length,
+          JSON.stringify(s.bots['bot-1']!.avatar),
+        ]
+      },
+    ],
   ]
   it.each(cases)('behaves like a deep copy: %s', (_name, tx) => {
     const { out } = both(tx)
@@ -99,8 +150,12 @@ describe('copy-on-write draft', () => {
     const kept = draft.bots['bot-1']!
     draft.preferences.theme = 'light'
     const out = finish() as TeamState
-    expect(() => { kept.name = 'late' }).toThrow(/finished transaction/)
-    expect(() => { draft.preferences.theme = 'late' }).toThrow(/finished transaction/)
+    expect(() => {
+      kept.name = 'late'
+    }).toThrow(/finished transaction/)
+    expect(() => {
+      draft.preferences.theme = 'late'
+    }).toThrow(/finished transaction/)
     expect(out.bots['bot-1']!.name).toBe('Bot bot-1')
     expect(out.preferences.theme).toBe('light')
   })

@@ -26,14 +26,29 @@ export function sampleState(): TeamState {
   s.bots = { 'bot-1': bot('bot-1', { main: true }), 'bot-2': bot('bot-2') }
   s.groups = {
     'group-1': {
-      id: 'group-1', name: 'Crew', members: ['bot-1', 'bot-2'], admin: 'bot-1', mode: 'admin', notice: '',
-      memberSessions: { 'bot-2': 's-g1-bot-2' }, createdAt: '2025-01-01T00:00:00.000Z',
+      id: 'group-1',
+      name: 'Crew',
+      members: ['bot-1', 'bot-2'],
+      admin: 'bot-1',
+      mode: 'admin',
+      notice: '',
+      memberSessions: { 'bot-2': 's-g1-bot-2' },
+      createdAt: '2025-01-01T00:00:00.000Z',
     },
   }
-  s.deliveries = [{
-    id: 'delivery-1', from: 'bot-1', to: 'bot-2', kind: 'message', body: 'hi', hop: 0, replyTo: null,
-    createdAt: '2025-01-01T00:00:00.000Z', status: 'pending',
-  }]
+  s.deliveries = [
+    {
+      id: 'delivery-1',
+      from: 'bot-1',
+      to: 'bot-2',
+      kind: 'message',
+      body: 'hi',
+      hop: 0,
+      replyTo: null,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      status: 'pending',
+    },
+  ]
   s.preferences = { theme: 'dark', nested: { a: [1, 2] } }
   s.pendingQuestions = [{ id: 'question-1', botId: 'bot-1', question: 'Which?', askedAt: '2025-01-01T00:00:00.000Z', status: 'open' }]
   s.nextIds = { bot: 3, group: 2, delivery: 2, question: 2 }

@@ -40,7 +40,7 @@ describe('classifyRead', () => {
     expect(c).toMatchObject({ kind: 'read-only', reason: 'newer-version', version: 9 })
   })
 
-  it.each(['EACCES', 'EISDIR', 'EIO'])('read error %s → read-only unreadable', code => {
+  it.each(['EACCES', 'EISDIR', 'EIO'])('read error %s → read-only unreadable', (code) => {
     const c = classifyRead({ kind: 'error', code, message: 'nope' })
     expect(c).toMatchObject({ kind: 'read-only', reason: 'unreadable' })
     if (c.kind === 'read-only') expect(c.problem).toContain(code)

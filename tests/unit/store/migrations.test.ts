@@ -47,7 +47,9 @@ describe('migration chain', () => {
     if (!parsed.success) return
     // every Bot of 0.1.0 keeps its identity and gains the v2 default
     expect(Object.values(parsed.data.bots).map((b) => [b.name, b.permissionPreset, b.acceptsDelegatedWork])).toEqual([
-      ['Main', 'workspace-write', false], ['Ada', 'workspace-write', false], ['Bob', 'read-only', false],
+      ['Main', 'workspace-write', false],
+      ['Ada', 'workspace-write', false],
+      ['Bob', 'read-only', false],
     ])
     expect(parsed.data.budgets).toEqual([])
     expect(parsed.data.deliveries.map((d) => d.status)).toEqual(['delivered', 'pending'])
@@ -73,11 +75,16 @@ describe('migration chain', () => {
   it('the worked example (v1 → v2 moves preferences.theme into ui.theme) runs through the same migrate', () => {
     const v1 = { ...fixtureV1(), preferences: { theme: 'dark', nested: { a: [1, 2] } } }
     const r = migrate(v1, [exampleMigrationV1toV2], 2)
-    expect(r).toMatchObject({ ok: true, from: 1, steps: [exampleMigrationV1toV2.describe], doc: { version: 2, ui: { theme: 'dark' }, preferences: { nested: { a: [1, 2] } } } })
+    expect(r).toMatchObject({
+      ok: true,
+      from: 1,
+      steps: [exampleMigrationV1toV2.describe],
+      doc: { version: 2, ui: { theme: 'dark' }, preferences: { nested: { a: [1, 2] } } },
+    })
   })
 
   it('chains several steps in order', () => {
-    const v2to3: Migration = { from: 2, describe: 'v2 → v3', up: d => ({ ...d, version: 3, three: true }) }
+    const v2to3: Migration = { from: 2, describe: 'v2 → v3', up: (d) => ({ ...d, version: 3, three: true }) }
     const r = migrate(fixtureV1(), [v2to3, migrationV1toV2], 3)
     expect(r).toMatchObject({ ok: true, from: 1, steps: [migrationV1toV2.describe, 'v2 → v3'], doc: { version: 3, three: true, budgets: [] } })
   })
@@ -88,7 +95,7 @@ describe('migration chain', () => {
 
   it('refuses gaps, bad steps and documents without a version', () => {
     expect(migrate(fixtureV1(), [], 2)).toMatchObject({ ok: false, kind: 'invalid', problem: 'no migration from version 1' })
-    const wrong: Migration = { from: 1, describe: 'bad', up: d => ({ ...d }) }
+    const wrong: Migration = { from: 1, describe: 'bad', up: (d) => ({ ...d }) }
     expect(migrate(fixtureV1(), [wrong], 2)).toMatchObject({ ok: false, kind: 'invalid' })
     expect(migrate({ bots: {} }, MIGRATIONS, 1)).toMatchObject({ ok: false, kind: 'invalid' })
     expect(migrate([1, 2], MIGRATIONS, 1)).toMatchObject({ ok: false, kind: 'invalid' })

@@ -23,11 +23,11 @@ describe('serializeState', () => {
   it('writes one line per top-level field and per Bot, group, delivery and question', () => {
     const s = sampleState()
     const lines = serializeState(s).split('\n')
-    for (const id of ['bot-1', 'bot-2']) expect(lines.filter(l => l.startsWith(`    "${id}": {"id":"${id}"`))).toHaveLength(1)
-    expect(lines.filter(l => l.startsWith('    {"id":"delivery-1"'))).toHaveLength(1)
-    expect(lines.filter(l => l.startsWith('    {"id":"question-1"'))).toHaveLength(1)
-    expect(lines.filter(l => l.startsWith('  "revision": 7'))).toHaveLength(1)
-    expect(lines.filter(l => l.startsWith('  "preferences": {"theme":"dark"'))).toHaveLength(1)
+    for (const id of ['bot-1', 'bot-2']) expect(lines.filter((l) => l.startsWith(`    "${id}": {"id":"${id}"`))).toHaveLength(1)
+    expect(lines.filter((l) => l.startsWith('    {"id":"delivery-1"'))).toHaveLength(1)
+    expect(lines.filter((l) => l.startsWith('    {"id":"question-1"'))).toHaveLength(1)
+    expect(lines.filter((l) => l.startsWith('  "revision": 7'))).toHaveLength(1)
+    expect(lines.filter((l) => l.startsWith('  "preferences": {"theme":"dark"'))).toHaveLength(1)
   })
 
   it('empty containers are written compactly and still parse', () => {

@@ -21,7 +21,7 @@ describe('state schema (current version)', () => {
     expect(stateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s)
   })
 
-  it("keeps a limit override a newer build added, and still refuses a bad value of a known one", () => {
+  it('keeps a limit override a newer build added, and still refuses a bad value of a known one', () => {
     const s = sampleState() as any
     s.limits = { hopLimit: 3, futureLimit: 7 }
     expect(stateSchema.parse(s).limits).toEqual({ hopLimit: 3, futureLimit: 7 })
@@ -30,21 +30,96 @@ describe('state schema (current version)', () => {
   })
 
   const broken: Array<[string, (s: any) => void]> = [
-    ['bot key differs from id', s => { s.bots['bot-9'] = bot('bot-1') }],
-    ['group member unknown', s => { s.groups['group-1'].members.push('bot-404') }],
-    ['admin not a member', s => { s.groups['group-1'].admin = 'bot-404' }],
-    ['duplicate delivery id', s => { s.deliveries.push({ ...s.deliveries[0] }) }],
-    ['absolute avatar path', s => { s.bots['bot-1'].avatar = { kind: 'image', image: '/home/me/pic.png' } }],
-    ['windows absolute avatar path', s => { s.bots['bot-1'].avatar = { kind: 'image', image: 'C:\\pics\\a.png' } }],
-    ['avatar path escaping with ..', s => { s.bots['bot-1'].avatar = { kind: 'image', image: '../secrets.json' } }],
-    ['bad colour', s => { s.bots['bot-1'].colour = 'blue' }],
-    ['unknown delivery kind', s => { s.deliveries[0].kind = 'shout' }],
-    ['negative hop', s => { s.deliveries[0].hop = -1 }],
-    ['revision as string', s => { s.revision = '7' }],
-    ['a newer version', s => { s.version = STATE_VERSION + 1 }],
-    ['non-JSON preference', s => { s.preferences.fn = () => 1 }],
-    ['timestamp not ISO', s => { s.bots['bot-1'].createdAt = 'yesterday' }],
-    ['bad counter kind', s => { s.nextIds['Bad Kind'] = 1 }],
+    [
+      'bot key differs from id',
+      (s) => {
+        s.bots['bot-9'] = bot('bot-1')
+      },
+    ],
+    [
+      'group member unknown',
+      (s) => {
+        s.groups['group-1'].members.push('bot-404')
+      },
+    ],
+    [
+      'admin not a member',
+      (s) => {
+        s.groups['group-1'].admin = 'bot-404'
+      },
+    ],
+    [
+      'duplicate delivery id',
+      (s) => {
+        s.deliveries.push({ ...s.deliveries[0] })
+      },
+    ],
+    [
+      'absolute avatar path',
+      (s) => {
+        s.bots['bot-1'].avatar = { kind: 'image', image: '/home/me/pic.png' }
+      },
+    ],
+    [
+      'windows absolute avatar path',
+      (s) => {
+        s.bots['bot-1'].avatar = { kind: 'image', image: 'C:\\pics\\a.png' }
+      },
+    ],
+    [
+      'avatar path escaping with ..',
+      (s) => {
+        s.bots['bot-1'].avatar = { kind: 'image', image: '../secrets.json' }
+      },
+    ],
+    [
+      'bad colour',
+      (s) => {
+        s.bots['bot-1'].colour = 'blue'
+      },
+    ],
+    [
+      'unknown delivery kind',
+      (s) => {
+        s.deliveries[0].kind = 'shout'
+      },
+    ],
+    [
+      'negative hop',
+      (s) => {
+        s.deliveries[0].hop = -1
+      },
+    ],
+    [
+      'revision as string',
+      (s) => {
+        s.revision = '7'
+      },
+    ],
+    [
+      'a newer version',
+      (s) => {
+        s.version = STATE_VERSION + 1
+      },
+    ],
+    [
+      'non-JSON preference',
+      (s) => {
+        s.preferences.fn = () => 1
+      },
+    ],
+    [
+      'timestamp not ISO',
+      (s) => {
+        s.bots['bot-1'].createdAt = 'yesterday'
+      },
+    ],
+    [
+      'bad counter kind',
+      (s) => {
+        s.nextIds['Bad Kind'] = 1
+      },
+    ],
   ]
   it.each(broken)('rejects: %s', (_name, mutate) => {
     const s = sampleState() as any

@@ -25,28 +25,138 @@ function afterTransaction(tx: (s: any) => void) {
 
 const mutations: Array<[string, (s: any) => void]> = [
   ['nothing', () => {}],
-  ['rename a Bot', s => { s.bots['bot-2'].name = 'Ada' }],
-  ['add a Bot', s => { s.bots['bot-3'] = bot('bot-3') }],
-  ['a Bot with a newer build\'s field', s => { s.bots['bot-2'].mood = { level: 3 } }],
-  ['a delivery marked delivered', s => { Object.assign(s.deliveries[0], { status: 'delivered', updatedAt: '2025-01-02T00:00:00.000Z' }) }],
-  ['bot key differs from id', s => { s.bots['bot-9'] = bot('bot-1') }],
-  ['a frozen group placed among the Bots', s => { s.bots['group-1'] = s.groups['group-1'] }],
-  ['group member unknown', s => { s.groups['group-1'].members.push('bot-404') }],
-  ['group member named like an Object method', s => { s.groups['group-1'].members.push('constructor') }],
-  ['admin not a member', s => { s.groups['group-1'].admin = 'bot-404' }],
-  ['duplicate delivery id', s => { s.deliveries.push({ ...s.deliveries[0] }) }],
-  ['absolute avatar path', s => { s.bots['bot-1'].avatar = { kind: 'image', image: '/home/me/pic.png' } }],
-  ['bad colour', s => { s.bots['bot-1'].colour = 'blue' }],
-  ['negative hop', s => { s.deliveries[0].hop = -1 }],
-  ['revision as string', s => { s.revision = '7' }],
-  ['non-JSON preference', s => { s.preferences.fn = () => 1 }],
-  ['non-JSON unknown top-level field', s => { s.later = new Date() }],
-  ['non-JSON unknown Bot field', s => { s.bots['bot-1'].later = () => 1 }],
-  ['bots as an array', s => { s.bots = [] }],
-  ['deliveries as an object', s => { s.deliveries = {} }],
-  ['an empty bot key', s => { s.bots[''] = bot('') }],
-  ['a question without an id', s => { delete s.pendingQuestions[0].id }],
-  ['bad counter kind', s => { s.nextIds['Bad Kind'] = 1 }],
+  [
+    'rename a Bot',
+    (s) => {
+      s.bots['bot-2'].name = 'Ada'
+    },
+  ],
+  [
+    'add a Bot',
+    (s) => {
+      s.bots['bot-3'] = bot('bot-3')
+    },
+  ],
+  [
+    "a Bot with a newer build's field",
+    (s) => {
+      s.bots['bot-2'].mood = { level: 3 }
+    },
+  ],
+  [
+    'a delivery marked delivered',
+    (s) => {
+      Object.assign(s.deliveries[0], { status: 'delivered', updatedAt: '2025-01-02T00:00:00.000Z' })
+    },
+  ],
+  [
+    'bot key differs from id',
+    (s) => {
+      s.bots['bot-9'] = bot('bot-1')
+    },
+  ],
+  [
+    'a frozen group placed among the Bots',
+    (s) => {
+      s.bots['group-1'] = s.groups['group-1']
+    },
+  ],
+  [
+    'group member unknown',
+    (s) => {
+      s.groups['group-1'].members.push('bot-404')
+    },
+  ],
+  [
+    'group member named like an Object method',
+    (s) => {
+      s.groups['group-1'].members.push('constructor')
+    },
+  ],
+  [
+    'admin not a member',
+    (s) => {
+      s.groups['group-1'].admin = 'bot-404'
+    },
+  ],
+  [
+    'duplicate delivery id',
+    (s) => {
+      s.deliveries.push({ ...s.deliveries[0] })
+    },
+  ],
+  [
+    'absolute avatar path',
+    (s) => {
+      s.bots['bot-1'].avatar = { kind: 'image', image: '/home/me/pic.png' }
+    },
+  ],
+  [
+    'bad colour',
+    (s) => {
+      s.bots['bot-1'].colour = 'blue'
+    },
+  ],
+  [
+    'negative hop',
+    (s) => {
+      s.deliveries[0].hop = -1
+    },
+  ],
+  [
+    'revision as string',
+    (s) => {
+      s.revision = '7'
+    },
+  ],
+  [
+    'non-JSON preference',
+    (s) => {
+      s.preferences.fn = () => 1
+    },
+  ],
+  [
+    'non-JSON unknown top-level field',
+    (s) => {
+      s.later = new Date()
+    },
+  ],
+  [
+    'non-JSON unknown Bot field',
+    (s) => {
+      s.bots['bot-1'].later = () => 1
+    },
+  ],
+  [
+    'bots as an array',
+    (s) => {
+      s.bots = []
+    },
+  ],
+  [
+    'deliveries as an object',
+    (s) => {
+      s.deliveries = {}
+    },
+  ],
+  [
+    'an empty bot key',
+    (s) => {
+      s.bots[''] = bot('')
+    },
+  ],
+  [
+    'a question without an id',
+    (s) => {
+      delete s.pendingQuestions[0].id
+    },
+  ],
+  [
+    'bad counter kind',
+    (s) => {
+      s.nextIds['Bad Kind'] = 1
+    },
+  ],
 ]
 
 describe('validateState', () => {
@@ -60,7 +170,9 @@ describe('validateState', () => {
   })
 
   it('keeps unchanged entities and containers by identity and returns only changed ones as fresh', () => {
-    const { base, known, candidate } = afterTransaction(s => { s.bots['bot-2'].name = 'Ada' })
+    const { base, known, candidate } = afterTransaction((s) => {
+      s.bots['bot-2'].name = 'Ada'
+    })
     const r = validateState(candidate, known)
     expect(r.ok).toBe(true)
     if (!r.ok) return
@@ -81,7 +193,10 @@ describe('validateState', () => {
   })
 
   it('names the failing paths like stateSchema does', () => {
-    const { known, candidate } = afterTransaction(s => { s.bots['bot-1'].colour = 'blue'; s.groups['group-1'].admin = 'nobody' })
+    const { known, candidate } = afterTransaction((s) => {
+      s.bots['bot-1'].colour = 'blue'
+      s.groups['group-1'].admin = 'nobody'
+    })
     const r = validateState(candidate, known)
     expect(r).toMatchObject({ ok: false, problem: expect.stringMatching(/bots\.bot-1\.colour/) })
   })

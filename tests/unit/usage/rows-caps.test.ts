@@ -14,16 +14,24 @@ const ev = (seq: number, type: string, data: unknown) => ({ seq, type, time: T +
 
 describe('rows from Session events', () => {
   it('one row per usage chunk (the latest request/context is its route) and per compaction with usage; other events none', () => {
-    const rows = rowsOfLog('s1', [
-      ev(0, 'request/context', { provider: 'deepseek-official', model: 'deepseek-v4-flash' }),
-      ev(1, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'hi' } }),
-      ev(2, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'usage', usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 90, reasoningTokens: 2 } } }),
-      ev(3, 'assistant/message', { turn: 1, step: 1, usage: { inputTokens: 10, outputTokens: 5 } }),
-      ev(4, 'request/context', { provider: 'p2', model: 'm2' }),
-      ev(5, 'assistant/chunk', { turn: 2, step: 1, chunk: { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } } }),
-      ev(6, 'compaction/summary', { provider: 'p3', model: 'm3', usage: { inputTokens: 400, outputTokens: 40 } }),
-      ev(7, 'compaction/summary', { provider: 'p3', model: 'm3' }),
-    ], own)
+    const rows = rowsOfLog(
+      's1',
+      [
+        ev(0, 'request/context', { provider: 'deepseek-official', model: 'deepseek-v4-flash' }),
+        ev(1, 'assistant/chunk', { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'hi' } }),
+        ev(2, 'assistant/chunk', {
+          turn: 1,
+          step: 1,
+          chunk: { type: 'usage', usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 90, reasoningTokens: 2 } },
+        }),
+        ev(3, 'assistant/message', { turn: 1, step: 1, usage: { inputTokens: 10, outputTokens: 5 } }),
+        ev(4, 'request/context', { provider: 'p2', model: 'm2' }),
+        ev(5, 'assistant/chunk', { turn: 2, step: 1, chunk: { type: 'usage', usage: { inputTokens: 1, outputTokens: 1 } } }),
+        ev(6, 'compaction/summary', { provider: 'p3', model: 'm3', usage: { inputTokens: 400, outputTokens: 40 } }),
+        ev(7, 'compaction/summary', { provider: 'p3', model: 'm3' }),
+      ],
+      own,
+    )
     expect(rows.map((r) => [r.key, r.provider, r.model, r.purpose, r.input, r.cached, r.output, r.bot, r.part])).toEqual([
       ['s1#2', 'deepseek-official', 'deepseek-v4-flash', 'turn', 10, 90, 5, 'bot-2', 3],
       ['s1#5', 'p2', 'm2', 'turn', 1, 0, 1, 'bot-2', 3],
@@ -36,7 +44,12 @@ describe('rows from Session events', () => {
     const d = new LogDeriver('s2', { provider: 'a', model: 'b' })
     const usage = ev(9, 'assistant/chunk', { chunk: { type: 'usage', usage: { inputTokens: 3, outputTokens: 4 } } })
     expect(d.push(usage, () => undefined)).toBeUndefined()
-    expect(d.push(usage, () => ({ bot: 'x', group: 'g', part: null, loop: 'room-turn' }))).toMatchObject({ provider: 'a', model: 'b', purpose: 'room-turn', group: 'g' })
+    expect(d.push(usage, () => ({ bot: 'x', group: 'g', part: null, loop: 'room-turn' }))).toMatchObject({
+      provider: 'a',
+      model: 'b',
+      purpose: 'room-turn',
+      group: 'g',
+    })
   })
 
   it('token counts from a provider are whole, non-negative and bounded; anything else counts 0', () => {
@@ -54,13 +67,13 @@ describe('spending policy', () => {
   const prices = { 'p/m': { input: 1, cached: 0.1, output: 4 } }
   const row = (bot: string | null, input: number, output = 0, model = 'm') => ({ bot, provider: 'p', model, input, cached: 0, output })
 
-  it('money is per million tokens at the route\'s price; no price, no money', () => {
+  it("money is per million tokens at the route's price; no price, no money", () => {
     expect(costOf(prices, 'p/m', { input: 2_000_000, cached: 1_000_000, output: 500_000 })).toBeCloseTo(2 + 0.1 + 2, 9)
     expect(costOf(prices, 'p/other', { input: 1, cached: 1, output: 1 })).toBeUndefined()
     expect(costOf(undefined, 'p/m', { input: 1, cached: 1, output: 1 })).toBeUndefined()
   })
 
-  it('a Bot\'s cap (its own over eachBot) and the team\'s are reached at the cap, by tokens or by money', () => {
+  it("a Bot's cap (its own over eachBot) and the team's are reached at the cap, by tokens or by money", () => {
     const t = new DayTotals('2026-01-02')
     t.add(row('a', 600))
     t.add(row('b', 300, 0, 'unpriced'))
@@ -78,7 +91,9 @@ describe('spending policy', () => {
 
 describe('ledger file', () => {
   const dirs: string[] = []
-  afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }) })
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+  })
   const open = () => {
     const load = loadSqlite({ prefer: 'node:sqlite' })
     if (!load.ok) throw new Error(load.problem.message)
@@ -86,17 +101,37 @@ describe('ledger file', () => {
     dirs.push(dir)
     return new LedgerDb(load.driver.open(join(dir, 'usage.sqlite')))
   }
-  const r = (key: string, day: number, bot: string, over: Partial<ReturnType<typeof rowOf>> = {}) => rowOf({
-    key, time: new Date(2026, 0, day, 10).getTime(), bot, group: null, part: 1, session: 's', provider: 'p', model: 'm', purpose: 'turn', input: 10, cached: 1, output: 2, ...over,
-  })
+  const r = (key: string, day: number, bot: string, over: Partial<ReturnType<typeof rowOf>> = {}) =>
+    rowOf({
+      key,
+      time: new Date(2026, 0, day, 10).getTime(),
+      bot,
+      group: null,
+      part: 1,
+      session: 's',
+      provider: 'p',
+      model: 'm',
+      purpose: 'turn',
+      input: 10,
+      cached: 1,
+      output: 2,
+      ...over,
+    })
 
   it('inserts a row once per key, and views group and filter by day range, Bot and group', () => {
     const db = open()
     db.insert([r('a', 1, 'x'), r('b', 2, 'x'), r('c', 2, 'y', { group: 'g', model: 'm2' })])
     db.insert([r('a', 1, 'x', { input: 999 })])
     expect(db.count()).toBe(3)
-    expect(db.view('day').map((c) => [c.key, c.route, c.requests, c.input])).toEqual([['2026-01-01', 'p/m', 1, 10], ['2026-01-02', 'p/m', 1, 10], ['2026-01-02', 'p/m2', 1, 10]])
-    expect(db.view('bot', { from: '2026-01-02', to: '2026-01-02' }).map((c) => [c.key, c.requests])).toEqual([['x', 1], ['y', 1]])
+    expect(db.view('day').map((c) => [c.key, c.route, c.requests, c.input])).toEqual([
+      ['2026-01-01', 'p/m', 1, 10],
+      ['2026-01-02', 'p/m', 1, 10],
+      ['2026-01-02', 'p/m2', 1, 10],
+    ])
+    expect(db.view('bot', { from: '2026-01-02', to: '2026-01-02' }).map((c) => [c.key, c.requests])).toEqual([
+      ['x', 1],
+      ['y', 1],
+    ])
     expect(db.view('group', { group: 'g' }).map((c) => c.key)).toEqual(['g'])
     expect(db.daySums('2026-01-02')).toEqual(expect.arrayContaining([{ bot: 'x', provider: 'p', model: 'm', input: 10, cached: 1, output: 2 }]))
     db.close()

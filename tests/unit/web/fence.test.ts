@@ -30,7 +30,10 @@ describe('trust fence for plugin routes', () => {
     const host = '127.0.0.1:3080'
     expect(checkRequestTrust({ method: 'POST', headers: { host } })).toMatchObject({ ok: false, status: 415 })
     expect(checkRequestTrust({ method: 'POST', headers: { host, 'content-type': 'text/plain' } })).toMatchObject({ ok: false, status: 415 })
-    expect(checkRequestTrust({ method: 'PUT', headers: { host, 'content-type': 'application/x-www-form-urlencoded' } })).toMatchObject({ ok: false, status: 415 })
+    expect(checkRequestTrust({ method: 'PUT', headers: { host, 'content-type': 'application/x-www-form-urlencoded' } })).toMatchObject({
+      ok: false,
+      status: 415,
+    })
     expect(checkRequestTrust({ method: 'POST', headers: { host, 'content-type': 'application/json; charset=utf-8' } })).toEqual({ ok: true })
     expect(checkRequestTrust({ method: 'HEAD', headers: { host } })).toEqual({ ok: true })
   })

@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { decodeSegment, HttpError, MAX_SEGMENT_CHARS, readJsonBody } from '../../../src/web/http.ts'
 
-const body = (text: string, headers: Record<string, string> = {}) => Object.assign(Readable.from([Buffer.from(text)]), { headers }) as unknown as IncomingMessage
+const body = (text: string, headers: Record<string, string> = {}) =>
+  Object.assign(Readable.from([Buffer.from(text)]), { headers }) as unknown as IncomingMessage
 
 async function statusOf(run: () => unknown): Promise<number | undefined> {
   try {

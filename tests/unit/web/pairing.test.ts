@@ -58,7 +58,12 @@ describe('pairing a browser', () => {
     expect(printed).toHaveLength(1)
 
     const { token, device } = await pairing.pair(printedCode()!.toLowerCase(), 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0')
-    expect(device).toEqual({ id: expect.stringMatching(/^[0-9a-f]{16}$/), label: 'Chrome on Linux', createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: '2026-01-01T00:00:00.000Z' })
+    expect(device).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      label: 'Chrome on Linux',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      lastUsedAt: '2026-01-01T00:00:00.000Z',
+    })
     expect(await pairing.check(as(token))).toMatchObject({ paired: true, device: { id: device.id } })
     expect(await refusal(() => pairing.pair(printedCode()!, undefined))).toMatchObject({ status: 403, message: expect.stringMatching(/Wrong or expired/) })
   })
@@ -87,16 +92,19 @@ describe('pairing a browser', () => {
 
   it('lets a code expire', async () => {
     const first = await pairFirst()
-    const { code } = await pairing.createCode(as(first.token)) as { code: string }
+    const { code } = (await pairing.createCode(as(first.token))) as { code: string }
     clock += CODE_TTL_MS
     expect(await refusal(() => pairing.pair(code, undefined))).toMatchObject({ status: 403 })
   })
 
   it(`voids every live code after ${MAX_FAILED_ATTEMPTS} wrong ones`, async () => {
     const first = await pairFirst()
-    const { code } = await pairing.createCode(as(first.token)) as { code: string }
+    const { code } = (await pairing.createCode(as(first.token))) as { code: string }
     for (let i = 1; i < MAX_FAILED_ATTEMPTS; i++) {
-      expect(await refusal(() => pairing.pair('WRONG-CODE', undefined))).toMatchObject({ status: 403, message: expect.stringMatching(new RegExp(`${MAX_FAILED_ATTEMPTS - i} more`)) })
+      expect(await refusal(() => pairing.pair('WRONG-CODE', undefined))).toMatchObject({
+        status: 403,
+        message: expect.stringMatching(new RegExp(`${MAX_FAILED_ATTEMPTS - i} more`)),
+      })
     }
     expect(await refusal(() => pairing.pair('WRONG-CODE', undefined))).toMatchObject({ status: 403, message: expect.stringMatching(/voided/) })
     expect(await refusal(() => pairing.pair(code, undefined))).toMatchObject({ status: 403 })
@@ -105,7 +113,7 @@ describe('pairing a browser', () => {
 
   it('unpairs a device (paired requests only); its token stops working', async () => {
     const first = await pairFirst()
-    const { code } = await pairing.createCode(as(first.token)) as { code: string }
+    const { code } = (await pairing.createCode(as(first.token))) as { code: string }
     const second = await pairing.pair(code, undefined)
     expect(await refusal(() => pairing.unpair(as(), second.device.id))).toMatchObject({ status: 403 })
     expect(await refusal(() => pairing.unpair(as(first.token), 'ffffffffffffffff'))).toMatchObject({ status: 404 })
@@ -135,10 +143,10 @@ describe('pairing a browser', () => {
   it(`refuses a ${MAX_DEVICES + 1}th device`, async () => {
     const first = await pairFirst()
     for (let i = 1; i < MAX_DEVICES; i++) {
-      const { code } = await pairing.createCode(as(first.token)) as { code: string }
+      const { code } = (await pairing.createCode(as(first.token))) as { code: string }
       await pairing.pair(code, undefined)
     }
-    const { code } = await pairing.createCode(as(first.token)) as { code: string }
+    const { code } = (await pairing.createCode(as(first.token))) as { code: string }
     expect(await refusal(() => pairing.pair(code, undefined))).toMatchObject({ status: 409, message: expect.stringMatching(/unpair one/) })
     expect((await pairing.status(as())).devices).toHaveLength(MAX_DEVICES)
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { adminRaises, createRaises, mainRaises, presetRank, raisesPreset, setsWorkFolder, updateRaises } from '../../../src/web/raises.ts'
 
-describe('which changes raise a Bot\'s authority', () => {
+describe("which changes raise a Bot's authority", () => {
   it('ranks read-only < workspace-write < danger-full-access, and anything unknown lowest', () => {
     expect(presetRank('read-only')).toBeLessThan(presetRank('workspace-write'))
     expect(presetRank('workspace-write')).toBeLessThan(presetRank('danger-full-access'))
@@ -19,7 +19,7 @@ describe('which changes raise a Bot\'s authority', () => {
     expect(raisesPreset('read-only', 'custom')).toBe(false) // unknown requested: the roster refuses it
   })
 
-  it('reads the preset of an update body (own property only) against the Bot\'s current one', () => {
+  it("reads the preset of an update body (own property only) against the Bot's current one", () => {
     expect(updateRaises('read-only', { permissionPreset: 'danger-full-access', role: 'x' })).toBe(true)
     expect(updateRaises('danger-full-access', { permissionPreset: 'read-only' })).toBe(false)
     expect(updateRaises('read-only', { role: 'x' })).toBe(false)

@@ -36,7 +36,7 @@ describe('awaitsApproval', () => {
 })
 
 describe('endedStopped', () => {
-  it('is true when the latest turn ended aborted or cancelled (stop_bot, the person\'s stop)', () => {
+  it("is true when the latest turn ended aborted or cancelled (stop_bot, the person's stop)", () => {
     expect(endedStopped([start(), user(), assistant, end('aborted')])).toBe(true)
     expect(endedStopped([start(), user(), end('cancelled')])).toBe(true)
   })

@@ -10,7 +10,15 @@ import type { TeamView } from '../../../src/web/team-view.ts'
 const view = (revision: number): TeamView => ({ mode: 'writer', revision, bots: [], groups: [], problems: [] })
 
 function stream() {
-  const res = Object.assign(new EventEmitter(), { writes: [] as string[], writeHead() {}, write(chunk: string) { res.writes.push(chunk); return true }, end() {} })
+  const res = Object.assign(new EventEmitter(), {
+    writes: [] as string[],
+    writeHead() {},
+    write(chunk: string) {
+      res.writes.push(chunk)
+      return true
+    },
+    end() {},
+  })
   const revisions = () => res.writes.filter((w) => w.includes('event: team')).map((w) => (JSON.parse(w.slice(w.indexOf('data: ') + 6)) as TeamView).revision)
   return { req: new EventEmitter() as unknown as IncomingMessage, res: res as unknown as ServerResponse, revisions }
 }
