@@ -48,7 +48,7 @@ describe('the team inside DSH Web', () => {
     await sendInComposer(page, 'hello plain DSH')
     await page.getByText('plain answer').waitFor({ timeout: 30_000 })
     // The person's own message is drawn by DSH's renderer, not ours.
-    await page.getByText('hello plain DSH').waitFor()
+    await page.locator('[data-chat-flow-kind]').getByText('hello plain DSH').waitFor()
     expect(await page.locator('.bt-line').count()).toBe(0)
     expect(errors).toEqual([])
     await shot(page, 'failing-api')

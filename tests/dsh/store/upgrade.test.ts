@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { STATE_VERSION } from '../../../src/store/index.ts'
-import { disposedAfterEach } from '../../support/dsh-host.ts'
+import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
+import { FakeClock } from '../operations/fake-clock.ts'
 import { quiesce, team, user, userMessages } from '../delivery/helpers.ts'
 
 const homes: string[] = []
@@ -75,7 +76,7 @@ it('opens the state.json the schema-v2 build saved, migrates it to v3, delivers 
   expect(saved.nextIds.delivery).toBe(3)
 })
 
-it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the pause, limits, caps, schedule, working folder and group hold, and on resume the pending message reaches Bob', async () => {
+it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the pause, limits, caps, schedule, working folder and group hold; on resume the pending message reaches Bob and the missed schedule runs once', async () => {
   const home = mkdtempSync(join(tmpdir(), 'bot-team-upgrade-v3-'))
   homes.push(home)
   mkdirSync(join(home, 'bot'))
@@ -84,7 +85,10 @@ it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the p
   mkdirSync(adaWork)
   const fixture = readFileSync(new URL('../../fixtures/state-v3-3f0144e.json', import.meta.url), 'utf8')
   writeFileSync(join(home, 'bot', 'state.json'), fixture.replaceAll('/tmp/bot-team-v3-fixture/ada-work', adaWork))
-  const host = track(await team({ mock: { fallback: { text: 'ok' } } }, { home }))
+  // Opened a few hours after it was saved: the hourly schedule (next due 16:26:47Z) has a missed run.
+  const clock = new FakeClock('2026-12-01T20:00:00.000Z')
+  const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home, clock }))
+  await host.ctx.botDelivery.ready
   const roster = host.ctx.botRoster
   expect(host.ctx.botStore.status().mode).toBe('writer')
   expect(roster.bots().map((b) => [b.name, b.main, b.permissionPreset, b.sessionParts.map((p) => p.sessionId)])).toEqual([
@@ -112,7 +116,15 @@ it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the p
   expect(host.ctx.botDelivery.log().find((d) => d.id === 'delivery-1')?.status).toBe('delivered')
   const bob = await roster.agentOf('bot-3')
   expect(String(bob.id)).toBe('session-v3-bob')
-  expect(userMessages(bob).map((m) => m.text)).toEqual([expect.stringContaining('Pending when saved by the v3 build.')])
+  const texts = userMessages(bob).map((m) => m.text)
+  expect(texts).toHaveLength(2)
+  expect(texts).toEqual(
+    expect.arrayContaining([
+      expect.stringContaining('Pending when saved by the v3 build.'),
+      expect.stringMatching(/^\[Scheduled task schedule-1[^\]]*\]\n\ncheck the build$/),
+    ]),
+  )
+  expect(host.ctx.botSchedules.get('schedule-1')!.runs).toBe(1)
   const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))
   expect(saved.version).toBe(STATE_VERSION)
   expect(saved.paused).toBeUndefined()
