@@ -99,8 +99,11 @@ export interface TeamHostOptions {
   writer?: 'always' | 'auto' | 'never'
   /** Plugin config merged over the defaults above (e.g. `{ rooms: { limits: { turnTimeoutMs: 300 } } }`). */
   config?: Partial<botTeam.Config>
-  /** Mount DSH's real `shellEnv` and `bash` tool too (`shell.ts`; implies `permissions`). */
-  shell?: boolean
+  /**
+   * Mount DSH's real `shellEnv` and `bash` tool too (`shell.ts`; implies `permissions`);
+   * `'background'` adds DSH's job registry, so `run_in_background` works and a finished job wakes its Session.
+   */
+  shell?: boolean | 'background'
   /** The clock the schedules run on (provided as `botClock` before the plugin mounts). */
   clock?: Clock
 }
@@ -108,8 +111,8 @@ export interface TeamHostOptions {
 /** A host with the Bot Team plugin mounted on `<home>/bot` (Bots without a model use `mock/mock`). */
 export async function startTeamHost(script: Script | ScriptMap = {}, options: TeamHostOptions = {}): Promise<DshHost> {
   const { writer = 'always', config = {}, shell = false, clock, ...hostOptions } = options
-  const host = await startDshHost(script, { ...hostOptions, permissions: hostOptions.permissions || shell })
-  if (shell) await mountShellTool(host.ctx, host.home)
+  const host = await startDshHost(script, { ...hostOptions, permissions: hostOptions.permissions || shell !== false })
+  if (shell) await mountShellTool(host.ctx, host.home, { background: shell === 'background' })
   if (clock) {
     host.ctx.provide('botClock')
     host.ctx.set('botClock', clock)

@@ -2,6 +2,8 @@
 // and the model-facing `bash` tool (`@deepseek-ai/dsh-tool-bash`), the exact rc.8 builds the pinned
 // `@deepseek-ai/dsh` bundle ships (resolved through its base bundle, not separate dependencies).
 // Needs the host's `permissions` option (subprocess, sandbox and the bash sandbox are mounted there).
+// With `background`, DSH's job registry and job tools too (`run_in_background`, on by default in
+// DSH itself): a finished job wakes its Session with a `tool-jobs` notice.
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import type { Context } from '@deepseek-ai/cordis'
@@ -15,7 +17,11 @@ async function load(name: string): Promise<any> {
 }
 
 /** Mount `shellEnv` (with `home` as DSH_HOME) and the `bash` tool into a host's context. */
-export async function mountShellTool(ctx: Context, home: string): Promise<void> {
+export async function mountShellTool(ctx: Context, home: string, options: { background?: boolean } = {}): Promise<void> {
   await ctx.plugin(await load('@deepseek-ai/dsh-shell-env'), { dshHome: home })
-  await ctx.plugin(await load('@deepseek-ai/dsh-tool-bash'), { enableRunInBackground: false })
+  if (options.background) {
+    await ctx.plugin((await load('@deepseek-ai/dsh-jobs-local')).default)
+    await ctx.plugin(await load('@deepseek-ai/dsh-tool-jobs'))
+  }
+  await ctx.plugin(await load('@deepseek-ai/dsh-tool-bash'), { enableRunInBackground: options.background === true })
 }

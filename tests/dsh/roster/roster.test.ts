@@ -95,6 +95,21 @@ describe('botRoster (in-process DSH)', () => {
     expect(String(quietAgent.id)).toBe(quiet.sessionParts[0]!.sessionId)
   })
 
+  it('two services resuming the same cold Bot Session at once both get its one agent: resumes are single-flight per Session', async () => {
+    const first = await team({ fallback: { text: 'ok' } })
+    const ada = await first.ctx.botRoster.create(user, { name: 'Ada' })
+    await prompt(first, await first.ctx.botRoster.agentOf(ada.id), 'before restart')
+    const home = first.home
+    await first.ctx.fiber.dispose()
+
+    const second = await team({ fallback: { text: 'ok again' } }, { home })
+    expect(second.ctx.agents.get(SessionId(ada.sessionParts[0]!.sessionId))).toBeUndefined() // cold
+    const results = await Promise.allSettled([second.ctx.botRoster.agentOf(ada.id), second.ctx.botRoster.agentOf(ada.id), second.ctx.botRoster.agentOf(ada.id)])
+    expect(results.map((r) => (r.status === 'fulfilled' ? 'ok' : String(r.reason)))).toEqual(['ok', 'ok', 'ok'])
+    const agents = new Set(results.map((r) => (r as PromiseFulfilledResult<unknown>).value))
+    expect(agents.size).toBe(1)
+  })
+
   it('refuses create_bot from a member Bot, as an answer', async () => {
     const host = await team({
       fallback: (req) =>
