@@ -118,10 +118,21 @@ export class SessionOpener {
     }
   }
 
-  /** The live agent of a Session, resuming it when it is cold. */
-  async resume(sessionId: string, model?: string): Promise<Agent> {
+  /** Resumes under way, per Session: a second caller waits for the first (DSH refuses to prepare a live Session). */
+  private readonly resuming = new Map<string, Promise<Agent>>()
+
+  /** The live agent of a Session, resuming it when it is cold (one resume at a time per Session). */
+  resume(sessionId: string, model?: string): Promise<Agent> {
     const live = this.ctx.agents.get(SessionId(sessionId))
-    if (live) return live
+    if (live) return Promise.resolve(live)
+    const pending = this.resuming.get(sessionId)
+    if (pending) return pending
+    const run = this.resumeCold(sessionId, model).finally(() => this.resuming.delete(sessionId))
+    this.resuming.set(sessionId, run)
+    return run
+  }
+
+  private async resumeCold(sessionId: string, model: string | undefined): Promise<Agent> {
     const api = this.api
     if (api) {
       // Resumes with DSH Web's full composition (preset, model selection) and nothing else.
