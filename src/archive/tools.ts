@@ -8,13 +8,14 @@
  * Prompt cost: one tool schema of about 170 tokens on each Bot request; it is static text, so it
  * stays inside the prompt-cache prefix.
  */
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTeamTool } from '../dsh/team-tool.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import type { BotArchive } from './service.ts'
 
 export function archiveTools(archive: BotArchive): ToolDefinition[] {
   return [
-    defineTool({
+    defineTeamTool({
       name: 'read_own_chat',
       description:
         'Search or reread everything in your own chat, including what has left your context: every part, word for word. ' +

@@ -54,7 +54,7 @@ import { ContextConfig } from './config.ts'
 import { TextBlock } from '../dsh/answer-block.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { TeamRefusal } from '../core/refusal.ts'
-import { handoffSource, readSourceOf } from '../core/sources.ts'
+import { handoffSource, readSourceOf, type Chain } from '../core/sources.ts'
 import type { BotStore } from '../store/index.ts'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { estimateSize, lastUserText, linesOf, messagesToBot } from './conversation.ts'
@@ -488,10 +488,12 @@ export class BotContext extends Service {
     const file = `context/${botId}/part-${part + 1}.md`
     const masked = await this.writePackage(agent, botId, part, await this.previousNote(botId, sessionId), file, options)
     if (masked === undefined) return
+    // The part's chain goes on in the next part, in the package's source (never in its text).
+    const chain = this.roster.sessionChain(sessionId)
     const next = await this.roster.openOwnChat(botId, { endReason: `handoff: ${options.reason}`, note: file, ...(options.resume ? { resume: true } : {}) })
     this.stats.handoffs++
     this.base.delete(sessionId)
-    await this.sendOpening(botId, next, part + 1, masked, options.resume)
+    await this.sendOpening(botId, next, part + 1, masked, options.resume, chain)
     // Messages of a rejected step follow in the new part (a package of the old part stays behind).
     for (const m of options.carried ?? []) {
       if (!readSourceOf(m.source, 'handoff')) (await this.roster.agentOf(botId)).followup(createUserMessage({ content: m.content, source: m.source }))
@@ -562,19 +564,23 @@ export class BotContext extends Service {
     const masked = await this.writePackage(agent, botId, part, previous, file, options)
     // Never mid-turn: a turn that entered meanwhile keeps this Session; its own end checks again.
     if (masked === undefined || agent.status !== 'idle' || agent.inbox.hasPending || !this.isCurrentMember(groupId, botId, sessionId)) return
+    const chain = this.roster.sessionChain(sessionId)
     const next = await rooms.renewMember(groupId, botId, { from: sessionId, endReason: `handoff: ${options.reason}`, note: file })
     this.stats.handoffs++
     this.base.delete(sessionId)
-    await this.sendMemberOpening(lane, next.agent, next.part, masked)
+    await this.sendMemberOpening(lane, next.agent, next.part, masked, chain)
     this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next.sessionId })
   }
 
-  /** The package enters the member's new Session and is answered (no model call) before its next turn. */
-  private async sendMemberOpening(lane: Extract<Lane, { kind: 'member' }>, agent: Agent, part: number, text: string): Promise<void> {
+  /**
+   * The package enters the member's new Session and is answered (no model call) before its next
+   * turn. `chain`: the old Session's last chain (a package re-sent after a crash has none: fail closed).
+   */
+  private async sendMemberOpening(lane: Extract<Lane, { kind: 'member' }>, agent: Agent, part: number, text: string, chain?: Chain): Promise<void> {
     const sessionId = String(agent.id)
     this.base.set(sessionId, 0)
     this.acks.add(sessionId)
-    agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: handoffSource(part, false) }))
+    agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: handoffSource(part, false, chain) }))
     await agent.whenIdle()
     await this.store.update((s) => {
       const p = s.groups[lane.groupId]?.memberParts?.[lane.botId]?.find((x) => x.sessionId === sessionId)
@@ -630,12 +636,13 @@ export class BotContext extends Service {
     return text === undefined ? undefined : noteOfPackage(text)
   }
 
-  private async sendOpening(botId: string, sessionId: string, part: number, text: string, resume: boolean): Promise<void> {
+  /** The package opens the new part; `chain` rides its source (a package re-sent after a crash has none: fail closed). */
+  private async sendOpening(botId: string, sessionId: string, part: number, text: string, resume: boolean, chain?: Chain): Promise<void> {
     const agent = await this.roster.agentOf(botId)
     if (String(agent.id) !== sessionId) return
     this.base.set(sessionId, 0)
     if (!resume) this.acks.add(sessionId)
-    agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: handoffSource(part, resume) }))
+    agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: handoffSource(part, resume, chain) }))
     await this.store.update((s) => {
       const p = s.bots[botId]?.sessionParts.find((x) => x.sessionId === sessionId)
       if (p) p.opening = 'sent'

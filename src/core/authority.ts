@@ -1,61 +1,10 @@
 /**
- * Team authority — who may do what on the team, decided from structured facts.
- *
- * Owns: `decide(caller, action, target)`, the single pure function every team tool and every
- * team HTTP route asks before doing anything ("authority in code, judgement in the model"), and
- * the wording of its refusals (plain sentences the model can read and act on).
- *
- * Deliberately does not: read team state, resolve names or ids, check that a target exists or is
- * still live (the roster service looks the target up among live Bots and groups first and fills
- * in the facts below), enforce limits (hop count, round turns, memory caps — their own modules),
- * or find out whether the user opened the caller's turn or confirmed a raise (the services fill in
- * `userAsked` and `personConfirmed` from DSH's facts).
+ * Team authority — who may do what on the team, decided from structured facts: `decide(caller,
+ * action, target)`, the single pure function every team tool, route and service asks (the rules
+ * table is on `decide`), and the wording of its refusals. Deliberately does not read team state,
+ * resolve names, check limits, or find out who opened a turn or whether a request is paired: the
+ * services fill in those facts (against the state being saved, inside its transaction).
  * No I/O, no DSH imports.
- *
- * Rules (features §1–§3, §6; rows marked * are where the spec is silent and this module chose):
- *
- * | action            | user (team page/API)      | Main Bot                      | Bot                               |
- * | ----------------- | ------------------------- | ----------------------------- | --------------------------------- |
- * | list_bots         | yes                       | yes                           | yes                               |
- * | list_models       | yes                       | yes                           | yes                               |
- * | create_bot        | yes                       | yes                           | no                                |
- * | update_bot        | yes¹                      | yes, itself too¹ ⁴ ⁵          | no, not even itself*              |
- * | delete_bot        | yes¹                      | yes¹ ⁴, never itself          | no                                |
- * | message_bot       | yes                       | any other Bot                 | any other Bot                     |
- * | interrupt_bot     | yes                       | any other Bot (Main too*)     | no                                |
- * | stop_bot          | yes                       | any other Bot (Main too*)     | no                                |
- * | create_group      | yes                       | yes                           | no                                |
- * | update_group      | yes (also mid-round*)     | any group (also mid-round*)   | only a group it admins            |
- * | delete_group      | yes²                      | yes²                          | no, not even its own group*       |
- * | post_to_group     | yes (also mid-round*)     | any group                     | only a group it admins            |
- * | read_group_chat   | yes                       | any group                     | only groups it is a member of³    |
- * | read_own_chat     | yes, any Bot's*           | its own only                  | its own only                      |
- * | write_own_memory  | yes, any Bot's*           | its own; another's only ⁴     | its own only                      |
- * | write_team_memory | yes                       | yes                           | only if it admins some group      |
- *
- * ¹ refused when it would leave the team with no Main Bot (`wouldRemoveLastMain`: deleting the
- *   last Main Bot, or taking `main` away from it).  ² refused while a round runs in that group.
- * ³ a group's admin counts as a member.
- * ⁴ on ANOTHER Bot only in a turn the user opened (`userAsked`); a turn started by another Bot, a
- *   room or a timer is refused ("only when the user asks" is checked in code, not left to the prompt).
- * ⁵ raising a permission preset (`raisesPreset`: above the target's own, or, creating a Bot, above
- *   the caller's) only with the person's confirmation of that action (`personConfirmed`: DSH's
- *   approval prompt in a turn the user opened); the user (the paired team page) needs none.
- *   Also for create_bot by a Main Bot.
- * ⁶ setting a Bot's working folder (`setsWorkFolder`, on create or update, also clearing it) is the
- *   person's alone: it moves where the Bot's Sessions may write, which no Bot may decide, not even
- *   with an approval prompt; a Main Bot is refused with a message naming the team page.
- * - A plain DSH Session (`non-bot-session`) is refused everything; team tools are not even
- *   offered to it, this is defence in depth. A Bot caller without a `botId` is refused too.
- * - Actions aimed at one Bot (update/delete/message/interrupt/stop) need `target.botId`, actions
- *   aimed at one group (update/delete/post/read chat) need `target.groupId`, for every caller*:
- *   without them "not yourself" and "its own group" cannot be checked. `read_own_chat` and
- *   `write_own_memory` without `target.botId` mean the caller's own.
- * - `botIsMain` does not change any outcome*: several Main Bots are allowed and a Main Bot may
- *   act on another Main Bot like on any Bot; only the last-Main-Bot invariant protects them.
- * - Order of checks (decides which reason a refusal gives): caller kind → caller identity →
- *   target named → role and scope → self → working folder → user asked → preset raise confirmed → last Main Bot /
- *   running round.
  */
 
 export type CallerKind = 'user' | 'main-bot' | 'bot' | 'non-bot-session'
@@ -64,6 +13,11 @@ export type CallerKind = 'user' | 'main-bot' | 'bot' | 'non-bot-session'
 export interface Caller {
   kind: CallerKind
   botId?: string
+  /**
+   * `user` over HTTP: whether the request came from a paired browser (a Bot's shell on loopback
+   * looks like any other unpaired client). Absent: the person in process (the plugin itself).
+   */
+  paired?: boolean
 }
 
 export type TeamAction =
@@ -124,15 +78,26 @@ export interface Target {
   wouldRemoveLastMain?: boolean
   /**
    * The calling Bot acts in a turn the user opened (a prompt of theirs is among the messages that
-   * started it). Changing, deleting or writing the memory of ANOTHER Bot needs it.
+   * opened it). Changing, deleting or writing the memory of ANOTHER Bot needs it, and so do making
+   * a Main Bot, a hidden Bot or a group's admin.
    */
   userAsked?: boolean
-  /** Carrying the action out raises a Bot's permission preset above what it (or, creating, the caller) has. */
+  /** Carrying the action out raises a Bot's permission preset above what it (or, creating: the caller; over HTTP: the default) has. */
   raisesPreset?: boolean
-  /** The person confirmed this very action (DSH's approval prompt answered "allow"). */
-  personConfirmed?: boolean
+  /** The preset the Bot would be given (created, or set by the change, not a lowering) is above the mode the calling turn runs at. */
+  exceedsTurnMode?: boolean
+  /** The change makes a Bot a Main Bot. */
+  makesMain?: boolean
+  /** The change hides a Bot from the team's sidebar. */
+  hides?: boolean
+  /** The change makes a Bot a group's admin (creating a group with one, or naming another admin). */
+  makesAdmin?: boolean
   /** The change sets (or clears) a Bot's working folder: the person's act only. */
   setsWorkFolder?: boolean
+  /** The change sets or clears a Bot's "accepts delegated work" flag: the person's act only. */
+  setsDelegatedWork?: boolean
+  /** The change rewrites a Bot's standing instructions (frozen into its every request). */
+  changesInstructions?: boolean
 }
 
 /** `reason` is a plain sentence the model can read and act on. */
@@ -187,10 +152,63 @@ const REASONS = {
   workFolder:
     "Only the person sets a Bot's working folder (it changes where the Bot may write), on the team page in DSH Web; a Bot cannot, not even a Main Bot. Nothing was changed. Tell the user which folder you suggest and why.",
   raise:
-    "Raising a Bot's permission preset needs the person's confirmation, and it was not given. The user can raise it on the team page, or ask you in your own chat and approve the prompt DSH shows.",
+    "Raising a Bot's permission preset is the person's act, made on the paired team page; no Bot can raise one, and DSH's approval prompt does not stand in for it. Nothing was raised. Tell the user which preset you suggest and why; they raise it on the team page.",
+  personTurn:
+    "Making a Main Bot, hiding a Bot or making a Bot a group's admin is done only in a turn the user opened, and this turn was not (another Bot, a room, a timer or a notice started it). Nothing was changed. Tell the user what you would change; they can ask you in your own chat or do it on the team page.",
+  aboveTurn:
+    "This turn was not opened by the user, so it runs at its chain's lowest permission preset, and a Bot it creates or changes may not get more than that. Nothing was changed. Choose that preset or lower, or tell the user; they can ask you in your own chat or do it on the team page.",
+  delegatedWork:
+    'Only the person decides whether a Bot runs delegated work at its own preset, on the team page in DSH Web; a Bot cannot, not even a Main Bot. Nothing was changed.',
+  notPaired:
+    "This change gives a Bot more authority, or lets the team spend more, so it is accepted only from the paired team page: open /bot-team in your paired browser and make the change there. Requests from a shell, a script or an unpaired browser are refused, and nothing was changed.",
 } as const
 
-/** Decide one team action. Pure: the same facts always give the same answer. */
+/**
+ * Decide one team action. Pure: the same facts always give the same answer.
+ *
+ * Rules (features §1–§3, §6; rows marked * are where the spec is silent and this module chose):
+ *
+ * | action            | user (team page/API)      | Main Bot                      | Bot                               |
+ * | ----------------- | ------------------------- | ----------------------------- | --------------------------------- |
+ * | list_bots         | yes                       | yes                           | yes                               |
+ * | list_models       | yes                       | yes                           | yes                               |
+ * | create_bot        | yes ⁷                     | yes ⁵ ⁶ ⁸                     | no                                |
+ * | update_bot        | yes¹ ⁷                    | yes, itself too¹ ⁴ ⁵ ⁶ ⁸      | no, not even itself*              |
+ * | delete_bot        | yes¹                      | yes¹ ⁴, never itself          | no                                |
+ * | message_bot       | yes                       | any other Bot                 | any other Bot                     |
+ * | interrupt_bot     | yes                       | any other Bot (Main too*)     | no                                |
+ * | stop_bot          | yes                       | any other Bot (Main too*)     | no                                |
+ * | create_group      | yes ⁷                     | yes ⁸                         | no                                |
+ * | update_group      | yes (also mid-round*) ⁷   | any group (also mid-round*) ⁸ | only a group it admins ⁸          |
+ * | delete_group      | yes²                      | yes²                          | no, not even its own group*       |
+ * | post_to_group     | yes (also mid-round*)     | any group                     | only a group it admins            |
+ * | read_group_chat   | yes                       | any group                     | only groups it is a member of³    |
+ * | read_own_chat     | yes, any Bot's*           | its own only                  | its own only                      |
+ * | write_own_memory  | yes, any Bot's* ⁷         | its own; another's only ⁴     | its own only                      |
+ * | write_team_memory | yes ⁷                     | yes                           | only if it admins some group      |
+ *
+ * ¹ refused when it would leave the team with no Main Bot (`wouldRemoveLastMain`).
+ * ² refused while a round runs in that group.  ³ a group's admin counts as a member.
+ * ⁴ on ANOTHER Bot only in a turn the user opened (`userAsked`); a turn started by another Bot, a
+ *   room, a timer or a notice is refused ("only when the user asks" is checked in code).
+ * ⁵ raising a permission preset (`raisesPreset`) is the person's alone, on the paired team page:
+ *   every Bot is refused, in any turn (DSH's approval prompt can be answered from a Bot's shell).
+ * ⁶ the working folder (`setsWorkFolder`) and the delegated-work flag (`setsDelegatedWork`) are
+ *   the person's alone, whatever the turn.
+ * ⁷ over HTTP from an unpaired client (`caller.paired === false`), nothing that gives a Bot more
+ *   authority: a preset above the current one (on create: above the default), a Main Bot, a hidden
+ *   Bot, a group's admin, the working folder, the delegated-work flag, instructions, any memory write.
+ * ⁸ in a turn the user did not open: no preset above the turn's mode (`exceedsTurnMode`), and no
+ *   Main Bot, hidden Bot or group admin (`makesMain`, `hides`, `makesAdmin`).
+ * - A plain DSH Session (`non-bot-session`) is refused everything; a Bot caller without a `botId` too.
+ * - Actions aimed at one Bot (update/delete/message/interrupt/stop) need `target.botId`, actions
+ *   aimed at one group (update/delete/post/read chat) need `target.groupId`, for every caller*.
+ *   `read_own_chat` and `write_own_memory` without `target.botId` mean the caller's own.
+ * - `botIsMain` does not change any outcome*: several Main Bots are allowed.
+ * - Order of checks (decides which reason a refusal gives): caller kind → caller identity → target
+ *   named → role and scope → pairing → self → folder and flag → user asked → the person's turn →
+ *   preset raise → the turn's mode → last Main Bot / running round.
+ */
 export function decide(caller: Caller, action: TeamAction, target: Target): Decision {
   if (caller.kind === 'non-bot-session') return refuse(REASONS.notABot)
   const isUser = caller.kind === 'user'
@@ -207,6 +225,10 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
   /** For own-scope actions an absent target means the caller's own. */
   const ownScope = !isUser && (target.botId === undefined || target.botId === caller.botId)
   const mainOnly = (a: MainOnlyAction): Decision => (isUser || isMain ? ALLOW : refuse(MAIN_ONLY[a]))
+  /** The person over HTTP without a paired browser. */
+  const unpaired = isUser && caller.paired === false
+  /** A Bot in a turn the user did not open, asking for what needs one. */
+  const notPersonTurn = !isUser && !target.userAsked
 
   switch (action) {
     case 'list_bots':
@@ -215,18 +237,33 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
 
     case 'create_bot':
       if (!isUser && !isMain) return mainOnly(action)
-      if (!isUser && target.setsWorkFolder) return refuse(REASONS.workFolder)
-      if (!isUser && target.raisesPreset && !target.personConfirmed) return refuse(REASONS.raise)
+      if (unpaired && (target.raisesPreset || target.makesMain || target.hides || target.setsWorkFolder)) return refuse(REASONS.notPaired)
+      if (isUser) return ALLOW
+      if (target.setsWorkFolder) return refuse(REASONS.workFolder)
+      if (notPersonTurn && (target.makesMain || target.hides)) return refuse(REASONS.personTurn)
+      if (target.raisesPreset) return refuse(REASONS.raise)
+      if (notPersonTurn && target.exceedsTurnMode) return refuse(REASONS.aboveTurn)
       return ALLOW
 
     case 'create_group':
-      return mainOnly(action)
+      if (!isUser && !isMain) return mainOnly(action)
+      if (unpaired && target.makesAdmin) return refuse(REASONS.notPaired)
+      if (notPersonTurn && target.makesAdmin) return refuse(REASONS.personTurn)
+      return ALLOW
 
     case 'update_bot':
       if (!isUser && !isMain) return mainOnly('update_bot')
+      if (
+        unpaired &&
+        (target.raisesPreset || target.makesMain || target.hides || target.setsWorkFolder || target.setsDelegatedWork || target.changesInstructions)
+      )
+        return refuse(REASONS.notPaired)
       if (!isUser && target.setsWorkFolder) return refuse(REASONS.workFolder)
+      if (!isUser && target.setsDelegatedWork) return refuse(REASONS.delegatedWork)
       if (other && !target.userAsked) return refuse(REASONS.notAsked)
-      if (!isUser && target.raisesPreset && !target.personConfirmed) return refuse(REASONS.raise)
+      if (notPersonTurn && (target.makesMain || target.hides)) return refuse(REASONS.personTurn)
+      if (!isUser && target.raisesPreset) return refuse(REASONS.raise)
+      if (notPersonTurn && target.exceedsTurnMode) return refuse(REASONS.aboveTurn)
       if (target.wouldRemoveLastMain) return refuse(REASONS.unmainLastMain)
       return ALLOW
 
@@ -249,7 +286,10 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
       return self ? refuse(REASONS.stopSelf) : ALLOW
 
     case 'update_group':
-      return isUser || isMain || target.callerIsGroupAdmin ? ALLOW : refuse(REASONS.updateGroup)
+      if (!isUser && !isMain && !target.callerIsGroupAdmin) return refuse(REASONS.updateGroup)
+      if (unpaired && target.makesAdmin) return refuse(REASONS.notPaired)
+      if (notPersonTurn && target.makesAdmin) return refuse(REASONS.personTurn)
+      return ALLOW
 
     case 'delete_group':
       if (!isUser && !isMain) return mainOnly('delete_group')
@@ -265,11 +305,13 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
       return isUser || ownScope ? ALLOW : refuse(REASONS.readOtherChat)
 
     case 'write_own_memory':
+      if (unpaired) return refuse(REASONS.notPaired)
       if (isUser || ownScope) return ALLOW
       if (!isMain) return refuse(REASONS.writeOtherMemory)
       return target.userAsked ? ALLOW : refuse(REASONS.notAsked)
 
     case 'write_team_memory':
+      if (unpaired) return refuse(REASONS.notPaired)
       return isUser || isMain || target.callerAdminsAnyGroup ? ALLOW : refuse(REASONS.teamMemory)
 
     default: {

@@ -1,27 +1,12 @@
 /**
- * Chains — the pure rules for work one Bot starts in another: how deep it is, whose budget it
- * spends, and the authority it runs with.
- *
- * A **chain** begins with something the person did (a prompt in a Bot's chat, a post in a room, a
- * scheduled task they created) and continues through every Bot-started turn it causes: deliveries,
- * replies, room member turns, reports. Each such message carries the chain's `Chain` facts in its
- * source (`src/sources.ts`):
- * - `hop`: Bot-to-Bot steps so far (bounded by the hop limit);
- * - `budget`: the id of the work budget opened for the person's message — every Bot-started turn
- *   of the chain draws one unit from it, so one request of the person costs at most N Bot turns
- *   however the Bots delegate (create a group, post with a report, message each other …);
- * - `mode`: the lowest sandbox mode along the chain. Delegation never amplifies authority: a turn
- *   started by a chain runs at the lower of its own mode and the chain's, unless the person marked
- *   the target Bot to accept delegated work at its own preset.
- *
- * Owns: ranking sandbox modes, a preset's mode, merging the chains of the messages that opened a
- * turn, a turn's mode, and budget accounting on a team-state draft. (The chain a turn's send
- * carries is the roster's `chainFrom`: it knows the current turn.)
- *
- * Deliberately narrow: no I/O, no DSH calls, no clock (callers pass times). Services decide when
- * to draw and what to refuse; this module only says what the numbers are.
+ * Chains — the pure rules for work one Bot starts in another: the one rule from a turn's origin to
+ * its (mode, budget, hop) (`turnOrigin`, `turnTerms`; the origin table is at `OriginKind`), mode
+ * ranks, a scheduled run's chain, and work-budget accounting on a team-state draft. A chain's
+ * `hop` counts Bot-to-Bot steps, `budget` names the work budget one request of the person opened,
+ * `mode` is the lowest sandbox mode along it: delegation never amplifies authority.
+ * Deliberately narrow: no I/O, no DSH calls, no clock; services decide when to draw and what to refuse.
  */
-import { SANDBOX_MODES, type Chain, type SandboxMode } from './sources.ts'
+import { chainOf, readSource, SANDBOX_MODES, type Chain, type SandboxMode, type TeamSourceType } from './sources.ts'
 
 export type { Chain, SandboxMode }
 
@@ -51,23 +36,96 @@ export function raises(current: string | undefined, next: string | undefined): b
   return modeRank(next) > modeRank(current)
 }
 
-/** What opened a turn: the person (directly), or a chain of Bot-started work. */
-export type TurnOrigin = { kind: 'person' } | { kind: 'chain'; chain: Chain }
+// ── turn origins: one rule for every way a turn can start ───────────────────────────────────────
 
 /**
- * The origin of a turn from the chains of the messages it claimed (pure). Any message from the
- * person makes it the person's turn; otherwise the deepest hop, the first budget, the lowest mode.
- * `chains` holds `undefined` for a claimed message that is not Bot-started work of ours (another
- * plugin's notice): such a turn is still nobody's at the screen, at hop 0 without a budget.
+ * The kinds of message that can open a Bot's turn, by source — the rows of the origin table:
+ *
+ * | kind          | opened by                                              | mode · budget · hop                          |
+ * | ------------- | ------------------------------------------------------ | -------------------------------------------- |
+ * | `person`      | the person's own message in the Bot's chat             | own preset · a fresh budget · 0              |
+ * | `bot`         | a Bot's message, interrupt, reply or stop notice       | the chain's lowest · the chain's · the chain's |
+ * | `room`        | a room member turn, a room's report, a post            | the chain's lowest · the chain's · the chain's |
+ * | `schedule`    | a scheduled run (`scheduleChain`)                      | lowest of set / creator now / target · the task's own · 0 |
+ * | `handoff`     | a new part's package (the chain rides its source)      | the previous part's last chain               |
+ * | `person-task` | (task ledger) a task the person created                | assignee's preset · a fresh budget · 0        |
+ * | `answer`      | (inbox) an answer to a Bot's question or approval      | the asking chain (a click is not a turn the person opened) |
+ * | `other`       | DSH's own wake-ups (a background job ended), other      | the Session's last chain, until the person   |
+ * |               | plugins' notices, the plugin's notices, a handoff      | speaks again; none known: read-only, no budget |
+ * |               | written before chains rode it, a turn claiming nothing | to draw on                                   |
+ *
+ * Every row but `person` is a turn nobody at the screen opened. The target's own preset bounds
+ * every row (`turnMode`), unless the person marked it to accept delegated work.
  */
-export function turnOrigin(claimed: readonly { person: boolean; chain?: Chain | undefined }[]): TurnOrigin {
-  if (claimed.length === 0 || claimed.some((c) => c.person)) return { kind: 'person' }
+export type OriginKind = 'person' | 'bot' | 'room' | 'schedule' | 'handoff' | 'person-task' | 'answer' | 'other'
+
+/** The kinds whose message carries a chain of its own. */
+export type ChainKind = Exclude<OriginKind, 'person' | 'other'>
+
+/** What one message that opened a turn says about its authority. */
+export type Opener = { kind: 'person' } | { kind: ChainKind; chain: Chain } | { kind: 'other' }
+
+/** Every source this plugin writes, by the kind of turn it opens (a new source type must be placed here). */
+const SOURCE_KINDS: Readonly<Record<TeamSourceType, ChainKind | 'other'>> = {
+  message: 'bot',
+  interrupt: 'bot',
+  reply: 'bot',
+  stop: 'bot',
+  'room-post': 'room',
+  'room-turn': 'room',
+  'room-report': 'room',
+  schedule: 'schedule',
+  handoff: 'handoff',
+  'room-notice': 'other',
+  'room-open': 'other',
+  bootstrap: 'other',
+  'usage-notice': 'other',
+  'secret-note': 'other',
+}
+
+/** What a claimed message's source says about the turn it opens (pure; any input). */
+export function openerOf(source: unknown): Opener {
+  if ((source as { kind?: unknown } | undefined)?.kind === 'user') return { kind: 'person' }
+  const s = readSource(source)
+  const kind = s ? SOURCE_KINDS[s.type] : 'other'
+  const chain = chainOf(s)
+  return kind === 'other' || !chain ? { kind: 'other' } : { kind, chain }
+}
+
+/**
+ * What opened a turn: the person, or a chain — carried by the messages that opened it
+ * (`from: 'message'`), inherited from the Session's last chain (`'session'`), or, with none known,
+ * the read-only chain with no budget (`'nothing'`).
+ */
+export type TurnOrigin = { kind: 'person' } | { kind: 'chain'; chain: Chain; from: 'message' | 'session' | 'nothing' }
+
+/** The budget of a turn that has none to draw on: every draw on it is refused, it is never opened. */
+export const NO_BUDGET = 'budget:none'
+
+/** The chain of a turn nothing known opened: the lowest mode, nothing to draw on. */
+export const NO_CHAIN: Readonly<Chain> = Object.freeze({ hop: 0, budget: NO_BUDGET, mode: 'read-only' })
+
+/**
+ * The origin of a turn from the messages that opened it (pure): any message of the person makes it
+ * the person's turn; else the chains they carry — the deepest hop, the first budget, the lowest
+ * mode; else (nothing there carries authority) the Session's last chain, or `NO_CHAIN`. Only the
+ * messages of the turn's first step count: a message steered in later never changes who opened it.
+ */
+export function turnOrigin(opening: readonly Opener[], sessionChain: () => Chain | undefined): TurnOrigin {
+  if (opening.some((o) => o.kind === 'person')) return { kind: 'person' }
+  const chains = opening.flatMap((o) => ('chain' in o ? [o.chain] : []))
+  if (chains.length) return { kind: 'chain', chain: mergeChains(chains), from: 'message' }
+  const inherited = sessionChain()
+  return inherited ? { kind: 'chain', chain: inherited, from: 'session' } : { kind: 'chain', chain: NO_CHAIN, from: 'nothing' }
+}
+
+/** Several chains as one (pure): the deepest hop, the first budget, the lowest mode. */
+function mergeChains(chains: readonly Chain[]): Chain {
   let hop = 0
   let budget: string | undefined
   let mode: SandboxMode | undefined
   let lowered = false
-  for (const { chain } of claimed) {
-    if (!chain) continue
+  for (const chain of chains) {
     hop = Math.max(hop, chain.hop)
     budget ??= chain.budget
     if (chain.mode) {
@@ -75,7 +133,16 @@ export function turnOrigin(claimed: readonly { person: boolean; chain?: Chain | 
       lowered = true
     }
   }
-  return { kind: 'chain', chain: { hop, ...(budget ? { budget } : {}), ...(mode ? { mode } : {}) } }
+  return { hop, ...(budget ? { budget } : {}), ...(mode ? { mode } : {}) }
+}
+
+/**
+ * The chain a Session carries after a turn of this origin (pure): what a later turn nothing opened
+ * inherits, and what a handoff package carries into the next part. The person's turn leaves hop 0,
+ * its own budget and no mode (the Bot's own preset).
+ */
+export function chainAfterTurn(origin: TurnOrigin, personBudget: string): Chain {
+  return origin.kind === 'person' ? { hop: 0, budget: personBudget } : origin.chain
 }
 
 /**
@@ -85,6 +152,29 @@ export function turnOrigin(claimed: readonly { person: boolean; chain?: Chain | 
 export function turnMode(own: SandboxMode, origin: TurnOrigin, acceptsDelegatedWork: boolean): SandboxMode {
   if (origin.kind === 'person' || acceptsDelegatedWork) return own
   return lowerMode(own, origin.chain.mode) ?? own
+}
+
+/** What a turn runs with: its mode, the budget its Bot-started work draws on, its hop (pure). */
+export interface TurnTerms {
+  mode: SandboxMode
+  budget: string | undefined
+  hop: number
+}
+
+/** The one rule: origin → (mode, budget, hop). `personBudget` is the budget a person's turn opens. */
+export function turnTerms(origin: TurnOrigin, own: SandboxMode, acceptsDelegatedWork: boolean, personBudget: string): TurnTerms {
+  const chain = chainAfterTurn(origin, personBudget)
+  return { mode: turnMode(own, origin, acceptsDelegatedWork), budget: chain.budget, hop: chain.hop }
+}
+
+/**
+ * The chain of one run of a scheduled task (pure): hop 0, the run's own budget, and the lower of
+ * the mode the task was set at and its creating Bot's preset now (absent: the person set it). The
+ * target's own preset bounds it again when the turn runs (`turnMode`).
+ */
+export function scheduleChain(task: { id: string; mode?: SandboxMode | undefined }, run: number, creatorModeNow: SandboxMode | undefined): Chain {
+  const mode = lowerMode(task.mode, creatorModeNow)
+  return { hop: 0, budget: `budget:${task.id}#${run}`, ...(mode ? { mode } : {}) }
 }
 
 // ── work budgets in team state ──────────────────────────────────────────────────────────────────
@@ -102,9 +192,13 @@ export interface Budget {
 
 export type DrawVerdict = { ok: true; left: number } | { ok: false; reason: string }
 
+const NO_BUDGET_REASON =
+  'this turn was not started by the person or by work with a budget of its own (something else woke you, and no request of the person is known), so it cannot start work for other Bots. Tell the person what you would do; they can ask you in your own chat.'
+
 /** Draw `n` Bot-started turns from a budget (pure over the list; mutates the found entry). */
 export function draw(budgets: Budget[], id: string | undefined, n = 1): DrawVerdict {
   if (id === undefined) return { ok: true, left: Number.POSITIVE_INFINITY }
+  if (id === NO_BUDGET) return { ok: false, reason: NO_BUDGET_REASON }
   const budget = budgets.find((b) => b.id === id)
   if (!budget)
     return { ok: false, reason: 'the work budget of the request that started this chain is gone (it was closed long ago). The person must ask again.' }
@@ -133,6 +227,7 @@ export function drawOn(
 ): DrawVerdict {
   const id = chain.budget
   if (id === undefined) return { ok: true, left: Number.POSITIVE_INFINITY }
+  if (id === NO_BUDGET) return { ok: false, reason: NO_BUDGET_REASON }
   if (opts.open && !draft.budgets.some((b) => b.id === id)) {
     draft.budgets.push({ id, openedBy: opts.open.by ?? 'user', origin: opts.open.origin, openedAt: opts.open.at, limit: opts.limit, used: 0 })
     draft.budgets = boundBudgets(draft.budgets)
@@ -151,6 +246,7 @@ export function drawOn(
  * draw later), so a spent budget stops the chain at its source.
  */
 export function canStart(draft: { budgets: readonly Budget[] }, chain: Chain): DrawVerdict {
+  if (chain.budget === NO_BUDGET) return { ok: false, reason: NO_BUDGET_REASON }
   const budget = chain.budget === undefined ? undefined : draft.budgets.find((b) => b.id === chain.budget)
   if (!budget) return { ok: true, left: Number.POSITIVE_INFINITY }
   if (budget.used >= budget.limit)

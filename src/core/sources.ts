@@ -136,8 +136,10 @@ export interface ScheduleSource extends Base, Chain {
 /**
  * The handoff package: the first message of a new part of a Bot's conversation (its note and the
  * messages it received in the previous part; `recall` = material lifted out of another Session).
+ * It carries the previous part's last chain (absent in packages written before chains rode it),
+ * so the new part runs under the same chain; the package text never states it.
  */
-export interface HandoffSource extends Base {
+export interface HandoffSource extends Base, Partial<Chain> {
   form: 'recall'
   type: 'handoff'
   /** The part this package opens. */
@@ -240,8 +242,8 @@ export function usageNoticeSource(summary: string): UsageNoticeSource {
   return { ...base, form: 'notice', type: 'usage-notice', summary: oneLine(summary) }
 }
 
-export function handoffSource(part: number, resume: boolean): HandoffSource {
-  return { ...base, form: 'recall', type: 'handoff', part, resume }
+export function handoffSource(part: number, resume: boolean, chain?: Chain): HandoffSource {
+  return { ...base, form: 'recall', type: 'handoff', part, resume, ...(chain ? chainFields(chain) : {}) }
 }
 
 export function secretNoteSource(name: string, summary: string): SecretNoteSource {
@@ -296,7 +298,15 @@ const readers = z.discriminatedUnion('type', [
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('bootstrap'), summary: z.string() }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('usage-notice'), summary: z.string() }),
   z.object({ ...plugin, form: z.literal('relay'), type: z.literal('schedule'), scheduleId: id, createdBy: id, ...chain }),
-  z.object({ ...plugin, form: z.literal('recall'), type: z.literal('handoff'), part: z.int().min(1).max(1_000_000), resume: z.boolean() }),
+  z.object({
+    ...plugin,
+    form: z.literal('recall'),
+    type: z.literal('handoff'),
+    part: z.int().min(1).max(1_000_000),
+    resume: z.boolean(),
+    ...chain,
+    hop: chain.hop.optional(),
+  }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('secret-note'), summary: z.string(), name: z.string().max(64) }),
 ])
 
@@ -344,8 +354,8 @@ export function readSourceOf<T extends TeamSourceType>(source: unknown, ...types
 
 /** The chain facts of a source that carries them (pure). */
 export function chainOf(source: TeamSource | undefined): Chain | undefined {
-  if (!source || !('hop' in source)) return undefined
-  return chainFields(source)
+  if (!source || !('hop' in source) || source.hop === undefined) return undefined
+  return chainFields(source as Chain)
 }
 
 // ── the room's answer (assistant message) ───────────────────────────────────────────────────────

@@ -477,9 +477,12 @@ export class BotDelivery extends Service {
     const inbox = [...agent.inbox.nextStep, ...agent.inbox.nextTurn]
     const userPrompts = inbox.filter((m) => m.source.kind === 'user')
     const botMessages = inbox.filter((m) => relayOf(m.source)).length
-    // The notice is recorded first (outbox), handed over once the aborted turn has closed.
+    // The notice is recorded first (outbox), handed over once the aborted turn has closed. It opens
+    // a turn of the target, so it draws on the stopping chain's budget and carries it (forced: a
+    // stop always goes, and the turn it opens cannot start more once the budget is spent).
     let delivery: Delivery | undefined
     await this.store.update((s) => {
+      drawOn(s, sender.chain, { limit: this.limits(s.limits).workBudget, open: { origin: stopper.id, at: nowIso() }, force: true })
       delivery = {
         id: allocateId(s, 'delivery'),
         from: stopper.id,
@@ -491,6 +494,7 @@ export class BotDelivery extends Service {
         createdAt: nowIso(),
         status: 'pending',
         sessionId: String(agent.id),
+        ...(sender.chain.budget ? { budget: sender.chain.budget } : {}),
         ...(sender.chain.mode ? { mode: sender.chain.mode } : {}),
       }
       s.deliveries.push(delivery)

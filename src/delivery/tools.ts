@@ -8,7 +8,8 @@
  * Deliberately narrow: wording and arguments; no tool ever waits for the target's turn (two Bots
  * waiting on each other would deadlock) — answers come back as new messages.
  */
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTeamTool } from '../dsh/team-tool.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import { requesterOf as from } from '../core/caller.ts'
 import type { BotDelivery } from './service.ts'
@@ -23,7 +24,7 @@ export type DeliveryToolHost = Pick<BotDelivery, 'send' | 'stop' | 'nameOf'>
 
 export function deliveryTools(delivery: DeliveryToolHost): ToolDefinition[] {
   return [
-    defineTool({
+    defineTeamTool({
       name: 'message_bot',
       description: `Send a message to another Bot of the team. It is queued after that Bot's current turn (or starts a turn if it is idle); this tool does not wait for it. ${SELF_CONTAINED} With reply_to "me" (default) its final answer comes back to you later as a new message; with "user" it answers the user in its own chat and nothing comes back.`,
       parameters: {
@@ -46,7 +47,7 @@ export function deliveryTools(delivery: DeliveryToolHost): ToolDefinition[] {
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'interrupt_bot',
       description: `Main Bots only: put a message into another Bot's CURRENT turn; it reads it at its next step (or it starts a turn if idle). Use for corrections that cannot wait; otherwise use message_bot. ${SELF_CONTAINED} Nothing is sent back automatically.`,
       parameters: {
@@ -64,7 +65,7 @@ export function deliveryTools(delivery: DeliveryToolHost): ToolDefinition[] {
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'stop_bot',
       description:
         "Main Bots only, and only when the user asks or a Bot is clearly doing harm or wasting work: end another Bot's current turn now. Bot messages queued for it are discarded and their senders told; the user's own queued prompts are kept. Its next turn tells it that you stopped it and why.",

@@ -262,7 +262,7 @@ export class BotMemory extends Service {
         input.bot !== undefined ? `there is no Bot "${input.bot}".` : 'name the Bot whose memory to change.',
       )
     }
-    const userAsked = caller.kind === 'user' || (actor.sessionId !== undefined && this.roster.turnOf(actor.sessionId)?.origin.kind === 'person')
+    const userAsked = caller.kind === 'user' || (actor.sessionId !== undefined && this.roster.personOpened({ kind: 'bot', sessionId: actor.sessionId }))
     const verdict = this.roster.check(caller, 'write_own_memory', { botId: bot.id, userAsked })
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
     const mine = bot.id === caller.botId

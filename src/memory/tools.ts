@@ -3,7 +3,8 @@
  * from the calling Session (`exec.agent`) and answers in plain text; refusals are answers the
  * model can act on. Deliberately narrow: argument shapes and wording; `botMemory` does the work.
  */
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTeamTool } from '../dsh/team-tool.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import type { BotMemory } from './service.ts'
 import { requesterOf } from '../core/caller.ts'
@@ -11,7 +12,7 @@ import { requesterOf } from '../core/caller.ts'
 export function memoryTools(memory: BotMemory): ToolDefinition[] {
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
   return [
-    defineTool({
+    defineTeamTool({
       name: 'remember',
       description: `Save one lasting fact, preference or decision to long-term memory (one short fact per entry, at most ${memory.limits.entry} characters), or replace an entry. Longer details go into a topic. Never save keys, passwords, codes or ID numbers. Saved entries show in your memory section from the next conversation part; recall finds them at once.`,
       parameters: {
@@ -34,7 +35,7 @@ export function memoryTools(memory: BotMemory): ToolDefinition[] {
         )
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'forget',
       description: 'Remove one entry from long-term memory.',
       parameters: {
@@ -50,7 +51,7 @@ export function memoryTools(memory: BotMemory): ToolDefinition[] {
         )
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'recall',
       description: "Search your and the team's long-term memory, topic files included, as it is now (also what was saved during this conversation).",
       parameters: {

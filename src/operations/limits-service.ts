@@ -8,8 +8,8 @@
  * A change is a patch: a number sets an override, `null` clears it (the config value applies
  * again); every value is checked against the config's bounds, a bad one refuses the whole patch
  * with one `field: message` part per bad field and changes nothing. `set` refuses a patch that
- * raises a limit unless the caller says it may (`mayRaise`): the HTTP route asks for a paired
- * browser first, and the check runs again inside the save, against the state being written.
+ * raises a limit unless the caller may (`mayRaise`: the HTTP request came from a paired browser),
+ * decided inside the save, against the limits being written.
  *
  * Deliberately does not: enforce any limit (delivery, rooms, schedules and the roster each ask
  * `inForce()` at their own checks and word their own refusals), decide who may raise (the route
@@ -101,7 +101,7 @@ export class BotLimits extends Service {
     await this.store.update((s) => {
       const raised = this.raises(patch, s.limits)
       if (raised.length && !opts.mayRaise)
-        throw new TeamRefusal('forbidden', `Raising ${raised.join(', ')} lets Bots do more and needs a paired browser; nothing changed.`)
+        throw new TeamRefusal('forbidden', `Raising ${raised.join(', ')} lets Bots do more, so it is accepted only from the paired team page; nothing changed.`)
       const next = patchOverrides(s.limits, patch)
       if (Object.keys(next).length) s.limits = next
       else delete s.limits

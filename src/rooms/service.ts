@@ -31,7 +31,7 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import type { Caller, Decision } from '../core/authority.ts'
+import type { Caller, Decision, Target } from '../core/authority.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { byRef } from '../core/names.ts'
 import { TeamRefusal } from '../core/refusal.ts'
@@ -318,6 +318,12 @@ export class BotRooms extends Service {
     if (!verdict.allowed) throw new RoomRefusal('forbidden', verdict.reason)
   }
 
+  /** The authority check inside a save, with the facts read off the draft. */
+  private requireIn(caller: Caller, action: GroupAction, target: Target): void {
+    const verdict = this.roster.check(caller, action, target)
+    if (!verdict.allowed) throw new RoomRefusal('forbidden', verdict.reason)
+  }
+
   private find(ref: string): Group {
     const group = this.group(ref)
     if (!group)
@@ -343,21 +349,26 @@ export class BotRooms extends Service {
 
   // ── changing groups ─────────────────────────────────────────────────────────────────────────
 
+  /**
+   * Create a group. Its fields are validated first; who may create it (a named admin is a raise:
+   * the person's turn for a Bot, a paired browser over HTTP) is decided inside the save.
+   */
   async createGroup(req: Requester, raw: unknown): Promise<Group> {
-    const caller = this.roster.caller(req)
-    this.require(caller, 'create_group')
+    this.require(this.roster.caller(req), 'create_group')
     const fields = resolveCreate(this.state, raw)
     if (!fields.ok) throw new RoomRefusal('invalid', `The group was not created: ${fields.reason}.`)
+    const userAsked = this.roster.personOpened(req)
     await this.writable()
-    if (req.kind === 'bot') this.roster.noteCreation(req.sessionId, 'groups')
     let id = ''
     await this.store.update((s) => {
       const again = resolveCreate(s, raw)
       if (!again.ok) throw new RoomRefusal('invalid', `The group was not created: ${again.reason}.`)
+      this.requireIn(this.roster.caller(req, s), 'create_group', { userAsked, makesAdmin: again.value.admin !== undefined })
       const live = Object.values(s.groups).filter((g) => !g.deleted).length
       const { maxGroups } = this.ctx.botLimits.inForce(s.limits)
       if (live >= maxGroups)
         throw new RoomRefusal('limit', `The group was not created: the team already has ${live} groups (limit ${maxGroups}). Delete a group first.`)
+      if (req.kind === 'bot') this.roster.noteCreation(req.sessionId, 'groups')
       id = allocateId(s, 'group')
       s.groups[id] = { id, ...again.value, memberSessions: {}, seen: {}, createdAt: new Date().toISOString() }
     })
@@ -365,16 +376,33 @@ export class BotRooms extends Service {
     return this.state.groups[id]!
   }
 
+  /**
+   * Change a group. Its fields are validated first, and again inside the save, where who may
+   * change it — naming an admin other than the group's own now is a raise — is decided against the
+   * group as it is being written (a held request cannot undo the person's change).
+   */
   async updateGroup(req: Requester, ref: string, raw: unknown): Promise<Group> {
-    const caller = this.roster.caller(req)
     const group = this.find(ref)
-    this.require(caller, 'update_group', group)
-    const adminOnly = caller.kind === 'bot' && caller.botId === group.admin ? caller.botId : undefined
-    const fields = resolveUpdate(this.state, group, raw, adminOnly)
-    if (!fields.ok) throw new RoomRefusal('invalid', `Group ${group.name} was not changed: ${fields.reason}.`)
+    this.require(this.roster.caller(req), 'update_group', group)
+    const adminOnly = (caller: Caller, g: Group) => (caller.kind === 'bot' && caller.botId === g.admin ? caller.botId : undefined)
+    const first = resolveUpdate(this.state, group, raw, adminOnly(this.roster.caller(req), group))
+    if (!first.ok) throw new RoomRefusal('invalid', `Group ${group.name} was not changed: ${first.reason}.`)
+    const userAsked = this.roster.personOpened(req)
     await this.writable()
+    let before: Group | undefined
+    let after: Group | undefined
     await this.store.update((s) => {
-      const g = s.groups[group.id]!
+      const g = s.groups[group.id]
+      if (!g || g.deleted) throw new RoomRefusal('not-found', `Group ${group.name} was deleted meanwhile; nothing was changed.`)
+      const caller = this.roster.caller(req, s)
+      const fields = resolveUpdate(s, g, raw, adminOnly(caller, g))
+      if (!fields.ok) throw new RoomRefusal('invalid', `Group ${group.name} was not changed: ${fields.reason}.`)
+      this.requireIn(caller, 'update_group', {
+        ...this.targetFacts(caller, g),
+        userAsked,
+        makesAdmin: fields.value.admin !== undefined && fields.value.admin !== g.admin,
+      })
+      before = { ...g, members: [...g.members] }
       g.name = fields.value.name
       g.members = fields.value.members
       g.mode = fields.value.mode
@@ -382,8 +410,9 @@ export class BotRooms extends Service {
       if (fields.value.admin) g.admin = fields.value.admin
       else delete g.admin
       for (const botId of Object.keys(g.seen ?? {})) if (!g.members.includes(botId)) delete g.seen![botId]
+      after = g
     })
-    const removed = group.members.filter((id) => !fields.value.members.includes(id))
+    const removed = before!.members.filter((id) => !after!.members.includes(id))
     for (const botId of removed) await this.stopMember(group.id, botId, `removed from group ${group.name}`)
     return this.state.groups[group.id]!
   }

@@ -10,7 +10,8 @@
  * never the roster behind it.
  */
 import { requesterOf } from '../core/caller.ts'
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTeamTool } from '../dsh/team-tool.ts'
 import type { Group } from '../store/index.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import type { BotRooms } from './service.ts'
@@ -27,7 +28,7 @@ function describeGroup(rooms: Pick<RoomToolHost, 'nameOf'>, g: Group): string {
 
 export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
   return [
-    defineTool({
+    defineTeamTool({
       name: 'create_group',
       description:
         'Create a group room: members speak in order, only when called. Main Bots only, and only when the user asks. The user reads and writes in the room in DSH Web.',
@@ -50,7 +51,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'update_group',
       description:
         "Change a group: name, members, admin, mode or notice. A Main Bot may change any group, an admin its own (an admin cannot leave the group without an admin or remove itself). Removed members' group activity stops.",
@@ -71,7 +72,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'delete_group',
       description:
         "Delete a group: its members' group activity stops and its Sessions are archived (not erased). Main Bots only, only when the user asks; refused while a round runs.",
@@ -87,7 +88,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'post_to_group',
       description:
         "Post to a group room under your name; it starts a round (routed like a user message: @Name calls that member). Main Bots, or the group's admin. Returns at once; with report=true the replies come back to this chat when the round ends.",
@@ -108,7 +109,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'read_group_chat',
       description: "Read a group's recent posts, or search its whole history with query. Members of the group and Main Bots.",
       parameters: {
@@ -128,7 +129,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
 /** Tools of a member's group Session: reading that group's chat. */
 export function memberTools(rooms: Pick<RoomToolHost, 'readChat'>, groupId: string): ToolDefinition[] {
   return [
-    defineTool({
+    defineTeamTool({
       name: 'read_group_chat',
       description: 'Read older posts of this group than your turn showed, or search its whole history with query.',
       parameters: {

@@ -49,6 +49,8 @@ export interface PickerHost {
   ownerOf(sessionId: string): BotSessionOwner | undefined
   sessionsOf(botId: string): readonly string[]
   turnOf(sessionId: string): TurnInfo | undefined
+  /** A step of `turn` begins in a Bot Session (so a turn that claimed no message is known too). */
+  turnBegan(sessionId: string, turn: number): void
   record(text: string, botId?: string): void
 }
 
@@ -204,7 +206,8 @@ export class PickerSync {
     const sessionId = String(agent.id)
     const dispose = agent.ctx.on(
       'agent/pre-step',
-      async (_payload, next) => {
+      async (payload, next) => {
+        this.host.turnBegan(sessionId, payload.turn)
         const turn = this.host.turnOf(sessionId)
         const bot = this.bot(botId)
         if (turn && bot && this.modeTurn.get(sessionId) !== turn.turn) {

@@ -46,7 +46,7 @@ import { z } from 'zod'
 import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
 import type { Requester } from '../core/caller.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from '../core/authority.ts'
-import { BotCreateInput, BotUpdateInput, nameTaken, type BotUpdateRaw } from './bot-fields.ts'
+import { BotCreateInput, BotUpdateInput, DEFAULT_PERMISSION_PRESET, nameTaken, type BotUpdateRaw } from './bot-fields.ts'
 import { currentPart, IDENTITY_SECTION, identityText, liveBotList, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
 import { botTools } from './tools.ts'
 import { guardUnattendedTurns } from './unattended.ts'
@@ -108,12 +108,6 @@ export interface PartHandoff {
   resume?: boolean
 }
 
-/** A change requested by a tool call: the calling Bot Session, and DSH's approval prompt in that turn. */
-export interface ToolCall {
-  sessionId: string
-  confirm?: (reason: string) => Promise<'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'>
-}
-
 export interface RosterActivity {
   at: string
   botId?: string
@@ -154,6 +148,7 @@ export class BotRoster extends Service {
       ownerOf: (sid) => this.ownerOf(sid),
       sessionsOf: (botId) => this.sessionsOf(botId),
       turnOf: (sid) => this.turns.current(sid),
+      turnBegan: (sid, turn) => this.turns.began(sid, turn),
       record: (text, botId) => this.record(text, botId),
     })
   }
@@ -239,15 +234,19 @@ export class BotRoster extends Service {
     return owner?.kind === 'own' ? own(this.state.bots, owner.botId) : undefined
   }
 
-  /** Who asks, for the authority check: the person, or the Bot whose Session calls. */
-  caller(req: Requester): Caller {
-    return req.kind === 'user' ? { kind: 'user' } : this.callerOf(req.sessionId)
+  /**
+   * Who asks, for the authority check: the person (over HTTP: paired or not), or the Bot whose
+   * Session calls — as `state` has it (pass the draft inside a save, so the check and the write agree).
+   */
+  caller(req: Requester, state: Readonly<TeamState> = this.state): Caller {
+    if (req.kind === 'user') return { kind: 'user', ...(req.paired !== undefined ? { paired: req.paired } : {}) }
+    return this.callerOf(req.sessionId, state)
   }
 
   /** Who a Session is, for the authority check: the Bot, in its own chat or in a group Session. */
-  callerOf(sessionId: string | undefined): Caller {
+  callerOf(sessionId: string | undefined, state: Readonly<TeamState> = this.state): Caller {
     const owner = sessionId === undefined ? undefined : this.ownerOf(sessionId)
-    const bot = owner && own(this.state.bots, owner.botId)
+    const bot = owner && own(state.bots, owner.botId)
     if (!bot || bot.deleted) return { kind: 'non-bot-session' }
     return { kind: bot.main ? 'main-bot' : 'bot', botId: bot.id }
   }
@@ -341,6 +340,12 @@ export class BotRoster extends Service {
     if (!verdict.allowed) throw new RosterRefusal('forbidden', verdict.reason)
   }
 
+  /** `require` inside a save: the facts were read off the draft, so `decide` alone answers. */
+  private requireIn(caller: Caller, action: TeamAction, target: Target): void {
+    const verdict = decide(caller, action, target)
+    if (!verdict.allowed) throw new RosterRefusal('forbidden', verdict.reason)
+  }
+
   private async writable(): Promise<void> {
     await this.store.claim()
     if (!this.store.isWriter()) {
@@ -357,41 +362,23 @@ export class BotRoster extends Service {
   }
 
   /**
-   * Whether the caller acts in a turn the person opened: the user (team page) always; a Bot only
-   * from a tool call in a turn whose opening messages include one from the user.
+   * Whether a requester acts in a turn the person opened: the person always; a Bot only from a
+   * turn whose first step entered a message of the person (`TurnTracker`; a steered one does not count).
    */
-  private userAsked(caller: Caller, via: ToolCall | undefined): boolean {
-    if (caller.kind === 'user') return true
-    return via !== undefined && this.turns.current(via.sessionId)?.origin.kind === 'person'
+  personOpened(req: Requester): boolean {
+    return req.kind === 'user' || this.turns.current(req.sessionId)?.origin.kind === 'person'
   }
 
-  /**
-   * The authority check for a change, with the person's confirmation asked when (and only when)
-   * the change raises a preset, the caller is a Bot, and its turn was opened by the user: DSH's own
-   * approval prompt, with a reason the plugin words (never the model). Anything else that
-   * `decide` refuses is refused as it says.
-   */
-  private async authorize(caller: Caller, action: 'create_bot' | 'update_bot', target: Target, via: ToolCall | undefined, raise: string): Promise<void> {
-    const facts = { ...target, userAsked: this.userAsked(caller, via) }
-    const verdict = this.check(caller, action, facts)
-    if (verdict.allowed) return
-    const confirmable = facts.raisesPreset && facts.userAsked && via?.confirm && this.check(caller, action, { ...facts, personConfirmed: true }).allowed
-    if (!confirmable) throw new RosterRefusal('forbidden', verdict.reason)
-    const outcome = await via!.confirm!(raise)
-    if (outcome === 'allowed-once') {
-      this.record(`the person approved: ${raise}`, target.botId)
-      return
-    }
-    const why =
-      outcome === 'rejected'
-        ? "the person declined it (or this chat's approval policy does not ask)"
-        : outcome === 'cancelled'
-          ? 'the approval prompt was cancelled'
-          : 'nobody could be asked here'
-    throw new RosterRefusal(
-      'forbidden',
-      `Not done: raising a permission preset needs the person's approval, and ${why}. The user can raise it on the team page.`,
-    )
+  /** The facts of a Bot-requested change about its turn: who opened it, and the mode it runs at. */
+  private turnFacts(req: Requester): { userAsked: boolean; turnMode?: SandboxMode } {
+    if (req.kind === 'user') return { userAsked: true }
+    const mode = this.modeOf(req.sessionId)
+    return { userAsked: this.personOpened(req), ...(mode ? { turnMode: mode } : {}) }
+  }
+
+  /** True when a Bot would get `preset` and it is above `turnMode` (a Bot-requested change only). */
+  private aboveTurn(turnMode: SandboxMode | undefined, preset: string): boolean {
+    return turnMode !== undefined && raises(turnMode, this.pickers.presetMode(preset))
   }
 
   /** Bots and groups created from one turn so far (the per-turn creation cap). */
@@ -439,29 +426,33 @@ export class BotRoster extends Service {
     }
   }
 
-  /** Create a Bot and open its own chat. `system` skips the authority check (first start only). */
-  async create(req: Requester, raw: unknown, opts: { system?: boolean; via?: ToolCall } = {}): Promise<Bot> {
-    const caller = this.caller(req)
+  /**
+   * Create a Bot and open its own chat. The input is validated first; who may create what is
+   * decided inside the save, against the team being written (`system` skips it: first start only).
+   */
+  async create(req: Requester, raw: unknown, opts: { system?: boolean } = {}): Promise<Bot> {
     const parsed = BotCreateInput.safeParse(raw)
-    if (!opts.system) {
-      const own = caller.botId ? this.bot(caller.botId) : undefined
-      const preset = parsed.success ? parsed.data.permissionPreset : undefined
-      const raisesPreset = own !== undefined && preset !== undefined && raises(this.pickers.presetMode(own.permissionPreset), this.pickers.presetMode(preset))
-      await this.authorize(
-        caller,
-        'create_bot',
-        { raisesPreset, setsWorkFolder: parsed.success && parsed.data.workFolder !== undefined },
-        opts.via,
-        `create Bot "${parsed.success ? parsed.data.name : '?'}" with permission preset ${preset} (above ${own?.name ?? 'the caller'}'s own, ${own?.permissionPreset})`,
-      )
-    }
     if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
     const input = parsed.data
-    if (input.workFolder !== undefined) requireFolder(input.workFolder, 'The Bot was not created', this.config)
+    const turn = this.turnFacts(req)
     await this.writable()
-    if (opts.via) this.noteCreation(opts.via.sessionId, 'Bots')
     let created: Bot | undefined
     await this.store.update((s) => {
+      const caller = this.caller(req, s)
+      if (!opts.system) {
+        const callerBot = caller.botId ? own(s.bots, caller.botId) : undefined
+        const base = caller.kind === 'user' ? DEFAULT_PERMISSION_PRESET : callerBot?.permissionPreset
+        this.requireIn(caller, 'create_bot', {
+          ...turn,
+          raisesPreset: base !== undefined && raises(this.pickers.presetMode(base), this.pickers.presetMode(input.permissionPreset)),
+          exceedsTurnMode: this.aboveTurn(turn.turnMode, input.permissionPreset),
+          makesMain: input.main,
+          hides: input.hidden,
+          setsWorkFolder: input.workFolder !== undefined,
+        })
+      }
+      // The folder is checked once the caller may set one (a Bot is told whose act it is, not why the folder is bad).
+      if (input.workFolder !== undefined) requireFolder(input.workFolder, 'The Bot was not created', this.config)
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
       if (nameTaken(input.name, s.bots))
         throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
@@ -472,6 +463,7 @@ export class BotRoster extends Service {
           'limit',
           `The Bot was not created: the team already has ${live} Bots (limit ${maxBots}). Delete a Bot first, or raise the limit in Team settings.`,
         )
+      if (req.kind === 'bot') this.noteCreation(req.sessionId, 'Bots')
       const id = allocateId(s, 'bot')
       created = {
         id,
@@ -498,36 +490,41 @@ export class BotRoster extends Service {
     return this.state.bots[created!.id]!
   }
 
-  async update(req: Requester, ref: string, raw: unknown, opts: { via?: ToolCall } = {}): Promise<Bot> {
-    const caller = this.caller(req)
+  /**
+   * Change a Bot. The patch is validated first; who may change what is decided inside the save,
+   * against the Bot as it is being written (a body held open while the person changed the Bot is
+   * judged against the person's change, never against what the Bot was when the request began).
+   */
+  async update(req: Requester, ref: string, raw: unknown): Promise<Bot> {
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
     const parsed = BotUpdateInput.safeParse(raw as BotUpdateRaw)
     if (!parsed.success) throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: ${formatIssues(parsed.error)}`)
     const patch = parsed.data
-    const raisesPreset =
-      patch.permissionPreset !== undefined && raises(this.pickers.presetMode(bot.permissionPreset), this.pickers.presetMode(patch.permissionPreset))
-    await this.authorize(
-      caller,
-      'update_bot',
-      {
-        botId: bot.id,
-        wouldRemoveLastMain: patch.main === false && bot.main && this.mainCount(this.state) === 1,
-        raisesPreset,
-        setsWorkFolder: patch.workFolder !== undefined,
-      },
-      opts.via,
-      `raise Bot ${bot.name}'s permission preset from ${bot.permissionPreset} to ${patch.permissionPreset}`,
-    )
-    if (typeof patch.workFolder === 'string') requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config)
+    const turn = this.turnFacts(req)
     await this.writable()
     await this.store.update((s) => {
       const b = own(s.bots, bot.id)
       if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} was deleted meanwhile; nothing was changed.`)
+      const caller = this.caller(req, s)
+      const preset = patch.permissionPreset
+      const mode = (p: string) => this.pickers.presetMode(p)
+      const lowers = preset !== undefined && raises(mode(preset), mode(b.permissionPreset))
+      this.requireIn(caller, 'update_bot', {
+        ...turn,
+        botId: b.id,
+        raisesPreset: preset !== undefined && raises(mode(b.permissionPreset), mode(preset)),
+        exceedsTurnMode: preset !== undefined && !lowers && this.aboveTurn(turn.turnMode, preset),
+        makesMain: patch.main === true && !b.main,
+        hides: patch.hidden === true && !b.hidden,
+        setsWorkFolder: patch.workFolder !== undefined,
+        changesInstructions: patch.instructions !== undefined && patch.instructions !== b.instructions,
+        wouldRemoveLastMain: patch.main === false && b.main && this.mainCount(s) === 1,
+      })
+      if (typeof patch.workFolder === 'string') requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config)
       if (patch.name !== undefined && nameTaken(patch.name, s.bots, bot.id)) {
         throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: a Bot named "${patch.name}" already exists.`)
       }
-      if (patch.main === false && b.main && this.mainCount(s) === 1) throw new RosterRefusal('forbidden', lastMainReason(caller, 'update_bot', bot.id))
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue
         if (key === 'model' && value === null) delete b.model
@@ -546,17 +543,16 @@ export class BotRoster extends Service {
 
   /**
    * The person's switch (paired team page only; no tool can set it): run this Bot's delegated work
-   * at its own preset instead of the lowest along the chain.
+   * at its own preset instead of the lowest along the chain. Decided inside the save, like any change.
    */
   async setAcceptsDelegatedWork(req: Requester, ref: string, accepts: boolean): Promise<Bot> {
-    const caller = this.caller(req)
-    if (caller.kind !== 'user') throw new RosterRefusal('forbidden', 'Only the person, on the team page, may let a Bot run delegated work at its own preset.')
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}".`)
     await this.writable()
     await this.store.update((s) => {
       const b = own(s.bots, bot.id)
       if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} was deleted meanwhile; nothing was changed.`)
+      this.requireIn(this.caller(req, s), 'update_bot', { ...this.turnFacts(req), botId: b.id, setsDelegatedWork: true })
       b.acceptsDelegatedWork = accepts
     })
     this.record(`${bot.name} ${accepts ? 'now runs' : 'no longer runs'} delegated work at its own preset (set by the person)`, bot.id)
@@ -571,14 +567,14 @@ export class BotRoster extends Service {
    * Delete = stop all activity: mark the Bot deleted (its data stays), cancel its running turns and
    * drop what is queued for it (recorded), archive its Sessions, and tell the other services.
    */
-  async delete(req: Requester, ref: string, reason: string, opts: { via?: ToolCall } = {}): Promise<Bot> {
+  async delete(req: Requester, ref: string, reason: string): Promise<Bot> {
     const caller = this.caller(req)
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}". Call list_bots to see the team.`)
     const why = String(reason ?? '').trim()
     if ([...why].length > REASON_MAX)
       throw new RosterRefusal('invalid', `The reason is longer than ${REASON_MAX} characters; say it in a sentence. Nothing was deleted.`)
-    const facts = { botId: bot.id, userAsked: this.userAsked(caller, opts.via), wouldRemoveLastMain: bot.main && this.mainCount(this.state) === 1 }
+    const facts = { botId: bot.id, userAsked: this.personOpened(req), wouldRemoveLastMain: bot.main && this.mainCount(this.state) === 1 }
     this.require(caller, 'delete_bot', facts)
     await this.writable()
     const at = new Date().toISOString()
@@ -757,6 +753,20 @@ export class BotRoster extends Service {
     return this.turns.current(sessionId)
   }
 
+  /**
+   * The chain a Bot Session carries now (its current or last turn's, else its log's): what a turn
+   * nothing opened inherits, and what a handoff carries into the next part. Undefined: none known.
+   */
+  sessionChain(sessionId: string): Chain | undefined {
+    return this.turns.lastChain(sessionId)
+  }
+
+  /** The sandbox mode of a live Bot's own preset now (undefined: no such Bot, or a preset this DSH does not know). */
+  ownMode(botId: string): SandboxMode | undefined {
+    const bot = this.bot(botId)
+    return bot ? this.pickers.presetMode(bot.permissionPreset) : undefined
+  }
+
   /** The sandbox mode a Bot's current turn in a Session runs at. */
   modeOf(sessionId: string): SandboxMode | undefined {
     const owner = this.ownerOf(sessionId)
@@ -767,7 +777,7 @@ export class BotRoster extends Service {
 
 /** Why a change that would leave the team without a Main Bot is refused, in `decide`'s words. */
 function lastMainReason(caller: Caller, action: 'update_bot' | 'delete_bot', botId: string): string {
-  const verdict = decide(caller, action, { botId, wouldRemoveLastMain: true, userAsked: true, personConfirmed: true })
+  const verdict = decide(caller, action, { botId, wouldRemoveLastMain: true, userAsked: true })
   return verdict.allowed ? 'The team must keep a Main Bot.' : verdict.reason
 }
 

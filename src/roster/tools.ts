@@ -7,9 +7,10 @@
  * the model can read and act on, not thrown errors. Deliberately narrow: wording and argument
  * shapes only; the roster service does the work.
  */
-import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
+import type { ToolDefinition, ToolExecution } from '@deepseek-ai/dsh-tools'
+import { defineTeamTool } from '../dsh/team-tool.ts'
 import type { Bot } from '../store/index.ts'
-import type { BotRoster, ToolCall } from './service.ts'
+import type { BotRoster } from './service.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import { requesterOf } from '../core/caller.ts'
 
@@ -39,29 +40,19 @@ export function renderBotList(bots: readonly BotSummary[]): string {
 
 const text = textOutput
 
-const ONLY_WHEN_ASKED =
-  'Main Bots only, and only when the user asks for it (checked: a turn another Bot, a room or a timer started is refused). Raising a permission preset asks the user to approve it.'
+const MAIN_ONLY = 'Main Bots only.'
 
-type Exec = Pick<ToolExecution, 'agent' | 'callId' | 'signal'>
+const ONLY_WHEN_ASKED = 'Main Bots only, and only when the user asks for it (checked: a turn another Bot, a room, a timer or a notice started is refused).'
 
-/** The calling Session and DSH's approval prompt in its turn, for changes that need the person. */
-function via(exec: Exec, toolName: string): ToolCall | undefined {
-  const agent = exec.agent
-  if (!agent) return undefined
-  return {
-    sessionId: String(agent.id),
-    confirm: async (reason) => {
-      const approval = agent.ctx.get('approval')
-      if (!approval) return 'unavailable'
-      return approval.request({ agent, toolName, callId: exec.callId, reason, ...(exec.signal ? { signal: exec.signal } : {}) })
-    },
-  }
-}
+const BOUNDED =
+  "In a turn the user did not open it may not give a Bot a preset above the turn's own, nor make a Main Bot. Raising a preset is the person's act on the team page; ask them."
+
+type Exec = Pick<ToolExecution, 'agent'>
 
 export function botTools(roster: BotRoster): ToolDefinition[] {
   const caller = (exec: Exec) => roster.callerOf(exec.agent ? String(exec.agent.id) : undefined)
   return [
-    defineTool({
+    defineTeamTool({
       name: 'list_bots',
       description: 'List the Bots of your team: name, id, role, whether it is a Main Bot, and its model (none = the DSH default).',
       parameters: {},
@@ -75,7 +66,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'list_models',
       description: 'List the models a Bot can be given, as provider/model.',
       parameters: {},
@@ -88,9 +79,9 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
         return models.length ? `Models (provider/model):\n${models.map((m) => `- ${m}`).join('\n')}` : 'No models are configured.'
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'create_bot',
-      description: `Create a new Bot on the team with its own chat. ${ONLY_WHEN_ASKED}`,
+      description: `Create a new Bot on the team with its own chat. ${MAIN_ONLY} ${BOUNDED}`,
       parameters: {
         name: { type: 'string', required: true, description: 'Unique name, at most 40 characters, no "@".' },
         role: { type: 'string', description: 'Short role label, at most 24 characters (e.g. "Reviewer").' },
@@ -110,15 +101,14 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
           const bot = await roster.create(
             requesterOf(exec),
             { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) },
-            { via: via(exec, 'create_bot') },
           )
           return `Created Bot ${bot.name} (id ${bot.id}) with its own chat.`
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'update_bot',
-      description: `Change a Bot: name, role, instructions, model, permission preset or Main Bot role. ${ONLY_WHEN_ASKED} A model change keeps the Bot's name, instructions, memory and history.`,
+      description: `Change a Bot: name, role, instructions, model, permission preset or Main Bot role. ${MAIN_ONLY} Another Bot only when the user asks for it (checked). ${BOUNDED} A model change keeps the Bot's name, instructions, memory and history.`,
       parameters: {
         bot: { type: 'string', required: true, description: 'The Bot to change, by name or id.' },
         name: { type: 'string' },
@@ -139,12 +129,12 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
             ...(permission_preset ? { permissionPreset: permission_preset } : {}),
             ...(model !== undefined ? { model: model === 'default' ? null : model } : {}),
           }
-          const bot = await roster.update(requesterOf(exec), ref, patch, { via: via(exec, 'update_bot') })
+          const bot = await roster.update(requesterOf(exec), ref, patch)
           return `Changed Bot ${bot.name} (id ${bot.id}).`
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'delete_bot',
       description: `Delete a Bot: its running work is stopped, its queued messages are dropped, its chats are archived (not erased). ${ONLY_WHEN_ASKED}`,
       parameters: {
@@ -154,7 +144,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
       output: text,
       async execute(args, exec) {
         return answer(async () => {
-          const bot = await roster.delete(requesterOf(exec), args.bot, args.reason, { via: via(exec, 'delete_bot') })
+          const bot = await roster.delete(requesterOf(exec), args.bot, args.reason)
           return `Deleted Bot ${bot.name} (id ${bot.id}); its chats are archived and its data kept.`
         })
       },

@@ -1,25 +1,15 @@
 /**
- * Turns of Bot Sessions — who opened the current turn of each Bot Session, as every service needs
- * to know it: the person at the screen, or a chain of Bot-started work (with its hop, work budget
- * and mode). One tracker, fed by one `agent/inbox/claimed` listener per Bot agent.
- *
- * Owns: the current turn's origin per Session (`turnOrigin` over the sources of the messages the
- * turn claimed, read with the one source reader), the words naming who started an unattended
- * turn, and the id of the work budget a turn of the person opens (deterministic: the Session and
- * turn, so any service — delivery, rooms, schedules — draws from the same budget without handing
- * ids around, and a restart finds it again).
- *
- * Deliberately narrow: it records and answers; the unattended-turn guard, delivery and the mode
- * switch decide what to do with the answer.
- *
- * Composes: the roster installs `track(agent)` on every Bot agent (own-chat parts and member
- * Sessions) when DSH creates or resumes it; the listener only reads, never vetoes, so its order
- * among other `agent/inbox/claimed` listeners does not matter.
+ * Turns of Bot Sessions — who opened each Bot Session's current turn (the person, or a chain with
+ * its hop, budget and mode: `chain.turnOrigin` over the messages of the turn's first step), the
+ * Session's last chain read from its own log (so a restart keeps it), the words naming who started
+ * an unattended turn, and the deterministic budget id of a turn the person opened. Fed by one
+ * read-only `agent/inbox/claimed` listener per Bot agent and by the mode switch's `began` at each
+ * step; deliberately narrow: it records and answers, the guard, delivery and the mode switch decide.
  */
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
-import { turnOrigin, type TurnOrigin } from '../core/chain.ts'
-import { chainOf, readSource } from '../core/sources.ts'
+import { chainAfterTurn, openerOf, turnOrigin, type Chain, type Opener, type TurnOrigin } from '../core/chain.ts'
+import { readSource } from '../core/sources.ts'
 
 export interface TurnInfo {
   turn: number
@@ -28,15 +18,9 @@ export interface TurnInfo {
   who: string
   /**
    * The work budget this turn's Bot-started work draws from: opened on first use for the person's
-   * turns; the chain's for Bot-started ones (absent for a chain recorded before budgets existed).
+   * turns; the chain's for the others (absent for a chain recorded before budgets existed).
    */
   budget?: string
-}
-
-interface Claimed {
-  person: boolean
-  chain?: ReturnType<typeof chainOf>
-  who: string
 }
 
 /** Who a claimed message says started the turn (pure). */
@@ -46,6 +30,7 @@ export function whoOf(source: UserMessage['source']): string {
   if (s && 'fromName' in s && s.fromName) return `Bot ${s.fromName}`
   if (s && 'groupName' in s) return `group ${s.groupName}`
   if (s?.type === 'schedule') return `scheduled task ${s.scheduleId}`
+  if (s?.type === 'handoff') return 'the move to a new part of this chat'
   if (s) return 'the Bot team plugin'
   return source.kind === 'plugin' ? `the ${source.plugin} plugin` : `a ${source.kind} message`
 }
@@ -55,38 +40,109 @@ export function personBudgetId(sessionId: string, turn: number): string {
   return `budget:${sessionId}#${turn}`
 }
 
+type LogEvent = { type: string; data: unknown }
+
+/**
+ * The Session's last chain from its log (pure): the chain of the newest turn whose first step
+ * entered a message of the person or one carrying a chain; undefined when there is none. Messages
+ * steered into a later step never count, so a person's prompt steered into a Bot-started turn does
+ * not make that turn's work the person's.
+ */
+export function chainOfLog(events: readonly LogEvent[], sessionId: string): Chain | undefined {
+  let batch: Opener[] = []
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!
+    if (e.type === 'user/message') batch.push(openerOf((e.data as UserMessage).source))
+    else if (e.type === 'step/start') {
+      const { turn, step } = e.data as { turn: number; step: number }
+      if (step === 1 && batch.some((o) => o.kind !== 'other')) return chainAfterTurn(turnOrigin(batch, () => undefined), personBudgetId(sessionId, turn))
+      batch = []
+    }
+  }
+  return undefined
+}
+
+interface Entry {
+  turn: number
+  /** The messages of the turn's first step, with who sent them. */
+  opening: Array<{ opener: Opener; who: string }>
+  /** The first step's messages are all in: later ones are steered in and change nothing. */
+  sealed: boolean
+  origin?: TurnOrigin
+}
+
 export class TurnTracker {
-  private readonly claimed = new Map<string, { turn: number; list: Claimed[] }>()
+  private readonly entries = new Map<string, Entry>()
+  private readonly agents = new Map<string, Agent>()
 
   /** Install the tracking listener on one Bot agent; returns its disposer. */
   track(agent: Agent): () => unknown {
     const sessionId = String(agent.id)
+    this.agents.set(sessionId, agent)
     const dispose = agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
-      let entry = this.claimed.get(sessionId)
+      let entry = this.entries.get(sessionId)
       if (!entry || entry.turn !== turn) {
-        entry = { turn, list: [] }
-        this.claimed.set(sessionId, entry)
+        const fresh: Entry = { turn, opening: [], sealed: false }
+        this.entries.set(sessionId, fresh)
+        // DSH claims a step's messages in one synchronous batch: the first batch is in by the next microtask.
+        queueMicrotask(() => this.seal(sessionId, fresh))
+        entry = fresh
       }
-      const source = message.source
-      entry.list.push({ person: source.kind === 'user', chain: chainOf(readSource(source)), who: whoOf(source) })
+      if (!entry.sealed) entry.opening.push({ opener: openerOf(message.source), who: whoOf(message.source) })
     })
     return () => {
       dispose()
-      this.claimed.delete(sessionId)
+      this.entries.delete(sessionId)
+      this.agents.delete(sessionId)
     }
   }
 
-  /** The current (or last) turn of a Session, if it claimed anything since it was tracked. */
+  /** A step of `turn` begins (the mode switch calls it): a turn that claimed nothing is known too. */
+  began(sessionId: string, turn: number): void {
+    const entry = this.entries.get(sessionId)
+    if (entry && entry.turn >= turn) return
+    const empty: Entry = { turn, opening: [], sealed: false }
+    this.entries.set(sessionId, empty)
+    this.seal(sessionId, empty)
+  }
+
+  private seal(sessionId: string, entry: Entry): void {
+    if (entry.sealed) return
+    entry.origin = this.originOf(sessionId, entry)
+    entry.sealed = true
+  }
+
+  private originOf(sessionId: string, entry: Entry): TurnOrigin {
+    return entry.origin ?? turnOrigin(entry.opening.map((o) => o.opener), () => this.logChain(sessionId))
+  }
+
+  private logChain(sessionId: string): Chain | undefined {
+    const events = this.agents.get(sessionId)?.session.events
+    return events ? chainOfLog(events as readonly LogEvent[], sessionId) : undefined
+  }
+
+  /** The current (or last) turn of a Session, if it began one since it was tracked. */
   current(sessionId: string): TurnInfo | undefined {
-    const entry = this.claimed.get(sessionId)
+    const entry = this.entries.get(sessionId)
     if (!entry) return undefined
-    const origin = turnOrigin(entry.list)
-    const first = entry.list.find((c) => !c.person)
+    const origin = this.originOf(sessionId, entry)
+    const first = entry.opening.find((c) => c.opener.kind !== 'person')
+    const chain = chainAfterTurn(origin, personBudgetId(sessionId, entry.turn))
     return {
       turn: entry.turn,
       origin,
-      who: origin.kind === 'person' ? 'the user' : (first?.who ?? 'a Bot'),
-      ...(origin.kind === 'person' ? { budget: personBudgetId(sessionId, entry.turn) } : origin.chain.budget ? { budget: origin.chain.budget } : {}),
+      who: origin.kind === 'person' ? 'the user' : (first?.who ?? 'a wake-up that entered no message'),
+      ...(chain.budget ? { budget: chain.budget } : {}),
     }
+  }
+
+  /**
+   * The chain the Session carries now: its current or last turn's (the person's turn leaves its own
+   * budget and the Bot's own preset), else what its log says. What a handoff carries to the next part.
+   */
+  lastChain(sessionId: string): Chain | undefined {
+    const entry = this.entries.get(sessionId)
+    if (entry) return chainAfterTurn(this.originOf(sessionId, entry), personBudgetId(sessionId, entry.turn))
+    return this.logChain(sessionId)
   }
 }

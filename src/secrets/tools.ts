@@ -5,12 +5,13 @@
  * argument shapes and wording; `botSecrets` does the work. The tool's description adds about 90
  * tokens to every own-chat request (stable text, so it stays in the prompt cache).
  */
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTeamTool } from '../dsh/team-tool.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import type { BotSecrets } from './service.ts'
 
 export function requestSecretTool(secrets: BotSecrets): ToolDefinition {
-  return defineTool({
+  return defineTeamTool({
     name: 'request_secret',
     description:
       'Ask the user for a secret (API key, token, password) you need for a command. The user enters it on a secret card outside this chat; it then reaches only your bash environment as $DSH_SECRET_<NAME> (map it, e.g. GH_TOKEN="$DSH_SECRET_GH_TOKEN" gh ...). You never see the value: never ask for it in chat, never print or send it. End your turn after asking.',

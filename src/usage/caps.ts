@@ -103,3 +103,31 @@ export function capsReached(totals: DayTotals, settings: UsageSettings | undefin
   }
   return hits
 }
+
+/**
+ * What a change of the usage settings loosens (pure): a daily cap removed or raised, a price
+ * removed or lowered — each lets the team spend more before a cap holds it. A new cap or price, or
+ * a lower cap, tightens and is not listed. Each entry names what (`caps.team.tokens`, `prices.<model>`).
+ */
+export function loosenedSpending(current: UsageSettings | undefined, next: UsageSettings | undefined): string[] {
+  const out: string[] = []
+  const caps = (s: UsageSettings | undefined) => ({
+    team: s?.caps?.team,
+    eachBot: s?.caps?.eachBot,
+    ...Object.fromEntries(Object.entries(s?.caps?.bots ?? {}).map(([id, cap]) => [`bots.${id}`, cap])),
+  })
+  const before: Record<string, DailyCap | undefined> = caps(current)
+  const after: Record<string, DailyCap | undefined> = caps(next)
+  for (const [scope, cap] of Object.entries(before)) {
+    for (const what of ['tokens', 'money'] as const) {
+      const was = cap?.[what]
+      const now = after[scope]?.[what]
+      if (was !== undefined && (now === undefined || now > was)) out.push(`caps.${scope}.${what}`)
+    }
+  }
+  for (const [model, price] of Object.entries(current?.prices ?? {})) {
+    const now = next?.prices?.[model]
+    if (!now || now.input < price.input || now.cached < price.cached || now.output < price.output) out.push(`prices.${model}`)
+  }
+  return out
+}

@@ -37,7 +37,9 @@ import { loadSqlite, type SqliteDriverName, type SqliteProblem } from '../core/s
 import type { BotRoster } from '../roster/service.ts'
 import { usageNoticeSource } from '../core/sources.ts'
 import type { BotStore, UsageSettings } from '../store/index.ts'
-import { capsReached, costOf, DayTotals, type CapHit, type DailyCap } from './caps.ts'
+import { capsReached, costOf, DayTotals, loosenedSpending, type CapHit, type DailyCap } from './caps.ts'
+import { USER, type Requester } from '../core/caller.ts'
+import { TeamRefusal } from '../core/refusal.ts'
 import { LedgerDb, type ViewFilter, type ViewKey } from './ledger-db.ts'
 import { LogDeriver, rowOf, rowsOfLog, timeKeys, tokensOf, type RowOwner, type UsageRow } from './rows.ts'
 import { sideCallTag } from '../dsh/side-call.ts'
@@ -376,12 +378,23 @@ export class BotUsage extends Service {
   }
 
   /** Change prices, currency or caps (the person, over HTTP); held work may go after. */
-  async configure(patch: Omit<UsageSettings, 'notified'>): Promise<UsageSettings> {
+  /**
+   * Change the settings (each given key replaces that part). A change that lets the team spend more
+   * (`loosenedSpending`: a cap removed or raised, a price removed or lowered) is the person's through
+   * a paired browser: `by` over HTTP unpaired is refused it, decided inside the save.
+   */
+  async configure(patch: Omit<UsageSettings, 'notified'>, by: Requester = USER): Promise<UsageSettings> {
     const state = await this.store.update((s) => {
       const next: UsageSettings = { ...s.usage }
       if (patch.currency !== undefined) next.currency = patch.currency
       if (patch.prices !== undefined) next.prices = patch.prices
       if (patch.caps !== undefined) next.caps = patch.caps
+      const loosened = loosenedSpending(s.usage, next)
+      if (loosened.length && (by.kind !== 'user' || by.paired === false))
+        throw new TeamRefusal(
+          'forbidden',
+          `Changing ${loosened.join(', ')} lets the team spend more, so it is accepted only from the paired team page; nothing was changed.`,
+        )
       s.usage = next
     })
     this.limitsChanged()

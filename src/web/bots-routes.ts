@@ -1,22 +1,11 @@
 /**
- * The bots API under `/bot-team/api/bots`, acting as the user (authority caller `user`):
- *   GET    /bots                      the live Bots
- *   POST   /bots                      create a Bot            body: Bot fields (name required)
- *   PATCH  /bots/<id|name>            change a Bot            body: the fields to change
- *   DELETE /bots/<id|name>            delete a Bot            body: { "reason": "…" }
- *   PUT    /bots/<id|name>/delegated-work                     body: { "accepts": true|false }
- *   POST   /bots/<id|name>/new-part   end the current own-chat part with a handoff, open the next
- *                                     (body: none or {}); 409 while the Bot works
- *
- * Changes that raise a Bot's authority (`raises.ts`: a preset above the Bot's current one, or above
- * the default on create; making a Bot a Main Bot; any change of the delegated-work flag or of the
- * working folder) need a paired browser, asked of
- * `pairing.requirePaired` before anything is validated or changed; everything else needs only the
- * fence, which the router applied already. Bots are looked up among the state's own properties or
- * by name, so `constructor` or `__proto__` are unknown ids (404), never prototype members.
- *
- * Deliberately narrow: the roster validates every Bot field (zod) and decides who may do what;
- * this module only reads bounded bodies, resolves the Bot, and asks for pairing.
+ * The bots API under `/bot-team/api/bots`, acting as the person: GET/POST `/bots`, PATCH/DELETE
+ * `/bots/<id|name>`, PUT `/bots/<id|name>/delegated-work` `{accepts}`, POST `/bots/<id|name>/new-part`
+ * (paired: it spends a model call; 409 while the Bot works). Bodies are bounded and read whole
+ * first; then the roster validates them and decides, inside its save, whether the change raises a
+ * Bot's authority (a higher preset, Main, hidden, working folder, delegated work, instructions),
+ * which an unpaired request is refused. Bots are looked up among the state's own properties or by
+ * name (`constructor` is an unknown id). Deliberately narrow: no rules here.
  */
 import { REASON_MAX } from '../core/text-limits.ts'
 import type { IncomingMessage } from 'node:http'
@@ -26,14 +15,12 @@ import { summary } from '../roster/tools.ts'
 import type { Bot } from '../store/index.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { Pairing } from './pairing.ts'
-import { createRaises, mainRaises, setsWorkFolder, updateRaises } from './raises.ts'
 
 /** Bodies that carry Bot fields (instructions up to 8000 characters) are refused above this (413). */
 export const MAX_BODY_BYTES = 64 * 1024
 /** Every other body (a reason, a flag) is small. */
 export const SMALL_BODY_BYTES = 4 * 1024
 
-const USER = { kind: 'user' } as const
 
 /** A delete's body: why, in a sentence (Bots and groups alike). */
 export const DeleteBody = z.strictObject({
@@ -69,35 +56,34 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
     if (method === 'GET') return [200, { bots: roster.bots().map(summary) }]
     if (method === 'POST') {
       const body = await readJsonBody(req, MAX_BODY_BYTES)
-      if (createRaises(body) || mainRaises(false, body) || setsWorkFolder(body)) await pairing.requirePaired(req)
-      return [201, { bot: summary(await roster.create(USER, body)) }]
+      return [201, { bot: summary(await roster.create(await pairing.person(req), body)) }]
     }
     throw new HttpError(405, `${method} not allowed on /bots`)
   }
   const bot = resolveBot(roster, ref)
   if (sub === 'delegated-work') {
     if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /bots/${ref}/delegated-work`)
-    await pairing.requirePaired(req)
     const { accepts } = parseBody(DelegatedWorkBody, await readJsonBody(req, SMALL_BODY_BYTES))
-    const updated = await roster.setAcceptsDelegatedWork(USER, bot.id, accepts)
+    const updated = await roster.setAcceptsDelegatedWork(await pairing.person(req), bot.id, accepts)
     return [200, { bot: summary(updated), acceptsDelegatedWork: updated.acceptsDelegatedWork }]
   }
   if (sub === 'new-part') {
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /bots/${ref}/new-part`)
     parseBody(NewPartBody, await readJsonBody(req, SMALL_BODY_BYTES))
     if (!parts) throw new HttpError(503, 'new parts are not available here (the context service is not loaded)')
+    // A new part spends a model call (its note): the person's, from the paired page.
+    await pairing.requirePaired(req)
     const sessionId = await parts.newPart(bot.id)
     return [201, { bot: summary(roster.bot(bot.id) ?? bot), sessionId }]
   }
   if (sub !== undefined) throw new HttpError(404, `no such route: /bots/${ref}/${sub}`)
   if (method === 'PATCH') {
     const body = await readJsonBody(req, MAX_BODY_BYTES)
-    if (updateRaises(bot.permissionPreset, body) || mainRaises(bot.main, body) || setsWorkFolder(body)) await pairing.requirePaired(req)
-    return [200, { bot: summary(await roster.update(USER, bot.id, body)) }]
+    return [200, { bot: summary(await roster.update(await pairing.person(req), bot.id, body)) }]
   }
   if (method === 'DELETE') {
     const { reason } = parseBody(DeleteBody, await readJsonBody(req, SMALL_BODY_BYTES))
-    return [200, { bot: summary(await roster.delete(USER, bot.id, reason)) }]
+    return [200, { bot: summary(await roster.delete(await pairing.person(req), bot.id, reason)) }]
   }
   throw new HttpError(405, `${method} not allowed on /bots/${ref}`)
 }

@@ -6,12 +6,11 @@
  *   POST    add or edit an entry          body: { text, topic?, team?, replace? }
  *   DELETE  forget an entry               body: { entry, topic?, team? }
  *
- * Behind the trust fence like every plugin route (the router applies it before this runs). Bodies
- * are bounded (`BODY_BYTES`) and validated with zod (strict: unknown fields are refused); the
- * service applies the same rights, caps and secret-like refusal as the Bots' tools.
+ * Behind the trust fence like every plugin route; every write (to any Bot's memory or the team's,
+ * frozen into Bots' prompts) needs a paired browser, decided by the service (`decide`). Bodies are
+ * bounded and validated with zod (strict) first; the service applies the tools' rights and caps.
  * Deliberately narrow: no rendering (the panel is the team surface issue), no summaries.
  */
-import { USER } from '../core/caller.ts'
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
@@ -19,6 +18,7 @@ import type { BotRoster } from '../roster/service.ts'
 import { parseEntries } from '../memory/format.ts'
 import type { ScopeFiles } from '../memory/files.ts'
 import type { BotMemory } from '../memory/service.ts'
+import type { Pairing } from './pairing.ts'
 
 export const BODY_BYTES = 8 * 1024
 
@@ -46,6 +46,7 @@ export async function memoryApi(
   { method, ref, req }: { method: string; ref: string; req: IncomingMessage },
   roster: BotRoster,
   memory: BotMemory,
+  pairing: Pairing,
 ): Promise<[number, unknown]> {
   const bot = roster.find(ref)
   if (!bot) throw new HttpError(404, `No Bot named or with id "${ref}". GET /bot-team/api/bots lists the team.`)
@@ -64,12 +65,12 @@ export async function memoryApi(
   }
   if (method === 'POST') {
     const body = parseBody(WriteBody, await readJsonBody(req, BODY_BYTES))
-    const message = await memory.remember(USER, { ...body, ...(body.team ? {} : { bot: bot.id }) })
+    const message = await memory.remember(await pairing.person(req), { ...body, ...(body.team ? {} : { bot: bot.id }) })
     return [message.startsWith('Already') ? 200 : 201, { message }]
   }
   if (method === 'DELETE') {
     const body = parseBody(ForgetBody, await readJsonBody(req, BODY_BYTES))
-    return [200, { message: await memory.forget(USER, { ...body, ...(body.team ? {} : { bot: bot.id }) }) }]
+    return [200, { message: await memory.forget(await pairing.person(req), { ...body, ...(body.team ? {} : { bot: bot.id }) }) }]
   }
   throw new HttpError(405, `${method} not allowed on /memory/${ref}`)
 }

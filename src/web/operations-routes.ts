@@ -81,9 +81,8 @@ export async function operationsApi(
     if (method === 'GET') return { status: 200, json: limits.view() }
     if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /limits`)
     const patch = parseBody(LimitPatch, await readJsonBody(req, SMALL_BODY_BYTES))
-    const mayRaise = limits.raises(patch).length > 0
-    if (mayRaise) await pairing.requirePaired(req)
-    return { status: 200, json: await limits.set(patch, { mayRaise }) }
+    // Whether the patch raises a limit is decided inside the save, against the limits as they are then.
+    return { status: 200, json: await limits.set(patch, { mayRaise: (await pairing.check(req)).paired }) }
   }
   if (head === 'schedules') {
     const schedules = services.schedules

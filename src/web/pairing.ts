@@ -2,8 +2,9 @@
  * Paired browsers — the one place that decides "is this request paired".
  *
  * A Bot's shell can reach the plugin's routes on loopback (DSH's sandbox governs files, not the
- * network), and the trust fence cannot tell a `curl` from a browser. So routes that raise a Bot's
- * authority call `requirePaired(req)` here, and nothing else decides it. A paired browser holds a
+ * network), and the trust fence cannot tell a `curl` from a browser. So a route whose change always
+ * needs the person calls `requirePaired(req)` here; one whose change raises authority only against
+ * the team as it is passes `person(req)` (paired or not) to the service, which decides in its save. A paired browser holds a
  * random 256-bit token in its storage and sends it in the `x-bot-team-pairing` header; only the
  * token's SHA-256 is kept (`bot/pairing.json`, mode 0600, via `pairing-file.ts`).
  *
@@ -14,8 +15,8 @@
  * person at that terminal has. Wrong codes are counted: after 5, every live code is voided.
  *
  * Deliberately narrow: this is not a login. It does not guard ordinary routes (the fence does),
- * does not decide which changes raise authority (`raises.ts`) nor who may change a Bot
- * (`roster/authority.ts`). Codes live in memory (a restart voids them); devices live in the file,
+ * does not decide which changes raise authority nor who may change a Bot (the services ask
+ * `core/authority.ts` `decide`). Codes live in memory (a restart voids them); devices live in the file,
  * read on every check, so deleting it unpairs every browser at once. A broken file fails closed:
  * nobody is paired until the person deletes or repairs it.
  */
@@ -24,6 +25,7 @@ import type { IncomingMessage } from 'node:http'
 import { HttpError } from './http.ts'
 import { LABEL_MAX, MAX_DEVICES, readPairingFile, writePairingFile, type PairedDevice, type PairingFile } from './pairing-file.ts'
 import { terminal } from '../dsh/warn.ts'
+import { personOverHttp, type Requester } from '../core/caller.ts'
 
 export const PAIRING_HEADER = 'x-bot-team-pairing'
 export const CODE_TTL_MS = 5 * 60_000
@@ -166,6 +168,15 @@ export class Pairing {
     if (!device) return { paired: false, reason: 'unknown pairing token' }
     if (this.now() - Date.parse(device.lastUsedAt) >= LAST_USED_EVERY_MS) await this.touch(device.id).catch(() => {})
     return { paired: true, device }
+  }
+
+  /**
+   * The person behind this request, for a service to decide against: paired or not. Every route
+   * whose change depends on the team as it is (a raise of this Bot's preset, a new admin of that
+   * group, a loosened cap) passes this and lets the service decide inside its save.
+   */
+  async person(req: Pick<IncomingMessage, 'headers'>): Promise<Requester> {
+    return personOverHttp((await this.check(req)).paired)
   }
 
   /** Throw a 403 that tells the person to use the paired team page, unless the request is paired. */

@@ -95,13 +95,30 @@ const ASSETS: Record<string, [type: string, body: string, csp?: string]> = {
   [PAGE_STYLE_PATH]: ['text/css; charset=utf-8', TEAM_PAGE_CSS],
 }
 
-function answerError(res: ServerResponse, error: unknown): void {
-  if (error instanceof HttpError) sendJson(res, error.status, { error: error.message })
-  else if (error instanceof TeamRefusal) {
-    reportRefusal(error, 'http')
-    sendJson(res, REFUSAL_STATUS[error.code], { error: error.message })
-  } else if (isStoreError(error)) sendJson(res, 409, { error: error.message, code: error.code })
-  else sendJson(res, 500, { error: errorText(error) })
+/**
+ * Answer a refused request, and tell the refusal listeners (the diagnostics log) of every one: the
+ * fence's, a handler's `HttpError`, a service's refusal, a store refusal — with the method, path
+ * (no query) and status. A bug (500) is answered, not reported as a refusal.
+ */
+function answerError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+  const status =
+    error instanceof HttpError ? error.status : error instanceof TeamRefusal ? REFUSAL_STATUS[error.code] : isStoreError(error) ? 409 : 500
+  const message = errorText(error)
+  if (status < 500) reportRefusal(refusalRecord(req, status, message, error instanceof TeamRefusal ? error.code : undefined), 'http')
+  if (isStoreError(error)) sendJson(res, status, { error: error.message, code: error.code })
+  else sendJson(res, status, { error: status === 500 ? message : (error as Error).message })
+}
+
+/** What the diagnostics log keeps of a refused request: `<METHOD> <path> → <status>: <why>` (its code kept). */
+function refusalRecord(req: IncomingMessage, status: number, message: string, code: RefusalCode | undefined): Error {
+  let path = '?'
+  try {
+    path = new URL(req.url ?? '/', 'http://x').pathname.slice(0, 200)
+  } catch {
+    // a malformed URL is named by its method and status only
+  }
+  const text = `${(req.method ?? 'GET').toUpperCase()} ${path} → ${status}: ${message}`
+  return code ? new TeamRefusal(code, text) : new HttpError(status, text)
 }
 
 async function route(req: IncomingMessage, res: ServerResponse, options: WebRoutesOptions, pairing: Pairing): Promise<void> {
@@ -147,14 +164,14 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const roster = options.roster()
     const rooms = options.rooms?.()
     if (!roster || !rooms) throw new HttpError(503, 'groups are not available (see /bot-team/api/status)')
-    const [status, body] = await groupsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}) }, rooms, roster, pairing)
+    const [status, body] = await groupsApi({ method, req, ...(rest[0] !== undefined ? { ref: rest[0] } : {}) }, rooms, pairing)
     return sendJson(res, status, body)
   }
   if (head === 'memory' && rest.length === 1) {
     const roster = options.roster()
     const memory = options.memory?.()
     if (!roster || !memory) throw new HttpError(503, 'memory is not available (see /bot-team/api/status)')
-    const [status, body] = await memoryApi({ method, ref: rest[0]!, req }, roster, memory)
+    const [status, body] = await memoryApi({ method, ref: rest[0]!, req }, roster, memory, pairing)
     return sendJson(res, status, body)
   }
   if (head === 'backup' && rest.length === 0 && options.backup) return backupApi(req, res, options.backup, pairing)
@@ -162,7 +179,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const roster = options.roster()
     const usage = options.usage?.()
     if (!roster || !usage) throw new HttpError(503, 'the usage ledger is not available (see /bot-team/api/status)')
-    const [status, body] = await usageApi({ method, rest, req, url }, usage, roster, { groupId: options.groupId ?? (() => undefined) })
+    const [status, body] = await usageApi({ method, rest, req, url }, usage, roster, { groupId: options.groupId ?? (() => undefined) }, pairing)
     return sendJson(res, status, body)
   }
   if (head === 'pause' || head === 'schedules' || head === 'diagnostics' || head === 'limits') {
@@ -187,11 +204,11 @@ export function webHandler(options: WebRoutesOptions): (req: IncomingMessage, re
   const pairing = new Pairing({ file: options.pairingFile, ...(options.announce ? { announce: options.announce } : {}) })
   return async (req, res) => {
     const verdict = checkRequestTrust(req, options.trustedHosts)
-    if (!verdict.ok) return sendJson(res, verdict.status, { error: verdict.reason })
+    if (!verdict.ok) return answerError(req, res, new HttpError(verdict.status, verdict.reason))
     try {
       await route(req, res, options, pairing)
     } catch (error) {
-      answerError(res, error)
+      answerError(req, res, error)
     }
   }
 }

@@ -6,7 +6,8 @@
  *   GET   /usage/today      today's spending per Bot and for the team against the caps, the notices
  *                           given, the settings and the ledger's status
  *   PUT   /usage/settings   body { currency?, prices?, caps? } — each given key replaces that part
- *                           (caps per Bot keyed by id or name)
+ *                           (caps per Bot keyed by id or name); removing or raising a cap, or
+ *                           removing or lowering a price, needs a paired browser (decided in the save)
  *   POST  /usage/rebuild    re-derive rows from the Bot Sessions' logs (missing ones only)
  *
  * Behind the trust fence like every plugin route (the router applies it first). Query and body are
@@ -21,6 +22,7 @@ import { VIEW_KEYS } from '../usage/ledger-db.ts'
 import type { BotUsage } from '../usage/service.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import { formatIssues } from '../core/zod-issues.ts'
+import type { Pairing } from './pairing.ts'
 
 export const USAGE_BODY_BYTES = 64 * 1024
 
@@ -59,6 +61,7 @@ export async function usageApi(
   usage: BotUsage,
   roster: BotRoster,
   groups: UsageGroups,
+  pairing: Pairing,
 ): Promise<[number, unknown]> {
   const [sub, ...more] = rest
   if (more.length) throw new HttpError(404, 'no such usage route')
@@ -79,7 +82,7 @@ export async function usageApi(
     if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /usage/settings`)
     const body = parseBody(SettingsBody, await readJsonBody(req, USAGE_BODY_BYTES))
     const caps = body.caps?.bots ? { ...body.caps, bots: Object.fromEntries(Object.entries(body.caps.bots).map(([k, v]) => [botId(roster, k), v])) } : body.caps
-    return [200, { settings: await usage.configure({ ...body, ...(caps ? { caps } : {}) }) }]
+    return [200, { settings: await usage.configure({ ...body, ...(caps ? { caps } : {}) }, await pairing.person(req)) }]
   }
   if (sub === 'rebuild') {
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /usage/rebuild`)

@@ -34,7 +34,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import { AgentRegistrations } from '../../dsh/agent-registrations.ts'
-import { drawOn, type Chain } from '../../core/chain.ts'
+import { drawOn, scheduleChain } from '../../core/chain.ts'
 import { TeamRefusal } from '../../core/refusal.ts'
 import type { Caller } from '../../core/authority.ts'
 import type { BotRoster } from '../../roster/service.ts'
@@ -170,7 +170,7 @@ export class BotSchedules extends Service {
     if (req.kind === 'user') return { caller: { kind: 'user' }, userAsked: true }
     const caller = this.roster.callerOf(req.sessionId)
     const mode = this.roster.modeOf(req.sessionId)
-    return { caller, userAsked: this.roster.turnOf(req.sessionId)?.origin.kind === 'person', ...(mode ? { mode } : {}) }
+    return { caller, userAsked: this.roster.personOpened(req), ...(mode ? { mode } : {}) }
   }
 
   private require(who: { caller: Caller; userAsked: boolean }, target: Schedule['target']): void {
@@ -350,7 +350,9 @@ export class BotSchedules extends Service {
     const rooms = task.target.kind === 'group' ? this.ctx.get('botRooms') : undefined
     if (task.target.kind === 'group' && (!rooms || rooms.roundRunning(task.target.groupId))) return
     const run = task.runs + 1
-    const chain: Chain = { hop: 0, budget: `budget:${task.id}#${run}`, ...(task.mode ? { mode: task.mode } : {}) }
+    // The lowest of the mode it was set at and its creator's preset now (the target's own bounds the turn).
+    const creatorMode = task.createdBy === 'user' ? undefined : (this.roster.ownMode(task.createdBy) ?? 'read-only')
+    const chain = scheduleChain(task, run, creatorMode)
     let recorded = false
     await this.store.update((s) => {
       const list = s.schedules ?? []

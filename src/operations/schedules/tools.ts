@@ -9,7 +9,8 @@
  * Token effect: three tool schemas (~350 tokens) in every own-chat request; stable, so they stay in
  * the cached prefix.
  */
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTeamTool } from '../../dsh/team-tool.ts'
 import { answer, textOutput } from '../../core/refusal.ts'
 import { requesterOf as from } from '../../core/caller.ts'
 import type { BotSchedules } from './service.ts'
@@ -39,7 +40,7 @@ export function toCreateInput(args: Record<string, unknown>): Record<string, unk
 
 export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' | 'list' | 'nameOf'>): ToolDefinition[] {
   return [
-    defineTool({
+    defineTeamTool({
       name: 'schedule_task',
       description:
         'Only when the user asks for it: set a task that runs later — once (at), daily (time), weekly (time + days) or every N minutes (at least 5). When it is due you (or the named Bot) get the prompt as a new message; a group task is posted to the group. Give exactly one of: at, time, every_minutes.',
@@ -61,7 +62,7 @@ export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' 
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'list_scheduled_tasks',
       description: "List the team's scheduled tasks (id, for whom, when, next due).",
       parameters: {},
@@ -74,7 +75,7 @@ export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' 
         })
       },
     }),
-    defineTool({
+    defineTeamTool({
       name: 'delete_scheduled_task',
       description: 'Only when the user asks for it: delete a scheduled task by its id (see list_scheduled_tasks).',
       parameters: {

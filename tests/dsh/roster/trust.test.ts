@@ -30,7 +30,7 @@ const modes = (agent: { session: { events: readonly any[] } }) => agent.session.
 const mainOf = (host: DshHost) => host.ctx.botRoster.bots().find((b) => b.main)!
 
 /** Answer DSH's approval prompts as the person would in DSH Web's browser; records the reasons shown. */
-function personAnswers(host: DshHost, outcome: 'allowed-once' | 'rejected') {
+function personAnswers(host: DshHost, outcome: 'allowed-once') {
   const reasons: string[] = []
   host.ctx.on('approval/request', async (request) => {
     reasons.push(String(request.reason))
@@ -51,7 +51,7 @@ describe('no silent escalation', () => {
     await quiesce(host)
     const agent = await host.ctx.botRoster.agentOf(main.id)
     expect(toolResults(agent, 'update_bot')).toEqual([
-      expect.stringMatching(/^Refused: Raising a Bot's permission preset needs the person's confirmation.*team page/),
+      expect.stringMatching(/^Refused: Raising a Bot's permission preset is the person's act.*team page/),
     ])
     expect(host.ctx.botRoster.bot(main.id)!.permissionPreset).toBe('workspace-write')
     expect(modes(agent).at(-1)).toBe('workspace-write')
@@ -71,26 +71,25 @@ describe('no silent escalation', () => {
     expect(host.ctx.botRoster.find('Root')).toBeUndefined()
   })
 
-  it("in a turn the user opened, a raise goes through DSH's approval prompt with the plugin's own reason: allowed → raised", async () => {
+  it("in a turn the user opened, a raise through update_bot is refused, points at the paired team page, and DSH's approval prompt is never asked", async () => {
     const host = await team({ mock: { fallback: onTrigger('RAISE', 'update_bot', { bot: 'Main', permission_preset: 'danger-full-access' }) } })
-    const reasons = personAnswers(host, 'allowed-once')
+    const reasons = personAnswers(host, 'allowed-once') // a Bot's shell could answer this prompt through DSH's /api
     const agent = await host.ctx.botRoster.agentOf(mainOf(host).id)
     userPrompt(agent, 'RAISE yourself')
     await quiesce(host)
-    expect(reasons).toEqual(["raise Bot Main's permission preset from workspace-write to danger-full-access"])
-    expect(toolResults(agent, 'update_bot')).toEqual([expect.stringMatching(/^Changed Bot Main/)])
-    expect(host.ctx.botRoster.bot(mainOf(host).id)!.permissionPreset).toBe('danger-full-access')
+    expect(reasons).toEqual([])
+    expect(toolResults(agent, 'update_bot')).toEqual([expect.stringMatching(/^Refused: Raising a Bot's permission preset is the person's act, made on the paired team page/)])
+    expect(host.ctx.botRoster.bot(mainOf(host).id)!.permissionPreset).toBe('workspace-write')
   })
 
-  it('in a turn the user opened, a raise the person rejects changes nothing and says where to do it', async () => {
+  it("in a turn the user opened, create_bot above the caller's own preset is refused the same way: nothing is created", async () => {
     const host = await team({ mock: { fallback: onTrigger('RAISE', 'create_bot', { name: 'Root', permission_preset: 'danger-full-access' }) } })
-    personAnswers(host, 'rejected')
+    const reasons = personAnswers(host, 'allowed-once')
     const agent = await host.ctx.botRoster.agentOf(mainOf(host).id)
     userPrompt(agent, 'RAISE: make a root Bot')
     await quiesce(host)
-    expect(toolResults(agent, 'create_bot')).toEqual([
-      expect.stringMatching(/^Refused: Not done: raising a permission preset needs the person's approval.*team page/),
-    ])
+    expect(reasons).toEqual([])
+    expect(toolResults(agent, 'create_bot')).toEqual([expect.stringMatching(/^Refused: Raising a Bot's permission preset is the person's act.*team page/)])
     expect(host.ctx.botRoster.find('Root')).toBeUndefined()
   })
 

@@ -11,6 +11,7 @@ import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/ds
 import { nextTurnEnd, quiesce, slowTool, toolResults, user, userMessages, userPrompt } from '../delivery/helpers.ts'
 import { advance, FakeClock } from '../operations/fake-clock.ts'
 import { readSource } from '../../../src/core/sources.ts'
+import { Config } from '../../../src/config.ts'
 
 const track = disposedAfterEach()
 
@@ -44,7 +45,7 @@ describe('a DSH wake-up keeps the chain', () => {
           },
           bob: { fallback: { text: 'ok' } },
         },
-        { shell: 'background', config: { team: { workBudget: 1 } } },
+        { shell: 'background', config: { team: { ...Config.parse({}).team, workBudget: 1 } } },
       ),
     )
     mkdirSync(outside(), { recursive: true })
@@ -92,7 +93,7 @@ describe('a handoff keeps the chain', () => {
           },
           bob: { fallback: { text: 'ok' } },
         },
-        { shell: true, config: { team: { workBudget: 1 } } },
+        { shell: true, config: { team: { ...Config.parse({}).team, workBudget: 1 } } },
       ),
     )
     mkdirSync(outside(), { recursive: true })
@@ -138,7 +139,7 @@ describe('a stop notice keeps the chain', () => {
           },
           bob: { fallback: { text: 'ok' } },
         },
-        { config: { team: { workBudget: 1 } } },
+        { config: { team: { ...Config.parse({}).team, workBudget: 1 } } },
       ),
     )
     await host.ctx.botDelivery.ready

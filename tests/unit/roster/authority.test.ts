@@ -84,7 +84,7 @@ const REASON_MUST_MATCH: Record<Refusal, RegExp[]> = {
   'last-main': [/Main Bot/, /The user or a Main Bot must make another Bot a Main Bot first/],
   round: [/round is running/, /a Main Bot or the user may delete it/],
   'not-asked': [/only when the user asks/, /this turn was not opened by the user/, /team page/],
-  raise: [/Raising a Bot's permission preset needs the person's confirmation/, /team page/],
+  raise: [/Raising a Bot's permission preset is the person's act/, /team page/],
 }
 
 /** The verb each role refusal names, so a refusal says what exactly was refused. */
@@ -136,7 +136,7 @@ interface Variant {
   lastMain: boolean
   adminsAny: boolean
   userAsked: boolean
-  raise: 'none' | 'unconfirmed' | 'confirmed'
+  raise: boolean
 }
 
 function* variants(): Generator<Variant> {
@@ -147,7 +147,7 @@ function* variants(): Generator<Variant> {
           for (const lastMain of [false, true])
             for (const adminsAny of [false, true])
               for (const userAsked of [false, true])
-                for (const raise of ['none', 'unconfirmed', 'confirmed'] as const) yield { bot, botIsMain, group, round, lastMain, adminsAny, userAsked, raise }
+                for (const raise of [false, true]) yield { bot, botIsMain, group, round, lastMain, adminsAny, userAsked, raise }
 }
 
 function targetOf(v: Variant): Target {
@@ -158,8 +158,7 @@ function targetOf(v: Variant): Target {
     callerAdminsAnyGroup: v.adminsAny,
     userAsked: v.userAsked,
   }
-  if (v.raise !== 'none') t.raisesPreset = true
-  if (v.raise === 'confirmed') t.personConfirmed = true
+  if (v.raise) t.raisesPreset = true
   if (v.bot === 'self') t.botId = ME
   if (v.bot === 'other') t.botId = OTHER
   if (v.group !== 'none') {
@@ -202,8 +201,8 @@ function expected(caller: Caller, action: TeamAction, v: Variant): 'allow' | Ref
   for (const g of row.guards) {
     // "only when the user asks": a Bot acting on ANOTHER Bot needs a turn the user opened
     if (g === 'asked' && caller.kind !== 'user' && v.bot === 'other' && !v.userAsked) return 'not-asked'
-    // raising a preset: a Bot needs the person's confirmation of that action; the user does not
-    if (g === 'raise' && caller.kind !== 'user' && v.raise === 'unconfirmed') return 'raise'
+    // raising a preset is the person's act on the paired team page: every Bot is refused it
+    if (g === 'raise' && caller.kind !== 'user' && v.raise) return 'raise'
     if (g === 'last-main' && v.lastMain) return 'last-main'
     if (g === 'round' && v.round) return 'round'
   }
@@ -216,7 +215,7 @@ describe('decide: generated matrix (caller × action × target)', () => {
   it('covers every action and every variant', () => {
     expect(new Set(TEAM_ACTIONS)).toEqual(new Set(Object.keys(TABLE)))
     expect(TEAM_ACTIONS).toHaveLength(16)
-    expect(ALL_VARIANTS).toHaveLength(3 * 2 * 5 * 2 * 2 * 2 * 2 * 3)
+    expect(ALL_VARIANTS).toHaveLength(3 * 2 * 5 * 2 * 2 * 2 * 2 * 2)
   })
 
   for (const { label, caller } of CALLERS) {
@@ -292,7 +291,7 @@ describe('decide: properties across the matrix', () => {
   })
 
   it('is pure: the same facts give the same answer and the target is not changed', () => {
-    const t = targetOf({ bot: 'other', botIsMain: true, group: 'admin', round: true, lastMain: true, adminsAny: true, userAsked: true, raise: 'confirmed' })
+    const t = targetOf({ bot: 'other', botIsMain: true, group: 'admin', round: true, lastMain: true, adminsAny: true, userAsked: true, raise: true })
     const snapshot = JSON.stringify(t)
     for (const action of TEAM_ACTIONS) {
       expect(decide({ kind: 'bot', botId: ME }, action, t)).toEqual(decide({ kind: 'bot', botId: ME }, action, t))
@@ -364,8 +363,8 @@ describe('decide: the spec examples, spelled out', () => {
     expect(decide(main, 'write_team_memory', {}).allowed).toBe(true)
   })
 
-  it("only the person sets a Bot's working folder: no Bot, not a Main Bot even with the user asking and the person confirming", () => {
-    const facts = { setsWorkFolder: true, userAsked: true, personConfirmed: true }
+  it("only the person sets a Bot's working folder: no Bot, not a Main Bot even with the user asking", () => {
+    const facts = { setsWorkFolder: true, userAsked: true }
     expect(decide({ kind: 'user' }, 'update_bot', { botId: OTHER, ...facts })).toEqual({ allowed: true })
     expect(decide({ kind: 'user' }, 'create_bot', facts)).toEqual({ allowed: true })
     for (const target of [
