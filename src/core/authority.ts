@@ -160,7 +160,7 @@ const REASONS = {
   delegatedWork:
     'Only the person decides whether a Bot runs delegated work at its own preset, on the team page in DSH Web; a Bot cannot, not even a Main Bot. Nothing was changed.',
   notPaired:
-    "This change gives a Bot more authority, or lets the team spend more, so it is accepted only from the paired team page: open /bot-team in your paired browser and make the change there. Requests from a shell, a script or an unpaired browser are refused, and nothing was changed.",
+    'This change gives a Bot more authority, or lets the team spend more, so it is accepted only from the paired team page: open /bot-team in your paired browser and make the change there. Requests from a shell, a script or an unpaired browser are refused, and nothing was changed.',
 } as const
 
 /**

@@ -98,10 +98,7 @@ export function botTools(roster: BotRoster): ToolDefinition[] {
       async execute(args, exec) {
         return answer(async () => {
           const { permission_preset, ...rest } = args
-          const bot = await roster.create(
-            requesterOf(exec),
-            { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) },
-          )
+          const bot = await roster.create(requesterOf(exec), { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) })
           return `Created Bot ${bot.name} (id ${bot.id}) with its own chat.`
         })
       },

@@ -55,7 +55,11 @@ export function chainOfLog(events: readonly LogEvent[], sessionId: string): Chai
     if (e.type === 'user/message') batch.push(openerOf((e.data as UserMessage).source))
     else if (e.type === 'step/start') {
       const { turn, step } = e.data as { turn: number; step: number }
-      if (step === 1 && batch.some((o) => o.kind !== 'other')) return chainAfterTurn(turnOrigin(batch, () => undefined), personBudgetId(sessionId, turn))
+      if (step === 1 && batch.some((o) => o.kind !== 'other'))
+        return chainAfterTurn(
+          turnOrigin(batch, () => undefined),
+          personBudgetId(sessionId, turn),
+        )
       batch = []
     }
   }
@@ -113,7 +117,13 @@ export class TurnTracker {
   }
 
   private originOf(sessionId: string, entry: Entry): TurnOrigin {
-    return entry.origin ?? turnOrigin(entry.opening.map((o) => o.opener), () => this.logChain(sessionId))
+    return (
+      entry.origin ??
+      turnOrigin(
+        entry.opening.map((o) => o.opener),
+        () => this.logChain(sessionId),
+      )
+    )
   }
 
   private logChain(sessionId: string): Chain | undefined {

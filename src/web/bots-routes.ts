@@ -21,7 +21,6 @@ export const MAX_BODY_BYTES = 64 * 1024
 /** Every other body (a reason, a flag) is small. */
 export const SMALL_BODY_BYTES = 4 * 1024
 
-
 /** A delete's body: why, in a sentence (Bots and groups alike). */
 export const DeleteBody = z.strictObject({
   reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`),

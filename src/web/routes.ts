@@ -101,8 +101,7 @@ const ASSETS: Record<string, [type: string, body: string, csp?: string]> = {
  * (no query) and status. A bug (500) is answered, not reported as a refusal.
  */
 function answerError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-  const status =
-    error instanceof HttpError ? error.status : error instanceof TeamRefusal ? REFUSAL_STATUS[error.code] : isStoreError(error) ? 409 : 500
+  const status = error instanceof HttpError ? error.status : error instanceof TeamRefusal ? REFUSAL_STATUS[error.code] : isStoreError(error) ? 409 : 500
   const message = errorText(error)
   if (status < 500) reportRefusal(refusalRecord(req, status, message, error instanceof TeamRefusal ? error.code : undefined), 'http')
   if (isStoreError(error)) sendJson(res, status, { error: error.message, code: error.code })

@@ -38,7 +38,12 @@ describe('creation bounded by the turn', () => {
     await quiesce(host)
     const agent = await host.ctx.botRoster.agentOf(main.id)
     expect(host.ctx.botRoster.find('Root')).toBeUndefined()
-    expect(host.ctx.botRoster.bots().filter((b) => b.main).map((b) => b.name)).toEqual(['Main'])
+    expect(
+      host.ctx.botRoster
+        .bots()
+        .filter((b) => b.main)
+        .map((b) => b.name),
+    ).toEqual(['Main'])
     expect(host.ctx.botRoster.bots().filter((b) => b.hidden)).toEqual([])
     expect(host.ctx.botRooms.groups().filter((g) => g.admin === eve.id)).toEqual([])
     expect(toolResults(agent, 'create_bot')[0]).toMatch(/^Refused: /)

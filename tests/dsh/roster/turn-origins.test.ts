@@ -28,7 +28,9 @@ describe('a DSH wake-up keeps the chain', () => {
     host = track(
       await startTeamHost(
         {
-          eve: { steps: [{ toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'please run the job', reply_to: 'user' } }] }, { text: 'asked Ada' }] },
+          eve: {
+            steps: [{ toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'please run the job', reply_to: 'user' } }] }, { text: 'asked Ada' }],
+          },
           ada: {
             steps: [
               () => bash(`echo chain > ${join(outside(), 'chain.txt')}`),
@@ -119,7 +121,7 @@ describe('a handoff keeps the chain', () => {
 })
 
 describe('a stop notice keeps the chain', () => {
-  it('the turn a stop notice opens draws on the stopping chain\'s budget: with it spent, the stopped Bot starts nothing', async () => {
+  it("the turn a stop notice opens draws on the stopping chain's budget: with it spent, the stopped Bot starts nothing", async () => {
     const host = track(
       await startTeamHost(
         {
@@ -164,7 +166,10 @@ describe('a scheduled run keeps the lowest authority', () => {
       await startTeamHost(
         {
           mock: {
-            steps: [{ toolCalls: [{ name: 'schedule_task', args: { bot: 'Ada', prompt: 'clean up the build folder', every_minutes: 30 } }] }, { text: 'scheduled' }],
+            steps: [
+              { toolCalls: [{ name: 'schedule_task', args: { bot: 'Ada', prompt: 'clean up the build folder', every_minutes: 30 } }] },
+              { text: 'scheduled' },
+            ],
           },
           ada: { fallback: { text: 'cleaned' } },
         },

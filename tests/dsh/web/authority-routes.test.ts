@@ -10,6 +10,17 @@ const current = webTeamHostPerTest()
 const send: WebTeamHost['send'] = (method, path, body, headers) => current().send(method, path, body, headers)
 const NOT_PAIRED = /paired/
 
+/** Resolves when `method` (a route's lookup of a Bot or group) is asked for `ref`: the route holds its snapshot. */
+function lookedUp<T extends object, K extends keyof T>(service: T, method: K, ref: string): Promise<void> {
+  return new Promise((resolve) => {
+    const original = (service[method] as (...a: unknown[]) => unknown).bind(service)
+    vi.spyOn(service, method as never).mockImplementation(((asked: string) => {
+      if (asked === ref) resolve()
+      return original(asked)
+    }) as never)
+  })
+}
+
 /** A request whose body is sent in two halves: the second only when `release()` is called; its answer. */
 function heldRequest(method: string, path: string, body: unknown): { release(): void; answer: Promise<{ status: number; body: any }> } {
   const { origin } = current()
@@ -90,13 +101,7 @@ describe('a raise is decided against the team as it is saved', () => {
     const { host } = current()
     const paired = await current().pairedHeaders()
     const ada = (await send('POST', '/bots', { name: 'Ada', permissionPreset: 'danger-full-access' }, paired)).body.bot
-    const looked = new Promise<void>((resolve) => {
-      const find = host.ctx.botRoster.find.bind(host.ctx.botRoster)
-      vi.spyOn(host.ctx.botRoster, 'find').mockImplementation((ref) => {
-        if (ref === ada.id) resolve()
-        return find(ref)
-      })
-    })
+    const looked = lookedUp(host.ctx.botRoster, 'find', ada.id)
     const held = heldRequest('PATCH', `/bots/${ada.id}`, { permissionPreset: 'danger-full-access' })
     await looked // the route has resolved Ada while she is at full access
     expect(await send('PATCH', `/bots/${ada.id}`, { permissionPreset: 'read-only' })).toMatchObject({ status: 200 })
@@ -107,17 +112,11 @@ describe('a raise is decided against the team as it is saved', () => {
     expect(host.ctx.botRoster.bot(ada.id)!.permissionPreset).toBe('read-only')
   })
 
-  it("a held PATCH making a Bot Main again, sent after the person demoted it, is refused", async () => {
+  it('a held PATCH making a Bot Main again, sent after the person demoted it, is refused', async () => {
     const { host } = current()
     const paired = await current().pairedHeaders()
     const ada = (await send('POST', '/bots', { name: 'Ada', main: true }, paired)).body.bot
-    const looked = new Promise<void>((resolve) => {
-      const find = host.ctx.botRoster.find.bind(host.ctx.botRoster)
-      vi.spyOn(host.ctx.botRoster, 'find').mockImplementation((ref) => {
-        if (ref === ada.id) resolve()
-        return find(ref)
-      })
-    })
+    const looked = lookedUp(host.ctx.botRoster, 'find', ada.id)
     const held = heldRequest('PATCH', `/bots/${ada.id}`, { main: true })
     await looked
     expect(await send('PATCH', `/bots/${ada.id}`, { main: false })).toMatchObject({ status: 200 })
@@ -126,18 +125,12 @@ describe('a raise is decided against the team as it is saved', () => {
     expect(host.ctx.botRoster.bot(ada.id)!.main).toBe(false)
   })
 
-  it("a held PATCH giving a group back to its admin, sent after the person took the role away, is refused", async () => {
+  it('a held PATCH giving a group back to its admin, sent after the person took the role away, is refused', async () => {
     const { host } = current()
     const paired = await current().pairedHeaders()
     await send('POST', '/bots', { name: 'Ada' })
     const crew = (await send('POST', '/groups', { name: 'Crew', members: ['Main', 'Ada'], admin: 'Ada' }, paired)).body.group
-    const looked = new Promise<void>((resolve) => {
-      const group = host.ctx.botRooms.group.bind(host.ctx.botRooms)
-      vi.spyOn(host.ctx.botRooms, 'group').mockImplementation((ref) => {
-        if (ref === crew.id) resolve()
-        return group(ref)
-      })
-    })
+    const looked = lookedUp(host.ctx.botRooms, 'group', crew.id)
     const held = heldRequest('PATCH', `/groups/${crew.id}`, { admin: 'Ada' })
     await looked
     expect(await send('PATCH', `/groups/${crew.id}`, { admin: null })).toMatchObject({ status: 200 })

@@ -1,10 +1,13 @@
 /**
  * The authority matrix: every caller kind × team action × target variant, checked against an
  * expectation table written here independently of `decide` (features §1–§3, §6 and the choices
- * in the table at the top of `src/roster/authority.ts`).
+ * in the table on `decide` in `src/core/authority.ts`); then the matrix by the turn (origin ×
+ * source kind × action) and for the person over HTTP without a paired browser.
  */
 import { describe, expect, it } from 'vitest'
 import { TEAM_ACTIONS, decide, type Caller, type Target, type TeamAction } from '../../../src/core/authority.ts'
+import { openerOf, turnMode, turnOrigin, type Chain, type SandboxMode } from '../../../src/core/chain.ts'
+import { deliverySource, handoffSource, roomTurnSource, scheduleSource } from '../../../src/core/sources.ts'
 
 // ---------------------------------------------------------------------------------------------
 // The expectation table.
@@ -383,5 +386,202 @@ describe('decide: the spec examples, spelled out', () => {
 
   it('an unknown action (an untyped HTTP body) fails closed', () => {
     expect(decide(user, 'drop_tables' as TeamAction, {})).toMatchObject({ allowed: false, reason: expect.stringMatching(/Unknown team action "drop_tables"/) })
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// The matrix by the turn: turn origin × source kind × action, for a full-access Main Bot. The
+// turn's origin and mode come from the one origin rule (`chain.ts`); the facts the roster and the
+// rooms service fill in are derived here the way they are (`userAsked`: the person opened the
+// turn; `exceedsTurnMode`: a preset given, not a lowering, above the turn's mode); the outcomes are
+// written here independently.
+// ---------------------------------------------------------------------------------------------
+
+const READ_ONLY_CHAIN: Chain = { hop: 1, budget: 'budget:eve#1', mode: 'read-only' }
+const OPENERS: Array<{ label: string; source: unknown; inherited?: Chain; personTurn: boolean; mode: SandboxMode }> = [
+  { label: "the person's message", source: { kind: 'user' }, personTurn: true, mode: 'danger-full-access' },
+  {
+    label: "a read-only Bot's message",
+    source: deliverySource({ id: 'delivery-1', from: 'bot-9', kind: 'message' }, 'Eve', READ_ONLY_CHAIN),
+    personTurn: false,
+    mode: 'read-only',
+  },
+  {
+    label: 'a stop notice',
+    source: deliverySource({ id: 'delivery-2', from: 'bot-9', kind: 'stop' }, 'Eve', { hop: 1, budget: 'budget:x', mode: 'workspace-write' }),
+    personTurn: false,
+    mode: 'workspace-write',
+  },
+  { label: 'a room turn', source: roomTurnSource({ groupId: 'group-1', groupName: 'Crew' }, READ_ONLY_CHAIN), personTurn: false, mode: 'read-only' },
+  {
+    label: 'a scheduled run the person set',
+    source: scheduleSource({ scheduleId: 'schedule-1', createdBy: 'user' }, { hop: 0, budget: 'budget:schedule-1#1' }),
+    personTurn: false,
+    mode: 'danger-full-access',
+  },
+  { label: 'a handoff resume', source: handoffSource(2, true, READ_ONLY_CHAIN), personTurn: false, mode: 'read-only' },
+  {
+    label: "DSH's background-job notice after a person's turn",
+    source: { kind: 'plugin', plugin: 'tool-jobs', form: 'notice' },
+    inherited: { hop: 0, budget: 'budget:s#1' },
+    personTurn: false,
+    mode: 'danger-full-access',
+  },
+  {
+    label: "DSH's background-job notice, no chain known",
+    source: { kind: 'plugin', plugin: 'tool-jobs', form: 'notice' },
+    personTurn: false,
+    mode: 'read-only',
+  },
+]
+
+type TurnAct =
+  | { action: 'create_bot'; preset: SandboxMode; main?: boolean; hidden?: boolean }
+  | { action: 'update_bot'; bot: 'self' | 'other'; preset?: SandboxMode; main?: boolean; hidden?: boolean; current: SandboxMode }
+  | { action: 'delete_bot' }
+  | { action: 'create_group' | 'update_group'; admin: boolean }
+  | { action: 'write_own_memory' }
+
+const ACTS: Array<{
+  label: string
+  act: TurnAct
+  expectIn: (personTurn: boolean, mode: SandboxMode) => 'allow' | 'person-turn' | 'above-turn' | 'not-asked' | 'raise'
+}> = [
+  ...(['read-only', 'workspace-write', 'danger-full-access'] as const).map((preset) => ({
+    label: `create a Bot at ${preset}`,
+    act: { action: 'create_bot', preset } as TurnAct,
+    expectIn: (personTurn: boolean, mode: SandboxMode) => (personTurn || RANK[preset] <= RANK[mode] ? 'allow' : 'above-turn') as 'allow' | 'above-turn',
+  })),
+  { label: 'create a Main Bot', act: { action: 'create_bot', preset: 'read-only', main: true }, expectIn: (p) => (p ? 'allow' : 'person-turn') },
+  { label: 'create a hidden Bot', act: { action: 'create_bot', preset: 'read-only', hidden: true }, expectIn: (p) => (p ? 'allow' : 'person-turn') },
+  {
+    label: 'lower itself to workspace-write',
+    act: { action: 'update_bot', bot: 'self', preset: 'workspace-write', current: 'danger-full-access' },
+    expectIn: () => 'allow',
+  },
+  { label: 'rename itself', act: { action: 'update_bot', bot: 'self', current: 'danger-full-access' }, expectIn: () => 'allow' },
+  {
+    label: 'make another Bot Main',
+    act: { action: 'update_bot', bot: 'other', main: true, current: 'read-only' },
+    expectIn: (p) => (p ? 'allow' : 'not-asked'),
+  },
+  {
+    label: 'raise another Bot to workspace-write',
+    act: { action: 'update_bot', bot: 'other', preset: 'workspace-write', current: 'read-only' },
+    expectIn: (p) => (p ? 'raise' : 'not-asked'),
+  },
+  {
+    label: 'hide itself',
+    act: { action: 'update_bot', bot: 'self', hidden: true, current: 'danger-full-access' },
+    expectIn: (p) => (p ? 'allow' : 'person-turn'),
+  },
+  { label: 'delete another Bot', act: { action: 'delete_bot' }, expectIn: (p) => (p ? 'allow' : 'not-asked') },
+  { label: 'create a group with an admin', act: { action: 'create_group', admin: true }, expectIn: (p) => (p ? 'allow' : 'person-turn') },
+  { label: 'create a group without an admin', act: { action: 'create_group', admin: false }, expectIn: () => 'allow' },
+  { label: "change a group's admin", act: { action: 'update_group', admin: true }, expectIn: (p) => (p ? 'allow' : 'person-turn') },
+  { label: "write another Bot's memory", act: { action: 'write_own_memory' }, expectIn: (p) => (p ? 'allow' : 'not-asked') },
+]
+
+const RANK: Record<SandboxMode, number> = { 'read-only': 0, 'workspace-write': 1, 'danger-full-access': 2 }
+
+/** The facts the roster / rooms service fills in for one act in a turn (as they compute them). */
+function turnTarget(act: TurnAct, personTurn: boolean, mode: SandboxMode): { action: TeamAction; target: Target } {
+  const userAsked = personTurn
+  switch (act.action) {
+    case 'create_bot':
+      return {
+        action: 'create_bot',
+        target: { userAsked, raisesPreset: false, exceedsTurnMode: RANK[act.preset] > RANK[mode], makesMain: act.main === true, hides: act.hidden === true },
+      }
+    case 'update_bot': {
+      const lowers = act.preset !== undefined && RANK[act.preset] < RANK[act.current]
+      return {
+        action: 'update_bot',
+        target: {
+          botId: act.bot === 'self' ? ME : OTHER,
+          userAsked,
+          raisesPreset: act.preset !== undefined && RANK[act.preset] > RANK[act.current],
+          exceedsTurnMode: act.preset !== undefined && !lowers && RANK[act.preset] > RANK[mode],
+          makesMain: act.main === true,
+          hides: act.hidden === true,
+        },
+      }
+    }
+    case 'delete_bot':
+      return { action: 'delete_bot', target: { botId: OTHER, userAsked } }
+    case 'create_group':
+    case 'update_group':
+      return { action: act.action, target: { groupId: 'group-1', userAsked, makesAdmin: act.admin } }
+    case 'write_own_memory':
+      return { action: 'write_own_memory', target: { botId: OTHER, userAsked } }
+  }
+}
+
+const TURN_REASONS: Record<'person-turn' | 'above-turn' | 'not-asked' | 'raise', RegExp> = {
+  'person-turn': /only in a turn the user opened/,
+  'above-turn': /may not get more than that/,
+  'not-asked': /only when the user asks/,
+  raise: /Raising a Bot's permission preset is the person's act/,
+}
+
+describe('decide by the turn: turn origin × source kind × action (a full-access Main Bot)', () => {
+  for (const o of OPENERS) {
+    it(`in a turn opened by ${o.label}`, () => {
+      const origin = turnOrigin([openerOf(o.source)], () => o.inherited)
+      expect(origin.kind === 'person').toBe(o.personTurn)
+      expect(turnMode('danger-full-access', origin, false)).toBe(o.mode)
+      const mismatches: string[] = []
+      for (const { label, act, expectIn } of ACTS) {
+        const want = expectIn(o.personTurn, o.mode)
+        const { action, target } = turnTarget(act, origin.kind === 'person', turnMode('danger-full-access', origin, false))
+        const got = decide({ kind: 'main-bot', botId: ME }, action, target)
+        if (want === 'allow' ? !got.allowed : got.allowed || !TURN_REASONS[want].test(got.reason))
+          mismatches.push(`${label}: expected ${want}, got ${got.allowed ? 'allowed' : got.reason}`)
+      }
+      expect(mismatches).toEqual([])
+    })
+  }
+})
+
+describe('decide for the person over HTTP, unpaired (a Bot shell looks exactly like one)', () => {
+  const unpaired: Caller = { kind: 'user', paired: false }
+  const paired: Caller = { kind: 'user', paired: true }
+  const raises: Array<[TeamAction, Target]> = [
+    ['create_bot', { raisesPreset: true }],
+    ['create_bot', { makesMain: true }],
+    ['create_bot', { hides: true }],
+    ['create_bot', { setsWorkFolder: true }],
+    ['update_bot', { botId: OTHER, raisesPreset: true }],
+    ['update_bot', { botId: OTHER, makesMain: true }],
+    ['update_bot', { botId: OTHER, hides: true }],
+    ['update_bot', { botId: OTHER, setsWorkFolder: true }],
+    ['update_bot', { botId: OTHER, setsDelegatedWork: true }],
+    ['update_bot', { botId: OTHER, changesInstructions: true }],
+    ['create_group', { makesAdmin: true }],
+    ['update_group', { groupId: 'group-1', makesAdmin: true }],
+    ['write_own_memory', { botId: OTHER }],
+    ['write_team_memory', {}],
+  ]
+  it('is refused every change that gives a Bot more authority, naming the paired team page; paired, each is allowed', () => {
+    for (const [action, target] of raises) {
+      const got = decide(unpaired, action, target)
+      expect({ action, target, allowed: got.allowed }).toEqual({ action, target, allowed: false })
+      expect(got.allowed ? '' : got.reason).toMatch(/paired team page/)
+      expect(decide(paired, action, target)).toEqual({ allowed: true })
+      expect(decide({ kind: 'user' }, action, target)).toEqual({ allowed: true })
+    }
+  })
+
+  it('keeps everything else: a default-preset create, lowering, renaming, deleting, a group without a new admin', () => {
+    for (const [action, target] of [
+      ['create_bot', {}],
+      ['update_bot', { botId: OTHER }],
+      ['delete_bot', { botId: OTHER }],
+      ['create_group', {}],
+      ['update_group', { groupId: 'group-1' }],
+      ['message_bot', { botId: OTHER }],
+      ['post_to_group', { groupId: 'group-1' }],
+    ] as Array<[TeamAction, Target]>)
+      expect(decide(unpaired, action, target)).toEqual({ allowed: true })
   })
 })
