@@ -31,7 +31,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
     defineTeamTool({
       name: 'create_group',
       description:
-        'Create a group room: members speak in order, only when called. Main Bots only, and only when the user asks. The user reads and writes in the room in DSH Web.',
+        'Create a group room: members speak in order, only when called. Main Bots only; naming an admin only when the user asks. The user reads and writes in the room in DSH Web.',
       parameters: {
         name: { type: 'string', required: true, description: 'Unique group name, at most 60 characters.' },
         members: { type: 'array', items: { type: 'string' }, required: true, description: 'Bot names or ids, 2 to 12; the order is the speaking order.' },
@@ -54,7 +54,7 @@ export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
     defineTeamTool({
       name: 'update_group',
       description:
-        "Change a group: name, members, admin, mode or notice. A Main Bot may change any group, an admin its own (an admin cannot leave the group without an admin or remove itself). Removed members' group activity stops.",
+        "Change a group: name, members, admin, mode or notice. A Main Bot may change any group, an admin its own (an admin cannot leave the group without an admin or remove itself); a new admin only when the user asks. Removed members' group activity stops.",
       parameters: {
         group: { type: 'string', required: true, description: 'The group, by name or id.' },
         name: { type: 'string' },

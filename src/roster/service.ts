@@ -2,13 +2,13 @@
  * `botRoster` — Bots as identities pinned to ordinary DSH root Sessions.
  *
  * Owns: creating, changing and deleting Bots (through `botStore`; `decide` asked inside the
- * service, the team's invariants — a live Main Bot, unique names, a live target, the size cap —
- * re-checked inside the save), the first Main Bot, opening a Bot's own chat through the one
- * `SessionOpener`, the one Session-ownership index (`ownership.ts`: whose every Session is, for
- * every service), who opened each Bot Session's current turn (`turns.ts`), the raise rule (a
- * preset raised by a tool needs the person's approval prompt in a turn they opened; refused
- * otherwise), "only when the user asks" in code, the per-turn creation cap, the person's
- * delegated-work flag, and attaching a Bot to its agent whenever DSH creates or resumes it.
+ * save, against the draft: who asks, the Bot's preset and flags, the team's invariants — a live
+ * Main Bot, unique names, a live target, the size cap), the first Main Bot, opening a Bot's own
+ * chat through the one `SessionOpener`, the one Session-ownership index (`ownership.ts`: whose
+ * every Session is, for every service), who opened each Bot Session's current turn and the
+ * Session's last chain (`turns.ts`), the facts of the turn for `decide` (opened by the person?
+ * its mode), the per-turn creation cap, the person's delegated-work flag, and attaching a Bot to
+ * its agent whenever DSH creates or resumes it.
  * Model routing, presets on Sessions, DSH Web's pickers and the delegated mode are `pickers.ts`.
  *
  * Deliberately narrow: no agent runtime of its own (DSH's loop does every model and tool call);

@@ -1,7 +1,8 @@
 // "Start a new part now" on a real DSH web server, in-process: the person's POST ends the Bot's
 // current own-chat part with the context service's handoff (the package written under the bot
 // folder, sent as the new part's first message) and opens the next part in the Bot's working
-// folder; refused with 409 while the Bot is working; bad requests change nothing.
+// folder; it needs a paired browser (it spends a model call); refused with 409 while the Bot is
+// working; bad requests change nothing.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SessionId } from '@deepseek-ai/dsh-session'
@@ -35,10 +36,11 @@ describe('POST /bots/<id>/new-part', () => {
     const id = created.body.bot.id as string
     const first = host.ctx.botRoster.bot(id)!.sessionParts[0]!.sessionId
     await prompt(host, await host.ctx.botRoster.agentOf(id), 'Remember the word MARMALADE.')
-    const set = await web.send('PATCH', `/bots/${id}`, { workFolder: folder }, { 'content-type': 'application/json', 'x-bot-team-pairing': token })
+    const paired = { 'content-type': 'application/json', 'x-bot-team-pairing': token }
+    const set = await web.send('PATCH', `/bots/${id}`, { workFolder: folder }, paired)
     expect(set.status).toBe(200)
 
-    const r = await web.send('POST', '/bots/Ada/new-part', {})
+    const r = await web.send('POST', '/bots/Ada/new-part', {}, paired)
     expect(r).toMatchObject({ status: 201, body: { bot: { id, workFolder: folder }, sessionId: expect.stringMatching(/^session-/) } })
     const parts = host.ctx.botRoster.bot(id)!.sessionParts
     expect(parts.map((p) => p.sessionId)).toEqual([first, r.body.sessionId])
@@ -57,14 +59,16 @@ describe('POST /bots/<id>/new-part', () => {
   })
 
   it('is refused with 409 while the Bot is working, and changes nothing', async () => {
+    const terminal = captureTerminal()
     web = await startWebTeamHost({ fallback: model })
     const { host } = web
+    const token = await pairBrowser(web, terminal)
     const slow = slowTool(host, 'until-released')
     const id = (await web.send('POST', '/bots', { name: 'Ada' })).body.bot.id as string
     userPrompt(await host.ctx.botRoster.agentOf(id), 'SLOW please')
     await slow.running()
     const revision = host.ctx.botStore.state.revision
-    const r = await web.send('POST', `/bots/${id}/new-part`, {})
+    const r = await web.send('POST', `/bots/${id}/new-part`, {}, { 'content-type': 'application/json', 'x-bot-team-pairing': token })
     expect(r.status).toBe(409)
     expect(r.body.error).toMatch(/Ada is working now.*Wait until it is idle/)
     expect(host.ctx.botStore.state.revision).toBe(revision)
