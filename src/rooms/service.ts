@@ -389,8 +389,7 @@ export class BotRooms extends Service {
     if (!first.ok) throw new RoomRefusal('invalid', `Group ${group.name} was not changed: ${first.reason}.`)
     const userAsked = this.roster.personOpened(req)
     await this.writable()
-    let before: Group | undefined
-    let after: Group | undefined
+    let removed: string[] = []
     await this.store.update((s) => {
       const g = s.groups[group.id]
       if (!g || g.deleted) throw new RoomRefusal('not-found', `Group ${group.name} was deleted meanwhile; nothing was changed.`)
@@ -402,7 +401,7 @@ export class BotRooms extends Service {
         userAsked,
         makesAdmin: fields.value.admin !== undefined && fields.value.admin !== g.admin,
       })
-      before = { ...g, members: [...g.members] }
+      removed = g.members.filter((id) => !fields.value.members.includes(id))
       g.name = fields.value.name
       g.members = fields.value.members
       g.mode = fields.value.mode
@@ -410,9 +409,7 @@ export class BotRooms extends Service {
       if (fields.value.admin) g.admin = fields.value.admin
       else delete g.admin
       for (const botId of Object.keys(g.seen ?? {})) if (!g.members.includes(botId)) delete g.seen![botId]
-      after = g
     })
-    const removed = before!.members.filter((id) => !after!.members.includes(id))
     for (const botId of removed) await this.stopMember(group.id, botId, `removed from group ${group.name}`)
     return this.state.groups[group.id]!
   }
