@@ -12,8 +12,10 @@ import { nextTurnEnd, quiesce, slowTool, toolResults, user, userMessages, userPr
 import { advance, FakeClock } from '../operations/fake-clock.ts'
 import { readSource } from '../../../src/core/sources.ts'
 import { Config } from '../../../src/config.ts'
+import { tempHomes } from '../context/helpers.ts'
 
 const track = disposedAfterEach()
+const newHome = tempHomes('bot-team-origins-')
 
 const bash = (command: string, extra: Record<string, unknown> = {}): Reply => ({
   toolCalls: [{ name: 'bash', args: { command, description: 'shell step', ...extra } }],
@@ -221,5 +223,38 @@ describe("a person's prompt steered into a chain turn", () => {
     await quiesce(host)
     expect(toolResults(mainAgent, 'delete_bot')).toEqual([expect.stringMatching(/^Refused: .*only when the user asks/)])
     expect(host.ctx.botRoster.find('Cy')).toBeDefined()
+  })
+})
+
+describe("the Session's last chain survives a restart", () => {
+  it("after a restart, another plugin's notice wakes the Bot under the chain its log names: read-only, the spent budget refuses its message", async () => {
+    const scripts = {
+      eve: { steps: [{ toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'please look', reply_to: 'user' } }] }, { text: 'asked Ada' }] },
+      ada: { steps: [{ text: 'looked' }] },
+      bob: { fallback: { text: 'ok' } },
+    }
+    // After the restart Ada's model, woken by the notice, tries to hand work on.
+    const woken = {
+      ...scripts,
+      ada: { steps: [{ toolCalls: [{ name: 'message_bot', args: { to: 'Bob', message: 'more work for you', reply_to: 'user' } }] }, { text: 'tried' }] },
+    }
+    const config = { team: { ...Config.parse({}).team, workBudget: 1 } }
+    const home = newHome()
+    const first = track(await startTeamHost(scripts, { permissions: true, config, home }))
+    const eve = await first.ctx.botRoster.create(user, { name: 'Eve', model: 'mock/eve', permissionPreset: 'read-only' })
+    const ada = await first.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada', permissionPreset: 'danger-full-access' })
+    const bob = await first.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
+    userPrompt(await first.ctx.botRoster.agentOf(eve.id), 'ask Ada to look')
+    await quiesce(first)
+    await first.dispose()
+
+    const second = track(await startTeamHost(woken, { permissions: true, config, home }))
+    await second.ctx.botDelivery.ready
+    const adaAgent = await second.ctx.botRoster.agentOf(ada.id)
+    adaAgent.followup(createUserMessage({ content: [{ type: 'text', text: 'cron: the nightly job finished' }], source: { kind: 'plugin', plugin: 'cron' } }))
+    await quiesce(second)
+    expect(modes(adaAgent).at(-1)).toBe('read-only')
+    expect(toolResults(adaAgent, 'message_bot').at(-1)).toMatch(/work budget for this request is spent/)
+    expect(second.ctx.botDelivery.log().filter((d) => d.to === bob.id)).toEqual([])
   })
 })
