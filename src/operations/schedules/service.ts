@@ -8,9 +8,10 @@
  * of a group becomes a post in its room when no round runs there. Each run is recorded (runs,
  * lastRunAt, the next due time, and a fresh work budget `budget:<task>#<run>` drawn once for the
  * turn it opens) in one save *before* the message is handed to DSH: a crash between the two loses
- * that one run, never repeats it. A task runs at its creator's authority: the person's, or the
- * sandbox mode the creating Bot's turn had (the chain's `mode`), and a group task posts as its
- * creator (who must still be allowed to post there).
+ * that one run, never repeats it. A run's chain (`chain.scheduleChain`) has the lowest of the mode
+ * the creating Bot's turn had when it set the task and that Bot's preset now (the person's task:
+ * none; the target's own preset bounds the turn), and a group task posts as its creator (who must
+ * still be allowed to post there).
  *
  * Missed runs (DSH was down, the team was paused, the Bot was busy) run once: the next due time is
  * computed from now (`rules.ts`). Tasks of a deleted Bot or group, or set by a Bot since deleted,
