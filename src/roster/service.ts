@@ -43,7 +43,7 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
+import { allocateId, own, type Bot, type BotStore, type HeldItem, type TeamState } from '../store/index.ts'
 import type { Requester } from '../core/caller.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from '../core/authority.ts'
 import { BotCreateInput, BotUpdateInput, nameTaken, type BotUpdateRaw } from './bot-fields.ts'
@@ -58,7 +58,8 @@ import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds } from './ownership.ts'
-import { folderConflict } from './work-folder.ts'
+import { folderConflict, openConflict } from './work-folder.ts'
+import { warn } from '../dsh/warn.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import { afterBoot } from '../dsh/boot.ts'
 import { errorText } from '../core/errors.ts'
@@ -138,6 +139,8 @@ export class BotRoster extends Service {
   private bootstrapping: Promise<void> | undefined
   /** ensureTeam has run (or is running) since this process became the writer. */
   private teamChecked = false
+  /** The team workspace's real path when the roster started: every open there must still resolve inside it. */
+  private workspaceReal = ''
   /** Who opened the current turn of each Bot Session. */
   private readonly turns = new TurnTracker()
   /** The Bot's model and preset on its Sessions; DSH Web's pickers; delegated modes. */
@@ -164,6 +167,7 @@ export class BotRoster extends Service {
 
   async [Service.init](): Promise<void> {
     mkdirSync(this.config.workspace, { recursive: true })
+    this.workspaceReal = realpathSync(this.config.workspace)
     this.index.rebuild(this.store.state)
     this.store.subscribe((state) => this.index.rebuild(state))
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
@@ -457,7 +461,7 @@ export class BotRoster extends Service {
     }
     if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
     const input = parsed.data
-    if (input.workFolder !== undefined) requireFolder(input.workFolder, 'The Bot was not created', this.config)
+    const workFolderReal = input.workFolder === undefined ? undefined : requireFolder(input.workFolder, 'The Bot was not created', this.config)
     await this.writable()
     if (opts.via) this.noteCreation(opts.via.sessionId, 'Bots')
     let created: Bot | undefined
@@ -479,7 +483,7 @@ export class BotRoster extends Service {
         role: input.role,
         instructions: input.instructions,
         ...(input.model ? { model: input.model } : {}),
-        ...(input.workFolder ? { workFolder: input.workFolder } : {}),
+        ...(input.workFolder ? { workFolder: input.workFolder, workFolderReal } : {}),
         avatar: input.avatar,
         colour: input.colour,
         permissionPreset: input.permissionPreset,
@@ -519,7 +523,7 @@ export class BotRoster extends Service {
       opts.via,
       `raise Bot ${bot.name}'s permission preset from ${bot.permissionPreset} to ${patch.permissionPreset}`,
     )
-    if (typeof patch.workFolder === 'string') requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config)
+    const workFolderReal = typeof patch.workFolder === 'string' ? requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config) : undefined
     await this.writable()
     await this.store.update((s) => {
       const b = own(s.bots, bot.id)
@@ -534,6 +538,8 @@ export class BotRoster extends Service {
         else if (key === 'workFolder' && value === null) delete b.workFolder
         else (b as Record<string, unknown>)[key] = value
       }
+      if (patch.workFolder === null) delete b.workFolderReal
+      else if (workFolderReal !== undefined) b.workFolderReal = workFolderReal
     })
     const updated = this.state.bots[bot.id]!
     this.record(
@@ -561,6 +567,62 @@ export class BotRoster extends Service {
     })
     this.record(`${bot.name} ${accepts ? 'now runs' : 'no longer runs'} delegated work at its own preset (set by the person)`, bot.id)
     return this.state.bots[bot.id]!
+  }
+
+  // ── settings held for the person's confirmation ─────────────────────────────────────────────
+
+  /** Settings kept lowered until the person confirms them: a restore's, and folders set before v4. */
+  held(): readonly HeldItem[] {
+    return this.state.held ?? []
+  }
+
+  /**
+   * The person confirms a held setting (paired team page only): it takes effect as it was saved —
+   * the preset, the delegated-work flag, the working folder (checked again now, its real path
+   * stored), the schedule's next due time. A held item of a deleted Bot or schedule just goes.
+   */
+  async confirmHeld(req: Requester, id: string): Promise<HeldItem> {
+    return this.settleHeld(req, id, true)
+  }
+
+  /** The person lets a held setting go: it stays lowered (the preset, flag and folder as they are now; the schedule not due). */
+  async dismissHeld(req: Requester, id: string): Promise<HeldItem> {
+    return this.settleHeld(req, id, false)
+  }
+
+  private async settleHeld(req: Requester, id: string, confirm: boolean): Promise<HeldItem> {
+    if (this.caller(req).kind !== 'user') throw new RosterRefusal('forbidden', 'Only the person, on the paired team page, confirms a held setting.')
+    const item = this.held().find((h) => h.id === id)
+    if (!item) throw new RosterRefusal('not-found', `No held setting with id "${id}".`)
+    const bot = 'botId' in item ? this.bot(item.botId) : undefined
+    let folderReal: string | undefined
+    if (confirm && bot && item.kind === 'work-folder')
+      folderReal = requireFolder(item.folder, `The working folder of Bot ${bot.name} was not confirmed`, this.config)
+    if (confirm && bot && item.kind === 'preset' && bot.noNetwork && raises('workspace-write', this.pickers.presetMode(item.preset)))
+      throw new RosterRefusal(
+        'invalid',
+        `Bot ${bot.name} has no network, which caps it at workspace-write: switch its network on first, then confirm ${item.preset}.`,
+      )
+    await this.writable()
+    await this.store.update((s) => {
+      const at = (s.held ?? []).findIndex((h) => h.id === id)
+      if (at < 0) throw new RosterRefusal('not-found', `The held setting "${id}" was settled meanwhile.`)
+      s.held!.splice(at, 1)
+      if (s.held!.length === 0) delete s.held
+      if (!confirm) return
+      const b = 'botId' in item ? own(s.bots, item.botId) : undefined
+      if (b?.deleted) return
+      if (b && item.kind === 'preset') b.permissionPreset = item.preset
+      else if (b && item.kind === 'delegated-work') b.acceptsDelegatedWork = true
+      else if (b && item.kind === 'work-folder') Object.assign(b, { workFolder: item.folder, workFolderReal: folderReal })
+      else if (item.kind === 'schedule') {
+        const task = s.schedules?.find((t) => t.id === item.scheduleId)
+        if (task && item.nextDueAt) task.nextDueAt = item.nextDueAt
+      }
+    })
+    this.record(`${confirm ? 'the person confirmed' : 'the person let go'} a held ${heldText(item, (botId) => this.state.bots[botId]?.name)}`, bot?.id)
+    if (confirm && bot && item.kind === 'preset') await this.pickers.applyEverywhere(this.state.bots[bot.id]!)
+    return item
   }
 
   private mainCount(state: Readonly<TeamState>): number {
@@ -655,11 +717,44 @@ export class BotRoster extends Service {
    * The folder a new Session of the Bot is created in: its working folder while that is a
    * directory, else the team's workspace (a folder removed since it was set is recorded, not fatal).
    */
-  folderOf(bot: { id: string; name: string; workFolder?: string | undefined }): string {
-    if (!bot.workFolder) return this.config.workspace
-    if (isDirectory(bot.workFolder)) return bot.workFolder
-    this.record(`${bot.name}'s working folder ${bot.workFolder} is not a folder any more; this Session uses the team workspace`, bot.id)
-    return this.config.workspace
+  folderOf(bot: FolderOwner): string {
+    let folder = this.config.workspace
+    if (bot.workFolder && isDirectory(bot.workFolder)) folder = bot.workFolder
+    else if (bot.workFolder)
+      this.record(`${bot.name}'s working folder ${bot.workFolder} is not a folder any more; this Session uses the team workspace`, bot.id)
+    const problem = this.folderProblem(bot, folder)
+    if (problem) throw new RosterRefusal('unavailable', this.refuseOpen(bot, problem))
+    return folder
+  }
+
+  /**
+   * Why a Session of `bot` may not open in `cwd` now (links resolved on disk), or undefined when it
+   * may: the real path must be the one stored when the person set the folder, lie inside the team
+   * workspace's real path when it is named inside it, and stay clear of the protected folders.
+   */
+  folderProblem(bot: FolderOwner, cwd: string): string | undefined {
+    const workspaceNow = realOrUndefined(this.config.workspace)
+    if (workspaceNow !== this.workspaceReal)
+      return `the team workspace ${this.config.workspace} now resolves to ${workspaceNow ?? 'nothing'}, not to ${this.workspaceReal}`
+    const real = realOrUndefined(cwd)
+    if (real === undefined) return `${cwd} does not exist`
+    const named = bot.workFolder !== undefined && (cwd === bot.workFolder || cwd === bot.workFolderReal)
+    return openConflict({
+      cwd,
+      real,
+      workspace: this.config.workspace,
+      workspaceReal: this.workspaceReal,
+      protectedFolders: [...new Set(this.config.protectedFolders.flatMap((p) => [p, real_(p)]))],
+      stored: named ? bot.workFolderReal : undefined,
+    })
+  }
+
+  /** Record and report a refused open; returns the message for the person. */
+  private refuseOpen(bot: FolderOwner, problem: string): string {
+    const message = `Bot Team: a Session of Bot ${bot.name} was not opened: ${problem}. The folder was changed after it was set (a link put in its place?); check it, then set the Bot's working folder again on the paired team page.`
+    this.record(message, bot.id)
+    warn(this.ctx, message, undefined, 'work-folder')
+    return message
   }
 
   /** The live agent of the Bot's own chat, resuming it if it is cold. */
@@ -688,6 +783,10 @@ export class BotRoster extends Service {
       // A synchronous throw vetoes publication: nothing of a deleted Bot runs again.
       throw new Error(`Bot Team: this Session belonged to Bot ${bot.name}, which was deleted; it stays archived.`)
     }
+    const cwd = agent.session.header.cwd
+    const problem = cwd === undefined ? undefined : this.folderProblem(bot, cwd)
+    // A synchronous throw vetoes publication: a Session whose folder resolves elsewhere never runs.
+    if (problem) throw new Error(this.refuseOpen(bot, problem))
     if (!this.store.isWriter()) {
       const message = `Bot Team: Bot ${bot.name}'s Session is not opened in this process, because another DSH process writes the team (${this.store.status().message}). Use the DSH window that runs the team, or close it; this process takes over on its next request.`
       this.record(message, bot.id)
@@ -779,22 +878,50 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** A working folder must exist and be a directory when it is set (refused with the field's name otherwise). */
-/** The real path of `path`, or `path` itself when it does not exist (yet). */
-function real(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
+/** A held setting in words (the activity line, the restore report). */
+export function heldText(item: HeldItem, nameOf: (botId: string) => string | undefined): string {
+  const bot = 'botId' in item ? `Bot ${nameOf(item.botId) ?? item.botId}` : ''
+  switch (item.kind) {
+    case 'preset':
+      return `permission preset ${item.preset} of ${bot} (workspace-write until confirmed)`
+    case 'delegated-work':
+      return `"accepts delegated work" of ${bot} (off until confirmed)`
+    case 'work-folder':
+      return `working folder ${item.folder} of ${bot} (the team workspace until confirmed)`
+    case 'schedule':
+      return `schedule ${item.scheduleId} (not due until confirmed)`
   }
 }
 
-function requireFolder(folder: string, what: string, where: { protectedFolders: readonly string[]; workspace: string }): void {
+/** What a folder check needs of a Bot. */
+type FolderOwner = Pick<Bot, 'id' | 'name' | 'workFolder' | 'workFolderReal'>
+
+/** The real path of `path`, or `path` itself when it does not exist (yet). */
+function real_(path: string): string {
+  return realOrUndefined(path) ?? path
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A working folder must exist and be a directory when it is set, and its real path must be clear
+ * of the protected folders (refused with the field's name otherwise). Returns that real path, which
+ * every later open compares with.
+ */
+function requireFolder(folder: string, what: string, where: { protectedFolders: readonly string[]; workspace: string }): string {
   if (!isDirectory(folder))
     throw new RosterRefusal(
       'invalid',
       `${what}: workFolder: ${JSON.stringify(folder)} is not an existing folder. Create it first, or leave the field empty for the team workspace.`,
     )
-  const conflict = folderConflict(real(folder), where.protectedFolders.map(real), real(where.workspace))
+  const real = real_(folder)
+  const conflict = folderConflict(real, [...new Set(where.protectedFolders.flatMap((p) => [p, real_(p)]))], real_(where.workspace))
   if (conflict) throw new RosterRefusal('invalid', `${what}: workFolder: ${JSON.stringify(folder)} cannot be a Bot's working folder: ${conflict}.`)
+  return real
 }
