@@ -59,6 +59,7 @@ import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds } from './ownership.ts'
 import { folderConflict, openConflict } from './work-folder.ts'
+import { ShellGuard, type NetworkSwitch } from './shell-guard.ts'
 import { warn } from '../dsh/warn.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import { afterBoot } from '../dsh/boot.ts'
@@ -145,6 +146,8 @@ export class BotRoster extends Service {
   private readonly turns = new TurnTracker()
   /** The Bot's model and preset on its Sessions; DSH Web's pickers; delegated modes. */
   private readonly pickers: PickerSync
+  /** The Bots' shell commands through DSH's sandbox: folders checked, no-network Bots unshared. */
+  private readonly shell: ShellGuard
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRoster')
@@ -157,6 +160,15 @@ export class BotRoster extends Service {
       ownerOf: (sid) => this.ownerOf(sid),
       sessionsOf: (botId) => this.sessionsOf(botId),
       turnOf: (sid) => this.turns.current(sid),
+      record: (text, botId) => this.record(text, botId),
+    })
+    this.shell = new ShellGuard(this.ctx, {
+      anyNoNetwork: () => liveBotList(this.state).some((b) => b.noNetwork),
+      botOf: (sid) => this.workerOf(sid),
+      folderProblem: (botId, cwd) => {
+        const bot = this.state.bots[botId]
+        return bot ? this.folderProblem(bot, cwd) : undefined
+      },
       record: (text, botId) => this.record(text, botId),
     })
   }
@@ -172,6 +184,7 @@ export class BotRoster extends Service {
     this.store.subscribe((state) => this.index.rebuild(state))
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
     this.pickers.start()
+    this.shell.start()
     this.sessions.disposeWithFiber('bot-roster:sessions')
     // Bot agents DSH created before this service started (their `agent/created` went by) get the
     // same wiring now, so the services that start after this one find them attached.
@@ -229,6 +242,25 @@ export class BotRoster extends Service {
   ownerOf(sessionId: string): BotSessionOwner | undefined {
     const owner = this.index.get(sessionId)
     return owner && owner.kind !== 'room' ? owner : undefined
+  }
+
+  /**
+   * The live Bot a Session works for: a Bot Session's owner, or the owner of the Bot Session that
+   * started it (a sub-agent, through its parent Sessions).
+   */
+  workerOf(sessionId: string): Bot | undefined {
+    let sid: string | undefined = sessionId
+    for (let depth = 0; sid !== undefined && depth < 16; depth++) {
+      const owner = this.ownerOf(sid)
+      if (owner) return this.bot(owner.botId)
+      sid = this.ctx.agents.get(SessionId(sid))?.session.header.parentSession
+    }
+    return undefined
+  }
+
+  /** Whether this machine can take a Bot's shell off the network (the start-up probe). */
+  networkSwitch(): NetworkSwitch {
+    return this.shell.networkSwitch
   }
 
   /** The group whose room Session this is (also while it is being opened). */
@@ -523,6 +555,11 @@ export class BotRoster extends Service {
       opts.via,
       `raise Bot ${bot.name}'s permission preset from ${bot.permissionPreset} to ${patch.permissionPreset}`,
     )
+    if (bot.noNetwork && patch.permissionPreset !== undefined && raises('workspace-write', this.pickers.presetMode(patch.permissionPreset)))
+      throw new RosterRefusal(
+        'invalid',
+        `Bot ${bot.name} was not changed: it works without network, which caps it at workspace-write (danger-full-access runs commands unconfined, with the network). Switch its network on first.`,
+      )
     const workFolderReal = typeof patch.workFolder === 'string' ? requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config) : undefined
     await this.writable()
     await this.store.update((s) => {
@@ -623,6 +660,41 @@ export class BotRoster extends Service {
     this.record(`${confirm ? 'the person confirmed' : 'the person let go'} a held ${heldText(item, (botId) => this.state.bots[botId]?.name)}`, bot?.id)
     if (confirm && bot && item.kind === 'preset') await this.pickers.applyEverywhere(this.state.bots[bot.id]!)
     return item
+  }
+
+  /**
+   * The person's network switch (paired team page only; no tool can set it). Off: the Bot's shell
+   * commands, background jobs and terminals run with no network (`shell-guard.ts`), its web tools
+   * are refused, and its preset is capped at workspace-write (a higher one is lowered now:
+   * danger-full-access is never confined, so it would run with the network).
+   */
+  async setNetwork(req: Requester, ref: string, on: boolean): Promise<Bot> {
+    if (this.caller(req).kind !== 'user') throw new RosterRefusal('forbidden', "Only the person, on the paired team page, switches a Bot's network.")
+    const bot = this.find(ref)
+    if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}".`)
+    await this.writable()
+    let lowered: string | undefined
+    await this.store.update((s) => {
+      const b = own(s.bots, bot.id)
+      if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} was deleted meanwhile; nothing was changed.`)
+      if (on) delete b.noNetwork
+      else {
+        b.noNetwork = true
+        if (raises('workspace-write', this.pickers.presetMode(b.permissionPreset))) {
+          lowered = b.permissionPreset
+          b.permissionPreset = 'workspace-write'
+        }
+      }
+    })
+    const updated = this.state.bots[bot.id]!
+    this.record(
+      `${bot.name} ${on ? 'has its network back' : 'now works without network'} (set by the person)${lowered ? `; its preset ${lowered} was lowered to workspace-write` : ''}`,
+      bot.id,
+    )
+    if (lowered) await this.pickers.applyEverywhere(updated)
+    if (!on && this.shell.networkSwitch.state === 'unavailable')
+      warn(this.ctx, `${bot.name} works without network, but this machine cannot do that (${this.shell.networkSwitch.reason}): its shell commands are refused`)
+    return updated
   }
 
   private mainCount(state: Readonly<TeamState>): number {

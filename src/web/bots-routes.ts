@@ -5,12 +5,13 @@
  *   PATCH  /bots/<id|name>            change a Bot            body: the fields to change
  *   DELETE /bots/<id|name>            delete a Bot            body: { "reason": "…" }
  *   PUT    /bots/<id|name>/delegated-work                     body: { "accepts": true|false }
+ *   PUT    /bots/<id|name>/network    the person's network switch  body: { "enabled": true|false }
  *   POST   /bots/<id|name>/new-part   end the current own-chat part with a handoff, open the next
  *                                     (body: none or {}); 409 while the Bot works
  *
  * Changes that raise a Bot's authority (`raises.ts`: a preset above the Bot's current one, or above
- * the default on create; making a Bot a Main Bot; any change of the delegated-work flag or of the
- * working folder) need a paired browser, asked of
+ * the default on create; making a Bot a Main Bot; any change of the delegated-work flag, the
+ * network switch or the working folder) need a paired browser, asked of
  * `pairing.requirePaired` before anything is validated or changed; everything else needs only the
  * fence, which the router applied already. Bots are looked up among the state's own properties or
  * by name, so `constructor` or `__proto__` are unknown ids (404), never prototype members.
@@ -40,6 +41,7 @@ export const DeleteBody = z.strictObject({
   reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`),
 })
 const DelegatedWorkBody = z.strictObject({ accepts: z.boolean({ error: 'must be true or false' }) })
+const NetworkBody = z.strictObject({ enabled: z.boolean({ error: 'must be true or false' }) })
 
 /** A live Bot by id or name (`botRoster.find`: own properties only, one name key); 404 otherwise. */
 export function resolveBot(roster: BotRoster, ref: string): Bot {
@@ -81,6 +83,13 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
     const { accepts } = parseBody(DelegatedWorkBody, await readJsonBody(req, SMALL_BODY_BYTES))
     const updated = await roster.setAcceptsDelegatedWork(USER, bot.id, accepts)
     return [200, { bot: summary(updated), acceptsDelegatedWork: updated.acceptsDelegatedWork }]
+  }
+  if (sub === 'network') {
+    if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /bots/${ref}/network`)
+    await pairing.requirePaired(req)
+    const { enabled } = parseBody(NetworkBody, await readJsonBody(req, SMALL_BODY_BYTES))
+    const updated = await roster.setNetwork(USER, bot.id, enabled)
+    return [200, { bot: summary(updated), network: !updated.noNetwork, networkSwitch: roster.networkSwitch() }]
   }
   if (sub === 'new-part') {
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /bots/${ref}/new-part`)

@@ -37,6 +37,8 @@ export interface BotView {
   queued: number
   /** The folder its next Sessions are created in; absent: the team workspace. */
   workFolder?: string
+  /** The person switched the Bot's network off (its shell runs with no network). */
+  noNetwork?: true
   /** The Bot's current own-chat Session (its part), if it has one. */
   chatSessionId?: string
   /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
@@ -182,6 +184,7 @@ export function teamView(facts: TeamFacts): TeamView {
       }),
       queued,
       ...(bot.workFolder ? { workFolder: bot.workFolder } : {}),
+      ...(bot.noNetwork ? { noNetwork: true as const } : {}),
       ...(chat ? { chatSessionId: chat } : {}),
       ...earlierPartsOf(bot),
     })
