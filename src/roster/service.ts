@@ -59,6 +59,7 @@ import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds } from './ownership.ts'
 import { folderConflict, openConflict } from './work-folder.ts'
+import { heldText } from './held.ts'
 import { ShellGuard, type NetworkSwitch } from './shell-guard.ts'
 import { warn } from '../dsh/warn.ts'
 import { formatIssues } from '../core/zod-issues.ts'
@@ -642,10 +643,10 @@ export class BotRoster extends Service {
       )
     await this.writable()
     await this.store.update((s) => {
-      const at = (s.held ?? []).findIndex((h) => h.id === id)
-      if (at < 0) throw new RosterRefusal('not-found', `The held setting "${id}" was settled meanwhile.`)
-      s.held!.splice(at, 1)
-      if (s.held!.length === 0) delete s.held
+      const rest = (s.held ?? []).filter((h) => h.id !== id)
+      if (rest.length === (s.held ?? []).length) throw new RosterRefusal('not-found', `The held setting "${id}" was settled meanwhile.`)
+      if (rest.length) s.held = rest
+      else delete s.held
       if (!confirm) return
       const b = 'botId' in item ? own(s.bots, item.botId) : undefined
       if (b?.deleted) return
@@ -947,21 +948,6 @@ function isDirectory(path: string): boolean {
     return statSync(path).isDirectory()
   } catch {
     return false
-  }
-}
-
-/** A held setting in words (the activity line, the restore report). */
-export function heldText(item: HeldItem, nameOf: (botId: string) => string | undefined): string {
-  const bot = 'botId' in item ? `Bot ${nameOf(item.botId) ?? item.botId}` : ''
-  switch (item.kind) {
-    case 'preset':
-      return `permission preset ${item.preset} of ${bot} (workspace-write until confirmed)`
-    case 'delegated-work':
-      return `"accepts delegated work" of ${bot} (off until confirmed)`
-    case 'work-folder':
-      return `working folder ${item.folder} of ${bot} (the team workspace until confirmed)`
-    case 'schedule':
-      return `schedule ${item.scheduleId} (not due until confirmed)`
   }
 }
 

@@ -10,7 +10,8 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
-import { heldText, type BotRoster } from '../roster/service.ts'
+import type { BotRoster } from '../roster/service.ts'
+import { heldText } from '../roster/held.ts'
 import { SMALL_BODY_BYTES } from './bots-routes.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { Pairing } from './pairing.ts'
