@@ -58,7 +58,7 @@ import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds } from './ownership.ts'
-import { folderConflict, openConflict } from './work-folder.ts'
+import { folderConflict, openConflict, WORKSPACE_WRITE_EXTRAS, writableAbove } from './work-folder.ts'
 import { heldText } from './held.ts'
 import { ShellGuard, type NetworkSwitch } from './shell-guard.ts'
 import { warn } from '../dsh/warn.ts'
@@ -186,6 +186,8 @@ export class BotRoster extends Service {
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
     this.pickers.start()
     this.shell.start()
+    // Where Bots have a sandboxed shell, a protected folder inside what workspace-write may write is theirs to rewrite.
+    this.ctx.inject(['sandbox'], () => this.warnWritableProtected())
     this.sessions.disposeWithFiber('bot-roster:sessions')
     // Bot agents DSH created before this service started (their `agent/created` went by) get the
     // same wiring now, so the services that start after this one find them attached.
@@ -257,6 +259,21 @@ export class BotRoster extends Service {
       sid = this.ctx.agents.get(SessionId(sid))?.session.header.parentSession
     }
     return undefined
+  }
+
+  /** Warn when the DSH home or the team folder lies where every Bot at workspace-write may write (`/tmp`). */
+  private warnWritableProtected(): void {
+    const writable = [...new Set(WORKSPACE_WRITE_EXTRAS.flatMap((w) => [w, real_(w)]))]
+    for (const folder of this.config.protectedFolders) {
+      const above = writableAbove(real_(folder), writable)
+      if (above)
+        warn(
+          this.ctx,
+          `${folder} lies under ${above}, which DSH's sandbox lets every Bot at workspace-write write: a Bot's shell could rewrite team state or pair itself there. Move DSH_HOME (or the plugin's dir) out of ${above}.`,
+          undefined,
+          'writable-home',
+        )
+    }
   }
 
   /** Whether this machine can take a Bot's shell off the network (the start-up probe). */

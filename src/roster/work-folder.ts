@@ -52,3 +52,14 @@ export function openConflict(facts: OpenFacts): string | undefined {
   const conflict = folderConflict(real, facts.protectedFolders, facts.workspaceReal)
   return conflict ? `${cwd} resolves to ${real}: ${conflict}` : undefined
 }
+
+/**
+ * Folders DSH's sandbox lets every command at workspace-write write besides its workspace: rc.8's
+ * Landlock profile grants `/tmp` (bubblewrap mounts a private one instead).
+ */
+export const WORKSPACE_WRITE_EXTRAS: readonly string[] = ['/tmp']
+
+/** The writable folder (of `writable`, real paths) that `folder` (a real path) lies in, if any. */
+export function writableAbove(folder: string, writable: readonly string[]): string | undefined {
+  return writable.find((w) => within(folder, w))
+}

@@ -170,7 +170,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const roster = options.roster()
     const usage = options.usage?.()
     if (!roster || !usage) throw new HttpError(503, 'the usage ledger is not available (see /bot-team/api/status)')
-    const [status, body] = await usageApi({ method, rest, req, url }, usage, roster, { groupId: options.groupId ?? (() => undefined) })
+    const [status, body] = await usageApi({ method, rest, req, url }, usage, roster, { groupId: options.groupId ?? (() => undefined) }, pairing)
     return sendJson(res, status, body)
   }
   if (head === 'pause' || head === 'schedules' || head === 'diagnostics' || head === 'limits') {

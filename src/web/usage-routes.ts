@@ -7,7 +7,9 @@
  *                           given, the settings and the ledger's status
  *   PUT   /usage/settings   body { currency?, prices?, caps? } — each given key replaces that part
  *                           (caps per Bot keyed by id or name)
- *   POST  /usage/rebuild    re-derive rows from the Bot Sessions' logs (missing ones only)
+ *   POST  /usage/rebuild    re-derive rows from the Bot Sessions' logs (missing ones only); a paired
+ *                           browser only (it reads every Bot Session's log: CPU and disk), one at a
+ *                           time (a second request while one runs gets that one's answer)
  *
  * Behind the trust fence like every plugin route (the router applies it first). Query and body are
  * validated with zod (strict; bounded sizes); a ledger that is off answers 503 with the reason.
@@ -20,6 +22,7 @@ import { usageSettingsSchema } from '../store/index.ts'
 import { VIEW_KEYS } from '../usage/ledger-db.ts'
 import type { BotUsage } from '../usage/service.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
+import type { Pairing } from './pairing.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 
 export const USAGE_BODY_BYTES = 64 * 1024
@@ -59,6 +62,7 @@ export async function usageApi(
   usage: BotUsage,
   roster: BotRoster,
   groups: UsageGroups,
+  pairing: Pairing,
 ): Promise<[number, unknown]> {
   const [sub, ...more] = rest
   if (more.length) throw new HttpError(404, 'no such usage route')
@@ -83,6 +87,7 @@ export async function usageApi(
   }
   if (sub === 'rebuild') {
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /usage/rebuild`)
+    await pairing.requirePaired(req)
     if (usage.status().driver === 'unavailable') throw off()
     return [200, { rows: await usage.rebuild() }]
   }

@@ -4,7 +4,7 @@
 import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, prompt, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { from, quiesce, toolResults, user, userPrompt } from '../delivery/helpers.ts'
@@ -139,5 +139,19 @@ describe("a Bot's working folder", () => {
     await second.ctx.botRoster.update(user, ada.id, { workFolder: folder })
     const next = await second.ctx.botRoster.openOwnChat(ada.id, { endReason: 'test', note: 'context/none.md' })
     expect(cwdOf(second, next)).toBe(folder)
+  })
+
+  it('warns at start-up when the team folder lies under /tmp, which every Bot at workspace-write may write where the sandbox runs', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    try {
+      const host = track(await startTeamHost({ fallback: { text: 'ok' } }, { permissions: true }))
+      const lines = stderr.mock.calls.map(([chunk]) => String(chunk)).filter((l) => l.startsWith('dsh-bot-team:'))
+      expect(host.home.startsWith('/tmp/')).toBe(true)
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^dsh-bot-team: .*\/bot lies under \/tmp, which DSH's sandbox lets every Bot at workspace-write write/),
+      )
+    } finally {
+      stderr.mockRestore()
+    }
   })
 })
