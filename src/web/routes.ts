@@ -128,6 +128,12 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)
     return sendJson(res, 200, options.status())
   }
+  if (head === 'events' && rest.length === 1 && rest[0] === 'ticket') {
+    if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /events/ticket`)
+    if (!options.feed) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    const device = await pairing.requirePaired(req)
+    return sendJson(res, 201, options.feed.ticket(device.id))
+  }
   if (head === 'team' || head === 'events' || head === 'deliveries' || head === 'rooms')
     return teamApi(method, head, rest, req, res, options.feed, () => options.roster()?.state)
   if (head === 'pairing') {
