@@ -22,6 +22,7 @@ import { takeBackup } from './backup.ts'
 import { openDshStores, type Compression } from './dsh-runtime.ts'
 import { restoreBackup } from './restore.ts'
 import { errorText } from '../core/errors.ts'
+import { terminalText } from '../core/names.ts'
 
 const USAGE = `usage:
   dsh-bot-team backup [--out FILE] [--secrets] [--home DSH_HOME]
@@ -131,7 +132,7 @@ export async function main(): Promise<void> {
   process.exitCode = await runCli(process.argv.slice(2), {
     env: process.env,
     cwd: process.cwd(),
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (line) => process.stdout.write(`${terminalText(line)}\n`),
+    err: (line) => process.stderr.write(`${terminalText(line)}\n`),
   })
 }

@@ -36,7 +36,7 @@
  *   (after the Bot is marked deleted and its Sessions closed); listens to `bot-team/writer` to make
  *   the team whole (a Main Bot, an own chat per Bot) whenever this process becomes the writer.
  */
-import { byRef } from '../core/names.ts'
+import { byRef, lookalikeOf, shownName } from '../core/names.ts'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, realpathSync, statSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
@@ -519,6 +519,12 @@ export class BotRoster extends Service {
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
       if (nameTaken(input.name, s.bots))
         throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
+      const lookalike = lookalikeOf(input.name, s)
+      if (lookalike)
+        throw new RosterRefusal(
+          'invalid',
+          `The Bot was not created: "${shownName(input.name)}" looks like ${shownName(lookalike)} (their letters are confusable). Choose another name.`,
+        )
       const live = Object.values(s.bots).filter((b) => !b.deleted).length
       const { maxBots } = this.ctx.botLimits.inForce(s.limits)
       if (live >= maxBots)
@@ -586,6 +592,12 @@ export class BotRoster extends Service {
       if (patch.name !== undefined && nameTaken(patch.name, s.bots, bot.id)) {
         throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: a Bot named "${patch.name}" already exists.`)
       }
+      const lookalike = patch.name === undefined ? undefined : lookalikeOf(patch.name, s, bot.id)
+      if (lookalike)
+        throw new RosterRefusal(
+          'invalid',
+          `Bot ${shownName(bot.name)} was not changed: "${shownName(patch.name!)}" looks like ${shownName(lookalike)} (their letters are confusable).`,
+        )
       if (patch.main === false && b.main && this.mainCount(s) === 1) throw new RosterRefusal('forbidden', lastMainReason(caller, 'update_bot', bot.id))
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue
