@@ -10,7 +10,7 @@
  */
 import type { SessionHeader } from '../dsh/services.ts'
 import { z } from 'zod'
-import { allocateId, type HeldItem, type TeamState } from '../store/index.ts'
+import { allocateId, type HeldItem, type TeamState } from '../store/schema.ts'
 
 export type BotFileDecision = { include: true } | { include: false; reason: string }
 
