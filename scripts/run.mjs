@@ -15,7 +15,7 @@
 //      the guardrails (layers, Biome, jscpd, knip).
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -62,6 +62,13 @@ function ensurePnpm() {
 }
 
 function ensureDependencies() {
+  // A git worktree may share another checkout's node_modules through a link: installing through
+  // the link would rewrite (or purge) that checkout's modules, so it is used as it is.
+  const modules = join(root, 'node_modules')
+  if (existsSync(modules) && lstatSync(modules).isSymbolicLink()) {
+    log('node_modules links to another checkout: using it as it is (no install)')
+    return
+  }
   const stampFile = join(root, 'node_modules', '.bot-team-install')
   const stamp = createHash('sha256')
     .update(readFileSync(join(root, 'package.json')))

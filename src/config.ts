@@ -9,6 +9,7 @@ import { isAbsolute } from 'node:path'
 import { z } from 'zod'
 import { MemoryLimits } from './memory/caps.ts'
 import { ReviewConfig } from './memory/review.ts'
+import { JOURNAL_MAX_BYTES } from './memory/service.ts'
 import { RoomsSection } from './rooms/config.ts'
 import { ContextSection } from './context/config.ts'
 import { TEAM_LIMIT_FIELDS } from './core/limits.ts'
@@ -66,7 +67,7 @@ export const Config = z
       .prefault({}),
     /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
     memory: z
-      .object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}) })
+      .object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}), journalMaxBytes: JOURNAL_MAX_BYTES })
       .strict()
       .prefault({}),
     /**

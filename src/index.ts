@@ -128,6 +128,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       dir: paths.dir,
       limits: config.memory.limits,
       review: config.memory.review,
+      ...(config.memory.journalMaxBytes ? { journalMaxBytes: config.memory.journalMaxBytes } : {}),
       ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}),
     }),
     'memory',

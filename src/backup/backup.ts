@@ -10,11 +10,17 @@
  * `MAX_ATTEMPTS`) when a save landed in between. Sessions are append-only, so a copy may hold a
  * few events newer than the state — the same as after a crash, which the team already handles.
  *
+ * Reads what it listed: each file is listed with `lstat` (never following a link) and opened with
+ * `O_NOFOLLOW`; the opened file must be the listed one (same device and inode, a regular file with
+ * one name) and lie where it was listed (`/proc/self/fd`), else it is skipped — so a file swapped
+ * for a link (or a folder above it) between listing and reading never pulls in another file.
+ *
  * Deliberately narrow: it never writes into the DSH_HOME it reads, never takes the team lock
  * (DSH Web holds it for its whole life) and never opens SQLite, so it runs in the `bin` with the
  * plain `node` on PATH. Composes with the web route (`../web/backup-routes.ts`), which passes the
  * running DSH's `sessionPersistence`, and with the CLI (`cli.ts`), which opens its own.
  */
+import { constants } from 'node:fs'
 import fsp from 'node:fs/promises'
 import { join } from 'node:path'
 import { PLUGIN_NAME, PLUGIN_VERSION } from '../version.ts'
@@ -53,6 +59,37 @@ async function stateRevision(botDir: string): Promise<number | null> {
   }
 }
 
+export type ListedRead = { kind: 'data'; data: Buffer } | { kind: 'gone' } | { kind: 'skip'; reason: string }
+
+/**
+ * Read the file listed at `path` (an absolute path with no link in it, as listed) only if the
+ * file opened now is that one: opened without following a link, the same device and inode as
+ * `listed`, a regular file with one name, and at `path` still (no link above it).
+ */
+export async function readListedFile(path: string, listed: { dev: number; ino: number }): Promise<ListedRead> {
+  let handle: fsp.FileHandle
+  try {
+    handle = await fsp.open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return { kind: 'gone' }
+    if (code === 'ELOOP') return { kind: 'skip', reason: 'replaced by a symbolic link after it was listed (not followed)' }
+    throw error
+  }
+  try {
+    const stat = await handle.stat()
+    if (!stat.isFile() || stat.dev !== listed.dev || stat.ino !== listed.ino)
+      return { kind: 'skip', reason: 'replaced after it was listed (a link or another file put in its place?)' }
+    if (stat.nlink > 1) return { kind: 'skip', reason: 'a file with more than one name (a hard link: its other name may be anywhere)' }
+    const where = await fsp.readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined)
+    if (where !== undefined && where !== path) return { kind: 'skip', reason: `reached through a link above it (it is ${where})` }
+    if (stat.size > ARCHIVE_LIMITS.entryBytes) return { kind: 'skip', reason: `larger than ${ARCHIVE_LIMITS.entryBytes} bytes` }
+    return { kind: 'data', data: await handle.readFile() }
+  } finally {
+    await handle.close()
+  }
+}
+
 async function botFiles(botDir: string, secrets: boolean, skipped: Manifest['skipped']): Promise<ArchiveEntry[]> {
   const out: ArchiveEntry[] = []
   const walk = async (rel: string): Promise<void> => {
@@ -78,17 +115,16 @@ async function botFiles(botDir: string, secrets: boolean, skipped: Manifest['ski
         skipped.push({ path: `bot/${path}`, reason: item.isSymbolicLink() ? 'a symbolic link (not followed)' : 'not a regular file' })
         continue
       }
-      const stat = await fsp.stat(join(botDir, path)).catch(() => undefined)
-      if (!stat) continue // removed while we looked
-      if (stat.size > ARCHIVE_LIMITS.entryBytes) {
-        skipped.push({ path: `bot/${path}`, reason: `larger than ${ARCHIVE_LIMITS.entryBytes} bytes` })
+      const listed = await fsp.lstat(join(botDir, path)).catch(() => undefined)
+      if (!listed) continue // removed while we looked
+      if (!listed.isFile()) {
+        skipped.push({ path: `bot/${path}`, reason: 'not a regular file' })
         continue
       }
-      const data = await fsp.readFile(join(botDir, path)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined
-        throw error
-      })
-      if (data) out.push({ path: `bot/${path}`, data })
+      const read = await readListedFile(join(botDir, path), listed)
+      if (read.kind === 'gone') continue
+      if (read.kind === 'skip') skipped.push({ path: `bot/${path}`, reason: read.reason })
+      else out.push({ path: `bot/${path}`, data: read.data })
     }
   }
   await walk('')
@@ -125,7 +161,8 @@ async function copyOnce(opts: BackupOptions, botDir: string, teamFolder: string)
 export async function takeBackup(opts: BackupOptions): Promise<BackupResult> {
   // The real path: DSH records a Session's cwd through realpath, so rebasing compares real paths.
   const home = await fsp.realpath(opts.home).catch(() => opts.home)
-  const botDir = join(home, 'bot')
+  // bot/ by its real path: every file's real path is compared with the path it was listed at.
+  const botDir = await fsp.realpath(join(home, 'bot')).catch(() => join(home, 'bot'))
   const teamFolder = opts.teamFolder ? await fsp.realpath(opts.teamFolder).catch(() => opts.teamFolder!) : join(botDir, 'workspace')
   let copy!: Awaited<ReturnType<typeof copyOnce>>
   let attempts = 0

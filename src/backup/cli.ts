@@ -12,7 +12,8 @@
  * DSH's own stores (`dsh-runtime.ts`). Loads neither the plugin nor SQLite. Exit code 0 on
  * success, 1 on a refusal (one line on stderr, no stack), 2 on a usage error.
  */
-import { readFile } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
+import { access } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -21,12 +22,15 @@ import { takeBackup } from './backup.ts'
 import { openDshStores, type Compression } from './dsh-runtime.ts'
 import { restoreBackup } from './restore.ts'
 import { errorText } from '../core/errors.ts'
+import { terminalText } from '../core/names.ts'
 
 const USAGE = `usage:
   dsh-bot-team backup [--out FILE] [--secrets] [--home DSH_HOME]
-  dsh-bot-team restore FILE [--home DSH_HOME] [--session-compression zstd|none]
+  dsh-bot-team restore FILE [--home DSH_HOME] [--folder DIR]... [--session-compression zstd|none]
 Writes / reads one archive with the team folder (bot/), the team's Sessions and their workspace.
-Restore into a DSH_HOME without a team, with DSH stopped there.`
+Restore into a DSH_HOME without a team, with DSH stopped there. A restore creates no folder outside
+DSH_HOME unless named with --folder; presets above workspace-write, "accepts delegated work",
+working folders and schedules come back lowered until you confirm them on the paired team page.`
 
 class UsageError extends Error {}
 
@@ -55,6 +59,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         home: { type: 'string' },
         secrets: { type: 'boolean', default: false },
         'session-compression': { type: 'string' },
+        folder: { type: 'string', multiple: true },
         help: { type: 'boolean', default: false },
       },
     })
@@ -89,11 +94,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === 'restore') {
       if (!file) throw new UsageError('restore needs the archive file')
       const started = performance.now()
-      const archive = await readFile(resolve(cwd, file))
+      const path = resolve(cwd, file)
+      await access(path)
+      const archive = createReadStream(path)
       const stores = await openDshStores(home, { workspaces: true, ...(compression ? { compression: compression as Compression } : {}) })
       try {
-        const report = await restoreBackup({ archive, home, sessions: stores.sessions, ...(stores.workspaces ? { workspaces: stores.workspaces } : {}) })
+        const report = await restoreBackup({
+          archive,
+          home,
+          sessions: stores.sessions,
+          createFolders: (values.folder ?? []).map((f) => resolve(cwd, f)),
+          ...(stores.workspaces ? { workspaces: stores.workspaces } : {}),
+        })
         for (const warning of report.warnings) io.err(`warning: ${warning}`)
+        for (const item of report.held) io.out(`held until you confirm it on the paired team page: ${item}`)
         io.out(
           `restored into ${home}: ${report.sessions} Sessions (${report.events} events), ${report.files} team files, team folder ${report.teamFolder} (${Math.round(performance.now() - started)} ms)`,
         )
@@ -118,7 +132,7 @@ export async function main(): Promise<void> {
   process.exitCode = await runCli(process.argv.slice(2), {
     env: process.env,
     cwd: process.cwd(),
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (line) => process.stdout.write(`${terminalText(line)}\n`),
+    err: (line) => process.stderr.write(`${terminalText(line)}\n`),
   })
 }

@@ -10,6 +10,7 @@
  */
 import type { SessionHeader } from '../dsh/services.ts'
 import { z } from 'zod'
+import { allocateId, type HeldItem, type TeamState } from '../store/schema.ts'
 
 export type BotFileDecision = { include: true } | { include: false; reason: string }
 
@@ -123,4 +124,40 @@ export function teamWorkspaces(storage: unknown, teamIds: ReadonlySet<string>): 
   const archived = s?.global?.archivedSessionIds
   const archivedSessionIds = Array.isArray(archived) ? archived.filter((x): x is string => typeof x === 'string' && teamIds.has(x)) : []
   return { workspaces, archivedSessionIds }
+}
+
+/**
+ * A restored team carries no authority: every setting that raises one is lowered (or switched
+ * off) on `state` and listed in `held` until the person confirms it in a paired browser — a preset
+ * other than read-only and workspace-write (workspace-write meanwhile: the target's presets are
+ * not known here), the delegated-work flag (off), a working folder (the team workspace), a
+ * schedule (not due). Returns the items it added.
+ */
+export function holdRaises(state: TeamState, at: string): HeldItem[] {
+  const added: HeldItem[] = []
+  const hold = (item: HeldItem) => added.push(item)
+  const next = () => ({ id: allocateId(state, 'held'), why: 'restore' as const, at })
+  for (const bot of Object.values(state.bots)) {
+    if (bot.deleted) continue
+    if (bot.permissionPreset !== 'read-only' && bot.permissionPreset !== 'workspace-write') {
+      hold({ ...next(), kind: 'preset', botId: bot.id, preset: bot.permissionPreset })
+      bot.permissionPreset = 'workspace-write'
+    }
+    if (bot.acceptsDelegatedWork) {
+      hold({ ...next(), kind: 'delegated-work', botId: bot.id })
+      bot.acceptsDelegatedWork = false
+    }
+    if (bot.workFolder) {
+      hold({ ...next(), kind: 'work-folder', botId: bot.id, folder: bot.workFolder })
+      delete bot.workFolder
+      delete bot.workFolderReal
+    }
+  }
+  for (const task of state.schedules ?? []) {
+    if (!task.nextDueAt) continue
+    hold({ ...next(), kind: 'schedule', scheduleId: task.id, nextDueAt: task.nextDueAt })
+    delete task.nextDueAt
+  }
+  if (added.length) state.held = [...(state.held ?? []), ...added]
+  return added
 }

@@ -7,6 +7,13 @@
  * workspace registry and the Sessions attached to it (and archived again where they were); then
  * `bot/` is written, `state.json` last, so a restore cut short never looks like a whole team.
  *
+ * A restore carries no authority: the archive is read as a stream with its limits checked as it
+ * inflates; a Session folder (or the team folder) that is, holds or lies inside the new DSH home
+ * or its team folder (outside the team workspace) is refused; presets above workspace-write, the
+ * delegated-work flag, working folders and schedules come back lowered until the person confirms
+ * them (`plan.holdRaises`, listed in the report); no folder outside the new home is created
+ * unless the person named it (`createFolders`).
+ *
  * Deliberately refuses, changing nothing: an archive that does not decode or validate, a home
  * that already has team state or a team lock (restore into a home without a team, with DSH
  * stopped), and Session ids that already exist there. It never writes the lock, pairing or
@@ -15,12 +22,16 @@
  * Composes: `cli.ts` opens the target's persistence and registry (`dsh-runtime.ts`) and passes
  * them in; the plugin itself is not running while this happens.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import fsp from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
-import { decodeArchive } from './format.ts'
-import { decideBotFile, manifestSchema, rebase, workspacesEntrySchema, type Manifest } from './plan.ts'
+import { readArchive } from './format.ts'
+import { decideBotFile, holdRaises, isWithin, manifestSchema, rebase, workspacesEntrySchema, type Manifest } from './plan.ts'
+import { classifyRead } from '../store/load.ts'
+import { serializeState } from '../store/save.ts'
+import { folderConflict } from '../roster/work-folder.ts'
+import { heldText } from '../roster/held.ts'
 import type { SessionPersistence } from '../dsh/services.ts'
 import type { WorkspaceRegistry } from '../dsh/web.ts'
 
@@ -32,8 +43,11 @@ export type SessionWriter = Pick<SessionPersistence, 'list' | 'create' | 'append
 export type WorkspaceRegistryPort = Pick<WorkspaceRegistry, 'create' | 'archiveSession' | 'archivedSessionIds'>
 
 export interface RestoreOptions {
-  archive: Uint8Array
+  /** The archive's bytes, or a stream of them (read as it inflates). */
+  archive: Uint8Array | AsyncIterable<Uint8Array>
   home: string
+  /** Folders outside the new home the person named, which the restore may create (absolute). */
+  createFolders?: readonly string[]
   sessions: SessionWriter
   workspaces?: WorkspaceRegistryPort
 }
@@ -45,6 +59,8 @@ export interface RestoreReport {
   sessions: number
   events: number
   warnings: string[]
+  /** The settings restored lowered, in words: each waits for the person's confirmation. */
+  held: string[]
 }
 
 export class RestoreError extends Error {
@@ -82,8 +98,21 @@ function parseSession(id: string, data: Uint8Array): ParsedSession {
   return { header: { ...meta, id }, events }
 }
 
+/** `path` with the longest part of it that exists resolved to its real path (links followed). */
+function resolvedSoFar(path: string): string {
+  for (let at = path, rest = ''; ; ) {
+    try {
+      return join(realpathSync(at), rest)
+    } catch {
+      if (dirname(at) === at) return path
+      rest = rest ? join(basename(at), rest) : basename(at)
+      at = dirname(at)
+    }
+  }
+}
+
 export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport> {
-  const entries = decodeArchive(opts.archive)
+  const entries = await readArchive(opts.archive)
   const byPath = new Map(entries.map((e) => [e.path, e.data]))
   let manifest: Manifest
   let workspaces: ReturnType<typeof workspacesEntrySchema.parse>
@@ -119,6 +148,41 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     return path
   }
   const teamFolder = moved(manifest.teamFolder)
+  // A folder a restored Session works in may not be, hold or lie inside the new home or its team
+  // folder — except the team workspace, where the plugin's own default puts it.
+  const protectedFolders = [home, botDir]
+  const defaultWorkspace = join(botDir, 'workspace')
+  const refuseFolder = (what: string, folder: string, allowed: string) => {
+    const conflict = folderConflict(resolvedSoFar(folder), protectedFolders, allowed) ?? folderConflict(folder, protectedFolders, allowed)
+    if (conflict) throw new RestoreError(`${what} ${folder} cannot be restored: ${conflict}. Nothing was restored.`)
+  }
+  refuseFolder('the team folder', teamFolder, defaultWorkspace)
+  const named = (opts.createFolders ?? []).map((f) => resolve(f))
+  /** A folder the restore may create: inside the new home, or one the person named. */
+  const mayCreate = (folder: string) => isWithin(folder, home) || named.some((n) => isWithin(folder, n))
+  const notCreated = new Set<string>()
+  const ensureFolder = async (folder: string) => {
+    if (existsSync(folder)) return true
+    if (mayCreate(folder)) {
+      await fsp.mkdir(folder, { recursive: true })
+      return true
+    }
+    notCreated.add(folder)
+    return false
+  }
+  for (const { header } of sessions) if (header.cwd !== undefined) refuseFolder(`Session ${header.id}'s folder`, moved(header.cwd), teamFolder)
+  for (const record of workspaces.workspaces) refuseFolder('the workspace', moved(record.path), teamFolder)
+
+  // Team state: migrated and checked here, then whatever raises authority is held for the person.
+  const stateEntry = entries.find((e) => e.path === 'bot/state.json')
+  let held: string[] = []
+  if (stateEntry) {
+    const read = classifyRead({ kind: 'bytes', bytes: stateEntry.data })
+    if (read.kind !== 'ok') throw new RestoreError(`the archive's bot/state.json cannot be used: ${'problem' in read ? read.problem : 'it is empty'}`)
+    const added = holdRaises(read.state, new Date().toISOString())
+    held = added.map((item) => heldText(item, (id) => read.state.bots[id]?.name))
+    stateEntry.data = Buffer.from(serializeState(read.state))
+  }
   const botEntries = entries
     .filter((e) => e.path.startsWith('bot/'))
     .filter((e) => {
@@ -131,7 +195,7 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
   let events = 0
   for (const { header, events: log } of sessions) {
     const meta = header.cwd === undefined ? header : { ...header, cwd: moved(header.cwd) }
-    if (meta.cwd) await fsp.mkdir(meta.cwd as string, { recursive: true })
+    if (meta.cwd) await ensureFolder(meta.cwd as string)
     await opts.sessions.create(meta)
     for (let i = 0; i < log.length; i += APPEND_BATCH) await opts.sessions.append(header.id, log.slice(i, i + APPEND_BATCH))
     events += log.length
@@ -141,7 +205,7 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
   if (opts.workspaces) {
     for (const record of workspaces.workspaces) {
       const path = moved(record.path)
-      await fsp.mkdir(path, { recursive: true })
+      if (!(await ensureFolder(path))) continue
       const workspace = await opts.workspaces.create(path, record.title)
       // The registry may already have made it for the new Sessions' folder, titled by its name.
       if (workspace.title !== record.title) await workspace.setTitle?.(record.title)
@@ -163,8 +227,10 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     await makeDirs(botDir, dirname(file))
     await writePrivateFile(file, entry.data)
   }
-  await fsp.mkdir(teamFolder, { recursive: true })
-  return { manifest, teamFolder, files: botEntries.length, sessions: sessions.length, events, warnings }
+  await ensureFolder(teamFolder)
+  for (const folder of notCreated)
+    warnings.push(`${folder} is outside ${home} and was not created (name it with --folder to create it); its Sessions open once it exists`)
+  return { manifest, teamFolder, files: botEntries.length, sessions: sessions.length, events, warnings, held }
 }
 
 /** Create `dir` and its parents below `botDir`, each 0700. */

@@ -92,6 +92,42 @@ export async function callApi(method: string, path: string, body?: unknown): Pro
 
 type EventSourceLike = { addEventListener(type: string, fn: (e: any) => void): void; close(): void; onerror: ((e: unknown) => void) | null }
 
+/**
+ * The team's event stream. A paired browser first takes a ticket (EventSource sends no header), so
+ * its stream gets one of the slots the server keeps for paired browsers; without one it opens as
+ * any page does.
+ */
+function openFeed(): EventSourceLike | undefined {
+  if (typeof EventSource !== 'function') return undefined
+  if (!pairingToken()) return new EventSource(`${API}/events`) as unknown as EventSourceLike
+  const listeners: [string, (e: any) => void][] = []
+  let source: EventSource | undefined
+  let closed = false
+  const feed: EventSourceLike = {
+    addEventListener(type, fn) {
+      listeners.push([type, fn])
+      source?.addEventListener(type, fn)
+    },
+    close() {
+      closed = true
+      source?.close()
+    },
+    onerror: null,
+  }
+  void callApi('POST', '/events/ticket', {})
+    .then(
+      (body) => (body as { ticket?: unknown }).ticket,
+      () => undefined,
+    )
+    .then((ticket) => {
+      if (closed) return
+      source = new EventSource(`${API}/events${typeof ticket === 'string' ? `?ticket=${encodeURIComponent(ticket)}` : ''}`)
+      for (const [type, fn] of listeners) source.addEventListener(type, fn)
+      source.onerror = (e) => feed.onerror?.(e)
+    })
+  return feed
+}
+
 /** The live team, shared by every component of the page. */
 export class TeamStore {
   private state: TeamState = {}
@@ -99,10 +135,7 @@ export class TeamStore {
   private source: EventSourceLike | undefined
   private readonly open: () => EventSourceLike | undefined
 
-  constructor(
-    open: () => EventSourceLike | undefined = () =>
-      typeof EventSource === 'function' ? (new EventSource(`${API}/events`) as unknown as EventSourceLike) : undefined,
-  ) {
+  constructor(open: () => EventSourceLike | undefined = openFeed) {
     this.open = open
   }
 

@@ -11,6 +11,7 @@
  * (that is `roster/authority.ts`). Composes: `service.ts` asks these functions and performs the
  * I/O; `tools.ts` turns refusals into answers.
  */
+import { shownName } from '../core/names.ts'
 import type { Delivery } from '../store/index.ts'
 
 export type DeliveryKind = Delivery['kind']
@@ -22,6 +23,8 @@ export function messageText(
   body: string,
   opts: { replyMode?: 'sender' | 'user' | undefined; hop: number; hopLimit: number },
 ): string {
+  // A name saved before invisible characters were refused shows them escaped, never raw.
+  fromName = shownName(fromName)
   const header = {
     message: `[Message from Bot ${fromName}]`,
     interrupt: `[Interruption from Bot ${fromName}: read this now, then continue or change course]`,

@@ -4,6 +4,7 @@
  * declaration; the rest get the narrow shape used here. `ctx.get(name)` is then typed everywhere,
  * with no structural casts. Moving to a newer DSH changes this folder (docs/compatibility.md).
  */
+import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type {} from '@deepseek-ai/dsh-host-webserver'
 import type {} from '@deepseek-ai/dsh-permission-presets'
@@ -58,6 +59,13 @@ export interface ShellEnv {
     resolve(execution: { agent?: Agent; arguments?: unknown }): Record<string, string>
   }): () => void
 }
+
+/** DSH's sandbox provider (`ctx.sandbox`, declared by its own package): `confine` wraps one argv. */
+export type Sandbox = Context['sandbox']
+/** The per-call file-effect policy `confine` receives (mode, workspace root, calling Session). */
+export type SandboxPolicy = Parameters<Sandbox['confine']>[1]
+/** What `confine` returns: the argv to spawn and how its failures read. */
+export type ConfinedArgv = ReturnType<Sandbox['confine']>
 
 declare module '@deepseek-ai/cordis' {
   interface Context {

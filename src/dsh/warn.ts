@@ -10,16 +10,20 @@
  * exporter whose level is `LoggerLevel.WARN` (2) or more (the default is INFO, 1), and a line such
  * as a broken better-sqlite3 build is what a person needs to see to repair the install.
  *
+ * Every control, format or bidi character of a line is written escaped (`terminalText`): a name
+ * or an error text cannot move the terminal's cursor or turn a line around.
+ *
  * Deliberately narrow: never throws (it runs in catch handlers), keeps nothing itself.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { errorText } from '../core/errors.ts'
+import { terminalText } from '../core/names.ts'
 
 const NAME = 'dsh-bot-team'
 
 /** One line on DSH's terminal (stderr), as is: neither logged nor kept (a pairing code). */
 export function terminal(line: string): void {
-  process.stderr.write(`${line}\n`)
+  process.stderr.write(`${terminalText(line)}\n`)
 }
 
 /**

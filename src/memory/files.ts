@@ -1,7 +1,8 @@
 /**
  * Memory on disk: where each scope's files live under `bot/memory/`, reading a scope, and the
  * writes — each file written whole with `writePrivateFile` (atomic, durable, 0600; folders 0700),
- * the journal appended one JSON line per change, a deleted Bot's folder moved to `archive/`.
+ * the journal appended one JSON line per change (bounded like the diagnostics log: past its size it
+ * becomes `journal.1.jsonl`, the one before dropped), a deleted Bot's folder moved to `archive/`.
  *
  * Layout: `bots/<id>/MEMORY.md`, `bots/<id>/topics/<topic>.md`, `team/…` likewise,
  * `journal.jsonl`, `reviewed.json` (review cursors), `frozen/<sessionId>.md` (the frozen prompt section per Session part),
@@ -43,11 +44,16 @@ export function safeSegment(id: string): string {
   return /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : `h-${createHash('sha256').update(id).digest('hex').slice(0, 32)}`
 }
 
+/** Where the journal goes when it reaches its size. */
+export const ROTATED_JOURNAL = 'journal.1.jsonl'
+
 export class MemoryFiles {
   readonly root: string
+  private readonly journalBytes: number
 
-  constructor(botDir: string) {
+  constructor(botDir: string, journalBytes = 1024 * 1024) {
     this.root = path.join(botDir, 'memory')
+    this.journalBytes = journalBytes
   }
 
   scopeDir(scope: ScopeKey): string {
@@ -89,9 +95,16 @@ export class MemoryFiles {
 
   async journal(line: JournalLine): Promise<void> {
     await makePrivateDir(this.root)
-    const handle = await fsp.open(path.join(this.root, 'journal.jsonl'), 'a', PRIVATE_FILE_MODE)
+    const file = path.join(this.root, 'journal.jsonl')
+    const text = `${JSON.stringify(line)}\n`
+    const size = await fsp.lstat(file).then(
+      (s) => s.size,
+      () => 0,
+    )
+    if (size > 0 && size + Buffer.byteLength(text) > this.journalBytes) await fsp.rename(file, path.join(this.root, ROTATED_JOURNAL))
+    const handle = await fsp.open(file, 'a', PRIVATE_FILE_MODE)
     try {
-      await handle.write(`${JSON.stringify(line)}\n`)
+      await handle.write(text)
       await handle.sync()
     } finally {
       await handle.close()

@@ -51,11 +51,20 @@ declare module '@deepseek-ai/cordis' {
   }
 }
 
+/** The journal's size bound (as the diagnostics log's); absent: 1 MiB. */
+export const JOURNAL_MAX_BYTES = z
+  .int()
+  .min(4 * 1024)
+  .max(64 * 1024 * 1024)
+  .optional()
+
 export const Config = z.object({
   /** The bot folder (absolute); memory lives in `<dir>/memory`. */
   dir: z.string(),
   limits: MemoryLimits.prefault({}),
   review: ReviewConfig.prefault({}),
+  /** Bytes of `journal.jsonl`: past it the file becomes `journal.1.jsonl` (the one before it dropped); default 1 MiB. */
+  journalMaxBytes: JOURNAL_MAX_BYTES,
   /** `provider/model` of Bots without their own model, where known (in-process hosts). */
   defaultModel: z.string().optional(),
 })
@@ -134,7 +143,7 @@ export class BotMemory extends Service {
     this.limits = parsed.limits
     this.review = parsed.review
     this.defaultModel = parsed.defaultModel
-    this.files = new MemoryFiles(parsed.dir)
+    this.files = new MemoryFiles(parsed.dir, parsed.journalMaxBytes)
     this.onAgents = new AgentRegistrations(ctx, 'bot-memory:agent-registrations')
   }
 

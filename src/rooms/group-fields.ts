@@ -10,7 +10,7 @@
  * Deliberately does not: check authority (`decide` does), write state, or touch DSH.
  */
 import { z } from 'zod'
-import { byRef, nameKey, normaliseName } from '../core/names.ts'
+import { byRef, invisibleIn, lookalikeOf, nameKey, normaliseName } from '../core/names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 
@@ -21,6 +21,10 @@ export const MEMBERS_MAX = 12
 
 const name = z
   .string()
+  .refine((raw) => invisibleIn(raw) === undefined, {
+    error: (iss) =>
+      `name must not contain control characters, format characters or direction marks (it has ${invisibleIn(String(iss.input))}): they make a name look like another`,
+  })
   .transform(normaliseName)
   .pipe(z.string().min(1, 'name must not be empty').max(GROUP_NAME_MAX, `name must be at most ${GROUP_NAME_MAX} characters`))
 const members = z
@@ -61,6 +65,8 @@ function resolve(
   exceptId?: string,
 ): FieldResult {
   if (groupNameTaken(state, fields.name, exceptId)) return { ok: false, reason: `name: a group named "${fields.name}" already exists, choose another name` }
+  const lookalike = lookalikeOf(fields.name, state, exceptId)
+  if (lookalike) return { ok: false, reason: `name: "${fields.name}" looks like ${lookalike} (their letters are confusable), choose another name` }
   const ids: string[] = []
   for (const ref of fields.members) {
     const bot = liveBot(state, ref)

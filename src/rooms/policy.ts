@@ -16,7 +16,7 @@
  * `@X` adds X next (within caps) and its `@all` is ignored. The poster never answers its own post.
  */
 
-import { nameKey } from '../core/names.ts'
+import { nameKey, shownName } from '../core/names.ts'
 import { asMode, lowerMode } from '../core/chain.ts'
 import type { Chain } from '../core/sources.ts'
 import type { RoomLimits } from '../core/limits.ts'
@@ -310,7 +310,7 @@ export function escapePostText(text: string): string {
 
 /** How the room shows one post in its assistant text (the name is plain, the text escaped). */
 export function renderPost(name: string, text: string): string {
-  return `**${name.replace(/[*_\n]/g, ' ')}:** ${escapePostText(text)}`
+  return `**${shownName(name).replace(/[*_\n]/g, ' ')}:** ${escapePostText(text)}`
 }
 
 // ── the chain through a room (issue 9 §3) ────────────────────────────────────────────────────

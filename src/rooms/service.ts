@@ -663,7 +663,7 @@ export class BotRooms extends Service {
   /** Create a member Session and record it with `record` (inside one save), then archive it. */
   private async createMember(
     groupId: string,
-    bot: { id: string; name: string; model?: string | undefined; workFolder?: string | undefined },
+    bot: { id: string; name: string; model?: string | undefined; workFolder?: string | undefined; workFolderReal?: string | undefined },
     record: (g: Group, sessionId: string) => void,
   ): Promise<Agent> {
     const sessionId = `session-${randomUUID()}`

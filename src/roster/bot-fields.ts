@@ -18,9 +18,11 @@
  * - Names are trimmed, NFC-normalised and inner whitespace runs collapse to one space.
  *   Uniqueness and the reserved word compare a folded key (NFKC, then case-folded), so 'ADA',
  *   'ada' and full-width 'ａｄａ' are the same name; 'Straße' equals 'STRASSE'.
- * - "Control characters" in names and role labels: C0/C1 controls (tabs, line breaks, NUL),
- *   U+2028/U+2029, and the bidirectional overrides/isolates (U+202A–U+202E, U+2066–U+2069) that
- *   could make a name display as another. Zero-width joiners stay allowed (emoji sequences).
+ * - "Control characters" in role labels: C0/C1 controls (tabs, line breaks, NUL), U+2028/U+2029,
+ *   and the bidirectional overrides/isolates (U+202A–U+202E, U+2066–U+2069). A new name refuses
+ *   more (`invisibleIn`): every control and format character (zero-width space, soft hyphen, word
+ *   joiner, direction marks) except a zero-width joiner inside an emoji sequence; and a name that
+ *   looks like another Bot's or group's (a shared TR39 skeleton) is refused by the roster.
  * - `model: null` in an update means "back to the DSH default"; omitted means "unchanged".
  * - `main` is accepted in both inputs (default false on create): Main Bots may be created and the
  *   flag toggled; `authority.ts` guards the last Main Bot.
@@ -32,7 +34,7 @@
  */
 import { isAbsolute, normalize, posix, win32 } from 'node:path'
 import { z } from 'zod'
-import { nameKey, normaliseName } from '../core/names.ts'
+import { invisibleIn, nameKey, normaliseName } from '../core/names.ts'
 import { charCount } from '../core/text-limits.ts'
 
 export { charCount, nameKey, normaliseName }
@@ -72,7 +74,9 @@ function issue(ctx: Ctx, value: string, message: string): void {
 export const botNameSchema = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be text') }).transform((raw, ctx) => {
   const name = normaliseName(raw)
   const before = ctx.issues.length
-  if (CONTROL.test(raw)) issue(ctx, raw, 'must not contain control characters, line breaks or direction marks')
+  const hidden = invisibleIn(raw)
+  if (hidden)
+    issue(ctx, raw, `must not contain control characters, format characters or direction marks (it has ${hidden}): they make a name look like another`)
   if (name === '') issue(ctx, raw, 'must not be empty')
   const n = charCount(name)
   if (n > NAME_MAX) issue(ctx, raw, `must be at most ${NAME_MAX} characters (it has ${n})`)

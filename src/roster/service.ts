@@ -36,14 +36,14 @@
  *   (after the Bot is marked deleted and its Sessions closed); listens to `bot-team/writer` to make
  *   the team whole (a Main Bot, an own chat per Bot) whenever this process becomes the writer.
  */
-import { byRef } from '../core/names.ts'
+import { byRef, lookalikeOf, shownName } from '../core/names.ts'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, realpathSync, statSync } from 'node:fs'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { allocateId, own, type Bot, type BotStore, type TeamState } from '../store/index.ts'
+import { allocateId, own, type Bot, type BotStore, type HeldItem, type TeamState } from '../store/index.ts'
 import type { Requester } from '../core/caller.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from '../core/authority.ts'
 import { BotCreateInput, BotUpdateInput, DEFAULT_PERMISSION_PRESET, nameTaken, type BotUpdateRaw } from './bot-fields.ts'
@@ -58,7 +58,10 @@ import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds } from './ownership.ts'
-import { folderConflict } from './work-folder.ts'
+import { folderConflict, openConflict, WORKSPACE_WRITE_EXTRAS, writableAbove } from './work-folder.ts'
+import { heldText } from './held.ts'
+import { ShellGuard, type NetworkSwitch } from './shell-guard.ts'
+import { warn } from '../dsh/warn.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import { afterBoot } from '../dsh/boot.ts'
 import { errorText } from '../core/errors.ts'
@@ -132,10 +135,14 @@ export class BotRoster extends Service {
   private bootstrapping: Promise<void> | undefined
   /** ensureTeam has run (or is running) since this process became the writer. */
   private teamChecked = false
+  /** The team workspace's real path when the roster started: every open there must still resolve inside it. */
+  private workspaceReal = ''
   /** Who opened the current turn of each Bot Session. */
   private readonly turns = new TurnTracker()
   /** The Bot's model and preset on its Sessions; DSH Web's pickers; delegated modes. */
   private readonly pickers: PickerSync
+  /** The Bots' shell commands through DSH's sandbox: folders checked, no-network Bots unshared. */
+  private readonly shell: ShellGuard
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRoster')
@@ -151,6 +158,15 @@ export class BotRoster extends Service {
       turnBegan: (sid, turn) => this.turns.began(sid, turn),
       record: (text, botId) => this.record(text, botId),
     })
+    this.shell = new ShellGuard(this.ctx, {
+      anyNoNetwork: () => liveBotList(this.state).some((b) => b.noNetwork),
+      botOf: (sid) => this.workerOf(sid),
+      folderProblem: (botId, cwd) => {
+        const bot = this.state.bots[botId]
+        return bot ? this.folderProblem(bot, cwd) : undefined
+      },
+      record: (text, botId) => this.record(text, botId),
+    })
   }
 
   private get store(): BotStore {
@@ -159,10 +175,14 @@ export class BotRoster extends Service {
 
   async [Service.init](): Promise<void> {
     mkdirSync(this.config.workspace, { recursive: true })
+    this.workspaceReal = realpathSync(this.config.workspace)
     this.index.rebuild(this.store.state)
     this.store.subscribe((state) => this.index.rebuild(state))
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
     this.pickers.start()
+    this.shell.start()
+    // Where Bots have a sandboxed shell, a protected folder inside what workspace-write may write is theirs to rewrite.
+    this.ctx.inject(['sandbox'], () => this.warnWritableProtected())
     this.sessions.disposeWithFiber('bot-roster:sessions')
     // Bot agents DSH created before this service started (their `agent/created` went by) get the
     // same wiring now, so the services that start after this one find them attached.
@@ -220,6 +240,40 @@ export class BotRoster extends Service {
   ownerOf(sessionId: string): BotSessionOwner | undefined {
     const owner = this.index.get(sessionId)
     return owner && owner.kind !== 'room' ? owner : undefined
+  }
+
+  /**
+   * The live Bot a Session works for: a Bot Session's owner, or the owner of the Bot Session that
+   * started it (a sub-agent, through its parent Sessions).
+   */
+  workerOf(sessionId: string): Bot | undefined {
+    let sid: string | undefined = sessionId
+    for (let depth = 0; sid !== undefined && depth < 16; depth++) {
+      const owner = this.ownerOf(sid)
+      if (owner) return this.bot(owner.botId)
+      sid = this.ctx.agents.get(SessionId(sid))?.session.header.parentSession
+    }
+    return undefined
+  }
+
+  /** Warn when the DSH home or the team folder lies where every Bot at workspace-write may write (`/tmp`). */
+  private warnWritableProtected(): void {
+    const writable = [...new Set(WORKSPACE_WRITE_EXTRAS.flatMap((w) => [w, real_(w)]))]
+    for (const folder of this.config.protectedFolders) {
+      const above = writableAbove(real_(folder), writable)
+      if (above)
+        warn(
+          this.ctx,
+          `${folder} lies under ${above}, which DSH's sandbox lets every Bot at workspace-write write: a Bot's shell could rewrite team state or pair itself there. Move DSH_HOME (or the plugin's dir) out of ${above}.`,
+          undefined,
+          'writable-home',
+        )
+    }
+  }
+
+  /** Whether this machine can take a Bot's shell off the network (the start-up probe). */
+  networkSwitch(): NetworkSwitch {
+    return this.shell.networkSwitch
   }
 
   /** The group whose room Session this is (also while it is being opened). */
@@ -435,6 +489,7 @@ export class BotRoster extends Service {
     if (!parsed.success) throw new RosterRefusal('invalid', `The Bot was not created: ${formatIssues(parsed.error)}`)
     const input = parsed.data
     const turn = this.turnFacts(req)
+    let workFolderReal: string | undefined
     await this.writable()
     let created: Bot | undefined
     await this.store.update((s) => {
@@ -452,10 +507,16 @@ export class BotRoster extends Service {
         })
       }
       // The folder is checked once the caller may set one (a Bot is told whose act it is, not why the folder is bad).
-      if (input.workFolder !== undefined) requireFolder(input.workFolder, 'The Bot was not created', this.config)
+      if (input.workFolder !== undefined) workFolderReal = requireFolder(input.workFolder, 'The Bot was not created', this.config)
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
       if (nameTaken(input.name, s.bots))
         throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
+      const lookalike = lookalikeOf(input.name, s)
+      if (lookalike)
+        throw new RosterRefusal(
+          'invalid',
+          `The Bot was not created: "${shownName(input.name)}" looks like ${shownName(lookalike)} (their letters are confusable). Choose another name.`,
+        )
       const live = Object.values(s.bots).filter((b) => !b.deleted).length
       const { maxBots } = this.ctx.botLimits.inForce(s.limits)
       if (live >= maxBots)
@@ -471,7 +532,7 @@ export class BotRoster extends Service {
         role: input.role,
         instructions: input.instructions,
         ...(input.model ? { model: input.model } : {}),
-        ...(input.workFolder ? { workFolder: input.workFolder } : {}),
+        ...(input.workFolder ? { workFolder: input.workFolder, workFolderReal } : {}),
         avatar: input.avatar,
         colour: input.colour,
         permissionPreset: input.permissionPreset,
@@ -502,6 +563,7 @@ export class BotRoster extends Service {
     if (!parsed.success) throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: ${formatIssues(parsed.error)}`)
     const patch = parsed.data
     const turn = this.turnFacts(req)
+    let workFolderReal: string | undefined
     await this.writable()
     await this.store.update((s) => {
       const b = own(s.bots, bot.id)
@@ -521,16 +583,29 @@ export class BotRoster extends Service {
         changesInstructions: patch.instructions !== undefined && patch.instructions !== b.instructions,
         wouldRemoveLastMain: patch.main === false && b.main && this.mainCount(s) === 1,
       })
-      if (typeof patch.workFolder === 'string') requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config)
+      if (typeof patch.workFolder === 'string') workFolderReal = requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config)
       if (patch.name !== undefined && nameTaken(patch.name, s.bots, bot.id)) {
         throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: a Bot named "${patch.name}" already exists.`)
       }
+      const lookalike = patch.name === undefined ? undefined : lookalikeOf(patch.name, s, bot.id)
+      if (lookalike)
+        throw new RosterRefusal(
+          'invalid',
+          `Bot ${shownName(bot.name)} was not changed: "${shownName(patch.name!)}" looks like ${shownName(lookalike)} (their letters are confusable).`,
+        )
+      if (b.noNetwork && preset !== undefined && raises('workspace-write', mode(preset)))
+        throw new RosterRefusal(
+          'invalid',
+          `Bot ${bot.name} was not changed: it works without network, which caps it at workspace-write (danger-full-access runs commands unconfined, with the network). Switch its network on first.`,
+        )
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue
         if (key === 'model' && value === null) delete b.model
         else if (key === 'workFolder' && value === null) delete b.workFolder
         else (b as Record<string, unknown>)[key] = value
       }
+      if (patch.workFolder === null) delete b.workFolderReal
+      else if (workFolderReal !== undefined) b.workFolderReal = workFolderReal
     })
     const updated = this.state.bots[bot.id]!
     this.record(
@@ -557,6 +632,97 @@ export class BotRoster extends Service {
     })
     this.record(`${bot.name} ${accepts ? 'now runs' : 'no longer runs'} delegated work at its own preset (set by the person)`, bot.id)
     return this.state.bots[bot.id]!
+  }
+
+  // ── settings held for the person's confirmation ─────────────────────────────────────────────
+
+  /** Settings kept lowered until the person confirms them: a restore's, and folders set before v4. */
+  held(): readonly HeldItem[] {
+    return this.state.held ?? []
+  }
+
+  /**
+   * The person confirms a held setting (paired team page only): it takes effect as it was saved —
+   * the preset, the delegated-work flag, the working folder (checked again now, its real path
+   * stored), the schedule's next due time. A held item of a deleted Bot or schedule just goes.
+   */
+  async confirmHeld(req: Requester, id: string): Promise<HeldItem> {
+    return this.settleHeld(req, id, true)
+  }
+
+  /** The person lets a held setting go: it stays lowered (the preset, flag and folder as they are now; the schedule not due). */
+  async dismissHeld(req: Requester, id: string): Promise<HeldItem> {
+    return this.settleHeld(req, id, false)
+  }
+
+  private async settleHeld(req: Requester, id: string, confirm: boolean): Promise<HeldItem> {
+    if (this.caller(req).kind !== 'user') throw new RosterRefusal('forbidden', 'Only the person, on the paired team page, confirms a held setting.')
+    const item = this.held().find((h) => h.id === id)
+    if (!item) throw new RosterRefusal('not-found', `No held setting with id "${id}".`)
+    const bot = 'botId' in item ? this.bot(item.botId) : undefined
+    let folderReal: string | undefined
+    if (confirm && bot && item.kind === 'work-folder')
+      folderReal = requireFolder(item.folder, `The working folder of Bot ${bot.name} was not confirmed`, this.config)
+    if (confirm && bot && item.kind === 'preset' && bot.noNetwork && raises('workspace-write', this.pickers.presetMode(item.preset)))
+      throw new RosterRefusal(
+        'invalid',
+        `Bot ${bot.name} has no network, which caps it at workspace-write: switch its network on first, then confirm ${item.preset}.`,
+      )
+    await this.writable()
+    await this.store.update((s) => {
+      const rest = (s.held ?? []).filter((h) => h.id !== id)
+      if (rest.length === (s.held ?? []).length) throw new RosterRefusal('not-found', `The held setting "${id}" was settled meanwhile.`)
+      if (rest.length) s.held = rest
+      else delete s.held
+      if (!confirm) return
+      const b = 'botId' in item ? own(s.bots, item.botId) : undefined
+      if (b?.deleted) return
+      if (b && item.kind === 'preset') b.permissionPreset = item.preset
+      else if (b && item.kind === 'delegated-work') b.acceptsDelegatedWork = true
+      else if (b && item.kind === 'work-folder') Object.assign(b, { workFolder: item.folder, workFolderReal: folderReal })
+      else if (item.kind === 'schedule') {
+        const task = s.schedules?.find((t) => t.id === item.scheduleId)
+        if (task && item.nextDueAt) task.nextDueAt = item.nextDueAt
+      }
+    })
+    this.record(`${confirm ? 'the person confirmed' : 'the person let go'} a held ${heldText(item, (botId) => this.state.bots[botId]?.name)}`, bot?.id)
+    if (confirm && bot && item.kind === 'preset') await this.pickers.applyEverywhere(this.state.bots[bot.id]!)
+    return item
+  }
+
+  /**
+   * The person's network switch (paired team page only; no tool can set it). Off: the Bot's shell
+   * commands, background jobs and terminals run with no network (`shell-guard.ts`), its web tools
+   * are refused, and its preset is capped at workspace-write (a higher one is lowered now:
+   * danger-full-access is never confined, so it would run with the network).
+   */
+  async setNetwork(req: Requester, ref: string, on: boolean): Promise<Bot> {
+    if (this.caller(req).kind !== 'user') throw new RosterRefusal('forbidden', "Only the person, on the paired team page, switches a Bot's network.")
+    const bot = this.find(ref)
+    if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}".`)
+    await this.writable()
+    let lowered: string | undefined
+    await this.store.update((s) => {
+      const b = own(s.bots, bot.id)
+      if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} was deleted meanwhile; nothing was changed.`)
+      if (on) delete b.noNetwork
+      else {
+        b.noNetwork = true
+        if (raises('workspace-write', this.pickers.presetMode(b.permissionPreset))) {
+          lowered = b.permissionPreset
+          b.permissionPreset = 'workspace-write'
+        }
+      }
+    })
+    const updated = this.state.bots[bot.id]!
+    this.record(
+      `${bot.name} ${on ? 'has its network back' : 'now works without network'} (set by the person)${lowered ? `; its preset ${lowered} was lowered to workspace-write` : ''}`,
+      bot.id,
+    )
+    if (lowered) await this.pickers.applyEverywhere(updated)
+    if (!on && this.shell.networkSwitch.state === 'unavailable')
+      warn(this.ctx, `${bot.name} works without network, but this machine cannot do that (${this.shell.networkSwitch.reason}): its shell commands are refused`)
+    return updated
   }
 
   private mainCount(state: Readonly<TeamState>): number {
@@ -651,11 +817,44 @@ export class BotRoster extends Service {
    * The folder a new Session of the Bot is created in: its working folder while that is a
    * directory, else the team's workspace (a folder removed since it was set is recorded, not fatal).
    */
-  folderOf(bot: { id: string; name: string; workFolder?: string | undefined }): string {
-    if (!bot.workFolder) return this.config.workspace
-    if (isDirectory(bot.workFolder)) return bot.workFolder
-    this.record(`${bot.name}'s working folder ${bot.workFolder} is not a folder any more; this Session uses the team workspace`, bot.id)
-    return this.config.workspace
+  folderOf(bot: FolderOwner): string {
+    let folder = this.config.workspace
+    if (bot.workFolder && isDirectory(bot.workFolder)) folder = bot.workFolder
+    else if (bot.workFolder)
+      this.record(`${bot.name}'s working folder ${bot.workFolder} is not a folder any more; this Session uses the team workspace`, bot.id)
+    const problem = this.folderProblem(bot, folder)
+    if (problem) throw new RosterRefusal('unavailable', this.refuseOpen(bot, problem))
+    return folder
+  }
+
+  /**
+   * Why a Session of `bot` may not open in `cwd` now (links resolved on disk), or undefined when it
+   * may: the real path must be the one stored when the person set the folder, lie inside the team
+   * workspace's real path when it is named inside it, and stay clear of the protected folders.
+   */
+  folderProblem(bot: FolderOwner, cwd: string): string | undefined {
+    const workspaceNow = realOrUndefined(this.config.workspace)
+    if (workspaceNow !== this.workspaceReal)
+      return `the team workspace ${this.config.workspace} now resolves to ${workspaceNow ?? 'nothing'}, not to ${this.workspaceReal}`
+    const real = realOrUndefined(cwd)
+    if (real === undefined) return `${cwd} does not exist`
+    const named = bot.workFolder !== undefined && (cwd === bot.workFolder || cwd === bot.workFolderReal)
+    return openConflict({
+      cwd,
+      real,
+      workspace: this.config.workspace,
+      workspaceReal: this.workspaceReal,
+      protectedFolders: [...new Set(this.config.protectedFolders.flatMap((p) => [p, real_(p)]))],
+      stored: named ? bot.workFolderReal : undefined,
+    })
+  }
+
+  /** Record and report a refused open; returns the message for the person. */
+  private refuseOpen(bot: FolderOwner, problem: string): string {
+    const message = `Bot Team: a Session of Bot ${bot.name} was not opened: ${problem}. The folder was changed after it was set (a link put in its place?); check it, then set the Bot's working folder again on the paired team page.`
+    this.record(message, bot.id)
+    warn(this.ctx, message, undefined, 'work-folder')
+    return message
   }
 
   /** The live agent of the Bot's own chat, resuming it if it is cold. */
@@ -684,6 +883,10 @@ export class BotRoster extends Service {
       // A synchronous throw vetoes publication: nothing of a deleted Bot runs again.
       throw new Error(`Bot Team: this Session belonged to Bot ${bot.name}, which was deleted; it stays archived.`)
     }
+    const cwd = agent.session.header.cwd
+    const problem = cwd === undefined ? undefined : this.folderProblem(bot, cwd)
+    // A synchronous throw vetoes publication: a Session whose folder resolves elsewhere never runs.
+    if (problem) throw new Error(this.refuseOpen(bot, problem))
     if (!this.store.isWriter()) {
       const message = `Bot Team: Bot ${bot.name}'s Session is not opened in this process, because another DSH process writes the team (${this.store.status().message}). Use the DSH window that runs the team, or close it; this process takes over on its next request.`
       this.record(message, bot.id)
@@ -789,22 +992,35 @@ function isDirectory(path: string): boolean {
   }
 }
 
-/** A working folder must exist and be a directory when it is set (refused with the field's name otherwise). */
+/** What a folder check needs of a Bot. */
+type FolderOwner = Pick<Bot, 'id' | 'name' | 'workFolder' | 'workFolderReal'>
+
 /** The real path of `path`, or `path` itself when it does not exist (yet). */
-function real(path: string): string {
+function real_(path: string): string {
+  return realOrUndefined(path) ?? path
+}
+
+function realOrUndefined(path: string): string | undefined {
   try {
     return realpathSync(path)
   } catch {
-    return path
+    return undefined
   }
 }
 
-function requireFolder(folder: string, what: string, where: { protectedFolders: readonly string[]; workspace: string }): void {
+/**
+ * A working folder must exist and be a directory when it is set, and its real path must be clear
+ * of the protected folders (refused with the field's name otherwise). Returns that real path, which
+ * every later open compares with.
+ */
+function requireFolder(folder: string, what: string, where: { protectedFolders: readonly string[]; workspace: string }): string {
   if (!isDirectory(folder))
     throw new RosterRefusal(
       'invalid',
       `${what}: workFolder: ${JSON.stringify(folder)} is not an existing folder. Create it first, or leave the field empty for the team workspace.`,
     )
-  const conflict = folderConflict(real(folder), where.protectedFolders.map(real), real(where.workspace))
+  const real = real_(folder)
+  const conflict = folderConflict(real, [...new Set(where.protectedFolders.flatMap((p) => [p, real_(p)]))], real_(where.workspace))
   if (conflict) throw new RosterRefusal('invalid', `${what}: workFolder: ${JSON.stringify(folder)} cannot be a Bot's working folder: ${conflict}.`)
+  return real
 }

@@ -8,9 +8,9 @@
  * (lower and upper case). Encoded forms are also found with whitespace between their characters
  * (the line breaks `base64` and `xxd -p` insert, the spaces of `od`). Values of at most
  * `SHORT_MAX` characters are masked only where no letter or digit touches them, and only as
- * themselves (their encodings are too short to tell from ordinary text). A longer value cut by a
- * tool's truncation is masked at the text's edges too (a suffix of it at the start, a prefix at the
- * end, at least `EDGE_MIN` characters, not continued by a letter or digit). Plain substring search
+ * themselves (their encodings are too short to tell from ordinary text). Only whole values and
+ * their encodings are masked, never a piece of one (a prefix at a text's end would answer "is this
+ * how the value starts?" one character per probe). Plain substring search
  * (no regex, so a 16 KB value costs no more than a short one), then one replacement pass over
  * non-overlapping matches, earliest and longest first: a placeholder is never matched again. `maskDeep` applies a masker to
  * every string in a JSON-shaped value (model requests, tool arguments).
@@ -133,52 +133,15 @@ function pick(ranges: Range[]): Range[] {
   return out
 }
 
-/** Shortest piece of a cut value masked at a text's edge. */
-export const EDGE_MIN = 4
-const HEAD = 32
-
-/**
- * A value cut by a tool's truncation ("…the tail of the output") leaves a piece at the text's
- * start that is a suffix of the value, or at its end that is a prefix of it: the longest such
- * piece of at least `EDGE_MIN` characters, where no letter or digit continues it. O(value length).
- */
-function edgeRanges(text: string, value: string, name: string, out: Range[]): void {
-  const len = value.length
-  const at = (k: number) => !ALNUM.test(text[k] ?? ' ')
-  let start = 0
-  for (let k = Math.min(HEAD - 1, len - 1, text.length); k >= EDGE_MIN && !start; k--) if (value.endsWith(text.slice(0, k)) && at(k)) start = k
-  if (text.length >= HEAD) {
-    const head = text.slice(0, HEAD)
-    for (let i = value.indexOf(head, 1); i !== -1; i = value.indexOf(head, i + 1)) {
-      const k = len - i
-      if (k > start && text.startsWith(value.slice(i)) && at(k)) start = k
-    }
-  }
-  if (start) out.push({ start: 0, end: start, name })
-  let end = 0
-  const n = text.length
-  for (let k = Math.min(HEAD - 1, len - 1, n); k >= EDGE_MIN && !end; k--) if (value.startsWith(text.slice(n - k)) && at(n - k - 1)) end = k
-  if (n >= HEAD) {
-    const tail = text.slice(n - HEAD)
-    for (let j = value.indexOf(tail); j !== -1 && j + HEAD < len; j = value.indexOf(tail, j + 1)) {
-      const k = j + HEAD
-      if (k > end && text.endsWith(value.slice(0, k)) && at(n - k - 1)) end = k
-    }
-  }
-  if (end) out.push({ start: n - end, end: n, name })
-}
-
 const IDENTITY: Masker = { mask: (t) => t, has: () => false, found: () => [] }
 
 /** A masker for `entries` (entries with an empty value are ignored). */
 export function createMasker(entries: readonly MaskEntry[]): Masker {
   const plain: Needle[] = []
   const encoded: Needle[] = []
-  const edges: MaskEntry[] = []
   for (const { name, value } of entries) {
     if (!value) continue
     const forms = formsOf(value)
-    if (!forms.short) edges.push({ name, value })
     for (const text of forms.plain) plain.push({ text, name, short: forms.short })
     for (const text of forms.encoded) encoded.push({ text, name, short: false })
   }
@@ -199,7 +162,6 @@ export function createMasker(entries: readonly MaskEntry[]): Masker {
         for (const h of hits) out.push({ start: map[h.start]!, end: map[h.end - 1]! + 1, name: h.name })
       }
     }
-    for (const e of edges) edgeRanges(text, e.value, e.name, out)
     return pick(out)
   }
   return {

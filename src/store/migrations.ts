@@ -55,8 +55,37 @@ export const migrationV2toV3: Migration = {
   },
 }
 
+/**
+ * v3 → v4 (0.2): a working folder saved by v3 has no real path stored, so no open could tell it
+ * was swapped for a link since: each is moved into `held` (kind `work-folder`, why `upgrade`) and
+ * the Bot works in the team workspace until the person confirms the folder in a paired browser,
+ * which stores its real path then. Everything else of v4 is optional.
+ */
+export const migrationV3toV4: Migration = {
+  from: 3,
+  describe: "v3 → v4: Bots' working folders wait for the person's confirmation (their real paths are stored then)",
+  up(doc) {
+    const at = typeof (doc.writtenBy as { at?: unknown } | undefined)?.at === 'string' ? (doc.writtenBy as { at: string }).at : new Date(0).toISOString()
+    const nextIds = { ...((doc.nextIds as Record<string, number> | undefined) ?? {}) }
+    const held = [...((doc.held as unknown[] | undefined) ?? [])]
+    const bots: Record<string, unknown> = {}
+    for (const [key, bot] of Object.entries((doc.bots as Record<string, Record<string, unknown>> | undefined) ?? {})) {
+      if (!bot || typeof bot !== 'object' || typeof bot.workFolder !== 'string' || bot.deleted) {
+        bots[key] = bot
+        continue
+      }
+      const { workFolder, ...rest } = bot
+      const n = nextIds.held ?? 1
+      nextIds.held = n + 1
+      held.push({ id: `held-${n}`, why: 'upgrade', at, kind: 'work-folder', botId: key, folder: workFolder })
+      bots[key] = rest
+    }
+    return { ...doc, version: 4, bots, nextIds, ...(held.length ? { held } : {}) }
+  },
+}
+
 /** The production chain, indexed by `from`. */
-export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3]
+export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3, migrationV3toV4]
 
 /**
  * Example of a real step (not in `MIGRATIONS`): v2 would move `preferences.theme` (a loose

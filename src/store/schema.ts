@@ -29,8 +29,11 @@ import { LimitOverrides } from '../core/limits.ts'
  * `memberParts` (each member's Session parts in the group), the person's limit overrides (`limits`). All optional;
  * the version moves so that a v2 build opens a v3 team read-only instead of ignoring a pause or
  * letting schedules lapse.
+ * v4 (0.2): Bots' `workFolderReal` (the real path every open compares with) and `noNetwork`; the
+ * settings kept lowered until the person confirms them (`held`: from a restore, and the working
+ * folders set before v4).
  */
-export const STATE_VERSION = 3
+export const STATE_VERSION = 4
 
 /** Sandbox modes, lowest first (the authority a chain carries). */
 const sandboxMode = z.enum(['read-only', 'workspace-write', 'danger-full-access'])
@@ -113,6 +116,13 @@ export const botSchema = keepUnknownJson(
      * (absolute, normalised); absent = the team's workspace. Set only by the person.
      */
     workFolder: z.string().min(1).max(4096).optional(),
+    /**
+     * The real path of `workFolder` (links resolved) when the person set it: every Session opened
+     * there must still resolve to it. Absent with `workFolder` only in a file from before v4.
+     */
+    workFolderReal: z.string().min(1).max(4096).optional(),
+    /** The person switched this Bot's network off: its shell runs in a namespace with no network. */
+    noNetwork: z.boolean().optional(),
   }),
 )
 
@@ -264,6 +274,21 @@ export const scheduleSchema = keepUnknownJson(
   }),
 )
 
+/** Why a setting is held: a restore carries no authority, and a folder set before v4 has no real path stored. */
+const heldWhy = z.enum(['restore', 'upgrade'])
+
+/**
+ * A setting that raises authority, kept lowered (or off) until the person confirms it in a paired
+ * browser: a preset above workspace-write (the Bot runs at workspace-write meanwhile), the
+ * delegated-work flag (off), a working folder (the team workspace meanwhile), a schedule (not due).
+ */
+export const heldItemSchema = z.discriminatedUnion('kind', [
+  z.object({ id, why: heldWhy, at: isoTime, kind: z.literal('preset'), botId: id, preset: z.string().min(1).max(200) }),
+  z.object({ id, why: heldWhy, at: isoTime, kind: z.literal('delegated-work'), botId: id }),
+  z.object({ id, why: heldWhy, at: isoTime, kind: z.literal('work-folder'), botId: id, folder: z.string().min(1).max(4096) }),
+  z.object({ id, why: heldWhy, at: isoTime, kind: z.literal('schedule'), scheduleId: id, nextDueAt: isoTime.optional() }),
+])
+
 export const stateSchema = keepUnknownJson(
   z.looseObject({
     version: z.literal(STATE_VERSION),
@@ -290,6 +315,8 @@ export const stateSchema = keepUnknownJson(
      * refuse the file.
      */
     limits: keepUnknownJson(z.looseObject(LimitOverrides.shape)).optional(),
+    /** Settings awaiting the person's confirmation (v4). */
+    held: z.array(heldItemSchema).max(10_000).optional(),
   }),
 ).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })
@@ -330,6 +357,7 @@ export type UsageSettings = z.infer<typeof usageSettingsSchema>
 export type PauseRecord = z.infer<typeof pauseSchema>
 export type ScheduleRule = z.infer<typeof scheduleRuleSchema>
 export type Schedule = z.infer<typeof scheduleSchema>
+export type HeldItem = z.infer<typeof heldItemSchema>
 
 /** The state of a team that has never been saved: revision 0, nothing in it. */
 export function emptyState(pluginVersion = '0.0.0', now = new Date()): TeamState {

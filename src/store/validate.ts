@@ -43,6 +43,8 @@ const smallFields = z.object({
   schedules: shape.schedules,
   // Team settings: the person's limit overrides (optional, small).
   limits: shape.limits,
+  // Settings held for the person's confirmation (v4; optional, small).
+  held: shape.held,
 })
 const recordKey = z.string().min(1).max(200)
 const json = z.json()

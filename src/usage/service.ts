@@ -260,11 +260,22 @@ export class BotUsage extends Service {
     this.ledger = undefined
   }
 
+  /** The rebuild running now, which a second request joins. */
+  private rebuilding: Promise<number> | undefined
+
   /**
    * Re-derive rows from the Session logs of every Bot Session (own-chat parts and group Sessions):
-   * rows already in the ledger are kept, missing ones added. Returns the rows the logs hold.
+   * rows already in the ledger are kept, missing ones added. Returns the rows the logs hold. One at
+   * a time: a call while one runs gets that one's answer (it reads every Bot Session's log).
    */
-  async rebuild(): Promise<number> {
+  rebuild(): Promise<number> {
+    this.rebuilding ??= this.rebuildOnce().finally(() => {
+      this.rebuilding = undefined
+    })
+    return this.rebuilding
+  }
+
+  private async rebuildOnce(): Promise<number> {
     const persistence = this.ctx.get('sessionPersistence')
     if (!this.ledger) throw new Error('the usage ledger is off')
     if (!persistence) throw new Error('DSH session persistence is not available in this process')

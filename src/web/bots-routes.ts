@@ -1,11 +1,12 @@
 /**
  * The bots API under `/bot-team/api/bots`, acting as the person: GET/POST `/bots`, PATCH/DELETE
- * `/bots/<id|name>`, PUT `/bots/<id|name>/delegated-work` `{accepts}`, POST `/bots/<id|name>/new-part`
- * (paired: it spends a model call; 409 while the Bot works). Bodies are bounded and read whole
- * first; then the roster validates them and decides, inside its save, whether the change raises a
- * Bot's authority (a higher preset, Main, hidden, working folder, delegated work, instructions),
- * which an unpaired request is refused. Bots are looked up among the state's own properties or by
- * name (`constructor` is an unknown id). Deliberately narrow: no rules here.
+ * `/bots/<id|name>`, PUT `/bots/<id|name>/delegated-work` `{accepts}`, PUT `/bots/<id|name>/network`
+ * `{enabled}` (the person's network switch), POST `/bots/<id|name>/new-part` (paired: it spends a
+ * model call; 409 while the Bot works). Bodies are bounded and read whole first; then the roster
+ * validates them and decides, inside its save, whether the change raises a Bot's authority (a
+ * higher preset, Main, hidden, working folder, delegated work, network, instructions), which an
+ * unpaired request is refused. Bots are looked up among the state's own properties or by name
+ * (`constructor` is an unknown id). Deliberately narrow: no rules here.
  */
 import { REASON_MAX } from '../core/text-limits.ts'
 import type { IncomingMessage } from 'node:http'
@@ -26,6 +27,7 @@ export const DeleteBody = z.strictObject({
   reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`),
 })
 const DelegatedWorkBody = z.strictObject({ accepts: z.boolean({ error: 'must be true or false' }) })
+const NetworkBody = z.strictObject({ enabled: z.boolean({ error: 'must be true or false' }) })
 
 /** A live Bot by id or name (`botRoster.find`: own properties only, one name key); 404 otherwise. */
 export function resolveBot(roster: BotRoster, ref: string): Bot {
@@ -65,6 +67,14 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
     const { accepts } = parseBody(DelegatedWorkBody, await readJsonBody(req, SMALL_BODY_BYTES))
     const updated = await roster.setAcceptsDelegatedWork(await pairing.person(req), bot.id, accepts)
     return [200, { bot: summary(updated), acceptsDelegatedWork: updated.acceptsDelegatedWork }]
+  }
+  if (sub === 'network') {
+    if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /bots/${ref}/network`)
+    const { enabled } = parseBody(NetworkBody, await readJsonBody(req, SMALL_BODY_BYTES))
+    // Either way it moves what the Bot's shell can reach: the paired page's alone.
+    await pairing.requirePaired(req)
+    const updated = await roster.setNetwork(await pairing.person(req), bot.id, enabled)
+    return [200, { bot: summary(updated), network: !updated.noNetwork, networkSwitch: roster.networkSwitch() }]
   }
   if (sub === 'new-part') {
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /bots/${ref}/new-part`)

@@ -13,7 +13,9 @@
  * pairing section is `#pairing` with `#pairing-state[data-state=paired|unpaired|error]`, `#devices`,
  * `#pairing-start`, `#pairing-code-input`, `#pairing-submit`, `#pairing-new-code`, `#pairing-code`;
  * the operations section (issue 16) is `#operations` with `#pause-state[data-state=paused|running]`,
- * `#pause-toggle`, `#diagnostics-download`, `#operations-problem`.
+ * `#pause-toggle`, `#diagnostics-download`, `#operations-problem`; settings held for the person's
+ * confirmation (a restore's raises, folders from before v4) are `#held` (hidden while there are
+ * none) with `#held-list` (one `li[data-held-id]` each, its Confirm and Let go buttons) and `#held-problem`.
  * the secret cards are `#secrets` (`secret-card.ts`, which adds its own HTML, CSS and script).
  *
  * The pairing token lives in this browser's localStorage and is sent as the `x-bot-team-pairing`
@@ -59,6 +61,12 @@ ${SECRET_CARD_HTML}<section id="pairing">
 </div>
 <h2 id="devices-title" hidden></h2>
 <ul id="devices"></ul>
+</section>
+<section id="held" hidden>
+<h2 id="held-title">Waiting for your confirmation</h2>
+<p id="held-note" class="muted"></p>
+<p id="held-problem" class="problem" hidden></p>
+<ul id="held-list"></ul>
 </section>
 <section id="backup">
 <h2 id="backup-title">Backup</h2>
@@ -279,8 +287,42 @@ export const TEAM_PAGE_JS = `(function () {
     loadPause();
   }
 
+  // Settings held for the person's confirmation (GET /held; confirming or letting go needs a paired browser).
+  var held = zh
+    ? { title: '等待你确认', note: '恢复的备份（或升级前设置的工作文件夹）中提高机器人权限的设置，在你确认之前保持降低状态。', confirm: '确认', dismiss: '放弃', needsPairing: '确认需要已配对的浏览器。' }
+    : { title: 'Waiting for your confirmation', note: 'Settings of a restored backup (or working folders set before an upgrade) that raise the authority of a Bot stay lowered until you confirm them.', confirm: 'Confirm', dismiss: 'Let go', needsPairing: 'Confirming needs a paired browser.' };
+  function heldError(e) { var p = $('held-problem'); p.textContent = e.message; show(p, true); }
+  function renderHeld(r) {
+    var list = $('held-list');
+    list.textContent = '';
+    show($('held'), r.held.length > 0);
+    r.held.forEach(function (item) {
+      var li = document.createElement('li');
+      li.dataset.heldId = item.id;
+      li.appendChild(document.createTextNode(item.text + ' '));
+      [['confirm', held.confirm], ['dismiss', held.dismiss]].forEach(function (pair) {
+        var b = document.createElement('button');
+        b.type = 'button';
+        b.dataset.action = pair[0];
+        b.textContent = pair[1];
+        b.addEventListener('click', function () {
+          if (!token()) return heldError(new Error(held.needsPairing));
+          api('POST', 'held/' + encodeURIComponent(item.id) + '/' + pair[0], {}).then(function (res) { show($('held-problem'), false); renderHeld(res); }, heldError);
+        });
+        li.appendChild(b);
+      });
+      list.appendChild(li);
+    });
+  }
+  function initHeld() {
+    $('held-title').textContent = held.title;
+    $('held-note').textContent = held.note;
+    api('GET', 'held').then(renderHeld, heldError);
+  }
+
   function init() {
     initBackup();
+    initHeld();
     document.documentElement.lang = zh ? 'zh' : 'en';
     document.title = t.title;
     document.querySelector('h1').textContent = t.title;

@@ -5,6 +5,7 @@
  *   GET  /bot-team/api/status        roster + health as JSON
  *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
  *        /bot-team/api/groups…       the groups API (`groups-routes.ts`)
+ *        /bot-team/api/held…         settings held for the person's confirmation (`held-routes.ts`)
  *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
  *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
  *   POST /bot-team/api/backup        download a backup archive (`backup-routes.ts`)
@@ -37,6 +38,7 @@ import { backupApi, type BackupRouteOptions } from './backup-routes.ts'
 import type { BotUsage } from '../usage/service.ts'
 import { botsApi, type PartStarter } from './bots-routes.ts'
 import { groupsApi } from './groups-routes.ts'
+import { heldApi } from './held-routes.ts'
 import type { BotRooms } from '../rooms/service.ts'
 import { operationsApi, type OperationsServices } from './operations-routes.ts'
 import { checkRequestTrust } from './fence.ts'
@@ -142,6 +144,12 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)
     return sendJson(res, 200, options.status())
   }
+  if (head === 'events' && rest.length === 1 && rest[0] === 'ticket') {
+    if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /events/ticket`)
+    if (!options.feed) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    const device = await pairing.requirePaired(req)
+    return sendJson(res, 201, options.feed.ticket(device.id))
+  }
   if (head === 'team' || head === 'events' || head === 'deliveries' || head === 'rooms')
     return teamApi(method, head, rest, req, res, options.feed, () => options.roster()?.state)
   if (head === 'pairing') {
@@ -157,6 +165,12 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
       pairing,
       options.parts?.(),
     )
+    return sendJson(res, status, body)
+  }
+  if (head === 'held') {
+    const roster = options.roster()
+    if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
+    const [status, body] = await heldApi({ method, rest, req }, roster, pairing)
     return sendJson(res, status, body)
   }
   if (head === 'groups' && rest.length <= 1) {

@@ -9,6 +9,8 @@
  *                 DSH keeps with that assistant message names them): their posts, and each
  *                 member turn's outcome (`turns`: who passed, missed, failed), and the room's
  *                 own lines in that answer (`notes`: the opening, a held round, a turn limit)
+ *   POST /events/ticket  (paired browsers) a ticket for `/events?ticket=…`: EventSource sends no
+ *                 header, so this is how a paired browser's stream gets a slot kept for paired ones
  *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
  *                 change (team state saved or re-read, a Bot's Session starting or ending a turn);
  *                 a bare `secrets` event (data `{}`, never a name or value) when a Bot asks for a
@@ -16,9 +18,13 @@
  *                 a `room` event each time a round moves (`RoundProgress`: who speaks, passed, missed)
  *
  * The feed pushes instead of being polled: a change after a quiet spell goes out at once, changes
- * arriving together are coalesced into one event (at most one per `COALESCE_MS`), identical snapshots are not re-sent, and at most `MAX_STREAMS` streams
- * are open at once (a further one is a 503). A comment line every `KEEPALIVE_MS` keeps proxies
- * from closing an idle stream.
+ * arriving together are coalesced into one event (at most one per `COALESCE_MS`), identical
+ * snapshots are not re-sent. It cannot be flooded: at most `MAX_STREAMS` streams are open, of which
+ * `PAIRED_SLOTS` only paired browsers may take, at most `STREAMS_PER_CLIENT` per client (a paired
+ * device, else the peer address); a further one is a 503. A stream that does not read is skipped
+ * for team snapshots until it drains (it then gets the latest), and dropped once more than
+ * `STREAM_BYTES_MAX` wait unsent. A comment line every `KEEPALIVE_MS` keeps proxies from closing an
+ * idle stream.
  *
  * Deliberately narrow: read-only (changes go through the bots API and the roster, which decides
  * who may do what); the router (`routes.ts`) applied the trust fence before anything here runs.
@@ -29,6 +35,7 @@
  * order among other listeners does not matter) and one `botStore.subscribe`; both are Cordis effects,
  * and unloading the plugin ends every open stream.
  */
+import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-agent'
@@ -45,6 +52,29 @@ import { formatIssues } from '../core/zod-issues.ts'
 export const COALESCE_MS = 25
 export const KEEPALIVE_MS = 25_000
 export const MAX_STREAMS = 32
+/** Of `MAX_STREAMS`, the slots only paired browsers may take. */
+export const PAIRED_SLOTS = 8
+/** Streams one client may hold: a paired device, or (unpaired) one peer address. */
+export const STREAMS_PER_CLIENT = 8
+/** Bytes that may wait unsent on one stream before it is dropped (a reader that does not read). */
+export const STREAM_BYTES_MAX = 4 * 1024 * 1024
+/** How long a stream ticket is good for (the browser's reconnects reuse it). */
+export const TICKET_TTL_MS = 24 * 3600_000
+const MAX_TICKETS = 64
+
+/** Who opens a stream: a paired device (by its id) or an unpaired peer. */
+export interface StreamClient {
+  paired: boolean
+  /** The key streams are counted by: `device:<id>` or `peer:<address>`. */
+  key: string
+}
+
+interface Stream {
+  res: ServerResponse
+  client: StreamClient
+  /** A team snapshot was skipped while it had not drained: send the latest when it does. */
+  behind: boolean
+}
 /** Most posts one answer carries. */
 export const ROOM_POSTS_MAX = 200
 
@@ -68,7 +98,9 @@ export interface RoomAnswers {
 
 /** The live team and its push stream. */
 export class TeamFeed {
-  private readonly streams = new Set<ServerResponse>()
+  private readonly streams = new Set<Stream>()
+  /** Stream tickets of paired devices: ticket → device id and expiry. */
+  private readonly tickets = new Map<string, { deviceId: string; expiresAt: number }>()
   private timer: ReturnType<typeof setTimeout> | undefined
   /** When the last coalesced push went out (`Date.now()`). */
   private pushedAt = 0
@@ -88,7 +120,33 @@ export class TeamFeed {
   /** A round moved: push it to every stream at once (not coalesced: each step is news). */
   room(progress: RoundProgress): void {
     const json = JSON.stringify(progress)
-    for (const res of this.streams) res.write(`event: room\ndata: ${json}\n\n`)
+    for (const stream of this.streams) this.write(stream, `event: room\ndata: ${json}\n\n`)
+  }
+
+  /** Write to one stream; a stream with more than `STREAM_BYTES_MAX` waiting unsent is dropped. */
+  private write(stream: Stream, text: string): void {
+    stream.res.write(text)
+    if (stream.res.writableLength > STREAM_BYTES_MAX) {
+      this.streams.delete(stream)
+      stream.res.destroy()
+    }
+  }
+
+  /** A ticket a paired device's stream presents (`?ticket=`): its stream counts as paired. */
+  ticket(deviceId: string, now = Date.now()): { ticket: string; expiresAt: string } {
+    for (const [t, v] of this.tickets) if (v.expiresAt <= now) this.tickets.delete(t)
+    const ticket = randomBytes(24).toString('base64url')
+    this.tickets.set(ticket, { deviceId, expiresAt: now + TICKET_TTL_MS })
+    while (this.tickets.size > MAX_TICKETS) this.tickets.delete(this.tickets.keys().next().value!)
+    return { ticket, expiresAt: new Date(now + TICKET_TTL_MS).toISOString() }
+  }
+
+  /** Who a stream request is: the device its ticket names, else its peer address. */
+  clientOf(req: IncomingMessage, now = Date.now()): StreamClient {
+    const ticket = new URL(req.url ?? '/', 'http://x').searchParams.get('ticket')
+    const held = ticket ? this.tickets.get(ticket) : undefined
+    if (held && held.expiresAt > now) return { paired: true, key: `device:${held.deviceId}` }
+    return { paired: false, key: `peer:${req.socket?.remoteAddress ?? 'unknown'}` }
   }
 
   snapshot(): TeamView | undefined {
@@ -123,16 +181,31 @@ export class TeamFeed {
     const json = JSON.stringify(view)
     if (json === this.last) return
     this.last = json
-    for (const res of this.streams) res.write(`event: team\ndata: ${json}\n\n`)
+    for (const stream of this.streams) {
+      // A stream that has not taken the last one gets the latest once it drains, not every one.
+      if (stream.res.writableNeedDrain) stream.behind = true
+      else this.write(stream, `event: team\ndata: ${json}\n\n`)
+    }
   }
 
   /** Tell every stream that `event` happened (no data: the client reads the matching route). */
   signal(event: 'secrets'): void {
-    for (const res of this.streams) res.write(`event: ${event}\ndata: {}\n\n`)
+    for (const stream of this.streams) this.write(stream, `event: ${event}\ndata: {}\n\n`)
+  }
+
+  /** Refuse a stream past the limits: the total, the slots kept for paired browsers, per client. */
+  private admit(client: StreamClient): void {
+    const open = [...this.streams]
+    if (open.length >= MAX_STREAMS) throw new HttpError(503, `too many open team streams (at most ${MAX_STREAMS})`)
+    if (!client.paired && open.filter((s) => !s.client.paired).length >= MAX_STREAMS - PAIRED_SLOTS)
+      throw new HttpError(503, `too many open team streams; the last ${PAIRED_SLOTS} are kept for paired browsers (pair this one on the team page)`)
+    if (open.filter((s) => s.client.key === client.key).length >= STREAMS_PER_CLIENT)
+      throw new HttpError(503, `this client has ${STREAMS_PER_CLIENT} team streams open already; close one first`)
   }
 
   open(req: IncomingMessage, res: ServerResponse): void {
-    if (this.streams.size >= MAX_STREAMS) throw new HttpError(503, `too many open team streams (at most ${MAX_STREAMS})`)
+    const client = this.clientOf(req)
+    this.admit(client)
     const view = this.read()
     if (!view) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
     res.writeHead(200, {
@@ -144,13 +217,22 @@ export class TeamFeed {
     })
     const json = JSON.stringify(view)
     this.last = json
-    res.write(`retry: 2000\nevent: team\ndata: ${json}\n\n`)
-    this.streams.add(res)
-    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS)
+    const stream: Stream = { res, client, behind: false }
+    this.streams.add(stream)
+    this.write(stream, `retry: 2000\nevent: team\ndata: ${json}\n\n`)
+    res.on('drain', () => {
+      if (!stream.behind || !this.streams.has(stream)) return
+      stream.behind = false
+      const latest = this.read()
+      if (latest) this.write(stream, `event: team\ndata: ${JSON.stringify(latest)}\n\n`)
+    })
+    const keepalive = setInterval(() => {
+      if (!stream.res.writableNeedDrain) this.write(stream, ': keepalive\n\n')
+    }, KEEPALIVE_MS)
     keepalive.unref?.()
     const done = () => {
       clearInterval(keepalive)
-      this.streams.delete(res)
+      this.streams.delete(stream)
     }
     req.on('close', done)
     res.on('close', done)
@@ -160,7 +242,7 @@ export class TeamFeed {
   close(): void {
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
-    for (const res of this.streams) res.end()
+    for (const stream of this.streams) stream.res.end()
     this.streams.clear()
   }
 }

@@ -14,6 +14,7 @@
  * and pushes the result. Sizes are bounded by the roster's own limits (at most `maxBots` Bots and
  * `maxGroups` groups); text fields are cut to the lengths the schema allows.
  */
+import { shownName } from '../core/names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import { clip } from '../core/text-limits.ts'
 
@@ -37,6 +38,8 @@ export interface BotView {
   queued: number
   /** The folder its next Sessions are created in; absent: the team workspace. */
   workFolder?: string
+  /** The person switched the Bot's network off (its shell runs with no network). */
+  noNetwork?: true
   /** The Bot's current own-chat Session (its part), if it has one. */
   chatSessionId?: string
   /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
@@ -163,7 +166,7 @@ export function teamView(facts: TeamFacts): TeamView {
     const queued = pending.get(bot.id) ?? 0
     bots.push({
       id: bot.id,
-      name: bot.name,
+      name: shownName(bot.name),
       role: bot.role,
       main: bot.main,
       ...(bot.model ? { model: bot.model } : {}),
@@ -182,6 +185,7 @@ export function teamView(facts: TeamFacts): TeamView {
       }),
       queued,
       ...(bot.workFolder ? { workFolder: bot.workFolder } : {}),
+      ...(bot.noNetwork ? { noNetwork: true as const } : {}),
       ...(chat ? { chatSessionId: chat } : {}),
       ...earlierPartsOf(bot),
     })
@@ -191,7 +195,7 @@ export function teamView(facts: TeamFacts): TeamView {
     .filter((g: Group) => !g.deleted)
     .map((g) => ({
       id: g.id,
-      name: g.name,
+      name: shownName(g.name),
       members: [...g.members],
       ...(g.admin ? { admin: g.admin } : {}),
       mode: g.mode,

@@ -8,7 +8,9 @@
  *   PUT   /usage/settings   body { currency?, prices?, caps? } — each given key replaces that part
  *                           (caps per Bot keyed by id or name); removing or raising a cap, or
  *                           removing or lowering a price, needs a paired browser (decided in the save)
- *   POST  /usage/rebuild    re-derive rows from the Bot Sessions' logs (missing ones only)
+ *   POST  /usage/rebuild    re-derive rows from the Bot Sessions' logs (missing ones only); a paired
+ *                           browser only (it reads every Bot Session's log), one at a time (a second
+ *                           request while one runs gets that one's answer)
  *
  * Behind the trust fence like every plugin route (the router applies it first). Query and body are
  * validated with zod (strict; bounded sizes); a ledger that is off answers 503 with the reason.
@@ -21,8 +23,8 @@ import { usageSettingsSchema } from '../store/index.ts'
 import { VIEW_KEYS } from '../usage/ledger-db.ts'
 import type { BotUsage } from '../usage/service.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
-import { formatIssues } from '../core/zod-issues.ts'
 import type { Pairing } from './pairing.ts'
+import { formatIssues } from '../core/zod-issues.ts'
 
 export const USAGE_BODY_BYTES = 64 * 1024
 
@@ -86,6 +88,7 @@ export async function usageApi(
   }
   if (sub === 'rebuild') {
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /usage/rebuild`)
+    await pairing.requirePaired(req)
     if (usage.status().driver === 'unavailable') throw off()
     return [200, { rows: await usage.rebuild() }]
   }

@@ -9,6 +9,7 @@ import { toolResults } from '../delivery/helpers.ts'
 import { startCompactingTeamHost } from '../context-compaction/helpers.ts'
 import { bots, say, settle, team as roomsTeam } from '../rooms/helpers.ts'
 import { from } from '../delivery/helpers.ts'
+import type * as botTeam from '../../../src/index.ts'
 
 const track = disposedAfterEach()
 const team = async (script: Script = { fallback: { text: 'ok' } }, opts: TeamHostOptions = {}) => track(await startTeamHost(script, opts))
@@ -107,6 +108,21 @@ describe('botMemory (in-process DSH)', () => {
     expect(after).toBe(before)
     expect(after).toContain('- Answer in English')
     expect(after).not.toContain('Keep answers short')
+  })
+
+  it('rotates journal.jsonl by size as the diagnostics log does: past journalMaxBytes it becomes journal.1.jsonl, and the current file stays under the bound', async () => {
+    const host = track(await startTeamHost({ fallback: { text: 'ok' } }, { config: { memory: { journalMaxBytes: 4096 } } as Partial<botTeam.Config> }))
+    const actor = from(host, mainBot(host).id)
+    for (let i = 0; i < 30; i++) {
+      await host.ctx.botMemory.remember(actor, { text: `note number ${i} about the build` })
+      await host.ctx.botMemory.forget(actor, { entry: `note number ${i}` })
+    }
+    const current = statSync(join(memoryDir(host), 'journal.jsonl')).size
+    const rotated = statSync(join(memoryDir(host), 'journal.1.jsonl')).size
+    expect(current).toBeLessThanOrEqual(4096)
+    expect(rotated).toBeLessThanOrEqual(4096)
+    expect(rotated).toBeGreaterThan(2048)
+    expect(journal(host).at(-1)).toMatchObject({ op: 'remove' })
   })
 
   it('replace keeps the entry in place and forget removes it; each change is one journal line with before and after; hand-written lines survive', async () => {

@@ -1,12 +1,12 @@
 // A Bot's working folder on the real DSH core (in-process): the person sets it, the Bot's next
 // Session (own-chat part, group member Session) is created there; a Bot cannot set it, not even a
 // Main Bot in a turn the user opened; bad folders are refused and change nothing.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
-import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, prompt, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { from, quiesce, toolResults, user, userPrompt } from '../delivery/helpers.ts'
 
 const track = disposedAfterEach()
@@ -97,5 +97,61 @@ describe("a Bot's working folder", () => {
     await expect(host.ctx.botRoster.create(from(host, main.id), { name: 'Cy', workFolder: folder })).rejects.toThrow(
       /Only the person sets a Bot's working folder/,
     )
+  })
+
+  it("a folder under the team workspace swapped for a link to bot/ after the person set it: the Bot's next part is refused and the person told, nothing recorded", async () => {
+    const host = await team()
+    const workspace = join(host.home, 'bot', 'workspace')
+    const folder = join(workspace, 'ada')
+    mkdirSync(folder)
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', workFolder: folder })
+    expect(host.ctx.botRoster.bot(ada.id)!.workFolderReal).toBe(realpathSync(folder))
+    const parts = host.ctx.botRoster.bot(ada.id)!.sessionParts.length
+    // What a workspace-write Bob can do in the workspace: replace the folder with a link to bot/.
+    rmSync(folder, { recursive: true })
+    symlinkSync(join(host.home, 'bot'), folder)
+    await expect(host.ctx.botRoster.openOwnChat(ada.id, { endReason: 'test: a new part', note: 'context/none.md' })).rejects.toThrow(
+      /Session of Bot Ada was not opened: .*ada lies in the team workspace but now resolves to .*bot, outside it/,
+    )
+    expect(host.ctx.botRoster.bot(ada.id)!.sessionParts).toHaveLength(parts)
+    expect(host.ctx.botRoster.activity().at(-1)!.text).toMatch(/set the Bot's working folder again on the paired team page/)
+  })
+
+  it('a folder outside the workspace that now resolves elsewhere (a link to another folder): a new part and a resume of its Session after a restart are both refused', async () => {
+    const first = await team()
+    const folder = join(first.home, 'code', 'x')
+    const elsewhere = join(first.home, 'code', 'other')
+    mkdirSync(folder, { recursive: true })
+    mkdirSync(elsewhere, { recursive: true })
+    const ada = await first.ctx.botRoster.create(user, { name: 'Ada', workFolder: folder })
+    const sessionId = partOf(first, ada.id)
+    expect(cwdOf(first, sessionId)).toBe(folder)
+    await prompt(first, first.ctx.agents.get(SessionId(sessionId))!, 'hello')
+    await first.ctx.fiber.dispose()
+    renameSync(folder, `${folder}.moved`)
+    symlinkSync(elsewhere, folder)
+    const second = await startTeamHost({ fallback: { text: 'ok' } }, { home: first.home })
+    track(second)
+    await expect(second.ctx.botRoster.agentOf(ada.id)).rejects.toThrow(/x now resolves to .*other, not to .*x as when the person set it/)
+    expect(second.ctx.agents.get(SessionId(sessionId))).toBeUndefined()
+    await expect(second.ctx.botRoster.openOwnChat(ada.id, { endReason: 'test', note: 'context/none.md' })).rejects.toThrow(/not opened/)
+    // Set again by the person, it opens there.
+    await second.ctx.botRoster.update(user, ada.id, { workFolder: folder })
+    const next = await second.ctx.botRoster.openOwnChat(ada.id, { endReason: 'test', note: 'context/none.md' })
+    expect(cwdOf(second, next)).toBe(folder)
+  })
+
+  it('warns at start-up when the team folder lies under /tmp, which every Bot at workspace-write may write where the sandbox runs', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true)
+    try {
+      const host = track(await startTeamHost({ fallback: { text: 'ok' } }, { permissions: true }))
+      const lines = stderr.mock.calls.map(([chunk]) => String(chunk)).filter((l) => l.startsWith('dsh-bot-team:'))
+      expect(host.home.startsWith('/tmp/')).toBe(true)
+      expect(lines).toContainEqual(
+        expect.stringMatching(/^dsh-bot-team: .*\/bot lies under \/tmp, which DSH's sandbox lets every Bot at workspace-write write/),
+      )
+    } finally {
+      stderr.mockRestore()
+    }
   })
 })

@@ -44,7 +44,7 @@ it('opens the state.json 0.1.0 saved, migrates it, keeps every Bot and its Sessi
   expect(saved.nextIds.bot).toBe(5)
 })
 
-it('opens the state.json the schema-v2 build saved, migrates it to v3, delivers the message it left pending, and the team can be paused and given a schedule', async () => {
+it('opens the state.json the schema-v2 build saved, migrates it to the current version, delivers the message it left pending, and the team can be paused and given a schedule', async () => {
   const home = mkdtempSync(join(tmpdir(), 'bot-team-upgrade-v2-'))
   homes.push(home)
   mkdirSync(join(home, 'bot'))
@@ -76,7 +76,7 @@ it('opens the state.json the schema-v2 build saved, migrates it to v3, delivers 
   expect(saved.nextIds.delivery).toBe(3)
 })
 
-it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the pause, limits, caps, schedule, working folder and group hold; on resume the pending message reaches Bob and the missed schedule runs once', async () => {
+it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the pause, limits, caps, schedule and group hold, the working folder waits for the person and is set when confirmed; on resume the pending message reaches Bob and the missed schedule runs once', async () => {
   const home = mkdtempSync(join(tmpdir(), 'bot-team-upgrade-v3-'))
   homes.push(home)
   mkdirSync(join(home, 'bot'))
@@ -96,7 +96,13 @@ it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the p
     ['Ada', false, 'workspace-write', ['session-v3-ada']],
     ['Bob', false, 'read-only', ['session-v3-bob']],
   ])
+  // Saved without its real path, the folder waits for the person's confirmation (v3 → v4).
+  expect(roster.find('Ada')!.workFolder).toBeUndefined()
+  expect(roster.held()).toEqual([expect.objectContaining({ kind: 'work-folder', botId: 'bot-2', folder: adaWork, why: 'upgrade' })])
+  await roster.confirmHeld(user, roster.held()[0]!.id)
   expect(roster.find('Ada')!.workFolder).toBe(adaWork)
+  expect(roster.find('Ada')!.workFolderReal).toBe(adaWork)
+  expect(roster.held()).toEqual([])
   const desk = host.ctx.botRooms.group('Desk')!
   expect([desk.members, desk.admin, desk.notice, desk.memberSessions]).toEqual([
     ['bot-2', 'bot-3'],

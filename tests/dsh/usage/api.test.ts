@@ -58,4 +58,19 @@ describe('the usage API (acting as the person)', () => {
     }
     expect((await send('GET', '/usage/today')).body.settings).toEqual({})
   })
+
+  it('rebuilds only for a paired browser (a shell gets 403), and a second rebuild while one runs joins it', async () => {
+    await mainTurn()
+    const refused = await send('POST', '/usage/rebuild', {})
+    expect(refused).toMatchObject({ status: 403, body: { error: expect.stringMatching(/paired team page/) } })
+    const headers = await current().pairedHeaders()
+    const [a, b] = await Promise.all([send('POST', '/usage/rebuild', {}, headers), send('POST', '/usage/rebuild', {}, headers)])
+    expect([a.status, b.status]).toEqual([200, 200])
+    expect(a.body.rows).toBe(b.body.rows)
+    const usage = current().host.ctx.botUsage
+    const first = usage.rebuild()
+    expect(usage.rebuild()).toBe(first)
+    await first
+    expect(usage.rebuild()).not.toBe(first)
+  })
 })

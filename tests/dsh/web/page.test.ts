@@ -109,3 +109,30 @@ describe('the team page: operations (issue 16)', () => {
     await page.close()
   })
 })
+
+describe('the team page: settings held for the person', () => {
+  it('lists what a restore held, refuses to confirm from a shell, and confirms from the paired page: the Bot gets its preset back', async () => {
+    const { host, send } = web()
+    const ada = await host.ctx.botRoster.create({ kind: 'user' }, { name: 'Ada' })
+    // What a restore leaves: the preset lowered, the saved one held (the restore's own path is tests/dsh/backup).
+    await host.ctx.botStore.update((s) => {
+      s.held = [{ id: 'held-1', why: 'restore', at: new Date().toISOString(), kind: 'preset', botId: ada.id, preset: 'danger-full-access' }]
+    })
+    expect((await send('POST', '/held/held-1/confirm', {})).status).toBe(403)
+    const page = await browser.newPage({ locale: 'en-US' })
+    await page.goto(`${web().origin}/bot-team`)
+    await page.waitForSelector('#held:not([hidden]) li[data-held-id="held-1"]')
+    expect(await page.textContent('#held-list')).toMatch(/^permission preset danger-full-access of Bot Ada \(workspace-write until confirmed\) ConfirmLet go$/)
+    await page.waitForSelector('#pairing-state[data-state="unpaired"]')
+    await page.click('#pairing-start')
+    await page.waitForSelector('#pairing-code-input', { state: 'visible' })
+    await page.fill('#pairing-code-input', terminalCode()!)
+    await page.click('#pairing-submit')
+    await page.waitForSelector('#pairing-state[data-state="paired"]')
+    await page.click('li[data-held-id="held-1"] button[data-action="confirm"]')
+    await page.waitForSelector('#held[hidden]', { state: 'attached' })
+    expect(host.ctx.botRoster.find('Ada')!.permissionPreset).toBe('danger-full-access')
+    expect(host.ctx.botRoster.held()).toEqual([])
+    await page.close()
+  })
+})

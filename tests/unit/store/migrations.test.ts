@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { type Migration, MIGRATIONS, exampleMigrationV1toV2, migrate, migrationV1toV2, migrationV2toV3 } from '../../../src/store/migrations.ts'
+import {
+  type Migration,
+  MIGRATIONS,
+  exampleMigrationV1toV2,
+  migrate,
+  migrationV1toV2,
+  migrationV2toV3,
+  migrationV3toV4,
+} from '../../../src/store/migrations.ts'
 import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
 
 /** `bot/state.json` as saved by release 0.1.0 (schema v1), written by that release's own store. */
@@ -10,11 +18,11 @@ const fixtureV1 = (): Record<string, unknown> => JSON.parse(readFileSync(new URL
 const fixtureV2 = (): Record<string, unknown> => JSON.parse(readFileSync(new URL('../../fixtures/state-v2-d2907db.json', import.meta.url), 'utf8'))
 
 describe('migration chain', () => {
-  it('the production chain lifts the file the v2 build saved to a valid current state with one step, keeping every entity as it was', () => {
+  it('the production chain lifts the file the v2 build saved to a valid current state, one step per version, keeping every entity as it was (it has no working folder)', () => {
     const v2 = fixtureV2()
     expect(v2.version).toBe(2)
     const r = migrate(v2, MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: 2, steps: [migrationV2toV3.describe] })
+    expect(r).toMatchObject({ ok: true, from: 2, steps: [migrationV2toV3.describe, migrationV3toV4.describe] })
     if (!r.ok) return
     const parsed = stateSchema.safeParse(r.doc)
     expect(parsed.success).toBe(true)
@@ -25,6 +33,26 @@ describe('migration chain', () => {
     expect(rest).toEqual(before)
     expect(parsed.data.paused).toBeUndefined()
     expect(parsed.data.schedules).toBeUndefined()
+  })
+
+  it("v3 → v4 moves each live Bot's working folder into `held` (why: upgrade) with a new id, keeps the rest, and leaves the input alone", () => {
+    const v3 = JSON.parse(readFileSync(new URL('../../fixtures/state-v3-3f0144e.json', import.meta.url), 'utf8'))
+    const before = JSON.stringify(v3)
+    const v4 = migrationV3toV4.up(v3)
+    expect(JSON.stringify(v3)).toBe(before)
+    expect(v4.version).toBe(4)
+    const parsed = stateSchema.parse(v4)
+    expect(parsed.bots['bot-2']!.workFolder).toBeUndefined()
+    expect(parsed.held).toEqual([
+      { id: 'held-1', why: 'upgrade', at: v3.writtenBy.at, kind: 'work-folder', botId: 'bot-2', folder: '/tmp/bot-team-v3-fixture/ada-work' },
+    ])
+    expect(parsed.nextIds.held).toBe(2)
+    const { 'bot-2': ada, ...others } = parsed.bots
+    const { 'bot-2': adaBefore, ...othersBefore } = v3.bots
+    expect(others).toEqual(othersBefore)
+    const { workFolder: _folder, ...adaRest } = adaBefore
+    expect(ada).toEqual(adaRest)
+    expect(parsed.schedules).toEqual(v3.schedules)
   })
 
   it('v2 → v3 moves only the version number and leaves the input alone', () => {

@@ -1,0 +1,39 @@
+/**
+ * Settings held for the person's confirmation, under `/bot-team/api/held` (a restore's raises and
+ * working folders set before v4, kept lowered until confirmed; `roster.held()`):
+ *   GET  /held                 the list, each with its words
+ *   POST /held/<id>/confirm    apply it as it was saved (paired browser only)
+ *   POST /held/<id>/dismiss    let it go, leaving it lowered (paired browser only)
+ *
+ * Deliberately narrow: the roster checks and applies; this module reads bounded bodies and asks
+ * for pairing before anything changes.
+ */
+import type { IncomingMessage } from 'node:http'
+import { z } from 'zod'
+import type { BotRoster } from '../roster/service.ts'
+import { heldText } from '../roster/held.ts'
+import { SMALL_BODY_BYTES } from './bots-routes.ts'
+import { HttpError, parseBody, readJsonBody } from './http.ts'
+import type { Pairing } from './pairing.ts'
+
+const USER = { kind: 'user' } as const
+const EmptyBody = z.strictObject({}, { error: 'takes no fields (send {} or nothing)' })
+
+export async function heldApi(
+  { method, rest, req }: { method: string; rest: readonly string[]; req: IncomingMessage },
+  roster: BotRoster,
+  pairing: Pairing,
+): Promise<[number, unknown]> {
+  const words = (item: ReturnType<BotRoster['held']>[number]) => ({ ...item, text: heldText(item, (id) => roster.state.bots[id]?.name) })
+  if (rest.length === 0) {
+    if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /held`)
+    return [200, { held: roster.held().map(words) }]
+  }
+  const [id, action] = rest
+  if (rest.length !== 2 || (action !== 'confirm' && action !== 'dismiss')) throw new HttpError(404, `no such route: /held/${rest.join('/').slice(0, 100)}`)
+  if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /held/${id}/${action}`)
+  await pairing.requirePaired(req)
+  parseBody(EmptyBody, await readJsonBody(req, SMALL_BODY_BYTES))
+  const item = action === 'confirm' ? await roster.confirmHeld(USER, id!) : await roster.dismissHeld(USER, id!)
+  return [200, { [action === 'confirm' ? 'confirmed' : 'dismissed']: words(item), held: roster.held().map(words) }]
+}
