@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool, userTextsSinceLastAssistant } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { homeWithBundle, installBundle, makeHome, readSessionLogs, runDsh, type E2eHome } from '../support/e2e.ts'
+import { homeWithBundle, installBundle, makeHome, readSessionLogs, runDsh, type E2eHome, stderrBesidesTmpHome } from '../support/e2e.ts'
 import { teamToolsIn } from '../support/team-tools.ts'
 
 let model: ScriptedServer
@@ -47,7 +47,9 @@ describe('dsh CLI with the bundle installed from its tarball', () => {
 
   it('runs a headless turn with the bundle loaded; its plain Session gets no team tools, and it writes no team state', async () => {
     const r = await runDsh(['--profile', 'headless', 'who is on the team?'], { ...home, env: env() })
-    expect(r.stderr).toBe('')
+    // A test home lies under /tmp, which the plugin warns of; nothing else is printed.
+    expect(r.stderr).toContain(`${home.home} lies under /tmp`)
+    expect(stderrBesidesTmpHome(r.stderr)).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout.trim()).toBe('Hello from the scripted model')
 

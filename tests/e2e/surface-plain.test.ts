@@ -51,6 +51,8 @@ async function conversationOf(url: string, label: 'with' | 'without'): Promise<{
     await page.getByText('Plain chat about tea').first().click()
     await page.getByText('green tea').waitFor({ timeout: 30_000 })
     await page.getByText('Context injection').waitFor()
+    // DSH Web fills the model picker once the Session's models have loaded: compare settled panes.
+    await page.locator('[aria-label^="Select model, current"]').waitFor({ timeout: 30_000 })
     const pane = page.locator('[data-slot="conversation"]').first()
     const html = await pane.evaluate((el) => el.outerHTML)
     const kinds = await page.locator('[data-chat-flow-kind]').evaluateAll((els) => els.map((e) => e.getAttribute('data-chat-flow-kind') ?? ''))

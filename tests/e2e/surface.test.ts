@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, lastUserText, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
 import { api, teamStatus } from '../support/e2e.ts'
+import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
 import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/surface.ts'
 
 /**
@@ -96,6 +97,9 @@ describe('the team inside DSH Web', () => {
     await writer.getByRole('button', { name: 'Edit Writer' }).click()
     await page.getByTestId('bt-open-memory').click()
     await page.getByLabel('New entry').fill('Prefers short drafts')
+    // Memory is frozen into a Bot's prompt: writing it is the paired browser's (the token the page keeps).
+    const token = await pairWithTerminalCode(surface().web)
+    await page.evaluate((t) => localStorage.setItem('bot-team:pairing-token', t), token)
     await page.getByTestId('bt-remember').click()
     await page.locator('[data-memory-entry="Prefers short drafts"]').waitFor()
     await shot(page, 'memory')

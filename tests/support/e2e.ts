@@ -126,6 +126,17 @@ export interface RunResult {
   stderr: string
 }
 
+/**
+ * DSH's stderr without the plugin's start-up warning that the DSH home (or the team folder) lies
+ * under /tmp, where every Bot at workspace-write may write: every test home is a temp folder there.
+ */
+export function stderrBesidesTmpHome(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => !/^dsh-bot-team: \S+ lies under \/tmp, which DSH's sandbox lets every Bot at workspace-write write/.test(line))
+    .join('\n')
+}
+
 export function runDsh(args: string[], opts: { home: string; cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(node22, [dshBin, ...args], { cwd: opts.cwd, env: dshEnv(opts.home, opts.env), stdio: ['ignore', 'pipe', 'pipe'] })
