@@ -36,9 +36,9 @@ function deepFreeze<T>(value: T): T {
 const byNumber = (a: Task, b: Task) => taskNumber(a.id) - taskNumber(b.id)
 
 function addTo(index: Map<string, Set<string>>, key: string, id: string) {
-  let set = index.get(key)
-  if (!set) index.set(key, (set = new Set()))
-  set.add(id)
+  const set = index.get(key)
+  if (set) set.add(id)
+  else index.set(key, new Set([id]))
 }
 
 function removeFrom(index: Map<string, Set<string>>, key: string, id: string) {

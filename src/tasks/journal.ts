@@ -41,7 +41,10 @@ export type Op = { put: Task } | { id: string; set: Partial<Task>; log?: History
 export const recordSchema = z.object({
   seq: z.int().min(1),
   at: time,
-  ops: z.array(z.union([putOp, setOp])).max(10_000).optional(),
+  ops: z
+    .array(z.union([putOp, setOp]))
+    .max(10_000)
+    .optional(),
   add: z.array(z.unknown()).max(10_000).optional(),
   done: z.array(z.string().min(1).max(40)).max(10_000).optional(),
 })
@@ -110,7 +113,12 @@ export function splitLines(buf: Buffer): { lines: Buffer[]; rest: number } {
 }
 
 /** The text of a snapshot: its header, then every task, then every pending intent, one per line. */
-export function snapshotText(header: Omit<SnapshotHeader, 'v' | 'tasks' | 'intents'>, tasks: readonly Task[], intents: readonly Intent[], cache?: WeakMap<object, string>): string {
+export function snapshotText(
+  header: Omit<SnapshotHeader, 'v' | 'tasks' | 'intents'>,
+  tasks: readonly Task[],
+  intents: readonly Intent[],
+  cache?: WeakMap<object, string>,
+): string {
   const parts: string[] = [JSON.stringify({ v: TASKS_FORMAT, ...header, tasks: tasks.length, intents: intents.length })]
   for (const t of tasks) {
     let text = cache?.get(t)

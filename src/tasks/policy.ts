@@ -79,7 +79,11 @@ function text(max: number, opts: { required?: boolean; oneLine?: boolean } = {})
     if (opts.required && value === '') ctx.addIssue({ code: 'custom', message: 'must not be empty', input: raw })
     if (n > max) ctx.addIssue({ code: 'custom', message: `must be at most ${max} characters (it has ${n})`, input: raw })
     if ((opts.oneLine ? LINE_CONTROL : TEXT_CONTROL).test(value))
-      ctx.addIssue({ code: 'custom', message: opts.oneLine ? 'must be one line without control characters' : 'must not contain control characters', input: raw })
+      ctx.addIssue({
+        code: 'custom',
+        message: opts.oneLine ? 'must be one line without control characters' : 'must not contain control characters',
+        input: raw,
+      })
     return value
   })
 }
@@ -102,7 +106,10 @@ export const planTaskInput = z
     /** A Bot id (the service resolves names first). */
     assignee: ref.optional(),
     /** Keys of this plan's tasks or ids of existing tasks. */
-    blockedBy: z.array(ref).max(TASK_LIMITS.blockedBy, { error: `at most ${TASK_LIMITS.blockedBy} blockers per task` }).default([]),
+    blockedBy: z
+      .array(ref)
+      .max(TASK_LIMITS.blockedBy, { error: `at most ${TASK_LIMITS.blockedBy} blockers per task` })
+      .default([]),
   })
   .strict()
 
@@ -251,7 +258,8 @@ export function readiness(task: Pick<Task, 'blockedBy'>, view: Pick<TaskView, 'g
   }
   if (!waiting.length && !stuck.length) return { ready: true }
   const parts: string[] = []
-  if (stuck.length) parts.push(`blocked by ${stuck.join(', ')}, which will not be done: cancel this task or plan it again without ${stuck.length > 1 ? 'them' : 'it'}`)
+  if (stuck.length)
+    parts.push(`blocked by ${stuck.join(', ')}, which will not be done: cancel this task or plan it again without ${stuck.length > 1 ? 'them' : 'it'}`)
   if (waiting.length) parts.push(`waits for ${waiting.join(', ')}`)
   return { ready: false, waitingOn: waiting.map((w) => w.split(' ')[0]!), stuckOn: stuck.map((s) => s.split(' ')[0]!), reason: parts.join('; ') }
 }
@@ -350,7 +358,8 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       }
     }
     if (t.key) edges.set(t.key, local)
-    if (t.assignee !== undefined && !ctx.bots.has(t.assignee)) problems.push(`${name(i)} is assigned to ${JSON.stringify(t.assignee)}, which is not a Bot of the team`)
+    if (t.assignee !== undefined && !ctx.bots.has(t.assignee))
+      problems.push(`${name(i)} is assigned to ${JSON.stringify(t.assignee)}, which is not a Bot of the team`)
   })
   if (problems.length) return refuse(`The plan was not accepted: ${problems.join('; ')}. Nothing was created.`)
   const cycle = findCycle(edges)
@@ -420,7 +429,8 @@ export function claim(view: TaskView, taskId: string, input: ClaimInput): Result
   if (task.status === 'working')
     return refuse(`Task ${task.id} is already being worked on (attempt ${task.lease?.attempt}, by ${task.assignee?.botId}). One attempt runs at a time.`)
   if (task.status !== 'ready') return refuse(statusRefusal(task, 'be claimed'))
-  if (task.assignee && task.assignee.botId !== input.botId) return refuse(`Task ${task.id} is assigned to ${task.assignee.botId}, not ${input.botId}. Nothing changed.`)
+  if (task.assignee && task.assignee.botId !== input.botId)
+    return refuse(`Task ${task.id} is assigned to ${task.assignee.botId}, not ${input.botId}. Nothing changed.`)
   const busy = view.running(input.botId)
   if (busy) return refuse(`${input.botId} is already working on ${busy.id}; ${task.id} waits until that attempt ends (one running task per Bot).`)
   const n = (task.attempts.at(-1)?.n ?? 0) + 1
@@ -429,7 +439,7 @@ export function claim(view: TaskView, taskId: string, input: ClaimInput): Result
     task,
     {
       status: 'working',
-      assignee: { kind: 'bot', botId: input.botId },
+      assignee: task.assignee ?? { kind: 'bot', botId: input.botId },
       attempts: appendAttempt(task.attempts, attempt),
       lease: { attempt: n, sessionId: input.sessionId, expiresAt: plus(input.now, input.leaseMs) },
       sessionId: input.sessionId,
@@ -447,7 +457,8 @@ export function renew(view: TaskView, taskId: string, input: Act & { sessionId: 
   const task = found.task
   const bad = leaseMs(input.leaseMs) ?? holderRefusal(task, input.sessionId, 'renew its lease')
   if (bad) return refuse(bad)
-  if (past(input.now, task.lease!.expiresAt)) return refuse(`The lease of attempt ${task.lease!.attempt} of ${task.id} ran out at ${task.lease!.expiresAt}; the attempt is over.`)
+  if (past(input.now, task.lease!.expiresAt))
+    return refuse(`The lease of attempt ${task.lease!.attempt} of ${task.id} ran out at ${task.lease!.expiresAt}; the attempt is over.`)
   return ok([moved(task, { lease: { ...task.lease!, expiresAt: plus(input.now, input.leaseMs) } }, null, input.now)])
 }
 
@@ -458,7 +469,8 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
   const task = found.task
   const bad = holderRefusal(task, input.sessionId, 'submit it')
   if (bad) return refuse(bad)
-  if (past(input.now, task.lease!.expiresAt)) return refuse(`The lease of attempt ${task.lease!.attempt} of ${task.id} ran out at ${task.lease!.expiresAt}; it can no longer be submitted.`)
+  if (past(input.now, task.lease!.expiresAt))
+    return refuse(`The lease of attempt ${task.lease!.attempt} of ${task.id} ran out at ${task.lease!.expiresAt}; it can no longer be submitted.`)
   const artifacts = withArtifacts(task, input.artifacts ?? [], input)
   if (!artifacts.ok) return artifacts
   return ok([
@@ -485,7 +497,12 @@ const END_REASON: Record<AttemptEnd, string> = {
  * `working → ready` with the attempt and its reason, or `failed` after `maxAttempts`. `attempt`,
  * when given, must be the running one (a late report of an older attempt is refused).
  */
-export function endAttempt(view: TaskView, taskId: string, input: Act & { outcome: AttemptEnd; reason?: unknown; attempt?: number }, rules = DEFAULT_RULES): Result {
+export function endAttempt(
+  view: TaskView,
+  taskId: string,
+  input: Act & { outcome: AttemptEnd; reason?: unknown; attempt?: number },
+  rules = DEFAULT_RULES,
+): Result {
   const found = find(view, taskId)
   if (!found.ok) return found
   const task = found.task
@@ -505,7 +522,12 @@ export function endAttempt(view: TaskView, taskId: string, input: Act & { outcom
  * the next starts at once in the same Session with a new lease and its dispatch — or the task
  * is `failed` after `maxAttempts`.
  */
-export function checkFailed(view: TaskView, taskId: string, input: Act & { sessionId: string; reason: unknown; leaseMs: number }, rules = DEFAULT_RULES): Result {
+export function checkFailed(
+  view: TaskView,
+  taskId: string,
+  input: Act & { sessionId: string; reason: unknown; leaseMs: number },
+  rules = DEFAULT_RULES,
+): Result {
   const found = find(view, taskId)
   if (!found.ok) return found
   const task = found.task
@@ -587,7 +609,9 @@ export function cancel(view: TaskView, taskId: string, input: Act & { reason?: u
       kind: 'notify',
       taskId: task.id,
       to: task.creator,
-      text: clipNotice(`Task ${task.id} "${task.title}" was cancelled: ${why}.${blocked.length ? ` It blocked ${blocked.join(', ')}, which cannot start now.` : ''}`),
+      text: clipNotice(
+        `Task ${task.id} "${task.title}" was cancelled: ${why}.${blocked.length ? ` It blocked ${blocked.join(', ')}, which cannot start now.` : ''}`,
+      ),
     })
   }
   return ok([c], intents)
@@ -604,7 +628,8 @@ export function reassign(view: TaskView, taskId: string, input: Act & { to: stri
   const task = found.task
   if (task.status === 'review' || isClosed(task)) return refuse(statusRefusal(task, 'be reassigned'))
   if (input.to !== null && !input.bots.has(input.to)) return refuse(`${JSON.stringify(input.to)} is not a Bot of the team. Nothing changed.`)
-  if ((task.assignee?.botId ?? null) === input.to) return refuse(`Task ${task.id} is already ${input.to ? `assigned to ${input.to}` : 'unassigned'}. Nothing changed.`)
+  if ((task.assignee?.botId ?? null) === input.to)
+    return refuse(`Task ${task.id} is already ${input.to ? `assigned to ${input.to}` : 'unassigned'}. Nothing changed.`)
   const r = parseReason(input.reason, false)
   if (!r.ok) return r
   const to = input.to === null ? 'nobody' : input.to
@@ -651,7 +676,10 @@ function withArtifacts(task: Task, raw: unknown, act: Act): { ok: true; artifact
   if (!parsed.success) return refuse(`The artifacts were not accepted: ${formatIssues(parsed.error, { root: 'artifacts' })}. Nothing changed.`)
   const total = task.artifacts.length + parsed.data.length
   if (total > TASK_LIMITS.artifacts)
-    return refuse(`A task keeps at most ${TASK_LIMITS.artifacts} artifacts; ${task.id} has ${task.artifacts.length} and ${parsed.data.length} more were given. Nothing changed.`)
+    return refuse(
+      `A task keeps at most ${TASK_LIMITS.artifacts} artifacts; ${task.id} has ${task.artifacts.length} and ${parsed.data.length} more were given. Nothing changed.`,
+    )
+  if (!parsed.data.length) return { ok: true, artifacts: task.artifacts }
   const added = parsed.data.map((a): Artifact => ({ kind: a.kind, value: a.value, ...(a.label ? { label: a.label } : {}), at: act.now, by: act.actor }))
   return { ok: true, artifacts: [...task.artifacts, ...added] }
 }

@@ -57,7 +57,17 @@ export type TaskStoreMode = 'writer' | 'follower' | 'read-only'
 
 export interface TaskStoreProblem {
   at: string
-  code: 'torn-tail' | 'bad-record' | 'bad-line' | 'seq-gap' | 'snapshot-unreadable' | 'newer-format' | 'broken-copy' | 'hand-over-failed' | 'write-failed' | 'read-failed'
+  code:
+    | 'torn-tail'
+    | 'bad-record'
+    | 'bad-line'
+    | 'seq-gap'
+    | 'snapshot-unreadable'
+    | 'newer-format'
+    | 'broken-copy'
+    | 'hand-over-failed'
+    | 'write-failed'
+    | 'read-failed'
   message: string
   file?: string
 }
@@ -98,6 +108,8 @@ export interface TaskStoreStatus {
   snapshotBytes: number
   /** Bytes after the journal's last complete line when last read (a write under way, or torn). */
   tornBytes: number
+  /** What the outbox recoveries of this process found, in all. */
+  recovered: RecoveryCounts
 }
 
 interface Loaded {
@@ -155,6 +167,7 @@ export class TaskStore {
   private torn = 0
   /** Something other than a torn tail was skipped: a copy is kept before a compaction drops it. */
   private damaged = false
+  private readonly recovered: RecoveryCounts = { found: 0, handed: 0, failed: 0 }
 
   private constructor(opts: TaskStoreOptions) {
     if (!path.isAbsolute(opts.dir)) throw new Error('the tasks folder must be an absolute path')
@@ -196,6 +209,7 @@ export class TaskStore {
       journalBytes: this.offset,
       snapshotBytes: this.snapshotBytes,
       tornBytes: this.torn,
+      recovered: { ...this.recovered },
     }
   }
 
@@ -230,7 +244,10 @@ export class TaskStore {
       if (!result.ok) return result
       if (!result.changes.length && !result.intents.length) return { ok: true, seq: this.seqValue, tasks: [], intents: [] }
       if (result.intents.length && this.pendingIntents.size + result.intents.length > MAX_PENDING)
-        return { ok: false, refusal: `${this.pendingIntents.size} deliveries of the task ledger wait to be handed over (at most ${MAX_PENDING}); nothing changed. Try again once they are.` }
+        return {
+          ok: false,
+          refusal: `${this.pendingIntents.size} deliveries of the task ledger wait to be handed over (at most ${MAX_PENDING}); nothing changed. Try again once they are.`,
+        }
       const seq = this.seqValue + 1
       const at = this.now()
       const add = result.intents.map((d, i) => ({ ...d, id: `${seq}.${i}`, at }) as Intent)
@@ -324,7 +341,18 @@ export class TaskStore {
   }
 
   private async loadOnce(): Promise<Loaded> {
-    const out: Loaded = { board: new TaskBoard(), seq: 0, pending: new Map(), offset: 0, ino: -1, torn: 0, snapshotBytes: 0, damaged: false, newer: false, problems: [] }
+    const out: Loaded = {
+      board: new TaskBoard(),
+      seq: 0,
+      pending: new Map(),
+      offset: 0,
+      ino: -1,
+      torn: 0,
+      snapshotBytes: 0,
+      damaged: false,
+      newer: false,
+      problems: [],
+    }
     const snap = await readOrNull(this.snapshotFile)
     if (snap) this.readSnapshot(snap, out)
     let journal: Buffer | null
@@ -349,7 +377,11 @@ export class TaskStore {
     } catch {}
     if (!header?.success || rest) {
       out.damaged = true
-      out.problems.push({ code: 'snapshot-unreadable', file: SNAPSHOT_FILE, message: `The tasks snapshot has no readable header${rest ? ' or ends mid-line' : ''}; its tasks are read where possible.` })
+      out.problems.push({
+        code: 'snapshot-unreadable',
+        file: SNAPSHOT_FILE,
+        message: `The tasks snapshot has no readable header${rest ? ' or ends mid-line' : ''}; its tasks are read where possible.`,
+      })
     }
     if (header?.success) {
       if (header.data.v > TASKS_FORMAT) out.newer = true
@@ -369,7 +401,11 @@ export class TaskStore {
       else if (intent?.success) out.pending.set(intent.data.id, intent.data)
       else {
         out.damaged = true
-        out.problems.push({ code: 'bad-line', file: SNAPSHOT_FILE, message: `Line ${i + 1} of the tasks snapshot is not a valid task or intent; it was skipped.` })
+        out.problems.push({
+          code: 'bad-line',
+          file: SNAPSHOT_FILE,
+          message: `Line ${i + 1} of the tasks snapshot is not a valid task or intent; it was skipped.`,
+        })
       }
     }
   }
@@ -388,7 +424,11 @@ export class TaskStore {
         first = 1
         if (header.data.v > TASKS_FORMAT) out.newer = true
         if (header.data.base > out.seq) {
-          out.problems.push({ code: 'seq-gap', file: JOURNAL_FILE, message: `The tasks journal follows record ${header.data.base}, but the snapshot ends at ${out.seq}.` })
+          out.problems.push({
+            code: 'seq-gap',
+            file: JOURNAL_FILE,
+            message: `The tasks journal follows record ${header.data.base}, but the snapshot ends at ${out.seq}.`,
+          })
         }
       }
     }
@@ -407,7 +447,11 @@ export class TaskStore {
       } catch (error) {
         out.damaged = true
         unnumbered++
-        out.problems.push({ code: 'bad-record', file: JOURNAL_FILE, message: `A tasks record after record ${out.seq} is not JSON (${errorText(error)}); it was skipped.` })
+        out.problems.push({
+          code: 'bad-record',
+          file: JOURNAL_FILE,
+          message: `A tasks record after record ${out.seq} is not JSON (${errorText(error)}); it was skipped.`,
+        })
         continue
       }
       const seq = (raw as { seq?: unknown })?.seq
@@ -478,9 +522,13 @@ export class TaskStore {
   private async ensureWriter() {
     if (this.closed) throw new StoreError('EREADONLY', 'The task ledger is closed.')
     await this.settleMode()
-    if (this.modeValue === 'read-only') throw new StoreError('EREADONLY', 'The tasks were written by a newer build of the plugin; nothing is changed until it is updated.')
+    if (this.modeValue === 'read-only')
+      throw new StoreError('EREADONLY', 'The tasks were written by a newer build of the plugin; nothing is changed until it is updated.')
     if (this.modeValue !== 'writer')
-      throw new StoreError('EFOLLOWER', 'Another DSH process writes the team and its tasks; this one only follows them. Make the change where the team is written (DSH Web).')
+      throw new StoreError(
+        'EFOLLOWER',
+        'Another DSH process writes the team and its tasks; this one only follows them. Make the change where the team is written (DSH Web).',
+      )
   }
 
   private async becomeWriter() {
@@ -502,7 +550,11 @@ export class TaskStore {
     if (!fresh && journal.size > this.offset) {
       const cut = journal.size - this.offset
       await journal.truncate(this.offset)
-      this.problem({ code: 'torn-tail', file: JOURNAL_FILE, message: `The last tasks record was cut off (${cut} bytes of a write that never finished); it was ignored and removed.` })
+      this.problem({
+        code: 'torn-tail',
+        file: JOURNAL_FILE,
+        message: `The last tasks record was cut off (${cut} bytes of a write that never finished); it was ignored and removed.`,
+      })
     }
     this.torn = 0
     if (fresh) this.offset = journal.size
@@ -531,7 +583,8 @@ export class TaskStore {
         await fsp.copyFile(path.join(this.opts.dir, name), path.join(this.opts.dir, copy), fs.constants.COPYFILE_EXCL)
         this.problem({ code: 'broken-copy', file: copy, message: `A copy of ${name} as it was found is kept as ${copy}.` })
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.problem({ code: 'write-failed', file: copy, message: `Could not keep a copy of ${name}: ${errorText(error)}.` })
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+          this.problem({ code: 'write-failed', file: copy, message: `Could not keep a copy of ${name}: ${errorText(error)}.` })
       }
     }
   }
@@ -542,7 +595,8 @@ export class TaskStore {
     try {
       st = await fsp.stat(this.journalFile)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.problem({ code: 'read-failed', message: `Could not read the tasks journal: ${errorText(error)}.` })
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.problem({ code: 'read-failed', message: `Could not read the tasks journal: ${errorText(error)}.` })
       if (this.ino !== -1 || (await readOrNull(this.snapshotFile).catch(() => null))) return this.install(await this.load(), 'disk')
       return
     }
@@ -604,7 +658,8 @@ export class TaskStore {
   private async append(record: JournalRecord) {
     const line = `${JSON.stringify(record)}\n`
     const bytes = Buffer.byteLength(line)
-    if (bytes > MAX_LINE_BYTES) throw new StoreError('EINVALID', `The transition was not saved: its record would be ${bytes} bytes (at most ${MAX_LINE_BYTES}).`)
+    if (bytes > MAX_LINE_BYTES)
+      throw new StoreError('EINVALID', `The transition was not saved: its record would be ${bytes} bytes (at most ${MAX_LINE_BYTES}).`)
     const journal = this.journal!
     const before = journal.size
     try {
@@ -634,7 +689,10 @@ export class TaskStore {
     const counts: RecoveryCounts = { found: 0, handed: 0, failed: 0 }
     for (const intent of this.pending()) {
       const r = await this.handOne(intent, true)
-      if (r) counts[r]++
+      if (r) {
+        counts[r]++
+        this.recovered[r]++
+      }
     }
     return counts
   }
@@ -650,7 +708,10 @@ export class TaskStore {
       await this.markDone(intent.id)
       return outcome
     } catch (error) {
-      this.problem({ code: 'hand-over-failed', message: `Intent ${intent.id} (${intent.kind} of ${intent.taskId}) was not handed over: ${errorText(error)}. It stays pending.` })
+      this.problem({
+        code: 'hand-over-failed',
+        message: `Intent ${intent.id} (${intent.kind} of ${intent.taskId}) was not handed over: ${errorText(error)}. It stays pending.`,
+      })
       return 'failed'
     } finally {
       this.inFlight.delete(intent.id)
@@ -679,7 +740,12 @@ export class TaskStore {
 
   private async compactNow() {
     if (this.modeValue !== 'writer') return
-    const text = snapshotText({ seq: this.seqValue, nextId: this.boardValue.nextId, at: this.now() }, [...this.boardValue.all()], this.pending(), this.textCache)
+    const text = snapshotText(
+      { seq: this.seqValue, nextId: this.boardValue.nextId, at: this.now() },
+      [...this.boardValue.all()],
+      this.pending(),
+      this.textCache,
+    )
     await writePrivateFile(this.snapshotFile, text)
     this.snapshotBytes = Buffer.byteLength(text)
     // The old journal's records are all in the snapshot now; a crash before this line only leaves them to be skipped.

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { TaskBoard } from '../../../src/tasks/board.ts'
 import { type PlanContext, cancel, plan, readiness } from '../../../src/tasks/policy.ts'
-import { BOTS, MAIN, USER, at, planOne, run, taskIn } from './helpers.ts'
+import { BOTS, MAIN, USER, at, planOne, run, taskIn } from '../../support/task-builders.ts'
 
 const ctx: PlanContext = { now: at(), creator: MAIN, chain: { hop: 2, budget: 'budget:s-1#3', mode: 'read-only' }, bots: BOTS }
 const t = (key: string | undefined, blockedBy: string[] = [], extra: Record<string, unknown> = {}) => ({
@@ -33,7 +33,12 @@ describe('a plan with dependencies', () => {
     expect(r.intents).toEqual([])
     const first = r.changes[0]!
     expect(first.entry).toEqual({ at: at(), actor: MAIN, what: 'created', from: null, to: 'ready' })
-    expect(first.task).toMatchObject({ creator: MAIN, assignee: null, chain: { hop: 2, budget: 'budget:s-1#3', mode: 'read-only' }, tokens: { input: 0, cached: 0, output: 0 } })
+    expect(first.task).toMatchObject({
+      creator: MAIN,
+      assignee: null,
+      chain: { hop: 2, budget: 'budget:s-1#3', mode: 'read-only' },
+      tokens: { input: 0, cached: 0, output: 0 },
+    })
     // the next plan continues the numbering
     expect(run(board, plan(board, { tasks: [t('more')] }, ctx)).ids).toEqual(['task-5'])
   })
@@ -93,7 +98,7 @@ describe('unknown ids, self-dependencies, keys and assignees', () => {
     const text = refusal(board, [t('a', ['a']), t('b', ['task-1', 'task-99', 'nope']), t(undefined, ['ghost']), t('c', [], { assignee: 'bot-404' })])
     expect(text).toBe(
       "The plan was not accepted: 'a' is blocked by itself; 'b' is blocked by \"task-99\", which is neither a key of this plan nor an existing task; " +
-        "'b' is blocked by \"nope\", which is neither a key of this plan nor an existing task; task #3 is blocked by \"ghost\", which is neither a key of this plan nor an existing task; " +
+        '\'b\' is blocked by "nope", which is neither a key of this plan nor an existing task; task #3 is blocked by "ghost", which is neither a key of this plan nor an existing task; ' +
         '\'c\' is assigned to "bot-404", which is not a Bot of the team. Nothing was created.',
     )
     expect(board.size).toBe(1)
@@ -119,9 +124,12 @@ describe('limits', () => {
   it('at most 50 tasks per plan: 50 is accepted, 51 refused before anything is read', () => {
     const board = new TaskBoard()
     expect(plan(board, { tasks: Array.from({ length: 50 }, () => t(undefined)) }, ctx).ok).toBe(true)
-    expect(refusal(board, Array.from({ length: 51 }, () => ({ junk: true })))).toBe(
-      'A plan holds at most 50 tasks; this one has 51. Split it into smaller plans. Nothing was created.',
-    )
+    expect(
+      refusal(
+        board,
+        Array.from({ length: 51 }, () => ({ junk: true })),
+      ),
+    ).toBe('A plan holds at most 50 tasks; this one has 51. Split it into smaller plans. Nothing was created.')
   })
 
   it('at most 500 open tasks in the team; closed tasks do not count', () => {
@@ -147,9 +155,19 @@ describe('limits', () => {
     expect(refusal(board, [t('a', [], { title: '  ' })])).toMatch(/tasks\.0\.title: must not be empty/)
     expect(refusal(board, [t('a', [], { title: 'two\nlines' })])).toMatch(/tasks\.0\.title: must be one line/)
     expect(refusal(board, [t('a', [], { owner: 'me' })])).toMatch(/tasks\.0\.owner: is not a field here/)
-    expect(refusal(board, [t('a', Array.from({ length: 51 }, (_, i) => `x${i}`))])).toMatch(/tasks\.0\.blockedBy: at most 50 blockers per task/)
+    expect(
+      refusal(board, [
+        t(
+          'a',
+          Array.from({ length: 51 }, (_, i) => `x${i}`),
+        ),
+      ]),
+    ).toMatch(/tasks\.0\.blockedBy: at most 50 blockers per task/)
     expect(refusal(board, [])).toMatch(/tasks: a plan needs at least one task/)
-    expect(plan(board, 'not a plan', ctx)).toEqual({ ok: false, refusal: 'The plan was not accepted: plan: Invalid input: expected object, received string. Nothing was created.' })
+    expect(plan(board, 'not a plan', ctx)).toEqual({
+      ok: false,
+      refusal: 'The plan was not accepted: plan: Invalid input: expected object, received string. Nothing was created.',
+    })
     expect(board.size).toBe(1)
   })
 })

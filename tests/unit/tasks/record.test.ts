@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { TaskBoard } from '../../../src/tasks/board.ts'
 import { reassign } from '../../../src/tasks/policy.ts'
 import { type Attempt, TASK_LIMITS, appendAttempt, appendHistory, taskSchema } from '../../../src/tasks/record.ts'
-import { BOTS, MAIN, at, claimAs, planOne, run, taskIn } from './helpers.ts'
+import { BOTS, MAIN, at, claimAs, planOne, run, taskIn } from '../../support/task-builders.ts'
 
 describe('history', () => {
   it('keeps the last 50 entries of a task and counts the older ones', () => {
@@ -44,7 +44,8 @@ describe('attempts', () => {
 describe('the disk schema', () => {
   it('accepts what the policy writes in every status and refuses records past its limits', () => {
     const board = new TaskBoard()
-    for (const s of ['blocked', 'ready', 'working', 'review', 'done', 'failed', 'cancelled'] as const) expect(taskSchema.safeParse(taskIn(board, s)).success).toBe(true)
+    for (const s of ['blocked', 'ready', 'working', 'review', 'done', 'failed', 'cancelled'] as const)
+      expect(taskSchema.safeParse(taskIn(board, s)).success).toBe(true)
     const t = board.get('task-1')!
     expect(taskSchema.safeParse({ ...t, title: 'x'.repeat(241) }).success).toBe(false)
     expect(taskSchema.safeParse({ ...t, id: 'task-0' }).success).toBe(false)

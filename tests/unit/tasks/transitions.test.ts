@@ -20,7 +20,7 @@ import {
   submit,
 } from '../../../src/tasks/policy.ts'
 import { TASK_STATUSES, type Task, type TaskStatus, taskSchema } from '../../../src/tasks/record.ts'
-import { BOTS, LEASE, MAIN, USER, at, claimAs, planOne, run, taskIn } from './helpers.ts'
+import { BOTS, LEASE, MAIN, USER, at, claimAs, planOne, run, taskIn } from '../../support/task-builders.ts'
 
 const SYSTEM = { kind: 'system' } as const
 const holder = (t: Task) => t.lease?.sessionId ?? 'no-lease'
@@ -42,29 +42,28 @@ const TRANSITIONS: Record<string, (b: TaskBoard, t: Task) => Result> = {
   tokens: (b, t) => addTokens(b, t.id, { now: at(10), tokens: { input: 10, cached: 5, output: 2 } }),
 }
 
-// The status each transition leads to from each status; '-' = refused.
-// prettier-ignore
-const TABLE: Record<string, Record<TaskStatus, TaskStatus | '-'>> = {
-  //                     blocked      ready        working      review       done         failed       cancelled
-  claim:                { blocked: '-', ready: 'working', working: '-', review: '-', done: '-', failed: '-', cancelled: '-' },
-  renew:                { blocked: '-', ready: '-', working: 'working', review: '-', done: '-', failed: '-', cancelled: '-' },
-  submit:               { blocked: '-', ready: '-', working: 'review', review: '-', done: '-', failed: '-', cancelled: '-' },
-  accept:               { blocked: '-', ready: '-', working: '-', review: 'done', done: '-', failed: '-', cancelled: '-' },
-  reject:               { blocked: '-', ready: '-', working: '-', review: 'ready', done: '-', failed: '-', cancelled: '-' },
-  'end without submit': { blocked: '-', ready: '-', working: 'ready', review: '-', done: '-', failed: '-', cancelled: '-' },
-  crash:                { blocked: '-', ready: '-', working: 'ready', review: '-', done: '-', failed: '-', cancelled: '-' },
-  'lease expired':      { blocked: '-', ready: '-', working: 'ready', review: '-', done: '-', failed: '-', cancelled: '-' },
-  'check failed':       { blocked: '-', ready: '-', working: 'working', review: '-', done: '-', failed: '-', cancelled: '-' },
-  cancel:               { blocked: 'cancelled', ready: 'cancelled', working: 'cancelled', review: 'cancelled', done: '-', failed: '-', cancelled: '-' },
-  reassign:             { blocked: 'blocked', ready: 'ready', working: 'ready', review: '-', done: '-', failed: '-', cancelled: '-' },
-  artifacts:            { blocked: 'blocked', ready: 'ready', working: 'working', review: 'review', done: '-', failed: '-', cancelled: '-' },
-  tokens:               { blocked: 'blocked', ready: 'ready', working: 'working', review: 'review', done: 'done', failed: 'failed', cancelled: 'cancelled' },
+// The status each transition leads to from each status, in the order
+//   blocked, ready, working, review, done, failed, cancelled;   '-' = refused.
+const TABLE: Record<string, (TaskStatus | '-')[]> = {
+  claim: ['-', 'working', '-', '-', '-', '-', '-'],
+  renew: ['-', '-', 'working', '-', '-', '-', '-'],
+  submit: ['-', '-', 'review', '-', '-', '-', '-'],
+  accept: ['-', '-', '-', 'done', '-', '-', '-'],
+  reject: ['-', '-', '-', 'ready', '-', '-', '-'],
+  'end without submit': ['-', '-', 'ready', '-', '-', '-', '-'],
+  crash: ['-', '-', 'ready', '-', '-', '-', '-'],
+  'lease expired': ['-', '-', 'ready', '-', '-', '-', '-'],
+  'check failed': ['-', '-', 'working', '-', '-', '-', '-'],
+  cancel: ['cancelled', 'cancelled', 'cancelled', 'cancelled', '-', '-', '-'],
+  reassign: ['blocked', 'ready', 'ready', '-', '-', '-', '-'],
+  artifacts: ['blocked', 'ready', 'working', 'review', '-', '-', '-'],
+  tokens: ['blocked', 'ready', 'working', 'review', 'done', 'failed', 'cancelled'],
 }
 
 describe('status × transition', () => {
   for (const [name, row] of Object.entries(TABLE)) {
-    for (const status of TASK_STATUSES) {
-      const expected = row[status]
+    TASK_STATUSES.forEach((status, column) => {
+      const expected = row[column]!
       it(`${name} on a ${status} task ${expected === '-' ? 'is refused with a sentence and changes nothing' : `leads to ${expected}`}`, () => {
         const board = new TaskBoard()
         const task = taskIn(board, status)
@@ -85,7 +84,7 @@ describe('status × transition', () => {
           expect(JSON.stringify([...board.all()])).toBe(before)
         }
       })
-    }
+    })
   }
 })
 
@@ -155,7 +154,10 @@ describe('claim and the lease', () => {
     expect(r.changes[0]).toMatchObject({ entry: null, task: { lease: { expiresAt: at(90_000) } } })
     expect(board.get(id)!.history).toHaveLength(2)
     expect(renew(board, id, { now: at(1), actor: SYSTEM, sessionId: 'intruder', leaseMs: LEASE }).ok).toBe(false)
-    expect(renew(board, id, { now: at(90_000), actor: SYSTEM, sessionId: `s-${id}`, leaseMs: LEASE })).toMatchObject({ ok: false, refusal: expect.stringMatching(/ran out/) })
+    expect(renew(board, id, { now: at(90_000), actor: SYSTEM, sessionId: `s-${id}`, leaseMs: LEASE })).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/ran out/),
+    })
   })
 
   it('expiredLeases lists exactly the working tasks whose lease ran out', () => {
@@ -176,8 +178,13 @@ describe('submit', () => {
     const id = planOne(board)
     run(board, claimAs(board, id))
     const other = submit(board, id, { now: at(1), actor: MAIN, sessionId: 'bot-2-own-chat' })
-    expect(!other.ok && other.refusal).toBe(`Only the Session holding the lease of task ${id} (attempt 1) may submit it; this Session does not hold it. Nothing changed.`)
-    const r = run(board, submit(board, id, { now: at(5), actor: { kind: 'bot', botId: 'bot-2' }, sessionId: `s-${id}`, artifacts: [{ kind: 'commit', value: 'abc1234' }] }))
+    expect(!other.ok && other.refusal).toBe(
+      `Only the Session holding the lease of task ${id} (attempt 1) may submit it; this Session does not hold it. Nothing changed.`,
+    )
+    const r = run(
+      board,
+      submit(board, id, { now: at(5), actor: { kind: 'bot', botId: 'bot-2' }, sessionId: `s-${id}`, artifacts: [{ kind: 'commit', value: 'abc1234' }] }),
+    )
     const t = r.changes[0]!.task
     expect(t).toMatchObject({ status: 'review', lease: null, attempts: [{ n: 1, outcome: 'submitted', endedAt: at(5) }] })
     expect(t.artifacts).toEqual([{ kind: 'commit', value: 'abc1234', at: at(5), by: { kind: 'bot', botId: 'bot-2' } }])
@@ -187,7 +194,10 @@ describe('submit', () => {
     const board = new TaskBoard()
     const id = planOne(board)
     run(board, claimAs(board, id))
-    expect(submit(board, id, { now: at(LEASE), actor: MAIN, sessionId: `s-${id}` })).toMatchObject({ ok: false, refusal: expect.stringMatching(/ran out at .*no longer be submitted/) })
+    expect(submit(board, id, { now: at(LEASE), actor: MAIN, sessionId: `s-${id}` })).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/ran out at .*no longer be submitted/),
+    })
   })
 
   it('bad artifacts refuse the whole submit and change nothing', () => {
@@ -222,7 +232,10 @@ describe('review', () => {
     const id = planOne(board)
     run(board, claimAs(board, id))
     run(board, submit(board, id, { now: at(1), actor: MAIN, sessionId: `s-${id}` }))
-    expect(review(board, id, { now: at(2), actor: MAIN, verdict: 'reject' })).toEqual({ ok: false, refusal: 'A reason is required: say in a sentence why. Nothing changed.' })
+    expect(review(board, id, { now: at(2), actor: MAIN, verdict: 'reject' })).toEqual({
+      ok: false,
+      refusal: 'A reason is required: say in a sentence why. Nothing changed.',
+    })
     expect(review(board, id, { now: at(2), actor: MAIN, verdict: 'reject', reason: '   ' }).ok).toBe(false)
     const t = run(board, review(board, id, { now: at(2), actor: MAIN, verdict: 'reject', reason: 'no tests' })).changes[0]!.task
     expect(t).toMatchObject({ status: 'ready', attempts: [{ n: 1, outcome: 'rejected', reason: 'no tests' }] })
@@ -268,7 +281,11 @@ describe('attempts: three unsuccessful ones and the task fails', () => {
           kind: 'notify',
           taskId: id,
           to: MAIN,
-          text: expect.stringMatching(new RegExp(`^Task ${id} "Write the parser" failed after 3 unsuccessful attempts\\. The last: .+\\. It blocks ${dependent}: cancel them, or plan the work again\\.$`)),
+          text: expect.stringMatching(
+            new RegExp(
+              `^Task ${id} "Write the parser" failed after 3 unsuccessful attempts\\. The last: .+\\. It blocks ${dependent}: cancel them, or plan the work again\\.$`,
+            ),
+          ),
         },
       ])
     })
@@ -310,7 +327,9 @@ describe('attempts: three unsuccessful ones and the task fails', () => {
   it('the next attempt’s brief carries the earlier attempts and their reasons, and is the same text each time', () => {
     const board = new TaskBoard()
     const id = planOne(board, { acceptance: 'All tests pass.' })
-    expect(attemptBrief(board.get(id)!)).toBe(`Task ${id}: Write the parser\n\nParse the config file.\n\nAcceptance criteria:\nAll tests pass.\n\nThis is attempt 1 of at most 3.`)
+    expect(attemptBrief(board.get(id)!)).toBe(
+      `Task ${id}: Write the parser\n\nParse the config file.\n\nAcceptance criteria:\nAll tests pass.\n\nThis is attempt 1 of at most 3.`,
+    )
     run(board, claimAs(board, id))
     run(board, endAttempt(board, id, { now: at(LEASE), actor: SYSTEM, outcome: 'lease-expired', reason: 'the lease ran out at 09:01' }))
     run(board, claimAs(board, id, at(LEASE + 1)))
@@ -337,7 +356,12 @@ describe('cancel, reassign, release', () => {
     expect(r.changes[0]!.task).toMatchObject({ status: 'cancelled', lease: null, attempts: [{ outcome: 'withdrawn' }] })
     expect(r.intents).toEqual([
       { kind: 'stop', taskId: id, sessionId: `s-${id}`, reason: 'the task was cancelled: changed my mind' },
-      { kind: 'notify', taskId: id, to: MAIN, text: `Task ${id} "Write the parser" was cancelled: changed my mind. It blocked ${dep}, which cannot start now.` },
+      {
+        kind: 'notify',
+        taskId: id,
+        to: MAIN,
+        text: `Task ${id} "Write the parser" was cancelled: changed my mind. It blocked ${dep}, which cannot start now.`,
+      },
     ])
     // the creator cancelling tells nobody
     const other = planOne(board)
@@ -348,8 +372,14 @@ describe('cancel, reassign, release', () => {
     const board = new TaskBoard()
     const id = planOne(board)
     run(board, claimAs(board, id))
-    expect(reassign(board, id, { now: at(1), actor: MAIN, to: 'bot-2', bots: BOTS })).toEqual({ ok: false, refusal: `Task ${id} is already assigned to bot-2. Nothing changed.` })
-    expect(reassign(board, id, { now: at(1), actor: MAIN, to: 'bot-9', bots: BOTS })).toEqual({ ok: false, refusal: '"bot-9" is not a Bot of the team. Nothing changed.' })
+    expect(reassign(board, id, { now: at(1), actor: MAIN, to: 'bot-2', bots: BOTS })).toEqual({
+      ok: false,
+      refusal: `Task ${id} is already assigned to bot-2. Nothing changed.`,
+    })
+    expect(reassign(board, id, { now: at(1), actor: MAIN, to: 'bot-9', bots: BOTS })).toEqual({
+      ok: false,
+      refusal: '"bot-9" is not a Bot of the team. Nothing changed.',
+    })
     const r = run(board, reassign(board, id, { now: at(1), actor: MAIN, to: 'bot-3', bots: BOTS, reason: 'bot-2 is busy' }))
     expect(r.changes[0]!.task).toMatchObject({ status: 'ready', assignee: { botId: 'bot-3' }, lease: null })
     expect(r.changes[0]!.entry).toMatchObject({ what: 'reassigned', from: 'working', to: 'ready', reason: 'to bot-3: bot-2 is busy' })

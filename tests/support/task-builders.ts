@@ -1,9 +1,9 @@
 // Builders for the task policy tests: a board, applying a result to it, and a task in each status
 // reached through the policy's own transitions (never written by hand).
 import { expect } from 'vitest'
-import { TaskBoard } from '../../../src/tasks/board.ts'
-import { type Result, claim, endAttempt, plan, review, submit, cancel } from '../../../src/tasks/policy.ts'
-import type { Task, TaskStatus } from '../../../src/tasks/record.ts'
+import type { TaskBoard } from '../../src/tasks/board.ts'
+import { type Result, claim, endAttempt, plan, review, submit, cancel } from '../../src/tasks/policy.ts'
+import type { Task, TaskStatus } from '../../src/tasks/record.ts'
 
 export const T0 = Date.parse('2025-03-01T09:00:00.000Z')
 /** The ISO time `ms` after T0. */
@@ -22,7 +22,14 @@ export function run<R extends Result>(board: TaskBoard, result: R): Extract<R, {
 
 /** Plan one task (ready unless blocked) and return its id. */
 export function planOne(board: TaskBoard, fields: Record<string, unknown> = {}, now = at()): string {
-  const r = run(board, plan(board, { tasks: [{ title: 'Write the parser', brief: 'Parse the config file.', assignee: 'bot-2', ...fields }] }, { now, creator: MAIN, chain: { hop: 1, budget: 'b-1', mode: 'workspace-write' }, bots: BOTS }))
+  const r = run(
+    board,
+    plan(
+      board,
+      { tasks: [{ title: 'Write the parser', brief: 'Parse the config file.', assignee: 'bot-2', ...fields }] },
+      { now, creator: MAIN, chain: { hop: 1, budget: 'b-1', mode: 'workspace-write' }, bots: BOTS },
+    ),
+  )
   return r.ids[0]!
 }
 
