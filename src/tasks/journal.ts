@@ -72,33 +72,64 @@ export function encodeChanges(view: Pick<TaskView, 'get'>, changes: readonly Cha
 
 export type Replayed = { ok: true; tasks: Task[]; add: Intent[]; done: string[] } | { ok: false; problem: string }
 
+const firstIssue = (e: z.ZodError) => e.issues.map((i) => `${i.path.join('.')}${i.path.length ? ': ' : ''}${i.message}`)[0] ?? 'invalid'
+
+/** The fields a `set` changes, each checked against its field of the task schema (the schema has no cross-field rules). */
+function checkSet(set: Record<string, unknown>, log: unknown): string | undefined {
+  for (const [k, v] of Object.entries(set)) {
+    if (!SETTABLE.has(k)) return `sets ${k}, which cannot be set`
+    const r = (taskSchema.shape as Record<string, z.ZodType>)[k]!.safeParse(v)
+    if (!r.success) return `gives an invalid task (${[k, ...(r.error.issues[0]?.path ?? [])].join('.')}: ${r.error.issues[0]?.message ?? 'invalid'})`
+  }
+  if (log !== undefined) {
+    const r = historyEntrySchema.safeParse(log)
+    if (!r.success) return `gives an invalid task (history: ${firstIssue(r.error)})`
+  }
+  return undefined
+}
+
 /**
- * Replay one record over the board (pure: the board is not changed). Every resulting task and
- * intent is validated; one that fails fails the whole record (it is skipped, not half applied).
+ * Replay one record over the board (pure: the board is not changed). A record read from disk
+ * (`check: 'all'`) is validated whole: every resulting task and intent. The writer's own record
+ * (`'changes'`) checks new tasks whole and, of a changed task, only the fields it changes — every
+ * task on a board passed the whole schema once. One that fails fails the whole record (it is
+ * skipped, not half applied).
  */
-export function replay(view: Pick<TaskView, 'get'>, raw: unknown): Replayed {
-  const rec = recordSchema.safeParse(raw)
-  if (!rec.success) return { ok: false, problem: `not a record (${rec.error.issues[0]?.message ?? 'invalid'})` }
+export function replay(view: Pick<TaskView, 'get'>, raw: unknown, check: 'all' | 'changes' = 'all'): Replayed {
+  let rec: JournalRecord
+  if (check === 'all') {
+    const parsed = recordSchema.safeParse(raw)
+    if (!parsed.success) return { ok: false, problem: `not a record (${firstIssue(parsed.error)})` }
+    rec = parsed.data as JournalRecord
+  } else rec = raw as JournalRecord
   const out = new Map<string, Task>()
-  for (const op of rec.data.ops ?? []) {
-    let next: unknown
-    if ('put' in op) next = op.put
-    else {
-      const base = out.get(op.id) ?? view.get(op.id)
-      if (!base) return { ok: false, problem: `changes ${op.id}, which does not exist` }
-      next = { ...base, ...op.set, ...(op.log ? appendHistory(base, op.log) : {}) }
+  for (const op of rec.ops ?? []) {
+    if ('put' in op || check === 'all') {
+      let next: unknown
+      if ('put' in op) next = op.put
+      else {
+        const base = out.get(op.id) ?? view.get(op.id)
+        if (!base) return { ok: false, problem: `changes ${op.id}, which does not exist` }
+        next = { ...base, ...op.set, ...(op.log ? appendHistory(base, op.log) : {}) }
+      }
+      const task = taskSchema.safeParse(next)
+      if (!task.success) return { ok: false, problem: `gives an invalid task (${firstIssue(task.error)})` }
+      out.set(task.data.id, task.data as Task)
+      continue
     }
-    const task = taskSchema.safeParse(next)
-    if (!task.success) return { ok: false, problem: `gives an invalid task (${task.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)[0]})` }
-    out.set(task.data.id, task.data as Task)
+    const base = out.get(op.id) ?? view.get(op.id)
+    if (!base) return { ok: false, problem: `changes ${op.id}, which does not exist` }
+    const bad = checkSet(op.set, op.log)
+    if (bad) return { ok: false, problem: bad }
+    out.set(op.id, { ...base, ...op.set, ...(op.log ? appendHistory(base, op.log) : {}) })
   }
   const add: Intent[] = []
-  for (const a of rec.data.add ?? []) {
+  for (const a of rec.add ?? []) {
     const intent = intentSchema.safeParse(a)
-    if (!intent.success) return { ok: false, problem: `records an invalid intent (${intent.error.issues[0]?.message})` }
+    if (!intent.success) return { ok: false, problem: `records an invalid intent (${firstIssue(intent.error)})` }
     add.push(intent.data)
   }
-  return { ok: true, tasks: [...out.values()], add, done: rec.data.done ?? [] }
+  return { ok: true, tasks: [...out.values()], add, done: rec.done ?? [] }
 }
 
 /** Split bytes into complete lines (each without its '\n') and the bytes after the last '\n'. */

@@ -114,7 +114,6 @@ export const planTaskInput = z
   .strict()
 
 export const planInput = z.object({ tasks: z.array(planTaskInput).min(1, { error: 'a plan needs at least one task' }) }).strict()
-export type PlanInput = z.input<typeof planInput>
 
 const reasonText = text(TASK_LIMITS.reason)
 

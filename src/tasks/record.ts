@@ -48,7 +48,6 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number]
 export const FAILED_OUTCOMES: ReadonlySet<AttemptOutcome> = new Set(['ended-without-submit', 'crash', 'lease-expired', 'rejected', 'check-failed'])
 
 export const ARTIFACT_KINDS = ['file', 'commit', 'branch', 'link', 'note'] as const
-export type ArtifactKind = (typeof ARTIFACT_KINDS)[number]
 
 // Disk rules: UTF-16 units at twice the code-point limits (a code point is at most two units).
 const units = (n: number) => z.string().max(2 * n)
@@ -132,11 +131,9 @@ export const taskSchema = z.object({
 })
 
 export type Creator = z.infer<typeof creatorSchema>
-export type Assignee = z.infer<typeof assigneeSchema>
 export type Actor = z.infer<typeof actorSchema>
 export type HistoryEntry = z.infer<typeof historyEntrySchema>
 export type Attempt = z.infer<typeof attemptSchema>
-export type Lease = z.infer<typeof leaseSchema>
 export type Artifact = z.infer<typeof artifactSchema>
 export type Tokens = z.infer<typeof tokensSchema>
 export type Task = z.infer<typeof taskSchema> & { chain: Chain }

@@ -252,7 +252,7 @@ export class TaskStore {
       const at = this.now()
       const add = result.intents.map((d, i) => ({ ...d, id: `${seq}.${i}`, at }) as Intent)
       const record: JournalRecord = { seq, at, ops: encodeChanges(this.boardValue, result.changes), ...(add.length ? { add } : {}) }
-      const replayed = replay(this.boardValue, record)
+      const replayed = replay(this.boardValue, record, 'changes')
       if (!replayed.ok) throw new StoreError('EINVALID', `The transition was not saved: it ${replayed.problem}.`)
       await this.append(record)
       this.apply(replayed.tasks, replayed.add, [], seq)

@@ -391,3 +391,21 @@ describe('the outbox', () => {
     expect(s.pending()).toEqual([])
   })
 })
+
+describe('what the writer checks', () => {
+  it('a transition whose result fails the schema (a policy bug) is refused with EINVALID and writes nothing', async () => {
+    const dir = tempTasks()
+    const s = await open(dir)
+    await s.transact((v) => plan(v, PLAN, planCtx()))
+    const bytes = journal(dir)
+    const task = s.board.get('task-1')!
+    await expect(
+      s.transact(() => ({ ok: true, changes: [{ task: { ...task, lease: { attempt: 0, sessionId: '', expiresAt: '' } }, entry: null }], intents: [] })),
+    ).rejects.toMatchObject({
+      code: 'EINVALID',
+      message: expect.stringMatching(/^The transition was not saved: it gives an invalid task \(lease\.attempt: /),
+    })
+    expect(journal(dir)).toBe(bytes)
+    expect(s.board.get('task-1')).toBe(task)
+  })
+})
