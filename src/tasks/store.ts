@@ -656,10 +656,9 @@ export class TaskStore {
   }
 
   private async append(record: JournalRecord) {
-    const line = `${JSON.stringify(record)}\n`
-    const bytes = Buffer.byteLength(line)
-    if (bytes > MAX_LINE_BYTES)
-      throw new StoreError('EINVALID', `The transition was not saved: its record would be ${bytes} bytes (at most ${MAX_LINE_BYTES}).`)
+    const line = Buffer.from(`${JSON.stringify(record)}\n`)
+    if (line.length > MAX_LINE_BYTES)
+      throw new StoreError('EINVALID', `The transition was not saved: its record would be ${line.length} bytes (at most ${MAX_LINE_BYTES}).`)
     const journal = this.journal!
     const before = journal.size
     try {
