@@ -168,6 +168,9 @@ export class TaskStore {
   /** Something other than a torn tail was skipped: a copy is kept before a compaction drops it. */
   private damaged = false
   private readonly recovered: RecoveryCounts = { found: 0, handed: 0, failed: 0 }
+  /** The snapshot as last seen while the journal was missing (`ino:size:mtime`, or `missing`). */
+  private snapshotSig = 'missing'
+  private lastReadProblem: string | undefined
 
   private constructor(opts: TaskStoreOptions) {
     if (!path.isAbsolute(opts.dir)) throw new Error('the tasks folder must be an absolute path')
@@ -595,11 +598,22 @@ export class TaskStore {
     try {
       st = await fsp.stat(this.journalFile)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.problem({ code: 'read-failed', message: `Could not read the tasks journal: ${errorText(error)}.` })
-      if (this.ino !== -1 || (await readOrNull(this.snapshotFile).catch(() => null))) return this.install(await this.load(), 'disk')
-      return
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        const message = `Could not read the tasks journal: ${errorText(error)}.`
+        if (message !== this.lastReadProblem) this.problem({ code: 'read-failed', message })
+        this.lastReadProblem = message
+        return
+      }
+      // No journal (none written yet, or the file was removed): reload only when something changed.
+      const sig = await fsp.stat(this.snapshotFile).then(
+        (s) => `${s.ino}:${s.size}:${s.mtimeMs}`,
+        () => 'missing',
+      )
+      if (this.ino === -1 && sig === this.snapshotSig) return
+      this.snapshotSig = sig
+      return this.install(await this.load(), 'disk')
     }
+    this.lastReadProblem = undefined
     if (st.ino !== this.ino || st.size < this.offset) return this.install(await this.load(), 'disk')
     if (st.size === this.offset) return
     const handle = await fsp.open(this.journalFile, 'r')

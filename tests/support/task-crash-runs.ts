@@ -1,12 +1,10 @@
-// Crash runs of the task store (the crash test with small counts, the soak with large ones): the
-// writer child (tests/dsh/tasks/fixtures/task-child.ts) runs the ledger workload and is SIGKILLed
-// at a random moment; after each kill a reader opens the folder as a follower and checks it, then
-// the next child goes on from there. Problems are counted, not thrown, so a soak reports them all.
-//   after each kill: the store reads with no problem but a torn tail; its seq is at least the last
-//     acknowledged one (nothing acknowledged is lost); at the last printed seq its digest is that
-//     line's; the next child rebuilds the same tasks (its `open` line equals the reader's view).
-//   at the end (a final child closes every task): every acknowledged intent was handed over exactly
-//     once and none is pending; every task is done, failed or cancelled; no history is broken.
+// Crash runs of the task store (the crash test small, the soak large): the writer child
+// (tests/dsh/tasks/fixtures/task-child.ts) runs the ledger workload and is SIGKILLed at a random
+// moment; a reader then checks the folder and the next child goes on from there. Problems are
+// counted, not thrown. After each kill: no problem but a torn tail; seq ≥ the last acknowledged;
+// the digest at a printed seq is the one printed; the next child rebuilds what the reader saw.
+// At the end (a final child closes every task): each acknowledged intent handed over exactly once,
+// none pending, every task done, failed or cancelled, no history broken.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'

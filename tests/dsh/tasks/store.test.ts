@@ -409,3 +409,22 @@ describe('what the writer checks', () => {
     expect(s.board.get('task-1')).toBe(task)
   })
 })
+
+describe('races', () => {
+  it('two claims of one task made at once: exactly one wins, the other is refused, and one attempt is recorded', async () => {
+    const dir = tempTasks()
+    const s = await open(dir)
+    await s.transact((v) => plan(v, { tasks: [{ title: 'Free', brief: 'Anyone may take it.' }] }, { ...planCtx(), bots: new Set(['bot-1', 'bot-2']) }))
+    const now = new Date().toISOString()
+    const results = await Promise.all(
+      ['bot-1', 'bot-2'].map((botId) =>
+        s.transact((v) => claim(v, 'task-1', { now, actor: { kind: 'system' }, botId, sessionId: `s-${botId}`, leaseMs: 60_000 })),
+      ),
+    )
+    expect(results.map((r) => r.ok)).toEqual([true, false])
+    expect(!results[1]!.ok && results[1]!.refusal).toMatch(/^Task task-1 is already being worked on \(attempt 1, by bot-1\)/)
+    await s.close()
+    const again = await open(dir, { mayWrite: () => false })
+    expect(again.board.get('task-1')).toMatchObject({ status: 'working', assignee: { botId: 'bot-1' }, attempts: [{ n: 1, sessionId: 's-bot-1' }] })
+  })
+})

@@ -95,3 +95,18 @@ describe('a claim race inside one board', () => {
     expect(second.ok).toBe(false)
   })
 })
+
+describe('reserved fields', () => {
+  it('the worktree fields a task carries are kept through transitions, encoding and a reader’s replay', () => {
+    const board = new TaskBoard()
+    const id = planOne(board)
+    const worktree = { project: 'app', branch: 'h/parser', check: { ok: false, at: at(), summary: 'lint' }, merge: 'pending' as const }
+    board.put({ ...board.get(id)!, worktree })
+    const r = claimAs(board, id, at(1))
+    if (!r.ok) throw new Error(r.refusal)
+    expect(r.changes[0]!.task.worktree).toEqual(worktree)
+    const reader = new TaskBoard([JSON.parse(JSON.stringify(board.get(id)))])
+    const replayed = replay(reader, JSON.parse(JSON.stringify({ seq: 2, at: at(1), ops: encodeChanges(board, r.changes) })))
+    expect(replayed.ok && replayed.tasks[0]!.worktree).toEqual(worktree)
+  })
+})
