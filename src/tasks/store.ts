@@ -296,10 +296,14 @@ export class TaskStore {
     return this.enqueue(() => this.compactNow())
   }
 
+  /**
+   * Stop: no more writes or reads. Waits for the transitions under way, not for a hand-over in
+   * flight (its intent stays pending and the next writer's recovery asks whether it happened).
+   */
   async close(): Promise<void> {
     this.closed = true
     this.stopFollowing?.()
-    await this.settled().catch(() => {})
+    await this.queue
     await this.journal?.close().catch(() => {})
     this.journal = undefined
   }
@@ -568,7 +572,7 @@ export class TaskStore {
       await this.keepBrokenCopies()
       await this.compactNow()
     }
-    if (this.opts.handOver && this.pendingIntents.size) void this.recover()
+    if (this.opts.handOver && this.pendingIntents.size) void this.recover().catch(() => {})
   }
 
   private async becomeFollower() {
@@ -733,7 +737,7 @@ export class TaskStore {
 
   private markDone(id: string): Promise<void> {
     return this.enqueue(async () => {
-      if (this.modeValue !== 'writer' || !this.pendingIntents.has(id)) return
+      if (this.closed || this.modeValue !== 'writer' || !this.pendingIntents.has(id)) return
       const seq = this.seqValue + 1
       await this.append({ seq, at: this.now(), done: [id] })
       this.apply([], [], [id], seq)
@@ -746,9 +750,17 @@ export class TaskStore {
     const size = this.journal?.size ?? 0
     if (size <= this.opts.compactBytes || size <= this.snapshotBytes) return
     this.compacting = true
-    void this.enqueue(() => this.compactNow()).finally(() => {
-      this.compacting = false
-    })
+    void this.enqueue(() => this.compactNow())
+      .catch((error) =>
+        this.problem({
+          code: 'write-failed',
+          file: SNAPSHOT_FILE,
+          message: `The tasks could not be compacted: ${errorText(error)}. The journal keeps growing until a compaction works.`,
+        }),
+      )
+      .finally(() => {
+        this.compacting = false
+      })
   }
 
   private async compactNow() {
@@ -761,11 +773,25 @@ export class TaskStore {
     )
     await writePrivateFile(this.snapshotFile, text)
     this.snapshotBytes = Buffer.byteLength(text)
-    // The old journal's records are all in the snapshot now; a crash before this line only leaves them to be skipped.
-    await this.journal?.close().catch(() => {})
-    this.journal = undefined
+    // The old journal's records are all in the snapshot now: a crash (or a failure) before the new
+    // journal replaces it only leaves them to be skipped, and appends go on to the old one.
     await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue))
-    this.journal = await openDurableAppend(this.journalFile)
+    const old = this.journal
+    try {
+      this.journal = await openDurableAppend(this.journalFile)
+    } catch (error) {
+      // The old handle points at a file no longer named: never append there.
+      this.journal = undefined
+      await old?.close().catch(() => {})
+      this.problem({
+        code: 'write-failed',
+        file: JOURNAL_FILE,
+        message: `The new tasks journal could not be opened (${errorText(error)}); this process stops writing the tasks.`,
+      })
+      await this.becomeFollower()
+      return
+    }
+    await old?.close().catch(() => {})
     this.offset = this.journal.size
     this.ino = (await fsp.stat(this.journalFile)).ino
     this.damaged = false
