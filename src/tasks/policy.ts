@@ -8,7 +8,7 @@
  */
 import { z } from 'zod'
 import type { Chain } from '../core/sources.ts'
-import { charCount } from '../core/text-limits.ts'
+import { charCount, clip } from '../core/text-limits.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import type { TaskView } from './board.ts'
 import {
@@ -223,10 +223,7 @@ function failedNotice(task: Task, view: TaskView, reason: string): IntentDraft {
   }
 }
 
-function clipNotice(s: string): string {
-  const chars = [...s]
-  return chars.length <= TASK_LIMITS.notice ? s : `${chars.slice(0, TASK_LIMITS.notice - 1).join('')}…`
-}
+const clipNotice = (s: string) => clip(s, TASK_LIMITS.notice)
 
 /**
  * After an unsuccessful attempt: back to `ready` with the attempt and its reason, or `failed`

@@ -13,16 +13,18 @@ import {
   endAttempt,
   expiredLeases,
   nextReady,
+  plan,
   reassign,
   release,
   renew,
   review,
   submit,
 } from '../../../src/tasks/policy.ts'
-import { TASK_STATUSES, type Task, type TaskStatus, taskSchema } from '../../../src/tasks/record.ts'
+import { TASK_STATUSES, type Task, type TaskStatus, intentSchema, taskSchema } from '../../../src/tasks/record.ts'
 import { BOTS, LEASE, MAIN, USER, at, claimAs, planOne, run, taskIn } from '../../support/task-builders.ts'
 
 const SYSTEM = { kind: 'system' } as const
+const planCtx = { now: at(), creator: MAIN, chain: { hop: 0 }, bots: BOTS }
 const holder = (t: Task) => t.lease?.sessionId ?? 'no-lease'
 
 /** Each transition with valid input for `t` (the lease holder's Session where one is needed). */
@@ -290,6 +292,24 @@ describe('attempts: three unsuccessful ones and the task fails', () => {
       ])
     })
   }
+
+  it('a notice naming hundreds of blocked tasks is clipped to its limit and still a valid intent', () => {
+    const board = new TaskBoard()
+    const id = planOne(board)
+    for (let k = 0; k < 6; k++)
+      run(board, plan(board, { tasks: Array.from({ length: 50 }, () => ({ title: 'Wait', brief: 'For it.', blockedBy: [id] })) }, planCtx))
+    run(board, claimAs(board, id))
+    run(board, checkFailed(board, id, { now: at(1), actor: SYSTEM, sessionId: `s-${id}`, reason: 'x'.repeat(500), leaseMs: LEASE }))
+    run(board, checkFailed(board, id, { now: at(2), actor: SYSTEM, sessionId: `s-${id}`, reason: 'x'.repeat(500), leaseMs: LEASE }))
+    const r = run(board, checkFailed(board, id, { now: at(3), actor: SYSTEM, sessionId: `s-${id}`, reason: 'x'.repeat(500), leaseMs: LEASE }))
+    const notice = r.intents[0]!
+    const text = notice.kind === 'notify' ? notice.text : ''
+    expect([...text].length).toBeLessThanOrEqual(2000)
+    expect(text).toMatch(
+      /^Task task-1 "Write the parser" failed after 3 unsuccessful attempts\. The last: x+\. It blocks task-2, task-3, .*… \[\d+ more characters cut\]$/,
+    )
+    expect(intentSchema.safeParse({ ...notice, id: '1.0', at: at() }).success).toBe(true)
+  })
 
   it('a lease cannot be reported expired before it runs out; a late report of an older attempt is refused', () => {
     const board = new TaskBoard()
