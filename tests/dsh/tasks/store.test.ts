@@ -17,12 +17,16 @@ import { historyProblems, ledgerDigest, nextStep } from '../../support/task-work
 
 const CHILD = fileURLToPath(new URL('./fixtures/task-child.ts', import.meta.url))
 const opened: TaskStore[] = []
+const homes: string[] = []
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((s) => s.close()))
+  for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true })
 })
 
 function tempTasks(): string {
-  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bot-tasks-')), 'bot', 'tasks')
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'bot-tasks-'))
+  homes.push(home)
+  return path.join(home, 'bot', 'tasks')
 }
 
 async function open(dir: string, opts: Partial<TaskStoreOptions> = {}): Promise<TaskStore> {
