@@ -5,6 +5,7 @@
 // | --------------------------------------- | --------------------------------------------------- |
 // | leaves: src/core, src/dsh, version.ts   | other leaves                                        |
 // | src/store                               | leaves                                              |
+// | src/tasks (the task ledger's core)      | leaves; the store's types only                      |
 // | services (roster … operations)          | leaves, store; other services' types only           |
 // | src/web, src/backup, index.ts, config.ts| everything above, values too                        |
 // | src/client                              | client code, the named leaves, the web's view types |
@@ -36,6 +37,19 @@ module.exports = {
       to: { path: '^src/', pathNot: `${LEAVES}|^src/store/` },
     },
     {
+      name: 'tasks-import-leaves',
+      comment: "The task ledger's core is leaf-like: leaves and its own files, the store for types only, never a service.",
+      severity: 'error',
+      from: { path: '^src/tasks/' },
+      to: { path: '^src/', pathNot: `${LEAVES}|^src/tasks/|^src/store/` },
+    },
+    {
+      name: 'tasks-take-only-types-from-the-store',
+      severity: 'error',
+      from: { path: '^src/tasks/' },
+      to: { path: '^src/store/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'services-know-types-of-services',
       comment: "A service knows another service's types, never its values.",
       severity: 'error',
@@ -45,7 +59,7 @@ module.exports = {
     {
       name: 'services-stay-below-the-top',
       severity: 'error',
-      from: { path: `^src/(${SERVICES}|store|core|dsh)/` },
+      from: { path: `^src/(${SERVICES}|store|tasks|core|dsh)/` },
       to: { path: `${TOP}|^src/client/` },
     },
     {

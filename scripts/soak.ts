@@ -1,9 +1,11 @@
 // `npm run soak`: SIGKILL the store's crash writer 500 times and the delivery child 500 times
 // (issue 10), with the same runner and checks as the crash tests (tests/support/crash-runs.ts),
-// and print one line each. Exits non-zero when anything was corrupt, lost or duplicated.
+// and print one line each; `--tasks N` also kills the task ledger's writer N times (the runner of
+// tests/dsh/tasks/crash.test.ts). Exits non-zero when anything was corrupt, lost or duplicated.
 //
-// usage: node scripts/soak.ts [--store N] [--delivery N] [--lanes N]
+// usage: node scripts/soak.ts [--store N] [--delivery N] [--tasks N] [--lanes N]
 import { deliveryLine, runDeliveryCrashes, runStoreCrashes, storeLine } from '../tests/support/crash-runs.ts'
+import { runTaskCrashes, taskCrashLine } from '../tests/support/task-crash-runs.ts'
 
 function count(name: string, fallback: number): number {
   const args = process.argv.slice(2)
@@ -20,6 +22,7 @@ function count(name: string, fallback: number): number {
 
 const storeKills = count('--store', 500)
 const deliveryRuns = count('--delivery', 500)
+const taskKills = count('--tasks', 0)
 const lanes = Math.max(1, count('--lanes', 2))
 let failed = false
 const report = (line: string, problems: string[]) => {
@@ -38,5 +41,10 @@ if (deliveryRuns > 0) {
   const t = Date.now()
   const d = await runDeliveryCrashes({ runs: deliveryRuns, lanes })
   report(`${deliveryLine('soak delivery', d)} seconds=${Math.round((Date.now() - t) / 1000)}`, d.problems)
+}
+if (taskKills > 0) {
+  const t = Date.now()
+  const k = await runTaskCrashes({ kills: taskKills, lanes })
+  report(`${taskCrashLine('soak tasks', k)} seconds=${Math.round((Date.now() - t) / 1000)}`, k.problems)
 }
 process.exit(failed ? 1 : 0)

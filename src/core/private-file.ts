@@ -8,7 +8,8 @@
  * fsynced so the rename itself survives a power cut. A reader, or a crash at any point, sees the
  * old file or the new one, never a mix. `writePrivateFileSync` is the same write for callers with
  * a synchronous API (the rooms' post log rotates with it), and `appendPrivateFileSync(file, data)`
- * appends in one write to a file created `0600`, never through a symbolic link. `makePrivateDir(dir)`
+ * appends in one write to a file created `0600`, never through a symbolic link; `openDurableAppend`
+ * keeps such a file open for durable appends (each one written whole, then fsynced). `makePrivateDir(dir)`
  * creates a folder `0700` (also independent of umask), and `isPrivateTemp(name, base)` recognises
  * temp names left by a killed writer.
  *
@@ -100,6 +101,58 @@ export function appendPrivateFileSync(file: string, data: string): number {
     return fstatSync(fd).size
   } finally {
     closeSync(fd)
+  }
+}
+
+/** An append-only private file kept open: `append` resolves once the bytes are on disk. */
+export interface DurableAppend {
+  /** The file's size after the last append or truncate. */
+  readonly size: number
+  /** Write all of `data` at the end, then fsync. */
+  append(data: string | Uint8Array): Promise<void>
+  /** Cut the file to `size` bytes (a torn or failed append), then fsync. */
+  truncate(size: number): Promise<void>
+  close(): Promise<void>
+}
+
+/**
+ * Open `file` for durable appends, creating it `0600` (and fsyncing its folder when it is new);
+ * a symbolic link at `file` is refused (ELOOP). The caller serialises appends.
+ */
+export async function openDurableAppend(file: string): Promise<DurableAppend> {
+  let created = true
+  let handle: fsp.FileHandle
+  try {
+    handle = await fsp.open(file, OPEN_APPEND | constants.O_EXCL, PRIVATE_FILE_MODE)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    created = false
+    handle = await fsp.open(file, OPEN_APPEND, PRIVATE_FILE_MODE)
+  }
+  try {
+    await handle.chmod(PRIVATE_FILE_MODE)
+    if (created) await syncDir(path.dirname(file))
+  } catch (error) {
+    await handle.close().catch(() => {})
+    throw error
+  }
+  let size = (await handle.stat()).size
+  return {
+    get size() {
+      return size
+    },
+    async append(data) {
+      const buf = typeof data === 'string' ? Buffer.from(data) : data
+      for (let off = 0; off < buf.length; ) off += (await handle.write(buf, off, buf.length - off)).bytesWritten
+      await handle.sync()
+      size += buf.length
+    },
+    async truncate(to) {
+      await handle.truncate(to)
+      await handle.sync()
+      size = to
+    },
+    close: () => handle.close(),
   }
 }
 

@@ -1,0 +1,191 @@
+/**
+ * The task record — the shape of one task of the team's shared ledger, as zod schemas and types,
+ * the limits of every field, and the one history append (the last 50 entries kept, older counted).
+ *
+ * The disk schema is looser than the input rules on purpose (lengths in UTF-16 units at twice the
+ * code-point limits, unknown fields dropped), so any record a build wrote loads; what the policy
+ * produces always fits it. Deliberately narrow: no transitions (`policy.ts`), no I/O (`store.ts`).
+ */
+import { z } from 'zod'
+import { SANDBOX_MODES, type Chain } from '../core/sources.ts'
+import { REASON_MAX } from '../core/text-limits.ts'
+
+/** Every limit of the ledger (characters are code points). */
+export const TASK_LIMITS = Object.freeze({
+  title: 120,
+  brief: 8_000,
+  acceptance: 2_000,
+  reason: REASON_MAX,
+  /** Blockers of one task. */
+  blockedBy: 50,
+  artifacts: 50,
+  artifactValue: 2_000,
+  artifactLabel: 200,
+  /** History entries kept per task; older ones are counted in `historyDropped`. */
+  history: 50,
+  /** Attempts kept per task (the give-up comes far earlier; room for a larger setting later). */
+  attempts: 20,
+  /** Unsuccessful attempts after which a task is `failed`. */
+  maxAttempts: 3,
+  perPlan: 50,
+  /** Open tasks (not done, failed or cancelled) in the team. */
+  openTasks: 500,
+  /** A plan's local key for one of its tasks. */
+  key: 40,
+  /** A notice to a creator. */
+  notice: 2_000,
+})
+
+/** Statuses in the order a task usually moves; the last three are closed. (A `waiting` status can join here.) */
+export const TASK_STATUSES = ['blocked', 'ready', 'working', 'review', 'done', 'failed', 'cancelled'] as const
+export type TaskStatus = (typeof TASK_STATUSES)[number]
+export const CLOSED_STATUSES: ReadonlySet<TaskStatus> = new Set(['done', 'failed', 'cancelled'])
+
+/** How an attempt ended. `withdrawn`: the task was taken away (cancelled, reassigned, the Bot deleted); it does not count. */
+export const ATTEMPT_OUTCOMES = ['submitted', 'ended-without-submit', 'crash', 'lease-expired', 'rejected', 'check-failed', 'withdrawn'] as const
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number]
+/** Outcomes that count towards `maxAttempts`. */
+export const FAILED_OUTCOMES: ReadonlySet<AttemptOutcome> = new Set(['ended-without-submit', 'crash', 'lease-expired', 'rejected', 'check-failed'])
+
+export const ARTIFACT_KINDS = ['file', 'commit', 'branch', 'link', 'note'] as const
+
+// Disk rules: UTF-16 units at twice the code-point limits (a code point is at most two units).
+const units = (n: number) => z.string().max(2 * n)
+const id = z.string().min(1).max(200)
+const time = z.string().min(1).max(40)
+const count = z.int().min(0)
+
+export const botRefSchema = z.object({ kind: z.literal('bot'), botId: id })
+/** Who created a task: the person or a Bot. */
+export const creatorSchema = z.discriminatedUnion('kind', [z.object({ kind: z.literal('user') }), botRefSchema])
+/** Who works on it: a Bot (the person as an assignee is a later member of this union). */
+export const assigneeSchema = z.discriminatedUnion('kind', [botRefSchema])
+/** Who made a transition: the person, a Bot, or the team itself (a lease ran out, blockers finished). */
+export const actorSchema = z.discriminatedUnion('kind', [z.object({ kind: z.literal('user') }), botRefSchema, z.object({ kind: z.literal('system') })])
+
+export const historyEntrySchema = z.object({
+  at: time,
+  actor: actorSchema,
+  /** The transition's name (`created`, `claimed`, `submitted`, …). */
+  what: z.string().min(1).max(40),
+  /** `null` for the entry that created the task. */
+  from: z.enum(TASK_STATUSES).nullable(),
+  to: z.enum(TASK_STATUSES),
+  reason: units(TASK_LIMITS.reason + 100).optional(),
+})
+
+export const attemptSchema = z.object({
+  n: z.int().min(1),
+  sessionId: id,
+  startedAt: time,
+  endedAt: time.nullable(),
+  outcome: z.enum(ATTEMPT_OUTCOMES).nullable(),
+  reason: units(TASK_LIMITS.reason + 100).nullable(),
+})
+
+export const leaseSchema = z.object({ attempt: z.int().min(1), sessionId: id, expiresAt: time })
+
+export const artifactSchema = z.object({
+  kind: z.enum(ARTIFACT_KINDS),
+  value: units(TASK_LIMITS.artifactValue),
+  label: units(TASK_LIMITS.artifactLabel).optional(),
+  at: time,
+  by: actorSchema,
+})
+
+export const tokensSchema = z.object({ input: count, cached: count, output: count })
+
+export const chainSchema = z.object({ hop: count.max(1000), budget: id.optional(), mode: z.enum(SANDBOX_MODES).optional() })
+
+/** Reserved for worktrees: kept as written, not used by this build. */
+export const worktreeSchema = z.object({
+  project: units(1000).optional(),
+  branch: units(250).optional(),
+  check: z.object({ ok: z.boolean(), at: time, summary: units(TASK_LIMITS.reason).optional() }).optional(),
+  merge: z.enum(['none', 'pending', 'merged', 'conflict']).optional(),
+})
+
+export const TASK_ID = /^task-[1-9][0-9]{0,9}$/
+
+export const taskSchema = z.object({
+  id: z.string().regex(TASK_ID),
+  title: units(TASK_LIMITS.title).min(1),
+  brief: units(TASK_LIMITS.brief).min(1),
+  acceptance: units(TASK_LIMITS.acceptance),
+  creator: creatorSchema,
+  assignee: assigneeSchema.nullable(),
+  status: z.enum(TASK_STATUSES),
+  blockedBy: z.array(z.string().regex(TASK_ID)).max(TASK_LIMITS.blockedBy),
+  artifacts: z.array(artifactSchema).max(TASK_LIMITS.artifacts),
+  attempts: z.array(attemptSchema).max(TASK_LIMITS.attempts),
+  chain: chainSchema,
+  tokens: tokensSchema,
+  history: z.array(historyEntrySchema).max(TASK_LIMITS.history),
+  historyDropped: count,
+  lease: leaseSchema.nullable(),
+  /** The task's own Session (set at the first dispatch). */
+  sessionId: id.nullable(),
+  createdAt: time,
+  updatedAt: time,
+  worktree: worktreeSchema.optional(),
+})
+
+export type Creator = z.infer<typeof creatorSchema>
+export type Actor = z.infer<typeof actorSchema>
+export type HistoryEntry = z.infer<typeof historyEntrySchema>
+export type Attempt = z.infer<typeof attemptSchema>
+export type Artifact = z.infer<typeof artifactSchema>
+export type Tokens = z.infer<typeof tokensSchema>
+export type Task = z.infer<typeof taskSchema> & { chain: Chain }
+
+/** The one history append: the entry after the others, the oldest beyond the limit dropped and counted (pure). */
+export function appendHistory(task: Pick<Task, 'history' | 'historyDropped'>, entry: HistoryEntry): Pick<Task, 'history' | 'historyDropped'> {
+  const all = [...task.history, entry]
+  const drop = Math.max(0, all.length - TASK_LIMITS.history)
+  return { history: drop ? all.slice(drop) : all, historyDropped: task.historyDropped + drop }
+}
+
+/**
+ * The attempts with `next` added (pure). At the limit the oldest `withdrawn` attempt makes room
+ * (withdrawn ones do not count, so the count of unsuccessful attempts stays right).
+ */
+export function appendAttempt(attempts: readonly Attempt[], next: Attempt): Attempt[] {
+  const all = [...attempts, next]
+  if (all.length <= TASK_LIMITS.attempts) return all
+  const i = all.findIndex((a) => a.outcome === 'withdrawn')
+  return i >= 0 ? [...all.slice(0, i), ...all.slice(i + 1)] : all.slice(1)
+}
+
+/** The number of a task id (`task-12` → 12). */
+export function taskNumber(taskId: string): number {
+  return Number(taskId.slice('task-'.length))
+}
+
+/** Whether the task is done, failed or cancelled. */
+export function isClosed(task: Pick<Task, 'status'>): boolean {
+  return CLOSED_STATUSES.has(task.status)
+}
+
+/** Unsuccessful attempts so far (those that count towards `maxAttempts`). */
+export function failedAttempts(task: Pick<Task, 'attempts'>): number {
+  let n = 0
+  for (const a of task.attempts) if (a.outcome && FAILED_OUTCOMES.has(a.outcome)) n++
+  return n
+}
+
+// ── the outbox: deliveries a transition causes, recorded with it ─────────────────────────────────
+
+/** Start attempt `attempt` of the task in its Session (a turn of the task Session). */
+const dispatchIntent = z.object({ kind: z.literal('dispatch'), taskId: z.string().regex(TASK_ID), attempt: z.int().min(1), botId: id, sessionId: id })
+/** Tell someone (a task's creator) what happened to a task. */
+const notifyIntent = z.object({ kind: z.literal('notify'), taskId: z.string().regex(TASK_ID), to: creatorSchema, text: units(TASK_LIMITS.notice) })
+/** End the running turn of a task Session (the task was cancelled or taken away). */
+const stopIntent = z.object({ kind: z.literal('stop'), taskId: z.string().regex(TASK_ID), sessionId: id, reason: units(TASK_LIMITS.reason + 100) })
+
+export const intentDraftSchema = z.discriminatedUnion('kind', [dispatchIntent, notifyIntent, stopIntent])
+const meta = { id: z.string().min(1).max(40), at: time }
+/** An intent in the outbox: the draft with its id (`<record seq>.<index>`) and when it was recorded. */
+export const intentSchema = z.discriminatedUnion('kind', [dispatchIntent.extend(meta), notifyIntent.extend(meta), stopIntent.extend(meta)])
+
+export type IntentDraft = z.infer<typeof intentDraftSchema>
+export type Intent = z.infer<typeof intentSchema>
