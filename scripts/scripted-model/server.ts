@@ -27,6 +27,8 @@ export interface ScriptedServerOptions {
   chunkChars?: number
   /** Called after each chat request is recorded and answered. */
   onRequest?: (req: RecordedRequest) => void
+  /** Called with each chat request's parsed wire body beside its record (what a bench counts as sent). */
+  onWire?: (body: Record<string, unknown>, req: RecordedRequest) => void
 }
 
 export interface ScriptedServer {
@@ -203,6 +205,7 @@ async function handle(sm: ScriptedModel, options: ScriptedServerOptions, req: ht
   const rec = requestFromWire(body, req.headers)
   const reply = sm.respond(rec)
   options.onRequest?.(rec)
+  options.onWire?.(body, rec)
   if (reply.delayMs !== undefined && reply.delayMs > 0 && !(await wait(reply.delayMs, res))) return
   if ('fail' in reply && reply.fail !== 'stall') {
     const f = failureFacts(reply, rec)
