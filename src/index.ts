@@ -117,7 +117,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const protectedFolders = [dshHomePath(), paths.dir]
   // Needs only `agents`: up before the roster opens a Session, whose agent preset it names.
   mount(ctx.plugin(BotCompaction, {}), 'compaction')
-  mount(ctx.plugin(BotRoster, { ...sessions, protectedFolders }), 'roster')
+  mount(ctx.plugin(BotRoster, { dir: paths.dir, ...sessions, protectedFolders }), 'roster')
   if (config.usage.enabled) mount(ctx.plugin(BotUsage, { dir: paths.dir, prefer: config.sqlite, flushMs: config.usage.flushMs }), 'usage ledger')
   mount(ctx.plugin(BotDelivery), 'delivery')
   mount(ctx.plugin(BotRooms), 'rooms')

@@ -16,19 +16,16 @@
  * groups are not (their turns are prompts built from the room, which is indexed itself).
  *
  * Composes: listens to `session/event` (global, `turn/end` only; never vetoes, never delays — it
- * only queues work), and registers `read_own_chat` on each Bot agent at `bot-team/bot-attached` and
- * `bot-team/member-attached` (tracked by `AgentRegistrations`, so unloading removes it). In a group
- * Session a lookup is announced in the room through `botRooms.announce`. Deliberately does not: hold
+ * only queues work), and offers `read_own_chat` on own chats through `botRoster.offerTools` (by
+ * the part's role; withdrawn when this service unloads). Deliberately does not: hold
  * chat text in team state, read another Bot's partition, or write the "note that closed a part"
  * (the context-lifecycle feature will).
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
-import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import type { Caller } from '../core/authority.ts'
 import type { Group, TeamState } from '../store/index.ts'
@@ -109,7 +106,6 @@ export class BotArchive extends Service {
   private rebuilding = false
   private readonly limits: CatchUpLimits = { ...DEFAULT_CATCH_UP }
   private readonly options: BotArchiveOptions
-  private readonly onAgents: AgentRegistrations
   private placements: { state: TeamState; map: Map<string, Placement> } | undefined
   /** The scope that has the roster (set once it exists). */
   private team: Context | undefined
@@ -117,7 +113,6 @@ export class BotArchive extends Service {
   constructor(ctx: Context, options: BotArchiveOptions) {
     super(ctx, 'botArchive')
     this.options = options
-    this.onAgents = new AgentRegistrations(ctx, 'bot-archive:agent-registrations')
   }
 
   [Service.init](): void {
@@ -273,15 +268,8 @@ export class BotArchive extends Service {
       const sid = String(session.id)
       if (this.sources.place(sid)) this.usable() && this.catchUp?.request(sid)
     })
-    ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
-    ctx.on('bot-team/member-attached', ({ agent }) => this.attach(agent))
-    // Agents attached before this service started get the tool now.
-    for (const { agent } of ctx.botRoster.openSessions({ kinds: ['own', 'member'] })) this.attach(agent)
+    ctx.botRoster.offerTools(ctx, { kinds: ['own'], tools: () => archiveTools(this) })
     if (this.isWriter()) this.catchUp?.requestAll()
-  }
-
-  private attach(agent: Agent): void {
-    for (const tool of archiveTools(this)) this.onAgents.add(agent, agent.ctx.tools.register(tool))
   }
 
   // ── the tool ────────────────────────────────────────────────────────────────────────────────

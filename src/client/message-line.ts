@@ -46,6 +46,8 @@ export function teamLine(source: unknown): TeamLine | undefined {
     case 'room-notice':
     case 'room-open':
       return { kind: 'notice', group: s.groupName, text: s.summary }
+    case 'role-notice':
+      return { kind: 'notice', text: s.summary }
     case 'bootstrap':
       return { kind: 'hidden' }
   }

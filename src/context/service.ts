@@ -54,7 +54,7 @@ import { ContextConfig } from './config.ts'
 import { TextBlock } from '../dsh/answer-block.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { TeamRefusal } from '../core/refusal.ts'
-import { handoffSource, readSourceOf, type Chain } from '../core/sources.ts'
+import { handoffSource, readSource, readSourceOf, type Chain } from '../core/sources.ts'
 import type { BotStore } from '../store/index.ts'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { estimateSize, lastUserText, linesOf, messagesToBot } from './conversation.ts'
@@ -498,7 +498,31 @@ export class BotContext extends Service {
     for (const m of options.carried ?? []) {
       if (!readSourceOf(m.source, 'handoff')) (await this.roster.agentOf(botId)).followup(createUserMessage({ content: m.content, source: m.source }))
     }
+    // Not awaited: a turn of the old part that started meanwhile waits for this move to end first.
+    void agent
+      .whenIdle()
+      .then(() => this.carryLeftovers(agent, botId))
+      .catch((error: unknown) => this.problem('could not carry input left in an earlier part', error))
     this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next })
+  }
+
+  /**
+   * Input that reached the old part while it was being left stays in its inbox: a rejected step
+   * closes its turn without starting another for what arrived meanwhile. It follows to the new
+   * part (a notice injected, as it was; a handoff package stays behind).
+   */
+  private async carryLeftovers(old: Agent, botId: string): Promise<void> {
+    if (old.status !== 'idle' || !this.active) return
+    const left = [...old.inbox.nextStep, ...old.inbox.nextTurn]
+    if (!left.length) return
+    const target = await this.roster.agentOf(botId)
+    for (const m of left) {
+      old.inbox.remove(m.id)
+      if (readSourceOf(m.source, 'handoff')) continue
+      const copy = createUserMessage({ content: m.content, source: m.source })
+      if (readSource(m.source)?.form === 'notice') target.inject(copy)
+      else target.followup(copy)
+    }
   }
 
   /**

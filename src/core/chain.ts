@@ -81,6 +81,7 @@ const SOURCE_KINDS: Readonly<Record<TeamSourceType, ChainKind | 'other'>> = {
   bootstrap: 'other',
   'usage-notice': 'other',
   'secret-note': 'other',
+  'role-notice': 'other',
 }
 
 /** What a claimed message's source says about the turn it opens (pure; any input). */

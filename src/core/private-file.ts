@@ -22,10 +22,15 @@
  * files under `bot/` (archive, usage, secrets, …) should use it too. Kept free of zod and Cordis
  * so the crash test's child, SIGKILLed hundreds of times, starts fast.
  */
-import { randomInt } from 'node:crypto'
+import { createHash, randomInt } from 'node:crypto'
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
+
+/** A name safe as one path segment: ids of the usual shape as they are, anything else hashed. */
+export function safeSegment(id: string): string {
+  return /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : `h-${createHash('sha256').update(id).digest('hex').slice(0, 32)}`
+}
 
 /** Mode of every file the store writes. */
 export const PRIVATE_FILE_MODE = 0o600

@@ -124,6 +124,13 @@ export interface UsageNoticeSource extends Base {
   summary: string
 }
 
+/** A Bot's role changed mid-part (it takes effect at the next part); injected, starts no turn. */
+export interface RoleNoticeSource extends Base {
+  form: 'notice'
+  type: 'role-notice'
+  summary: string
+}
+
 /** A due scheduled task, entered into its Bot's own chat (issue 16); the chain opens its own budget. */
 export interface ScheduleSource extends Base, Chain {
   form: 'relay'
@@ -168,6 +175,7 @@ export type TeamSource =
   | ScheduleSource
   | HandoffSource
   | SecretNoteSource
+  | RoleNoticeSource
 
 export type TeamSourceType = TeamSource['type']
 
@@ -246,6 +254,10 @@ export function handoffSource(part: number, resume: boolean, chain?: Chain): Han
   return { ...base, form: 'recall', type: 'handoff', part, resume, ...(chain ? chainFields(chain) : {}) }
 }
 
+export function roleNoticeSource(summary: string): RoleNoticeSource {
+  return { ...base, form: 'notice', type: 'role-notice', summary: oneLine(summary) }
+}
+
 export function secretNoteSource(name: string, summary: string): SecretNoteSource {
   return { ...base, form: 'notice', type: 'secret-note', summary: oneLine(summary), name }
 }
@@ -308,6 +320,7 @@ const readers = z.discriminatedUnion('type', [
     hop: chain.hop.optional(),
   }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('secret-note'), summary: z.string(), name: z.string().max(64) }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('role-notice'), summary: z.string() }),
 ])
 
 /** Rewrite a source written before consolidation into today's shape (pure; unknown input passes). */

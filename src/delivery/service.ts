@@ -136,6 +136,7 @@ export class BotDelivery extends Service {
       'bot-delivery:alive',
     )
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
+    this.roster.offerTools(this.ctx, { kinds: ['own'], tools: ({ offer }) => deliveryTools(this, offer) })
     // Delivery owns its records: the deleted Bot's pending messages are discarded here (those still
     // in its inbox were already discarded, and their senders told, when the roster closed its Sessions).
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => {
@@ -213,7 +214,6 @@ export class BotDelivery extends Service {
     this.wired.add(agent)
     const sessionId = String(agent.id)
     const track = <T extends () => unknown>(dispose: T) => this.onAgents.add(agent, dispose)
-    for (const tool of deliveryTools(this)) track(agent.ctx.tools.register(tool))
     track(
       agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
         const t = this.track(sessionId, turn)

@@ -12,11 +12,10 @@
  * modules), serialise writers (the service runs one change at a time), or check that this process
  * is the team writer (the service does, before calling).
  */
-import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
-import { makePrivateDir, PRIVATE_FILE_MODE, syncDir, writePrivateFile } from '../core/private-file.ts'
+import { makePrivateDir, PRIVATE_FILE_MODE, safeSegment, syncDir, writePrivateFile } from '../core/private-file.ts'
 
 export type ScopeKey = 'team' | `bot:${string}`
 
@@ -37,11 +36,6 @@ export interface JournalLine {
   auto?: true
   before?: string
   after?: string
-}
-
-/** A name safe as one path segment: ids of the usual shape as they are, anything else hashed. */
-export function safeSegment(id: string): string {
-  return /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : `h-${createHash('sha256').update(id).digest('hex').slice(0, 32)}`
 }
 
 /** Where the journal goes when it reaches its size. */

@@ -158,6 +158,8 @@ export class BotMemory extends Service {
   async [Service.init](): Promise<void> {
     this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
     this.ctx.on('bot-team/member-attached', ({ agent }) => this.attach(agent))
+    // Group Sessions stay narrow (the room's tools only): memory is written from the own chat.
+    this.roster.offerTools(this.ctx, { kinds: ['own'], tools: ({ offer }) => memoryTools(this, offer) })
     this.ctx.on('bot-team/bot-deleted', ({ botId, by }) => {
       void this.archive(botId, by).catch(() => {})
     })
@@ -203,8 +205,6 @@ export class BotMemory extends Service {
     this.sections.set(sessionId, this.frozenSection(sessionId))
     track(() => this.sections.delete(sessionId))
     track(agent.ctx.systemPrompt.section({ name: MEMORY_SECTION, order: 30, text: () => this.sections.get(sessionId) ?? '' }))
-    // Group Sessions stay narrow (the room's tools only): memory is written from the own chat.
-    if (owner.kind === 'own') for (const tool of memoryTools(this)) track(agent.ctx.tools.register(tool))
   }
 
   /**
@@ -220,7 +220,7 @@ export class BotMemory extends Service {
     const caller = this.roster.callerOf(sessionId)
     const own = caller.botId ? this.files.read(`bot:${caller.botId}`) : { memory: '', topics: {} }
     const where = this.roster.ownerOf(sessionId)?.kind === 'member' ? 'group' : 'own-chat'
-    const text = renderMemorySection(own, this.files.read('team'), { writesTeam: this.mayWriteTeam(caller), where })
+    const text = renderMemorySection(own, this.files.read('team'), { where })
     if (this.store.isWriter()) void this.files.writeFrozen(sessionId, text).catch(() => {})
     return text
   }

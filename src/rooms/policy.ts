@@ -271,17 +271,18 @@ export function turnText(f: TurnFacts): string {
   if (f.omitted > 0) lines.push(`(${f.omitted} earlier post${f.omitted === 1 ? '' : 's'} not shown; read_group_chat shows more)`)
   for (const p of f.shown) lines.push(postLine(p.name, p.text))
   if (f.shown.length === 0) lines.push('(nothing new since you last looked)')
-  lines.push('Reply with your post, or [PASS] if you have nothing new.')
   return lines.join('\n')
 }
 
-/** The room's standing rules for a member Session (a system-prompt section; stable text). */
+/**
+ * The room's standing rules for a member Session (a system-prompt section; stable text: the
+ * admin's standing is the one frozen with the Session). How to answer is said here once, not in
+ * every turn's message.
+ */
 export function roomRulesText(groupName: string, isAdmin: boolean): string {
   return [
-    `You are speaking in the group "${groupName}". Your reply is posted to the group under your name; other members and the user see it.`,
-    'This Session is only for the group: your private chat is not here and the group cannot see it.',
-    'Keep posts short. Reply [PASS] if you have nothing new. Write @Name to call a member next.',
-    isAdmin ? 'You are the admin: you moderate. @all calls every other member.' : 'Only the admin and the user can call @all.',
+    `You are speaking in the group "${groupName}": your reply is posted there under your name, for its members and the user. This Session is only for the group; your own chat is not here.`,
+    `Keep posts short; reply [PASS] if you have nothing new; @Name calls a member next.${isAdmin ? ' You are its admin: you moderate, and @all calls every member.' : ''}`,
   ].join('\n')
 }
 

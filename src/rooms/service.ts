@@ -201,12 +201,11 @@ export class BotRooms extends Service {
       },
       answer: (groupId, inputs, signal) => this.answer(groupId, inputs, signal),
     })
-    this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attachOwnChat(agent))
+    this.roster.offerTools(this.ctx, { kinds: ['own'], tools: ({ offer }) => groupTools(this, offer) })
+    this.roster.offerTools(this.ctx, { kinds: ['member'], tools: ({ owner }) => (owner.kind === 'member' ? memberTools(this, owner.groupId) : []) })
     this.ctx.on('bot-team/member-attached', ({ bot, groupId, agent }) => this.attachMember(agent, bot.id, groupId))
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => this.transcripts.forgetBot(botId))
-    // Bots whose own chat or group Session was attached before this service started get the group
-    // tools (and a member its room section) now.
-    for (const { agent } of this.roster.openSessions({ kinds: ['own'], current: true })) this.attachOwnChat(agent)
+    // A member Session attached before this service started gets its room section now.
     for (const { agent, owner } of this.roster.openSessions({ kinds: ['member'] })) {
       if (owner.kind === 'member') this.attachMember(agent, owner.botId, owner.groupId)
     }
@@ -687,24 +686,17 @@ export class BotRooms extends Service {
 
   // ── attaching to agents ─────────────────────────────────────────────────────────────────────
 
-  private attachOwnChat(agent: Agent): void {
-    for (const tool of groupTools(this)) this.onAgents.add(agent, agent.ctx.tools.register(tool))
-  }
-
-  private attachMember(agent: Agent, botId: string, groupId: string): void {
-    const ctx = agent.ctx
+  /** A member Session's room section: the group's name, and the admin's standing frozen with the part. */
+  private attachMember(agent: Agent, _botId: string, groupId: string): void {
+    const sessionId = String(agent.id)
     this.onAgents.add(
       agent,
-      ctx.systemPrompt.section({
+      agent.ctx.systemPrompt.section({
         name: ROOM_SECTION,
         order: 20,
-        text: () => {
-          const g = this.state.groups[groupId]!
-          return roomRulesText(g.name, g.admin === botId)
-        },
+        text: () => roomRulesText(this.state.groups[groupId]!.name, this.roster.roleOf(sessionId)?.groups === 'admin'),
       }),
     )
-    for (const tool of memberTools(this, groupId)) this.onAgents.add(agent, ctx.tools.register(tool))
   }
 
   // ── the room's own turn ─────────────────────────────────────────────────────────────────────

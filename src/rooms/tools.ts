@@ -1,13 +1,9 @@
 /**
- * The rooms' tools. `groupTools` go on every Bot's own chat (`create_group`, `update_group`,
- * `delete_group`, `post_to_group`, `read_group_chat`); `memberTools` go on a member's group Session
- * (only `read_group_chat`, pinned to that group — a member speaks by replying, not by tools).
- *
- * Every tool identifies its caller from the calling Session (`callerOf`, which resolves group
- * Sessions to their Bot), lets the rooms service ask the authority check, and answers in plain
- * text: refusals are answers ("Refused: …"), not thrown errors. Wording and argument shapes only:
- * the tools see `BotRooms`' narrow surface (`callerOf`, `chainFrom`, `nameOf`, the group actions),
- * never the roster behind it.
+ * The rooms' tools. `groupTools` go on own chats by the part's role (`create_group`,
+ * `update_group`, `delete_group`, `post_to_group`, `read_group_chat`, each where `decide` could
+ * allow it); `memberTools` on a member's group Session (`read_group_chat`, pinned to that group: a
+ * member speaks by replying). Each names its caller from the calling Session, lets the service
+ * ask `decide`, and answers in plain text (refusals too). Wording and argument shapes only.
  */
 import { requesterOf } from '../core/caller.ts'
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
@@ -15,6 +11,7 @@ import { defineTeamTool } from '../dsh/team-tool.ts'
 import type { Group } from '../store/index.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import type { BotRooms } from './service.ts'
+import type { Offer } from '../core/offer.ts'
 
 const text = textOutput
 
@@ -26,104 +23,87 @@ function describeGroup(rooms: Pick<RoomToolHost, 'nameOf'>, g: Group): string {
   return `${g.name} (id ${g.id}; members ${g.members.map(name).join(', ')}; admin ${g.admin ? name(g.admin) : 'none'}; ${g.mode} mode)`
 }
 
-export function groupTools(rooms: RoomToolHost): ToolDefinition[] {
-  return [
-    defineTeamTool({
-      name: 'create_group',
-      description:
-        'Create a group room: members speak in order, only when called. Main Bots only; naming an admin only when the user asks. The user reads and writes in the room in DSH Web.',
-      parameters: {
-        name: { type: 'string', required: true, description: 'Unique group name, at most 60 characters.' },
-        members: { type: 'array', items: { type: 'string' }, required: true, description: 'Bot names or ids, 2 to 12; the order is the speaking order.' },
-        admin: { type: 'string', description: 'The admin (one of the members), or "none". The admin moderates and answers plain messages.' },
-        mode: {
-          type: 'string',
-          enum: ['admin', 'everyone'],
-          description: 'admin (default): a plain message goes to the admin only. everyone: the admin, then the others in order.',
+type GroupAction = 'create' | 'update' | 'delete'
+const GROUP_ACTIONS = { create: 'create_group', update: 'update_group', delete: 'delete_group' } as const
+
+const READ_CHAT = {
+  last: { type: 'integer', description: 'Default 30, at most 200.' },
+  query: { type: 'string', description: 'Search all posts.' },
+} as const
+
+export function groupTools(rooms: RoomToolHost, offer: Offer): ToolDefinition[] {
+  const tools: ToolDefinition[] = []
+  const actions = (Object.keys(GROUP_ACTIONS) as GroupAction[]).filter((a) => offer.may(GROUP_ACTIONS[a]))
+  if (actions.length)
+    tools.push(
+      defineTeamTool({
+        name: 'manage_group',
+        description:
+          actions.length > 1
+            ? 'Create, change or delete a group room, where members speak one at a time when called; the user joins it in DSH Web. Naming an admin, and deleting, only when the user asks.'
+            : 'Change a group you admin; naming a new admin only when the user asks. Removed members stop speaking there.',
+        parameters: {
+          action: { type: 'string', enum: actions, required: true },
+          group: { type: 'string', description: 'Name or id (update, delete).' },
+          name: { type: 'string' },
+          members: { type: 'array', items: { type: 'string' }, description: 'Bots in speaking order.' },
+          admin: { type: 'string', description: 'A member, or "none".' },
+          mode: { type: 'string', enum: ['admin', 'everyone'], description: 'Who answers a plain post.' },
+          notice: { type: 'string', description: 'Shown to every speaker.' },
+          ...(actions.includes('delete') ? { reason: { type: 'string', description: 'Why (delete).' } } : {}),
         },
-        notice: { type: 'string', description: 'A notice every speaker sees, at most 2,000 characters.' },
-      },
-      output: text,
-      async execute(args, exec) {
-        return answer(async () => {
-          const g = await rooms.createGroup(requesterOf(exec), args)
-          return `Created group ${describeGroup(rooms, g)}. The user finds it in DSH Web as "${g.name}".`
-        })
-      },
-    }),
-    defineTeamTool({
-      name: 'update_group',
-      description:
-        "Change a group: name, members, admin, mode or notice. A Main Bot may change any group, an admin its own (an admin cannot leave the group without an admin or remove itself); a new admin only when the user asks. Removed members' group activity stops.",
-      parameters: {
-        group: { type: 'string', required: true, description: 'The group, by name or id.' },
-        name: { type: 'string' },
-        members: { type: 'array', items: { type: 'string' }, description: 'The full new member list (names or ids), in speaking order.' },
-        admin: { type: 'string', description: 'A member, or "none".' },
-        mode: { type: 'string', enum: ['admin', 'everyone'] },
-        notice: { type: 'string' },
-      },
-      output: text,
-      async execute(args, exec) {
-        return answer(async () => {
-          const { group, ...patch } = args
-          const g = await rooms.updateGroup(requesterOf(exec), group, patch)
-          return `Changed group ${describeGroup(rooms, g)}.`
-        })
-      },
-    }),
-    defineTeamTool({
-      name: 'delete_group',
-      description:
-        "Delete a group: its members' group activity stops and its Sessions are archived (not erased). Main Bots only, only when the user asks; refused while a round runs.",
-      parameters: {
-        group: { type: 'string', required: true, description: 'The group, by name or id.' },
-        reason: { type: 'string', required: true, description: 'Why, in a sentence (recorded).' },
-      },
-      output: text,
-      async execute(args, exec) {
-        return answer(async () => {
-          const g = await rooms.deleteGroup(requesterOf(exec), args.group, args.reason)
-          return `Deleted group ${g.name}; its Sessions are archived.`
-        })
-      },
-    }),
-    defineTeamTool({
-      name: 'post_to_group',
-      description:
-        "Post to a group room under your name; it starts a round (routed like a user message: @Name calls that member). Main Bots, or the group's admin. Returns at once; with report=true the replies come back to this chat when the round ends.",
-      parameters: {
-        group: { type: 'string', required: true, description: 'The group, by name or id.' },
-        text: { type: 'string', required: true, description: 'The post (self-contained: members cannot see your chat).' },
-        report: { type: 'boolean', description: "Send the round's replies back to you when it ends." },
-      },
-      output: text,
-      async execute(args, exec) {
-        return answer(async () => {
-          const g = rooms.group(args.group)
-          await rooms.post(requesterOf(exec), args.group, args.text, {
-            report: args.report === true,
-            ...(exec.agent ? { chain: rooms.chainFrom(String(exec.agent.id)) } : {}),
+        output: text,
+        async execute(args, exec) {
+          return answer(async () => {
+            const { action, group, reason, ...fields } = args as typeof args & { reason?: string }
+            if (action === 'create') {
+              const g = await rooms.createGroup(requesterOf(exec), fields)
+              return `Created group ${describeGroup(rooms, g)}. The user finds it in DSH Web as "${g.name}".`
+            }
+            if (!group) return `Refused: name the group to ${action} (group: its name or id).`
+            if (action === 'delete') {
+              const g = await rooms.deleteGroup(requesterOf(exec), group, reason ?? '')
+              return `Deleted group ${g.name}; its Sessions are archived.`
+            }
+            const g = await rooms.updateGroup(requesterOf(exec), group, fields)
+            return `Changed group ${describeGroup(rooms, g)}.`
           })
-          return `Posted to group ${g?.name ?? args.group}.${args.report ? ' The replies will be sent to you when the round ends.' : ''}`
-        })
-      },
-    }),
-    defineTeamTool({
-      name: 'read_group_chat',
-      description: "Read a group's recent posts, or search its whole history with query. Members of the group and Main Bots.",
-      parameters: {
-        group: { type: 'string', required: true, description: 'The group, by name or id.' },
-        last: { type: 'integer', description: 'How many of the newest posts (default 30, at most 200).' },
-        query: { type: 'string', description: "Words to find anywhere in the room's history (quote a phrase for an exact match)." },
-      },
-      output: text,
-      isConcurrencySafe: () => true,
-      async execute(args, exec) {
-        return answer(() => rooms.readChat(requesterOf(exec), args.group, args.last ?? 30, args.query))
-      },
-    }),
-  ]
+        },
+      }),
+    )
+  if (offer.may('post_to_group'))
+    tools.push(
+      defineTeamTool({
+        name: 'post_to_group',
+        description: 'Post to a group; it starts a round (@Name calls that member). Members cannot see your chat. report: the replies come back to you.',
+        parameters: { group: { type: 'string', required: true }, text: { type: 'string', required: true }, report: { type: 'boolean' } },
+        output: text,
+        async execute(args, exec) {
+          return answer(async () => {
+            const g = rooms.group(args.group)
+            await rooms.post(requesterOf(exec), args.group, args.text, {
+              report: args.report === true,
+              ...(exec.agent ? { chain: rooms.chainFrom(String(exec.agent.id)) } : {}),
+            })
+            return `Posted to group ${g?.name ?? args.group}.${args.report ? ' The replies will be sent to you when the round ends.' : ''}`
+          })
+        },
+      }),
+    )
+  if (offer.may('read_group_chat'))
+    tools.push(
+      defineTeamTool({
+        name: 'read_group_chat',
+        description: "Read a group's newest posts.",
+        parameters: { group: { type: 'string', required: true }, ...READ_CHAT },
+        output: text,
+        isConcurrencySafe: () => true,
+        async execute(args, exec) {
+          return answer(() => rooms.readChat(requesterOf(exec), args.group, args.last ?? 30, args.query))
+        },
+      }),
+    )
+  return tools
 }
 
 /** Tools of a member's group Session: reading that group's chat. */
@@ -131,11 +111,8 @@ export function memberTools(rooms: Pick<RoomToolHost, 'readChat'>, groupId: stri
   return [
     defineTeamTool({
       name: 'read_group_chat',
-      description: 'Read older posts of this group than your turn showed, or search its whole history with query.',
-      parameters: {
-        last: { type: 'integer', description: 'How many of the newest posts (default 30, at most 200).' },
-        query: { type: 'string', description: "Words to find anywhere in this room's history (quote a phrase for an exact match)." },
-      },
+      description: 'Read more posts of this group than your turn shows.',
+      parameters: READ_CHAT,
       output: text,
       isConcurrencySafe: () => true,
       async execute(args, exec) {

@@ -30,8 +30,9 @@
  *   lives it calls `next()`, once the Bot is deleted it returns `{kind:'enter', messages: []}`
  *   without calling `next()`, so a woken Session of a deleted Bot enters nothing and makes no
  *   model call (later listeners are not asked).
- * - Prompt sections on the agent: identity (order 5) on every Bot Session; team rules (order 20)
- *   and the team tools on the own chat only. Their token and prompt-cache effect: `identity.ts`.
+ * - Prompt sections on the agent: identity (order 5) on every Bot Session; the team section
+ *   (order 20) on own chats, frozen with the part with its role (`part-role.ts`); every service's
+ *   team tools offered by that role (`offerTools`, `core/offer.ts`). Cost: `identity.ts`.
  * - Events: emits `bot-team/bot-attached`, `bot-team/member-attached`, `bot-team/bot-deleted`
  *   (after the Bot is marked deleted and its Sessions closed); listens to `bot-team/writer` to make
  *   the team whole (a Main Bot, an own chat per Bot) whenever this process becomes the writer.
@@ -43,12 +44,17 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { allocateId, own, type Bot, type BotStore, type HeldItem, type TeamState } from '../store/index.ts'
+import { allocateId, own, type Bot, type BotStore, type Group, type HeldItem, type TeamState } from '../store/index.ts'
 import type { Requester } from '../core/caller.ts'
 import { decide, type Caller, type Decision, type TeamAction, type Target } from '../core/authority.ts'
 import { BotCreateInput, BotUpdateInput, DEFAULT_PERMISSION_PRESET, nameTaken, type BotUpdateRaw } from './bot-fields.ts'
-import { currentPart, IDENTITY_SECTION, identityText, liveBotList, TEAM_RULES_SECTION, TEAM_RULES_TEXT } from './identity.ts'
+import { currentPart, IDENTITY_SECTION, identityText, liveBotList, liveGroupList, roleChangeText, TEAM_SECTION, teamText } from './identity.ts'
 import { botTools } from './tools.ts'
+import { PartRoles, type PartRole } from './part-role.ts'
+import { offerFor, sameRole, TEAM_TOOLS, type Offer, type Role, type SessionKind } from '../core/offer.ts'
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { createUserMessage } from '@deepseek-ai/dsh-llm'
+import { roleNoticeSource } from '../core/sources.ts'
 import { guardUnattendedTurns } from './unattended.ts'
 import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
@@ -84,6 +90,8 @@ declare module '@deepseek-ai/cordis' {
 }
 
 export const Config = z.object({
+  /** The bot folder (absolute): the role frozen with each Session part lives in `<dir>/parts`. */
+  dir: z.string(),
   /** The Bots' working folder (absolute); every Bot Session's cwd. */
   workspace: z.string(),
   /**
@@ -121,6 +129,33 @@ const MAX_ACTIVITY = 100
 
 export type { BotSessionOwner, OpeningOwner } from './ownership.ts'
 
+/** One Bot Session a service offers tools on, with what its frozen role is offered. */
+export interface OfferedSession {
+  agent: Agent
+  sessionId: string
+  owner: BotSessionOwner
+  offer: Offer
+}
+
+/**
+ * Tools a service offers on Bot Sessions (`offerTools`): built for each Session from the role
+ * frozen with its part; only the names that role is offered (`core/offer.ts`) are registered.
+ */
+export interface ToolOffer {
+  kinds: readonly SessionKind[]
+  tools(session: OfferedSession): ToolDefinition[]
+}
+
+/** A disposer that runs once (a re-offer and the service's end may both call it). */
+function once(dispose: () => unknown): () => void {
+  let done = false
+  return () => {
+    if (done) return
+    done = true
+    dispose()
+  }
+}
+
 export class BotRoster extends Service {
   static inject = ['botStore', 'botLimits', 'agents', 'sessions', 'tools', 'systemPrompt']
   static Config = Config
@@ -143,11 +178,19 @@ export class BotRoster extends Service {
   private readonly pickers: PickerSync
   /** The Bots' shell commands through DSH's sandbox: folders checked, no-network Bots unshared. */
   private readonly shell: ShellGuard
+  /** The roles frozen with Session parts (`bot/parts/`), and those of the Sessions wired here. */
+  private readonly parts: PartRoles
+  private readonly frozen = new Map<string, PartRole>()
+  /** Bot Sessions wired in this process, by Session id. */
+  private readonly wired = new Map<string, { agent: Agent; owner: BotSessionOwner }>()
+  private readonly toolOffers = new Set<ToolOffer>()
+  private readonly offeredOn = new Map<Agent, Map<ToolOffer, Array<() => void>>>()
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botRoster')
     this.config = Config.parse(config)
     this.onAgents = new AgentRegistrations(ctx, 'bot-roster:agent-registrations')
+    this.parts = new PartRoles(this.config.dir)
     this.sessions = new SessionOpener(this.ctx, { workspace: this.config.workspace, defaultModel: this.config.defaultModel })
     this.index = new SessionIndex(this.store.state)
     this.pickers = new PickerSync(this.ctx, {
@@ -177,8 +220,25 @@ export class BotRoster extends Service {
     mkdirSync(this.config.workspace, { recursive: true })
     this.workspaceReal = realpathSync(this.config.workspace)
     this.index.rebuild(this.store.state)
-    this.store.subscribe((state) => this.index.rebuild(state))
+    this.store.subscribe((state) => {
+      this.index.rebuild(state)
+      this.tellRoleChanges()
+    })
+    this.offerTools(this.ctx, { kinds: ['own'], tools: ({ offer }) => botTools(this, offer) })
     this.ctx.on('agent/created', ({ agent }) => this.onAgentCreated(agent))
+    this.ctx.on('agent/disposed', ({ agent }) => {
+      this.offeredOn.delete(agent)
+      for (const [sessionId, s] of this.wired) {
+        if (s.agent !== agent) continue
+        this.wired.delete(sessionId)
+        this.frozen.delete(sessionId)
+      }
+    })
+    // A checkpoint rewrites the conversation in place: the part's role and team section are frozen anew there.
+    this.ctx.on('session/event', (session, event) => {
+      const type: string = event.type // `compaction/summary` is a compaction package's event, outside the core map
+      if (type === 'compaction/summary') this.renewPart(String(session.id))
+    })
     this.pickers.start()
     this.shell.start()
     // Where Bots have a sandboxed shell, a protected folder inside what workspace-write may write is theirs to rewrite.
@@ -221,6 +281,11 @@ export class BotRoster extends Service {
   /** Live Bots, Main Bots first, then by name. */
   bots(): Bot[] {
     return liveBotList(this.state).sort((a, b) => Number(b.main) - Number(a.main) || a.name.localeCompare(b.name))
+  }
+
+  /** Live groups, by name (read for `list_bots`; the rooms service owns them). */
+  groups(): Group[] {
+    return liveGroupList(this.state).sort((a, b) => a.name.localeCompare(b.name))
   }
 
   bot(id: string): Bot | undefined {
@@ -935,12 +1000,12 @@ export class BotRoster extends Service {
         { prepend: true },
       ),
     )
-    const where = owner.kind === 'own' ? 'own-chat' : 'group'
-    track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current(), where) }))
-    if (owner.kind === 'own') {
-      track(ctx.systemPrompt.section({ name: TEAM_RULES_SECTION, order: 20, text: TEAM_RULES_TEXT }))
-      for (const tool of botTools(this)) track(ctx.tools.register(tool))
-    }
+    this.freezePart(sessionId, owner)
+    track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current()) }))
+    if (owner.kind === 'own') track(ctx.systemPrompt.section({ name: TEAM_SECTION, order: 20, text: () => this.frozen.get(sessionId)?.team ?? '' }))
+    this.wired.set(sessionId, { agent, owner })
+    for (const offer of this.toolOffers) this.offerOn(offer, sessionId)
+    this.tellRoleChange(sessionId)
     if (this.pickers.unknownPreset(current()))
       this.record(
         `${current().name}'s permission preset "${current().permissionPreset}" is not known to this DSH: its Sessions refuse every tool call that needs approval until a known preset is chosen`,
@@ -949,6 +1014,124 @@ export class BotRoster extends Service {
     void this.pickers.applyTo(agent, current())
     if (owner.kind === 'own') this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
     else this.ctx.emit('bot-team/member-attached', { bot: current(), groupId: owner.groupId, agent })
+  }
+
+  // ── the role frozen with a part, and the tools it is offered ─────────────────────────────────
+
+  /**
+   * The role a Bot has on the team now, for one of its Sessions: Main or not, its standing in
+   * groups (own chat: the highest over its live groups; member Session: in that group). Undefined
+   * once the Bot (or that group) is deleted.
+   */
+  roleNow(owner: BotSessionOwner): Role | undefined {
+    const bot = this.bot(owner.botId)
+    if (!bot) return undefined
+    const groups = Object.values(this.state.groups).filter((g) => !g.deleted && (owner.kind === 'own' || g.id === owner.groupId))
+    if (owner.kind === 'member' && !groups.some((g) => g.members.includes(bot.id))) return undefined
+    const standing = groups.some((g) => g.admin === bot.id) ? 'admin' : groups.some((g) => g.members.includes(bot.id)) ? 'member' : 'none'
+    return { main: bot.main, groups: standing, kind: owner.kind }
+  }
+
+  /** The role frozen with a Session's part (what its tools and team text were made for). */
+  roleOf(sessionId: string): Role | undefined {
+    return this.frozen.get(sessionId)?.role
+  }
+
+  /**
+   * Offer `offer`'s tools on every Bot Session of its kinds, now and as they open, by each part's
+   * frozen role; withdrawn when `ctx` (the offering service) ends.
+   */
+  offerTools(ctx: Context, offer: ToolOffer): void {
+    ctx.effect(() => {
+      this.toolOffers.add(offer)
+      for (const sessionId of this.wired.keys()) this.offerOn(offer, sessionId)
+      return () => {
+        this.toolOffers.delete(offer)
+        for (const { agent } of this.wired.values()) this.withdraw(offer, agent)
+      }
+    }, 'bot-roster:tool-offer')
+  }
+
+  private offerOn(offer: ToolOffer, sessionId: string): void {
+    const wired = this.wired.get(sessionId)
+    const record = this.frozen.get(sessionId)
+    if (!wired || !record || !offer.kinds.includes(record.role.kind)) return
+    const { agent, owner } = wired
+    this.withdraw(offer, agent)
+    const offered = offerFor(record.role)
+    const disposers: Array<() => void> = []
+    for (const tool of offer.tools({ agent, sessionId, owner, offer: offered })) {
+      if (!TEAM_TOOLS[tool.name]) throw new Error(`Bot Team: tool ${tool.name} is not in the team's tool table (core/offer.ts)`)
+      if (offered.tools.includes(tool.name)) disposers.push(this.onAgents.add(agent, once(agent.ctx.tools.register(tool))))
+    }
+    const byOffer = this.offeredOn.get(agent) ?? new Map<ToolOffer, Array<() => void>>()
+    byOffer.set(offer, disposers)
+    this.offeredOn.set(agent, byOffer)
+  }
+
+  private withdraw(offer: ToolOffer, agent: Agent): void {
+    const disposers = this.offeredOn.get(agent)?.get(offer)
+    if (!disposers) return
+    this.offeredOn.get(agent)!.delete(offer)
+    for (const dispose of disposers) {
+      try {
+        dispose()
+      } catch {
+        // the agent's scope is gone, and the tool with it
+      }
+    }
+  }
+
+  /** The part's frozen role: as saved with it, or frozen now (a new part, or one from before roles were saved). */
+  private freezePart(sessionId: string, owner: BotSessionOwner): void {
+    const saved = this.frozen.get(sessionId) ?? this.parts.read(sessionId)
+    if (saved && saved.role.kind === owner.kind) this.frozen.set(sessionId, saved)
+    else this.refreeze(sessionId, owner)
+  }
+
+  private refreeze(sessionId: string, owner: BotSessionOwner): PartRole | undefined {
+    const role = this.roleNow(owner)
+    if (!role) return undefined
+    const record: PartRole = { role, team: owner.kind === 'own' ? teamText(this.state, owner.botId, role) : '' }
+    this.frozen.set(sessionId, record)
+    this.save(sessionId, record)
+    return record
+  }
+
+  private save(sessionId: string, record: PartRole): void {
+    if (!this.store.isWriter()) return
+    void this.parts.write(sessionId, record).catch((error: unknown) => this.record(`could not save the role of Session ${sessionId}: ${errorText(error)}`))
+  }
+
+  /** At a checkpoint: the role and team section frozen anew, the tools offered for it. */
+  private renewPart(sessionId: string): void {
+    const wired = this.wired.get(sessionId)
+    if (!wired) return
+    const before = this.frozen.get(sessionId)
+    const after = this.refreeze(sessionId, wired.owner)
+    if (after && !(before && sameRole(before.role, after.role))) for (const offer of this.toolOffers) this.offerOn(offer, sessionId)
+  }
+
+  private tellRoleChanges(): void {
+    for (const sessionId of this.wired.keys()) this.tellRoleChange(sessionId)
+  }
+
+  /**
+   * A role that changed since the part was frozen takes effect at the Bot's next part or
+   * checkpoint; the Bot is told once, in a line injected into its Session (it starts no turn).
+   */
+  private tellRoleChange(sessionId: string): void {
+    const wired = this.wired.get(sessionId)
+    const record = this.frozen.get(sessionId)
+    const now = wired && this.roleNow(wired.owner)
+    if (!wired || !record || !now) return
+    const text = roleChangeText(record.told ?? record.role, now, record.role)
+    if (!text) return
+    const { told: _, ...rest } = record
+    const next: PartRole = sameRole(now, record.role) ? rest : { ...rest, told: now }
+    this.frozen.set(sessionId, next)
+    this.save(sessionId, next)
+    wired.agent.inject(createUserMessage({ content: [{ type: 'text', text }], source: roleNoticeSource(text) }))
   }
 
   /** The current turn of a Bot Session: who opened it (the person or a chain), its budget. */

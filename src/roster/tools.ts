@@ -1,15 +1,13 @@
 /**
- * The roster's team tools, registered only on Bot agents (`agent.ctx`): `list_bots`,
- * `list_models`, `create_bot`, `update_bot`, `delete_bot`.
- *
- * Every tool identifies its caller from the calling Session (`exec.agent`), asks the roster (which
- * asks the pure `decide`) and answers in plain text: refusals and validation errors are answers
- * the model can read and act on, not thrown errors. Deliberately narrow: wording and argument
- * shapes only; the roster service does the work.
+ * The roster's team tools on a Bot's own chat, by the role its part was offered for: `list_bots`
+ * (the team, or with `models` the models a Bot can be given) and, for Main Bots, `manage_bot`
+ * (create, update, delete: the actions `decide` could allow the role). Each names its caller from
+ * the calling Session, lets the roster ask `decide`, and answers in plain text (refusals too).
  */
 import type { ToolDefinition, ToolExecution } from '@deepseek-ai/dsh-tools'
 import { defineTeamTool } from '../dsh/team-tool.ts'
-import type { Bot } from '../store/index.ts'
+import type { Bot, Group } from '../store/index.ts'
+import type { Offer } from '../core/offer.ts'
 import type { BotRoster } from './service.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import { requesterOf } from '../core/caller.ts'
@@ -28,123 +26,89 @@ export function summary(b: Bot): BotSummary {
   return { id: b.id, name: b.name, role: b.role, main: b.main, model: b.model, ...(b.workFolder ? { workFolder: b.workFolder } : {}) }
 }
 
-/** The model-facing answer of `list_bots` (pure). */
-export function renderBotList(bots: readonly BotSummary[]): string {
+/** The model-facing answer of `list_bots` (pure): the Bots, then the groups (names of members). */
+export function renderBotList(bots: readonly BotSummary[], groups: readonly Group[] = []): string {
   if (bots.length === 0) return 'The team has no Bots yet.'
   const lines = bots.map((b) => {
     const tags = [b.role || undefined, b.main ? 'Main Bot' : undefined, b.model].filter(Boolean).join(', ')
     return `- ${b.name} (id ${b.id}${tags ? `; ${tags}` : ''})`
   })
-  return `The team has ${bots.length} Bot${bots.length === 1 ? '' : 's'}:\n${lines.join('\n')}`
+  const out = [`The team has ${bots.length} Bot${bots.length === 1 ? '' : 's'}:`, ...lines]
+  if (groups.length) {
+    const name = (id: string) => bots.find((b) => b.id === id)?.name ?? id
+    out.push(`Groups (${groups.length}):`)
+    for (const g of groups)
+      out.push(`- ${g.name} (id ${g.id}; ${g.mode} mode; admin ${g.admin ? name(g.admin) : 'none'}; members ${g.members.map(name).join(', ')})`)
+  }
+  return out.join('\n')
 }
 
 const text = textOutput
-
-const MAIN_ONLY = 'Main Bots only.'
-
-const ONLY_WHEN_ASKED = 'Main Bots only, and only when the user asks for it (checked: a turn another Bot, a room, a timer or a notice started is refused).'
-
-const BOUNDED =
-  "In a turn the user did not open it may not give a Bot a preset above the turn's own, nor make a Main Bot. Raising a preset is the person's act on the team page; ask them."
+const PRESETS = ['read-only', 'workspace-write', 'danger-full-access']
 
 type Exec = Pick<ToolExecution, 'agent'>
 
-export function botTools(roster: BotRoster): ToolDefinition[] {
+type BotAction = 'create' | 'update' | 'delete'
+const BOT_ACTIONS = { create: 'create_bot', update: 'update_bot', delete: 'delete_bot' } as const
+
+export function botTools(roster: BotRoster, offer: Offer): ToolDefinition[] {
   const caller = (exec: Exec) => roster.callerOf(exec.agent ? String(exec.agent.id) : undefined)
-  return [
+  const tools: ToolDefinition[] = [
     defineTeamTool({
       name: 'list_bots',
-      description: 'List the Bots of your team: name, id, role, whether it is a Main Bot, and its model (none = the DSH default).',
-      parameters: {},
+      description: 'List the team as it is now: Bots (id, role, model) and groups; models: the models a Bot can have.',
+      parameters: { models: { type: 'boolean' } },
       output: text,
       isConcurrencySafe: () => true,
-      async execute(_args, exec) {
+      async execute(args, exec) {
         return answer(async () => {
-          const verdict = roster.check(caller(exec), 'list_bots')
+          const verdict = roster.check(caller(exec), args.models ? 'list_models' : 'list_bots')
           if (!verdict.allowed) return `Refused: ${verdict.reason}`
-          return renderBotList(roster.bots().map(summary))
-        })
-      },
-    }),
-    defineTeamTool({
-      name: 'list_models',
-      description: 'List the models a Bot can be given, as provider/model.',
-      parameters: {},
-      output: text,
-      isConcurrencySafe: () => true,
-      async execute(_args, exec) {
-        const verdict = roster.check(caller(exec), 'list_models')
-        if (!verdict.allowed) return `Refused: ${verdict.reason}`
-        const models = await roster.models()
-        return models.length ? `Models (provider/model):\n${models.map((m) => `- ${m}`).join('\n')}` : 'No models are configured.'
-      },
-    }),
-    defineTeamTool({
-      name: 'create_bot',
-      description: `Create a new Bot on the team with its own chat. ${MAIN_ONLY} ${BOUNDED}`,
-      parameters: {
-        name: { type: 'string', required: true, description: 'Unique name, at most 40 characters, no "@".' },
-        role: { type: 'string', description: 'Short role label, at most 24 characters (e.g. "Reviewer").' },
-        instructions: { type: 'string', description: "The Bot's standing instructions." },
-        model: { type: 'string', description: 'provider/model (see list_models); omit for the DSH default.' },
-        permission_preset: {
-          type: 'string',
-          enum: ['read-only', 'workspace-write', 'danger-full-access'],
-          description: 'What the Bot may do on this machine. Default workspace-write.',
-        },
-        main: { type: 'boolean', description: 'Make it a Main Bot too.' },
-      },
-      output: text,
-      async execute(args, exec) {
-        return answer(async () => {
-          const { permission_preset, ...rest } = args
-          const bot = await roster.create(requesterOf(exec), { ...rest, ...(permission_preset ? { permissionPreset: permission_preset } : {}) })
-          return `Created Bot ${bot.name} (id ${bot.id}) with its own chat.`
-        })
-      },
-    }),
-    defineTeamTool({
-      name: 'update_bot',
-      description: `Change a Bot: name, role, instructions, model, permission preset or Main Bot role. ${MAIN_ONLY} Another Bot only when the user asks for it (checked). ${BOUNDED} A model change keeps the Bot's name, instructions, memory and history.`,
-      parameters: {
-        bot: { type: 'string', required: true, description: 'The Bot to change, by name or id.' },
-        name: { type: 'string' },
-        role: { type: 'string' },
-        instructions: { type: 'string' },
-        model: { type: 'string', description: 'provider/model, or "default" for the DSH default.' },
-        permission_preset: { type: 'string', enum: ['read-only', 'workspace-write', 'danger-full-access'] },
-        main: { type: 'boolean' },
-        work_folder: { type: 'string', description: "Only the person sets a Bot's working folder, on the team page; a Bot's request is refused." },
-      },
-      output: text,
-      async execute(args, exec) {
-        return answer(async () => {
-          const { bot: ref, permission_preset, model, work_folder, ...rest } = args
-          const patch = {
-            ...rest,
-            ...(work_folder !== undefined ? { workFolder: work_folder } : {}),
-            ...(permission_preset ? { permissionPreset: permission_preset } : {}),
-            ...(model !== undefined ? { model: model === 'default' ? null : model } : {}),
-          }
-          const bot = await roster.update(requesterOf(exec), ref, patch)
-          return `Changed Bot ${bot.name} (id ${bot.id}).`
-        })
-      },
-    }),
-    defineTeamTool({
-      name: 'delete_bot',
-      description: `Delete a Bot: its running work is stopped, its queued messages are dropped, its chats are archived (not erased). ${ONLY_WHEN_ASKED}`,
-      parameters: {
-        bot: { type: 'string', required: true, description: 'The Bot to delete, by name or id.' },
-        reason: { type: 'string', required: true, description: 'Why, in a sentence (recorded).' },
-      },
-      output: text,
-      async execute(args, exec) {
-        return answer(async () => {
-          const bot = await roster.delete(requesterOf(exec), args.bot, args.reason)
-          return `Deleted Bot ${bot.name} (id ${bot.id}); its chats are archived and its data kept.`
+          if (!args.models) return renderBotList(roster.bots().map(summary), roster.groups())
+          const models = await roster.models()
+          return models.length ? `Models (provider/model):\n${models.map((m) => `- ${m}`).join('\n')}` : 'No models are configured.'
         })
       },
     }),
   ]
+  const actions = (Object.keys(BOT_ACTIONS) as BotAction[]).filter((a) => offer.may(BOT_ACTIONS[a]))
+  if (actions.length)
+    tools.push(
+      defineTeamTool({
+        name: 'manage_bot',
+        description:
+          "Create, change or delete a Bot. Another Bot only when the user asked in this turn; in a turn the user did not open, no preset above the turn's and no Main Bot. Raising a preset is the person's act, on the team page. Deleting stops its work and archives its chats.",
+        parameters: {
+          action: { type: 'string', enum: actions, required: true },
+          bot: { type: 'string', description: 'Name or id (update, delete).' },
+          name: { type: 'string' },
+          role: { type: 'string', description: 'A short label.' },
+          instructions: { type: 'string' },
+          model: { type: 'string', description: 'provider/model, or "default".' },
+          permission_preset: { type: 'string', enum: PRESETS },
+          main: { type: 'boolean' },
+          reason: { type: 'string', description: 'Why (delete).' },
+        },
+        output: text,
+        async execute(args, exec) {
+          return answer(async () => {
+            const { action, bot: ref, permission_preset, model, reason, ...fields } = args
+            const preset = permission_preset ? { permissionPreset: permission_preset } : {}
+            if (action === 'create') {
+              const bot = await roster.create(requesterOf(exec), { ...fields, ...preset, ...(model && model !== 'default' ? { model } : {}) })
+              return `Created Bot ${bot.name} (id ${bot.id}) with its own chat.`
+            }
+            if (!ref) return `Refused: name the Bot to ${action} (bot: its name or id).`
+            if (action === 'delete') {
+              const bot = await roster.delete(requesterOf(exec), ref, reason ?? '')
+              return `Deleted Bot ${bot.name} (id ${bot.id}); its chats are archived and its data kept.`
+            }
+            const patch = { ...fields, ...preset, ...(model !== undefined ? { model: model === 'default' ? null : model } : {}) }
+            const bot = await roster.update(requesterOf(exec), ref, patch)
+            return `Changed Bot ${bot.name} (id ${bot.id}).`
+          })
+        },
+      }),
+    )
+  return tools
 }

@@ -41,7 +41,6 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage, freezeMessage } from '@deepseek-ai/dsh-llm'
 import { z } from 'zod'
-import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import type { ShellEnv } from '../dsh/services.ts'
 import type { BotRoster } from '../roster/service.ts'
@@ -119,8 +118,6 @@ export class BotSecrets extends Service {
   private stamp = ''
   private masker: Masker = createMasker([])
   private queue: Promise<unknown> = Promise.resolve()
-  private readonly onAgents: AgentRegistrations
-  private readonly attached = new WeakSet<Agent>()
   private readonly rewritten = new WeakSet<object>()
   private shell: { env: ShellEnv; dispose?: () => void; names: string } | undefined
   private usedDirty = false
@@ -129,7 +126,6 @@ export class BotSecrets extends Service {
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botSecrets')
     this.file = path.join(Config.parse(config).dir, SECRETS_FILE)
-    this.onAgents = new AgentRegistrations(ctx, 'bot-secrets:agent-registrations')
   }
 
   private get roster(): BotRoster {
@@ -202,11 +198,10 @@ export class BotSecrets extends Service {
       this.rewritten.add(clean)
       return this.ctx.llm.stream(clean)
     })
-    this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
+    this.roster.offerTools(this.ctx, { kinds: ['own'], tools: () => [requestSecretTool(this)] })
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => {
       void this.forgetBot(botId).catch(() => {})
     })
-    for (const { agent } of this.roster.openSessions({ kinds: ['own'] })) this.attach(agent)
     this.ctx.inject(['shellEnv'], (ctx) => {
       this.shell = { env: ctx.shellEnv, names: '' }
       this.registerEnv()
@@ -586,15 +581,6 @@ export class BotSecrets extends Service {
     } catch (error) {
       warn(this.ctx, `could not tell Bot ${botId} about secret ${name}`, error, 'secrets')
     }
-  }
-
-  // ── the tool on own chats ───────────────────────────────────────────────────────────────────
-
-  private attach(agent: Agent): void {
-    const owner = this.roster.ownerOf(String(agent.id))
-    if (owner?.kind !== 'own' || this.attached.has(agent)) return
-    this.attached.add(agent)
-    this.onAgents.add(agent, agent.ctx.tools.register(requestSecretTool(this)))
   }
 }
 

@@ -14,10 +14,10 @@ export function requestSecretTool(secrets: BotSecrets): ToolDefinition {
   return defineTeamTool({
     name: 'request_secret',
     description:
-      'Ask the user for a secret (API key, token, password) you need for a command. The user enters it on a secret card outside this chat; it then reaches only your bash environment as $DSH_SECRET_<NAME> (map it, e.g. GH_TOKEN="$DSH_SECRET_GH_TOKEN" gh ...). You never see the value: never ask for it in chat, never print or send it. End your turn after asking.',
+      'Ask the user for a secret (key, token, password) a command needs; they enter it on a card. Only your shell gets it, as $DSH_SECRET_<NAME>; never print or send it. End your turn after asking.',
     parameters: {
-      name: { type: 'string', required: true, description: 'Variable name, e.g. GH_TOKEN (letters, digits, underscores).' },
-      purpose: { type: 'string', required: true, description: 'What you need it for, in one line (shown to the user).' },
+      name: { type: 'string', required: true, description: 'e.g. GH_TOKEN' },
+      purpose: { type: 'string', required: true, description: 'Shown to the user.' },
     },
     output: textOutput,
     async execute(args, exec) {

@@ -58,7 +58,7 @@ describe('dsh CLI with the bundle installed from its tarball', () => {
     const turn = model.model.loopRequests().at(-1)!
     expect(turn.toolNames.length).toBeGreaterThan(0) // DSH's own tools are offered…
     expect(await teamToolsIn(turn.toolNames)).toEqual([]) // …none of the team's (derived from what the plugin registers)
-    expect(turn.system).not.toContain('Team rules:')
+    expect(turn.system).not.toContain('a long-lived Bot on a team of Bots')
     // The plugin did load: it opened the archive index in the team folder…
     expect(existsSync(join(home.home, 'bot', 'archive.sqlite'))).toBe(true)
     // …but a one-shot headless run opens the team as a follower: no lock, no state written, no Main Bot.

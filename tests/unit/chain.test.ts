@@ -29,6 +29,7 @@ import {
   roomReportSource,
   roomTurnSource,
   scheduleSource,
+  roleNoticeSource,
   secretNoteSource,
   usageNoticeSource,
   type TeamSourceType,
@@ -64,6 +65,7 @@ const SOURCES: Record<TeamSourceType, { source: unknown; kind: OriginKind; expec
   bootstrap: { source: bootstrapSource('Ada'), kind: 'other', expect: 'inherit' },
   'usage-notice': { source: usageNoticeSource('the daily cap was reached'), kind: 'other', expect: 'inherit' },
   'secret-note': { source: secretNoteSource('GH_TOKEN', 'saved'), kind: 'other', expect: 'inherit' },
+  'role-notice': { source: roleNoticeSource('Team change: you are now a Main Bot.'), kind: 'other', expect: 'inherit' },
 }
 
 /** Messages that are not ours, and ours of an older shape. */
@@ -94,6 +96,7 @@ describe('the origin table: every way a turn can start → (mode, budget, hop)',
         'interrupt',
         'message',
         'reply',
+        'role-notice',
         'room-notice',
         'room-open',
         'room-post',

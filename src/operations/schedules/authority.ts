@@ -22,7 +22,7 @@ export interface ScheduleTarget {
 }
 
 const NOT_ASKED =
-  'Scheduled tasks are set or deleted only when the user asks for it, and this turn was not opened by the user (another Bot, a room or a timer started it). Tell the user what you would schedule; they can ask you in your own chat or use the team page.'
+  'Schedules are added or removed only when the user asks for it, and this turn was not opened by the user (another Bot, a room or a timer started it). Tell the user what you would schedule; they can ask you in your own chat or use the team page.'
 
 export function decideSchedule(caller: Caller, target: ScheduleTarget): Decision {
   if (caller.kind === 'user') return { allowed: true }

@@ -34,7 +34,6 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
-import { AgentRegistrations } from '../../dsh/agent-registrations.ts'
 import { drawOn, scheduleChain } from '../../core/chain.ts'
 import { TeamRefusal } from '../../core/refusal.ts'
 import type { Caller } from '../../core/authority.ts'
@@ -68,7 +67,7 @@ export type Config = z.input<typeof Config>
 export const CreateInput = z.strictObject({
   bot: z.string().trim().min(1).max(200).optional(),
   group: z.string().trim().min(1).max(200).optional(),
-  prompt: z.string().trim().min(1, 'say what the task is').max(PROMPT_MAX, `at most ${PROMPT_MAX} characters`),
+  prompt: z.string().trim().min(1, 'say what to do then').max(PROMPT_MAX, `at most ${PROMPT_MAX} characters`),
   ...ruleInput.shape,
 })
 export type CreateInput = z.input<typeof CreateInput>
@@ -88,8 +87,6 @@ export class BotSchedules extends Service {
   private checking: Promise<void> | undefined
   private again = false
   private alive = true
-  private readonly onAgents = new AgentRegistrations(this.ctx, 'bot-schedules:agent-registrations')
-  private readonly wired = new WeakSet<Agent>()
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botSchedules')
@@ -113,13 +110,7 @@ export class BotSchedules extends Service {
       },
       'bot-schedules:timer',
     )
-    this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
-    for (const bot of this.roster.bots()) {
-      for (const part of bot.sessionParts) {
-        const agent = this.ctx.agents.get(SessionId(part.sessionId))
-        if (agent) this.attach(agent)
-      }
-    }
+    this.roster.offerTools(this.ctx, { kinds: ['own'], tools: () => scheduleTools(this) })
     // Re-plan the timer after every change; a deleted Bot or group (or task creator) stops its tasks at once.
     this.store.subscribe((state) => {
       if ((state.schedules ?? []).some((x) => this.orphaned(state, x))) this.check()
@@ -134,12 +125,6 @@ export class BotSchedules extends Service {
     })
     // Catch up once after start (missed runs run once), after the roster's team is open.
     afterBoot(this.ctx, () => this.check())
-  }
-
-  private attach(agent: Agent): void {
-    if (this.wired.has(agent)) return
-    this.wired.add(agent)
-    for (const tool of scheduleTools(this)) this.onAgents.add(agent, agent.ctx.tools.register(tool))
   }
 
   // ── reading ─────────────────────────────────────────────────────────────────────────────────
@@ -193,7 +178,7 @@ export class BotSchedules extends Service {
       return { kind: 'group', groupId: group.id }
     }
     const ref = input.bot ?? (who.caller.kind === 'user' ? undefined : who.caller.botId)
-    if (ref === undefined) throw new TeamRefusal('invalid', 'Name the Bot (bot) or the group (group) the task is for; nothing was scheduled.')
+    if (ref === undefined) throw new TeamRefusal('invalid', 'Name the Bot (bot) or the group (group) the schedule is for; nothing was scheduled.')
     const bot = this.roster.find(ref)
     if (!bot) throw new TeamRefusal('not-found', `No Bot named or with id "${ref}"; nothing was scheduled. Call list_bots to see the team.`)
     return { kind: 'bot', botId: bot.id }
@@ -202,7 +187,7 @@ export class BotSchedules extends Service {
   /** Create a task. Every field is validated here (zod), whoever calls; a refusal changes nothing. */
   async create(req: Requester, raw: unknown): Promise<Schedule> {
     const parsed = CreateInput.safeParse(raw)
-    if (!parsed.success) throw new TeamRefusal('invalid', `${formatIssues(parsed.error, { root: 'task' })}. Nothing was scheduled.`)
+    if (!parsed.success) throw new TeamRefusal('invalid', `${formatIssues(parsed.error, { root: 'schedule' })}. Nothing was scheduled.`)
     const input = parsed.data
     const who = this.who(req)
     const target = this.targetOf(input, who)
@@ -218,7 +203,7 @@ export class BotSchedules extends Service {
       if (list.length >= this.config.maxSchedules)
         throw new TeamRefusal(
           'limit',
-          `The team already has ${list.length} scheduled tasks (limit ${this.config.maxSchedules}). Delete one first; nothing was scheduled.`,
+          `The team already has ${list.length} schedules (limit ${this.config.maxSchedules}). Remove one first; nothing was scheduled.`,
         )
       created = {
         id: allocateId(s, 'schedule'),
@@ -244,7 +229,7 @@ export class BotSchedules extends Service {
   /** Delete a task (the same authority as creating it). */
   async delete(req: Requester, id: string): Promise<Schedule> {
     const task = this.get(String(id ?? '').trim())
-    if (!task) throw new TeamRefusal('not-found', `No scheduled task with id "${id}". List the tasks to see their ids.`)
+    if (!task) throw new TeamRefusal('not-found', `No schedule with id "${id}". list_schedules shows their ids.`)
     this.require(this.who(req), task.target)
     await this.store.update((s) => {
       s.schedules = (s.schedules ?? []).filter((x) => x.id !== task.id)

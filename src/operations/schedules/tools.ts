@@ -1,13 +1,8 @@
 /**
- * The schedule tools on a Bot's own-chat agent: `schedule_task`, `list_scheduled_tasks`,
- * `delete_scheduled_task`.
- *
+ * The schedule tools on a Bot's own chat: `add_schedule`, `list_schedules`, `remove_schedule`.
  * Thin adapters: flat arguments a model fills in easily (`time` + optional `days` instead of
  * nested rules) become the service's input; the service validates everything and decides who may
  * (a Bot only when the user asked, `authority.ts`). Refusals are answers, not throws.
- *
- * Token effect: three tool schemas (~350 tokens) in every own-chat request; stable, so they stay in
- * the cached prefix.
  */
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { defineTeamTool } from '../../dsh/team-tool.ts'
@@ -41,18 +36,18 @@ export function toCreateInput(args: Record<string, unknown>): Record<string, unk
 export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' | 'list' | 'nameOf'>): ToolDefinition[] {
   return [
     defineTeamTool({
-      name: 'schedule_task',
+      name: 'add_schedule',
       description:
-        'Only when the user asks for it: set a task that runs later — once (at), daily (time), weekly (time + days) or every N minutes (at least 5). When it is due you (or the named Bot) get the prompt as a new message; a group task is posted to the group. Give exactly one of: at, time, every_minutes.',
+        'When the user asks: send a self-contained prompt to you, a Bot or a group later: once (at), daily (time), weekly (time, days) or every N minutes.',
       parameters: {
-        prompt: { type: 'string', required: true, description: 'What to do when it is due, self-contained.' },
-        bot: { type: 'string', description: 'The Bot the task is for (default: you).' },
-        group: { type: 'string', description: 'A group to post the task to, instead of a Bot.' },
-        at: { type: 'string', description: 'Once, at this ISO-8601 time with offset, e.g. 2026-05-01T09:00:00+02:00.' },
-        time: { type: 'string', description: 'Daily (or weekly with days) at this time, HH:MM (24 h).' },
-        days: { type: 'string', description: 'With time: weekdays, e.g. "mon,wed,fri".' },
-        time_zone: { type: 'string', description: "IANA time zone for time, e.g. Europe/Berlin (default: this computer's)." },
-        every_minutes: { type: 'integer', description: 'Every N minutes (at least 5).' },
+        prompt: { type: 'string', required: true },
+        bot: { type: 'string', description: 'Default: you.' },
+        group: { type: 'string' },
+        at: { type: 'string', description: 'ISO 8601 with offset.' },
+        time: { type: 'string', description: 'HH:MM' },
+        days: { type: 'string', description: 'e.g. mon,fri' },
+        time_zone: { type: 'string', description: 'IANA; default: local.' },
+        every_minutes: { type: 'integer', description: 'At least 5.' },
       },
       output: textOutput,
       async execute(args, exec) {
@@ -63,29 +58,27 @@ export function scheduleTools(schedules: Pick<BotSchedules, 'create' | 'delete' 
       },
     }),
     defineTeamTool({
-      name: 'list_scheduled_tasks',
-      description: "List the team's scheduled tasks (id, for whom, when, next due).",
+      name: 'list_schedules',
+      description: "List the team's schedules.",
       parameters: {},
       output: textOutput,
       async execute() {
         return answer(async () => {
           const list = schedules.list()
-          if (!list.length) return 'No scheduled tasks.'
+          if (!list.length) return 'No schedules.'
           return list.map((s) => taskLine(s, schedules.nameOf(s.target), schedules.nameOf(s.createdBy))).join('\n')
         })
       },
     }),
     defineTeamTool({
-      name: 'delete_scheduled_task',
-      description: 'Only when the user asks for it: delete a scheduled task by its id (see list_scheduled_tasks).',
-      parameters: {
-        id: { type: 'string', required: true, description: 'The task id, e.g. schedule-3.' },
-      },
+      name: 'remove_schedule',
+      description: 'When the user asks: remove a schedule.',
+      parameters: { id: { type: 'string', required: true } },
       output: textOutput,
       async execute(args, exec) {
         return answer(async () => {
           const s = await schedules.delete(from(exec), String(args.id))
-          return `Deleted ${s.id} (${describeRule(s.rule)} for ${schedules.nameOf(s.target)}).`
+          return `Removed ${s.id} (${describeRule(s.rule)} for ${schedules.nameOf(s.target)}).`
         })
       },
     }),

@@ -10,12 +10,12 @@ import { describeRule } from './rules.ts'
 
 /** The message a due task enters into its Bot's chat. */
 export function taskMessage(s: Pick<Schedule, 'id' | 'rule' | 'prompt'>, creatorName: string): string {
-  return `[Scheduled task ${s.id} — ${describeRule(s.rule)}, set by ${creatorName}]\n\n${s.prompt}`
+  return `[Schedule ${s.id} — ${describeRule(s.rule)}, set by ${creatorName}]\n\n${s.prompt}`
 }
 
 /** The post a due group task enters into the group's room. */
 export function taskPost(s: Pick<Schedule, 'id' | 'prompt'>): string {
-  return `[Scheduled task ${s.id}] ${s.prompt}`
+  return `[Schedule ${s.id}] ${s.prompt}`
 }
 
 /** One line per task, for the tool's answer. */

@@ -21,7 +21,7 @@ describe('work budget', () => {
       return {
         toolCalls: [
           // no admin: naming one needs a turn the person opened, and most of these turns are not
-          { name: 'create_group', args: { name, members: ['Main', 'Ada'] } },
+          { name: 'manage_group', args: { action: 'create', name, members: ['Main', 'Ada'] } },
           { name: 'post_to_group', args: { group: name, text: '@Ada do more', report: true } },
           { name: 'message_bot', args: { to: 'Ada', message: 'do more, then ask me again' } },
         ],

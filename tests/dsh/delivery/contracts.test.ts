@@ -21,7 +21,7 @@ const said = (req: RecordedRequest) => userTextsSinceLastAssistant(req).join('\n
  * its own chat where the archive offers `read_own_chat`), sorted. Everything else — sending,
  * stopping, managing Bots and groups — stays in the Bot's own chat.
  */
-const memberTools = async () => (await teamToolNames()).filter((n) => n === 'read_group_chat' || n === 'read_own_chat')
+const memberTools = async () => (await teamToolNames()).filter((n) => n === 'read_group_chat')
 const replies = (host: DshHost, botId: string) => host.ctx.botRoster.agentOf(botId).then((a) => userMessages(a).filter((m) => m.source.type === 'reply'))
 
 describe('own chat and group Sessions never mix', () => {
@@ -115,7 +115,8 @@ describe('own chat and group Sessions never mix', () => {
     expect(sent.targetBusy).toBe(false)
     await own.whenIdle()
     expect(member.status).toBe('running') // the own chat answered both while the group turn still ran
-    expect(userMessages(own).map((m) => m.source.type)).toEqual(['message', 'interrupt'])
+    // (joining the group changed Ada's role: her own chat was told so, in a notice that started no turn)
+    expect(userMessages(own).map((m) => m.source.type)).toEqual(['role-notice', 'message', 'interrupt'])
     expect(delivery.delivery(steered.delivery.id)!.sessionId).toBe(String(own.id))
 
     await room.whenIdle()
@@ -241,13 +242,13 @@ describe('fan-out, failures, deletion, refusals', () => {
     await expect(delivery.send(from(host, bob.id), { to: ada.id, kind: 'message', body: 'x' })).rejects.toThrow(/was deleted; nothing was sent/)
   })
 
-  it("the Main Bot's interrupt_bot / stop_bot refusals (itself, unknown, deleted, empty) are answers; nothing is recorded", async () => {
+  it("the Main Bot's interrupting message_bot / stop_bot refusals (itself, unknown, deleted, empty) are answers; nothing is recorded", async () => {
     const calls = [
       { name: 'stop_bot', args: { to: 'Main', reason: 'r' } },
-      { name: 'interrupt_bot', args: { to: 'main', message: 'm' } },
-      { name: 'interrupt_bot', args: { to: 'Nobody', message: 'm' } },
+      { name: 'message_bot', args: { to: 'main', message: 'm', interrupt: true } },
+      { name: 'message_bot', args: { to: 'Nobody', message: 'm', interrupt: true } },
       { name: 'stop_bot', args: { to: 'Gone', reason: 'r' } },
-      { name: 'interrupt_bot', args: { to: 'Ada', message: ' ' } },
+      { name: 'message_bot', args: { to: 'Ada', message: ' ', interrupt: true } },
       { name: 'stop_bot', args: { to: 'Ada', reason: 'idle' } },
     ]
     let i = 0
@@ -394,12 +395,9 @@ describe('the log and the sources', () => {
     userPrompt(main, 'hello')
     await quiesce(host)
     const req = host.adapter.model.loopRequests().find((r) => r.sessionId === String(main.id))!
-    for (const name of ['message_bot', 'interrupt_bot']) {
-      expect(req.tools.find((t) => t.name === name)!.description).toMatch(/cannot see your chat or this conversation: write a self-contained message/)
-    }
-    expect(req.tools.find((t) => t.name === 'stop_bot')!.description).toMatch(
-      /Bot messages queued for it are discarded and their senders told; the user's own queued prompts are kept/,
-    )
+    expect(req.tools.find((t) => t.name === 'message_bot')!.description).toMatch(/cannot see your chat: be self-contained/)
+    expect(req.tools.find((t) => t.name === 'message_bot')!.description).toMatch(/interrupt: into its current turn/)
+    expect(req.tools.find((t) => t.name === 'stop_bot')!.description).toMatch(/Bot messages queued for it are dropped \(senders told\)/)
 
     // a real member Session: Ada's turn in a group round
     await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
@@ -409,7 +407,7 @@ describe('the log and the sources', () => {
     const inRoom = host.adapter.model.loopRequests().filter((r) => r.sessionId === memberSession)
     expect(inRoom.length).toBeGreaterThan(0)
     const teamTools = await teamToolNames()
-    expect(teamTools).toEqual(expect.arrayContaining(['interrupt_bot', 'message_bot', 'stop_bot', 'read_group_chat']))
+    expect(teamTools).toEqual(expect.arrayContaining(['message_bot', 'stop_bot', 'read_group_chat']))
     expect(await memberTools()).toContain('read_group_chat')
     for (const r of inRoom) expect(await teamToolsIn(r.toolNames)).toEqual(await memberTools())
   })

@@ -100,10 +100,13 @@ describe('botDelivery (in-process DSH)', () => {
     expect(userMessages(main).some((m) => m.source.type === 'reply')).toBe(false)
   })
 
-  it("interrupt_bot enters the busy Bot's current turn at its next request; to an idle Bot it starts a turn", async () => {
+  it("message_bot with interrupt enters the busy Bot's current turn at its next request; to an idle Bot it starts a turn", async () => {
     let phase = 'busy'
     const host = await start({
-      mock: { fallback: (req) => callOnce('interrupt_bot', { to: 'Ada', message: phase === 'busy' ? 'STOP-USING-TABS' : 'WAKE-UP' }, () => 'done')(req) },
+      mock: {
+        fallback: (req) =>
+          callOnce('message_bot', { to: 'Ada', message: phase === 'busy' ? 'STOP-USING-TABS' : 'WAKE-UP', interrupt: true }, () => 'done')(req),
+      },
       ada: {
         fallback: (req) =>
           said(req).includes('[Interruption') && !lastToolResults(req).length ? { text: 'ok, woke' } : callOnce('slow', {}, () => 'finished')(req),
@@ -121,7 +124,7 @@ describe('botDelivery (in-process DSH)', () => {
     await mainDone // the interruption is in Ada's next step while her slow tool still runs
     slow.release()
     await quiesce(host)
-    expect(toolResults(main, 'interrupt_bot')[0]).toMatch(/^Interrupted Ada \(delivery-1, hop 1\): it reads your message at its next step/)
+    expect(toolResults(main, 'message_bot')[0]).toMatch(/^Interrupted Ada \(delivery-1, hop 1\): it reads your message at its next step/)
     const adaRequests = host.adapter.model.loopRequests().filter((r) => r.model === 'ada')
     expect(adaRequests).toHaveLength(2)
     expect(said(adaRequests[0]!)).not.toContain('STOP-USING-TABS')
@@ -138,7 +141,7 @@ describe('botDelivery (in-process DSH)', () => {
     const again = userMessages(adaAgent).filter((m) => m.source.type === 'interrupt')[1]!
     expect(again.text).toContain('WAKE-UP')
     expect(turnAt(adaAgent, again.index)).toBe(2)
-    expect(toolResults(main, 'interrupt_bot')[1]).toMatch(/^Ada was idle; your message \(delivery-2, hop 1\) started its turn\./)
+    expect(toolResults(main, 'message_bot')[1]).toMatch(/^Ada was idle; your message \(delivery-2, hop 1\) started its turn\./)
   })
 
   it("stop_bot aborts the turn, discards queued Bot messages (recorded, reported to each sender), keeps the user's prompts, and tells the target why", async () => {
@@ -198,10 +201,12 @@ describe('botDelivery (in-process DSH)', () => {
     expect(ends.map((e) => e.reason.kind)).toEqual(['aborted', 'completed', 'completed'])
   })
 
-  it('a member Bot calling interrupt_bot or stop_bot is refused, and nothing happens to the target', async () => {
-    let tool = 'interrupt_bot'
+  it('a non-Main Bot is offered neither interrupt nor stop_bot; calling them anyway is refused or unknown, and nothing happens to the target', async () => {
+    let tool = 'message_bot'
     const host = await start({
-      bee: { fallback: (req) => callOnce(tool, { to: 'Ada', message: 'x', reason: 'y' }, (r) => `said: ${lastToolResults(r)[0]!.text}`)(req) },
+      bee: {
+        fallback: (req) => callOnce(tool, { to: 'Ada', message: 'x', reason: 'y', interrupt: true }, (r) => `said: ${lastToolResults(r)[0]!.text}`)(req),
+      },
       ada: { fallback: { text: 'ok' } },
     })
     const roster = host.ctx.botRoster
@@ -213,10 +218,12 @@ describe('botDelivery (in-process DSH)', () => {
     tool = 'stop_bot'
     userPrompt(beeAgent, 'stop')
     await quiesce(host)
-    expect(toolResults(beeAgent)).toEqual([
-      'Refused: Only a Main Bot may interrupt another Bot. Ask a Main Bot or the user, or use message_bot to queue a message instead.',
-      'Refused: Only a Main Bot may stop another Bot. Ask a Main Bot or the user.',
-    ])
+    const offered = host.adapter.model.loopRequests().find((r) => r.model === 'bee')!.tools
+    expect(offered.map((t) => t.name)).not.toContain('stop_bot')
+    expect(Object.keys((offered.find((t) => t.name === 'message_bot')!.parameters as { properties: object }).properties)).not.toContain('interrupt')
+    const [interrupted, stopped] = toolResults(beeAgent)
+    expect(interrupted).toBe('Refused: Only a Main Bot may interrupt another Bot. Ask a Main Bot or the user, or use message_bot to queue a message instead.')
+    expect(stopped).not.toMatch(/^Stopped/)
     expect(host.adapter.model.loopRequests().filter((r) => r.model === 'ada')).toHaveLength(0)
     expect(host.ctx.botDelivery.log()).toEqual([])
     void ada

@@ -6,6 +6,7 @@ import { defineTool } from '@deepseek-ai/dsh-tools'
 import type { Script, ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import type { Requester } from '../../../src/core/caller.ts'
+import { readSource } from '../../../src/core/sources.ts'
 
 export const user = { kind: 'user' } as const
 
@@ -48,9 +49,17 @@ export function signal(): { fire(): void; fired: Promise<void> } {
 /** One turn of the event loop: lets handlers already queued (turn ends, flush callbacks) run. */
 const tick = () => new Promise<void>((r) => setImmediate(r))
 
-/** True when nothing in the team is working or about to: agents idle with empty inboxes, no round. */
+/**
+ * Whether an agent's inbox holds work: a queued turn, or next-step input other than the plugin's
+ * injected notices (a role change: it waits for the next turn and wakes nothing).
+ */
+function pendingWork(a: Agent): boolean {
+  return a.inbox.nextTurn.length > 0 || a.inbox.nextStep.some((m) => readSource(m.source)?.form !== 'notice')
+}
+
+/** True when nothing in the team is working or about to: agents idle with no work pending, no round. */
 function still(host: DshHost): boolean {
-  if (host.ctx.agents.list().some((a) => a.status !== 'idle' || a.inbox.hasPending)) return false
+  if (host.ctx.agents.list().some((a) => a.status !== 'idle' || pendingWork(a))) return false
   return !host.ctx.botRooms.groups().some((g) => host.ctx.botRooms.roundRunning(g.id))
 }
 
@@ -73,7 +82,8 @@ export async function quiesce(host: DshHost, timeoutMs = 60_000): Promise<void> 
     await tick()
     if (still(host)) return
   }
-  throw new Error('the team did not go quiet')
+  const busy = host.ctx.agents.list().filter((a) => a.status !== 'idle' || pendingWork(a))
+  throw new Error(`the team did not go quiet: ${busy.map((a) => `${String(a.id)} is ${a.status}, ${a.inbox.nextTurn.length} turn(s) queued`).join('; ')}`)
 }
 
 export function userPrompt(agent: Agent, text: string) {

@@ -75,11 +75,13 @@ describe('state.json size under traffic', () => {
     // characters of body (ASCII here: 1 byte each) and RECORD_FIELDS bytes of everything else (ids,
     // Session id, times, outcome, chain, JSON punctuation and the line's indent), plus at most
     // MAX_BUDGETS (200) work budgets of BUDGET_BYTES each:
-    //   before + parts × 200 + 500 × (300 + 700) + 200 × 400 = before + parts × 200 + 580,000 bytes
+    //   before + parts × 300 + 500 × (300 + 700) + 200 × 400 = before + parts × 300 + 580,000 bytes
     // (about 0.6 MB), where the traffic itself was 1,000 × 8,000 = 8,000,000 characters of body.
     const RECORD_FIELDS = 700
     const BUDGET_BYTES = 400
-    const PART_BYTES = 200
+    // A part opened by a handoff and ended by another carries both its note and its end reason
+    // (the longest: "handoff: past the hard line (N of M tokens) before a step").
+    const PART_BYTES = 300
     // Bob's parts: the ones this test opened, and any the context steward opened on its own (a
     // chat of 8,000-character messages crosses its check line): each is one entry either way.
     const parts = roster.bot(bob.id)!.sessionParts.length - 1

@@ -41,8 +41,8 @@ describe('plugin entry on real DSH (in-process)', () => {
 
     const [first, second] = host.adapter.model.loopRequests()
     expect(first?.system).toContain("You are Main, the team's Lead")
-    expect(first?.system).toContain('Team rules:')
-    expect(first?.toolNames).toEqual(expect.arrayContaining(['list_bots', 'list_models', 'create_bot', 'update_bot', 'delete_bot']))
+    expect(first?.system).toContain('You are a Main Bot. The team when this part started: no other Bots.')
+    expect(first?.toolNames).toEqual(expect.arrayContaining(['list_bots', 'manage_bot']))
     expect(second?.messages.some((m) => m.role === 'tool' && m.text === roster)).toBe(true)
     const final = events.filter((e) => e.type === 'assistant/message').at(-1)?.data as any
     expect(final.message.content[0].text).toBe(`Roster: ${roster}`)
@@ -54,7 +54,7 @@ describe('plugin entry on real DSH (in-process)', () => {
     const plain = host.adapter.model.loopRequests().at(-1)!
     expect(await teamToolsIn(plain.toolNames)).toEqual([])
     expect([...plain.toolNames].sort()).toEqual(await dshToolNames())
-    expect(plain.system).not.toContain('Team rules:')
+    expect(plain.system).not.toContain('list_bots shows it now')
   })
 
   it('unloads cleanly: tools, sections, services, agents, listeners and routes disappear with its fiber', async () => {
@@ -85,7 +85,7 @@ describe('plugin entry on real DSH (in-process)', () => {
         .schemas(survivor)
         .map((t) => t.name)
         .filter((n) => /_bots?$|_group|group_|_chat$/.test(n))
-    expect(teamTools()).toEqual(expect.arrayContaining(['list_bots', 'message_bot', 'create_group']))
+    expect(teamTools()).toEqual(expect.arrayContaining(['list_bots', 'message_bot', 'manage_group']))
     expect(host.ctx.get('botArchive')?.status.driver).toBe('better-sqlite3')
     const live = await fetch(url)
     expect(live.status).toBe(200)
@@ -101,7 +101,7 @@ describe('plugin entry on real DSH (in-process)', () => {
     await fiber.dispose()
     expect(host.ctx.agents.list().map((a) => String(a.id))).toEqual([ownedByDsh]) // the Bot agents it created are gone…
     expect(teamTools()).toEqual([]) // …and the one DSH owns keeps none of its tools
-    expect(JSON.stringify(await host.ctx.systemPrompt.assemble({ agent: survivor } as any))).not.toContain('Team rules')
+    expect(JSON.stringify(await host.ctx.systemPrompt.assemble({ agent: survivor } as any))).not.toContain('a long-lived Bot on a team of Bots')
     expect(host.ctx.get('botArchive')).toBeUndefined()
     expect(host.ctx.get('botStore')).toBeUndefined()
     expect(host.ctx.get('botRoster')).toBeUndefined()

@@ -87,7 +87,7 @@ describe('services started in the order Cordis gives them', () => {
     const opened = await firstRequest()
     const early = await firstRequest({ agentFirst: true })
     expect(JSON.parse(early).tools.map((t: { name: string }) => t.name)).toEqual(
-      expect.arrayContaining(['list_bots', 'message_bot', 'create_group', 'schedule_task', 'remember', 'read_own_chat', 'request_secret']),
+      expect.arrayContaining(['list_bots', 'message_bot', 'add_schedule', 'remember', 'recall', 'read_own_chat', 'request_secret']),
     )
     expect(early).toBe(opened)
 

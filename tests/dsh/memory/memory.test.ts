@@ -243,7 +243,7 @@ describe('botMemory (in-process DSH)', () => {
     await settle(host, 'Dev')
     const req = host.adapter.model.loopRequests().find((r) => r.model === 'ada')!
     expect(host.ctx.botRoster.ownerOf(req.sessionId!)).toMatchObject({ kind: 'member', botId: ids.Ada })
-    expect(memorySection(req.system)).toContain('In a group you only read it')
+    expect(memorySection(req.system)).toContain('your own chat keeps it')
     expect(memorySection(req.system)).toContain('- Ada reviews every PR')
     expect(req.toolNames).not.toEqual(expect.arrayContaining(['remember']))
     expect(req.toolNames).not.toContain('recall')

@@ -186,12 +186,12 @@ const rows: Row[] = [
   {
     limit: 'createsPerTurn',
     to: 1,
-    by: 'roster: the second create_group of one turn is refused',
+    by: 'roster: the second group created in one turn is refused',
     script: {
       mock: {
         fallback: mainCalls([
-          { name: 'create_group', args: { name: 'G1', members: ['Main', 'Ada'] } },
-          { name: 'create_group', args: { name: 'G2', members: ['Main', 'Ada'] } },
+          { name: 'manage_group', args: { action: 'create', name: 'G1', members: ['Main', 'Ada'] } },
+          { name: 'manage_group', args: { action: 'create', name: 'G2', members: ['Main', 'Ada'] } },
         ]),
       },
     },
@@ -199,7 +199,7 @@ const rows: Row[] = [
       await bots(host, ['Ada'])
       userPrompt(await mainAgent(host), 'go')
       await quiesce(host)
-      expect(toolResults(await mainAgent(host), 'create_group')[1]).toMatch(
+      expect(toolResults(await mainAgent(host), 'manage_group')[1]).toMatch(
         /^Refused: One turn may create at most 1 Bots and groups, and this turn already created 1/,
       )
       expect(host.ctx.botRooms.groups().map((g) => g.name)).toEqual(['G1'])

@@ -44,7 +44,7 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     await advance(host, clock, 1 * MIN)
     const [run] = tasksIn(adaAgent)
     expect(tasksIn(adaAgent)).toHaveLength(1)
-    expect(run!.text).toBe('[Scheduled task schedule-1 — every 30 minutes, set by the user]\n\ncheck the build')
+    expect(run!.text).toBe('[Schedule schedule-1 — every 30 minutes, set by the user]\n\ncheck the build')
     expect(run!.source).toMatchObject({ type: 'schedule', scheduleId: 'schedule-1', createdBy: 'user', hop: 0, budget: 'budget:schedule-1#1' })
     expect(host.ctx.botSchedules.get('schedule-1')).toMatchObject({ runs: 1, lastRunAt: '2026-03-02T08:30:00.000Z', nextDueAt: '2026-03-02T09:00:00.000Z' })
     expect(host.ctx.botStore.state.budgets.find((b) => b.id === 'budget:schedule-1#1')).toMatchObject({ openedBy: 'schedule-1', used: 1 })
@@ -54,7 +54,7 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     const clock = new FakeClock(START)
     const busy = (req: RecordedRequest): Reply => (lastToolResults(req).length ? { text: 'slow done' } : { toolCalls: [{ name: 'slow', args: {} }] })
     const host = await team(
-      { mock: { fallback: { text: 'ok' } }, ada: { fallback: (req) => (JSON.stringify(req).includes('Scheduled task') ? { text: 'task done' } : busy(req)) } },
+      { mock: { fallback: { text: 'ok' } }, ada: { fallback: (req) => (JSON.stringify(req).includes('[Schedule ') ? { text: 'task done' } : busy(req)) } },
       clock,
     )
     const slow = slowTool(host, 'until-released')
@@ -147,12 +147,12 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     expect(host.ctx.botSchedules.get('schedule-1')).toMatchObject({ runs: 1, nextDueAt: '2026-03-02T08:50:00.000Z' })
   })
 
-  it('a Bot sets a task with its tool in a turn the user opened, at its own authority; refused in a turn another Bot started', async () => {
+  it('a Bot adds a schedule with add_schedule in a turn the user opened, at its own authority; refused in a turn another Bot started', async () => {
     const clock = new FakeClock(START)
     const schedule = (req: RecordedRequest): Reply =>
       lastToolResults(req).length
         ? { text: 'done' }
-        : { toolCalls: [{ name: 'schedule_task', args: { prompt: 'send the weekly summary', time: '09:00', days: 'mon', time_zone: 'Europe/Berlin' } }] }
+        : { toolCalls: [{ name: 'add_schedule', args: { prompt: 'send the weekly summary', time: '09:00', days: 'mon', time_zone: 'Europe/Berlin' } }] }
     const host = await team(
       {
         mock: { fallback: schedule },
@@ -168,7 +168,7 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     const main = await host.ctx.botRoster.agentOf('bot-1')
     userPrompt(main, 'remind me every Monday at 9')
     await quiesce(host)
-    expect(toolResults(main, 'schedule_task')[0]).toBe(
+    expect(toolResults(main, 'add_schedule')[0]).toBe(
       'Scheduled schedule-1 for Main: weekly on mon at 09:00 (Europe/Berlin); first due 2026-03-09T08:00:00.000Z.',
     )
     expect(host.ctx.botSchedules.get('schedule-1')).toMatchObject({ createdBy: 'bot-1', mode: 'workspace-write', target: { kind: 'bot', botId: 'bot-1' } })
@@ -176,7 +176,7 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
     userPrompt(await host.ctx.botRoster.agentOf(ada.id), 'ask Main to schedule something')
     await quiesce(host)
-    expect(toolResults(main, 'schedule_task')[1]).toMatch(/^Refused: Scheduled tasks are set or deleted only when the user asks/)
+    expect(toolResults(main, 'add_schedule')[1]).toMatch(/^Refused: Schedules are added or removed only when the user asks/)
     expect(host.ctx.botSchedules.list()).toHaveLength(1)
     // The refusal is in the diagnostics log.
     const log = (await host.ctx.botDiagnostics.read())
@@ -184,7 +184,7 @@ describe('scheduled tasks (in-process DSH, fake clock)', () => {
       .split('\n')
       .map((l) => JSON.parse(l))
     expect(log.filter((l) => l.kind === 'refusal').map((l) => l.message)).toEqual([
-      expect.stringMatching(/^tool: Scheduled tasks are set or deleted only when the user asks/),
+      expect.stringMatching(/^tool: Schedules are added or removed only when the user asks/),
     ])
   })
 

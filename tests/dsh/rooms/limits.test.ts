@@ -64,11 +64,16 @@ describe('storm', () => {
 describe('authority', () => {
   it('a member cannot update another group; an admin may change its own but not leave it adminless or remove itself', async () => {
     const host = await start({
-      ada: (req) => (lastToolResults(req).length ? { text: 'done' } : { toolCalls: [{ name: 'update_group', args: { group: 'Other', notice: 'hijacked' } }] }),
+      ada: (req) =>
+        lastToolResults(req).length
+          ? { text: 'done' }
+          : { toolCalls: [{ name: 'manage_group', args: { action: 'update', group: 'Other', notice: 'hijacked' } }] },
     })
     const ids = await bots(host, ['Ada', 'Bob', 'Cy'])
     await host.ctx.botRooms.createGroup(user, { name: 'Mine', members: ['Ada', 'Bob'], admin: 'Ada' })
     await host.ctx.botRooms.createGroup(user, { name: 'Other', members: ['Bob', 'Cy'], admin: 'Bob' })
+    // Ada's admin role takes effect from her next part (the offered tools are frozen with a part).
+    await host.ctx.botRoster.openOwnChat(ids.Ada!)
     const ada = await host.ctx.botRoster.agentOf(ids.Ada!)
     await prompt(host, ada, 'change the other group')
     expect(toolText(ada).at(-1)).toMatch(/^Refused: Only a Main Bot or this group's admin may change the group/)
@@ -160,7 +165,7 @@ describe('posting', () => {
     let adaOwn = 0
     const host = await start({
       ada: (req) => {
-        if (req.system.includes('speaking in the group')) return { text: '[PASS]' }
+        if (req.system.includes('You are speaking in the group')) return { text: '[PASS]' }
         adaOwn++
         return lastToolResults(req).length || adaOwn > 1
           ? { text: 'ok' }
@@ -170,6 +175,7 @@ describe('posting', () => {
     })
     const ids = await bots(host, ['Ada', 'Bob'])
     await host.ctx.botRooms.createGroup(user, { name: 'Team', members: ['Ada', 'Bob'], admin: 'Ada' })
+    await host.ctx.botRoster.openOwnChat(ids.Ada!) // her admin role (and post_to_group) from her next part
     const ada = await host.ctx.botRoster.agentOf(ids.Ada!)
     await prompt(host, ada, 'ask Bob for a review in the group')
     await settle(host, 'Team')

@@ -86,7 +86,7 @@ describe('routing matrix (real DSH, expected speakers in order)', () => {
 })
 
 describe('member Sessions', () => {
-  it("are created on first use, one per member per group, with the Bot identity and only the room's tools and read_own_chat", async () => {
+  it("are created on first use, one per member per group, with the Bot identity and only the room's tool, read_group_chat", async () => {
     const host = await start({ ada: { text: 'Ada here' }, bob: { text: 'Bob here' } })
     const ids = await bots(host, ['Ada', 'Bob'])
     const g = await host.ctx.botRooms.createGroup(user, { name: 'Dev', members: ['Ada', 'Bob'], admin: 'Ada' })
@@ -99,8 +99,8 @@ describe('member Sessions', () => {
     const reqs = host.adapter.model.loopRequests().filter((r) => r.model === 'ada')
     expect(new Set(reqs.map((r) => r.sessionId))).toEqual(new Set([sessions[ids.Ada!]]))
     expect(reqs[0]!.system).toContain('You are Ada')
-    expect(reqs[0]!.system).toContain('speaking in the group "Dev"')
-    expect(reqs[0]!.toolNames).toEqual(['read_group_chat', 'read_own_chat'])
+    expect(reqs[0]!.system).toContain('You are speaking in the group "Dev"')
+    expect(reqs[0]!.toolNames).toEqual(['read_group_chat'])
     // the identity there is the roster's, once, and promises none of the own chat's team tools
     expect(reqs[0]!.system.split('You are Ada').length).toBe(2)
     expect(reqs[0]!.system).not.toMatch(/create, change and delete Bots|interrupt or stop/)
@@ -114,7 +114,7 @@ describe('member Sessions', () => {
       .loopRequests()
       .filter((r) => r.model === 'mock')
       .at(-1)!
-    expect(mainReq.toolNames).toEqual(expect.arrayContaining(['create_group', 'update_group', 'delete_group', 'post_to_group', 'read_group_chat', 'list_bots']))
+    expect(mainReq.toolNames).toEqual(expect.arrayContaining(['manage_group', 'post_to_group', 'read_group_chat', 'list_bots']))
   })
 
   it("isolation: nothing of a member's private chat reaches its group request or the room log", async () => {

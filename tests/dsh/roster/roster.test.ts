@@ -1,4 +1,5 @@
 // botRoster on the real DSH core, in-process, with scripted models per Bot.
+import { offerFor } from '../../../src/core/offer.ts'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { defineTool } from '@deepseek-ai/dsh-tools'
 import { describe, expect, it } from 'vitest'
@@ -24,7 +25,7 @@ describe('botRoster (in-process DSH)', () => {
     expect(Object.keys(second.ctx.botStore.state.bots)).toEqual(['bot-1'])
   })
 
-  it('gives each Bot only its own persona; requests of a plain Session carry no team tools', async () => {
+  it("gives each Bot only its own persona and its role's team tools; requests of a plain Session carry no team tools", async () => {
     const host = await team({ fallback: { text: 'ok' } })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada', role: 'Reviewer', instructions: 'ADA-INSTRUCTIONS' })
     const bob = await host.ctx.botRoster.create(user, { name: 'Bob', role: 'Builder', instructions: 'BOB-INSTRUCTIONS' })
@@ -37,9 +38,9 @@ describe('botRoster (in-process DSH)', () => {
     expect(toAda!.system).not.toContain('BOB-INSTRUCTIONS')
     expect(toBob!.system).toContain('BOB-INSTRUCTIONS')
     expect(toBob!.system).not.toContain('ADA-INSTRUCTIONS')
-    // every team tool (roster, delivery, group) on a Bot's own chat; none on a plain Session
-    const teamTools = await teamToolNames()
-    expect(await teamToolsIn(toAda!.toolNames)).toEqual(teamTools)
+    // the team tools a non-Main Bot's own chat is offered (derived from decide); none on a plain Session
+    expect(await teamToolsIn(toAda!.toolNames)).toEqual(offerFor({ main: false, groups: 'none', kind: 'own' }).tools)
+    expect(offerFor({ main: false, groups: 'none', kind: 'own' }).tools.length).toBeLessThan((await teamToolNames()).length)
     expect(await teamToolsIn(toPlain!.toolNames)).toEqual([])
     expect([...toPlain!.toolNames].sort()).toEqual(await dshToolNames())
     expect(toPlain!.system).not.toMatch(/You are (Ada|Bob|Main)/)
@@ -110,17 +111,23 @@ describe('botRoster (in-process DSH)', () => {
     expect(agents.size).toBe(1)
   })
 
-  it('refuses create_bot from a member Bot, as an answer', async () => {
+  it('a non-Main Bot is not offered manage_bot: a call it makes anyway is an error result and creates nothing, and the roster refuses it too', async () => {
     const host = await team({
       fallback: (req) =>
-        lastToolResults(req).length ? { text: `said: ${lastToolResults(req)[0]!.text}` } : { toolCalls: [{ name: 'create_bot', args: { name: 'Intruder' } }] },
+        lastToolResults(req).length
+          ? { text: `said: ${lastToolResults(req)[0]!.text}` }
+          : { toolCalls: [{ name: 'manage_bot', args: { action: 'create', name: 'Intruder' } }] },
     })
     const bee = await host.ctx.botRoster.create(user, { name: 'Bee' })
     const agent = await host.ctx.botRoster.agentOf(bee.id)
     await prompt(host, agent, 'make a bot')
+    expect(host.adapter.model.loopRequests().at(-1)!.toolNames).not.toContain('manage_bot')
     const result = agent.session.events.find((e) => e.type === 'tool/result') as any
-    expect(result.data.message.content[0].isError).toBe(false)
-    expect(result.data.message.content[0].content[0].text).toMatch(/^Refused: Only a Main Bot may create Bots/)
+    expect(result.data.message.content[0].isError).toBe(true)
+    expect(host.ctx.botRoster.find('Intruder')).toBeUndefined()
+    await expect(host.ctx.botRoster.create({ kind: 'bot', sessionId: String(agent.id) }, { name: 'Intruder' })).rejects.toThrow(
+      /Only a Main Bot may create Bots/,
+    )
     expect(host.ctx.botRoster.find('Intruder')).toBeUndefined()
   })
 

@@ -79,12 +79,12 @@ describe("a Bot's working folder", () => {
     expect(host.ctx.botRoster.find('Bob')).toBeUndefined()
   })
 
-  it('a Main Bot cannot set it with update_bot, even in a turn the user opened: refused with a message naming the team page, nothing changed', async () => {
+  it('a Main Bot cannot set it: manage_bot offers no working folder (one passed anyway is refused), and the roster refuses it naming the team page; nothing changed', async () => {
     const folder = '/tmp'
     const host = await team((req) => {
       if (lastToolResults(req).length) return { text: `done: ${lastToolResults(req)[0]!.text}` }
       return userTextsSinceLastAssistant(req).join('\n').includes('MOVE')
-        ? { toolCalls: [{ name: 'update_bot', args: { bot: 'Ada', work_folder: folder } }] }
+        ? { toolCalls: [{ name: 'manage_bot', args: { action: 'update', bot: 'Ada', work_folder: folder } }] }
         : { text: 'ok' }
     })
     const ada = await host.ctx.botRoster.create(user, { name: 'Ada' })
@@ -92,8 +92,16 @@ describe("a Bot's working folder", () => {
     const agent = await host.ctx.botRoster.agentOf(main.id)
     userPrompt(agent, 'MOVE Ada to /tmp')
     await quiesce(host)
-    expect(toolResults(agent, 'update_bot')).toEqual([expect.stringMatching(/^Refused: Only the person sets a Bot's working folder.*team page/)])
+    const offered = host.adapter.model
+      .loopRequests()
+      .find((r) => r.toolNames.includes('manage_bot'))!
+      .tools.find((t) => t.name === 'manage_bot')!
+    expect(Object.keys((offered.parameters as { properties: object }).properties)).not.toContain('work_folder')
+    expect(toolResults(agent, 'manage_bot')).toEqual([expect.stringMatching(/^Refused: Bot Ada was not changed: .*work_folder/)])
     expect(host.ctx.botRoster.bot(ada.id)!.workFolder).toBeUndefined()
+    await expect(host.ctx.botRoster.update(from(host, main.id), 'Ada', { workFolder: folder })).rejects.toThrow(
+      /Only the person sets a Bot's working folder.*team page/,
+    )
     await expect(host.ctx.botRoster.create(from(host, main.id), { name: 'Cy', workFolder: folder })).rejects.toThrow(
       /Only the person sets a Bot's working folder/,
     )

@@ -14,22 +14,28 @@ const team = { memory: file('Team memory', 'standups at 9:30'), topics: {} }
 
 describe('renderMemorySection', () => {
   it('shows both MEMORY.md files without metadata and the topic list with counts, never topic contents', () => {
-    const text = renderMemorySection(own, team, { writesTeam: false })
+    const text = renderMemorySection(own, team)
     expect(text).toContain('## Your memory\n- prefers tabs\n- 用户喜欢简体中文回答\nTopics (recall reads them): deploy (2).')
-    expect(text).toContain('## Team memory\n- standups at 9:30\nTopics: none.')
-    expect(text).toContain('Team memory is read-only for you.')
+    expect(text).toContain('## Team memory\n- standups at 9:30')
+    expect(text).not.toContain('Topics: none')
     expect(text).not.toContain('Thursdays')
     expect(text).not.toContain('<!--')
   })
 
   it('is the same bytes for the same files (a re-render cannot move the prefix)', () => {
-    expect(renderMemorySection(own, team, { writesTeam: true })).toBe(renderMemorySection(structuredClone(own), structuredClone(team), { writesTeam: true }))
+    expect(renderMemorySection(own, team)).toBe(renderMemorySection(structuredClone(own), structuredClone(team)))
   })
 
-  it('tells a group Session it only reads memory and names no write tool', () => {
-    const text = renderMemorySection(own, team, { writesTeam: true, where: 'group' })
-    expect(text).toContain('In a group you only read it')
-    expect(text).not.toContain('`remember`')
+  it('repeats no rule the memory tools give, and tells a group Session its own chat keeps memory', () => {
+    expect(renderMemorySection(own, team)).not.toMatch(/keys|passwords|one short fact/)
+    const text = renderMemorySection(own, team, { where: 'group' })
+    expect(text).toContain('your own chat keeps it')
+    expect(text).not.toContain('recall')
+  })
+
+  it('is empty while neither memory holds anything (no section, no cost)', () => {
+    const empty = { memory: '', topics: {} }
+    expect(renderMemorySection(empty, { memory: '# Team memory\n', topics: {} })).toBe('')
   })
 })
 

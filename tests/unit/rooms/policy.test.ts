@@ -13,6 +13,7 @@ import {
   replayRound,
   reportChain,
   startRound,
+  roomRulesText,
   turnText,
   windowFor,
   type Poster,
@@ -170,7 +171,7 @@ describe('what a member reads', () => {
     const long = windowFor([{ from: 'user', name: 'User', text: 'x'.repeat(500) }], 0, 'a', { windowPosts: 5, windowPostChars: 100 })
     expect(long.shown[0]!.text.length).toBeLessThan(120)
   })
-  it('the turn text carries place, notice and the posts', () => {
+  it('the turn text carries place, notice and the posts, and not the rules the room section gives once', () => {
     const t = turnText({
       groupName: 'Dev',
       notice: 'Ship on Friday',
@@ -183,7 +184,8 @@ describe('what a member reads', () => {
     expect(t).toContain('you speak 2 of 3, after Bob')
     expect(t).toContain('Notice: Ship on Friday')
     expect(t).toContain('User: hi')
-    expect(t).toContain('[PASS]')
+    expect(t).not.toContain('[PASS]')
+    expect(roomRulesText('Dev', false)).toContain('[PASS]')
   })
 })
 
