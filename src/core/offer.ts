@@ -50,6 +50,17 @@ export const TEAM_TOOLS: Readonly<Record<string, { actions: readonly TeamAction[
   remove_schedule: { actions: [], kinds: ['own'] },
 }
 
+/**
+ * DSH's own tools a Session kind is not offered (denied on the agent's scope after its preset is
+ * mounted): a member's Session is hidden and its turns are the room's, so nobody answers a
+ * question or plan card there, and goals and orchestration loops belong in the Bot's own chat.
+ */
+export const DSH_TOOLS_DENIED: Readonly<Record<SessionKind, readonly string[]>> = {
+  own: [],
+  member: ['ask_user_question', 'exit_plan_mode', 'create_goal', 'get_goal', 'update_goal', 'workflow', 'ralph'],
+  task: [],
+}
+
 const SELF = 'offer:self'
 const OTHER = 'offer:other'
 /**

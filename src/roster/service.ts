@@ -51,7 +51,7 @@ import { BotCreateInput, BotUpdateInput, DEFAULT_PERMISSION_PRESET, nameTaken, t
 import { currentPart, IDENTITY_SECTION, identityText, liveBotList, liveGroupList, roleChangeText, TEAM_SECTION, teamText } from './identity.ts'
 import { botTools } from './tools.ts'
 import { PartRoles, type PartRole } from './part-role.ts'
-import { offerFor, sameRole, TEAM_TOOLS, type Offer, type Role, type SessionKind } from '../core/offer.ts'
+import { DSH_TOOLS_DENIED, offerFor, sameRole, TEAM_TOOLS, type Offer, type Role, type SessionKind } from '../core/offer.ts'
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { roleNoticeSource } from '../core/sources.ts'
@@ -1001,6 +1001,9 @@ export class BotRoster extends Service {
       ),
     )
     this.freezePart(sessionId, owner)
+    // DSH's tools this kind of Session is not offered (the preset is mounted before publication).
+    const deny = DSH_TOOLS_DENIED[owner.kind].filter((name) => this.ctx.tools.get(name, agent) !== undefined)
+    if (deny.length) track(ctx.tools.restrict({ deny }))
     track(ctx.systemPrompt.section({ name: IDENTITY_SECTION, order: 5, text: () => identityText(current()) }))
     if (owner.kind === 'own') track(ctx.systemPrompt.section({ name: TEAM_SECTION, order: 20, text: () => this.frozen.get(sessionId)?.team ?? '' }))
     this.wired.set(sessionId, { agent, owner })
