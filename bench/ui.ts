@@ -4,7 +4,7 @@
 //
 // The team (BOTS Bots with the Main Bot, GROUPS groups) is built once per run the way a person
 // builds it: Bots through the plugin's HTTP API (`POST /bot-team/api/bots`: each gets its own
-// DSH Session and bootstrap turn), groups by the Main Bot's `create_group` tool (the scripted model
+// DSH Session and bootstrap turn), groups by the Main Bot's `manage_group` tool (the scripted model
 // calls it GROUPS times in one turn; each group gets its room Session). That is BOTS + GROUPS
 // real DSH Sessions; the set-up prints how long it took.
 //
@@ -61,11 +61,11 @@ const script: Script = {
   fallback: (req) => {
     if (lastToolResults(req).length) return { text: 'done' }
     const said = lastUserText(req) ?? ''
-    if (said === 'bench: make the groups' && offersTool(req, 'create_group')) {
+    if (said === 'bench: make the groups' && offersTool(req, 'manage_group')) {
       return {
         toolCalls: Array.from({ length: GROUPS }, (_, g) => ({
-          name: 'create_group',
-          args: { name: `Group${String(g + 1).padStart(2, '0')}`, members: membersOf(g) },
+          name: 'manage_group',
+          args: { action: 'create', name: `Group${String(g + 1).padStart(2, '0')}`, members: membersOf(g) },
         })),
       }
     }
@@ -101,7 +101,7 @@ async function createBots(url: string): Promise<void> {
   await Promise.all(Array.from({ length: CREATE_AT_ONCE }, worker))
 }
 
-/** The Main Bot creates the groups (one turn, GROUPS `create_group` calls); wait until each has its room. */
+/** The Main Bot creates the groups (one turn, GROUPS `manage_group` calls); wait until each has its room. */
 async function createGroups(url: string): Promise<void> {
   const main = (await teamView(url)).bots.find((b: any) => b.main)
   await api(url, 'session.prompt', { sessionId: main.chatSessionId, mode: 'queue', content: [{ type: 'text', text: 'bench: make the groups' }] })
@@ -178,7 +178,7 @@ try {
   const [team, plain] = await Promise.all([serve(home), serve(plainHome, 'plain')])
   await untilTeamOpen(team.url, BOTS, GROUPS)
   console.log(
-    `bench ui set-up: ${sessions} DSH Sessions; pack+install ${installed}, DSH Web start ${startTook}, ${BOTS - 1} Bots by POST /bots ${botsTook}, ${GROUPS} groups by create_group ${groupsTook}, restart ${took()}`,
+    `bench ui set-up: ${sessions} DSH Sessions; pack+install ${installed}, DSH Web start ${startTook}, ${BOTS - 1} Bots by POST /bots ${botsTook}, ${GROUPS} groups by manage_group ${groupsTook}, restart ${took()}`,
   )
 
   const browser = await launchChromium()

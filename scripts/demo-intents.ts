@@ -7,9 +7,9 @@
 // written (the team tools validate them and answer a refusal the demo then shows).
 
 export type DemoIntent =
-  | { tool: 'create_bot'; args: { name: string; role?: string; instructions?: string } }
+  | { tool: 'manage_bot'; args: { action: 'create'; name: string; role?: string; instructions?: string } }
   | { tool: 'message_bot'; args: { to: string; message: string; reply_to: 'user' } }
-  | { tool: 'create_group'; args: { name: string; members: string[] } }
+  | { tool: 'manage_group'; args: { action: 'create'; name: string; members: string[] } }
   | { tool: 'post_to_group'; args: { group: string; text: string } }
   | { tool: 'stop_bot'; args: { to: string; reason: string } }
 
@@ -41,7 +41,7 @@ export function understand(raw: string): DemoIntent | undefined {
     ).exec(text))
   ) {
     const does = m[2]?.replace(/[.。!]+$/, '').trim()
-    return { tool: 'create_bot', args: { name: m[1]!, ...(does ? { role: does.slice(0, 24), instructions: `You ${does}.` } : {}) } }
+    return { tool: 'manage_bot', args: { action: 'create', name: m[1]!, ...(does ? { role: does.slice(0, 24), instructions: `You ${does}.` } : {}) } }
   }
   if (
     (m = new RegExp(
@@ -50,14 +50,14 @@ export function understand(raw: string): DemoIntent | undefined {
     ).exec(text))
   ) {
     const does = m[2]?.replace(/[。.!！]+$/, '').trim()
-    return { tool: 'create_bot', args: { name: m[1]!, ...(does ? { role: does.slice(0, 24), instructions: `你负责${does}。` } : {}) } }
+    return { tool: 'manage_bot', args: { action: 'create', name: m[1]!, ...(does ? { role: does.slice(0, 24), instructions: `你负责${does}。` } : {}) } }
   }
   // create a group (named G) with X and Y
   if (
     (m = new RegExp(String.raw`^(?:please\s+)?(?:create|make|start)\s+(?:a\s+)?group(?:\s+(?:named|called)\s+${NAME})?\s+with\s+(.+?)[.!]?$`, 'iu').exec(text))
   ) {
     const list = members(m[2]!)
-    return { tool: 'create_group', args: { name: m[1] ?? `${list.join('-')}`.slice(0, 60), members: list } }
+    return { tool: 'manage_group', args: { action: 'create', name: m[1] ?? `${list.join('-')}`.slice(0, 60), members: list } }
   }
   if (
     (m = new RegExp(
@@ -66,7 +66,7 @@ export function understand(raw: string): DemoIntent | undefined {
     ).exec(text))
   ) {
     const list = members(m[2]!)
-    return { tool: 'create_group', args: { name: m[1] ?? `${list.join('-')}`.slice(0, 60), members: list } }
+    return { tool: 'manage_group', args: { action: 'create', name: m[1] ?? `${list.join('-')}`.slice(0, 60), members: list } }
   }
   // post in group G: text
   if ((m = new RegExp(String.raw`^(?:please\s+)?post\s+(?:in|to)\s+(?:the\s+)?(?:group\s+)?${NAME}\s*[:：]\s*(.+)$`, 'isu').exec(text))) {

@@ -29,7 +29,7 @@ function summarise(text: string, isError: boolean | undefined): string {
 }
 
 /** The demo's only rule: every loop request is answered from the request itself, so it never runs out. */
-const INTENT_TOOLS = ['create_bot', 'message_bot', 'create_group', 'post_to_group', 'stop_bot']
+const INTENT_TOOLS = ['manage_bot', 'message_bot', 'manage_group', 'post_to_group', 'stop_bot']
 
 export function demoReply(req: RecordedRequest): Reply {
   const said = lastUserText(req) ?? ''

@@ -280,10 +280,8 @@ export function turnText(f: TurnFacts): string {
  * every turn's message.
  */
 export function roomRulesText(groupName: string, isAdmin: boolean): string {
-  return [
-    `You are speaking in the group "${groupName}": your reply is posted there under your name, for its members and the user. This Session is only for the group; your own chat is not here.`,
-    `Keep posts short; reply [PASS] if you have nothing new; @Name calls a member next.${isAdmin ? ' You are its admin: you moderate, and @all calls every member.' : ''}`,
-  ].join('\n')
+  const admin = isAdmin ? ' You are its admin: you moderate, and @all calls every member.' : ''
+  return `You are speaking in the group "${groupName}" (not your own chat): your reply is posted there under your name. Keep posts short; reply [PASS] if you have nothing new; @Name calls a member next.${admin}`
 }
 
 // ── showing posts (no forgery) ───────────────────────────────────────────────────────────────

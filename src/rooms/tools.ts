@@ -1,8 +1,8 @@
 /**
- * The rooms' tools. `groupTools` go on own chats by the part's role (`create_group`,
- * `update_group`, `delete_group`, `post_to_group`, `read_group_chat`, each where `decide` could
- * allow it); `memberTools` on a member's group Session (`read_group_chat`, pinned to that group: a
- * member speaks by replying). Each names its caller from the calling Session, lets the service
+ * The rooms' tools. `groupTools` go on own chats by the part's role (`manage_group` with the
+ * actions of create, update, delete `decide` could allow it; `post_to_group`, `read_group_chat`);
+ * `memberTools` on a member's group Session (`read_group_chat`, pinned to that group: a member
+ * speaks by replying). Each names its caller from the calling Session, lets the service
  * ask `decide`, and answers in plain text (refusals too). Wording and argument shapes only.
  */
 import { requesterOf } from '../core/caller.ts'

@@ -33,7 +33,7 @@ function script(req: RecordedRequest): Reply {
   const results = lastToolResults(req)
   if (results.length) return { text: `${me} saw: ${results[0]!.text}` }
   const said = userTextsSinceLastAssistant(req).join('\n')
-  if (me === 'Main' && said.includes('make Ada')) return { toolCalls: [{ name: 'create_bot', args: { name: 'Ada', role: 'Reviewer' } }] }
+  if (me === 'Main' && said.includes('make Ada')) return { toolCalls: [{ name: 'manage_bot', args: { action: 'create', name: 'Ada', role: 'Reviewer' } }] }
   if (me === 'Main' && said.includes('remember')) return { toolCalls: [{ name: 'remember', args: { text: 'The launch plan is ZEBRA-7', team: true } }] }
   return { text: `${me}: ok` }
 }

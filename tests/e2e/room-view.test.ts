@@ -22,7 +22,7 @@ function teamScript(req: RecordedRequest): Reply {
   if (results.length) return { text: `${me} saw: ${results[0]!.text}` }
   const said = userTextsSinceLastAssistant(req).join('\n')
   if (me === 'Main' && said.includes('make group'))
-    return { toolCalls: [{ name: 'create_group', args: { name: 'Crew', members: ['Main', 'Ada', 'Bo'], admin: 'Main', mode: 'everyone' } }] }
+    return { toolCalls: [{ name: 'manage_group', args: { action: 'create', name: 'Crew', members: ['Main', 'Ada', 'Bo'], admin: 'Main', mode: 'everyone' } }] }
   return { text: 'plain answer' }
 }
 

@@ -20,9 +20,9 @@ function teamScript(req: RecordedRequest): Reply {
   const results = lastToolResults(req)
   if (results.length) return { text: `${me} saw: ${results[0]!.text}` }
   const said = userTextsSinceLastAssistant(req).join('\n')
-  if (me === 'Main' && said.includes('make Ada')) return { toolCalls: [{ name: 'create_bot', args: { name: 'Ada', role: 'Reviewer' } }] }
+  if (me === 'Main' && said.includes('make Ada')) return { toolCalls: [{ name: 'manage_bot', args: { action: 'create', name: 'Ada', role: 'Reviewer' } }] }
   if (me === 'Main' && said.includes('make group'))
-    return { toolCalls: [{ name: 'create_group', args: { name: 'Crew', members: ['Main', 'Ada'], admin: 'Main', mode: 'everyone' } }] }
+    return { toolCalls: [{ name: 'manage_group', args: { action: 'create', name: 'Crew', members: ['Main', 'Ada'], admin: 'Main', mode: 'everyone' } }] }
   if (me === 'Main' && said.includes('ask Ada'))
     return { toolCalls: [{ name: 'message_bot', args: { to: 'Ada', message: 'What is 2+2? Answer with a number.' } }] }
   if (me === 'Ada' && said.includes('What is 2+2?')) return { text: 'Ada answers: 4' }
@@ -60,11 +60,11 @@ describe('a team at work in DSH Web', () => {
     const main = await sessionTitled('Main')
     let ended = (await events(main)).filter((e) => e.type === 'turn/end').length
     await api(web.url, 'session.prompt', { sessionId: main, mode: 'queue', content: [{ type: 'text', text: 'please make Ada' }] })
-    expect(texts(await until(main, turnsEnded(++ended), 'create_bot')).at(-1)).toMatch(/Main saw: Created Bot Ada/)
+    expect(texts(await until(main, turnsEnded(++ended), 'the new Bot')).at(-1)).toMatch(/Main saw: Created Bot Ada/)
     const ada = await sessionTitled('Ada') // Ada's own chat is a listed DSH Web chat
 
     await api(web.url, 'session.prompt', { sessionId: main, mode: 'queue', content: [{ type: 'text', text: 'now make group' }] })
-    expect(texts(await until(main, turnsEnded(++ended), 'create_group')).at(-1)).toMatch(/Main saw: .*Crew/)
+    expect(texts(await until(main, turnsEnded(++ended), 'the new group')).at(-1)).toMatch(/Main saw: .*Crew/)
     const room = await sessionTitled('Crew')
 
     const roomTurns = (await events(room)).filter((e) => e.type === 'turn/end').length

@@ -5,27 +5,33 @@ import { canDo, isChinese, understand } from '../../../scripts/demo-intents.ts'
 describe('understand', () => {
   it('reads the English requests', () => {
     expect(understand('create a Bot named Writer who writes drafts')).toEqual({
-      tool: 'create_bot',
-      args: { name: 'Writer', role: 'writes drafts', instructions: 'You writes drafts.' },
+      tool: 'manage_bot',
+      args: { action: 'create', name: 'Writer', role: 'writes drafts', instructions: 'You writes drafts.' },
     })
-    expect(understand('Create a bot called Ada')).toEqual({ tool: 'create_bot', args: { name: 'Ada' } })
+    expect(understand('Create a bot called Ada')).toEqual({ tool: 'manage_bot', args: { action: 'create', name: 'Ada' } })
     expect(understand('ask Writer to draft a haiku')).toEqual({
       tool: 'message_bot',
       args: { to: 'Writer', message: 'Please draft a haiku', reply_to: 'user' },
     })
-    expect(understand('create a group with Writer and Main')).toEqual({ tool: 'create_group', args: { name: 'Writer-Main', members: ['Writer', 'Main'] } })
+    expect(understand('create a group with Writer and Main')).toEqual({
+      tool: 'manage_group',
+      args: { action: 'create', name: 'Writer-Main', members: ['Writer', 'Main'] },
+    })
     expect(understand('create a group named Crew with Ada, Bea and Cy')).toEqual({
-      tool: 'create_group',
-      args: { name: 'Crew', members: ['Ada', 'Bea', 'Cy'] },
+      tool: 'manage_group',
+      args: { action: 'create', name: 'Crew', members: ['Ada', 'Bea', 'Cy'] },
     })
     expect(understand('post in Crew: hello all')).toEqual({ tool: 'post_to_group', args: { group: 'Crew', text: 'hello all' } })
     expect(understand('stop Writer')).toEqual({ tool: 'stop_bot', args: { to: 'Writer', reason: 'The person asked to stop.' } })
   })
 
   it('reads the Chinese requests', () => {
-    expect(understand('创建一个叫 Writer 的 Bot，负责写作')).toMatchObject({ tool: 'create_bot', args: { name: 'Writer', role: '写作' } })
+    expect(understand('创建一个叫 Writer 的 Bot，负责写作')).toMatchObject({ tool: 'manage_bot', args: { action: 'create', name: 'Writer', role: '写作' } })
     expect(understand('让Writer写一首诗')).toEqual({ tool: 'message_bot', args: { to: 'Writer', message: '请写一首诗', reply_to: 'user' } })
-    expect(understand('创建群组，成员有 Writer 和 Main')).toEqual({ tool: 'create_group', args: { name: 'Writer-Main', members: ['Writer', 'Main'] } })
+    expect(understand('创建群组，成员有 Writer 和 Main')).toEqual({
+      tool: 'manage_group',
+      args: { action: 'create', name: 'Writer-Main', members: ['Writer', 'Main'] },
+    })
     expect(understand('在 Crew 群里发：大家好')).toEqual({ tool: 'post_to_group', args: { group: 'Crew', text: '大家好' } })
     expect(understand('停止 Writer')).toMatchObject({ tool: 'stop_bot', args: { to: 'Writer' } })
   })
