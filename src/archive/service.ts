@@ -1,7 +1,7 @@
 /**
  * `botArchive` — every Bot's long-term record: `bot/archive.sqlite`, an FTS5 index derived from
  * DSH's Session logs (the ledger; the index is never a second copy of truth), and the
- * `read_own_chat` tool on every Bot Session.
+ * `read_own_chat` tool on every Bot's own chat.
  *
  * Owns: loading a SQLite driver (sqlite.ts: activation never throws — a broken native build must
  * not take DSH down; the problem is one clear stderr line naming the repair, and `status` says

@@ -14,8 +14,7 @@ export const SESSION_KINDS = ['own', 'member', 'task'] as const
 export type SessionKind = (typeof SESSION_KINDS)[number]
 
 /** Standing in groups: in an own chat the highest over the Bot's groups; in a member Session, in that group. */
-export const GROUP_STANDINGS = ['none', 'member', 'admin'] as const
-export type GroupStanding = (typeof GROUP_STANDINGS)[number]
+const GROUP_STANDINGS = ['none', 'member', 'admin'] as const
 
 export const Role = z.object({ main: z.boolean(), groups: z.enum(GROUP_STANDINGS), kind: z.enum(SESSION_KINDS) }).strict()
 export type Role = z.infer<typeof Role>

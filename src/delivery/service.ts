@@ -25,7 +25,8 @@
  *
  * Composes: starts once `botRoster`, `botLimits` and `botPause` are up (its start-up recovery may
  * send, asking the pause first); asks `botLimits` at each check. On each own-chat agent at
- * `bot-team/bot-attached`: its tools and two read-only listeners, `agent/inbox/claimed` (per-turn
+ * `bot-team/bot-attached`: two read-only listeners (its tools are offered through
+ * `botRoster.offerTools`, by the part's role), `agent/inbox/claimed` (per-turn
  * sends, reply wishes) and `agent/inbox/discarded`; neither vetoes nor reorders. Globally:
  * `session/event`, read only (a relayed `user/message` flushed to the log marks its record
  * delivered; `turn/end` routes replies and releases held messages); `bot-team/bot-deleted` (discards its pending records);

@@ -1,13 +1,9 @@
 /**
  * The delivery tools on a Bot's own chat, by the role its part was offered for: `message_bot`
  * (with `interrupt` for Main Bots: into the target's current turn) and, for Main Bots, `stop_bot`.
- *
- * Thin adapters: each tool passes the calling Session and its arguments to the service, which
- * identifies the Bot and checks everything (authority, hop limit, send cap, work budget, sizes),
- * and answers in plain text. Refusals, unknown targets, self-messages and deleted targets are
- * answers ("Refused: …"), not throws.
- * Deliberately narrow: wording and arguments; no tool ever waits for the target's turn (two Bots
- * waiting on each other would deadlock) — answers come back as new messages.
+ * Thin adapters: the service identifies the Bot and checks everything (authority, hops, send cap,
+ * work budget, sizes); refusals are answers ("Refused: …"), not throws. No tool waits for the
+ * target's turn (two Bots waiting on each other would deadlock): answers come back as messages.
  */
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 import { defineTeamTool } from '../dsh/team-tool.ts'

@@ -4,7 +4,7 @@
  * Owns: the memory files under `bot/memory/` (through `files.ts`), every change to them — one at
  * a time, checked in this order: team writer → rights (`botRoster.check`, the pure `decide`) →
  * entry shape → secret-like filter → topic name → caps — and journaled (`journal.jsonl`: time,
- * op, actor, scope, file, before, after); the tools `remember` / `forget` / `recall` on every Bot
+ * op, actor, scope, file, before, after); the tools `remember` (with `forget`) / `recall` on every Bot
  * Bot's own chat; the frozen memory section of each Session part and group Session; and
  * archiving a deleted Bot's folder.
  *
@@ -19,10 +19,10 @@
  * nothing and says what to do; a store error propagates as the tool's refusal (`answer`).
  *
  * Composes: listens to the roster's `bot-team/bot-attached` and `bot-team/member-attached` (after
- * the roster wired identity, preset and tools) and adds its section (order 30: after identity 5
- * and team rules 20, before the room's sections) on `agent.ctx`, and its tools in own chats only
- * (group Sessions keep the room's narrow tool set); agents that already
- * existed when this service started get them at start. `bot-team/bot-deleted` archives. Nothing
+ * the roster wired identity, preset and role) and adds its section (order 30: after identity 5
+ * and the team or room section 20) on `agent.ctx`; its tools are offered on own chats only
+ * through `botRoster.offerTools`, by the part's role (group Sessions keep the room's narrow tool
+ * set); agents that already existed when this service started get the section at start. `bot-team/bot-deleted` archives. Nothing
  * is vetoed or prepended.
  */
 import type { Requester } from '../core/caller.ts'

@@ -33,7 +33,7 @@
  *   - `llm/stream`: the last check on every outgoing request; a request that still holds a value
  *     is not sent on: the same request, masked, is streamed instead (`ctx.llm.stream`), marked so
  *     it passes this listener the second time. Counted in `stats().requestsRewritten`.
- *   Nothing is vetoed. Listens to `bot-team/bot-attached` (adds the tool) and `bot-team/bot-deleted`.
+ *   Nothing is vetoed. Offers the tool through `botRoster.offerTools`; listens to `bot-team/bot-deleted`.
  */
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'

@@ -25,8 +25,8 @@
  * Composes: starts once `botRoster`, `botLimits` and `botPause` are up; asks `botLimits` at each
  * run, and `botRooms` (a group's task waits while the rooms are not up). Read-only listeners:
  * `session/event` (`turn/end`: a busy Bot may now be idle), `bot-team/work-released`,
- * `bot-team/writer`, team state changes; tools on each own-chat agent at `bot-team/bot-attached`
- * (no veto, no order).
+ * `bot-team/writer`, team state changes; its tools offered on own chats through
+ * `botRoster.offerTools` (no veto, no order).
  */
 import type { Requester } from '../../core/caller.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'
