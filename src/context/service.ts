@@ -295,7 +295,7 @@ export class BotContext extends Service {
     for (const m of messages) {
       if (readSourceOf(m.source, 'handoff')) continue
       this.stats.forwarded++
-      target.followup(createUserMessage({ content: m.content, source: m.source }))
+      this.pass(target, m)
     }
   }
 
@@ -518,11 +518,15 @@ export class BotContext extends Service {
     const target = await this.roster.agentOf(botId)
     for (const m of left) {
       old.inbox.remove(m.id)
-      if (readSourceOf(m.source, 'handoff')) continue
-      const copy = createUserMessage({ content: m.content, source: m.source })
-      if (readSource(m.source)?.form === 'notice') target.inject(copy)
-      else target.followup(copy)
+      if (!readSourceOf(m.source, 'handoff')) this.pass(target, m)
     }
+  }
+
+  /** Hand a message of an old part to the current one: a notice injected (it starts no turn), the rest as follow-ups. */
+  private pass(target: Agent, m: UserMessage): void {
+    const copy = createUserMessage({ content: m.content, source: m.source })
+    if (readSource(m.source)?.form === 'notice') target.inject(copy)
+    else target.followup(copy)
   }
 
   /**

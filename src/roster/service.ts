@@ -1115,6 +1115,13 @@ export class BotRoster extends Service {
     if (after && !(before && sameRole(before.role, after.role))) for (const offer of this.toolOffers) this.offerOn(offer, sessionId)
   }
 
+  /** Whether a Session is the Bot's current own-chat part or its current Session in the group. */
+  private isCurrentSession(sessionId: string, owner: BotSessionOwner): boolean {
+    const bot = this.bot(owner.botId)
+    if (owner.kind === 'own') return bot !== undefined && currentPart(bot) === sessionId
+    return this.state.groups[owner.groupId]?.memberSessions[owner.botId] === sessionId
+  }
+
   private tellRoleChanges(): void {
     for (const sessionId of this.wired.keys()) this.tellRoleChange(sessionId)
   }
@@ -1126,7 +1133,7 @@ export class BotRoster extends Service {
   private tellRoleChange(sessionId: string): void {
     const wired = this.wired.get(sessionId)
     const record = this.frozen.get(sessionId)
-    const now = wired && this.roleNow(wired.owner)
+    const now = wired && this.isCurrentSession(sessionId, wired.owner) ? this.roleNow(wired.owner) : undefined
     if (!wired || !record || !now) return
     const text = roleChangeText(record.told ?? record.role, now, record.role)
     if (!text) return
