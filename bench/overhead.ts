@@ -12,7 +12,8 @@
 // identity and team text in the system prompt) is counted in the Main Bot's first request of a
 // fresh part with 1, 10 and 50 Bots on the team.
 // The plain request's size is saved for `bench rooms` and `bench memory` (`bench/lib/plain-base.ts`).
-// Run: node bench/overhead.ts   (BENCH_OVERHEAD_TARBALL=<tgz> skips the build; BENCH_DUMP=<dir> writes the bodies)
+// Run: node bench/overhead.ts [team sizes, default 1,10,50]   (BENCH_OVERHEAD_TARBALL=<tgz> skips the
+// build; BENCH_DUMP=<dir> writes the bodies; BENCH_PLAIN_FILE=<file> saves the plain size elsewhere)
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { buildAndPack } from '../scripts/pack.ts'
@@ -24,7 +25,9 @@ import { savePlainBase } from './lib/plain-base.ts'
 import { teamSectionChars, wireChars, type WireChars } from './lib/wire.ts'
 
 const PROMPT = 'What does the build script in this folder do?'
-const SIZES = [1, 10, 50]
+const SIZES = (process.argv[2] ?? '1,10,50').split(',').map(Number)
+if (SIZES[0] !== 1 || SIZES.length !== 3 || !SIZES.every((n, i) => Number.isInteger(n) && (i === 0 || n > SIZES[i - 1]! + 3)))
+  throw new Error('usage: node bench/overhead.ts [1,<n>,<m>] (increasing, each more than 3 above the last)')
 
 const bodies = new Map<RecordedRequest, Record<string, unknown>>()
 const started: { stop(): Promise<void> }[] = []
@@ -112,7 +115,7 @@ try {
   const detail = (name: string, c: { req: RecordedRequest; chars: WireChars }) =>
     `${name}: chars=${c.chars.total} system=${c.chars.system} tools=${c.req.toolNames.length} schema_chars=${c.chars.tools} team_tools=${teamTools(c).length}[${teamTools(c).join(',')}] messages=${c.chars.messages}`
   console.log(
-    `bench overhead: bot/plain=${r(bot)} main/plain=${r(main)} member/plain=${r(member)} plain_chars=${plain.chars.total} team_section_1/10/50=${sections.join('/')} team_section_50/1=${(sections[2]! / sections[0]!).toFixed(2)}`,
+    `bench overhead: bot/plain=${r(bot)} main/plain=${r(main)} member/plain=${r(member)} plain_chars=${plain.chars.total} team_section_${SIZES.join('/')}=${sections.join('/')} team_section_${SIZES[2]}/1=${(sections[2]! / sections[0]!).toFixed(2)}`,
   )
   for (const [name, c] of Object.entries({ plain, main, bot, member })) console.log(`  ${detail(name, c)}`)
 } finally {

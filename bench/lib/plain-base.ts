@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const file = join(root, '.tmp', 'bench', 'plain-request.json')
+const file = process.env.BENCH_PLAIN_FILE || join(root, '.tmp', 'bench', 'plain-request.json')
 
 export interface PlainBase {
   /** JSON characters of the whole first request (system + tools + messages). */
