@@ -201,11 +201,12 @@ describe('botDelivery (in-process DSH)', () => {
     expect(ends.map((e) => e.reason.kind)).toEqual(['aborted', 'completed', 'completed'])
   })
 
-  it('a non-Main Bot is offered neither interrupt nor stop_bot; calling them anyway is refused or unknown, and nothing happens to the target', async () => {
+  it('a non-Main Bot is offered neither interrupt nor stop_bot: an interrupt it passes anyway is a queued message, a stop an unknown tool; the service refuses both', async () => {
     let tool = 'message_bot'
     const host = await start({
       bee: {
-        fallback: (req) => callOnce(tool, { to: 'Ada', message: 'x', reason: 'y', interrupt: true }, (r) => `said: ${lastToolResults(r)[0]!.text}`)(req),
+        fallback: (req) =>
+          callOnce(tool, { to: 'Ada', message: 'x', reason: 'y', interrupt: true, reply_to: 'user' }, (r) => `said: ${lastToolResults(r)[0]!.text}`)(req),
       },
       ada: { fallback: { text: 'ok' } },
     })
@@ -221,12 +222,13 @@ describe('botDelivery (in-process DSH)', () => {
     const offered = host.adapter.model.loopRequests().find((r) => r.model === 'bee')!.tools
     expect(offered.map((t) => t.name)).not.toContain('stop_bot')
     expect(Object.keys((offered.find((t) => t.name === 'message_bot')!.parameters as { properties: object }).properties)).not.toContain('interrupt')
-    const [interrupted, stopped] = toolResults(beeAgent)
-    expect(interrupted).toBe('Refused: Only a Main Bot may interrupt another Bot. Ask a Main Bot or the user, or use message_bot to queue a message instead.')
+    const [queued, stopped] = toolResults(beeAgent)
+    // The undeclared argument never reaches the service: what Bee may do, a queued message, is done.
+    expect(queued).toMatch(/^Sent to Ada \(delivery-1, hop 1\)\./)
     expect(stopped).not.toMatch(/^Stopped/)
-    expect(host.adapter.model.loopRequests().filter((r) => r.model === 'ada')).toHaveLength(0)
-    expect(host.ctx.botDelivery.log()).toEqual([])
-    void ada
+    expect(host.ctx.botDelivery.log().map((d) => d.kind)).toEqual(['message'])
+    await expect(host.ctx.botDelivery.send(from(host, bee.id), { to: ada.id, kind: 'interrupt', body: 'now' })).rejects.toThrow(/Only a Main Bot may interrupt/)
+    await expect(host.ctx.botDelivery.stop(from(host, bee.id), ada.id, 'y')).rejects.toThrow(/Only a Main Bot may stop/)
   })
 
   it('refuses unknown targets, self-messages and deleted targets as answers', async () => {

@@ -213,7 +213,7 @@ describe('botMemory (in-process DSH)', () => {
     expect(existsSync(join(memoryDir(host), 'x.md'))).toBe(false)
   })
 
-  it('a member cannot write team memory; a group admin can; a Main Bot edits another Bot only in a turn the user opened', async () => {
+  it('a member cannot write team memory (its remember has no team argument; the service refuses it); a group admin can; a Main Bot edits another Bot only in a turn the user opened', async () => {
     const host = await team({
       steps: [{ toolCalls: [{ name: 'remember', args: { text: 'team fact from Bob', team: true } }] }, { text: 'done' }],
       fallback: { text: 'ok' },
@@ -223,8 +223,15 @@ describe('botMemory (in-process DSH)', () => {
     await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' })
     const bobAgent = await host.ctx.botRoster.agentOf(bob.id)
     await prompt(host, bobAgent, 'save a team fact')
-    expect(toolResults(bobAgent, 'remember')[0]).toMatch(/^Refused: .*team memory/i)
+    const offered = host.adapter.model
+      .loopRequests()
+      .at(-1)!
+      .tools.find((t) => t.name === 'remember')!
+    expect(Object.keys((offered.parameters as { properties: object }).properties)).not.toContain('team')
+    // The undeclared argument never reaches the service: the entry is his own, and the answer says so.
+    expect(toolResults(bobAgent, 'remember')[0]).toMatch(/^Saved in your memory/)
     expect(existsSync(join(memoryDir(host), 'team', 'MEMORY.md'))).toBe(false)
+    await expect(host.ctx.botMemory.remember(from(host, bob.id), { text: 'team fact from Bob', team: true })).rejects.toThrow(/team memory/i)
     expect(await host.ctx.botMemory.remember(from(host, ada.id), { text: 'team fact from the admin', team: true })).toMatch(/^Saved in team memory/)
     // Outside a turn the user opened, a Main Bot may not write another Bot's memory.
     const main = mainBot(host)

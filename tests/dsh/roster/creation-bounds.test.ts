@@ -17,9 +17,9 @@ describe('creation bounded by the turn', () => {
             steps: [
               {
                 toolCalls: [
-                  { name: 'create_bot', args: { name: 'Root', permission_preset: 'danger-full-access', main: true } },
-                  { name: 'create_bot', args: { name: 'Ghost', permission_preset: 'read-only', hidden: true } },
-                  { name: 'create_group', args: { name: 'Crew', members: ['Main', 'Eve'], admin: 'Eve' } },
+                  { name: 'manage_bot', args: { action: 'create', name: 'Root', permission_preset: 'danger-full-access', main: true } },
+                  { name: 'manage_bot', args: { action: 'create', name: 'Ghost', permission_preset: 'read-only', hidden: true } },
+                  { name: 'manage_group', args: { action: 'create', name: 'Crew', members: ['Main', 'Eve'], admin: 'Eve' } },
                 ],
               },
               { text: 'done' },
@@ -46,14 +46,14 @@ describe('creation bounded by the turn', () => {
     ).toEqual(['Main'])
     expect(host.ctx.botRoster.bots().filter((b) => b.hidden)).toEqual([])
     expect(host.ctx.botRooms.groups().filter((g) => g.admin === eve.id)).toEqual([])
-    expect(toolResults(agent, 'create_bot')[0]).toMatch(/^Refused: /)
-    expect(toolResults(agent, 'create_group')[0]).toMatch(/^Refused: /)
+    expect(toolResults(agent, 'manage_bot')[0]).toMatch(/^Refused: /)
+    expect(toolResults(agent, 'manage_group')[0]).toMatch(/^Refused: /)
   })
 
-  it('arguments create_bot does not declare never reach the roster: "hidden" from a model is dropped, in the person\'s own turn too', async () => {
+  it('arguments manage_bot does not declare never reach the roster: "hidden" from a model is dropped, in the person\'s own turn too', async () => {
     const host = track(
       await startTeamHost({
-        mock: { steps: [{ toolCalls: [{ name: 'create_bot', args: { name: 'Ghost', hidden: true, pinned: true } }] }, { text: 'done' }] },
+        mock: { steps: [{ toolCalls: [{ name: 'manage_bot', args: { action: 'create', name: 'Ghost', hidden: true, pinned: true } }] }, { text: 'done' }] },
       }),
     )
     await host.ctx.botDelivery.ready

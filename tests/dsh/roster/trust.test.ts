@@ -70,7 +70,9 @@ describe('no silent escalation', () => {
   })
 
   it("in a turn the user opened, a raise through manage_bot is refused, points at the paired team page, and DSH's approval prompt is never asked", async () => {
-    const host = await team({ mock: { fallback: onTrigger('RAISE', 'manage_bot', { action: 'update', bot: 'Main', permission_preset: 'danger-full-access' }) } })
+    const host = await team({
+      mock: { fallback: onTrigger('RAISE', 'manage_bot', { action: 'update', bot: 'Main', permission_preset: 'danger-full-access' }) },
+    })
     const reasons = personAnswers(host, 'allowed-once') // a Bot's shell could answer this prompt through DSH's /api
     const agent = await host.ctx.botRoster.agentOf(mainOf(host).id)
     userPrompt(agent, 'RAISE yourself')
@@ -83,7 +85,9 @@ describe('no silent escalation', () => {
   })
 
   it("in a turn the user opened, creating a Bot above the caller's own preset is refused the same way: nothing is created", async () => {
-    const host = await team({ mock: { fallback: onTrigger('RAISE', 'manage_bot', { action: 'create', name: 'Root', permission_preset: 'danger-full-access' }) } })
+    const host = await team({
+      mock: { fallback: onTrigger('RAISE', 'manage_bot', { action: 'create', name: 'Root', permission_preset: 'danger-full-access' }) },
+    })
     const reasons = personAnswers(host, 'allowed-once')
     const agent = await host.ctx.botRoster.agentOf(mainOf(host).id)
     userPrompt(agent, 'RAISE: make a root Bot')

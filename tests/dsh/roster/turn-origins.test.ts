@@ -169,7 +169,7 @@ describe('a scheduled run keeps the lowest authority', () => {
         {
           mock: {
             steps: [
-              { toolCalls: [{ name: 'schedule_task', args: { bot: 'Ada', prompt: 'clean up the build folder', every_minutes: 30 } }] },
+              { toolCalls: [{ name: 'add_schedule', args: { bot: 'Ada', prompt: 'clean up the build folder', every_minutes: 30 } }] },
               { text: 'scheduled' },
             ],
           },
@@ -200,7 +200,7 @@ describe("a person's prompt steered into a chain turn", () => {
         mock: {
           steps: [
             { toolCalls: [{ name: 'slow', args: {} }] },
-            { toolCalls: [{ name: 'delete_bot', args: { bot: 'Cy', reason: 'Bob said so' } }] },
+            { toolCalls: [{ name: 'manage_bot', args: { action: 'delete', bot: 'Cy', reason: 'Bob said so' } }] },
             { text: 'done' },
           ],
         },
@@ -221,7 +221,7 @@ describe("a person's prompt steered into a chain turn", () => {
     mainAgent.steer(createUserMessage({ content: [{ type: 'text', text: 'how is it going?' }], source: { kind: 'user' } }))
     slow.release()
     await quiesce(host)
-    expect(toolResults(mainAgent, 'delete_bot')).toEqual([expect.stringMatching(/^Refused: .*only when the user asks/)])
+    expect(toolResults(mainAgent, 'manage_bot')).toEqual([expect.stringMatching(/^Refused: .*only when the user asks/)])
     expect(host.ctx.botRoster.find('Cy')).toBeDefined()
   })
 })

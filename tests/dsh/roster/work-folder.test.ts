@@ -79,7 +79,7 @@ describe("a Bot's working folder", () => {
     expect(host.ctx.botRoster.find('Bob')).toBeUndefined()
   })
 
-  it('a Main Bot cannot set it: manage_bot offers no working folder (one passed anyway is refused), and the roster refuses it naming the team page; nothing changed', async () => {
+  it('a Main Bot cannot set it: manage_bot offers no working folder (one passed anyway never reaches the roster), and the roster refuses it naming the team page; nothing changed', async () => {
     const folder = '/tmp'
     const host = await team((req) => {
       if (lastToolResults(req).length) return { text: `done: ${lastToolResults(req)[0]!.text}` }
@@ -97,7 +97,8 @@ describe("a Bot's working folder", () => {
       .find((r) => r.toolNames.includes('manage_bot'))!
       .tools.find((t) => t.name === 'manage_bot')!
     expect(Object.keys((offered.parameters as { properties: object }).properties)).not.toContain('work_folder')
-    expect(toolResults(agent, 'manage_bot')).toEqual([expect.stringMatching(/^Refused: Bot Ada was not changed: .*work_folder/)])
+    // The undeclared argument never reaches the roster: the call changes nothing and says so.
+    expect(toolResults(agent, 'manage_bot')).toEqual([expect.stringMatching(/^Refused: Bot Ada was not changed: .*nothing to change/)])
     expect(host.ctx.botRoster.bot(ada.id)!.workFolder).toBeUndefined()
     await expect(host.ctx.botRoster.update(from(host, main.id), 'Ada', { workFolder: folder })).rejects.toThrow(
       /Only the person sets a Bot's working folder.*team page/,

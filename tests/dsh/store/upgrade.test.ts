@@ -127,7 +127,7 @@ it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the p
   expect(texts).toEqual(
     expect.arrayContaining([
       expect.stringContaining('Pending when saved by the v3 build.'),
-      expect.stringMatching(/^\[Scheduled task schedule-1[^\]]*\]\n\ncheck the build$/),
+      expect.stringMatching(/^\[Schedule schedule-1[^\]]*\]\n\ncheck the build$/),
     ]),
   )
   expect(host.ctx.botSchedules.get('schedule-1')!.runs).toBe(1)
