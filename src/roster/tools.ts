@@ -77,12 +77,12 @@ export function botTools(roster: BotRoster, offer: Offer): ToolDefinition[] {
       defineTeamTool({
         name: 'manage_bot',
         description:
-          "Create, change or delete a Bot. Another Bot only when the user asked in this turn; in a turn the user did not open, no preset above the turn's and no Main Bot. Raising a preset is the person's act, on the team page. Deleting stops its work and archives its chats.",
+          "Create, change or delete a Bot: another Bot only when the user asked this turn; in a turn the user did not open, no preset above the turn's, no Main Bot. Only the person raises a preset (team page). Deleting archives its chats.",
         parameters: {
           action: { type: 'string', enum: actions, required: true },
           bot: { type: 'string', description: 'Name or id (update, delete).' },
           name: { type: 'string' },
-          role: { type: 'string', description: 'A short label.' },
+          role: { type: 'string' },
           instructions: { type: 'string' },
           model: { type: 'string', description: 'provider/model, or "default".' },
           permission_preset: { type: 'string', enum: PRESETS },
