@@ -44,7 +44,7 @@ describe('the team inside DSH Web', () => {
     await page.getByRole('button', { name: 'New Session' }).first().waitFor()
     // DSH's own session browser is one click away, and a plain chat works.
     await page.getByTestId('bt-show-sessions').click()
-    await page.getByText('Workspaces').waitFor()
+    await page.getByText('Workspaces', { exact: true }).waitFor()
     await page.getByRole('button', { name: 'New Session' }).first().click()
     await sendInComposer(page, 'hello plain DSH')
     await page.getByText('plain answer').waitFor({ timeout: 30_000 })
