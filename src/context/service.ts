@@ -75,6 +75,7 @@ import {
 import { sideCall, type SideCallUsage } from '../dsh/side-call.ts'
 import { parseChoice, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type StewardChoice } from './steward.ts'
 import { afterBoot } from '../dsh/boot.ts'
+import { requestRoute } from '../dsh/routes.ts'
 import { warn } from '../dsh/warn.ts'
 
 export type SideCallLabel = 'steward' | 'handoff-note'
@@ -311,10 +312,7 @@ export class BotContext extends Service {
   // ── measuring ────────────────────────────────────────────────────────────────────────────────
 
   private route(agent: Agent): { provider: string; model: string; maxTokens?: number } | undefined {
-    const config = agent.session.requestHeader()?.config as { provider?: string; model?: string; maxTokens?: number } | undefined
-    return config?.provider && config.model
-      ? { provider: config.provider, model: config.model, ...(config.maxTokens ? { maxTokens: config.maxTokens } : {}) }
-      : undefined
+    return requestRoute(agent.session)
   }
 
   private async linesFor(agent: Agent): Promise<Lines | undefined> {

@@ -51,6 +51,11 @@ export interface AgentPresets {
   composedPreset(agentCtx: unknown): string | undefined
 }
 
+/** DSH's agent default model (dsh-agent-default-model): the route of a Session without a selection of its own. */
+export interface AgentDefaultModel {
+  currentSelection(): { provider: string; model: string }
+}
+
 /** DSH's shell environment registry (dsh-shell-env): `DSH_*` variables for shell commands. */
 export interface ShellEnv {
   register(contribution: {
@@ -76,5 +81,6 @@ declare module '@deepseek-ai/cordis' {
     loader: Loader
     agentPresets: AgentPresets
     shellEnv: ShellEnv
+    agentDefaultModel: AgentDefaultModel
   }
 }

@@ -26,6 +26,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { createWebSession, rpcId, unwrap, type ApiProxy, type WorkspaceRegistry } from './web.ts'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { parseModel } from '../core/models.ts'
+import { dshDefaultModel } from './routes.ts'
 import { bootstrapSource, readSourceOf } from '../core/sources.ts'
 
 export interface SessionOpenerConfig {
@@ -68,8 +69,9 @@ export class SessionOpener {
     return this.ctx.get('workspaceRegistry')
   }
 
+  /** The Bot's model, else the plugin's `defaultModel`, else DSH's own default (as DSH Web does). */
   private agentOptions(model: string | undefined) {
-    const route = parseModel(model ?? this.config.defaultModel)
+    const route = parseModel(model ?? this.config.defaultModel ?? dshDefaultModel(this.ctx))
     return route ? { agentOptions: { provider: route.provider, model: route.model } } : {}
   }
 

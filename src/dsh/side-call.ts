@@ -3,7 +3,8 @@
  * steward, the handoff note, the memory review), with a deadline, bounded output and the usage the
  * provider reports. Each is tagged (a WeakMap on the very options object DSH hands to `llm/stream`
  * listeners) so the usage ledger files it under its purpose and Bot; DSH's own `purpose` accepts only
- * `compaction` and `session-title`. A provider error, a timeout or an abort resolves as `{ error }`.
+ * `compaction` and `session-title`. A provider error, a timeout or an abort (thrown, or reported as the
+ * stream's finish reason) resolves as `{ error }`.
  * Deliberately does not: retry, parse the answer, or name the Bot's Session (a side call is not its request).
  */
 import type { Context } from '@deepseek-ai/cordis'
@@ -63,6 +64,7 @@ export async function sideCall(ctx: Context, req: SideCallRequest): Promise<Side
   const usage: SideCallUsage = { input: 0, output: 0 }
   let text = ''
   let complete = false
+  let failed: string | undefined
   try {
     const stream = ctx.llm.stream(
       tagSideCall(
@@ -83,9 +85,13 @@ export async function sideCall(ctx: Context, req: SideCallRequest): Promise<Side
       else if (chunk.type === 'usage') {
         usage.input += chunk.usage.inputTokens + (chunk.usage.cacheReadTokens ?? 0)
         usage.output += chunk.usage.outputTokens
-      } else if (chunk.type === 'finish') complete = chunk.reason.kind === 'stop'
+      } else if (chunk.type === 'finish') {
+        complete = chunk.reason.kind === 'stop'
+        // DSH reports a provider failure (or a timeout) as the stream's finish reason, not a throw.
+        if (chunk.reason.kind === 'error' || chunk.reason.kind === 'aborted') failed = chunk.reason.failure.message || chunk.reason.kind
+      }
     }
-    return { text, complete, usage }
+    return { text, complete, usage, ...(failed === undefined ? {} : { error: failed }) }
   } catch (error) {
     return { text, complete: false, usage, error: errorText(error) }
   }

@@ -26,8 +26,8 @@ export const ReviewConfig = z.object({
   /** Output tokens of one review call. */
   maxTokens: z.int().min(64).max(8_192).default(1_024),
   /**
-   * `provider/model` for every review; default: the Bot's own model, else the plugin's `defaultModel`.
-   * A Bot on DSH's default model with neither this nor `defaultModel` set is not reviewed.
+   * `provider/model` for every review; default: the model the Bot's turn was routed to (its latest
+   * request), else the Bot's own model, the plugin's `defaultModel`, DSH's own default model.
    */
   model: z
     .string()
@@ -37,6 +37,26 @@ export const ReviewConfig = z.object({
 
 export const ENTRIES_MAX = 60
 export const LINES_CHARS_MAX = 6_000
+/** A review reads at most the user lines of this many latest turns (a first review, one after a pause in reviews). */
+export const REVIEW_TURNS_MAX = 3
+
+/**
+ * Where a review starts reading a Session's events (pure): at the cursor, but never before the
+ * start of the `turns` latest turns — so the first review of a long chat, or one after reviews
+ * could not run for a while, costs one bounded call, not one over every earlier turn.
+ */
+export function reviewStart(events: readonly { type: string }[], cursor: number | undefined, turns = REVIEW_TURNS_MAX): number {
+  let seen = 0
+  let start = 0
+  for (let i = events.length - 1; i >= 0; i--) {
+    if (events[i]!.type !== 'turn/start') continue
+    if (++seen === turns) {
+      start = i
+      break
+    }
+  }
+  return Math.max(cursor ?? 0, start)
+}
 
 const Change = z
   .object({

@@ -42,7 +42,9 @@ import { search } from './recall.ts'
 import { secretProblem } from './secret-like.ts'
 import { MEMORY_SECTION, renderMemorySection } from './section.ts'
 import { topicName } from './topic.ts'
-import { ENTRIES_MAX, parseReview, pickEntries, ReviewConfig, reviewPrompt, type NumberedEntry } from './review.ts'
+import { ENTRIES_MAX, parseReview, pickEntries, ReviewConfig, reviewPrompt, reviewStart, type NumberedEntry } from './review.ts'
+import { dshDefaultModel, requestRoute } from '../dsh/routes.ts'
+import { errorText } from '../core/errors.ts'
 import { memoryTools } from './tools.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -78,6 +80,8 @@ export interface ReviewStats {
   applied: number
   dropped: number
   malformed: number
+  /** Reviews that could not run (no model known, the call failed); each cause is noted once per Bot in diagnostics. */
+  unavailable: number
 }
 export type Config = z.input<typeof Config>
 
@@ -129,7 +133,9 @@ export class BotMemory extends Service {
   private readonly defaultModel: string | undefined
   private reviews: Promise<unknown> = Promise.resolve()
   private readonly reviewPending = new Set<string>()
-  private readonly stats: ReviewStats = { reviews: 0, calls: 0, inputTokens: 0, outputTokens: 0, applied: 0, dropped: 0, malformed: 0 }
+  /** `botId:cause` of reviews that could not run, already noted in diagnostics. */
+  private readonly unreviewable = new Set<string>()
+  private readonly stats: ReviewStats = { reviews: 0, calls: 0, inputTokens: 0, outputTokens: 0, applied: 0, dropped: 0, malformed: 0, unavailable: 0 }
   readonly files: MemoryFiles
   private readonly onAgents: AgentRegistrations
   private readonly attached = new WeakSet<Agent>()
@@ -434,7 +440,7 @@ export class BotMemory extends Service {
     const cursors = this.files.readCursors()
     const key = `chat:${sessionId}`
     const events = agent.session.events
-    const fresh = events.slice(cursors[key] ?? 0)
+    const fresh = events.slice(reviewStart(events, cursors[key]))
     const userLines = fresh.flatMap((e) => {
       if (e.type !== 'user/message') return []
       const m = e.data as { source?: { kind?: string }; content?: { type: string; text?: string }[] }
@@ -447,13 +453,23 @@ export class BotMemory extends Service {
     })
     const moveCursor = () => this.files.writeCursors({ ...this.files.readCursors(), [key]: events.length })
     if (!userLines.length) return moveCursor()
-    const route = this.review.model ?? bot.model ?? this.defaultModel
-    if (!route) return
+    const route = this.reviewRoute(agent, bot)
+    if (!route) {
+      this.cannotReview(bot, 'no-model', `no model is known for its turns (no request logged, no model of its own, no default model)`)
+      return
+    }
     const actor = this.actor({ kind: 'bot', sessionId }, true)
     const entries = pickEntries(this.numbered(actor), userLines)
     const { system, user } = reviewPrompt(entries, userLines, this.review.maxChanges)
     this.stats.reviews++
-    const answer = await this.callModel(route, system, user, bot.id)
+    let answer: string
+    try {
+      answer = await this.callModel(route, system, user, bot.id)
+    } catch (error) {
+      // The lines stay unread (the cursor does not move): the next turn's review reads them again.
+      this.cannotReview(bot, 'call-failed', `the review call to ${route} failed: ${errorText(error)}`)
+      return
+    }
     const parsed = parseReview(answer, entries.length, this.review.maxChanges)
     if (!parsed.ok) {
       this.stats.malformed++
@@ -473,6 +489,28 @@ export class BotMemory extends Service {
       }
     }
     await moveCursor()
+  }
+
+  /**
+   * The model a review goes to: the configured review model, else the route the Bot's turn was
+   * actually sent to (its latest request, whatever routed it), else what that turn would have
+   * used — the Bot's model, the plugin's `defaultModel`, DSH's own default model.
+   */
+  private reviewRoute(agent: Agent, bot: { model?: string | undefined }): string | undefined {
+    if (this.review.model) return this.review.model
+    const sent = requestRoute(agent.session)
+    return sent ? `${sent.provider}/${sent.model}` : (bot.model ?? this.defaultModel ?? dshDefaultModel(this.ctx))
+  }
+
+  /** A review that cannot run says why in diagnostics — once per Bot and cause (this process). */
+  private cannotReview(bot: { id: string; name: string }, cause: 'no-model' | 'call-failed', why: string): void {
+    this.stats.unavailable++
+    const key = `${bot.id}:${cause}`
+    if (this.unreviewable.has(key)) return
+    this.unreviewable.add(key)
+    this.ctx
+      .get('botDiagnostics')
+      ?.note({ kind: 'memory-review', level: 'warn', message: `${bot.name}'s turns are not reviewed for memory: ${why}.`, data: { bot: bot.id, cause } })
   }
 
   /** Own entries, then team entries, MEMORY.md before topics: the numbers a review refers to. */

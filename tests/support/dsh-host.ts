@@ -23,7 +23,7 @@ import PermissionPresets from '@deepseek-ai/dsh-permission-presets'
 import { afterEach } from 'vitest'
 import * as botTeam from '../../src/index.ts'
 import { ScriptedAdapter } from '../../scripts/scripted-model/adapter.ts'
-import { mountShellTool } from './shell.ts'
+import { mountDshDefaultModel, mountShellTool } from './shell.ts'
 import type { Script, ScriptMap } from '../../scripts/scripted-model/format.ts'
 import type { Clock } from '../../src/operations/schedules/clock.ts'
 
@@ -106,18 +106,25 @@ export interface TeamHostOptions {
   shell?: boolean | 'background'
   /** The clock the schedules run on (provided as `botClock` before the plugin mounts). */
   clock?: Clock
+  /**
+   * A host as a real install is: no plugin `defaultModel`; DSH's own agent default model service
+   * (`@deepseek-ai/dsh-agent-default-model`, as DSH's base bundle mounts it) names this route.
+   */
+  dshDefaultModel?: `${string}/${string}`
 }
 
 /** A host with the Bot Team plugin mounted on `<home>/bot` (Bots without a model use `mock/mock`). */
 export async function startTeamHost(script: Script | ScriptMap = {}, options: TeamHostOptions = {}): Promise<DshHost> {
-  const { writer = 'always', config = {}, shell = false, clock, ...hostOptions } = options
+  const { writer = 'always', config = {}, shell = false, clock, dshDefaultModel, ...hostOptions } = options
   const host = await startDshHost(script, { ...hostOptions, permissions: hostOptions.permissions || shell !== false })
   if (shell) await mountShellTool(host.ctx, host.home, { background: shell === 'background' })
   if (clock) {
     host.ctx.provide('botClock')
     host.ctx.set('botClock', clock)
   }
-  await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer, defaultModel: 'mock/mock', ...config } as botTeam.Config)
+  if (dshDefaultModel) await mountDshDefaultModel(host.ctx, dshDefaultModel)
+  const defaults = dshDefaultModel ? {} : { defaultModel: 'mock/mock' }
+  await host.ctx.plugin(botTeam, { dir: join(host.home, 'bot'), writer, ...defaults, ...config } as botTeam.Config)
   return host
 }
 

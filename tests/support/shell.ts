@@ -3,7 +3,8 @@
 // `@deepseek-ai/dsh` bundle ships (resolved through its base bundle, not separate dependencies).
 // Needs the host's `permissions` option (subprocess, sandbox and the bash sandbox are mounted there).
 // With `background`, DSH's job registry and job tools too (`run_in_background`, on by default in
-// DSH itself): a finished job wakes its Session with a `tool-jobs` notice.
+// DSH itself): a finished job wakes its Session with a `tool-jobs` notice. Also DSH's agent default
+// model service, for hosts that stand for a real install (no plugin defaultModel).
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import type { Context } from '@deepseek-ai/cordis'
@@ -24,4 +25,10 @@ export async function mountShellTool(ctx: Context, home: string, options: { back
     await ctx.plugin(await load('@deepseek-ai/dsh-tool-jobs'))
   }
   await ctx.plugin(await load('@deepseek-ai/dsh-tool-bash'), { enableRunInBackground: options.background === true })
+}
+
+/** Mount DSH's agent default model service (`agentDefaultModel`) naming `route`, as DSH's base bundle does. */
+export async function mountDshDefaultModel(ctx: Context, route: string): Promise<void> {
+  const at = route.indexOf('/')
+  await ctx.plugin((await load('@deepseek-ai/dsh-agent-default-model')).default, { provider: route.slice(0, at), model: route.slice(at + 1) })
 }

@@ -364,3 +364,68 @@ describe('end-of-turn memory review (in-process DSH)', () => {
     expect(host.ctx.botMemory.files.readCursors()[`chat:${String(agent.id)}`]).toBe(agent.session.events.length)
   })
 })
+
+describe('end-of-turn memory review on a host without defaultModel (as a real install)', () => {
+  // No plugin `defaultModel`: Bots without a model of their own run on DSH's own default model.
+  const realInstall = { dshDefaultModel: 'mock/dsh-default' } as const
+  const reviewRequests = (host: DshHost) => host.adapter.model.requests.filter((r) => r.purpose === 'memory-review')
+  const reviewText = (host: DshHost, i: number) =>
+    reviewRequests(host)
+      [i]!.messages.map((m) => m.text)
+      .join('\n')
+  const reviewNotes = async (host: DshHost) =>
+    (await host.ctx.botDiagnostics.read())
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; message: string })
+      .filter((l) => l.kind === 'memory-review')
+
+  it("reviews the Main Bot's turn on DSH's default model: one review call to the route its turn was sent to, and the change is saved", async () => {
+    const host = await team({ review: '{"changes":[{"op":"add","text":"The user likes short answers"}]}', fallback: { text: 'ok' } }, realInstall)
+    const main = mainBot(host)
+    expect(main.model).toBeUndefined()
+    await prompt(host, await host.ctx.botRoster.agentOf(main.id), 'I like short answers')
+    await host.ctx.botMemory.settled()
+    expect(host.adapter.model.loopRequests().map((r) => `${r.provider}/${r.model}`)).toEqual(['mock/dsh-default'])
+    expect(reviewRequests(host).map((r) => `${r.provider}/${r.model}`)).toEqual(['mock/dsh-default'])
+    expect(host.ctx.botMemory.files.read(`bot:${main.id}`).memory).toContain('- The user likes short answers')
+  })
+
+  it('a review whose call fails says why once in diagnostics (two failures, one line) and its lines are read again by the next review', async () => {
+    let n = 0
+    const host = await team(
+      {
+        review: () => (n++ < 2 ? { fail: 'server-error', message: 'review model down' } : '{"changes":[{"op":"add","text":"The user likes tabs"}]}'),
+        fallback: { text: 'ok' },
+      },
+      realInstall,
+    )
+    const main = mainBot(host)
+    const agent = await host.ctx.botRoster.agentOf(main.id)
+    for (const line of ['I like tabs', 'really, tabs', 'thanks']) {
+      await prompt(host, agent, line)
+      await host.ctx.botMemory.settled()
+    }
+    const notes = await reviewNotes(host)
+    expect(notes).toHaveLength(1)
+    expect(notes[0]!.message).toMatch(/^Main's turns are not reviewed for memory: the review call to mock\/dsh-default failed: .*review model down/)
+    expect(host.ctx.botMemory.reviewStats()).toMatchObject({ calls: 3, unavailable: 2, applied: 1 })
+    expect(reviewText(host, 2)).toContain('User: I like tabs')
+    expect(reviewText(host, 2)).toContain('User: thanks')
+    expect(host.ctx.botMemory.files.read(`bot:${main.id}`).memory).toContain('- The user likes tabs')
+  })
+
+  it('the first review after five unreviewed turns reads only the user lines of the last three turns', async () => {
+    let n = 0
+    const host = await team({ review: () => (n++ < 5 ? { fail: 'server-error' } : '{"changes":[]}'), fallback: { text: 'ok' } }, realInstall)
+    const main = mainBot(host)
+    const agent = await host.ctx.botRoster.agentOf(main.id)
+    for (let i = 1; i <= 6; i++) {
+      await prompt(host, agent, `line ${i}`)
+      await host.ctx.botMemory.settled()
+    }
+    const sixth = reviewText(host, 5)
+    expect(['line 1', 'line 2', 'line 3'].filter((l) => sixth.includes(`User: ${l}`))).toEqual([])
+    expect(['line 4', 'line 5', 'line 6'].filter((l) => sixth.includes(`User: ${l}`))).toEqual(['line 4', 'line 5', 'line 6'])
+  })
+})
