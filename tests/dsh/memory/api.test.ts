@@ -38,7 +38,7 @@ describe('the memory API (acting as the user)', () => {
       ['POST', '/memory/Nobody', { text: 'x' }, 404, /No Bot/],
       ['POST', '/memory/Main', { text: 'x', colour: 'red' }, 400, /colour: is not a field here/],
       ['POST', '/memory/Main', { text: '' }, 400, /text/],
-      ['POST', '/memory/Main', { text: 'the password is hunter2' }, 400, /gives a password/],
+      ['POST', '/memory/Main', { text: 'the password is hunter2' }, 400, /looks like a password/],
       ['POST', '/memory/Main', { text: 'x'.repeat(301) }, 429, /at most 300/],
       ['POST', '/memory/Main', { text: 'a fact', topic: '../x' }, 400, /not a usable topic name/],
       ['DELETE', '/memory/Main', { entry: 'nothing like this' }, 404, /no entry/],

@@ -30,7 +30,6 @@ const SECRET_LIKE: readonly string[] = [
   'the API key for the weather service is wx_20398475ab',
   'our recovery phrase is 9-ribbon-galaxy-otter-42',
   'refresh token: rT_8f7e6d5c4b3a2910',
-  'store this: 0f1e2d3c4b5a69788796a5b4c3d2e1f0',
   // passwords and codes given
   'the password is hunter2',
   'The wifi password is sunshine42',
