@@ -6,7 +6,8 @@
  *
  * Owns: the per-part bookkeeping (size at which the part last made room — the hysteresis base;
  * checkpoints so far; a note-failure cool-down), the steward decision (`steward.ts`), the handoff
- * (note written with one retry shorter, else a fallback built in code past the hard line; masked
+ * (note written with one retry shorter, else a fallback built in code past the hard line; the
+ * latest messages' facts it left out added in code, `note-facts.ts`; masked
  * by `botSecrets` when loaded; the package written to `context/<botId>/part-N.md` under the bot
  * folder; the new part opened through the roster's one Session opener; its package sent as the
  * first message), answering a bare package without a model call, forwarding input that reaches
@@ -72,6 +73,7 @@ import {
   noteSystem,
   packageBudgets,
 } from './note.ts'
+import { keepFacts, missingFacts, partFacts } from './note-facts.ts'
 import { sideCall, type SideCallUsage } from '../dsh/side-call.ts'
 import { parseChoice, STEWARD_MAX_TOKENS, STEWARD_SYSTEM, stewardRequest, type StewardChoice } from './steward.ts'
 import { afterBoot } from '../dsh/boot.ts'
@@ -107,6 +109,8 @@ export interface ContextStats {
   fallbackNotes: number
   forwarded: number
   acks: number
+  /** Facts of the latest messages a note left out, added to it word for word. */
+  factsKept: number
 }
 
 /** Whose conversation a Session carries: a Bot's own chat, or its Session in one group. */
@@ -144,7 +148,17 @@ export class BotContext extends Service {
   /** `groupId:botId` → the member's running check and move (a round's next turn waits for it). */
   private readonly memberWork = new Map<string, Promise<void>>()
   private readonly attached = new WeakSet<Agent>()
-  readonly stats: ContextStats = { stewardCalls: 0, noteCalls: 0, sideTokens: 0, checkpoints: 0, handoffs: 0, fallbackNotes: 0, forwarded: 0, acks: 0 }
+  readonly stats: ContextStats = {
+    stewardCalls: 0,
+    noteCalls: 0,
+    sideTokens: 0,
+    checkpoints: 0,
+    handoffs: 0,
+    fallbackNotes: 0,
+    forwarded: 0,
+    acks: 0,
+    factsKept: 0,
+  }
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botContext')
@@ -559,13 +573,15 @@ export class BotContext extends Service {
       note = fallbackNote({ why: options.noRoom ? options.reason : 'the note could not be written', previousNote: previous, lastUserText: lastUserText(lines) })
     }
     const secrets = this.ctx.get('botSecrets')
-    const text = handoffPackage({
-      part: part + 1,
-      note,
-      messages: messagesToBot(lines, part),
-      ...packageBudgets(limits?.check ?? 16_384 * 4),
-      resume: options.resume,
-    })
+    const shape = { part: part + 1, messages: messagesToBot(lines, part), ...packageBudgets(limits?.check ?? 16_384 * 4), resume: options.resume }
+    let text = handoffPackage({ ...shape, note })
+    // What the latest messages and tool errors name (paths, URLs, ids, quoted names, errors) must
+    // reach the new part: what neither the note nor the package holds is added to the note verbatim.
+    const missing = missingFacts(partFacts(lines), text)
+    if (missing.length) {
+      this.stats.factsKept += missing.length
+      text = handoffPackage({ ...shape, note: keepFacts(note, missing) })
+    }
     const masked = secrets?.mask ? secrets.mask(text) : text
     await makePrivateDir(join(this.config.dir, 'context')).catch(() => {})
     await makePrivateDir(join(this.config.dir, 'context', botId)).catch(() => {})

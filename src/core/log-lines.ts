@@ -156,7 +156,9 @@ export function lineOf(event: LogEvent, calls: CallNames, room = false): Archive
       const text = textOf(blocks.flatMap((b) => (b.content ? [...b.content] : [b])))
       if (name === QUESTION_TOOL) return { ...at, who: 'answer', text: bounded(`[Answer to question card] ${text.trim()}`, CARD_CHARS) }
       if (ECHO_TOOLS.has(name)) return { ...at, who: 'tool', text: `[tool result] ${name}` }
-      return { ...at, who: 'tool', text: `[tool result] ${name}${data.error ? ' (error)' : ''}: ${oneLine(text, TOOL_LINE_CHARS)}` }
+      // DSH rc.8 marks a failed result on its block (`isError`); `error` on the event is kept for older logs.
+      const failed = Boolean(data.error) || blocks.some((b) => (b as { isError?: unknown }).isError === true)
+      return { ...at, who: 'tool', text: `[tool result] ${name}${failed ? ' (error)' : ''}: ${oneLine(text, TOOL_LINE_CHARS)}` }
     }
     default:
       return undefined
