@@ -69,6 +69,7 @@ import { heldText } from './held.ts'
 import { ShellGuard, type NetworkSwitch } from './shell-guard.ts'
 import { warn } from '../dsh/warn.ts'
 import { formatIssues } from '../core/zod-issues.ts'
+import { parseModel } from '../core/models.ts'
 import { afterBoot } from '../dsh/boot.ts'
 import { errorText } from '../core/errors.ts'
 
@@ -126,6 +127,8 @@ export interface RosterActivity {
 }
 
 const MAX_ACTIVITY = 100
+/** Models a refusal of an unserved model names (the rest: list_models). */
+const MODELS_LISTED = 30
 
 export type { BotSessionOwner, OpeningOwner } from './ownership.ts'
 
@@ -420,6 +423,35 @@ export class BotRoster extends Service {
     return out
   }
 
+  /**
+   * Refuse a model DSH does not serve: no adapter owns its provider (DSH's own check, which turns a
+   * Bot's next prompt into `model-unavailable`), or its provider lists models and this is not one
+   * of them. The refusal names the models DSH serves. Without DSH's LLM runtime nothing is checked.
+   */
+  private async requireServed(model: string, notDone: string): Promise<void> {
+    const llm = this.ctx.get('llm')
+    const route = parseModel(model)
+    if (!llm || !route) return
+    let served = true
+    try {
+      await llm.resolveModelInfo(route.provider, route.model)
+      const listed = await llm.listModels(route.provider).catch(() => [])
+      if (listed.length && !listed.some((m) => m.id === route.model)) served = false
+    } catch {
+      served = false
+    }
+    if (served) return
+    const models = await this.models()
+    const shown = models.slice(0, MODELS_LISTED)
+    const list = shown.length
+      ? `${shown.join(', ')}${models.length > shown.length ? ` and ${models.length - shown.length} more (list_models)` : ''}`
+      : '(none listed)'
+    throw new RosterRefusal(
+      'invalid',
+      `${notDone}: DSH does not serve the model "${model}". The models it serves: ${list}. Leave the model out for DSH's default.`,
+    )
+  }
+
   activity(): readonly RosterActivity[] {
     return [...this.activityLog]
   }
@@ -555,6 +587,8 @@ export class BotRoster extends Service {
     const input = parsed.data
     const turn = this.turnFacts(req)
     let workFolderReal: string | undefined
+    // DSH's own check of a route, before the save (it is asynchronous; the save is not).
+    if (input.model) await this.requireServed(input.model, 'The Bot was not created')
     await this.writable()
     let created: Bot | undefined
     await this.store.update((s) => {
@@ -629,6 +663,7 @@ export class BotRoster extends Service {
     const patch = parsed.data
     const turn = this.turnFacts(req)
     let workFolderReal: string | undefined
+    if (typeof patch.model === 'string' && patch.model !== bot.model) await this.requireServed(patch.model, `Bot ${bot.name} was not changed`)
     await this.writable()
     await this.store.update((s) => {
       const b = own(s.bots, bot.id)

@@ -56,6 +56,33 @@ describe('botRoster (in-process DSH)', () => {
     expect(host.ctx.botStore.state.revision).toBe(revision)
   })
 
+  it('create_bot and update_bot refuse a model DSH does not serve (no adapter, or not in its provider\u2019s list), naming the models it serves, and change nothing', async () => {
+    const host = await team({
+      mock: {
+        steps: [
+          { toolCalls: [{ name: 'update_bot', args: { bot: 'Main', model: 'provider/model' } }] },
+          { toolCalls: [{ name: 'create_bot', args: { name: 'Ada', model: 'mock/nope' } }] },
+          { toolCalls: [{ name: 'update_bot', args: { bot: 'Main', model: 'mock/other' } }] },
+          { text: 'done' },
+        ],
+        fallback: { text: 'ok' },
+      },
+      other: { fallback: { text: 'ok' } },
+    })
+    const main = host.ctx.botRoster.bots()[0]!
+    const agent = await host.ctx.botRoster.agentOf(main.id)
+    const revision = host.ctx.botStore.state.revision
+    await prompt(host, agent, 'switch models')
+    const results = agent.session.events.filter((e) => e.type === 'tool/result').map((e: any) => e.data.message.content[0].content[0].text as string)
+    expect(results[0]).toBe(
+      'Refused: Bot Main was not changed: DSH does not serve the model "provider/model". The models it serves: mock/mock, mock/other. Leave the model out for DSH\'s default.',
+    )
+    expect(results[1]).toMatch(/^Refused: The Bot was not created: DSH does not serve the model "mock\/nope"\. The models it serves: mock\/mock, mock\/other\./)
+    expect(results[2]).toBe(`Changed Bot Main (id ${main.id}).`)
+    expect(host.ctx.botRoster.bots().map((b) => [b.name, b.model])).toEqual([['Main', 'mock/other']])
+    expect(host.ctx.botStore.state.revision).toBe(revision + 1)
+  })
+
   it("swaps a Bot's model: the next request goes to the new model, identity unchanged", async () => {
     const host = await team({ mock: { fallback: { text: 'from mock' } } })
     const second = new ScriptedAdapter({ m2: { fallback: { text: 'from m2' } } })

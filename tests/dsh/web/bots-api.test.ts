@@ -49,6 +49,8 @@ describe('the bots API (acting as the user)', () => {
         ['DELETE', `/bots/${id}`, { reason: 'x' }, 404, /No Bot/],
       ]),
       ['PATCH', `/bots/${mainId}/other`, { role: 'x' }, 404, /no such route/],
+      ['POST', '/bots', { name: 'Ada', model: 'provider/model' }, 400, /DSH does not serve the model "provider\/model"\. The models it serves: /],
+      ['PATCH', `/bots/${mainId}`, { model: 'nobody/serves-this' }, 400, /Bot Main was not changed: DSH does not serve the model "nobody\/serves-this"/],
     ]
     for (const [method, path, body, status, message, headers] of cases) {
       const r = await send(method, path, body, headers)
