@@ -128,6 +128,8 @@ interface MoveOptions {
   carried?: readonly UserMessage[]
   /** The person asked for the move: a note that cannot be written gets the fallback note, never a cool-down. */
   requested?: boolean
+  /** What the new part's opening says started it (default: the part grew long). */
+  cause?: 'person' | 'requested'
 }
 
 export class BotContext extends Service {
@@ -459,12 +461,13 @@ export class BotContext extends Service {
   }
 
   /**
-   * The person's "start a new part now": the Bot's current own-chat part ends with the handoff the
+   * The person's "start a new part now" (`paired`: the request came from a paired browser, and
+   * the new part's opening says the user started it): the Bot's current own-chat part ends with the handoff the
    * steward makes (the model's note, or the fallback note when it cannot be written) and the next
    * part opens — in the Bot's working folder as it is now. Refused (`unavailable`) while the Bot is
    * working: a turn runs or waits, or a move is under way. Resolves to the new part's Session id.
    */
-  async newPart(botId: string): Promise<string> {
+  async newPart(botId: string, opts: { paired?: boolean } = {}): Promise<string> {
     const bot = this.roster.bot(botId)
     if (!bot) throw new TeamRefusal('not-found', `No live Bot ${botId}.`)
     const busy = `${bot.name} is working now; a new part starts between turns. Wait until it is idle (or stop it), then try again.`
@@ -472,7 +475,9 @@ export class BotContext extends Service {
     const agent = await this.roster.agentOf(botId)
     const sessionId = String(agent.id)
     if (agent.status !== 'idle' || agent.inbox.hasPending || this.moving.has(botId)) throw new TeamRefusal('unavailable', busy)
-    await this.move(botId, sessionId, { reason: 'the person started a new part', noRoom: false, resume: false, requested: true })
+    // Only a paired browser is the person; any other caller of the route is worded as a request.
+    const reason = opts.paired ? 'the person started a new part' : 'a new part was requested (not from a paired browser)'
+    await this.move(botId, sessionId, { reason, noRoom: false, resume: false, requested: true, cause: opts.paired ? 'person' : 'requested' })
     const next = this.roster.bot(botId)?.sessionParts.at(-1)?.sessionId
     if (!next || next === sessionId)
       throw new TeamRefusal(
@@ -573,7 +578,13 @@ export class BotContext extends Service {
       note = fallbackNote({ why: options.noRoom ? options.reason : 'the note could not be written', previousNote: previous, lastUserText: lastUserText(lines) })
     }
     const secrets = this.ctx.get('botSecrets')
-    const shape = { part: part + 1, messages: messagesToBot(lines, part), ...packageBudgets(limits?.check ?? 16_384 * 4), resume: options.resume }
+    const shape = {
+      part: part + 1,
+      messages: messagesToBot(lines, part),
+      ...packageBudgets(limits?.check ?? 16_384 * 4),
+      resume: options.resume,
+      ...(options.cause ? { cause: options.cause } : {}),
+    }
     let text = handoffPackage({ ...shape, note })
     // What the latest messages and tool errors name (paths, URLs, ids, quoted names, errors) must
     // reach the new part: what neither the note nor the package holds is added to the note verbatim.

@@ -47,7 +47,7 @@ export interface BotsRequest {
 
 /** Starts a Bot's next own-chat part on the person's request (`botContext.newPart`). */
 export interface PartStarter {
-  newPart(botId: string): Promise<string>
+  newPart(botId: string, opts?: { paired?: boolean }): Promise<string>
 }
 
 const NewPartBody = z.strictObject({}, { error: 'takes no fields (send {} or nothing)' })
@@ -80,9 +80,10 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /bots/${ref}/new-part`)
     parseBody(NewPartBody, await readJsonBody(req, SMALL_BODY_BYTES))
     if (!parts) throw new HttpError(503, 'new parts are not available here (the context service is not loaded)')
-    // A new part spends a model call (its note): the person's, from the paired page.
+    // A new part spends a model call (its note): the person's, from the paired page — and its
+    // opening says the user started it.
     await pairing.requirePaired(req)
-    const sessionId = await parts.newPart(bot.id)
+    const sessionId = await parts.newPart(bot.id, { paired: true })
     return [201, { bot: summary(roster.bot(bot.id) ?? bot), sessionId }]
   }
   if (sub !== undefined) throw new HttpError(404, `no such route: /bots/${ref}/${sub}`)

@@ -25,7 +25,7 @@ const model = (req: RecordedRequest): Reply => {
 }
 
 describe('POST /bots/<id>/new-part', () => {
-  it("ends the current part with the handoff package and opens the next part in the Bot's working folder", async () => {
+  it("a paired browser's request ends the current part with the handoff package, opens the next part in the Bot's working folder, and its opening says the user started it", async () => {
     const terminal = captureTerminal()
     web = await startWebTeamHost({ fallback: model })
     const { host } = web
@@ -56,6 +56,21 @@ describe('POST /bots/<id>/new-part', () => {
     const opening = userMessages(agent)[0]!
     expect(readSourceOf(opening.source, 'handoff')).toMatchObject({ part: 2, resume: false })
     expect(opening.text).toContain('MARMALADE')
+    expect(opening.text).toContain('The user started this new part; your conversation continues here from part 1.')
+    expect(opening.text).not.toContain('grew long')
+  })
+
+  it("a new part asked for without a paired browser (the service called without `paired`) is not recorded as the person's: the end reason and the opening say it was requested", async () => {
+    web = await startWebTeamHost({ fallback: model })
+    const { host } = web
+    const id = (await web.send('POST', '/bots', { name: 'Ada' })).body.bot.id as string
+    await prompt(host, await host.ctx.botRoster.agentOf(id), 'hello')
+    const sessionId = await host.ctx.botContext.newPart(id)
+    expect(host.ctx.botRoster.bot(id)!.sessionParts[0]).toMatchObject({ endReason: 'handoff: a new part was requested (not from a paired browser)' })
+    await quiesce(host)
+    const opening = userMessages(host.ctx.agents.get(SessionId(sessionId))!)[0]!
+    expect(opening.text).toContain("A new part was asked for through the team's API, not from the user's paired browser;")
+    expect(opening.text).not.toContain('The user started')
   })
 
   it('is refused with 409 while the Bot is working, and changes nothing', async () => {
