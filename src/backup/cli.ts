@@ -19,7 +19,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { takeBackup } from './backup.ts'
-import { openDshStores, type Compression } from './dsh-runtime.ts'
+import { DshNotFound, installedProfile, openDshStores, type Compression } from './dsh-runtime.ts'
 import { restoreBackup } from './restore.ts'
 import { errorText } from '../core/errors.ts'
 import { terminalText } from '../core/names.ts'
@@ -122,9 +122,42 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.err(`dsh-bot-team: ${(error as Error).message}\n${USAGE}`)
       return 2
     }
+    if (error instanceof DshNotFound) {
+      io.err(`dsh-bot-team: ${error.message}\n${runThrough(argv, io)}`)
+      return 1
+    }
     io.err(`dsh-bot-team: ${errorText(error)}`)
     return 1
   }
+}
+
+const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`)
+
+/**
+ * The exact command to run instead: this command, with its file and home made absolute, through
+ * DSH's own launcher (`<dsh> plugin --profile <p> exec dsh-bot-team …`), which lets it find DSH.
+ */
+export function runThrough(argv: readonly string[], io: Pick<CliIo, 'env' | 'cwd'>, profile = installedProfile() ?? 'web'): string {
+  const cwd = io.env.PWD && isAbsolute(io.env.PWD) ? io.env.PWD : io.cwd
+  const { positionals, values } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: false,
+    options: { home: { type: 'string' }, out: { type: 'string' } },
+  })
+  const [command, file] = positionals
+  const args = [command ?? 'restore', ...(file ? [resolve(cwd, file)] : [])]
+  if (typeof values.out === 'string') args.push('--out', resolve(cwd, values.out))
+  for (const flag of ['--secrets', '--session-compression'] as const) {
+    const at = argv.indexOf(flag)
+    if (at >= 0) args.push(...(flag === '--secrets' ? [flag] : [flag, argv[at + 1] ?? '']))
+  }
+  args.push('--home', homeOf(typeof values.home === 'string' ? values.home : undefined, io.env, cwd))
+  const dsh = join(homedir(), 'dsh', 'node_modules', '.bin', 'dsh')
+  return [
+    'Run it through the dsh you installed (the README puts it in ~/dsh; use your own path if it is elsewhere):',
+    `  ${dsh} plugin --profile ${quote(profile)} exec dsh-bot-team ${args.map(quote).join(' ')}`,
+  ].join('\n')
 }
 
 /** The `bin` entry: run with the process's arguments and exit with the result. */

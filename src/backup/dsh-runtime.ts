@@ -7,47 +7,121 @@
  *
  * The modules are DSH's installed ones (`dshImport`): in a profile, `profiles/node_modules`
  * (which DSH links on every start) resolves every in-box package; before DSH has started with
- * this home, the `dsh` on PATH leads to them; in this repository, the pinned `@deepseek-ai/dsh`.
- * Nothing here loads the native SQLite module.
+ * this home, the `dsh` that started this command (`dsh plugin … exec` — found among the process's
+ * ancestors), the `dsh` on PATH, or the README's `~/dsh` install lead to them; in this repository,
+ * the pinned `@deepseek-ai/dsh`. None found: `DshNotFound`, whose caller prints the exact command
+ * to run. Nothing here loads the native SQLite module.
  *
  * Deliberately narrow: no agents, no model, no plugin config; the encoding of session logs
  * follows what the home already uses (`detectCompression`).
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: DSH's own modules are imported at run time from the profile; their types are not this package's.
+import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { delimiter, dirname, join } from 'node:path'
+import { homedir } from 'node:os'
+import { delimiter, dirname, isAbsolute, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { SessionReader } from './backup.ts'
 import type { SessionWriter, WorkspaceRegistryPort } from './restore.ts'
 
 export type Compression = 'zstd' | 'none'
 
+/** The `@deepseek-ai/dsh` package.json at or above a file, if it is inside DSH's package. */
+function dshPackageOf(file: string): string | undefined {
+  let at: string
+  try {
+    at = dirname(realpathSync(file))
+  } catch {
+    return undefined
+  }
+  for (; at !== dirname(at); at = dirname(at)) {
+    const manifest = join(at, 'package.json')
+    try {
+      if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === '@deepseek-ai/dsh') return manifest
+    } catch {
+      // an unreadable manifest is not DSH's
+    }
+  }
+  return undefined
+}
+
 /** The `package.json` of the `dsh` launcher on PATH (a global install links its bin there), if any. */
 function dshOnPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
     const bin = join(dir, 'dsh')
-    if (!existsSync(bin)) continue
-    for (let at = dirname(realpathSync(bin)); at !== dirname(at); at = dirname(at)) {
-      const manifest = join(at, 'package.json')
-      if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).name === '@deepseek-ai/dsh') return manifest
+    if (existsSync(bin)) {
+      const found = dshPackageOf(bin)
+      if (found) return found
     }
   }
   return undefined
+}
+
+/** A process's parent and arguments (Linux `/proc`, elsewhere `ps`); undefined when unknown. */
+function processInfo(pid: number): { ppid: number; args: string[] } | undefined {
+  try {
+    if (existsSync(`/proc/${pid}/stat`)) {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      return { ppid, args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean) }
+    }
+    const line = execFileSync('ps', ['-o', 'ppid=', '-o', 'args=', '-p', String(pid)], { encoding: 'utf8', timeout: 2_000 }).trim()
+    const m = /^(\d+)\s+(.*)$/.exec(line)
+    return m ? { ppid: Number(m[1]), args: m[2]!.split(/\s+/) } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The DSH whose launcher started this process (`dsh plugin --profile <p> exec dsh-bot-team …` runs
+ * pnpm, which runs this bin): the first ancestor with an argument inside `@deepseek-ai/dsh`.
+ */
+function dshInAncestry(): string | undefined {
+  let pid = process.ppid
+  for (let depth = 0; depth < 12 && pid > 1; depth++) {
+    const info = processInfo(pid)
+    if (!info) return undefined
+    for (const arg of info.args) {
+      if (!isAbsolute(arg)) continue
+      const found = dshPackageOf(arg)
+      if (found) return found
+    }
+    pid = info.ppid
+  }
+  return undefined
+}
+
+/** DSH where the README installs it (`~/dsh`, `pnpm install` there). */
+function dshInReadmePlace(): string | undefined {
+  const manifest = join(homedir(), 'dsh', 'node_modules', '@deepseek-ai', 'dsh', 'package.json')
+  return existsSync(manifest) ? manifest : undefined
+}
+
+/** DSH's packages were found nowhere this command looks (see the module header). */
+export class DshNotFound extends Error {
+  constructor(name: string) {
+    super(
+      `DSH's package ${name} was not found: this command was not started by DSH's own launcher, DSH has not run with this DSH_HOME yet, and no dsh is on PATH or in ~/dsh.`,
+    )
+  }
 }
 
 let resolvers: ((name: string) => string)[] | undefined
 
 /**
  * Where DSH's in-box packages are found, in order: beside this module (a profile whose
- * `profiles/node_modules` DSH has linked — it does on every start), the `dsh` on PATH (a profile
- * DSH has not started yet), this repository's pinned `@deepseek-ai/dsh` (development).
+ * `profiles/node_modules` DSH has linked — it does on every start), the `dsh` that started this
+ * command, the `dsh` on PATH, `~/dsh`, this repository's pinned `@deepseek-ai/dsh` (development).
  */
 function dshResolvers(): ((name: string) => string)[] {
   if (resolvers) return resolvers
   const here = createRequire(import.meta.url)
   const anchors = [
+    dshInAncestry(),
     dshOnPath(),
+    dshInReadmePlace(),
     (() => {
       try {
         return here.resolve('@deepseek-ai/dsh/package.json')
@@ -73,9 +147,12 @@ async function dshImport(name: string): Promise<any> {
     }
     return import(pathToFileURL(file).href)
   }
-  throw new Error(
-    `DSH's package ${name} is not found from this profile. Start DSH once with this DSH_HOME (or run \`dsh --profile <profile> --dump-default-config\`, which links DSH's packages into the profiles folder), or put the \`dsh\` command on PATH, then run this again.`,
-  )
+  throw new DshNotFound(name)
+}
+
+/** The profile this bin is installed in, from its own path (`…/profiles/<p>/node_modules/…`). */
+export function installedProfile(moduleUrl: string = import.meta.url): string | undefined {
+  return /\/profiles\/([^/]+)\/node_modules\//.exec(decodeURIComponent(new URL(moduleUrl).pathname))?.[1]
 }
 
 const plugin = (mod: any): any => mod.default ?? mod

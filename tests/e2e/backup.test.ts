@@ -3,13 +3,12 @@
 // runs, restored with `… exec dsh-bot-team restore` into another DSH_HOME at another absolute
 // path, and DSH Web started there; then `dsh plugin remove` leaves the team in place and adding
 // the bundle again adopts it. Only the model is fake.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { dshBin, toolEnv } from '../../scripts/pack.ts'
+import { toolEnv } from '../../scripts/pack.ts'
 import {
   api,
   homeWithBundle,
@@ -70,13 +69,6 @@ async function ask(url: string, sessionId: string, text: string): Promise<any[]>
   return untilEvents(url, sessionId, (evs) => turnEnds(evs) > before, `the answer to "${text}"`)
 }
 
-/** The launcher on PATH as a global install puts it there (`dsh` → its lib/bin.js), for the profile's bin to find DSH before DSH has started with a home. */
-function pathWithDsh(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'bot-team-dsh-on-path-'))
-  symlinkSync(dshBin, join(dir, 'dsh'))
-  return [dir, toolEnv().PATH].join(delimiter)
-}
-
 /** Poll the team status until this DSH writes the team (it claims the lock a moment after serving). */
 async function untilWriter(url: string): Promise<any> {
   let status: any
@@ -115,9 +107,15 @@ describe("backup and restore with the bundle's command", () => {
     const to = await homeWithBundle('backup-to', inject('bundleTarball'), [{ name: 'web' }])
     const toHome = realpathSync(to.home)
     expect(toHome).not.toBe(realpathSync(from.home))
-    // DSH has never started with this home (only `dsh plugin add` ran): the bin finds DSH by the `dsh` on PATH.
+    // DSH has never started with this home (only `dsh plugin add` ran) and no `dsh` is on PATH (the
+    // README's install keeps it in ~/dsh/node_modules/.bin): the bin finds the DSH that started it.
     expect(existsSync(join(to.home, 'profiles', 'node_modules'))).toBe(false)
-    const restore = await exec(to, ['restore', archive], { PATH: pathWithDsh() })
+    expect(
+      toolEnv()
+        .PATH!.split(delimiter)
+        .some((dir) => existsSync(join(dir, 'dsh'))),
+    ).toBe(false)
+    const restore = await exec(to, ['restore', archive])
     expect(restore.stderr).toBe('')
     expect(restore.code).toBe(0)
     console.info(`backup figures (e2e): archive=${statSync(archive).size} bytes; ${restore.stdout.trim()}`)
