@@ -58,6 +58,8 @@ export interface DeliverySource extends Base, Chain {
   fromName: string
   /** `message` only: where the answer goes. */
   replyTo?: 'sender' | 'user'
+  /** `reply` only: the delivery it answers (a message, or a discarded one). */
+  answers?: string
 }
 
 /** A post entered into a room Session (by a Bot's `post_to_group`, or the user through the API). */
@@ -90,6 +92,8 @@ export interface RoomReportSource extends Base, Chain {
   type: 'room-report'
   groupId: string
   groupName: string
+  /** Its outbox record (absent in logs written before reports went through the outbox). */
+  deliveryId?: string
 }
 
 /** A one-line notice shown in a room (not a post; starts no round). */
@@ -188,19 +192,21 @@ function chainFields(chain: Chain): Chain {
 const base: Base = { kind: 'plugin', plugin: SOURCE_PLUGIN }
 
 export function deliverySource(
-  d: { id: string; from: string; kind: DeliveryType; replyMode?: 'sender' | 'user' | undefined },
+  /** A delivery record (a `report` gets `roomReportSource` instead, never this). */
+  d: { id: string; from: string; kind: DeliveryType | 'report'; replyMode?: 'sender' | 'user' | undefined; replyTo?: string | null | undefined },
   fromName: string,
   chain: Chain,
 ): DeliverySource {
   return {
     ...base,
     form: 'relay',
-    type: d.kind,
+    type: d.kind === 'report' ? 'reply' : d.kind,
     deliveryId: d.id,
     fromBot: d.from,
     fromName,
     ...chainFields(chain),
     ...(d.kind === 'message' && d.replyMode ? { replyTo: d.replyMode } : {}),
+    ...(d.kind === 'reply' && d.replyTo ? { answers: d.replyTo } : {}),
   }
 }
 
@@ -226,8 +232,22 @@ export function roomTurnSource(g: { groupId: string; groupName: string }, chain:
   return { ...base, form: 'relay', type: 'room-turn', groupId: g.groupId, groupName: g.groupName, ...chainFields(chain) }
 }
 
-export function roomReportSource(g: { groupId: string; groupName: string }, chain: Chain): RoomReportSource {
-  return { ...base, form: 'relay', type: 'room-report', groupId: g.groupId, groupName: g.groupName, ...chainFields(chain) }
+export function roomReportSource(g: { groupId: string; groupName: string }, chain: Chain, deliveryId?: string): RoomReportSource {
+  return {
+    ...base,
+    form: 'relay',
+    type: 'room-report',
+    groupId: g.groupId,
+    groupName: g.groupName,
+    ...chainFields(chain),
+    ...(deliveryId ? { deliveryId } : {}),
+  }
+}
+
+/** The outbox record a message source names: a delivery, or a room report sent through the outbox (pure). */
+export function outboxIdOf(source: unknown): string | undefined {
+  const s = readSourceOf(source, 'message', 'interrupt', 'stop', 'reply', 'room-report')
+  return s?.deliveryId
 }
 
 export function roomNoticeSource(g: { groupId: string; groupName: string }, summary: string): RoomNoticeSource {
@@ -289,6 +309,7 @@ const readers = z.discriminatedUnion('type', [
     fromBot: id,
     fromName: name,
     replyTo: z.enum(['sender', 'user']).optional(),
+    answers: id.optional(),
     ...chain,
   }),
   z.object({
@@ -304,7 +325,7 @@ const readers = z.discriminatedUnion('type', [
     ...chain,
   }),
   z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-turn'), ...group, ...chain }),
-  z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-report'), ...group, ...chain }),
+  z.object({ ...plugin, form: z.literal('relay'), type: z.literal('room-report'), ...group, deliveryId: id.optional(), ...chain }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-notice'), summary: z.string(), ...group }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('room-open'), summary: z.string(), ...group }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('bootstrap'), summary: z.string() }),

@@ -30,7 +30,10 @@ export function messageText(
     interrupt: `[Interruption from Bot ${fromName}: read this now, then continue or change course]`,
     stop: `[Bot ${fromName} stopped your previous turn]`,
     reply: `[Reply from Bot ${fromName}]`,
+    report: `[Group "${fromName}" — replies to your post]`,
   }[kind]
+  // A room's report keeps the shape rooms gave it before it went through the outbox.
+  if (kind === 'report') return `${header}\n${body}`
   const lines = [header, body]
   if (kind === 'message') {
     lines.push(
@@ -87,13 +90,30 @@ export function recoveryAction(f: RecoveryFacts): RecoveryAction {
   return 'send'
 }
 
-/** Keep all pending records and the newest `keepFinished` finished ones, in order (pure). */
-export function boundDeliveries<T extends Pick<Delivery, 'status'>>(list: readonly T[], keepFinished: number): T[] {
-  let finished = list.filter((d) => d.status !== 'pending').length
-  if (finished <= keepFinished) return [...list]
+/** A delivered message whose sender wants the answer and whose reply is not recorded yet (pure). */
+export function awaitsReply(d: Pick<Delivery, 'kind' | 'status' | 'replyMode' | 'reply'>): boolean {
+  return d.kind === 'message' && d.replyMode === 'sender' && d.status === 'delivered' && d.reply === undefined
+}
+
+/** At most this many delivered messages are kept while their replies are owed (the oldest go first). */
+export const AWAITING_REPLY_MAX = 500
+
+/**
+ * Keep all pending records, the messages still owed a reply (at most `AWAITING_REPLY_MAX`), and
+ * the newest `keepFinished` other finished ones, in order (pure).
+ */
+export function boundDeliveries<T extends Pick<Delivery, 'status' | 'kind' | 'replyMode' | 'reply'>>(list: readonly T[], keepFinished: number): T[] {
+  let owed = list.filter(awaitsReply).length
+  const open = (d: T) => d.status === 'pending' || awaitsReply(d)
+  let finished = list.filter((d) => !open(d)).length
+  if (finished <= keepFinished && owed <= AWAITING_REPLY_MAX) return [...list]
   const out: T[] = []
   for (const d of list) {
-    if (d.status !== 'pending' && finished > keepFinished) {
+    if (awaitsReply(d) && owed > AWAITING_REPLY_MAX) {
+      owed--
+      continue
+    }
+    if (!open(d) && finished > keepFinished) {
       finished--
       continue
     }
@@ -130,6 +150,8 @@ export function turnOutcome(reason: unknown, finalText: string): TurnOutcome {
       r.reason?.kind === 'hook' && r.reason.reason ? r.reason.reason : r.reason?.kind === 'user' ? 'cancelled by the user' : (r.reason?.kind ?? 'cancelled')
     return { kind: 'aborted', why: cause }
   }
+  // DSH closes a turn a crash cut, when it resumes the Session, as `interrupted`.
+  if (r.kind === 'interrupted') return { kind: 'aborted', why: 'DSH stopped before the turn finished' }
   if (r.kind === 'error') return { kind: 'failed', why: r.error?.message ?? 'model error' }
   return { kind: 'failed', why: r.kind ?? 'unknown' }
 }

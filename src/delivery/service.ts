@@ -45,10 +45,11 @@ import { byRef } from '../core/names.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { allocateId, own, type Bot, type BotStore, type Delivery } from '../store/index.ts'
 import { drawOn, type Chain } from '../core/chain.ts'
-import { boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind } from './policy.ts'
+import { awaitsReply, boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind } from './policy.ts'
 import { charCount, clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../core/text-limits.ts'
 import type { LimitOverrides, Limits } from '../core/limits.ts'
-import { chainOf, deliverySource, readSource, readSourceOf, type DeliverySource } from '../core/sources.ts'
+import { chainOf, deliverySource, outboxIdOf, readSource, readSourceOf, roomReportSource, type DeliverySource } from '../core/sources.ts'
+import { asMode, lowerMode } from '../core/chain.ts'
 import { deliveryTools } from './tools.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
 import { afterBoot } from '../dsh/boot.ts'
@@ -85,6 +86,15 @@ export interface StopResult {
 
 const nowIso = () => new Date().toISOString()
 
+/** What a start-up recovery did: records found delivered, queues re-driven, records sent, discarded, replies a crash cut sent. */
+export interface RecoveryCounts {
+  delivered: number
+  redriven: number
+  sent: number
+  discarded: number
+  replied: number
+}
+
 export class BotDelivery extends Service {
   static inject = ['botStore', 'botRoster', 'botLimits', 'botPause', 'agents', 'sessions', 'tools']
 
@@ -104,7 +114,7 @@ export class BotDelivery extends Service {
   /** Replies and discard reports on their way (`settled()` waits for them). */
   private readonly inflight = new Set<Promise<void>>()
   /** What the last start-up recovery did (for the team page and tests). */
-  recovered: { delivered: number; redriven: number; sent: number; discarded: number } | undefined
+  recovered: RecoveryCounts | undefined
 
   constructor(ctx: Context) {
     super(ctx, 'botDelivery')
@@ -145,18 +155,21 @@ export class BotDelivery extends Service {
       for (const d of this.store.state.deliveries) {
         if (d.to === botId && d.status === 'pending') this.mark(d.id, 'discarded', `discarded: target Bot ${name} was deleted`)
       }
+      // Replies that will never come (the Bot that owed one or was owed one is gone) stop being owed.
+      const owed = this.store.state.deliveries.filter((d) => awaitsReply(d) && (d.to === botId || d.from === botId)).map((d) => d.id)
+      if (owed.length) this.background(this.noReply(owed), 'could not record replies that will not come')
     })
     this.ctx.on('session/event', (session, event) => {
       if (event.type === 'user/message') {
-        const relay = relayOf((event.data as UserMessage).source)
+        const deliveryId = outboxIdOf((event.data as UserMessage).source)
         // "Delivered" is what is on disk: the live event comes before the log append, and a crash
         // between a saved mark and an unwritten log line would lose the message.
-        if (relay) {
+        if (deliveryId) {
           const at = nowIso()
           const flushed = Promise.resolve(this.ctx.sessions.flush(session))
             .then(
-              () => this.mark(relay.deliveryId, 'delivered', `in the target's log at ${at}`),
-              (error: unknown) => warn(this.ctx, `could not flush the log holding ${relay.deliveryId}`, error, 'delivery'),
+              () => this.mark(deliveryId, 'delivered', `in the target's log at ${at}`),
+              (error: unknown) => warn(this.ctx, `could not flush the log holding ${deliveryId}`, error, 'delivery'),
             )
             .finally(() => this.logFlushes.delete(flushed))
           this.logFlushes.add(flushed)
@@ -330,9 +343,20 @@ export class BotDelivery extends Service {
     // Saved secret values never enter the outbox or the target's log (botSecrets; absent: none).
     const masked = this.ctx.get('botSecrets')?.mask(req.body) ?? req.body
     let delivery: Delivery | undefined
+    let already: Delivery | undefined
     await this.store.update((s) => {
       const live = own(s.bots, target.id)
       if (!live || live.deleted) throw new TeamRefusal('not-found', `Bot ${target.name} was deleted; nothing was sent.`)
+      // A reply or a report is sent once: the second attempt (recovery after a crash, a late turn
+      // end) finds the first, recorded in the same save that created it.
+      const answered = req.replyTo && (req.kind === 'reply' || req.kind === 'report') ? s.deliveries.find((d) => d.id === req.replyTo) : undefined
+      already = req.replyTo
+        ? s.deliveries.find((d) => d.kind === req.kind && d.replyTo === req.replyTo && (req.kind === 'report' || d.to === target.id))
+        : undefined
+      if (already || (answered?.reply !== undefined && req.kind === 'reply')) {
+        already ??= s.deliveries.find((d) => d.id === answered?.reply) ?? answered
+        return
+      }
       const drawn = drawOn(s, req.chain, { limit: this.limits(s.limits).workBudget, open: { origin: req.from, at: nowIso() }, force: req.force })
       if (!drawn.ok && !req.force) throw new TeamRefusal('limit', `Not sent: ${drawn.reason}`)
       delivery = {
@@ -350,12 +374,32 @@ export class BotDelivery extends Service {
         ...(req.chain.budget ? { budget: req.chain.budget } : {}),
         ...(req.chain.mode ? { mode: req.chain.mode } : {}),
       }
+      if (answered && req.kind === 'reply') answered.reply = delivery.id
       s.deliveries.push(delivery)
       s.deliveries = boundDeliveries(s.deliveries, this.limits(s.limits).keepFinished)
     })
+    if (already) return { delivery: already, targetBusy: false }
     const targetBusy = agent.status === 'running'
     this.handOver(agent, delivery!)
     return { delivery: this.delivery(delivery!.id) ?? delivery!, targetBusy }
+  }
+
+  /**
+   * A group's replies to a Bot's post, sent back to the poster's own chat through the outbox:
+   * recorded (keyed by the post, so a round that ends twice — resumed after a crash — reports
+   * once) in the save that draws it from the chain's budget (forced: a report always goes), then
+   * handed over; a crash in between is recovered at the next start like any delivery.
+   */
+  report(req: { groupId: string; to: string; postId: string; body: string; chain: Chain }): Promise<SendResult> {
+    return this.deliver({ from: req.groupId, to: req.to, kind: 'report', body: req.body, chain: req.chain, replyTo: req.postId, force: true })
+  }
+
+  /** Record that the given messages will get no reply (their sender or target is gone). */
+  private async noReply(ids: readonly string[]): Promise<void> {
+    if (!this.alive || !this.store.isWriter()) return
+    await this.store.update((s) => {
+      for (const d of s.deliveries) if (ids.includes(d.id) && awaitsReply(d)) d.reply = 'none'
+    })
   }
 
   /**
@@ -432,10 +476,14 @@ export class BotDelivery extends Service {
       this.held.push({ agent, d })
       return
     }
-    const fromName = this.nameOf(d.from)
+    const fromName = d.kind === 'report' ? (this.store.state.groups[d.from]?.name ?? d.from) : this.nameOf(d.from)
+    const text = messageText(d.kind, fromName, d.body, { replyMode: d.replyMode, hop: d.hop, hopLimit: this.limits().hopLimit })
     const message = createUserMessage({
-      content: [{ type: 'text', text: messageText(d.kind, fromName, d.body, { replyMode: d.replyMode, hop: d.hop, hopLimit: this.limits().hopLimit }) }],
-      source: deliverySource(d, fromName, chainOfDelivery(d)),
+      content: [{ type: 'text', text }],
+      source:
+        d.kind === 'report'
+          ? roomReportSource({ groupId: d.from, groupName: fromName }, chainOfDelivery(d), d.id)
+          : deliverySource(d, fromName, chainOfDelivery(d)),
     })
     try {
       if (d.kind === 'interrupt') agent.steer(message)
@@ -525,27 +573,28 @@ export class BotDelivery extends Service {
   private onDiscarded(sessionId: string, message: UserMessage): void {
     if (!this.alive) return
     if (this.quiet.has(String(message.id))) return
+    const deliveryId = outboxIdOf(message.source)
+    if (!deliveryId) return
     const relay = relayOf(message.source)
-    if (!relay) return
-    const record = this.delivery(relay.deliveryId)
+    const record = this.delivery(deliveryId)
     const stop = this.stopping.get(sessionId)
     const target = record ? this.store.state.bots[record.to] : undefined
     const targetName = record ? this.nameOf(record.to) : 'the target'
     let cause: string
     if (stop) {
       cause = `${stop.byName} stopped ${targetName} ("${stop.reason}")`
-      this.mark(relay.deliveryId, 'discarded', `discarded: ${stop.byName} stopped ${targetName} (${stop.reason})`)
+      this.mark(deliveryId, 'discarded', `discarded: ${stop.byName} stopped ${targetName} (${stop.reason})`)
     } else if (target?.deleted) {
       cause = `${targetName} was deleted`
-      this.mark(relay.deliveryId, 'discarded', `discarded: ${targetName} was deleted`)
+      this.mark(deliveryId, 'discarded', `discarded: ${targetName} was deleted`)
     } else {
       // Neither a stop nor a deletion: DSH clears an agent's inbox when it disposes the agent
       // (shutdown, plugin unload), and logs the clear. The record stays pending: the next start
       // finds it nowhere and sends it again under its id. No report: nothing was lost.
       return
     }
-    // Report to the sender (a stop notice has nobody to report to).
-    if (!record || relay.type === 'stop' || !this.ctx.botRoster.bot(record.from)) return
+    // Report to the sender (a stop notice or a room's report has nobody to report to).
+    if (!record || !relay || relay.type === 'stop' || !this.ctx.botRoster.bot(record.from)) return
     const body = discardReport(targetName, record.id, record.body, cause)
     this.background(
       this.deliver({ from: stop?.byId ?? record.to, to: record.from, kind: 'reply', body, chain: chainOfDelivery(record), replyTo: record.id, force: true }),
@@ -563,7 +612,11 @@ export class BotDelivery extends Service {
     const chain = this.roster.replyChain(sessionId)
     for (const id of wants) {
       const request = this.delivery(id)
-      if (!request || !this.ctx.botRoster.bot(request.from)) continue
+      if (!request) continue
+      if (!this.ctx.botRoster.bot(request.from)) {
+        this.background(this.noReply([id]), 'could not record a reply that will not come')
+        continue
+      }
       const body = clip(replyBody(this.nameOf(request.to), id, outcome), MESSAGE_MAX)
       this.background(
         this.deliver({ from: request.to, to: request.from, kind: 'reply', body, chain, replyTo: id, force: true }),
@@ -636,21 +689,23 @@ export class BotDelivery extends Service {
    * → delivered; in its restored inbox → re-drive the restored queue (never send twice); nowhere →
    * send it now under the same id.
    */
-  recover(): Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> {
+  recover(): Promise<RecoveryCounts> {
     this.recovering ??= this.recoverOnce().finally(() => {
       this.recovering = undefined
     })
     return this.recovering
   }
 
-  private recovering: Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> | undefined
+  private recovering: Promise<RecoveryCounts> | undefined
 
-  private async recoverOnce(): Promise<{ delivered: number; redriven: number; sent: number; discarded: number }> {
+  private async recoverOnce(): Promise<RecoveryCounts> {
     await this.ctx.botRoster.ensureTeam()
-    const counts = { delivered: 0, redriven: 0, sent: 0, discarded: 0 }
+    const counts: RecoveryCounts = { delivered: 0, redriven: 0, sent: 0, discarded: 0, replied: 0 }
     const pending = this.store.state.deliveries.filter((d) => d.status === 'pending')
     const byTarget = new Map<string, Delivery[]>()
     for (const d of pending) byTarget.set(d.to, [...(byTarget.get(d.to) ?? []), d])
+    // Messages owed a reply: delivered before the crash, or found delivered just now.
+    for (const d of this.store.state.deliveries) if (awaitsReply(d) && !byTarget.has(d.to)) byTarget.set(d.to, [])
     for (const [to, records] of byTarget) {
       const bot = this.ctx.botRoster.bot(to)
       let agent: Agent | undefined
@@ -667,13 +722,13 @@ export class BotDelivery extends Service {
       if (agent) {
         for (const e of agent.session.events) {
           if (e.type === 'user/message') {
-            const r = relayOf((e.data as UserMessage).source)
-            if (r) logged.add(r.deliveryId)
+            const id = outboxIdOf((e.data as UserMessage).source)
+            if (id) logged.add(id)
           }
         }
         for (const m of [...agent.inbox.nextStep, ...agent.inbox.nextTurn]) {
-          const r = relayOf(m.source)
-          if (r) queued.add(r.deliveryId)
+          const id = outboxIdOf(m.source)
+          if (id) queued.add(id)
         }
       }
       let redrive = false
@@ -705,10 +760,46 @@ export class BotDelivery extends Service {
           warn(this.ctx, `could not re-send ${d.id}`, error, 'delivery')
         }
       }
+      if (agent) counts.replied += this.replyOwed(agent, to, logged, queued)
     }
     await this.settled()
     this.recovered = counts
     return counts
+  }
+
+  /**
+   * Replies a crash cut (the target's turn ended, or was cut, before its reply was recorded): for
+   * each message to this target that wants its answer back, is in the target's log and not in its
+   * inbox, and has no reply recorded, the reply is built from the log — the final answer of the
+   * turn that handled it, or "cut off" when that turn never ended — and sent once. Returns how many.
+   */
+  private replyOwed(agent: Agent, to: string, logged: ReadonlySet<string>, queued: ReadonlySet<string>): number {
+    const events = agent.session.events
+    let n = 0
+    for (const d of this.store.state.deliveries) {
+      if (d.to !== to || d.kind !== 'message' || d.replyMode !== 'sender' || d.reply !== undefined || d.status === 'discarded' || d.status === 'failed')
+        continue
+      if (!logged.has(d.id) || queued.has(d.id)) continue
+      const at = events.findIndex((e) => e.type === 'user/message' && outboxIdOf((e.data as UserMessage).source) === d.id)
+      const end = at < 0 ? undefined : events.slice(at).find((e) => e.type === 'turn/end')
+      if (!end && agent.status === 'running') continue
+      const data = end?.data as { turn: number; reason: unknown } | undefined
+      const outcome = data ? turnOutcome(data.reason, finalText(agent, data.turn)) : ({ kind: 'aborted', why: 'DSH stopped before the turn finished' } as const)
+      if (!this.ctx.botRoster.bot(d.from)) {
+        this.background(this.noReply([d.id]), 'could not record a reply that will not come')
+        continue
+      }
+      const target = this.ctx.botRoster.bot(to)
+      const mode = lowerMode(d.mode, target ? asMode(target.permissionPreset) : undefined)
+      const chain: Chain = { hop: d.hop + 1, ...(d.budget ? { budget: d.budget } : {}), ...(mode ? { mode } : {}) }
+      const body = clip(replyBody(this.nameOf(to), d.id, outcome), MESSAGE_MAX)
+      this.background(
+        this.deliver({ from: to, to: d.from, kind: 'reply', body, chain, replyTo: d.id, force: true }),
+        `could not send the reply to ${d.id} after a restart`,
+      )
+      n++
+    }
+    return n
   }
 
   /**

@@ -8,7 +8,8 @@
  * was removed or deleted). Every timer a turn starts is cleared when the turn ends.
  *
  * Crash-safe: each post and each turn's outcome is in the post log before the next turn starts,
- * and a turn's record only after the member's Session log holds the turn on disk (`flush`), so a
+ * a round's report is recorded (the outbox) before its end is, and a turn's record only after the
+ * member's Session log holds the turn on disk (`flush`), so a
  * round cut by a crash resumes (the room's recovery re-runs the post) at the speaker the crashed
  * round would have called next — members who already spoke are not called again; the turn that
  * was running when the process died runs again.
@@ -27,7 +28,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
-import { roomReportSource, roomTurnSource, type Chain, type RoomNote } from '../core/sources.ts'
+import { roomTurnSource, type Chain, type RoomNote } from '../core/sources.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import {
   afterPost,
@@ -96,8 +97,8 @@ export interface RoundHost {
    * team state with no log at all (resumed after restart as a fresh, empty Session).
    */
   flush(agent: Agent): Promise<void>
-  /** The poster's own chat (for the report). */
-  ownChat(botId: string): Promise<Agent>
+  /** Send a round's replies back to the posting Bot's own chat (through the outbox where it runs). */
+  sendReport(report: { groupId: string; groupName: string; to: string; postId: string; body: string; chain: Chain }): Promise<void>
   /** A one-line notice in the room (no round). */
   announce(groupId: string, text: string): Promise<void>
   /** Save the group's cursors to team state (best effort). */
@@ -198,9 +199,16 @@ export class Rounds {
       await this.host.whenReleased(groupId, signal)
       if (signal?.aborted || !this.host.alive()) return
     }
-    const highest = yield* this.round(groupId, post, input.poster, chain, signal, said)
-    if (input.report && input.poster.kind === 'bot')
-      await this.report({ id: input.poster.botId, name: input.name }, group, post.id, said, reportChain(chain, highest))
+    try {
+      const highest = yield* this.round(groupId, post, input.poster, chain, signal, said)
+      // The report is recorded before the round's end is logged: a crash in between resumes the
+      // round, which ends again and finds its report already recorded (the outbox keys it by post).
+      if (input.report && input.poster.kind === 'bot')
+        await this.report({ id: input.poster.botId, name: input.name }, group, post.id, said, reportChain(chain, highest))
+    } finally {
+      // A round cut by shutdown (not by the person stopping the room) is resumed at the next start.
+      if (this.host.alive()) transcript.endRound(groupId, post.id)
+    }
   }
 
   private renderTurn(groupId: string, botId: string, outcome: TurnOutcomeKind, postSeq?: number, reason?: string): string {
@@ -303,8 +311,6 @@ export class Rounds {
       this.running.delete(groupId)
       record.endedAt = new Date().toISOString()
       this.host.progress?.(record)
-      // A round cut by shutdown (not by the person stopping the room) is resumed at the next start.
-      if (this.host.alive()) transcript.endRound(groupId, post.id)
       await this.host.saveCursors(groupId)
     }
     return highest
@@ -372,15 +378,8 @@ export class Rounds {
     const { id: botId, name } = poster
     try {
       // Like a reply, the report always arrives (it still counts, so the turn it opens cannot start more).
-      await this.host.draw(group.id, chain, { force: true })
-      const agent = await this.host.ownChat(botId)
       const body = said.length ? said.map((p) => postLine(p.name, p.text)).join('\n') : '(nobody posted a reply)'
-      agent.followup(
-        createUserMessage({
-          content: [{ type: 'text', text: `[Group "${group.name}" — replies to your post]\n${body}` }],
-          source: roomReportSource({ groupId: group.id, groupName: group.name }, chain),
-        }),
-      )
+      await this.host.sendReport({ groupId: group.id, groupName: group.name, to: botId, postId, body, chain })
       if (record) record.report = { ok: true }
     } catch (error) {
       const reason = errorText(error)

@@ -36,7 +36,16 @@ import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { byRef } from '../core/names.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import type { BotRoster } from '../roster/service.ts'
-import { readRoomAnswerParts, readSourceOf, roomNoticeSource, roomOpenSource, roomPostSource, type Chain, type RoomNote } from '../core/sources.ts'
+import {
+  readRoomAnswerParts,
+  readSourceOf,
+  roomNoticeSource,
+  roomOpenSource,
+  roomPostSource,
+  roomReportSource,
+  type Chain,
+  type RoomNote,
+} from '../core/sources.ts'
 import { canStart, drawOn } from '../core/chain.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
 import { allocateId, type BotStore, type Group, type TeamState } from '../store/index.ts'
@@ -136,7 +145,7 @@ export class BotRooms extends Service {
           .flush(agent.session)
           .catch((error: unknown) => warn(this.ctx, `could not write member Session ${String(agent.id)} to disk`, error, 'rooms'))
       },
-      ownChat: (botId) => this.roster.agentOf(botId),
+      sendReport: (report) => this.sendReport(report),
       announce: (groupId, text) => this.announce(groupId, text),
       saveCursors: (groupId) => this.saveCursors(groupId),
       draw: (groupId, chain, opts) => this.draw(groupId, chain, opts),
@@ -450,6 +459,27 @@ export class BotRooms extends Service {
       ok = drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, open: { origin: groupId, at: new Date().toISOString() }, ...opts }).ok
     })
     return ok
+  }
+
+  /**
+   * A round's replies back to the posting Bot: through the delivery outbox when it runs (recorded
+   * before it is handed over, once per post, recovered after a crash); without it, a plain
+   * follow-up drawn from the budget first.
+   */
+  private async sendReport(r: { groupId: string; groupName: string; to: string; postId: string; body: string; chain: Chain }): Promise<void> {
+    const delivery = this.ctx.get('botDelivery')
+    if (delivery) {
+      await delivery.report({ groupId: r.groupId, to: r.to, postId: r.postId, body: r.body, chain: r.chain })
+      return
+    }
+    await this.draw(r.groupId, r.chain, { force: true })
+    const agent = await this.roster.agentOf(r.to)
+    agent.followup(
+      createUserMessage({
+        content: [{ type: 'text', text: `[Group "${r.groupName}" — replies to your post]\n${r.body}` }],
+        source: roomReportSource({ groupId: r.groupId, groupName: r.groupName }, r.chain),
+      }),
+    )
   }
 
   /** The user wrote in the room: Bots may start rounds there again. */

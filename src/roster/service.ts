@@ -424,23 +424,21 @@ export class BotRoster extends Service {
   }
 
   /**
-   * Refuse a model DSH does not serve: no adapter owns its provider (DSH's own check, which turns a
-   * Bot's next prompt into `model-unavailable`), or its provider lists models and this is not one
-   * of them. The refusal names the models DSH serves. Without DSH's LLM runtime nothing is checked.
+   * Refuse a model DSH does not serve: DSH's own check (`resolveModelInfo`: no adapter owns its
+   * provider route — what turns a Bot's next prompt into `model-unavailable`). A provider's list of
+   * models is advisory in DSH (an endpoint may serve ids it does not list), so it is not required.
+   * The refusal names the models DSH lists. Without DSH's LLM runtime nothing is checked.
    */
   private async requireServed(model: string, notDone: string): Promise<void> {
     const llm = this.ctx.get('llm')
     const route = parseModel(model)
     if (!llm || !route) return
-    let served = true
     try {
       await llm.resolveModelInfo(route.provider, route.model)
-      const listed = await llm.listModels(route.provider).catch(() => [])
-      if (listed.length && !listed.some((m) => m.id === route.model)) served = false
+      return
     } catch {
-      served = false
+      // not served: refused below, with the list
     }
-    if (served) return
     const models = await this.models()
     const shown = models.slice(0, MODELS_LISTED)
     const list = shown.length

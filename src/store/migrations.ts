@@ -84,8 +84,21 @@ export const migrationV3toV4: Migration = {
   },
 }
 
+/**
+ * v4 → v5 (0.2): deliveries may be room reports (`kind: report`) and carry the `reply` recorded
+ * for a message; both are new, so a v4 document is a valid v5 one as it is. The step moves the
+ * version, which keeps a v4 build from writing to a team whose outbox it does not understand.
+ */
+export const migrationV4toV5: Migration = {
+  from: 4,
+  describe: 'v4 → v5: room reports and replies through the outbox (new optional delivery fields only)',
+  up(doc) {
+    return { ...doc, version: 5 }
+  },
+}
+
 /** The production chain, indexed by `from`. */
-export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3, migrationV3toV4]
+export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3, migrationV3toV4, migrationV4toV5]
 
 /**
  * Example of a real step (not in `MIGRATIONS`): v2 would move `preferences.theme` (a loose

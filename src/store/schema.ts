@@ -32,8 +32,12 @@ import { LimitOverrides } from '../core/limits.ts'
  * v4 (0.2): Bots' `workFolderReal` (the real path every open compares with) and `noNetwork`; the
  * settings kept lowered until the person confirms them (`held`: from a restore, and the working
  * folders set before v4).
+ * v5 (0.2): deliveries of kind `report` (a room's replies back to its poster, through the outbox)
+ * and a message's `reply` (the reply recorded for it, or `none`), so a reply a crash cut is sent
+ * once at the next start. The version moves so that a v4 build opens such a team read-only
+ * instead of refusing a `report` record or sending a reply twice.
  */
-export const STATE_VERSION = 4
+export const STATE_VERSION = 5
 
 /** Sandbox modes, lowest first (the authority a chain carries). */
 const sandboxMode = z.enum(['read-only', 'workspace-write', 'danger-full-access'])
@@ -158,7 +162,8 @@ export const deliverySchema = keepUnknownJson(
     from: id,
     /** The target Bot's id. (A `groupId` field, never written by any build, was dropped from the schema; a file carrying one keeps it as an unknown field.) */
     to: id,
-    kind: z.enum(['message', 'interrupt', 'stop', 'reply']),
+    /** `report`: a group's replies to a post, sent back to the posting Bot (`from` is the group's id, `replyTo` the post's). */
+    kind: z.enum(['message', 'interrupt', 'stop', 'reply', 'report']),
     body: z.string(),
     hop: z.int().min(0),
     replyTo: id.nullable(),
@@ -168,6 +173,8 @@ export const deliverySchema = keepUnknownJson(
     outcome: z.string().optional(),
     /** message_bot's reply_to: `sender` routes the answer back, `user` leaves it in the target's chat. */
     replyMode: z.enum(['sender', 'user']).optional(),
+    /** A `sender` message's reply once recorded (its delivery id), or `none` when no reply will come. */
+    reply: id.optional(),
     /** The target Session the message was handed to (its own-chat part at send time). */
     sessionId: id.optional(),
     /** The work budget the chain draws from, and the lowest sandbox mode along it. */

@@ -225,7 +225,8 @@ export const DELIVERY_LOG_MAX = 200
 /** The delivery log, newest first, optionally only what one Bot sent or got (pure, bounded). */
 export function deliveryLog(state: Readonly<TeamState>, opts: { bot?: string; limit?: number } = {}): DeliveryRow[] {
   const limit = Math.max(1, Math.min(DELIVERY_LOG_MAX, opts.limit ?? DELIVERY_LOG_MAX))
-  const nameOf = (id: string) => (Object.hasOwn(state.bots, id) ? state.bots[id]!.name : id)
+  // A room's report comes from its group (`from` is the group's id).
+  const nameOf = (id: string) => (Object.hasOwn(state.bots, id) ? state.bots[id]!.name : Object.hasOwn(state.groups, id) ? state.groups[id]!.name : id)
   const rows: DeliveryRow[] = []
   for (let i = state.deliveries.length - 1; i >= 0 && rows.length < limit; i--) {
     const d = state.deliveries[i]!

@@ -11,7 +11,8 @@
 //   delivery: tests/dsh/delivery/fixtures/delivery-child.ts runs real DSH in-process and sends
 //             messages between Bots until killed. After the last run and a final recovery, every
 //             acknowledged message is exactly one `user/message` in its target's Session log, no
-//             delivery id appears twice anywhere, and nothing is left pending.
+//             delivery id appears twice anywhere, every delivered message that wants its answer
+//             back has exactly one reply in the sender's log, and nothing is left pending.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -146,7 +147,12 @@ export interface DeliveryCrashStats {
   misplaced: number
   /** Deliveries still pending after the final recovery. */
   pendingLeft: number
-  recovery: { delivered: number; redriven: number; sent: number; discarded: number }
+  /** Delivered messages that want their answer back (`reply_to: sender`), over all lanes. */
+  repliesExpected: number
+  /** Of those, messages with no reply in the sender's log, and with more than one. */
+  repliesLost: number
+  repliesDuplicated: number
+  recovery: { delivered: number; redriven: number; sent: number; discarded: number; replied: number }
   problems: string[]
 }
 
@@ -199,20 +205,31 @@ function sessionLogs(home: string): Map<string, string[]> {
   return found
 }
 
-/** deliveryId → Session ids whose log holds a user/message with it (once per occurrence). */
-function deliveredIn(home: string): Map<string, string[]> {
-  const seen = new Map<string, string[]>()
+interface LoggedRelay {
+  sessionId: string
+  type?: string
+  replyTo?: string
+  answers?: string
+}
+
+/** deliveryId → where its user/message is logged (once per occurrence), with its source's type and reply fields. */
+function deliveredIn(home: string): Map<string, LoggedRelay[]> {
+  const seen = new Map<string, LoggedRelay[]>()
   for (const [sessionId, lines] of sessionLogs(home)) {
     for (const line of lines) {
       if (!line.includes('"user/message"')) continue
-      let e: { type?: string; data?: { source?: { deliveryId?: string } } }
+      let e: { type?: string; data?: { source?: { deliveryId?: string; type?: string; replyTo?: string; answers?: string } } }
       try {
         e = JSON.parse(line)
       } catch {
         continue
       }
-      const id = e.type === 'user/message' ? e.data?.source?.deliveryId : undefined
-      if (id) seen.set(id, [...(seen.get(id) ?? []), sessionId])
+      const source = e.type === 'user/message' ? e.data?.source : undefined
+      if (source?.deliveryId)
+        seen.set(source.deliveryId, [
+          ...(seen.get(source.deliveryId) ?? []),
+          { sessionId, type: source.type, replyTo: source.replyTo, answers: source.answers },
+        ])
     }
   }
   return seen
@@ -263,16 +280,33 @@ async function deliveryLane(runs: number, stats: DeliveryCrashStats) {
     if (where.length === 0) {
       stats.lost++
       stats.problems.push(`acknowledged ${id} is in no Session log`)
-    } else if (!targets.has(where[0]!)) {
+    } else if (!targets.has(where[0]!.sessionId)) {
       stats.misplaced++
-      stats.problems.push(`acknowledged ${id} landed in ${where[0]}, not a target's chat`)
+      stats.problems.push(`acknowledged ${id} landed in ${where[0]!.sessionId}, not a target's chat`)
     }
   }
+  const replies = new Map<string, number>()
+  const mainChat = new Set(final.sessions.Main ?? [])
   for (const [id, where] of seen) {
     stats.deliveredIds++
     if (where.length > 1) {
       stats.duplicated++
-      stats.problems.push(`delivery ${id} appears ${where.length} times (${where.join(', ')})`)
+      stats.problems.push(`delivery ${id} appears ${where.length} times (${where.map((w) => w.sessionId).join(', ')})`)
+    }
+    const reply = where[0]!
+    if (reply.type === 'reply' && reply.answers && mainChat.has(reply.sessionId)) replies.set(reply.answers, (replies.get(reply.answers) ?? 0) + where.length)
+  }
+  // Every message that reached its target wanting its answer back got exactly one reply.
+  for (const [id, where] of seen) {
+    if (where[0]!.type !== 'message' || where[0]!.replyTo !== 'sender') continue
+    stats.repliesExpected++
+    const n = replies.get(id) ?? 0
+    if (n === 0) {
+      stats.repliesLost++
+      stats.problems.push(`message ${id} wanted its answer back and got no reply`)
+    } else if (n > 1) {
+      stats.repliesDuplicated++
+      stats.problems.push(`message ${id} got ${n} replies`)
     }
   }
   fs.rmSync(home, { recursive: true, force: true })
@@ -289,7 +323,10 @@ export async function runDeliveryCrashes(opts: { runs: number; lanes?: number })
     duplicated: 0,
     misplaced: 0,
     pendingLeft: 0,
-    recovery: { delivered: 0, redriven: 0, sent: 0, discarded: 0 },
+    repliesExpected: 0,
+    repliesLost: 0,
+    repliesDuplicated: 0,
+    recovery: { delivered: 0, redriven: 0, sent: 0, discarded: 0, replied: 0 },
     problems: [],
   }
   const per = Array.from({ length: lanes }, (_, i) => Math.floor(opts.runs / lanes) + (i < opts.runs % lanes ? 1 : 0))
@@ -298,5 +335,5 @@ export async function runDeliveryCrashes(opts: { runs: number; lanes?: number })
 }
 
 export function deliveryLine(prefix: string, s: DeliveryCrashStats): string {
-  return `${prefix}: runs=${s.runs} lost=${s.lost} duplicated=${s.duplicated} misplaced=${s.misplaced} pending_left=${s.pendingLeft} acknowledged=${s.acknowledged} delivered_ids=${s.deliveredIds} recovery_marked_delivered=${s.recovery.delivered} recovery_redriven=${s.recovery.redriven} recovery_resent=${s.recovery.sent}`
+  return `${prefix}: runs=${s.runs} lost=${s.lost} duplicated=${s.duplicated} misplaced=${s.misplaced} pending_left=${s.pendingLeft} acknowledged=${s.acknowledged} delivered_ids=${s.deliveredIds} replies_expected=${s.repliesExpected} replies_lost=${s.repliesLost} replies_duplicated=${s.repliesDuplicated} recovery_marked_delivered=${s.recovery.delivered} recovery_redriven=${s.recovery.redriven} recovery_resent=${s.recovery.sent} recovery_replied=${s.recovery.replied}`
 }

@@ -65,7 +65,7 @@ describe('work budget', () => {
         .log()
         .map((d) => d.kind)
         .sort(),
-    ).toEqual([...Array(4).fill('message'), ...Array(4).fill('reply')])
+    ).toEqual([...Array(4).fill('message'), ...Array(4).fill('reply'), ...Array(2).fill('report')])
     expect(host.ctx.botRooms.rounds().map((r) => [r.turns.map((t) => t.outcome), r.report?.ok])).toEqual([
       [['posted'], true],
       [['posted'], true],

@@ -112,7 +112,7 @@ describe('delivery start-up recovery (restart on the same home)', () => {
 
     const host = await on(home)
     const delivery = host.ctx.botDelivery
-    expect(delivery.recovered).toEqual({ delivered: 0, redriven: 1, sent: 0, discarded: 0 })
+    expect(delivery.recovered).toEqual({ delivered: 0, redriven: 1, sent: 0, discarded: 0, replied: 0 })
     await quiesce(host)
     const ada = await host.ctx.botRoster.agentOf(q.botId)
     expect(String(ada.id)).toBe(q.sessionId)
@@ -129,7 +129,7 @@ describe('delivery start-up recovery (restart on the same home)', () => {
 
     // a further start finds nothing left to do and sends nothing again
     const again = await on(home)
-    expect(again.ctx.botDelivery.recovered).toEqual({ delivered: 0, redriven: 0, sent: 0, discarded: 0 })
+    expect(again.ctx.botDelivery.recovered).toEqual({ delivered: 0, redriven: 0, sent: 0, discarded: 0, replied: 0 })
     await quiesce(again)
     expect(userMessages(await again.ctx.botRoster.agentOf(q.botId)).filter((m) => m.source.deliveryId === q.deliveryId)).toHaveLength(1)
     expect(again.adapter.model.loopRequests().filter((r) => r.model === 'ada')).toHaveLength(0)
@@ -157,7 +157,7 @@ describe('delivery start-up recovery (restart on the same home)', () => {
 
     const second = await on(home)
     expect(second.ctx.botDelivery.recovered).toEqual(
-      cleared ? { delivered: 0, redriven: 0, sent: 1, discarded: 0 } : { delivered: 0, redriven: 1, sent: 0, discarded: 0 },
+      cleared ? { delivered: 0, redriven: 0, sent: 1, discarded: 0, replied: 0 } : { delivered: 0, redriven: 1, sent: 0, discarded: 0, replied: 0 },
     )
     await quiesce(second)
     expect(userMessages(await second.ctx.botRoster.agentOf(ada.id)).filter((m) => m.source.deliveryId === d.id)).toHaveLength(1)
@@ -224,7 +224,7 @@ describe('delivery start-up recovery (restart on the same home)', () => {
 
     const second = await on(home)
     const delivery = second.ctx.botDelivery
-    expect(delivery.recovered).toEqual({ delivered: 1, redriven: 0, sent: 1, discarded: 1 })
+    expect(delivery.recovered).toEqual({ delivered: 1, redriven: 0, sent: 1, discarded: 1, replied: 0 })
     await quiesce(second)
     expect(delivery.delivery(lost.id)).toMatchObject({ status: 'delivered' })
     expect(delivery.delivery(ran.id)).toMatchObject({ status: 'delivered', outcome: "found in the target's log at start-up" })

@@ -3,7 +3,8 @@
 // post queued in the room's inbox). A restart on the same home finishes the work without new
 // input: the cut round resumes at the member that was speaking (who already spoke is not called
 // again), the queued post is re-driven under its own message id, and every post is in the
-// transcript exactly once, by its real author.
+// transcript exactly once, by its real author; a cut round that owes its poster a report reports
+// once, through the outbox.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -30,7 +31,7 @@ interface KillPoint {
   posts: number
 }
 
-const killedAtKillPoint = (home: string, mode: 'queued' | 'cut' | 'stale') => killedAtMarker<KillPoint>(CHILD, [home, mode])
+const killedAtKillPoint = (home: string, mode: 'queued' | 'cut' | 'stale' | 'report') => killedAtMarker<KillPoint>(CHILD, [home, mode])
 
 async function restart(home: string): Promise<DshHost> {
   const host = track(
@@ -147,5 +148,36 @@ describe('rooms recover after a crash', () => {
       ['user', '@Ada queued PLANT-3'],
       [k.ids.Ada, 'Ada answers'],
     ])
+  })
+
+  it("SIGKILL mid-round of a Bot's post that asked for the replies: the round finished after the restart reports to the poster once, and a further start reports nothing again", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-rooms-crash-'))
+    homes.push(home)
+    const k = await killedAtKillPoint(home, 'report')
+    const reports = async (host: DshHost) => {
+      const ada = await host.ctx.botRoster.agentOf(k.ids.Ada!)
+      return ada.session.events.filter((e: any) => e.type === 'user/message' && (e.data.message ?? e.data).source?.type === 'room-report')
+    }
+    const host = await restart(home)
+    await quiet(host)
+    await host.ctx.botDelivery.settled()
+    await quiet(host)
+    // Bob's cut turn was the round's first, so the round runs again from its start (nobody had spoken).
+    expect(host.ctx.botRooms.rounds().map((r) => [r.turns.map((t) => t.outcome), r.report])).toEqual([[['posted', 'posted'], { ok: true }]])
+    const sent = await reports(host)
+    expect(sent).toHaveLength(1)
+    expect(JSON.stringify(sent[0]!.data)).toContain('Bob: Bob answers')
+    expect(
+      host.ctx.botDelivery
+        .log()
+        .filter((d) => d.kind === 'report')
+        .map((d) => [d.from, d.to, d.status]),
+    ).toEqual([[k.groupId, k.ids.Ada, 'delivered']])
+    await host.dispose()
+
+    const again = await restart(home)
+    await quiet(again)
+    expect(await reports(again)).toHaveLength(1)
+    expect(again.ctx.botDelivery.log().filter((d) => d.kind === 'report')).toHaveLength(1)
   })
 })

@@ -56,12 +56,12 @@ describe('botRoster (in-process DSH)', () => {
     expect(host.ctx.botStore.state.revision).toBe(revision)
   })
 
-  it('create_bot and update_bot refuse a model DSH does not serve (no adapter, or not in its provider\u2019s list), naming the models it serves, and change nothing', async () => {
+  it('create_bot and update_bot refuse a model no DSH adapter serves, naming the models DSH lists, and change nothing', async () => {
     const host = await team({
       mock: {
         steps: [
           { toolCalls: [{ name: 'update_bot', args: { bot: 'Main', model: 'provider/model' } }] },
-          { toolCalls: [{ name: 'create_bot', args: { name: 'Ada', model: 'mock/nope' } }] },
+          { toolCalls: [{ name: 'create_bot', args: { name: 'Ada', model: 'nobody/gpt-9' } }] },
           { toolCalls: [{ name: 'update_bot', args: { bot: 'Main', model: 'mock/other' } }] },
           { text: 'done' },
         ],
@@ -77,7 +77,9 @@ describe('botRoster (in-process DSH)', () => {
     expect(results[0]).toBe(
       'Refused: Bot Main was not changed: DSH does not serve the model "provider/model". The models it serves: mock/mock, mock/other. Leave the model out for DSH\'s default.',
     )
-    expect(results[1]).toMatch(/^Refused: The Bot was not created: DSH does not serve the model "mock\/nope"\. The models it serves: mock\/mock, mock\/other\./)
+    expect(results[1]).toMatch(
+      /^Refused: The Bot was not created: DSH does not serve the model "nobody\/gpt-9"\. The models it serves: mock\/mock, mock\/other\./,
+    )
     expect(results[2]).toBe(`Changed Bot Main (id ${main.id}).`)
     expect(host.ctx.botRoster.bots().map((b) => [b.name, b.model])).toEqual([['Main', 'mock/other']])
     expect(host.ctx.botStore.state.revision).toBe(revision + 1)

@@ -135,3 +135,30 @@ it('opens the state.json the schema-v3 build (3f0144e) saved while paused: the p
   expect(saved.version).toBe(STATE_VERSION)
   expect(saved.paused).toBeUndefined()
 })
+
+it('opens the state.json the schema-v3 build (3f0144e) saved, migrates it to the current version, and the message it left pending gets exactly one reply, recorded on the message', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'bot-team-upgrade-v3-replies-'))
+  homes.push(home)
+  mkdirSync(join(home, 'bot'))
+  const adaWork = join(home, 'ada-work')
+  mkdirSync(adaWork)
+  const fixture = readFileSync(new URL('../../fixtures/state-v3-3f0144e.json', import.meta.url), 'utf8')
+  writeFileSync(join(home, 'bot', 'state.json'), fixture.replaceAll('/tmp/bot-team-v3-fixture/ada-work', adaWork))
+  // Before the fixture's hourly schedule falls due, so Bob's chat holds only Ada's message.
+  const clock = new FakeClock('2026-12-01T15:30:00.000Z')
+  const host = track(await startTeamHost({ mock: { fallback: { text: 'Bob is on it' } } }, { home, clock }))
+  expect(host.ctx.botStore.status().mode).toBe('writer')
+  // The v3 team was saved paused; on resume Bob gets Ada's message (reply_to: sender) and answers.
+  await host.ctx.botPause.resume()
+  await quiesce(host)
+  const message = host.ctx.botDelivery.delivery('delivery-1')!
+  expect(message).toMatchObject({ kind: 'message', replyMode: 'sender', status: 'delivered', reply: expect.stringMatching(/^delivery-\d+$/) })
+  const replies = host.ctx.botDelivery.log().filter((d) => d.kind === 'reply')
+  expect(replies.map((d) => [d.id, d.from, d.to, d.replyTo])).toEqual([[message.reply, 'bot-3', 'bot-2', 'delivery-1']])
+  const ada = await host.ctx.botRoster.agentOf('bot-2')
+  expect(userMessages(ada).filter((m) => (m.source as { answers?: string }).answers === 'delivery-1')).toHaveLength(1)
+  const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))
+  expect(saved.version).toBe(STATE_VERSION)
+  expect(STATE_VERSION).toBe(5)
+  expect(saved.deliveries.find((d: any) => d.id === 'delivery-1').reply).toBe(message.reply)
+})

@@ -84,11 +84,23 @@ describe('start-up recovery', () => {
 
 describe('the bounded log', () => {
   it('keeps every pending record and the newest finished ones, in order', () => {
-    const list = Array.from({ length: 10 }, (_, i) => ({ id: i, status: i % 3 === 0 ? ('pending' as const) : ('delivered' as const) }))
+    const list = Array.from({ length: 10 }, (_, i) => ({
+      id: i,
+      kind: 'message' as const,
+      status: i % 3 === 0 ? ('pending' as const) : ('delivered' as const),
+    }))
     const kept = boundDeliveries(list, 3)
     expect(kept.map((d) => d.id)).toEqual([0, 3, 5, 6, 7, 8, 9]) // pending: 0 3 6 9; newest finished: 5 7 8
     expect(boundDeliveries(list, 100)).toEqual(list)
     expect(boundDeliveries(list, 0).every((d) => d.status === 'pending')).toBe(true)
+  })
+
+  it('keeps a delivered message whose reply is owed like a pending one, and drops it once its reply is recorded', () => {
+    const owed = { id: 0, kind: 'message' as const, status: 'delivered' as const, replyMode: 'sender' as const }
+    const others = Array.from({ length: 5 }, (_, i) => ({ id: i + 1, kind: 'reply' as const, status: 'delivered' as const }))
+    expect(boundDeliveries([owed, ...others], 2).map((d) => d.id)).toEqual([0, 4, 5])
+    expect(boundDeliveries([{ ...owed, reply: 'delivery-9' }, ...others], 2).map((d) => d.id)).toEqual([4, 5])
+    expect(boundDeliveries([{ ...owed, replyMode: 'user' as const }, ...others], 2).map((d) => d.id)).toEqual([4, 5])
   })
 })
 

@@ -8,6 +8,7 @@ import {
   migrationV1toV2,
   migrationV2toV3,
   migrationV3toV4,
+  migrationV4toV5,
 } from '../../../src/store/migrations.ts'
 import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
 
@@ -22,7 +23,7 @@ describe('migration chain', () => {
     const v2 = fixtureV2()
     expect(v2.version).toBe(2)
     const r = migrate(v2, MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: 2, steps: [migrationV2toV3.describe, migrationV3toV4.describe] })
+    expect(r).toMatchObject({ ok: true, from: 2, steps: [migrationV2toV3.describe, migrationV3toV4.describe, migrationV4toV5.describe] })
     if (!r.ok) return
     const parsed = stateSchema.safeParse(r.doc)
     expect(parsed.success).toBe(true)
@@ -53,6 +54,17 @@ describe('migration chain', () => {
     const { workFolder: _folder, ...adaRest } = adaBefore
     expect(ada).toEqual(adaRest)
     expect(parsed.schedules).toEqual(v3.schedules)
+  })
+
+  it('v4 → v5 moves only the version number, leaves the input alone, and the v3 file is a valid current state after both steps', () => {
+    const v3 = JSON.parse(readFileSync(new URL('../../fixtures/state-v3-3f0144e.json', import.meta.url), 'utf8')) as Record<string, unknown>
+    const v4 = migrationV3toV4.up(v3)
+    const before = JSON.stringify(v4)
+    expect(migrationV4toV5.up(v4)).toEqual({ ...v4, version: 5 })
+    expect(JSON.stringify(v4)).toBe(before)
+    const r = migrate(v3, MIGRATIONS, STATE_VERSION)
+    expect(r).toMatchObject({ ok: true, from: 3, steps: [migrationV3toV4.describe, migrationV4toV5.describe] })
+    expect(r.ok && stateSchema.safeParse(r.doc).success).toBe(true)
   })
 
   it('v2 → v3 moves only the version number and leaves the input alone', () => {
