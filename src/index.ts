@@ -36,6 +36,7 @@ import { holdBoot } from './dsh/boot.ts'
 import { PAIRING_FILE } from './web/pairing-file.ts'
 import { registerWebRoutes } from './web/routes.ts'
 import { mountTeamFeed } from './web/team-api-routes.ts'
+import { quietPort } from './web/quiet.ts'
 import { PLUGIN_NAME, PLUGIN_VERSION } from './version.ts'
 
 export { Config }
@@ -157,6 +158,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
         diagnostics: ctx.get('botDiagnostics') ?? undefined,
       }),
       secrets: () => ctx.get('botSecrets') ?? undefined,
+      quiet: quietPort(ctx),
       feed: mountTeamFeed(ctx),
       status: () => ({
         plugin: PLUGIN_NAME,

@@ -284,6 +284,8 @@ export function makeGroupDialog(deps: GroupDialogDeps) {
                   h('option', { value: 'admin' }, t('group.modeAdmin')),
                   h('option', { value: 'everyone' }, t('group.modeEveryone')),
                 ),
+                // What a room costs: said where the choice that drives it is made.
+                h('small', { className: 'bt-hint', 'data-testid': 'bt-group-cost' }, t(form.mode === 'everyone' ? 'group.costEveryone' : 'group.costAdmin')),
                 err('mode'),
               ),
               h(

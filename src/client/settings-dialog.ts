@@ -1,9 +1,11 @@
 /**
- * The Team settings dialog inside DSH Web (`shell.overlay`, opened from the team sidebar): the
- * limits the person may change (`GET/PUT /bot-team/api/limits`) as number inputs, each with the
- * plugin config's value shown as the default and a "reset to default" (an override set to `null`),
- * and the pause switch (`GET/PUT /bot-team/api/pause`): pause with a reason, or resume, with what
- * is held meanwhile (messages waiting, from the pushed team view).
+ * The Team settings dialog inside DSH Web (`shell.overlay`, opened from the team sidebar), the few
+ * settings that matter first: this window's pairing (`window-pairing.ts`), the pause switch
+ * (`GET/PUT /bot-team/api/pause`: pause with a reason, or resume, with what is held meanwhile),
+ * then the work budget, the Bot turns at once, the team's size and the team's daily token cap
+ * (`/usage/today`, `PUT /usage/settings`); every other limit folded under "Advanced". Each limit
+ * (`GET/PUT /bot-team/api/limits`) is a number input with the plugin config's value shown as the
+ * default and a "reset to default" (an override set to `null`).
  *
  * Bad input gets the service's own message next to its field (`field-errors.ts`); a refusal for
  * want of pairing (raising a limit, pausing) shows the pairing prompt the secret cards use.
@@ -17,7 +19,8 @@ import { fieldErrors, type FieldErrors } from './field-errors.ts'
 import type { StringKey, Translate } from './i18n.ts'
 import { h, useEscape } from './shared.ts'
 import { ApiError, callApi, type TeamState } from './team-client.ts'
-import { limitsPatch, readLimits, type LimitsAnswer, type PauseRecordView } from './settings-view.ts'
+import { COMMON_LIMITS, capPatch, limitsPatch, readLimits, type LimitsAnswer, type PauseRecordView } from './settings-view.ts'
+import { WindowPairing } from './window-pairing.ts'
 import { errorText } from '../core/errors.ts'
 
 export interface SettingsDeps {
@@ -46,13 +49,24 @@ export function makeSettingsDialog(deps: SettingsDeps) {
     const [acted, setActed] = useState<'pause' | 'limits'>('limits')
     const [busy, setBusy] = useState(false)
     const [loadError, setLoadError] = useState<string | undefined>(undefined)
+    /** The usage settings' caps as the ledger has them (undefined: the ledger is off, no cap field). */
+    const [caps, setCaps] = useState<Record<string, unknown> | undefined>(undefined)
+    const [cap, setCap] = useState('')
     const load = async (resetForm: boolean) => {
-      const [limits, pause] = await Promise.all([callApi('GET', '/limits'), callApi('GET', '/pause')])
+      const [limits, pause, today] = await Promise.all([
+        callApi('GET', '/limits'),
+        callApi('GET', '/pause'),
+        callApi('GET', '/usage/today').catch(() => undefined),
+      ])
       const read = readLimits(limits)
       if (!read) throw new Error('unexpected answer from /bot-team/api/limits')
       setData(read)
       if (resetForm) setForm(asText(read.limits))
       setPaused(pause?.paused ?? null)
+      const teamCaps = today?.settings ? ((today.settings.caps ?? {}) as Record<string, unknown>) : undefined
+      setCaps(teamCaps)
+      const tokens = (teamCaps?.team as { tokens?: unknown } | undefined)?.tokens
+      if (resetForm) setCap(typeof tokens === 'number' ? String(tokens) : '')
       setLoadError(undefined)
     }
     useEffect(() => {
@@ -88,7 +102,17 @@ export function makeSettingsDialog(deps: SettingsDeps) {
         setBusy(false)
       }
     }
-    const save = () => run(() => callApi('PUT', '/limits', limitsPatch(form, data?.limits ?? {})), true, 'limits')
+    const save = () =>
+      run(
+        async () => {
+          const patch = limitsPatch(form, data?.limits ?? {})
+          if (Object.keys(patch).length || !caps) await callApi('PUT', '/limits', patch)
+          const changed = caps ? capPatch(caps, cap) : undefined
+          if (changed) await callApi('PUT', '/usage/settings', { caps: changed })
+        },
+        true,
+        'limits',
+      )
     const reset = (key: string) => run(() => callApi('PUT', '/limits', { [key]: null }), true, 'limits')
     const pause = (on: boolean) =>
       run(() => callApi('PUT', '/pause', on ? { paused: true, ...(reason.trim() ? { reason: reason.trim() } : {}) } : { paused: false }), false, 'pause')
@@ -157,6 +181,25 @@ export function makeSettingsDialog(deps: SettingsDeps) {
       )
     }
 
+    const capField = () =>
+      h(
+        'div',
+        { className: 'bt-field', key: 'cap', 'data-limit': 'teamTokenCap' },
+        h('label', { htmlFor: 'bt-cap-team' }, t('settings.capTeam')),
+        h('input', {
+          id: 'bt-cap-team',
+          name: 'teamTokenCap',
+          type: 'number',
+          inputMode: 'numeric',
+          min: 1,
+          step: 1,
+          value: cap,
+          onChange: (e: { target: { value: string } }) => setCap(e.target.value),
+          'aria-describedby': 'bt-cap-note',
+        }),
+        h('small', { id: 'bt-cap-note', className: 'bt-hint' }, t('settings.capNote')),
+      )
+
     return h(
       'div',
       {
@@ -177,6 +220,7 @@ export function makeSettingsDialog(deps: SettingsDeps) {
         },
         h('h2', { id: 'bt-settings-title' }, t('settings')),
         loadError ? h('p', { className: 'bt-err', role: 'alert' }, loadError) : null,
+        h(WindowPairing, { t, open, onPaired: () => setUnpaired(false) }),
         h(
           'section',
           { 'aria-labelledby': 'bt-settings-pause' },
@@ -234,8 +278,7 @@ export function makeSettingsDialog(deps: SettingsDeps) {
         h(
           'section',
           { 'aria-labelledby': 'bt-settings-limits' },
-          h('h3', { id: 'bt-settings-limits', className: 'bt-sec' }, t('settings.limits')),
-          h('p', { className: 'bt-hint', style: { margin: '4px 0 8px' } }, t('settings.limitsNote')),
+          h('h3', { id: 'bt-settings-limits', className: 'bt-sec' }, t('settings.common')),
           data
             ? h(
                 'form',
@@ -246,7 +289,20 @@ export function makeSettingsDialog(deps: SettingsDeps) {
                     void save()
                   },
                 },
-                h('div', { className: 'bt-limits' }, ...keys.map(limitField)),
+                h('p', { className: 'bt-hint', style: { margin: '4px 0 8px' } }, t('settings.commonNote')),
+                h(
+                  'div',
+                  { className: 'bt-limits', 'data-testid': 'bt-limits-common' },
+                  ...keys.filter((k) => COMMON_LIMITS.includes(k)).map(limitField),
+                  caps ? capField() : null,
+                ),
+                h(
+                  'details',
+                  { 'data-testid': 'bt-limits-advanced', style: { margin: '8px 0' } },
+                  h('summary', { className: 'bt-sec', style: { cursor: 'pointer' } }, t('settings.advanced')),
+                  h('p', { className: 'bt-hint', style: { margin: '4px 0 8px' } }, t('settings.limitsNote')),
+                  h('div', { className: 'bt-limits' }, ...keys.filter((k) => !COMMON_LIMITS.includes(k)).map(limitField)),
+                ),
                 outcome('limits'),
                 h(
                   'div',

@@ -1,6 +1,7 @@
 /**
- * The Team settings dialog's pure helpers: read `GET /bot-team/api/limits` defensively, and build
- * the `PUT` body from the form (only what changed).
+ * The Team settings dialog's pure helpers: read `GET /bot-team/api/limits` defensively, build the
+ * `PUT` body from the form (only what changed), which limits come first, and the team's daily
+ * token cap as a `PUT /usage/settings` caps body.
  *
  * Deliberately narrow: no React, no I/O (tested without a browser); the bounds are the API's.
  */
@@ -33,4 +34,24 @@ export function limitsPatch(form: Readonly<Record<string, string>>, inForce: Rea
     if (value !== inForce[key]) out[key] = value
   }
   return out
+}
+
+/** The limits shown first (the rest are under "Advanced"), in this order where the API lists them. */
+export const COMMON_LIMITS: readonly string[] = ['workBudget', 'botTurnsAtOnce', 'maxBots']
+
+/**
+ * The caps to send when the team's daily token cap field changed (pure): the other caps kept as
+ * they are, `team.tokens` set from the text or removed when it is empty; undefined when unchanged.
+ * Text that is not a whole number goes as it is, so the API says why not.
+ */
+export function capPatch(caps: Readonly<Record<string, unknown>>, text: string): Record<string, unknown> | undefined {
+  const team = { ...((caps.team as Record<string, unknown> | undefined) ?? {}) }
+  const trimmed = text.trim()
+  const before = team.tokens
+  if (trimmed === '') delete team.tokens
+  else team.tokens = /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed
+  if (team.tokens === before) return undefined
+  const next: Record<string, unknown> = { ...caps, team }
+  if (Object.keys(team).length === 0) delete next.team
+  return next
 }

@@ -31,6 +31,15 @@ export interface TeamState {
   secrets?: number
 }
 
+/** Keep this browser's pairing token (the team page and the client half share it). */
+export function keepPairingToken(token: string): void {
+  try {
+    ;(globalThis as { localStorage?: { setItem(k: string, v: string): void } }).localStorage?.setItem(PAIRING_TOKEN_KEY, token)
+  } catch {
+    // storage off: the pairing lasts for no page
+  }
+}
+
 /** This browser's pairing token, if the team page paired it (undefined when storage is off). */
 export function pairingToken(): string | undefined {
   try {
@@ -64,10 +73,11 @@ export class ApiError extends Error {
  * A change (anything but GET) carries the pairing token when this browser has one: routes that
  * raise a Bot's authority (secrets, presets) accept only a paired browser.
  */
-export async function callApi(method: string, path: string, body?: unknown): Promise<any> {
+export async function callApi(method: string, path: string, body?: unknown, opts: { withToken?: boolean } = {}): Promise<any> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS)
-  const token = method === 'GET' ? undefined : pairingToken()
+  // A read carries the token only when it asks about this browser (`withToken`: "am I paired?").
+  const token = method === 'GET' && !opts.withToken ? undefined : pairingToken()
   try {
     const res = await fetch(`${API}${path}`, {
       method,

@@ -1,6 +1,6 @@
 /**
  * The usage screen inside DSH Web (`shell.overlay`, opened from the team sidebar): totals by day,
- * Bot, model or purpose from `GET /bot-team/api/usage?by=…` — requests, input uncached, input
+ * Bot, group, model or purpose from `GET /bot-team/api/usage?by=…` — requests, input uncached, input
  * cached, output, and money when prices are set — each row with a plain inline SVG bar (no chart
  * dependency); above it, today's spending against the caps (`/usage/today`) and today's notices.
  *
@@ -77,7 +77,7 @@ export function makeUsageScreen(deps: UsageDeps) {
     }, [open, by, team.view])
     useEscape(open, deps.close)
     if (!open) return null
-    const botName = (id: string) => team.view?.bots.find((b) => b.id === id)?.name
+    const nameOf = (id: string) => (by === 'group' ? team.view?.groups.find((g) => g.id === id)?.name : team.view?.bots.find((b) => b.id === id)?.name)
     const rows = data?.rows ?? []
     const largest = Math.max(0, ...rows.map((r) => r.input + r.cached + r.output))
     const priced = rows.some((r) => r.money !== undefined)
@@ -184,7 +184,7 @@ export function makeUsageScreen(deps: UsageDeps) {
                 'tbody',
                 null,
                 ...rows.map((r) => {
-                  const label = usageLabel(by, r.key, botName, t('usage.unknown'))
+                  const label = usageLabel(by, r.key, nameOf, t(by === 'group' ? 'usage.noGroup' : 'usage.unknown'))
                   return h(
                     'tr',
                     { key: String(r.key), 'data-usage-row': label },
@@ -203,6 +203,7 @@ export function makeUsageScreen(deps: UsageDeps) {
             )
           : null,
         rows.length ? h('p', { className: 'bt-quiet', style: { textAlign: 'left' } }, t('usage.legend')) : null,
+        by === 'group' ? h('p', { className: 'bt-quiet', style: { textAlign: 'left' }, 'data-testid': 'bt-usage-group-note' }, t('usage.groupNote')) : null,
         h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close'))),
       ),
     )

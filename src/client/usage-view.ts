@@ -1,12 +1,12 @@
 /**
- * The usage screen's pure parts: the shape check of a `/usage` answer, each row's label (a Bot id
- * becomes its name), and the bar segments (input uncached / cached / output as fractions of the
+ * The usage screen's pure parts: the shape check of a `/usage` answer, each row's label (a Bot or
+ * group id becomes its name), and the bar segments (input uncached / cached / output as fractions of the
  * largest row), so the screen draws plain inline SVG with no chart dependency.
  *
  * Deliberately narrow: no React, no I/O; sums come from the ledger (`usage-routes.ts`), never
  * recomputed here.
  */
-export const USAGE_BYS = ['day', 'bot', 'model', 'purpose'] as const
+export const USAGE_BYS = ['day', 'bot', 'group', 'model', 'purpose'] as const
 export type UsageBy = (typeof USAGE_BYS)[number]
 
 export interface UsageRowView {
@@ -44,10 +44,13 @@ export function readUsage(value: unknown, by: UsageBy): { rows: UsageRowView[]; 
   return { rows: rows.slice(0, USAGE_ROWS_MAX), ...(typeof v?.currency === 'string' ? { currency: v.currency.slice(0, 10) } : {}) }
 }
 
-/** A row's label: a Bot's name for its id, `fallback` for a missing key. */
-export function usageLabel(by: UsageBy, key: string | null, botName: (id: string) => string | undefined, fallback: string): string {
+/**
+ * A row's label: a Bot's or group's name for its id (`nameOf`), `fallback` for a missing key (by
+ * group: the work outside any group — the Bots' own chats and the plugin's side calls).
+ */
+export function usageLabel(by: UsageBy, key: string | null, nameOf: (id: string) => string | undefined, fallback: string): string {
   if (key === null || key === '') return fallback
-  return by === 'bot' ? (botName(key) ?? key) : key
+  return by === 'bot' || by === 'group' ? (nameOf(key) ?? key) : key
 }
 
 /** A row's three bar segments as fractions of the largest row's total (0..1 each, summing ≤ 1). */

@@ -56,6 +56,11 @@ export interface AgentDefaultModel {
   currentSelection(): { provider: string; model: string }
 }
 
+/** DSH's background job registry (dsh-jobs): what a caller's jobs are doing (`list` is per owner). */
+export interface JobRegistry {
+  list(caller?: Agent): readonly { status: string; label: string }[]
+}
+
 /** DSH's shell environment registry (dsh-shell-env): `DSH_*` variables for shell commands. */
 export interface ShellEnv {
   register(contribution: {
@@ -82,5 +87,6 @@ declare module '@deepseek-ai/cordis' {
     agentPresets: AgentPresets
     shellEnv: ShellEnv
     agentDefaultModel: AgentDefaultModel
+    jobs: JobRegistry
   }
 }

@@ -11,7 +11,7 @@
  * DOM contract (the e2e test reads it): `h1`, `#summary[data-state=ready|error]`, `#bots` (one `li`
  * per Bot: `name — role ★`), `#archive`, `#store-problem`, `#archive-problem`, `#activity`; the
  * pairing section is `#pairing` with `#pairing-state[data-state=paired|unpaired|error]`, `#devices`,
- * `#pairing-start`, `#pairing-code-input`, `#pairing-submit`, `#pairing-new-code`, `#pairing-code`;
+ * `#pairing-start`, `#pairing-window`, `#pairing-code-input`, `#pairing-submit`, `#pairing-new-code`, `#pairing-code`;
  * the operations section (issue 16) is `#operations` with `#pause-state[data-state=paused|running]`,
  * `#pause-toggle`, `#diagnostics-download`, `#operations-problem`; settings held for the person's
  * confirmation (a restore's raises, folders from before v4) are `#held` (hidden while there are
@@ -55,6 +55,7 @@ ${SECRET_CARD_HTML}<section id="pairing">
 <p id="pairing-problem" class="problem" hidden></p>
 <div id="pairing-actions">
 <button type="button" id="pairing-start" hidden></button>
+<button type="button" id="pairing-window" hidden></button>
 <span id="pairing-form" hidden><input id="pairing-code-input" autocomplete="off" maxlength="16" size="12"> <button type="button" id="pairing-submit"></button></span>
 <button type="button" id="pairing-new-code" hidden></button>
 <p id="pairing-code" hidden></p>
@@ -104,11 +105,11 @@ export const TEAM_PAGE_JS = `(function () {
   var t = zh
     ? { title: '机器人团队', none: '团队里还没有机器人。', count: function (n) { return '团队共有 ' + n + ' 个机器人。'; }, archive: '归档索引', lines: '行', rebuilding: '正在重建', catchingUp: '正在追赶', caughtUp: '最近索引', failed: '无法读取团队状态：', activity: '最近动态',
         thisBrowser: '此浏览器', paired: '此浏览器已配对，可以更改机器人的权限。', unpairedTerminal: '此浏览器尚未配对。还没有任何浏览器配对：点击“配对此浏览器”，然后输入 DSH 运行所在终端里显示的配对码。', unpairedOther: '此浏览器尚未配对。在已配对的浏览器上点击“配对另一个浏览器”，然后在这里输入显示的配对码。',
-        start: '配对此浏览器', submit: '配对', newCode: '配对另一个浏览器', codeIs: function (c, until) { return '配对码：' + c + '（有效至 ' + until + '）'; }, shownInTerminal: function (until) { return '配对码已显示在 DSH 运行所在的终端里（有效至 ' + until + '）。'; },
+        pairWindow: '无终端配对（DSH 桌面版）', start: '配对此浏览器', submit: '配对', newCode: '配对另一个浏览器', codeIs: function (c, until) { return '配对码：' + c + '（有效至 ' + until + '）'; }, shownInTerminal: function (until) { return '配对码已显示在 DSH 运行所在的终端里（有效至 ' + until + '）。'; },
         devices: '已配对的设备', device: function (d, mine) { return d.label + (mine ? '（此浏览器）' : '') + ' — 配对于 ' + new Date(d.createdAt).toLocaleString() + '，最近使用 ' + new Date(d.lastUsedAt).toLocaleString(); }, unpair: '取消配对' }
     : { title: 'Bot Team', none: 'The team has no Bots yet.', count: function (n) { return 'The team has ' + n + ' Bot' + (n === 1 ? '' : 's') + '.'; }, archive: 'Archive index', lines: 'lines', rebuilding: 'rebuilding', catchingUp: 'catching up', caughtUp: 'last indexed', failed: 'Could not read the team status: ', activity: 'Recent activity',
         thisBrowser: 'This browser', paired: 'This browser is paired: it may raise Bots\\' permissions.', unpairedTerminal: 'This browser is not paired, and no browser is yet. Choose "Pair this browser", then type the code shown in the terminal where DSH runs.', unpairedOther: 'This browser is not paired. On a paired browser choose "Pair another browser", then type the code it shows here.',
-        start: 'Pair this browser', submit: 'Pair', newCode: 'Pair another browser', codeIs: function (c, until) { return 'Pairing code: ' + c + ' (valid until ' + until + ')'; }, shownInTerminal: function (until) { return 'A pairing code is shown in the terminal where DSH runs (valid until ' + until + ').'; },
+        pairWindow: 'Pair without a terminal (DSH Desktop)', start: 'Pair this browser', submit: 'Pair', newCode: 'Pair another browser', codeIs: function (c, until) { return 'Pairing code: ' + c + ' (valid until ' + until + ')'; }, shownInTerminal: function (until) { return 'A pairing code is shown in the terminal where DSH runs (valid until ' + until + ').'; },
         devices: 'Paired devices', device: function (d, mine) { return d.label + (mine ? ' (this browser)' : '') + ' — paired ' + new Date(d.createdAt).toLocaleString() + ', last used ' + new Date(d.lastUsedAt).toLocaleString(); }, unpair: 'Unpair' };
   var $ = function (id) { return document.getElementById(id); };
 
@@ -188,6 +189,7 @@ export const TEAM_PAGE_JS = `(function () {
     show($('pairing-problem'), !!p.problem);
     if (p.problem) $('pairing-problem').textContent = p.problem;
     show($('pairing-start'), !p.paired && p.nextPairing === 'terminal');
+    show($('pairing-window'), !p.paired && p.window === true);
     show($('pairing-form'), !p.paired && p.nextPairing !== 'terminal');
     show($('pairing-new-code'), p.paired);
     var list = $('devices');
@@ -329,6 +331,15 @@ export const TEAM_PAGE_JS = `(function () {
     $('pairing-title').textContent = t.thisBrowser;
     $('devices-title').textContent = t.devices;
     $('pairing-start').textContent = t.start;
+    $('pairing-window').textContent = t.pairWindow;
+    // The one-time pairing window (no browser paired yet; every chat idle): open it, then claim it.
+    $('pairing-window').addEventListener('click', function () {
+      api('POST', 'pairing/window', {}).then(function (w) { return api('POST', 'pairing', { window: w.window }); }).then(function (r) {
+        setToken(r.token);
+        show($('pairing-problem'), false);
+        loadPairing();
+      }, pairingError);
+    });
     $('pairing-submit').textContent = t.submit;
     $('pairing-new-code').textContent = t.newCode;
     $('pairing-start').addEventListener('click', function () {

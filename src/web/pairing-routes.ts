@@ -3,8 +3,11 @@
  *   GET    /pairing                   this request paired or not; every paired device (id, label,
  *                                     created and last-used times — never a token hash)
  *   POST   /pairing                   pair with a code          body: { "code": "ABCD-EFGH" } → token
+ *                                     or in the pairing window  body: { "window": "<id>" } → token
  *   POST   /pairing/codes             a code for the next browser: shown to a paired browser, or —
  *                                     while none is paired — printed on DSH's terminal only
+ *   POST   /pairing/window            open the one-time pairing window (no browser paired, every
+ *                                     chat idle) → { window, expiresAt }
  *   DELETE /pairing/devices/<id>      unpair a device (paired requests only)
  *
  * Deliberately narrow: request shapes (zod, bounded) and status codes only; every decision is the
@@ -17,9 +20,14 @@ import type { Pairing } from './pairing.ts'
 
 export const PAIRING_BODY_BYTES = 1024
 
-const PairBody = z.strictObject({
-  code: z.string({ error: 'must be the pairing code, as text' }).min(1, 'must not be empty').max(32, 'is too long for a pairing code'),
-})
+const PairBody = z
+  .strictObject({
+    code: z.string({ error: 'must be the pairing code, as text' }).min(1, 'must not be empty').max(32, 'is too long for a pairing code').optional(),
+    window: z.string({ error: "must be the pairing window's id, as text" }).min(1, 'must not be empty').max(64, 'is too long for a window id').optional(),
+  })
+  .refine((b) => (b.code === undefined) !== (b.window === undefined), {
+    error: 'send the pairing "code", or the "window" id of a pairing window (one of them)',
+  })
 const CodesBody = z.strictObject({})
 const DEVICE_ID = /^[0-9a-f]{16}$/
 
@@ -34,8 +42,9 @@ export async function pairingApi({ method, rest, req }: PairingRequest, pairing:
   if (rest.length === 0) {
     if (method === 'GET') return [200, await pairing.status(req)]
     if (method === 'POST') {
-      const { code } = parseBody(PairBody, await readJsonBody(req, PAIRING_BODY_BYTES))
-      return [201, await pairing.pair(code, req.headers['user-agent'])]
+      const body = parseBody(PairBody, await readJsonBody(req, PAIRING_BODY_BYTES))
+      const agent = req.headers['user-agent']
+      return [201, body.code !== undefined ? await pairing.pair(body.code, agent) : await pairing.pairInWindow(body.window!, agent)]
     }
     throw new HttpError(405, `${method} not allowed on /pairing`)
   }
@@ -43,6 +52,11 @@ export async function pairingApi({ method, rest, req }: PairingRequest, pairing:
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /pairing/codes`)
     parseBody(CodesBody, await readJsonBody(req, PAIRING_BODY_BYTES))
     return [201, await pairing.createCode(req)]
+  }
+  if (rest.length === 1 && rest[0] === 'window') {
+    if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /pairing/window`)
+    parseBody(CodesBody, await readJsonBody(req, PAIRING_BODY_BYTES))
+    return [201, await pairing.openWindow()]
   }
   if (rest.length === 2 && rest[0] === 'devices') {
     if (method !== 'DELETE') throw new HttpError(405, `${method} not allowed on /pairing/devices/<id>`)

@@ -12,7 +12,11 @@
  * shows a code for the next one. While no browser is paired (first use, or after the person deleted
  * the pairing file) a code can still be asked for by anyone, but it is printed only on the terminal
  * DSH runs in (`announce`), never returned over HTTP: the first pairing needs something only the
- * person at that terminal has. Wrong codes are counted: after 5, every live code is voided.
+ * person at that terminal has. Wrong codes are counted: after 5, every live code is voided. With
+ * no terminal (DSH Desktop), the first browser pairs in a one-time pairing window (`openWindow`):
+ * opened only while no browser is paired and no DSH chat has a turn running, queued input or a
+ * background job (a Bot's shell runs only inside one), with all Bot-started work held while it is
+ * open; any turn that starts closes it (docs/limitations.md, "Paired browsers").
  *
  * Deliberately narrow: this is not a login. It does not guard ordinary routes (the fence does),
  * does not decide which changes raise authority nor who may change a Bot (the services ask
@@ -32,6 +36,8 @@ export const CODE_TTL_MS = 5 * 60_000
 export const CODE_LENGTH = 8
 export const MAX_FAILED_ATTEMPTS = 5
 export const MAX_LIVE_CODES = 3
+/** How long a pairing window stays open for the browser that opened it. */
+export const WINDOW_TTL_MS = 60_000
 /** `lastUsedAt` is rewritten at most this often per device. */
 const LAST_USED_EVERY_MS = 60_000
 /** No 0/O, 1/I: a code is read off a screen and typed. */
@@ -58,10 +64,26 @@ export interface PairingStatus {
   devices: DeviceView[]
   /** How the next browser pairs: by a code printed on DSH's terminal, or shown in a paired browser. */
   nextPairing: 'terminal' | 'paired-browser'
+  /** The first browser may pair in a pairing window instead (no terminal needed). */
+  window?: boolean
   problem?: string
 }
 
 export type CodeGrant = { code: string; expiresAt: string } | { shownIn: 'terminal'; expiresAt: string }
+
+/**
+ * What a pairing window needs of DSH: whether every chat is quiet (no turn running, nothing
+ * queued, no background job — a Bot's shell runs only inside one), holding Bot-started work while
+ * the window is open, and a call when any turn starts (which closes it).
+ */
+export interface QuietPort {
+  /** Undefined when every DSH chat is quiet; else why not ("Main is working"). */
+  busy(): string | undefined
+  /** Hold all Bot-started work; returns the release. */
+  hold(): () => void
+  /** Call `listener` when any DSH chat starts a turn; returns the unsubscribe. */
+  onTurnStart(listener: () => void): () => void
+}
 
 export interface PairingOptions {
   /** Absolute path of `bot/pairing.json`. */
@@ -69,6 +91,14 @@ export interface PairingOptions {
   /** Shows a line to the person at DSH's terminal (stderr by default). */
   announce?: (line: string) => void
   now?: () => number
+  /** Without it no pairing window opens (a host without DSH's agents). */
+  quiet?: QuietPort
+}
+
+interface OpenWindow {
+  id: string
+  expiresAt: number
+  close: () => void
 }
 
 interface LiveCode {
@@ -111,6 +141,12 @@ function sameHash(a: string, b: string): boolean {
   return a.length === b.length && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'))
 }
 
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
 function tokenOf(req: Pick<IncomingMessage, 'headers'>): string | undefined {
   const raw = req.headers[PAIRING_HEADER]
   const value = Array.isArray(raw) ? raw[0] : raw
@@ -133,11 +169,14 @@ export class Pairing {
   private readonly codes = new Map<string, LiveCode>()
   private failures = 0
   private queue: Promise<unknown> = Promise.resolve()
+  private readonly quiet: QuietPort | undefined
+  private window: OpenWindow | undefined
 
   constructor(options: PairingOptions) {
     this.file = options.file
     this.announce = options.announce ?? terminal
     this.now = options.now ?? Date.now
+    this.quiet = options.quiet
   }
 
   /** Read-modify-write steps run one at a time. */
@@ -205,6 +244,7 @@ export class Pairing {
       ...(verdict.paired ? { deviceId: verdict.device.id } : {}),
       devices: devices.map(view),
       nextPairing: devices.length ? 'paired-browser' : 'terminal',
+      ...(!devices.length && read.kind === 'ok' && this.quiet ? { window: true } : {}),
       ...(read.kind === 'broken' ? { problem: `${read.problem}. Delete it (or fix it) and pair the browser again.` } : {}),
     }
   }
@@ -251,6 +291,74 @@ export class Pairing {
     return { shownIn: 'terminal', expiresAt: this.iso(live.expiresAt) }
   }
 
+  /**
+   * Open the one-time pairing window for the first browser (no terminal needed): only while no
+   * browser is paired, no other window is open, and every DSH chat is quiet. While it is open all
+   * Bot-started work is held; any turn that starts closes it; it closes after `WINDOW_TTL_MS`.
+   * The answer is the window's id, which `pairInWindow` takes.
+   */
+  openWindow(): Promise<{ window: string; expiresAt: string }> {
+    return this.serial(async () => {
+      if (!this.quiet) throw new HttpError(409, 'A pairing window needs DSH Web or DSH Desktop; pair with the code printed on its terminal.')
+      const file = await this.read()
+      if (file.devices.length)
+        throw new HttpError(403, 'A browser is paired already: pair this one with a code from it ("Pair another browser" on its team page).')
+      if (this.openNow()) throw new HttpError(409, 'A pairing window is open already; it closes within a minute. Try again then.')
+      const busy = this.quiet.busy()
+      if (busy) throw new HttpError(409, `${busy}. A pairing window opens only while every chat is idle: wait until it finishes (or stop it), then try again.`)
+      const id = randomBytes(16).toString('base64url')
+      const expiresAt = this.now() + WINDOW_TTL_MS
+      const release = this.quiet.hold()
+      let closed = false
+      const close = () => {
+        if (closed) return
+        closed = true
+        release()
+        unsubscribe()
+        clearTimeout(timer)
+        if (this.window?.id === id) this.window = undefined
+      }
+      const unsubscribe = this.quiet.onTurnStart(close)
+      const timer = setTimeout(close, WINDOW_TTL_MS)
+      timer.unref?.()
+      this.window = { id, expiresAt, close }
+      return { window: id, expiresAt: this.iso(expiresAt) }
+    })
+  }
+
+  private openNow(): OpenWindow | undefined {
+    const w = this.window
+    if (w && w.expiresAt <= this.now()) w.close()
+    return this.window
+  }
+
+  /** Pair the browser that opened the pairing window (its id); the window closes either way. */
+  pairInWindow(windowId: string, userAgent: string | undefined): Promise<{ token: string; device: DeviceView }> {
+    return this.serial(async () => {
+      const file = await this.read()
+      const open = this.openNow()
+      // Closed either way: a claim with another id is someone else's (a guess closes the window too).
+      open?.close()
+      if (!open || !sameText(open.id, windowId))
+        throw new HttpError(
+          403,
+          'No pairing window is open for this browser (it closed: it lasts a minute, any chat turn closes it, and so does a wrong claim). Open it again.',
+        )
+      const busy = this.quiet?.busy()
+      if (busy) throw new HttpError(409, `${busy}. The pairing window closed: open it again once every chat is idle.`)
+      if (file.devices.length) throw new HttpError(403, 'A browser is paired already: pair this one with a code from it.')
+      return this.addDevice(file, `${deviceLabel(userAgent)} (window)`.slice(0, LABEL_MAX))
+    })
+  }
+
+  private async addDevice(file: PairingFile, label: string): Promise<{ token: string; device: DeviceView }> {
+    const token = randomBytes(32).toString('base64url')
+    const at = this.iso()
+    const device: PairedDevice = { id: randomBytes(8).toString('hex'), label, tokenHash: hashToken(token), createdAt: at, lastUsedAt: at }
+    await writePairingFile(this.file, { version: 1, devices: [...file.devices, device] })
+    return { token, device: view(device) }
+  }
+
   /** Pair a browser with a code; returns its token (shown once, never stored). */
   pair(rawCode: string, userAgent: string | undefined): Promise<{ token: string; device: DeviceView }> {
     return this.serial(async () => {
@@ -269,17 +377,7 @@ export class Pairing {
       if (file.devices.length >= MAX_DEVICES) throw new HttpError(409, `${MAX_DEVICES} browsers are paired already; unpair one on the team page first.`)
       this.codes.delete(code)
       this.failures = 0
-      const token = randomBytes(32).toString('base64url')
-      const at = this.iso()
-      const device: PairedDevice = {
-        id: randomBytes(8).toString('hex'),
-        label: deviceLabel(userAgent),
-        tokenHash: hashToken(token),
-        createdAt: at,
-        lastUsedAt: at,
-      }
-      await writePairingFile(this.file, { version: 1, devices: [...file.devices, device] })
-      return { token, device: view(device) }
+      return this.addDevice(file, deviceLabel(userAgent))
     })
   }
 

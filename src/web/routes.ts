@@ -44,7 +44,7 @@ import { operationsApi, type OperationsServices } from './operations-routes.ts'
 import { checkRequestTrust } from './fence.ts'
 import { decodeSegment, HttpError, send, sendJson } from './http.ts'
 import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_HTML, TEAM_PAGE_JS } from './page.ts'
-import { Pairing } from './pairing.ts'
+import { Pairing, type QuietPort } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
 import { secretsApi } from './secrets-routes.ts'
@@ -87,6 +87,8 @@ export interface WebRoutesOptions {
   pairingFile: string
   /** Shows the first pairing code to the person at DSH's terminal (stderr by default). */
   announce?: (line: string) => void
+  /** What the one-time pairing window asks of DSH (`quiet.ts`); absent: no pairing window. */
+  quiet?: QuietPort
 }
 
 const REFUSAL_STATUS: Record<RefusalCode, number> = { forbidden: 403, invalid: 400, 'not-found': 404, unavailable: 409, limit: 429 }
@@ -214,7 +216,11 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
 
 /** The request handler for `/bot-team…`: fence first, then the routes. */
 export function webHandler(options: WebRoutesOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const pairing = new Pairing({ file: options.pairingFile, ...(options.announce ? { announce: options.announce } : {}) })
+  const pairing = new Pairing({
+    file: options.pairingFile,
+    ...(options.announce ? { announce: options.announce } : {}),
+    ...(options.quiet ? { quiet: options.quiet } : {}),
+  })
   return async (req, res) => {
     const verdict = checkRequestTrust(req, options.trustedHosts)
     if (!verdict.ok) return answerError(req, res, new HttpError(verdict.status, verdict.reason))

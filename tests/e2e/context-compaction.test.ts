@@ -3,12 +3,12 @@
 // changed (it names the Bot compaction engine module by absolute path); Bot Sessions are created on
 // it and run (DSH mounts the preset, the engine module included); a plain chat stays on `standard`.
 // DSH's automatic compaction runs on plain chats and never on Bot chats; /compact in a Bot chat
-// writes the Bot checkpoint.
+// writes the Bot checkpoint, and so does the steward when a Bot chat crosses its check line.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, expect, inject, it } from 'vitest'
 import { dshBin } from '../../scripts/pack.ts'
-import type { RecordedRequest } from '../../scripts/scripted-model/format.ts'
+import type { RecordedRequest, Script } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
 import { botPresetComposition } from '../../src/context/compaction/preset.ts'
 import { api, homeWithBundle, startWeb, untilEvents, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
@@ -23,9 +23,9 @@ let web: WebProcess
 let home: E2eHome
 
 /** Start DSH Web on a fresh home; `window` sets the DeepSeek models' context window (home patch; an explicit model entry wins over `defaultContextWindow`). */
-async function boot(window?: number) {
+async function boot(window?: number, script: Pick<Script, 'steward'> = {}) {
   // Usage as a provider reports it (DSH's token meter prices the context from it): chars / 4.
-  model = await startScriptedServer({ fallback: (req) => ({ ...WORK, usage: { input: estimate(req), output: Math.ceil(WORK.text.length / 4) } }) })
+  model = await startScriptedServer({ ...script, fallback: (req) => ({ ...WORK, usage: { input: estimate(req), output: Math.ceil(WORK.text.length / 4) } }) })
   home = await homeWithBundle('compaction', inject('bundleTarball'), [{ name: 'web' }])
   if (window) {
     const patch = join(home.home, 'cordis.patch.yml')
@@ -161,4 +161,40 @@ it("DSH's automatic compaction runs on a plain chat past its threshold and never
   expect(Math.max(...toAda.filter((r) => r.purpose === undefined).map(estimate))).toBeGreaterThan(0.8 * WINDOW)
   expect(toAda.filter((r) => r.purpose === 'compaction')).toEqual([])
   expect(model.model.requests.some((r) => r.sessionId === plain && r.purpose === 'compaction')).toBe(true)
+})
+
+it("the steward's checkpoint in DSH Web: a Bot chat past its check line is condensed in place (same Session, DSH's summary call), the person's words verbatim and anchored", async () => {
+  await boot(WINDOW, { steward: { text: '{"action":"checkpoint","reason":"the work goes on"}' } })
+  const created = await fetch(`${web.url}/bot-team/api/bots`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ada' }),
+  })
+  expect(created.status).toBe(201)
+  const ada = (await sessionRow((s) => s.projections?.values?.title === 'Ada')).sessionId as string
+  const summaries = async () =>
+    (await api(web.url, 'session.history', { sessionId: ada, maxMessages: 1000 })).events
+      .map((e: any) => e.event ?? e)
+      .filter((e: any) => e.type === 'compaction/summary')
+  const first = `Remember: the invoice parser lives in /srv/app/parser.ts. ${'keep going with the port and report progress '.repeat(30)}`
+  let turns = 1 // the bootstrap turn
+  for (let i = 0; i < 12 && (await summaries()).length === 0; i++) {
+    await converse(ada, [i === 0 ? first : `Step ${i}: ${'keep going with the parser port and report progress '.repeat(30)}`], turns)
+    turns++
+    // The steward runs after the turn ends (its decision and the checkpoint are side calls).
+    for (let k = 0; k < 50 && model.model.requests.filter((r) => r.label === 'steward').length > (await summaries()).length; k++)
+      await new Promise((r) => setTimeout(r, 100))
+  }
+  expect(model.model.requests.filter((r) => r.label === 'steward').length).toBeGreaterThanOrEqual(1)
+  const log = await untilEvents(web.url, ada, (evs) => evs.some((e) => e.type === 'compaction/summary'), 'the checkpoint')
+  const text = replacementText(log)
+  expect(text).toContain('[Checkpoint 1]')
+  expect(text).toContain('Summary of the conversation so far (scripted).')
+  expect(text).toMatch(/\[part 1 #\d+ · [^\]]+\] From the user:\nRemember: the invoice parser lives in \/srv\/app\/parser\.ts\./)
+  // In place: Ada's chat is still its first part, and the checkpoint was DSH's summary call on her Session.
+  const team = (await (await fetch(`${web.url}/bot-team/api/team`)).json()) as { bots: { name: string; chatSessionId?: string; earlierParts?: unknown[] }[] }
+  const view = team.bots.find((b) => b.name === 'Ada')!
+  expect(view.chatSessionId).toBe(ada)
+  expect(view.earlierParts ?? []).toEqual([])
+  expect(model.model.requests.filter((r) => r.sessionId === ada && r.purpose === 'compaction' && r.label === undefined)).toHaveLength(1)
 })

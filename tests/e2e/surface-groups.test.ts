@@ -3,7 +3,8 @@
 // as its room, in DSH's own session list), changes the speaking order and the notice, makes a Bot
 // admin only from a paired browser, and deletes the group; a bad name gets the service's own
 // message next to the field; the room's opening line is drawn as a quiet line from its record.
-// axe on the dialog, a screenshot, and the Chinese strings. Only the model is scripted.
+// axe on the dialog, the line on what a room costs (it follows the mode), a screenshot, and the
+// Chinese strings. Only the model is scripted.
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
@@ -48,6 +49,13 @@ describe('group settings inside DSH Web', () => {
     await expect(dialog.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBe('true')
     expect(await groups()).toEqual([])
     expect(await pluginAxeFindings(page, axeSource())).toEqual([])
+    // What a room costs is said beside the choice that drives it, and follows it.
+    await expect(dialog.getByTestId('bt-group-cost').textContent()).resolves.toMatch(
+      /^A room costs more than a chat: .*about 1\.1× one exchange.*6\.6× the input tokens with 6 members/,
+    )
+    await dialog.locator('#bt-g-mode').selectOption('everyone')
+    await expect(dialog.getByTestId('bt-group-cost').textContent()).resolves.toMatch(/^Everyone answers: one message here costs a model call per member/)
+    await dialog.locator('#bt-g-mode').selectOption('admin')
     await screenshot(page, 'surface-group-dialog')
 
     // Created: in the groups API, in the sidebar, and its room in DSH's session list.

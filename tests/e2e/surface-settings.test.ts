@@ -1,9 +1,12 @@
-// e2e (DSH Web + Chromium + the packed bundle): Team settings inside DSH Web. A limit lowered from
-// the form shows in GET /limits; a bad value shows the service's own message next to its field;
-// raising a limit from an unpaired browser shows the pairing prompt and changes nothing; pausing
-// from the dialog (paired) puts the "Team paused" line in the sidebar and GET /pause says paused;
-// resuming removes it. axe: 0 serious/critical in the plugin's DOM; Chinese strings under zh-CN.
-// Only the model is scripted.
+// e2e (DSH Web + Chromium + the packed bundle): Team settings inside DSH Web. The common settings
+// come first (the pause switch, the work budget, Bot turns at once, the team's size, the team's
+// daily token cap) and every other limit is folded under "Advanced". A limit lowered from the form
+// shows in GET /limits; a bad value shows the service's own message next to its field; raising a
+// limit from an unpaired browser shows the pairing prompt and changes nothing; the daily cap saved
+// from the form is the usage ledger's; pausing from the dialog (paired) puts the "Team paused" line
+// in the sidebar and GET /pause says paused; resuming removes it. axe: 0 serious/critical in the
+// plugin's DOM; Chinese strings under zh-CN. Screenshots: .tmp/surface-settings.png (the common
+// settings) and .tmp/surface-settings-advanced.png. Only the model is scripted.
 import { describe, expect, it } from 'vitest'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
@@ -20,8 +23,23 @@ describe('Team settings inside DSH Web', () => {
     await page.getByTestId('bt-team-sidebar').waitFor()
     await page.getByTestId('bt-settings').click()
     const dialog = page.getByTestId('bt-settings-dialog')
+    // The common settings first; the rest folded.
+    const common = dialog.getByTestId('bt-limits-common')
+    await common.locator('#bt-l-workBudget').waitFor({ timeout: 15_000 })
+    await expect(common.locator('[data-limit]').evaluateAll((els) => els.map((e) => e.getAttribute('data-limit')))).resolves.toEqual([
+      'workBudget',
+      'maxBots',
+      'botTurnsAtOnce',
+      'teamTokenCap',
+    ])
+    const advanced = dialog.getByTestId('bt-limits-advanced')
+    await expect(advanced.getAttribute('open')).resolves.toBeNull()
+    await expect(dialog.locator('#bt-l-hopLimit').isVisible()).resolves.toBe(false)
+    await screenshot(page, 'surface-settings')
+    await advanced.locator('summary').click()
     const hops = dialog.locator('#bt-l-hopLimit')
     await expect(hops.inputValue({ timeout: 15_000 })).resolves.toBe('6')
+    await screenshot(page, 'surface-settings-advanced')
     await expect(dialog.locator('[data-limit="hopLimit"] small').textContent()).resolves.toBe('Default: 6')
 
     // Lowering needs no pairing: the override shows in the API and at the field.
@@ -52,7 +70,12 @@ describe('Team settings inside DSH Web', () => {
 
     const findings = await pluginAxeFindings(page, AXE)
     expect(findings).toEqual([])
-    await screenshot(page, 'surface-settings')
+
+    // The team's daily token cap, from the common section: the usage ledger's cap.
+    await dialog.locator('#bt-l-workBudget').fill('40')
+    await dialog.locator('#bt-cap-team').fill('1000000')
+    await dialog.getByTestId('bt-limits-save').click()
+    await expect.poll(async () => ((await api('/usage/today')) as any).settings?.caps?.team?.tokens, { timeout: 15_000 }).toBe(1_000_000)
 
     // Pair this browser as the person does, then pause from the dialog with a reason.
     const token = await pairWithTerminalCode(surface().web)

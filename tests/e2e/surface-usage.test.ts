@@ -1,7 +1,8 @@
 // e2e (DSH Web + Chromium + the packed bundle): the usage screen inside DSH Web. After one turn of
 // the Main Bot (the scripted model reports 1,234 uncached, 500 cached and 77 output tokens), the
 // screen opened from the team sidebar shows Main's row by Bot with those tokens, its cost once
-// prices are set, and a bar, and a "turn" row by purpose; today's section shows the team's cap.
+// prices are set, and a bar, and a "turn" row by purpose; today's section shows the team's cap;
+// by group, a room's member turns show under the group's name (.tmp/surface-usage-group.png).
 // Only the model is scripted.
 import { describe, expect, it } from 'vitest'
 import { openDshWeb, screenshot, sendInComposer, useSurface } from '../support/surface.ts'
@@ -30,6 +31,29 @@ describe('the usage screen inside DSH Web', () => {
     })
     expect(put.status).toBe(200)
 
+    // A group whose room the person writes in: its admin's member turn is the group's usage.
+    const url = surface().web.url
+    const post = (path: string, body: unknown) =>
+      fetch(`${url}/bot-team/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    expect((await post('/bots', { name: 'Ada' })).status).toBe(201)
+    expect((await post('/groups', { name: 'Desk', members: ['Main', 'Ada'], admin: 'Main' })).status).toBe(201)
+    let room: string | undefined
+    for (let i = 0; i < 100 && !room; i++) {
+      room = ((await (await fetch(`${url}/bot-team/api/groups/Desk`)).json()) as { group: { roomSessionId?: string } }).group.roomSessionId
+      if (!room) await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(room).toBeDefined()
+    await fetch(`${url}/api/session.prompt`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: url },
+      body: JSON.stringify({ sessionId: room, mode: 'queue', content: [{ type: 'text', text: 'status?' }] }),
+    })
+    await expect
+      .poll(async () => ((await (await fetch(`${api}?by=group`)).json()) as { rows: Array<{ key: string | null }> }).rows.some((r) => r.key !== null), {
+        timeout: 30_000,
+      })
+      .toBe(true)
+
     await page.getByTestId('bt-usage').click()
     const dialog = page.getByTestId('bt-usage-dialog')
     const main = dialog.locator('tr[data-usage-row="Main"]')
@@ -50,6 +74,15 @@ describe('the usage screen inside DSH Web', () => {
     await dialog.getByRole('button', { name: 'Purpose' }).click()
     await dialog.locator('tr[data-usage-row="turn"]').waitFor()
     await screenshot(page, 'surface-usage')
+
+    // By group: a room's member turns under the group's name, the own chats apart.
+    await dialog.getByRole('button', { name: 'Group' }).click()
+    await dialog.locator('tr[data-usage-row="Desk"]').waitFor({ timeout: 15_000 })
+    await dialog.locator('tr[data-usage-row="(own chats, no group)"]').waitFor()
+    const desk = await dialog.locator('tr[data-usage-row="Desk"] td').allTextContents()
+    expect(Number(desk[2]!.replace(/\D/g, ''))).toBeGreaterThanOrEqual(1234)
+    await expect(dialog.getByTestId('bt-usage-group-note').textContent()).resolves.toMatch(/A group's row counts its members' turns/)
+    await screenshot(page, 'surface-usage-group')
     // Escape closes it, as the other dialogs.
     await page.keyboard.press('Escape')
     await dialog.waitFor({ state: 'detached' })

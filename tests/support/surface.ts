@@ -7,22 +7,26 @@ import { afterEach, beforeEach, inject } from 'vitest'
 import { lastToolResults, lastUserText, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
 import { launchChromium } from './browser.ts'
-import { homeWithBundle, startWeb, untilTeamReady, type WebProcess } from './e2e.ts'
+import { WEB_APP_BUNDLES, homeWithBundle, startWeb, untilTeamReady, type WebProcess } from './e2e.ts'
 
 export interface Surface {
   web: WebProcess
   browser: Browser
 }
 
-/** Registers the per-test DSH Web + browser. */
-export function useSurface(label: string, script: () => Script): () => Surface {
+/**
+ * Registers the per-test DSH Web + browser. `desktop`: the DSH Desktop stand-in instead — a profile
+ * named `desktop` that loads DSH's web-app bundle, as DSH Desktop's own profile does.
+ */
+export function useSurface(label: string, script: () => Script, opts: { desktop?: boolean } = {}): () => Surface {
   let model: ScriptedServer | undefined
   let web: WebProcess | undefined
   let browser: Browser | undefined
   beforeEach(async () => {
     model = await startScriptedServer(script())
-    const home = await homeWithBundle(label, inject('bundleTarball'), [{ name: 'web' }])
-    web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' })
+    const profile = opts.desktop ? { name: 'desktop', bundles: WEB_APP_BUNDLES } : { name: 'web' }
+    const home = await homeWithBundle(label, inject('bundleTarball'), [profile])
+    web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'mock-key' }, profile.name)
     await untilTeamReady(web.url)
     browser = await launchChromium()
   })

@@ -5,10 +5,22 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { defineTool } from '@deepseek-ai/dsh-tools'
+import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
+import { prompt } from '../../support/dsh-host.ts'
 import { terminalPairingCode, webTeamHostPerTest } from '../../support/web-host.ts'
+import { toolResults } from '../delivery/helpers.ts'
 
-const web = webTeamHostPerTest()
+// "ok" to everything; "pair us" makes the Bot call `open_pairing_window` (the last test registers it).
+const web = webTeamHostPerTest({
+  fallback: (req: RecordedRequest): Reply =>
+    lastToolResults(req).length
+      ? { text: 'done' }
+      : userTextsSinceLastAssistant(req).join('\n').includes('pair us')
+        ? { toolCalls: [{ name: 'open_pairing_window', args: {} }] }
+        : { text: 'ok' },
+})
 
 const send = async (method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}) => {
   const res = await fetch(`${web().origin}/bot-team/api${path}`, {
@@ -136,7 +148,7 @@ describe("routes that raise a Bot's authority need a paired browser", () => {
 describe('the pairing routes', () => {
   it('pairs the first browser by a code printed only on the terminal; the file keeps a hash, mode 0600', async () => {
     const before = await send('GET', '/pairing')
-    expect(before).toEqual({ status: 200, body: { paired: false, devices: [], nextPairing: 'terminal' } })
+    expect(before).toEqual({ status: 200, body: { paired: false, devices: [], nextPairing: 'terminal', window: true } })
     const asked = await send('POST', '/pairing/codes', {})
     expect(JSON.stringify(asked.body)).not.toContain(terminalCode()!)
     expect(await send('POST', '/pairing', { code: 'AAAA-AAAA' })).toMatchObject({ status: 403, body: { error: /Wrong or expired/ } })
@@ -178,6 +190,11 @@ describe('the pairing routes', () => {
       ['POST', '/pairing', { code: 'x'.repeat(33) }, 400, /too long/],
       ['POST', '/pairing', { code: 'ABCD-EFGH', token: 'mine' }, 400, /token/],
       ['POST', '/pairing/codes', { code: 'x' }, 400, /code/],
+      ['POST', '/pairing', { code: 'ABCD-EFGH', window: 'w' }, 400, /one of them/],
+      ['POST', '/pairing', { window: 'x'.repeat(65) }, 400, /too long/],
+      ['POST', '/pairing/window', { please: true }, 400, /please/],
+      ['GET', '/pairing/window', undefined, 405, /not allowed/],
+      ['POST', '/pairing', { window: 'no-such-window' }, 403, /No pairing window is open/],
       ['PUT', '/pairing', {}, 405, /not allowed/],
       ['DELETE', '/pairing/devices/zzz', undefined, 403, /paired team page/],
       ['GET', '/pairing/other', undefined, 404, /no such route/],
@@ -195,3 +212,42 @@ describe('the pairing routes', () => {
     expect(big.status).toBe(413)
   })
 })
+
+describe('the one-time pairing window (DSH Desktop has no terminal)', () => {
+  it("a request for it from a Bot's turn (as its shell's curl would send it) is refused and pairs nothing; the person's, with every chat idle, holds Bot work and pairs the browser", async () => {
+    const { host, origin } = web()
+    // The Bot's tool sends what a `curl` in its shell would: loopback, no token.
+    host.ctx.tools.register(
+      defineTool({
+        name: 'open_pairing_window',
+        description: 'asks for a pairing window',
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_a, v: string) => [{ type: 'text', text: v }] },
+        async execute() {
+          const post = (path: string, body: unknown) =>
+            fetch(`${origin}/bot-team/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' }, body: JSON.stringify(body) })
+          const opened = await post('/pairing/window', {})
+          const answer = (await opened.json()) as { window?: string; error?: string }
+          const claimed = await post('/pairing', { window: answer.window ?? 'guess' })
+          return `window ${opened.status} ${answer.error ?? ''} | claim ${claimed.status}`
+        },
+      }),
+    )
+    const main = mainBot()
+    await prompt(host, await host.ctx.botRoster.agentOf(main.id), 'pair us')
+    const result = toolResults(await host.ctx.botRoster.agentOf(main.id), 'open_pairing_window')[0]!
+    expect(result).toMatch(/^window 409 Main is working\. A pairing window opens only while every chat is idle.* \| claim 403$/)
+    expect((await send('GET', '/pairing')).body).toMatchObject({ devices: [], nextPairing: 'terminal', window: true })
+
+    // The person at the window: every chat idle now.
+    const opened = await send('POST', '/pairing/window', {}, undefined, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' })
+    expect(opened).toMatchObject({ status: 201, body: { window: expect.any(String), expiresAt: expect.any(String) } })
+    expect(host.ctx.botPause.heldBecause({ botId: main.id })).toMatch(/pairing window is open/)
+    const paired = await send('POST', '/pairing', { window: opened.body.window }, undefined, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0' })
+    expect(paired).toMatchObject({ status: 201, body: { token: expect.any(String), device: { label: 'Chrome on Linux (window)' } } })
+    expect(host.ctx.botPause.heldBecause({ botId: main.id })).toBeUndefined()
+    expect((await send('PUT', '/pause', { paused: true }, paired.body.token)).status).toBe(200)
+    expect(web().terminal.join('\n')).not.toMatch(/pairing code/)
+  })
+})
+

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { limitsPatch, readLimits } from '../../../src/client/settings-view.ts'
+import { capPatch, limitsPatch, readLimits } from '../../../src/client/settings-view.ts'
 
 describe('settings dialog helpers', () => {
   it('the PUT body holds only the changed fields, numbers as numbers', () => {
@@ -21,5 +21,15 @@ describe('settings dialog helpers', () => {
     expect(readLimits({ ...ok, limits: { hopLimit: '2' } })).toBeUndefined()
     expect(readLimits({ limits: {}, config: {} })).toBeUndefined()
     expect(readLimits(null)).toBeUndefined()
+  })
+
+  it("the team's daily token cap: set, changed or removed, the other caps kept; unchanged sends nothing", () => {
+    const caps = { eachBot: { tokens: 500 }, team: { money: 5 } }
+    expect(capPatch(caps, '1000000')).toEqual({ eachBot: { tokens: 500 }, team: { money: 5, tokens: 1_000_000 } })
+    expect(capPatch({ team: { tokens: 7 } }, ' ')).toEqual({})
+    expect(capPatch({ team: { tokens: 7, money: 1 } }, '')).toEqual({ team: { money: 1 } })
+    expect(capPatch({ team: { tokens: 7 } }, '7')).toBeUndefined()
+    expect(capPatch({}, '')).toBeUndefined()
+    expect(capPatch({}, 'lots')).toEqual({ team: { tokens: 'lots' } })
   })
 })

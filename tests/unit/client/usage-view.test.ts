@@ -30,6 +30,12 @@ describe('usage view helpers', () => {
     expect(usageLabel('purpose', null, names, '(none)')).toBe('(none)')
   })
 
+  it("label a group row by the group's name, and the row without a group by the fallback", () => {
+    const names = (id: string) => (id === 'group-1' ? 'Desk' : undefined)
+    expect(usageLabel('group', 'group-1', names, '(own chats)')).toBe('Desk')
+    expect(usageLabel('group', null, names, '(own chats)')).toBe('(own chats)')
+  })
+
   it('scale bar segments to the largest row', () => {
     expect(barSegments({ key: 'a', requests: 1, input: 50, cached: 25, output: 25 }, 200)).toEqual({ input: 0.25, cached: 0.125, output: 0.125 })
     expect(barSegments({ key: 'a', requests: 1, input: 5, cached: 0, output: 0 }, 0)).toEqual({ input: 0, cached: 0, output: 0 })

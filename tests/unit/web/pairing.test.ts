@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { HttpError } from '../../../src/web/http.ts'
 import { MAX_DEVICES } from '../../../src/web/pairing-file.ts'
-import { CODE_TTL_MS, MAX_FAILED_ATTEMPTS, PAIRING_HEADER, Pairing, deviceLabel, hashToken } from '../../../src/web/pairing.ts'
+import { CODE_TTL_MS, MAX_FAILED_ATTEMPTS, PAIRING_HEADER, Pairing, WINDOW_TTL_MS, deviceLabel, hashToken, type QuietPort } from '../../../src/web/pairing.ts'
 
 let dir: string
 let file: string
@@ -170,3 +170,86 @@ describe('pairing a browser', () => {
     expect(deviceLabel('\u0000evil\u202e' + 'x'.repeat(100))).toBe(`evil${'x'.repeat(56)}`)
   })
 })
+
+/** A stand-in for DSH's chats: busy or quiet as the test says, with its holds and turn listeners counted. */
+function fakeQuiet() {
+  const state = { busy: undefined as string | undefined, holds: 0, listeners: new Set<() => void>() }
+  const port: QuietPort = {
+    busy: () => state.busy,
+    hold: () => {
+      state.holds++
+      return () => {
+        state.holds--
+      }
+    },
+    onTurnStart: (listener) => {
+      state.listeners.add(listener)
+      return () => state.listeners.delete(listener)
+    },
+  }
+  const turnStarts = () => {
+    for (const l of [...state.listeners]) l()
+  }
+  return { state, port, turnStarts }
+}
+
+describe('the one-time pairing window (no terminal)', () => {
+  const desktop = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36'
+
+  it('opens while nobody is paired and every chat is idle, holds Bot work while open, and pairs the browser that opened it, once', async () => {
+    const quiet = fakeQuiet()
+    pairing = new Pairing({ file, announce: (line) => printed.push(line), now: () => clock, quiet: quiet.port })
+    expect(await pairing.status(as())).toMatchObject({ nextPairing: 'terminal', window: true })
+    const { window, expiresAt } = await pairing.openWindow()
+    expect(expiresAt).toBe(new Date(clock + WINDOW_TTL_MS).toISOString())
+    expect(quiet.state.holds).toBe(1)
+    const { token, device } = await pairing.pairInWindow(window, desktop)
+    expect(device.label).toBe('Chrome on Linux (window)')
+    expect(await pairing.check(as(token))).toMatchObject({ paired: true })
+    expect(quiet.state.holds).toBe(0)
+    expect(quiet.state.listeners.size).toBe(0)
+    expect(await refusal(() => pairing.pairInWindow(window, desktop))).toMatchObject({ status: 403 })
+    expect(printed).toEqual([]) // nothing on the terminal
+    expect(await pairing.status(as())).toMatchObject({ nextPairing: 'paired-browser' })
+    expect((await pairing.status(as())).window).toBeUndefined()
+  })
+
+  it('does not open while a chat works (a Bot running its shell is in a turn), and says who', async () => {
+    const quiet = fakeQuiet()
+    pairing = new Pairing({ file, now: () => clock, quiet: quiet.port })
+    quiet.state.busy = 'Main is working'
+    expect(await refusal(() => pairing.openWindow())).toMatchObject({ status: 409, message: expect.stringMatching(/^Main is working\. A pairing window opens only while every chat is idle/) })
+    expect(quiet.state.holds).toBe(0)
+  })
+
+  it('closes when any chat starts a turn, and a claim after that fails and pairs nothing', async () => {
+    const quiet = fakeQuiet()
+    pairing = new Pairing({ file, now: () => clock, quiet: quiet.port })
+    const { window } = await pairing.openWindow()
+    quiet.turnStarts()
+    expect(quiet.state.holds).toBe(0)
+    expect(await refusal(() => pairing.pairInWindow(window, desktop))).toMatchObject({ status: 403, message: expect.stringMatching(/No pairing window is open/) })
+    expect((await pairing.status(as())).devices).toEqual([])
+  })
+
+  it('closes after its minute; a wrong id pairs nothing and closes it; one window at a time; none once a browser is paired', async () => {
+    const quiet = fakeQuiet()
+    pairing = new Pairing({ file, announce: (line) => printed.push(line), now: () => clock, quiet: quiet.port })
+    const first = await pairing.openWindow()
+    expect(await refusal(() => pairing.openWindow())).toMatchObject({ status: 409, message: expect.stringMatching(/open already/) })
+    clock += WINDOW_TTL_MS
+    expect(await refusal(() => pairing.pairInWindow(first.window, desktop))).toMatchObject({ status: 403 })
+    expect(quiet.state.holds).toBe(0)
+    await pairing.openWindow()
+    expect(await refusal(() => pairing.pairInWindow('not-the-id', desktop))).toMatchObject({ status: 403 })
+    expect(quiet.state.holds).toBe(0)
+    await pairFirst()
+    expect(await refusal(() => pairing.openWindow())).toMatchObject({ status: 403, message: expect.stringMatching(/paired already/) })
+  })
+
+  it('is not offered without DSH\u2019s chats to watch', async () => {
+    expect((await pairing.status(as())).window).toBeUndefined()
+    expect(await refusal(() => pairing.openWindow())).toMatchObject({ status: 409 })
+  })
+})
+
