@@ -72,6 +72,14 @@ describe('handoff notes checked in code', () => {
     expect(threads).toMatch(/- .*ENOENT: no such file or directory, open '\/srv\/app\/config\/prod\.yaml'/)
     expect(pkg).not.toContain(SECRET)
     expect(host.ctx.botContext.stats.factsKept).toBeGreaterThanOrEqual(7)
+    // What the check adds to the new part's first message (its cached prefix from then on).
+    const blocks = pkg
+      .split(kept)
+      .slice(1)
+      .map((rest) => kept.length + 1 + rest.split(/\n(?:## |\n)/)[0]!.length)
+    console.log(
+      `handoff facts kept: ${host.ctx.botContext.stats.factsKept} facts, +${blocks.reduce((a, b) => a + b, 0)} characters (${blocks.length} blocks) in a ${pkg.length}-character package`,
+    )
   })
 
   it('a note that keeps every fact gets nothing appended', async () => {
