@@ -225,7 +225,11 @@ describe('the one-time pairing window (DSH Desktop has no terminal)', () => {
         output: { schema: { type: 'string' }, render: (_a, v: string) => [{ type: 'text', text: v }] },
         async execute() {
           const post = (path: string, body: unknown) =>
-            fetch(`${origin}/bot-team/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' }, body: JSON.stringify(body) })
+            fetch(`${origin}/bot-team/api${path}`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'user-agent': 'curl/8.5.0' },
+              body: JSON.stringify(body),
+            })
           const opened = await post('/pairing/window', {})
           const answer = (await opened.json()) as { window?: string; error?: string }
           const claimed = await post('/pairing', { window: answer.window ?? 'guess' })
@@ -250,4 +254,3 @@ describe('the one-time pairing window (DSH Desktop has no terminal)', () => {
     expect(web().terminal.join('\n')).not.toMatch(/pairing code/)
   })
 })
-

@@ -218,7 +218,10 @@ describe('the one-time pairing window (no terminal)', () => {
     const quiet = fakeQuiet()
     pairing = new Pairing({ file, now: () => clock, quiet: quiet.port })
     quiet.state.busy = 'Main is working'
-    expect(await refusal(() => pairing.openWindow())).toMatchObject({ status: 409, message: expect.stringMatching(/^Main is working\. A pairing window opens only while every chat is idle/) })
+    expect(await refusal(() => pairing.openWindow())).toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/^Main is working\. A pairing window opens only while every chat is idle/),
+    })
     expect(quiet.state.holds).toBe(0)
   })
 
@@ -228,7 +231,10 @@ describe('the one-time pairing window (no terminal)', () => {
     const { window } = await pairing.openWindow()
     quiet.turnStarts()
     expect(quiet.state.holds).toBe(0)
-    expect(await refusal(() => pairing.pairInWindow(window, desktop))).toMatchObject({ status: 403, message: expect.stringMatching(/No pairing window is open/) })
+    expect(await refusal(() => pairing.pairInWindow(window, desktop))).toMatchObject({
+      status: 403,
+      message: expect.stringMatching(/No pairing window is open/),
+    })
     expect((await pairing.status(as())).devices).toEqual([])
   })
 
@@ -252,4 +258,3 @@ describe('the one-time pairing window (no terminal)', () => {
     expect(await refusal(() => pairing.openWindow())).toMatchObject({ status: 409 })
   })
 })
-
