@@ -153,9 +153,14 @@ interface Found {
   after: string
 }
 
+/** Each kind's words, then a qualifier and its marker, or a marker alone (compiled once). */
+const EN_GIVEN: readonly [Kind, RegExp][] = EN_WORDS.map(([kind, words]) => [
+  kind,
+  new RegExp(String.raw`(?<![\p{L}\p{N}_-])(${words})(?![\p{L}\p{N}_])(?:(${QUALIFIER})(${MARKER})|(${MARKER}))?`, 'giu'),
+])
+
 function* afterWords(text: string): Generator<Found> {
-  for (const [kind, words] of EN_WORDS) {
-    const re = new RegExp(String.raw`(?<![\p{L}\p{N}_-])(${words})(?![\p{L}\p{N}_])(?:(${QUALIFIER})(${MARKER})|(${MARKER}))?`, 'giu')
+  for (const [kind, re] of EN_GIVEN) {
     for (const m of text.matchAll(re)) {
       const word = m[1]!
       const end = m.index + m[0].length
@@ -228,9 +233,14 @@ const ZH_WORDS: readonly [Kind, string][] = [
 const ZH_MARKER = '(?:是|为|：|:|=|改成了?|改为|换成了?|设成|设为|设置为|设置成|配成了?|就是|都是|一律是|叫|变成了?|更新为|重置为|改回)'
 const HAN = String.raw`[\p{Script=Han}]`
 
+/** Each kind's Chinese words, a few Han characters, an optional marker, then an ASCII value (compiled once). */
+const ZH_GIVEN: readonly [Kind, RegExp][] = ZH_WORDS.map(([kind, words]) => [
+  kind,
+  new RegExp(String.raw`(?:${words})(${HAN}{0,6}?)(${ZH_MARKER})?(${HAN}{0,4}?)\s*(["'“‘「]?)([!-~]+)`, 'gu'),
+])
+
 function* zhWords(text: string): Generator<Found> {
-  for (const [kind, words] of ZH_WORDS) {
-    const re = new RegExp(String.raw`(?:${words})(${HAN}{0,6}?)(${ZH_MARKER})?(${HAN}{0,4}?)\s*(["'“‘「]?)([!-~]+)`, 'gu')
+  for (const [kind, re] of ZH_GIVEN) {
     for (const m of text.matchAll(re)) {
       // `口令` inside `动态口令`, `密码` inside `密码学`: the longer word decides.
       if (kind === 'password' && /^学/.test(m[1] ?? '')) continue

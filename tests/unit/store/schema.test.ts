@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { STATE_VERSION, allocateId, emptyState, stateSchema } from '../../../src/store/schema.ts'
 import { bot, sampleState } from './fixtures.ts'
+import { stateAt } from '../../dsh/store/fixtures/state-gen.ts'
 
 describe('state schema (current version)', () => {
   it('accepts the empty state and a populated team', () => {
@@ -8,6 +9,10 @@ describe('state schema (current version)', () => {
     const parsed = stateSchema.parse(sampleState())
     expect(parsed.version).toBe(STATE_VERSION)
     expect(Object.keys(parsed.bots)).toEqual(['bot-1', 'bot-2'])
+  })
+
+  it("the crash writer's generated states are valid current states (its version is written out by hand)", () => {
+    for (const revision of [1, 2, 50]) expect(stateSchema.safeParse(stateAt(revision)).success).toBe(true)
   })
 
   it('allows several Main Bots (features §1)', () => {
