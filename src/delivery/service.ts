@@ -703,6 +703,7 @@ export class BotDelivery extends Service {
     const counts: RecoveryCounts = { delivered: 0, redriven: 0, sent: 0, discarded: 0, replied: 0 }
     const pending = this.store.state.deliveries.filter((d) => d.status === 'pending')
     const byTarget = new Map<string, Delivery[]>()
+    const owed: Parameters<BotDelivery['deliver']>[0][] = []
     for (const d of pending) byTarget.set(d.to, [...(byTarget.get(d.to) ?? []), d])
     // Messages owed a reply: delivered before the crash, or found delivered just now.
     for (const d of this.store.state.deliveries) if (awaitsReply(d) && !byTarget.has(d.to)) byTarget.set(d.to, [])
@@ -760,7 +761,17 @@ export class BotDelivery extends Service {
           warn(this.ctx, `could not re-send ${d.id}`, error, 'delivery')
         }
       }
-      if (agent) counts.replied += this.replyOwed(agent, to, logged, queued)
+      if (agent) owed.push(...this.repliesOwed(agent, to, logged, queued))
+    }
+    // Sent after every target's records are handled: a reply opens its sender's chat, which this
+    // loop may be opening at the same moment.
+    for (const reply of owed) {
+      try {
+        await this.deliver(reply)
+        counts.replied++
+      } catch (error) {
+        warn(this.ctx, `could not send the reply to ${reply.replyTo} after a restart`, error, 'delivery')
+      }
     }
     await this.settled()
     this.recovered = counts
@@ -771,11 +782,12 @@ export class BotDelivery extends Service {
    * Replies a crash cut (the target's turn ended, or was cut, before its reply was recorded): for
    * each message to this target that wants its answer back, is in the target's log and not in its
    * inbox, and has no reply recorded, the reply is built from the log — the final answer of the
-   * turn that handled it, or "cut off" when that turn never ended — and sent once. Returns how many.
+   * turn that handled it, or "cut off" when that turn never ended. Returns the replies to send
+   * (once each: `deliver` finds a reply already recorded).
    */
-  private replyOwed(agent: Agent, to: string, logged: ReadonlySet<string>, queued: ReadonlySet<string>): number {
+  private repliesOwed(agent: Agent, to: string, logged: ReadonlySet<string>, queued: ReadonlySet<string>): Parameters<BotDelivery['deliver']>[0][] {
     const events = agent.session.events
-    let n = 0
+    const out: Parameters<BotDelivery['deliver']>[0][] = []
     for (const d of this.store.state.deliveries) {
       if (d.to !== to || d.kind !== 'message' || d.replyMode !== 'sender' || d.reply !== undefined || d.status === 'discarded' || d.status === 'failed')
         continue
@@ -793,13 +805,9 @@ export class BotDelivery extends Service {
       const mode = lowerMode(d.mode, target ? asMode(target.permissionPreset) : undefined)
       const chain: Chain = { hop: d.hop + 1, ...(d.budget ? { budget: d.budget } : {}), ...(mode ? { mode } : {}) }
       const body = clip(replyBody(this.nameOf(to), d.id, outcome), MESSAGE_MAX)
-      this.background(
-        this.deliver({ from: to, to: d.from, kind: 'reply', body, chain, replyTo: d.id, force: true }),
-        `could not send the reply to ${d.id} after a restart`,
-      )
-      n++
+      out.push({ from: to, to: d.from, kind: 'reply', body, chain, replyTo: d.id, force: true })
     }
-    return n
+    return out
   }
 
   /**
