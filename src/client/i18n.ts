@@ -130,9 +130,9 @@ export const STRINGS = {
     'group.modeAdmin': 'The admin only',
     'group.modeEveryone': 'Everyone, the admin first',
     'group.costAdmin':
-      'A room costs more than a chat: each member answers from its own context. With the admin answering alone, a message costs about 1.1× one exchange; @all, or everyone mode, makes every member answer (measured: about 6.6× the input tokens with 6 members). Usage by group shows what each room cost.',
+      'A room costs more than a chat: each member answers from its own context. With the admin answering alone, a message costs about 160 tokens more than one plain exchange; @all, or everyone mode, makes every member answer (about 230 tokens more per speaking member, measured on a plain DSH Web request). Usage by group shows what each room cost.',
     'group.costEveryone':
-      'Everyone answers: one message here costs a model call per member, each with its own context (measured: about 6.6× the input tokens of one exchange with 6 members). Usage by group shows what each room cost.',
+      'Everyone answers: one message here costs a model call per member, each with its own context (about 230 tokens more per speaking member than one plain exchange, measured on a plain DSH Web request). Usage by group shows what each room cost.',
     'group.notice': 'Notice (every speaker sees it)',
     // Team settings (limits, pause switch: settings-dialog.ts) and the sidebar's paused line
     settings: 'Team settings',
@@ -320,9 +320,9 @@ export const STRINGS = {
     'group.add': '添加',
     'group.admin': '管理员',
     'group.costAdmin':
-      '群组比普通对话更耗费：每位成员都以自己的上下文回答。只有管理员回答时，一条消息约为一次对话的 1.1 倍；@all 或“所有人”模式会让每位成员都回答（实测：6 位成员时输入 token 约为 6.6 倍）。按群组的用量可看到每个群组的花费。',
+      '群组比普通对话更耗费：每位成员都以自己的上下文回答。只有管理员回答时，一条消息约比一次普通对话多 160 个 token；@all 或“所有人”模式会让每位成员都回答（每位发言成员约多 230 个 token，按普通 DSH Web 请求测得）。按群组的用量可看到每个群组的花费。',
     'group.costEveryone':
-      '所有人都回答：这里的一条消息会为每位成员各调用一次模型，各带自己的上下文（实测：6 位成员时输入 token 约为一次对话的 6.6 倍）。按群组的用量可看到每个群组的花费。',
+      '所有人都回答：这里的一条消息会为每位成员各调用一次模型，各带自己的上下文（每位发言成员约比一次普通对话多 230 个 token，按普通 DSH Web 请求测得）。按群组的用量可看到每个群组的花费。',
     'group.noAdmin': '无管理员',
     'group.adminPairing': '让 Bot 成为管理员会赋予它更多权限，因此需要先在团队页配对此浏览器。',
     'group.mode': '普通消息由谁回答',

@@ -51,7 +51,7 @@ describe('group settings inside DSH Web', () => {
     expect(await pluginAxeFindings(page, axeSource())).toEqual([])
     // What a room costs is said beside the choice that drives it, and follows it.
     await expect(dialog.getByTestId('bt-group-cost').textContent()).resolves.toMatch(
-      /^A room costs more than a chat: .*about 1\.1× one exchange.*6\.6× the input tokens with 6 members/,
+      /^A room costs more than a chat: .*about 160 tokens more than one plain exchange.*about 230 tokens more per speaking member/,
     )
     await dialog.locator('#bt-g-mode').selectOption('everyone')
     await expect(dialog.getByTestId('bt-group-cost').textContent()).resolves.toMatch(/^Everyone answers: one message here costs a model call per member/)

@@ -56,13 +56,13 @@ describe('botRoster (in-process DSH)', () => {
     expect(host.ctx.botStore.state.revision).toBe(revision)
   })
 
-  it('create_bot and update_bot refuse a model no DSH adapter serves, naming the models DSH lists, and change nothing', async () => {
+  it('manage_bot refuses to create or change a Bot to a model no DSH adapter serves, naming the models DSH lists, and changes nothing', async () => {
     const host = await team({
       mock: {
         steps: [
-          { toolCalls: [{ name: 'update_bot', args: { bot: 'Main', model: 'provider/model' } }] },
-          { toolCalls: [{ name: 'create_bot', args: { name: 'Ada', model: 'nobody/gpt-9' } }] },
-          { toolCalls: [{ name: 'update_bot', args: { bot: 'Main', model: 'mock/other' } }] },
+          { toolCalls: [{ name: 'manage_bot', args: { action: 'update', bot: 'Main', model: 'provider/model' } }] },
+          { toolCalls: [{ name: 'manage_bot', args: { action: 'create', name: 'Ada', model: 'nobody/gpt-9' } }] },
+          { toolCalls: [{ name: 'manage_bot', args: { action: 'update', bot: 'Main', model: 'mock/other' } }] },
           { text: 'done' },
         ],
         fallback: { text: 'ok' },
