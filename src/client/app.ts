@@ -7,7 +7,7 @@
  *   GroupDialog  `shell.overlay` — create, edit and delete a group (`group-dialog.ts`)
  *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
  *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
- *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
+ *   SecretCards, PairingDialog, SecretsDialog `shell.overlay` — the team page's panels (`panel-dialogs.ts`)
  *   UsageDialog  `shell.overlay` — the usage screen (`usage-screen.ts`)
  *   SettingsDialog `shell.overlay` — Team settings: limits and the pause switch (`settings-dialog.ts`)
  *   PartDialog   `shell.overlay` — an ended part of a Bot's chat, read-only (`part-view.ts`)
@@ -27,12 +27,12 @@
  */
 import { useEffect, useState, useSyncExternalStore, type ComponentType, type ReactNode } from 'react'
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
-import { langOf, translator, type Translate } from './i18n.ts'
+import { langOf, translator, type Lang, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
 import { makeGroupDialog } from './group-dialog.ts'
 import { makeBotSettings } from './bot-settings.ts'
 import { makePartView, type PartToShow } from './part-view.ts'
-import { makeSecretCards } from './secret-cards.ts'
+import { makePanelDialogs } from './panel-dialogs.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { makeSettingsDialog } from './settings-dialog.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
@@ -75,6 +75,8 @@ type Dialog =
   | { kind: 'memory'; botId: string }
   | { kind: 'usage' }
   | { kind: 'settings' }
+  | { kind: 'pairing' }
+  | { kind: 'secrets' }
   | ({ kind: 'part' } & PartToShow)
   | undefined
 
@@ -100,6 +102,8 @@ export interface App {
   LogDialog: ComponentType<any>
   MemoryDialog: ComponentType<any>
   SecretCards: ComponentType<any>
+  PairingDialog: ComponentType<any>
+  SecretsDialog: ComponentType<any>
   UsageDialog: ComponentType<any>
   SettingsDialog: ComponentType<any>
   PartDialog: ComponentType<any>
@@ -126,11 +130,11 @@ export function makeApp(services: AppServices): App {
     const l = services.get('locale')
     return isLocale(l) ? l : noLocale
   }
-  const useT = (): Translate => {
+  const useLang = (): Lang => {
     const l = locale()
-    const active = useSyncExternalStore(l.subscribe.bind(l), () => l.getSnapshot().active)
-    return translator(langOf(active))
+    return langOf(useSyncExternalStore(l.subscribe.bind(l), () => l.getSnapshot().active))
   }
+  const useT = (): Translate => translator(useLang())
   const useTeam = () => useSyncExternalStore(store.subscribe, store.getSnapshot)
   const openSession = (id: string | undefined) => {
     const open = openerOf(services.get('sessions'))
@@ -273,6 +277,8 @@ export function makeApp(services: AppServices): App {
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-usage', onClick: () => dialog.set({ kind: 'usage' }) }, t('usage')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-settings', onClick: () => dialog.set({ kind: 'settings' }) }, t('settings.open')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-secrets', onClick: () => dialog.set({ kind: 'secrets' }) }, t('secrets.open')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-pairing', onClick: () => dialog.set({ kind: 'pairing' }) }, t('pairing.open')),
       ),
       team.view?.paused ? h('span', { className: 'bt-problem', role: 'status', 'data-testid': 'bt-paused' }, t('teamPaused')) : null,
       team.error && !team.view ? h('span', { className: 'bt-note', role: 'status', 'data-testid': 'bt-unavailable' }, t('unavailable')) : null,
@@ -843,7 +849,18 @@ export function makeApp(services: AppServices): App {
       )
     }
 
-  const { SecretCards } = makeSecretCards({ useT, useTeam })
+  const pair = () => dialog.set({ kind: 'pairing' })
+  const { SecretCards, PairingDialog, SecretsDialog } = makePanelDialogs({
+    useLang,
+    useTeam,
+    useShown: () => {
+      const kind = useValue(dialog)?.kind
+      return kind === 'pairing' || kind === 'secrets' ? kind : undefined
+    },
+    pair,
+    close: () => dialog.set(undefined),
+    changed: () => void store.refresh(),
+  })
   const { GroupDialog } = makeGroupDialog({
     useT,
     useTeam,
@@ -855,7 +872,15 @@ export function makeApp(services: AppServices): App {
     refresh: () => store.refresh(),
   })
   const { UsageDialog } = makeUsageScreen({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'usage', close: () => dialog.set(undefined) })
-  const { SettingsDialog } = makeSettingsDialog({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'settings', close: () => dialog.set(undefined) })
+  const { SettingsDialog } = makeSettingsDialog({
+    useT,
+    useLang,
+    useTeam,
+    useOpen: () => useValue(dialog)?.kind === 'settings',
+    close: () => dialog.set(undefined),
+    pair,
+    changed: () => void store.refresh(),
+  })
 
   const noList = { getSnapshot: () => undefined, subscribe: () => () => {} }
   /** The Session DSH Web shows now (its sessions service's selection), if it can be read. */
@@ -962,6 +987,8 @@ export function makeApp(services: AppServices): App {
     LogDialog,
     MemoryDialog,
     SecretCards,
+    PairingDialog,
+    SecretsDialog,
     UsageDialog,
     SettingsDialog,
     PartDialog,

@@ -9,7 +9,7 @@
  *
  * Slots used (all through `slots.inject`, which waits for the owner to declare the slot):
  *   `sidebar.workspaces` (priority -1: shadows DSH's session browser while the person wants the team;
- *   the switch unregisters it), `sidebar.footer.action` (the way back), `shell.overlay` (the Bot dialog, the Group dialog, the delivery log, the memory panel, the secret cards, the usage screen, team settings, an earlier part read-only),
+ *   the switch unregisters it), `sidebar.footer.action` (the way back), `shell.overlay` (the Bot dialog, the Group dialog, the delivery log, the memory panel, the secret cards, this browser's pairing, the saved secrets, the usage screen, team settings, an earlier part read-only),
  *   `conversation.session.header.actions` (who this Bot is), and `conversation.chat.node` keys
  *   `user` and `context` (priority -1, DSH's `conversation` locale namespace: draws only this plugin's messages,
  *   hands every other node to DSH's own renderer with the same props), and `assistant-step` (same
@@ -93,6 +93,8 @@ export function apply(ctx: ClientContext): void {
   mount('shell.overlay', { id: 'bot-team.log' }, 'the delivery log', app.LogDialog)
   mount('shell.overlay', { id: 'bot-team.memory' }, 'the memory panel', app.MemoryDialog)
   mount('shell.overlay', { id: 'bot-team.secrets' }, 'the secret cards', app.SecretCards)
+  mount('shell.overlay', { id: 'bot-team.pairing' }, 'this browser', app.PairingDialog)
+  mount('shell.overlay', { id: 'bot-team.saved-secrets' }, 'the saved secrets', app.SecretsDialog)
   mount('shell.overlay', { id: 'bot-team.usage' }, 'the usage screen', app.UsageDialog)
   mount('shell.overlay', { id: 'bot-team.settings' }, 'team settings', app.SettingsDialog)
   mount('shell.overlay', { id: 'bot-team.part' }, 'an earlier part', app.PartDialog)
