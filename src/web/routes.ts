@@ -97,6 +97,7 @@ export const ROUTES = [
   ['PATCH', '/bot-team/api/bots/<bot>'],
   ['DELETE', '/bot-team/api/bots/<bot>'],
   ['PUT', '/bot-team/api/bots/<bot>/delegated-work'],
+  ['PUT', '/bot-team/api/bots/<bot>/network'],
   ['POST', '/bot-team/api/bots/<bot>/new-part'],
   ['GET', '/bot-team/api/groups'],
   ['POST', '/bot-team/api/groups'],
