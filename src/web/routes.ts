@@ -133,9 +133,8 @@ export const ROUTES = [
 const segments = (path: string) => path.split('/').slice(1)
 const ROUTE_SEGMENTS = ROUTES.map(([method, path]) => ({ method, parts: segments(path) }))
 
-/** Does a route of the table have this path (`path`), and this method (`method`)? Pure. */
-export function routeOf(method: string, path: string): 'route' | 'method' | 'none' {
-  const parts = segments(path)
+/** Does a route of the table have this path (its decoded segments), and this method? Pure. */
+export function routeOf(method: string, parts: readonly string[]): 'route' | 'method' | 'none' {
   const same = ROUTE_SEGMENTS.filter((r) => r.parts.length === parts.length && r.parts.every((p, i) => p.startsWith('<') || p === parts[i]))
   if (same.length === 0) return 'none'
   const asked = method === 'HEAD' ? 'GET' : method
@@ -177,7 +176,8 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     throw new HttpError(400, 'malformed request path')
   }
   const method = (req.method ?? 'GET').toUpperCase()
-  const known = routeOf(method, path || '/')
+  // Segments are decoded one by one first: a malformed `%` escape is a 400, not an unknown route.
+  const known = routeOf(method, segments(path).map(decodeSegment))
   if (known === 'none') throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
   if (known === 'method') throw new HttpError(405, `${method} not allowed on ${path.slice(0, 200)}`)
   if (path === ROUTE_PREFIX) return send(res, 200, 'text/html; charset=utf-8', TEAM_PAGE_HTML, PAGE_CSP)
