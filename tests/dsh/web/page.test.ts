@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { root } from '../../../scripts/pack.ts'
+import { axeFindings, axeSource } from '../../support/axe.ts'
 import { launchChromium } from '../../support/browser.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { terminalPairingCode, webTeamHostPerTest } from '../../support/web-host.ts'
@@ -74,6 +75,25 @@ describe('the team page', () => {
     await page.waitForSelector('#pairing-code:not([hidden])')
     expect(await page.textContent('#pairing-code')).toMatch(/^Pairing code: \w{4}-\w{4} \(valid until/)
     expect(violations).toEqual([])
+    await page.close()
+  })
+})
+
+describe('the team page: accessibility', () => {
+  it('has no serious or critical axe finding, before and after pairing', async () => {
+    // axe is injected as a script tag, which the page's policy forbids: this page bypasses the policy (tested above).
+    const page = await browser.newPage({ locale: 'en-US', bypassCSP: true })
+    await page.goto(`${web().origin}/bot-team`)
+    await page.waitForSelector('#summary[data-state="ready"]')
+    await page.waitForSelector('#pairing-state[data-state="unpaired"]')
+    await page.getByTestId('bt-settings-running').waitFor()
+    expect(await axeFindings(page, axeSource(), ['main'])).toEqual([])
+    await page.click('#pairing-start')
+    await page.waitForSelector('#pairing-code:not([hidden])')
+    await page.fill('#pairing-code-input', terminalCode()!)
+    await page.click('#pairing-submit')
+    await page.waitForSelector('#pairing-state[data-state="paired"]')
+    expect(await axeFindings(page, axeSource(), ['main'])).toEqual([])
     await page.close()
   })
 })
