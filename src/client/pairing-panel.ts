@@ -53,7 +53,7 @@ export function mountPairing(root: HTMLElement, deps: { t: Translate; changed?: 
   const id = (name: string) => (compact ? {} : { id: name })
   const state = el('p', { ...id('pairing-state'), className: 'bt-hint bt-left', attrs: { role: 'status' } })
   const problem = el('p', { ...id('pairing-problem'), className: 'bt-err', testid: 'bt-pair-error', attrs: { role: 'alert' } })
-  const windowed = button(t(compact ? 'pairing.pairNow' : 'pairing.withoutTerminal'), () => void pairWindow(), {
+  const windowed = button(t('pairing.pairNow'), () => void pairWindow(), {
     ...id('pairing-window'),
     className: 'bt-btn primary',
     testid: 'bt-pair-window',
