@@ -1,29 +1,9 @@
 /**
- * The client half's components, made once per page by `makeApp` around one live team store:
- *   TeamSidebar  `sidebar.workspaces` — the team (Main Bots, Bots, groups) with live status; its
- *                switch to DSH's own session browser is remembered in localStorage, and
- *   SidebarSwitch `sidebar.footer.action` — the way back to the team from DSH's browser
- *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
- *   GroupDialog  `shell.overlay` — create, edit and delete a group (`group-dialog.ts`)
- *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
- *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
- *   SecretCards, PairingDialog, SecretsDialog `shell.overlay` — the team page's panels (`panel-dialogs.ts`)
- *   UsageDialog  `shell.overlay` — the usage screen (`usage-screen.ts`)
- *   SettingsDialog `shell.overlay` — Team settings: limits and the pause switch (`settings-dialog.ts`)
- *   PartDialog   `shell.overlay` — an ended part of a Bot's chat, read-only (`part-view.ts`)
- *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
- *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
- *                plugin-sourced message as context) — our messages as "Message from X" lines,
- *                room posts with the poster, notices as quiet lines; the rest is DSH's renderer
- *   AssistantNode `conversation.chat.node` key `assistant-step` — in a room Session, a round's
- *                answer as one message per member (`room-view.ts`) and a progress line while it
- *                runs; every other assistant step is DSH's renderer with the same props
- *
- * Every component is registered behind an error boundary (`shared.ts`) and reads the team only
- * from the store: the team API failing shows one line in the sidebar, nothing else changes.
- *
- * Deliberately narrow: no fetch of its own except the settings calls (`team-client.ts`); who may
- * create, change or delete a Bot is decided by the roster behind the API, never here.
+ * The client half's React components, made once per page around one live team store: the team
+ * sidebar and its switch, the Bot, Group, log, memory, usage, settings and part dialogs, the panels'
+ * dialogs, the Session badge and the chat-node renderers. Every component is mounted behind an error
+ * boundary and reads the team only from the store. Deliberately decides nothing: who may do what is
+ * the API's (src/client/README.md).
  */
 import { useEffect, useState, useSyncExternalStore, type ComponentType, type ReactNode } from 'react'
 import { fieldErrors, type FieldErrors } from './field-errors.ts'

@@ -179,7 +179,7 @@ export const STRINGS = {
     'limit.turnTimeoutMs': 'Member turn timeout (milliseconds)',
     'limit.windowPosts': 'Posts a member sees per turn',
     'limit.windowPostChars': 'Longest post a member sees in full (characters)',
-    // Bot settings: working folder, new part, Main Bot, statuses (issue 15 remainder)
+    // Bot settings: working folder, new part, Main Bot, statuses
     'bots.settings': 'More settings',
     'bots.workFolder': 'Working folder',
     'bots.workFolderPlaceholder': 'empty: the team workspace',
@@ -427,7 +427,7 @@ export const STRINGS = {
     'limit.turnTimeoutMs': '成员发言超时（毫秒）',
     'limit.windowPosts': '成员每次可见的帖子数',
     'limit.windowPostChars': '成员可完整看到的最长帖子（字符）',
-    // Bot settings: working folder, new part, Main Bot, statuses (issue 15 remainder)
+    // Bot settings: working folder, new part, Main Bot, statuses
     'bots.settings': '更多设置',
     'bots.workFolder': '工作文件夹',
     'bots.workFolderPlaceholder': '留空：团队工作区',

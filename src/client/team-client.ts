@@ -1,14 +1,7 @@
 /**
- * The client half's connection to the plugin's own routes (same origin as DSH Web): the live team
- * view from `/bot-team/api/events` (server-sent events; the browser reconnects by itself), plus
- * JSON calls for the settings forms.
- *
- * Never throws into React: a failing or slow team API is a state (`error`) the sidebar shows in one
- * line while DSH Web goes on working. Every request has a timeout (`REQUEST_TIMEOUT_MS`); answers
- * are checked for shape before use (`readTeamView`), so a broken answer is an error, not a crash.
- *
- * Deliberately narrow: no rendering; one shared store per page (components subscribe with
- * `useSyncExternalStore`).
+ * The client's one way to the plugin's routes: the live team view from `/bot-team/api/events`
+ * (`TeamStore`), JSON calls and downloads with a deadline, the pairing token sent on every call.
+ * Never throws into React: a failing API is a state. Deliberately no rendering.
  */
 import type { TeamView } from '../web/team-view.ts'
 import { readProgress, type RoomProgressView } from './room-view.ts'

@@ -58,7 +58,7 @@ export interface WebRoutesOptions {
   usage?: () => BotUsage | undefined
   /** A live group's id from its id or name (the usage API's group filter). */
   groupId?: (ref: string) => string | undefined
-  /** The pause switch, scheduled tasks and the diagnostics log (issue 16). */
+  /** The pause switch, scheduled tasks and the diagnostics log. */
   operations?: () => OperationsServices
   secrets?: () => BotSecrets | undefined
   /** The client half's live team view (`team-api-routes.ts`). */
