@@ -3,7 +3,8 @@
  * Team settings) where one is set, else the plugin config's value. One function, `effectiveLimits`,
  * answers it, and one service asks it: `botLimits`, the one source every service that enforces a
  * limit (delivery: hops, sends per turn, work budget, turns at once, finished records kept; rooms:
- * the round limits, work budget, groups; schedules: work budget; roster: Bots, creations per turn)
+ * the round limits, work budget, groups; schedules: work budget; roster: Bots, creations per turn;
+ * tasks: turns at once, the lease, work budget)
  * reads at each check, so a change applies at the next check without a restart.
  *
  * Also here: `raisedLimits`, which names the overrides that let Bots do
@@ -24,6 +25,8 @@ export const TEAM_LIMIT_FIELDS = {
   createsPerTurn: z.int().min(1).max(100),
   botTurnsAtOnce: z.int().min(1).max(100),
   keepFinished: z.int().min(0).max(10_000),
+  /** How long a task's attempt may go without a step before its lease runs out (the ledger's own bounds). */
+  taskLeaseMs: z.int().min(1_000).max(24 * 3_600_000),
 }
 
 /** The bounds of each room limit (every one optional: a missing one takes `DEFAULT_LIMITS`). */
@@ -82,6 +85,8 @@ export interface TeamLimits {
   botTurnsAtOnce: number
   /** Finished delivery records kept in team state. */
   keepFinished: number
+  /** A task attempt's lease: renewed at its turn's steps, it runs out after this long without one. */
+  taskLeaseMs: number
 }
 
 /** Every limit the person may change, flat (team and room names do not clash). */

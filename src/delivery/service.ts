@@ -402,23 +402,9 @@ export class BotDelivery extends Service {
     })
   }
 
-  /**
-   * Bot-started turns running or about to run, in every Bot Session (own chats and group
-   * Sessions): a running turn whose opener was a chain, or an idle agent whose inbox already holds
-   * Bot-started work (handed over, not yet claimed).
-   */
+  /** Bot-started turns running or about to run in every Bot Session (the roster counts them for every service). */
   private botTurnsRunning(): number {
-    let n = 0
-    for (const agent of this.ctx.agents.list()) {
-      const sessionId = String(agent.id)
-      if (
-        agent.status === 'running'
-          ? this.roster.turnOf(sessionId)?.origin.kind === 'chain'
-          : agent.inbox.nextTurn.some((m) => chainOf(readSource(m.source)) !== undefined)
-      )
-        n++
-    }
-    return n
+    return this.roster.botTurnsRunning()
   }
 
   /** Messages that would start a Bot-started turn while the cap is reached, in order (records stay pending). */
