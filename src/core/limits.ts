@@ -26,7 +26,10 @@ export const TEAM_LIMIT_FIELDS = {
   botTurnsAtOnce: z.int().min(1).max(100),
   keepFinished: z.int().min(0).max(10_000),
   /** How long a task's attempt may go without a step before its lease runs out (the ledger's own bounds). */
-  taskLeaseMs: z.int().min(1_000).max(24 * 3_600_000),
+  taskLeaseMs: z
+    .int()
+    .min(1_000)
+    .max(24 * 3_600_000),
 }
 
 /** The bounds of each room limit (every one optional: a missing one takes `DEFAULT_LIMITS`). */

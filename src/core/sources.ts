@@ -318,7 +318,15 @@ export function secretNoteSource(name: string, summary: string): SecretNoteSourc
 }
 
 export function taskSource(t: { taskId: string; attempt: number; intentId: string; byPerson: boolean }, chain: Chain): TaskSource {
-  return { ...base, form: 'relay', type: t.byPerson ? 'person-task' : 'task', taskId: t.taskId, attempt: t.attempt, intentId: t.intentId, ...chainFields(chain) }
+  return {
+    ...base,
+    form: 'relay',
+    type: t.byPerson ? 'person-task' : 'task',
+    taskId: t.taskId,
+    attempt: t.attempt,
+    intentId: t.intentId,
+    ...chainFields(chain),
+  }
 }
 
 export function taskReportSource(t: { taskId: string; intentId: string }, chain: Chain): TaskReportSource {
@@ -389,7 +397,15 @@ const readers = z.discriminatedUnion('type', [
   }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('secret-note'), summary: z.string(), name: z.string().max(64) }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('role-notice'), summary: z.string() }),
-  z.object({ ...plugin, form: z.literal('relay'), type: z.enum(['task', 'person-task']), taskId: id, attempt: z.int().min(1).max(1_000), intentId: id, ...chain }),
+  z.object({
+    ...plugin,
+    form: z.literal('relay'),
+    type: z.enum(['task', 'person-task']),
+    taskId: id,
+    attempt: z.int().min(1).max(1_000),
+    intentId: id,
+    ...chain,
+  }),
   z.object({ ...plugin, form: z.literal('relay'), type: z.literal('task-report'), taskId: id, intentId: id, ...chain }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('task-notice'), summary: z.string(), taskId: id, intentId: id.optional() }),
 ])

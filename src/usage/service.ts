@@ -50,6 +50,10 @@ declare module '@deepseek-ai/cordis' {
   interface Context {
     botUsage: BotUsage
   }
+  interface Events {
+    /** One model request was recorded (live, not by a rebuild); read only (the task ledger adds a task's tokens). */
+    'bot-team/usage'(row: Readonly<UsageRow>): void
+  }
 }
 
 export const Config = z.object({
@@ -226,6 +230,7 @@ export class BotUsage extends Service {
 
   /** Add one row: buffered for the ledger, counted in the day's totals, caps checked. */
   private record(row: UsageRow): void {
+    this.ctx.emit('bot-team/usage', row)
     if (this.ledger) {
       this.pending.push(row)
       this.flushTimer ??= setTimeout(() => this.flush(), this.config.flushMs)
