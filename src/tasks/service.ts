@@ -315,6 +315,11 @@ export class BotTasks extends Service {
     return task.creator.kind === 'user' ? { hop: 0, budget: `budget:${task.id}` } : task.chain
   }
 
+  /** Who a task's budget is opened for, when its first draw finds none (the person's task: its own; a Bot's: the planning chain's). */
+  private budgetOpening(task: Task): { origin: string; by?: string; at: string } {
+    return task.creator.kind === 'user' ? { origin: task.id, by: 'user', at: this.now() } : { origin: task.creator.botId, at: this.now() }
+  }
+
   /**
    * One attempt of a ready task: one draw on its chain's budget (a spent budget cancels the task,
    * its creator told), its task Session (created for this Bot on the first attempt, then reused),
@@ -327,10 +332,7 @@ export class BotTasks extends Service {
     const chain = this.chainOf(task)
     let refused: string | undefined
     await this.teamStore.update((s) => {
-      const verdict = drawOn(s, chain, {
-        limit: this.ctx.botLimits.inForce(s.limits).workBudget,
-        ...(task.creator.kind === 'user' ? { open: { origin: task.id, by: 'user', at: this.now() } } : {}),
-      })
+      const verdict = drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, open: this.budgetOpening(task) })
       if (!verdict.ok) refused = verdict.reason
     })
     if (refused) {
@@ -366,7 +368,12 @@ export class BotTasks extends Service {
   // ── the outbox's hand-over ──────────────────────────────────────────────────────────────────
 
   private async deliver(intent: Intent): Promise<'held' | undefined> {
-    if (intent.kind === 'dispatch') return this.deliverDispatch(intent)
+    if (intent.kind === 'dispatch') {
+      const r = await this.deliverDispatch(intent)
+      // Once it is marked handed over, its lease is watched (a dispatch still waiting is not).
+      this.track(this.store.settled().then(() => this.planSweep()))
+      return r
+    }
     if (intent.kind === 'notify') return this.deliverNotice(intent)
     const agent = this.ctx.agents.get(SessionId(intent.sessionId))
     if (agent && agent.status !== 'idle') agent.cancel({ kind: 'hook', reason: intent.reason })
@@ -411,7 +418,7 @@ export class BotTasks extends Service {
       if (this.ctx.get('botPause')?.holdsBotWork({ botId: bot.id })) return 'held'
       const chain = task ? this.chainOf(task) : { hop: 0 }
       await this.teamStore.update((s) => {
-        drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, force: true })
+        drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, force: true, ...(task ? { open: this.budgetOpening(task) } : {}) })
       })
       const agent = await this.roster.agentOf(bot.id)
       const message = createUserMessage({
@@ -525,32 +532,48 @@ export class BotTasks extends Service {
     )
   }
 
-  /** One timer for the next lease to run out (a dispatch still waiting to be handed over has not started its lease). */
+  /** Tasks whose lease ran out and whose attempt is being ended now. */
+  private readonly expiring = new Set<string>()
+
+  /**
+   * One timer for the next lease to run out (a dispatch still waiting to be handed over has not
+   * started its lease; an attempt being ended is not watched again).
+   */
   private planSweep(): void {
     if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer)
     this.sweepTimer = undefined
     if (!this.active || this.store.mode !== 'writer') return
-    const waiting = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [i.taskId] : [])))
+    const waiting = this.waitingDispatches()
     let next = Number.POSITIVE_INFINITY
-    for (const t of this.board.working()) if (t.lease && !waiting.has(t.id)) next = Math.min(next, Date.parse(t.lease.expiresAt))
+    for (const t of this.board.working()) if (t.lease && !waiting.has(t.id) && !this.expiring.has(t.id)) next = Math.min(next, Date.parse(t.lease.expiresAt))
     if (!Number.isFinite(next)) return
     this.sweepTimer = this.clock.setTimeout(() => this.sweep(), Math.max(0, next - this.clock.now()))
+  }
+
+  private waitingDispatches(): Set<string> {
+    return new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [i.taskId] : [])))
   }
 
   /** Leases that ran out: the attempt ends (`lease-expired`) and its turn, if it still runs, is cancelled. */
   private sweep(): void {
     this.sweepTimer = undefined
     if (!this.mayDispatch()) return
-    const waiting = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [i.taskId] : [])))
+    const waiting = this.waitingDispatches()
     for (const task of expiredLeases(this.board, this.now())) {
-      if (waiting.has(task.id)) continue
+      if (waiting.has(task.id) || this.expiring.has(task.id)) continue
       const lease = task.lease!
+      this.expiring.add(task.id)
       this.track(
-        this.transact((view) => endAttempt(view, task.id, { now: this.now(), actor: SYSTEM, outcome: 'lease-expired', attempt: lease.attempt })).then((r) => {
-          if (!r.ok) return
-          const agent = this.ctx.agents.get(SessionId(lease.sessionId))
-          if (agent && agent.status !== 'idle') agent.cancel({ kind: 'hook', reason: `the lease of task ${task.id} ran out` })
-        }),
+        this.transact((view) => endAttempt(view, task.id, { now: this.now(), actor: SYSTEM, outcome: 'lease-expired', attempt: lease.attempt }))
+          .then((r) => {
+            if (!r.ok) return
+            const agent = this.ctx.agents.get(SessionId(lease.sessionId))
+            if (agent && agent.status !== 'idle') agent.cancel({ kind: 'hook', reason: `the lease of task ${task.id} ran out` })
+          })
+          .finally(() => {
+            this.expiring.delete(task.id)
+            this.planSweep()
+          }),
       )
     }
     this.planSweep()

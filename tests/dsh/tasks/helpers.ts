@@ -16,15 +16,16 @@ export const submits: Rule = (req: RecordedRequest): Reply => {
   return { text: 'ok' }
 }
 
-/** A team with Bots named `names`, each on its own scripted model (`rules[name]`, else `ok`). */
+/** A team with Bots named `names`, each on its own scripted model (`rules[name]`, else `ok`); the Main Bot on `mock` (`main`). */
 export async function taskTeam(
   names: string[],
   rules: Record<string, Rule> = {},
-  opts: Pick<TeamHostOptions, 'home' | 'config' | 'clock' | 'shell' | 'permissions'> = {},
+  opts: Pick<TeamHostOptions, 'home' | 'config' | 'clock' | 'shell' | 'permissions'> & { main?: Rule } = {},
 ): Promise<{ host: DshHost; ids: Record<string, string> }> {
-  const map: ScriptMap = { mock: { fallback: { text: 'ok' } } }
+  const { main, ...hostOpts } = opts
+  const map: ScriptMap = { mock: { fallback: main ?? { text: 'ok' } } }
   for (const name of names) map[name.toLowerCase()] = { fallback: rules[name] ?? { text: 'ok' } }
-  const host = await startTeamHost(map, opts)
+  const host = await startTeamHost(map, hostOpts)
   await host.ctx.botDelivery.ready
   const ids: Record<string, string> = {}
   for (const name of names) ids[name] = (await host.ctx.botRoster.create(user, { name, model: `mock/${name.toLowerCase()}` })).id
