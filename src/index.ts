@@ -161,6 +161,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       }),
       secrets: () => ctx.get('botSecrets') ?? undefined,
       quiet: quietPort(ctx),
+      tasks: () => ctx.get('botTasks') ?? undefined,
       feed: mountTeamFeed(ctx),
       status: () => ({
         plugin: PLUGIN_NAME,

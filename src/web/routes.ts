@@ -12,6 +12,7 @@
  *        /bot-team/api/usage…        the usage screen's API (`usage-routes.ts`)
  *        /bot-team/api/pause, /schedules…, /diagnostics, /limits   operations (`operations-routes.ts`)
  *        /bot-team/api/secrets…      secret cards and the secrets list (`secrets-routes.ts`)
+ *        /bot-team/api/tasks…        the task ledger: list, plan, cancel, reassign, review (`tasks-routes.ts`)
  *   GET  /bot-team/api/team, /deliveries, /rooms/<id>/posts(?round=|?message=), /events  the client half's team view,
  *        delivery log, room posts and push stream (`team-api-routes.ts`)
  *
@@ -48,6 +49,8 @@ import { Pairing, type QuietPort } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
 import { secretsApi } from './secrets-routes.ts'
+import { tasksApi } from './tasks-routes.ts'
+import type { BotTasks } from '../tasks/service.ts'
 import { teamApi, type TeamFeed } from './team-api-routes.ts'
 import { errorText } from '../core/errors.ts'
 
@@ -81,6 +84,8 @@ export interface WebRoutesOptions {
   /** The pause switch, scheduled tasks and the diagnostics log (issue 16). */
   operations?: () => OperationsServices
   secrets?: () => BotSecrets | undefined
+  /** The task ledger; absent: `/tasks` answers 503. */
+  tasks?: () => BotTasks | undefined
   /** The client half's live team view (`team-api-routes.ts`). */
   feed?: TeamFeed
   /** Absolute path of `bot/pairing.json`. */
@@ -209,6 +214,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const secrets = options.secrets?.()
     if (!roster || !secrets) throw new HttpError(503, 'secrets are not available (see /bot-team/api/status)')
     const [status, body] = await secretsApi({ method, rest, req }, secrets, roster, pairing)
+    return sendJson(res, status, body)
+  }
+  if (head === 'tasks') {
+    const roster = options.roster()
+    const tasks = options.tasks?.()
+    if (!roster || !tasks) throw new HttpError(503, 'the task ledger is not available (see /bot-team/api/status)')
+    const [status, body] = await tasksApi({ method, rest, req, url }, tasks, roster, pairing)
     return sendJson(res, status, body)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
