@@ -5,7 +5,7 @@
  * a time, checked in this order: team writer → rights (`botRoster.check`, the pure `decide`) →
  * entry shape → secret-like filter → topic name → caps — and journaled (`journal.jsonl`: time,
  * op, actor, scope, file, before, after); the tools `remember` (with `forget`) / `recall` on every Bot
- * Bot's own chat; the frozen memory section of each Session part and group Session; and
+ * Bot's own chat; the frozen memory section of each Session part, group and task Session; and
  * archiving a deleted Bot's folder.
  *
  * Also the end-of-turn review (`review.enabled`): after an own-chat turn whose new lines hold user
@@ -18,11 +18,11 @@
  * entry holds a saved value or an encoding of one). A refusal changes
  * nothing and says what to do; a store error propagates as the tool's refusal (`answer`).
  *
- * Composes: listens to the roster's `bot-team/bot-attached` and `bot-team/member-attached` (after
- * the roster wired identity, preset and role) and adds its section (order 30: after identity 5
- * and the team or room section 20) on `agent.ctx`; its tools are offered on own chats only
- * through `botRoster.offerTools`, by the part's role (group Sessions keep the room's narrow tool
- * set); agents that already existed when this service started get the section at start. `bot-team/bot-deleted` archives. Nothing
+ * Composes: listens to the roster's `bot-team/bot-attached`, `member-attached` and `task-attached`
+ * (after the roster wired identity, preset and role) and adds its section (order 30: after
+ * identity 5 and the team or room section 20) on `agent.ctx`; its tools are offered on own chats
+ * only through `botRoster.offerTools`, by the part's role (group and task Sessions keep their
+ * narrow tool sets); agents that already existed when this service started get the section at start. `bot-team/bot-deleted` archives. Nothing
  * is vetoed or prepended.
  */
 import type { Requester } from '../core/caller.ts'
@@ -164,12 +164,13 @@ export class BotMemory extends Service {
   async [Service.init](): Promise<void> {
     this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
     this.ctx.on('bot-team/member-attached', ({ agent }) => this.attach(agent))
-    // Group Sessions stay narrow (the room's tools only): memory is written from the own chat.
+    this.ctx.on('bot-team/task-attached', ({ agent }) => this.attach(agent))
+    // Group and task Sessions stay narrow: memory is written from the own chat.
     this.roster.offerTools(this.ctx, { kinds: ['own'], tools: ({ offer }) => memoryTools(this, offer) })
     this.ctx.on('bot-team/bot-deleted', ({ botId, by }) => {
       void this.archive(botId, by).catch(() => {})
     })
-    for (const { agent } of this.roster.openSessions({ kinds: ['own', 'member'] })) this.attach(agent)
+    for (const { agent } of this.roster.openSessions({ kinds: ['own', 'member', 'task'] })) this.attach(agent)
     // A checkpoint (the steward's, or a person's /compact) rewrites the conversation in place: the
     // prompt prefix changes anyway, so the memory section is frozen anew there.
     this.ctx.on('session/event', (session, event) => {
@@ -225,7 +226,8 @@ export class BotMemory extends Service {
   private freeze(sessionId: string): string {
     const caller = this.roster.callerOf(sessionId)
     const own = caller.botId ? this.files.read(`bot:${caller.botId}`) : { memory: '', topics: {} }
-    const where = this.roster.ownerOf(sessionId)?.kind === 'member' ? 'group' : 'own-chat'
+    const kind = this.roster.ownerOf(sessionId)?.kind
+    const where = kind === 'member' ? 'group' : kind === 'task' ? 'task' : 'own-chat'
     const text = renderMemorySection(own, this.files.read('team'), { where })
     if (this.store.isWriter()) void this.files.writeFrozen(sessionId, text).catch(() => {})
     return text
@@ -295,6 +297,7 @@ export class BotMemory extends Service {
     const owner = actor.sessionId !== undefined ? this.roster.ownerOf(actor.sessionId) : undefined
     if (owner?.kind === 'own') return `part ${owner.part}`
     if (owner?.kind === 'member') return `group "${this.store.state.groups[owner.groupId]?.name ?? owner.groupId}"`
+    if (owner?.kind === 'task') return `task ${owner.taskId}`
     return 'unknown'
   }
 
