@@ -114,8 +114,6 @@ export interface Target {
   callerIsAssignee?: boolean
   /** The task is assigned to a Bot other than the caller (`claim_task`). */
   assignedToOther?: boolean
-  /** A plan gives a task to a Bot other than the caller. */
-  assignsOthers?: boolean
 }
 
 /** `reason` is a plain sentence the model can read and act on. */
@@ -181,7 +179,7 @@ const REASONS = {
   notPaired:
     'This change gives a Bot more authority, or lets the team spend more, so it is accepted only from the paired team page: open /bot-team in your paired browser and make the change there. Requests from a shell, a script or an unpaired browser are refused, and nothing was changed.',
   noTask: "No task was named. Name it by its id (list_tasks shows the team's tasks).",
-  planForOthers: 'Only a Main Bot may plan tasks for other Bots. Plan tasks for yourself (or unassigned), or ask a Main Bot or the user. Nothing was created.',
+  planTasks: 'Only a Main Bot may plan tasks for the team. Ask a Main Bot or the user. Nothing was created.',
   claimOther: 'This task is assigned to another Bot; only its assignee takes it. Nothing changed.',
   claimPerson: 'The user does not take tasks to work on; give the task to a Bot with reassign. Nothing changed.',
   updateTask: 'You can update only a task you created or work on. Ask its creator, a Main Bot or the user. Nothing changed.',
@@ -217,7 +215,7 @@ const REASONS = {
  * | read_own_chat     | yes, any Bot's*           | its own only                  | its own only                      |
  * | write_own_memory  | yes, any Bot's* ⁷         | its own; another's only ⁴     | its own only                      |
  * | write_team_memory | yes ⁷                     | yes                           | only if it admins some group      |
- * | plan_tasks        | yes ⁷                     | yes                           | only for itself (or unassigned)*  |
+ * | plan_tasks        | yes ⁷                     | yes                           | no*                               |
  * | claim_task        | no*                       | unless assigned to another    | unless assigned to another        |
  * | update_task       | yes                       | yes                           | its creator or assignee           |
  * | submit_task       | no                        | its assignee only (lease: the ledger) | its assignee only          |
@@ -357,7 +355,7 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
 
     case 'plan_tasks':
       if (unpaired) return refuse(REASONS.notPaired)
-      return isUser || isMain || !target.assignsOthers ? ALLOW : refuse(REASONS.planForOthers)
+      return isUser || isMain ? ALLOW : refuse(REASONS.planTasks)
 
     case 'claim_task':
       if (isUser) return refuse(REASONS.claimPerson)

@@ -1096,6 +1096,8 @@ export class BotRoster extends Service {
   roleNow(owner: BotSessionOwner): Role | undefined {
     const bot = this.bot(owner.botId)
     if (!bot) return undefined
+    // A task Session works on its task only: no standing in groups there.
+    if (owner.kind === 'task') return { main: bot.main, groups: 'none', kind: 'task' }
     const groups = Object.values(this.state.groups).filter((g) => !g.deleted && (owner.kind === 'own' || g.id === owner.groupId))
     if (owner.kind === 'member' && !groups.some((g) => g.members.includes(bot.id))) return undefined
     const standing = groups.some((g) => g.admin === bot.id) ? 'admin' : groups.some((g) => g.members.includes(bot.id)) ? 'member' : 'none'
@@ -1182,9 +1184,10 @@ export class BotRoster extends Service {
     if (after && !(before && sameRole(before.role, after.role))) for (const offer of this.toolOffers) this.offerOn(offer, sessionId)
   }
 
-  /** Whether a Session is the Bot's current own-chat part or its current Session in the group. */
+  /** Whether a Session is the Bot's current own-chat part or its current Session in the group (a task Session is never told: its turn is its task's). */
   private isCurrentSession(sessionId: string, owner: BotSessionOwner): boolean {
     const bot = this.bot(owner.botId)
+    if (owner.kind === 'task') return false
     if (owner.kind === 'own') return bot !== undefined && currentPart(bot) === sessionId
     return this.state.groups[owner.groupId]?.memberSessions[owner.botId] === sessionId
   }

@@ -47,7 +47,7 @@ import {
 } from './policy.ts'
 import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, isClosed, taskNumber } from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
-import { taskSessionTools } from './tools.ts'
+import { ledgerTools, taskSessionTools } from './tools.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -185,6 +185,10 @@ export class BotTasks extends Service {
       })
     })
     this.ctx.on('bot-team/task-attached', ({ agent, taskId }) => this.attach(agent, taskId))
+    // The tools, by each Session part's frozen role (`core/offer.ts`): the task's own in its Session,
+    // planning and review where `decide` could allow them.
+    this.roster.offerTools(this.ctx, { kinds: ['task'], tools: ({ owner }) => (owner.kind === 'task' ? taskSessionTools(this, owner.taskId) : []) })
+    this.roster.offerTools(this.ctx, { kinds: ['own'], tools: () => ledgerTools(this) })
     for (const { agent, owner } of this.roster.openSessions({ kinds: ['task'] })) if (owner.kind === 'task') this.attach(agent, owner.taskId)
     this.ctx.on('session/event', (session, event) => {
       if (event.type !== 'turn/end') return
@@ -474,7 +478,6 @@ export class BotTasks extends Service {
         if ((s?.type === 'task' || s?.type === 'person-task') && s.taskId === taskId) this.attemptTurns.set(sessionId, { turn, attempt: s.attempt })
       }),
     )
-    for (const tool of taskSessionTools(this, taskId)) this.onAgents.add(agent, agent.ctx.tools.register(tool))
     // The lease is renewed at the turn's steps (at most once per half lease); never vetoes.
     this.onAgents.add(
       agent,
@@ -646,8 +649,7 @@ export class BotTasks extends Service {
   async plan(req: Requester, raw: unknown): Promise<{ ids: string[]; tasks: Task[] }> {
     const caller = this.roster.caller(req)
     const input = resolveAssignees(raw, (ref) => this.roster.find(ref)?.id)
-    const assignees = Array.isArray(input?.tasks) ? input.tasks.map((t) => (t as { assignee?: unknown })?.assignee) : []
-    this.require(caller, 'plan_tasks', undefined, { assignsOthers: assignees.some((a) => a !== undefined && a !== caller.botId) })
+    this.require(caller, 'plan_tasks')
     const chain: Chain = req.kind === 'user' ? { hop: 0 } : this.roster.chainFrom(req.sessionId)
     if (req.kind === 'bot') {
       const start = canStart(this.teamStore.state, chain)

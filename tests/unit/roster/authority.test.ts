@@ -603,12 +603,11 @@ interface TaskVariant {
   named: boolean
   rel: TaskRel
   assignedToOther: boolean
-  assignsOthers: boolean
 }
 type TaskRefusal =
   | 'no-task'
   | 'not-paired'
-  | 'plan-others'
+  | 'plan'
   | 'claim-other'
   | 'claim-person'
   | 'update'
@@ -622,7 +621,7 @@ type TaskRefusal =
 const TASK_REASONS: Record<TaskRefusal, RegExp> = {
   'no-task': /^No task was named\. .*list_tasks/,
   'not-paired': /paired team page/,
-  'plan-others': /^Only a Main Bot may plan tasks for other Bots\./,
+  plan: /^Only a Main Bot may plan tasks for the team\./,
   'claim-other': /assigned to another Bot; only its assignee takes it/,
   'claim-person': /^The user does not take tasks/,
   update: /^You can update only a task you created or work on\./,
@@ -650,7 +649,7 @@ function taskExpected(who: 'user' | 'unpaired' | 'main' | 'bot', action: TaskAct
   switch (action) {
     case 'plan_tasks':
       if (who === 'unpaired') return 'not-paired'
-      return who === 'bot' && v.assignsOthers ? 'plan-others' : 'allow'
+      return who === 'bot' ? 'plan' : 'allow'
     case 'claim_task':
       if (person) return 'claim-person'
       return v.assignedToOther ? 'claim-other' : 'allow'
@@ -674,8 +673,7 @@ function taskExpected(who: 'user' | 'unpaired' | 'main' | 'bot', action: TaskAct
 
 function* taskVariants(): Generator<TaskVariant> {
   for (const named of [false, true])
-    for (const rel of ['none', 'creator', 'assignee', 'both'] as const)
-      for (const assignedToOther of [false, true]) for (const assignsOthers of [false, true]) yield { named, rel, assignedToOther, assignsOthers }
+    for (const rel of ['none', 'creator', 'assignee', 'both'] as const) for (const assignedToOther of [false, true]) yield { named, rel, assignedToOther }
 }
 
 function taskTarget(v: TaskVariant): Target {
@@ -684,7 +682,6 @@ function taskTarget(v: TaskVariant): Target {
     callerCreatedTask: v.rel === 'creator' || v.rel === 'both',
     callerIsAssignee: v.rel === 'assignee' || v.rel === 'both',
     assignedToOther: v.assignedToOther,
-    assignsOthers: v.assignsOthers,
   }
 }
 
