@@ -6,7 +6,8 @@
  * Everything in the Bots' working folder `bot/workspace/` is kept. Left out of every backup: the
  * team lock (it belongs to a running process), paired browsers (`pairing.json`: device tokens for
  * this machine's DSH Web), derived SQLite indexes (rebuilt from the Session logs on the next
- * start), unfinished saves and damaged copies; `secrets.json` only when the person asks for it.
+ * start), unfinished saves and damaged copies (of state and of the task ledger); `secrets.json`
+ * only when the person asks for it. The task ledger (`tasks/`) and its task Sessions are kept.
  */
 import type { SessionHeader } from '../dsh/services.ts'
 import { z } from 'zod'
@@ -25,7 +26,7 @@ export function decideBotFile(rel: string, opts: { secrets: boolean }): BotFileD
   if (rel === 'pairing.json') return SKIP('paired browsers are per machine; pair again after a restore')
   if (rel === 'secrets.json' && !opts.secrets) return SKIP('secrets are left out unless --secrets is given')
   if (/\.sqlite(-wal|-shm|-journal)?$/.test(name)) return SKIP('a derived index; rebuilt from the Session logs')
-  if (/^state\.json\.broken-/.test(rel)) return SKIP('a damaged copy kept for repair')
+  if (/^state\.json\.broken-/.test(rel) || /^tasks\/(snapshot|journal)\.broken-/.test(rel)) return SKIP('a damaged copy kept for repair')
   if (/\.\d+$/.test(name) || /\.tmp$/.test(name)) return SKIP('an unfinished save')
   return { include: true }
 }
@@ -52,6 +53,36 @@ export function stateSessionIds(state: unknown): Set<string> {
     }
   }
   walk(state, 0)
+  return ids
+}
+
+/**
+ * Every Session id the task ledger's files name (`tasks/snapshot.jsonl`, `tasks/journal.jsonl`:
+ * each attempt's Session, where it moved, the task's current one) — task Sessions are not in team
+ * state. A line that is not JSON is skipped (the ledger reports it itself).
+ */
+export function ledgerSessionIds(text: string): Set<string> {
+  const ids = new Set<string>()
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > 12 || value === null || typeof value !== 'object') return
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v, depth + 1)
+      return
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'sessionId' && typeof v === 'string') ids.add(v)
+      else if (key === 'moved' && Array.isArray(v)) for (const s of v) typeof s === 'string' && ids.add(s)
+      else walk(v, depth + 1)
+    }
+  }
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue
+    try {
+      walk(JSON.parse(line), 0)
+    } catch {
+      // a torn or damaged line names nothing
+    }
+  }
   return ids
 }
 
