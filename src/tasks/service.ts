@@ -36,6 +36,7 @@ import {
   claim,
   endAttempt,
   expiredLeases,
+  moveSession,
   nextReady,
   plan,
   readiness,
@@ -476,6 +477,9 @@ export class BotTasks extends Service {
       agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
         const s = readSource(message.source)
         if ((s?.type === 'task' || s?.type === 'person-task') && s.taskId === taskId) this.attemptTurns.set(sessionId, { turn, attempt: s.attempt })
+        // A move's package goes on with the attempt that moved here.
+        const lease = this.board.get(taskId)?.lease
+        if (s?.type === 'handoff' && lease?.sessionId === sessionId) this.attemptTurns.set(sessionId, { turn, attempt: lease.attempt })
       }),
     )
     // The lease is renewed at the turn's steps (at most once per half lease); never vetoes.
@@ -741,6 +745,33 @@ export class BotTasks extends Service {
   waitsFor(task: Task): string | undefined {
     const r = readiness(task, this.board)
     return r.ready ? undefined : r.reason
+  }
+
+  /**
+   * The running attempt of a task goes on in a new task Session of the same Bot (the context
+   * steward's move in the middle of its turn): the Session is created like the first one, the
+   * lease moves to it in one transition, and it is hidden. Undefined when the attempt is no longer
+   * the one `from` holds (it ended, or moved already).
+   */
+  async renewSession(taskId: string, from: string): Promise<{ agent: Agent; sessionId: string } | undefined> {
+    const task = this.board.get(taskId)
+    const bot = task?.assignee ? this.roster.bot(task.assignee.botId) : undefined
+    if (!task || !bot || task.lease?.sessionId !== from || !this.mayDispatch()) return undefined
+    const sessionId = `session-${randomUUID()}`
+    const done = this.roster.opens(sessionId, { kind: 'task', botId: bot.id, taskId })
+    let agent: Agent
+    try {
+      agent = await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd: this.roster.folderOf(bot) })
+      const moved = await this.transact((view) => moveSession(view, taskId, { now: this.now(), from, to: sessionId }))
+      if (!moved.ok) {
+        await this.roster.sessions.close(sessionId, `task ${taskId} did not move: ${moved.refusal}`)
+        return undefined
+      }
+    } finally {
+      done()
+    }
+    await this.roster.sessions.archive(sessionId)
+    return { agent, sessionId }
   }
 
   /** Mark a task Session as leaving mid-turn (a context move): its turn's end does not end the attempt. */

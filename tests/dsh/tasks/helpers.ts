@@ -20,11 +20,11 @@ export const submits: Rule = (req: RecordedRequest): Reply => {
 export async function taskTeam(
   names: string[],
   rules: Record<string, Rule> = {},
-  opts: Pick<TeamHostOptions, 'home' | 'config' | 'clock' | 'shell' | 'permissions'> & { main?: Rule } = {},
+  opts: Pick<TeamHostOptions, 'home' | 'config' | 'clock' | 'shell' | 'permissions'> & { main?: Rule; window?: number } = {},
 ): Promise<{ host: DshHost; ids: Record<string, string> }> {
-  const { main, ...hostOpts } = opts
-  const map: ScriptMap = { mock: { fallback: main ?? { text: 'ok' } } }
-  for (const name of names) map[name.toLowerCase()] = { fallback: rules[name] ?? { text: 'ok' } }
+  const { main, window, ...hostOpts } = opts
+  const map: ScriptMap = { mock: { fallback: main ?? { text: 'ok' }, ...(window ? { contextWindow: window } : {}) } }
+  for (const name of names) map[name.toLowerCase()] = { fallback: rules[name] ?? { text: 'ok' }, ...(window ? { contextWindow: window } : {}) }
   const host = await startTeamHost(map, hostOpts)
   await host.ctx.botDelivery.ready
   const ids: Record<string, string> = {}
