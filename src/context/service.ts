@@ -374,7 +374,8 @@ export class BotContext extends Service {
     this.base.delete(sessionId)
     this.base.set(next.sessionId, 0)
     next.agent.followup(createUserMessage({ content: [{ type: 'text', text: masked }], source: handoffSource(1, true, chain) }))
-    for (const m of options.carried ?? []) if (!readSourceOf(m.source, 'handoff')) next.agent.followup(createUserMessage({ content: m.content, source: m.source }))
+    for (const m of options.carried ?? [])
+      if (!readSourceOf(m.source, 'handoff')) next.agent.followup(createUserMessage({ content: m.content, source: m.source }))
     this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next.sessionId })
   }
 
