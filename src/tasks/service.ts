@@ -70,11 +70,7 @@ const SYSTEM: Actor = Object.freeze({ kind: 'system' })
 
 /** The wrapper around the attempt's brief in the task Session (what a task turn starts from). */
 export function attemptText(task: Task): string {
-  return [
-    attemptBrief(task),
-    '',
-    'Do this task in this turn. When the work meets the acceptance criteria, call submit_task (name files, commits, links or notes as artifacts) before you finish; a turn that ends without submit_task counts as an unsuccessful attempt.',
-  ].join('\n')
+  return [attemptBrief(task), '', 'Do it in this turn and call submit_task when it is done: a turn that ends without it is an unsuccessful attempt.'].join('\n')
 }
 
 /** The line a Bot's own chat gets when one of its tasks starts or ends (pure). */

@@ -18,15 +18,11 @@ export type TaskToolHost = Pick<BotTasks, 'plan' | 'update' | 'submit' | 'review
 
 const ARTIFACTS = {
   type: 'array',
-  description: 'Files, commits, branches, links or notes the work produced.',
+  description: 'What it produced.',
   items: {
     type: 'object',
     additionalProperties: false,
-    properties: {
-      kind: { type: 'string', enum: ['file', 'commit', 'branch', 'link', 'note'], required: true },
-      value: { type: 'string', required: true },
-      label: { type: 'string' },
-    },
+    properties: { kind: { type: 'string', enum: ['file', 'commit', 'branch', 'link', 'note'], required: true }, value: { type: 'string', required: true } },
   },
 } as const
 
@@ -42,8 +38,8 @@ export function taskSessionTools(host: TaskToolHost, taskId: string): ToolDefini
   return [
     defineTeamTool({
       name: 'submit_task',
-      description: `Hand in your work on this task (${taskId}) for review, with what it produced. Call it once the acceptance criteria are met, before you finish the turn.`,
-      parameters: { artifacts: ARTIFACTS, note: { type: 'string', description: 'A short summary of what was done.' } },
+      description: 'Hand this task in for review once its acceptance criteria are met, before the turn ends.',
+      parameters: { artifacts: ARTIFACTS, note: { type: 'string' } },
       output: textOutput,
       async execute(args, exec) {
         return answer(async () => {
@@ -54,8 +50,8 @@ export function taskSessionTools(host: TaskToolHost, taskId: string): ToolDefini
     }),
     defineTeamTool({
       name: 'update_task',
-      description: `Record progress on this task (${taskId}): a note or artifacts. It does not hand the task in.`,
-      parameters: { artifacts: ARTIFACTS, note: { type: 'string', description: 'What was done or found so far.' } },
+      description: 'Record progress on this task (a note, artifacts); it does not hand it in.',
+      parameters: { artifacts: ARTIFACTS, note: { type: 'string' } },
       output: textOutput,
       async execute(args, exec) {
         return answer(async () => {
