@@ -19,6 +19,7 @@ export default defineConfig([
   // loads SQLite). Dependencies and peerDependencies stay external (tsdown's default), so every entry
   // imports DSH's own module instances from the profile.
   {
+    name: 'plugin',
     entry: { index: 'src/index.ts', 'compaction-engine': 'src/context/compaction/engine.ts', cli: 'src/backup/cli.ts' },
     format: 'esm',
     platform: 'node',
@@ -32,12 +33,14 @@ export default defineConfig([
   // package name or DSH Web fails to load every plugin. Everything but the shell's modules (zod,
   // the source reader) is bundled.
   {
+    name: 'client',
     entry: { client: 'src/client/index.ts' },
     format: 'cjs',
     inputOptions: { platform: 'browser' },
     target: 'es2022',
     dts: false,
-    clean: true,
+    // The team page's build writes into the same folder: each build cleans only its own file.
+    clean: ['dist-client/client.js'],
     minify: true,
     outDir: 'dist-client',
     deps: { neverBundle: SHELL_MODULES, alwaysBundle: (id: string) => !SHELL_MODULES.includes(id) },
@@ -46,5 +49,21 @@ export default defineConfig([
       banner: 'window.__ModuleLoader__.load({ id: "dsh-bot-team", factory: (require) => {\nvar module = { exports: {} }; var exports = module.exports;',
       footer: 'return module.exports; } });',
     },
+  },
+  // The team page at /bot-team, for a browser without DSH Web's shell (src/client/page.ts): the
+  // same panels as inside DSH Web, as one classic script with nothing external (no React: the
+  // panels are plain DOM). The server serves this file; it writes no script of its own.
+  {
+    name: 'team-page',
+    entry: { page: 'src/client/page.ts' },
+    format: 'iife',
+    inputOptions: { platform: 'browser' },
+    target: 'es2022',
+    dts: false,
+    clean: ['dist-client/page.js'],
+    minify: true,
+    outDir: 'dist-client',
+    deps: { alwaysBundle: () => true },
+    outputOptions: { entryFileNames: '[name].js' },
   },
 ])

@@ -5,7 +5,10 @@ export default defineConfig({
     // Each tier is a vitest project so the summary shows per-tier counts.
     projects: [
       { extends: true, test: { name: 'unit', include: ['tests/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'dsh', include: ['tests/dsh/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        extends: true,
+        test: { name: 'dsh', include: ['tests/dsh/**/*.test.ts'], globalSetup: ['tests/dsh/global-setup.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
+      },
       {
         extends: true,
         test: {

@@ -44,7 +44,7 @@ export function buildAndPack(): Packed {
     .filter((f) => f.endsWith('.mjs'))
     .sort()
     .map((f) => `dist/${f}`)
-  for (const file of [...built, 'dist-client/client.js', 'bin/dsh-bot-team.mjs', 'package.json', 'cordis.patch.yml'])
+  for (const file of [...built, 'dist-client/client.js', 'dist-client/page.js', 'bin/dsh-bot-team.mjs', 'package.json', 'cordis.patch.yml'])
     hash.update(readFileSync(join(root, file)))
   pkg.version = `${pkg.version}-local.${hash.digest('hex').slice(0, 12)}`
   writeFileSync(join(stage, 'package.json'), JSON.stringify(pkg, null, 2))

@@ -46,7 +46,7 @@ export const Config = z
     /** Group rooms: `limits` bound every round (turns, calls per member, timeouts, windows). */
     rooms: RoomsSection.strict().prefault({}),
     /**
-     * Limits on Bot-started work (features §2): the hop limit and sends per turn of `message_bot`
+     * Limits on Bot-started work: the hop limit and sends per turn of `message_bot`
      * chains, the work budget per message of the person, the team's size and creations per turn.
      * The person may override each in DSH Web's Team settings (team state `limits`; the override wins).
      */
@@ -67,13 +67,13 @@ export const Config = z
       })
       .strict()
       .prefault({}),
-    /** Long-term memory (features §6): caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
+    /** Long-term memory: caps (entry, MEMORY.md, topic, topic count, a scope's total) and the end-of-turn review. */
     memory: z
       .object({ limits: MemoryLimits.strict().prefault({}), review: ReviewConfig.strict().prefault({}), journalMaxBytes: JOURNAL_MAX_BYTES })
       .strict()
       .prefault({}),
     /**
-     * The usage ledger (`bot/usage.sqlite`, issue 16): `enabled: false` records nothing and enforces
+     * The usage ledger (`bot/usage.sqlite`): `enabled: false` records nothing and enforces
      * no caps; `flushMs` bounds how long rows wait in memory. Prices and caps are set by the person
      * (team state, HTTP), not here.
      */
@@ -81,7 +81,7 @@ export const Config = z
       .object({ enabled: z.boolean().default(true), flushMs: z.int().min(10).max(60_000).default(1_000) })
       .strict()
       .prefault({}),
-    /** Operations (issue 16): scheduled tasks in the team, and the size at which bot/diagnostics.jsonl rotates. */
+    /** Operations: scheduled tasks in the team, and the size at which bot/diagnostics.jsonl rotates. */
     operations: z
       .object({
         maxSchedules: z.int().min(1).max(500).default(100),
@@ -93,7 +93,7 @@ export const Config = z
       })
       .strict()
       .prefault({}),
-    /** The context steward (features §4): check line, steward/note model, deadlines. */
+    /** The context steward: check line, steward/note model, deadlines. */
     context: ContextSection.strict().prefault({}),
   })
   .strict()

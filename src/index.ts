@@ -1,14 +1,8 @@
 /**
- * Bot Team for DeepSeek Harness — the plugin entry.
- *
- * A Cordis plugin (named exports only: `name`, `inject`, `Config`, `apply`; a default export
- * would make DSH's Loader drop `inject`) that mounts one service plugin per concern and registers
- * only reversible effects. Every Bot is an ordinary DSH root Session; DSH's agent loop does all
- * model and tool work.
- *
- * `apply` must never throw for a reason the user can repair at run time (a broken native build,
- * an unreadable state file): a throw here kills the whole DSH boot. Such problems degrade the
- * part that needs them and are reported once, clearly.
+ * Bot Team for DeepSeek Harness — the plugin entry: named exports only (`name`, `inject`, `Config`,
+ * `apply`; a default export would make DSH's Loader drop `inject`), mounting one service per concern
+ * and then the routes. `apply` never throws for a reason the person can repair (a throw kills DSH's
+ * boot): a failing service is reported and the rest keep working.
  */
 import { dirname } from 'node:path'
 import type { Context, Fiber } from '@deepseek-ai/cordis'

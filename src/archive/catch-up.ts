@@ -1,21 +1,9 @@
 /**
- * Catch-up: brings the archive index level with the Session logs, incrementally by seq.
- *
- * Each indexed Session has a mark (the next seq to read, and `time:type` of the event before it).
- * A slice reads at most `sliceEvents` events from the mark — from the live Session in memory when
- * it is open, else through DSH's own persistence reader (`sessionPersistence.readFrom`) — turns
- * them into lines (lines.ts) and commits lines and mark in one transaction. Slices run in the
- * background one at a time with a macrotask between them, so a turn is never delayed by more than
- * one slice; a search runs slices itself only within a time budget and otherwise answers from what
- * is indexed, saying the index is catching up.
- *
- * Gaps and rewrites are handled, not skipped: when the log no longer holds the event the mark
- * names (DSH replaced the log, or it is shorter than the mark) or a read is not contiguous, the
- * Session's lines are dropped and it is read again from seq 0, and the event is counted in
- * `problems`.
- *
- * Deliberately does not: decide which Sessions are archived or where (the `ArchiveSources` given
- * by the service say), open the index (service.ts), or run anything on a follower.
+ * Catch-up: brings the archive index level with the Session logs, incrementally by seq. A slice
+ * reads at most `sliceEvents` events from a Session's mark (the live Session, else DSH's persistence
+ * reader) and commits lines and mark in one transaction; a search runs slices only within a budget.
+ * A log rewritten or read with a gap is read again from seq 0. Deliberately does not decide which
+ * Sessions are archived, open the index, or run anywhere but in the team writer.
  */
 import { setImmediate as nextMacrotask } from 'node:timers/promises'
 import type { ArchiveIndex, SessionMark } from './index-db.ts'

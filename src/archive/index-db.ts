@@ -1,29 +1,9 @@
 /**
- * The archive index on disk (`bot/archive.sqlite`): tables, writes and the few reads the reader
- * needs. Synchronous (both SQLite drivers are); no policy about what to show.
- *
- * Layout (schema `SCHEMA_VERSION`, in `PRAGMA user_version`; another version is dropped and
- * rebuilt by the writer, since the index is derived data):
- *   - `partitions(id, key)`: one per searchable history — `bot:<botId>` (a Bot's own chat, all
- *     parts) or `room:<groupId>` (a group room's posts).
- *   - `sessions(id, sid, partition, part, through, last, lines, bytes)`: one per indexed DSH
- *     Session; `through` is the next seq to read (catch-up mark) and `last` identifies the event
- *     before it (`time:type`), so a rewritten log is noticed.
- *   - `blocks(id, last, raw, data)`: the lines' text, in blocks of consecutive lines of one
- *     Session (up to BLOCK_BYTES of JSON, deflated — text compresses ~3× in blocks, not at all line
- *     by line). A line's id is `session * 2^24 + seq`, so a Session's lines are one id range and a
- *     block is the range `id..last`: anchors, latest lines and resets need no extra index, and id
- *     order is log order within a partition. The newest block of a Session is re-packed as lines
- *     arrive, so small turn-end slices still fill blocks. Decoded blocks are cached (LRU).
- *   - `fts_<partition>`: a contentless FTS5 table per partition (`unicode61` words; CJK comes in as
- *     bigrams, see text.ts) keyed by the same rowid. Partitioning by Bot keeps every search inside
- *     one Bot's lines (a Bot cannot reach another's chat by construction) and keeps BM25's
- *     statistics per Bot. Contentless (the text is stored once, in `blocks`); a row is forgotten by
- *     giving FTS5 back the text it indexed.
- *
- * Deliberately does not: decide what is a line (lines.ts), read Session logs (catch-up.ts), or
- * rank (rank.ts). Only the writer calls the write methods (catch-up runs only there); anyone may create the
- * empty schema when the file is missing.
+ * The archive index on disk (`bot/archive.sqlite`): one partition per Bot and per room, a row per
+ * indexed Session with its catch-up mark, the lines' text in deflated blocks (a line's id is
+ * `session × 2^24 + seq`), and one contentless FTS5 table per partition. Synchronous; a schema of
+ * another version is dropped and rebuilt. Deliberately does not decide what a line is, read logs or
+ * rank; only the writer writes.
  */
 import { statSync } from 'node:fs'
 import { touchPrivateFile } from '../core/private-file.ts'

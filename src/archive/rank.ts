@@ -1,16 +1,7 @@
 /**
- * Ranking of search candidates. Pure.
- *
- * Scores are BM25 (k1 1.2, b 0.75) with term presence for the term frequency — chat lines are
- * short and a term rarely repeats in one — over the bounded candidates the reader fetched: the
- * document length is the line's token count, IDF comes from the partition's row count and each
- * term's match count (exact up to the candidate bound, the bound beyond it). Lower is better, as
- * FTS5's bm25() reports. All-terms hits: by score, newest first among equal scores (equal to 1e-6,
- * so float noise does not decide). When no line has all terms: by how many terms a line has, then
- * the summed score of those terms, then newest first.
- *
- * Deliberately does not: fetch candidates (the reader asks the index for the newest N matches of
- * each expression — that bound is what keeps a common word's cost flat) or format anything.
+ * Ranking of search candidates (pure): BM25 (k1 1.2, b 0.75) with term presence for the frequency,
+ * over the bounded candidates the reader fetched; newest first among equal scores; when no line has
+ * every term, by how many it has. Deliberately does not fetch candidates or format anything.
  */
 
 export interface Candidate {

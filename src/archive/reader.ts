@@ -1,15 +1,8 @@
 /**
- * `read_own_chat`'s answer: search, read around an anchor, the note that closed a part, or the
- * latest lines — from one Bot's partition of the archive index, as bounded plain text.
- *
- * Every line carries its anchor `[part N #seq · MM-DD HH:mm]` (local time) so the Bot can cite and
- * reopen it. Lines of the asking turn itself (`hide`) are never shown: the Bot already has them,
- * and they would echo the query back. Search keeps at most the newest `CANDIDATES` matches of each
- * expression before ranking (rank.ts); a word so common that more lines have it is ranked among
- * its newest uses only — the price of answering in milliseconds, said in docs/architecture.md.
- *
- * Deliberately does not: check authority, catch up, or know about DSH (service.ts does those and
- * passes `catchingUp`); it only reads the index it is given, so the bench measures this same code.
+ * `read_own_chat`'s answer — a search, the lines around an anchor, the note that closed a part, or
+ * the latest lines — from one Bot's partition, as bounded plain text with anchors; the asking turn's
+ * own lines are never shown. Deliberately does not check authority, catch up or know about DSH, so
+ * the bench measures this same code.
  */
 import { anchor, anchorTime, parseAnchor } from '../core/anchors.ts'
 import { bm25, idf, rankAll, rankMost, type Candidate } from './rank.ts'

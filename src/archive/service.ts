@@ -1,26 +1,9 @@
 /**
- * `botArchive` — every Bot's long-term record: `bot/archive.sqlite`, an FTS5 index derived from
- * DSH's Session logs (the ledger; the index is never a second copy of truth), and the
- * `read_own_chat` tool on every Bot's own chat.
- *
- * Owns: loading a SQLite driver (sqlite.ts: activation never throws — a broken native build must
- * not take DSH down; the problem is one clear stderr line naming the repair, and `status` says
- * which driver serves), opening the index (index-db.ts), noticing that the file was deleted or
- * replaced (then it is rebuilt from the logs on next use), running catch-up (catch-up.ts: in the
- * background after every turn end of an archived Session, and within a budget before a search),
- * the tool and its authority check, and the archive's line in the team status.
- *
- * Only the process that writes team state (`botStore.isWriter()`) writes the index; any
- * other process reads what the writer indexed and says so — never two writers. Archived Sessions
- * are every part of every Bot's own chat, every task Session (in its Bot's partition, as part `-N`
- * for task N) and every group's room Session; a Bot's hidden Sessions in groups are not (their
- * turns are prompts built from the room, which is indexed itself).
- *
- * Composes: listens to `session/event` (global, `turn/end` only; never vetoes, never delays — it
- * only queues work), and offers `read_own_chat` on own chats through `botRoster.offerTools` (by
- * the part's role; withdrawn when this service unloads). Deliberately does not: hold
- * chat text in team state, read another Bot's partition, or write the "note that closed a part"
- * (the context-lifecycle feature will).
+ * `botArchive`: `bot/archive.sqlite`, an FTS5 index derived from DSH's Session logs (every part of
+ * every own chat, every task Session, every room), the driver that never throws, catch-up after each turn end and before
+ * a search, rebuilding a deleted file, `read_own_chat` (offered on own chats through
+ * `botRoster.offerTools`) and `searchRoom`. Only the team writer writes the index. Deliberately keeps
+ * no chat text in team state and never reads another Bot's partition (src/archive/README.md).
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,22 +1,7 @@
 /**
- * Archive text — how a line becomes searchable tokens, and how a Bot's query becomes a safe FTS5
- * expression. Pure: no I/O, no SQLite.
- *
- * Tokenizers per script: Latin, Cyrillic, digits etc. are left to FTS5's `unicode61` tokenizer
- * (words, case and diacritics folded); runs of Chinese, Japanese and Korean characters are
- * rewritten here into overlapping bigrams plus the run's last character ("全文检索" → "全文 文检
- * 检索 索"), so a two-character term is one token, a longer term is a phrase of adjacent bigrams
- * (a substring match), and a single character is a prefix query. This keeps the index near the
- * size of the text (a trigram index is several times larger) and makes terms shorter than three
- * characters work in every script.
- *
- * The query is data: it is split into terms here and every term is re-emitted as a quoted FTS5
- * phrase built only from letter/digit tokens, so `"`, `*`, `NEAR(`, `OR`, `-`, `:` in a query are
- * plain words or separators, never operators. A balanced pair of double quotes groups a phrase.
- * Words match whole words first (a prefix query over a common stem merges hundreds of doclists);
- * the reader widens a one-word query to a prefix only when the exact word finds nothing.
- *
- * Deliberately does not: rank (rank.ts), talk to SQLite (index.ts), or know about Bots.
+ * Archive text (pure): how a line becomes tokens (`unicode61` words; CJK runs as overlapping bigrams)
+ * and how a query becomes a safe FTS5 expression — every term a quoted phrase of letter and digit
+ * tokens, so FTS5 syntax in a query is never an operator. Deliberately does not rank or touch SQLite.
  */
 
 /** Han, Hiragana, Katakana, Hangul, CJK punctuation-free ideographs. */

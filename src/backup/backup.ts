@@ -1,24 +1,9 @@
 /**
- * Taking a backup: the team folder `bot/` (as `plan.ts` decides), the team's DSH Sessions read
- * through DSH's own session persistence (`inspect`: the validated, balanced logical log — never
- * the compressed bytes), and the team's entries of DSH's workspace storage, into one archive
- * (`format.ts`).
- *
- * Consistency while the team runs: every team file is replaced whole by rename (the store,
- * memory, rooms), so each file read is one whole version; to get one moment across files, the
- * copy is taken between two reads of `state.json`'s `revision` and retaken (up to
- * `MAX_ATTEMPTS`) when a save landed in between. Sessions are append-only, so a copy may hold a
- * few events newer than the state — the same as after a crash, which the team already handles.
- *
- * Reads what it listed: each file is listed with `lstat` (never following a link) and opened with
- * `O_NOFOLLOW`; the opened file must be the listed one (same device and inode, a regular file with
- * one name) and lie where it was listed (`/proc/self/fd`), else it is skipped — so a file swapped
- * for a link (or a folder above it) between listing and reading never pulls in another file.
- *
- * Deliberately narrow: it never writes into the DSH_HOME it reads, never takes the team lock
- * (DSH Web holds it for its whole life) and never opens SQLite, so it runs in the `bin` with the
- * plain `node` on PATH. Composes with the web route (`../web/backup-routes.ts`), which passes the
- * running DSH's `sessionPersistence`, and with the CLI (`cli.ts`), which opens its own.
+ * Taking a backup: `bot/` (as `plan.ts` decides), the team's Sessions through DSH's persistence
+ * (`inspect`), the workspace records, into one archive between two equal reads of the state's
+ * revision. A file is read only where it was listed: `lstat`, `O_NOFOLLOW`, the same device and
+ * inode, one name, the same place (`/proc/self/fd`), else skipped. Deliberately never writes into
+ * the home it reads, takes the team lock or opens SQLite.
  */
 import { constants } from 'node:fs'
 import fsp from 'node:fs/promises'

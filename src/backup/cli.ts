@@ -1,16 +1,7 @@
 /**
- * `dsh-bot-team` — the package's command, run as
- *   dsh plugin --profile <p> exec dsh-bot-team backup [--out FILE] [--secrets] [--home DIR]
- *   dsh plugin --profile <p> exec dsh-bot-team restore FILE [--home DIR]
- * (DSH's launcher has no plugin commands; `exec` runs the profile's bins with the `node` on PATH).
- * The home is `--home`, else `$DSH_HOME` (blank counts as unset), else `~/.dsh`, as DSH resolves
- * it. `dsh plugin` runs pnpm in the profile's folder, so relative paths are taken from the shell's
- * `PWD` (the folder the person typed the command in), else the process's own; without `--out` the
- * archive goes to `<DSH_HOME>/backups/` (0700), and the command prints where.
- *
- * Deliberately narrow: argument parsing and printing; the work is `backup.ts` / `restore.ts` over
- * DSH's own stores (`dsh-runtime.ts`). Loads neither the plugin nor SQLite. Exit code 0 on
- * success, 1 on a refusal (one line on stderr, no stack), 2 on a usage error.
+ * `dsh-bot-team backup [--out FILE] [--secrets] [--home DIR]` and `restore FILE [--home DIR]`, run
+ * through `dsh plugin --profile <p> exec`: arguments, the home (`--home`, `$DSH_HOME`, `~/.dsh`),
+ * printing, exit codes (0 done, 1 refused, 2 usage). Deliberately loads neither the plugin nor SQLite.
  */
 import { createReadStream } from 'node:fs'
 import { access } from 'node:fs/promises'

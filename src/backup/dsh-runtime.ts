@@ -1,19 +1,8 @@
 /**
- * A small DSH for the `bin`: a Cordis Context with DSH's own SessionStore and JSONL session
- * persistence rooted at `<home>/sessions`, and — for a restore — DSH's storage, JSON storage
- * backend, storage domains and workspace registry rooted at `<home>/storages`, configured as DSH's
- * base and web-app bundles configure them. So the backup tool reads and writes Sessions and the
- * workspace list exactly as DSH does, without starting DSH.
- *
- * The modules are DSH's installed ones (`dshImport`): in a profile, `profiles/node_modules`
- * (which DSH links on every start) resolves every in-box package; before DSH has started with
- * this home, the `dsh` that started this command (`dsh plugin … exec` — found among the process's
- * ancestors), the `dsh` on PATH, or the README's `~/dsh` install lead to them; in this repository,
- * the pinned `@deepseek-ai/dsh`. None found: `DshNotFound`, whose caller prints the exact command
- * to run. Nothing here loads the native SQLite module.
- *
- * Deliberately narrow: no agents, no model, no plugin config; the encoding of session logs
- * follows what the home already uses (`detectCompression`).
+ * A small DSH for the command: a Cordis Context with DSH's own SessionStore and JSONL persistence
+ * (and, for a restore, storage and the workspace registry), from DSH's installed modules — the
+ * profile's, the `dsh` that started the command, the one on PATH or `~/dsh` — else `DshNotFound`
+ * with the command to run. Deliberately no agents, no model, no plugin config, no SQLite.
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: DSH's own modules are imported at run time from the profile; their types are not this package's.
 import { execFileSync } from 'node:child_process'

@@ -1,19 +1,8 @@
 /**
- * The backup archive format: one gzip stream (node:zlib, no dependency) holding a magic line and
- * a sequence of entries. Each entry is one JSON line `{"path":"<relative path>","size":<bytes>}`,
- * then exactly `size` bytes, then `\n`. The first entry is always `manifest.json`.
- *
- *   gzip( "dsh-bot-team-backup 1\n" ( <json line>\n <bytes> \n )* )
- *
- * Paths are relative, `/`-separated, without `.`/`..`/empty segments, backslashes or NUL, and
- * start with one of the known top-level names (`manifest.json`, `workspaces.json`, `bot/`,
- * `sessions/`): a hostile archive cannot name a file outside the restore target.
- *
- * Deliberately narrow: encode/decode, with every size capped (`ARCHIVE_LIMITS`); no file I/O, no
- * meaning of the entries (that is `plan.ts`). `readArchive` (restore: the archive is not trusted)
- * inflates as a stream and checks each limit as the bytes arrive, so a crafted archive is refused
- * at its first bad entry or once past the total, never inflated whole first; `decodeArchive`
- * reads an archive already in memory with the same checks.
+ * The backup archive: one gzip stream of a magic line and entries, each a JSON line `{"path","size"}`
+ * then `size` bytes; paths confined to four top-level names, every size capped. `readArchive`
+ * inflates as a stream and checks each limit as the bytes arrive (a crafted archive is refused at
+ * its first bad entry). Deliberately no file I/O, no meaning of the entries.
  */
 import { Readable } from 'node:stream'
 import { createGunzip, gunzipSync, gzipSync } from 'node:zlib'

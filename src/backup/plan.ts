@@ -1,13 +1,7 @@
 /**
- * Backup policy, pure: which files under `bot/` go into a backup, which DSH Sessions are the
- * team's, how a path under the old DSH_HOME maps into the new one, and the manifest's shape.
- *
- * Deliberately does no I/O: `backup.ts` and `restore.ts` read and write; this module only decides.
- * Everything in the Bots' working folder `bot/workspace/` is kept. Left out of every backup: the
- * team lock (it belongs to a running process), paired browsers (`pairing.json`: device tokens for
- * this machine's DSH Web), derived SQLite indexes (rebuilt from the Session logs on the next
- * start), unfinished saves and damaged copies (of state and of the task ledger); `secrets.json`
- * only when the person asks for it. The task ledger (`tasks/`) and its task Sessions are kept.
+ * Backup policy (pure): which files under `bot/` go in (not the lock, pairing, derived indexes,
+ * unfinished saves; secrets only when asked; the task ledger kept), which Sessions are the team's, how a path under the old
+ * home maps into the new one, and the manifest. Deliberately no I/O.
  */
 import type { SessionHeader } from '../dsh/services.ts'
 import { z } from 'zod'

@@ -1,26 +1,9 @@
 /**
- * Restoring a backup into a DSH_HOME — the same one, or another at a different absolute path and
- * for another user. Each team Session is written anew through DSH's own session persistence
- * (`create` + `append`, same id, same events) with its working directory moved from under the
- * old home to under the new one; the log's folder and compressed, checksummed frames are DSH's
- * to make, never patched bytes. The team's workspace is re-created at the new path through DSH's
- * workspace registry and the Sessions attached to it (and archived again where they were); then
- * `bot/` is written, `state.json` last, so a restore cut short never looks like a whole team.
- *
- * A restore carries no authority: the archive is read as a stream with its limits checked as it
- * inflates; a Session folder (or the team folder) that is, holds or lies inside the new DSH home
- * or its team folder (outside the team workspace) is refused; presets above workspace-write, the
- * delegated-work flag, working folders and schedules come back lowered until the person confirms
- * them (`plan.holdRaises`, listed in the report); no folder outside the new home is created
- * unless the person named it (`createFolders`).
- *
- * Deliberately refuses, changing nothing: an archive that does not decode or validate, a home
- * that already has team state or a team lock (restore into a home without a team, with DSH
- * stopped), and Session ids that already exist there. It never writes the lock, pairing or
- * derived indexes (the archive index rebuilds from the Sessions on the next start).
- *
- * Composes: `cli.ts` opens the target's persistence and registry (`dsh-runtime.ts`) and passes
- * them in; the plugin itself is not running while this happens.
+ * Restoring into a DSH_HOME: every Session written anew through DSH's persistence with its working
+ * directory moved, the workspace through DSH's registry, then `bot/` with `state.json` last. It
+ * carries no authority: raises come back lowered until the person confirms them, and no folder
+ * outside the new home is created unless named. Refuses, changing nothing, a bad archive, a home
+ * with a team or a lock, a folder inside the new home, existing Session ids.
  */
 import { existsSync, realpathSync } from 'node:fs'
 import fsp from 'node:fs/promises'

@@ -1,38 +1,18 @@
 /**
- * The client half's components, made once per page by `makeApp` around one live team store:
- *   TeamSidebar  `sidebar.workspaces` — the team (Main Bots, Bots, groups) with live status; its
- *                switch to DSH's own session browser is remembered in localStorage, and
- *   SidebarSwitch `sidebar.footer.action` — the way back to the team from DSH's browser
- *   BotDialog    `shell.overlay` — create, edit and delete a Bot; the service's message per field
- *   GroupDialog  `shell.overlay` — create, edit and delete a group (`group-dialog.ts`)
- *   LogDialog    `shell.overlay` — the delivery log, filterable by Bot
- *   MemoryDialog `shell.overlay` — a Bot's memory and the team's (the memory API): read, add, forget
- *   SecretCards  `shell.overlay` — a card per open secret request (`secret-cards.ts`)
- *   UsageDialog  `shell.overlay` — the usage screen (`usage-screen.ts`)
- *   SettingsDialog `shell.overlay` — Team settings: limits and the pause switch (`settings-dialog.ts`)
- *   PartDialog   `shell.overlay` — an ended part of a Bot's chat, read-only (`part-view.ts`)
- *   SessionBadge `conversation.session.header.actions` — who the Bot of this chat is
- *   UserNode, ContextNode  `conversation.chat.node` keys `user` and `context` (DSH draws a
- *                plugin-sourced message as context) — our messages as "Message from X" lines,
- *                room posts with the poster, notices as quiet lines; the rest is DSH's renderer
- *   AssistantNode `conversation.chat.node` key `assistant-step` — in a room Session, a round's
- *                answer as one message per member (`room-view.ts`) and a progress line while it
- *                runs; every other assistant step is DSH's renderer with the same props
- *
- * Every component is registered behind an error boundary (`shared.ts`) and reads the team only
- * from the store: the team API failing shows one line in the sidebar, nothing else changes.
- *
- * Deliberately narrow: no fetch of its own except the settings calls (`team-client.ts`); who may
- * create, change or delete a Bot is decided by the roster behind the API, never here.
+ * The client half's React components, made once per page around one live team store: the team
+ * sidebar and its switch, the Bot, Group, log, memory, usage, settings and part dialogs, the panels'
+ * dialogs, the Session badge and the chat-node renderers. Every component is mounted behind an error
+ * boundary and reads the team only from the store. Deliberately decides nothing: who may do what is
+ * the API's (src/client/README.md).
  */
 import { useEffect, useState, useSyncExternalStore, type ComponentType, type ReactNode } from 'react'
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
-import { langOf, translator, type Translate } from './i18n.ts'
+import { langOf, translator, type Lang, type Translate } from './i18n.ts'
 import { initials, nodeText, teamLine } from './message-line.ts'
 import { makeGroupDialog } from './group-dialog.ts'
 import { makeBotSettings } from './bot-settings.ts'
 import { makePartView, type PartToShow } from './part-view.ts'
-import { makeSecretCards } from './secret-cards.ts'
+import { makePanelDialogs } from './panel-dialogs.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { makeSettingsDialog } from './settings-dialog.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
@@ -75,6 +55,8 @@ type Dialog =
   | { kind: 'memory'; botId: string }
   | { kind: 'usage' }
   | { kind: 'settings' }
+  | { kind: 'pairing' }
+  | { kind: 'secrets' }
   | ({ kind: 'part' } & PartToShow)
   | undefined
 
@@ -100,6 +82,8 @@ export interface App {
   LogDialog: ComponentType<any>
   MemoryDialog: ComponentType<any>
   SecretCards: ComponentType<any>
+  PairingDialog: ComponentType<any>
+  SecretsDialog: ComponentType<any>
   UsageDialog: ComponentType<any>
   SettingsDialog: ComponentType<any>
   PartDialog: ComponentType<any>
@@ -126,11 +110,11 @@ export function makeApp(services: AppServices): App {
     const l = services.get('locale')
     return isLocale(l) ? l : noLocale
   }
-  const useT = (): Translate => {
+  const useLang = (): Lang => {
     const l = locale()
-    const active = useSyncExternalStore(l.subscribe.bind(l), () => l.getSnapshot().active)
-    return translator(langOf(active))
+    return langOf(useSyncExternalStore(l.subscribe.bind(l), () => l.getSnapshot().active))
   }
+  const useT = (): Translate => translator(useLang())
   const useTeam = () => useSyncExternalStore(store.subscribe, store.getSnapshot)
   const openSession = (id: string | undefined) => {
     const open = openerOf(services.get('sessions'))
@@ -273,6 +257,8 @@ export function makeApp(services: AppServices): App {
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-usage', onClick: () => dialog.set({ kind: 'usage' }) }, t('usage')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-settings', onClick: () => dialog.set({ kind: 'settings' }) }, t('settings.open')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-secrets', onClick: () => dialog.set({ kind: 'secrets' }) }, t('secrets.open')),
+        h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-pairing', onClick: () => dialog.set({ kind: 'pairing' }) }, t('pairing.open')),
       ),
       team.view?.paused ? h('span', { className: 'bt-problem', role: 'status', 'data-testid': 'bt-paused' }, t('teamPaused')) : null,
       team.error && !team.view ? h('span', { className: 'bt-note', role: 'status', 'data-testid': 'bt-unavailable' }, t('unavailable')) : null,
@@ -843,7 +829,18 @@ export function makeApp(services: AppServices): App {
       )
     }
 
-  const { SecretCards } = makeSecretCards({ useT, useTeam })
+  const pair = () => dialog.set({ kind: 'pairing' })
+  const { SecretCards, PairingDialog, SecretsDialog } = makePanelDialogs({
+    useLang,
+    useTeam,
+    useShown: () => {
+      const kind = useValue(dialog)?.kind
+      return kind === 'pairing' || kind === 'secrets' ? kind : undefined
+    },
+    pair,
+    close: () => dialog.set(undefined),
+    changed: () => void store.refresh(),
+  })
   const { GroupDialog } = makeGroupDialog({
     useT,
     useTeam,
@@ -855,7 +852,15 @@ export function makeApp(services: AppServices): App {
     refresh: () => store.refresh(),
   })
   const { UsageDialog } = makeUsageScreen({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'usage', close: () => dialog.set(undefined) })
-  const { SettingsDialog } = makeSettingsDialog({ useT, useTeam, useOpen: () => useValue(dialog)?.kind === 'settings', close: () => dialog.set(undefined) })
+  const { SettingsDialog } = makeSettingsDialog({
+    useT,
+    useLang,
+    useTeam,
+    useOpen: () => useValue(dialog)?.kind === 'settings',
+    close: () => dialog.set(undefined),
+    pair,
+    changed: () => void store.refresh(),
+  })
 
   const noList = { getSnapshot: () => undefined, subscribe: () => () => {} }
   /** The Session DSH Web shows now (its sessions service's selection), if it can be read. */
@@ -962,6 +967,8 @@ export function makeApp(services: AppServices): App {
     LogDialog,
     MemoryDialog,
     SecretCards,
+    PairingDialog,
+    SecretsDialog,
     UsageDialog,
     SettingsDialog,
     PartDialog,

@@ -1,13 +1,7 @@
 /**
- * A Bot's settings that act at once, inside the Bot dialog (`BotDialog` in `app.ts` mounts it for
- * an existing Bot, below the form): the working folder (with "applies from the next part" and
- * "Start a new part now") and the Main Bot switch. Each control sends its own request and shows
- * the service's refusal next to itself, word for word (the last-Main-Bot rule, a folder that does
- * not exist, an unpaired browser, a Bot that is working).
- *
- * Deliberately narrow: presentation; every rule is the API's (the roster's authority, the folder
- * check, the pairing a folder change needs — `callApi` sends the team page's token). It does not
- * draw the rest of the Bot form or the earlier parts (`app.ts`).
+ * A Bot's settings that act at once, inside the Bot dialog: the working folder (with "start a new
+ * part now") and the Main Bot switch, each request on its own with the service's refusal shown next
+ * to it. Deliberately presentation only; every rule is the API's.
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import { fieldErrors } from './field-errors.ts'

@@ -1,20 +1,7 @@
 /**
- * The Group dialog inside DSH Web (`shell.overlay`, opened from the team sidebar: "New group" beside
- * the groups heading, an edit button on each group row): name, members picked from the team's Bots
- * in speaking order (move up / move down / remove buttons, all keyboard reachable), admin (one of
- * the members, or none), mode (admin / everyone), notice (the service's limit), and — for a group
- * that exists — delete with a reason.
- *
- * Reads `GET /bot-team/api/groups` when it opens (the notice and the service's field limits are
- * not in the pushed team view); saves with POST or PATCH (only the fields that changed) and
- * deletes with DELETE. The service's refusal is shown word for word, each `field: message` part
- * next to its field (`field-errors.ts`), the rest above the form. Making a Bot admin needs this
- * browser paired (the API asks; `callApi` sends the team page's token), so the dialog says so when
- * it is not. The sidebar updates from the team stream (any state change pushes a `team` event);
- * after a change the dialog also asks the store to re-read once.
- *
- * Deliberately narrow: presentation and the form's state; who may change what and every check of
- * the values is the rooms service's behind the API. Pure parts live in `group-form.ts`.
+ * The Group dialog inside DSH Web: name, members in speaking order, admin, mode, notice, delete with
+ * a reason; saves only what changed and shows the rooms service's refusal next to each field.
+ * Deliberately presentation and the form's state; every check is the API's (`group-form.ts`: pure).
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import { fieldErrors, type FieldErrors } from './field-errors.ts'

@@ -1,11 +1,7 @@
 /**
- * The Group dialog's pure parts: the shape check of a `/groups` answer (the groups and the service's
- * field limits), moving a member in the speaking order, and the body a save sends — on create every
- * field, on change only what differs from the group as the API showed it (members as ids, in order;
- * admin as an id or "none").
- *
- * Deliberately narrow: no React, no I/O, no validation of the values (the rooms service validates
- * and its message is shown next to the field); bounded so a broken answer cannot flood the page.
+ * The Group dialog's pure parts: the shape check of a `/groups` answer, moving a member in the
+ * speaking order, and the body a save sends (on change only what differs). Deliberately no React,
+ * no I/O, no validation of the values.
  */
 export interface GroupDetails {
   id: string

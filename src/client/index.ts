@@ -1,20 +1,8 @@
 /**
- * The browser half of the bundle: a Cordis plugin DSH Web's shell loads from
- * `/plugins/dsh-bot-team/client.js` (built by tsdown into DSH's module-loader format, React and the
- * shell's packages taken from its module table, never bundled).
- *
- * One broken client plugin blanks all of DSH Web, so: it injects only `slots` (every other
- * service is optional, asked with `ctx.get`); `apply` cannot throw (each registration is tried on
- * its own and a failure is one console line); every component sits behind an error boundary.
- *
- * Slots used (all through `slots.inject`, which waits for the owner to declare the slot):
- *   `sidebar.workspaces` (priority -1: shadows DSH's session browser while the person wants the team;
- *   the switch unregisters it), `sidebar.footer.action` (the way back), `shell.overlay` (the Bot dialog, the Group dialog, the delivery log, the memory panel, the secret cards, the usage screen, team settings, an earlier part read-only),
- *   `conversation.session.header.actions` (who this Bot is), and `conversation.chat.node` keys
- *   `user` and `context` (priority -1, DSH's `conversation` locale namespace: draws only this plugin's messages,
- *   hands every other node to DSH's own renderer with the same props), and `assistant-step` (same
- *   priority and namespace: a room Session's answer as one message per member; every other
- *   Session's assistant step is DSH's own renderer with the same props).
+ * The browser half: the Cordis plugin DSH Web's shell loads from `/plugins/dsh-bot-team/client.js`.
+ * One broken client plugin blanks all of DSH Web, so it injects only `slots`, its `apply` cannot
+ * throw (each registration is tried on its own) and every component sits behind an error boundary.
+ * The slots it fills are listed in src/client/README.md.
  */
 import { makeApp, type AppServices } from './app.ts'
 import { guarded } from './shared.ts'
@@ -93,6 +81,8 @@ export function apply(ctx: ClientContext): void {
   mount('shell.overlay', { id: 'bot-team.log' }, 'the delivery log', app.LogDialog)
   mount('shell.overlay', { id: 'bot-team.memory' }, 'the memory panel', app.MemoryDialog)
   mount('shell.overlay', { id: 'bot-team.secrets' }, 'the secret cards', app.SecretCards)
+  mount('shell.overlay', { id: 'bot-team.pairing' }, 'this browser', app.PairingDialog)
+  mount('shell.overlay', { id: 'bot-team.saved-secrets' }, 'the saved secrets', app.SecretsDialog)
   mount('shell.overlay', { id: 'bot-team.usage' }, 'the usage screen', app.UsageDialog)
   mount('shell.overlay', { id: 'bot-team.settings' }, 'team settings', app.SettingsDialog)
   mount('shell.overlay', { id: 'bot-team.part' }, 'an earlier part', app.PartDialog)

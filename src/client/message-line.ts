@@ -1,14 +1,7 @@
 /**
- * How the client half draws a user-role chat node (pure): one of this plugin's messages becomes a
- * "Message from / Reply from X" line, a room post with its poster, a quiet notice, or nothing (the
- * bootstrap turn); every other node — the person's own messages, other plugins' — is not ours and
- * is handed back to DSH's own renderer unchanged.
- *
- * The source is read with `readSource` (`../sources.ts`, the one reader): a node is ours only when
- * its structured source says so, never because of what its text looks like, so a Bot cannot make
- * its words render as another Bot's by writing "Message from …".
- *
- * Deliberately narrow: no React, no fetching; wording is `i18n.ts`'s.
+ * How a user-role chat node is drawn (pure): one of this plugin's messages as a "Message from X"
+ * line, a room post or a quiet notice — decided from its structured source, never its text — and
+ * every other node handed back to DSH's renderer. Deliberately no React, no fetching.
  */
 import { readSource } from '../core/sources.ts'
 

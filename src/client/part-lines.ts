@@ -1,11 +1,7 @@
 /**
- * The lines of an ended part of a Bot's chat (pure), from DSH's history events (`session.history`):
- * the person's and other Bots' messages and the Bot's answers, in order; the plugin's internal
- * turns (bootstrap, handoff package) and empty messages left out, as in the chat. Bounded:
- * the last `PART_LINES_MAX` lines, each at most `LINE_MAX` characters.
- *
- * Deliberately narrow: no React, no fetching (`part-view.ts` does both); sources are read with the
- * one reader (`message-line.ts` `teamLine`, `sources.ts`), never from the text.
+ * The lines of an ended part of a Bot's chat (pure), from DSH's history events: messages and
+ * answers in order, the plugin's internal turns left out, bounded in count and length.
+ * Deliberately no React, no fetching.
  */
 import { nodeText, teamLine } from './message-line.ts'
 import { readSourceOf } from '../core/sources.ts'

@@ -1,15 +1,7 @@
 /**
- * An ended part of a Bot's chat, read-only, inside DSH Web (`shell.overlay`, opened from the Bot's
- * details). DSH Web (rc.8) never shows an archived Session as the current chat: its client clears
- * a selection that lands in the archive set, and ended parts are archived so the Bot has one chat
- * in DSH's list. So the part is read here, from DSH's own history call (`/api/session.history`,
- * the wire DSH Web's client uses, same origin), and drawn as lines: the person's and other Bots'
- * messages, the Bot's answers; the plugin's internal turns (bootstrap, handoff package) are left
- * out, as in the chat.
- *
- * Deliberately narrow: read-only (nothing here writes); the lines come from the pure, bounded
- * `partLines` (`part-lines.ts`); a failing or slow history call is one error line
- * (`REQUEST_TIMEOUT_MS`), never a crash.
+ * An ended part of a Bot's chat, read-only, inside DSH Web (DSH Web rc.8 never shows an archived
+ * Session as the current chat): read from DSH's own `session.history` and drawn as lines.
+ * Deliberately read-only; a failing or slow call is one error line.
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { Translate } from './i18n.ts'

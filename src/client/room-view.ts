@@ -1,19 +1,8 @@
 /**
- * How the client half draws a room's answer (pure): the rounds one room assistant message ran, as
- * the plugin's route answers them (`GET /rooms/<group>/posts?message=<DSH message id>`), become one
- * message per member post (poster id and name, its text) and a quiet line per turn that produced
- * no post (passed, missed, failed); the room's own lines in that answer (its `notes`: the opening,
- * a round held until the team resumes, a round cut at its turn limit) become quiet lines too, in
- * their place (round-less first, `held` before its round's turns, the rest after); and the live
- * `room` event becomes a progress line (who is speaking, who passed, who missed). A note that
- * echoes a notice the room was handed is not drawn again: the notice's own message shows it.
- *
- * The posts come from the post log as data, found by post id through what DSH keeps with the
- * assistant message — never by splitting the room's rendered text, which a member's reply could
- * forge ("**Ada**: …" inside Bo's reply stays Bo's text).
- *
- * Deliberately narrow: no React, no fetching; every answer is shape-checked here and bounded, so a
- * broken answer is `undefined` (the renderer then hands the node to DSH), never a crash.
+ * How a room's answer is drawn (pure): the rounds one room message ran become one message per
+ * member post, quiet lines for passes, misses, failures and the room's own notes, and a progress
+ * line while it runs — from the post log's records by post id, never by splitting the rendered text.
+ * Deliberately no React, no fetching; a broken answer is `undefined`.
  */
 import type { StringKey, Translate } from './i18n.ts'
 

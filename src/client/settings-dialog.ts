@@ -1,68 +1,83 @@
 /**
  * The Team settings dialog inside DSH Web (`shell.overlay`, opened from the team sidebar), the few
- * settings that matter first: this window's pairing (`window-pairing.ts`), the pause switch
- * (`GET/PUT /bot-team/api/pause`: pause with a reason, or resume, with what is held meanwhile),
- * then the work budget, the Bot turns at once, the team's size and the team's daily token cap
- * (`/usage/today`, `PUT /usage/settings`); every other limit folded under "Advanced". Each limit
- * (`GET/PUT /bot-team/api/limits`) is a number input with the plugin config's value shown as the
- * default and a "reset to default" (an override set to `null`).
- *
- * Bad input gets the service's own message next to its field (`field-errors.ts`); a refusal for
- * want of pairing (raising a limit, pausing) shows the pairing prompt the secret cards use.
- *
- * Deliberately narrow: presentation; the keys, bounds and which change raises a limit are the
- * API's (the form draws whatever limits `GET /limits` lists, in its order). Re-reads when the
- * team stream pushes a new revision, so a change made elsewhere shows while the dialog is open.
+ * settings that matter first: this window's pairing, settings held for confirmation, the pause
+ * switch and the downloads (the team page's own panels), then the common limits and the team's
+ * daily token cap, every other limit under "Advanced" (`GET/PUT /bot-team/api/limits`), each with
+ * the config's value as its default and a reset. Re-reads on every push; every rule is the API's.
  */
-import { useEffect, useState, type ReactNode } from 'react'
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react'
+import { DomPanel } from './dom-panel.ts'
+import { mountDownloads } from './downloads-panel.ts'
 import { fieldErrors, type FieldErrors } from './field-errors.ts'
-import type { StringKey, Translate } from './i18n.ts'
+import { mountHeld } from './held-panel.ts'
+import { translator, type Lang, type StringKey, type Translate } from './i18n.ts'
+import { mountPairing } from './pairing-panel.ts'
+import { mountPause } from './pause-panel.ts'
 import { h, useEscape } from './shared.ts'
 import { ApiError, callApi, type TeamState } from './team-client.ts'
-import { COMMON_LIMITS, capPatch, limitsPatch, readLimits, type LimitsAnswer, type PauseRecordView } from './settings-view.ts'
-import { WindowPairing } from './window-pairing.ts'
+import { COMMON_LIMITS, capPatch, limitsPatch, readLimits, type LimitsAnswer } from './settings-view.ts'
 import { errorText } from '../core/errors.ts'
 
 export interface SettingsDeps {
   useT: () => Translate
+  useLang: () => Lang
   useTeam: () => TeamState
   /** Is the dialog open (a hook: the dialog value)? */
   useOpen: () => boolean
   close: () => void
+  /** Open this browser's pairing (a raise needs it). */
+  pair: () => void
+  /** This window was paired: re-read what depends on it. */
+  changed: () => void
 }
+
+const waiting = (team: TeamState) => (team.view?.bots ?? []).reduce((n, b) => n + (b.queued ?? 0), 0)
 
 const asText = (limits: Record<string, number>) => Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, String(v)]))
 
 export function makeSettingsDialog(deps: SettingsDeps) {
   function SettingsDialog(): ReactNode {
     const t = deps.useT()
+    const lang = deps.useLang()
     const team = deps.useTeam()
     const open = deps.useOpen()
     const [data, setData] = useState<LimitsAnswer | undefined>(undefined)
     const [form, setForm] = useState<Record<string, string>>({})
-    const [paused, setPaused] = useState<PauseRecordView | null | undefined>(undefined)
-    const [reason, setReason] = useState('')
     const [errors, setErrors] = useState<FieldErrors>({ fields: {} })
     const [unpaired, setUnpaired] = useState(false)
     const [saved, setSaved] = useState(false)
-    /** Which section the last action came from: its outcome shows there, next to the buttons used. */
-    const [acted, setActed] = useState<'pause' | 'limits'>('limits')
     const [busy, setBusy] = useState(false)
     const [loadError, setLoadError] = useState<string | undefined>(undefined)
     /** The usage settings' caps as the ledger has them (undefined: the ledger is off, no cap field). */
     const [caps, setCaps] = useState<Record<string, unknown> | undefined>(undefined)
     const [cap, setCap] = useState('')
+    // This window's pairing, held settings, the pause switch and the downloads are the team page's
+    // panels; `held` reads the latest push.
+    const latest = useRef(team)
+    latest.current = team
+    const panels = useMemo(() => {
+      const tl = translator(lang)
+      return {
+        pairing: (root: HTMLElement) =>
+          mountPairing(root, {
+            t: tl,
+            compact: true,
+            changed: () => {
+              setUnpaired(false)
+              deps.changed()
+            },
+          }),
+        held: (root: HTMLElement) => mountHeld(root, { t: tl }),
+        pause: (root: HTMLElement) => mountPause(root, { t: tl, pair: deps.pair, held: () => waiting(latest.current) }),
+        downloads: (root: HTMLElement) => mountDownloads(root, { t: tl }),
+      }
+    }, [lang])
     const load = async (resetForm: boolean) => {
-      const [limits, pause, today] = await Promise.all([
-        callApi('GET', '/limits'),
-        callApi('GET', '/pause'),
-        callApi('GET', '/usage/today').catch(() => undefined),
-      ])
+      const [limits, today] = await Promise.all([callApi('GET', '/limits'), callApi('GET', '/usage/today').catch(() => undefined)])
       const read = readLimits(limits)
       if (!read) throw new Error('unexpected answer from /bot-team/api/limits')
       setData(read)
       if (resetForm) setForm(asText(read.limits))
-      setPaused(pause?.paused ?? null)
       const teamCaps = today?.settings ? ((today.settings.caps ?? {}) as Record<string, unknown>) : undefined
       setCaps(teamCaps)
       const tokens = (teamCaps?.team as { tokens?: unknown } | undefined)?.tokens
@@ -84,8 +99,7 @@ export function makeSettingsDialog(deps: SettingsDeps) {
     if (!open) return null
 
     const keys = data ? Object.keys(data.config) : []
-    const run = async (work: () => Promise<unknown>, resetForm: boolean, section: 'pause' | 'limits') => {
-      setActed(section)
+    const run = async (work: () => Promise<unknown>, resetForm: boolean) => {
       setBusy(true)
       setSaved(false)
       try {
@@ -103,39 +117,27 @@ export function makeSettingsDialog(deps: SettingsDeps) {
       }
     }
     const save = () =>
-      run(
-        async () => {
-          const patch = limitsPatch(form, data?.limits ?? {})
-          if (Object.keys(patch).length || !caps) await callApi('PUT', '/limits', patch)
-          const changed = caps ? capPatch(caps, cap) : undefined
-          if (changed) await callApi('PUT', '/usage/settings', { caps: changed })
-        },
-        true,
-        'limits',
-      )
-    const reset = (key: string) => run(() => callApi('PUT', '/limits', { [key]: null }), true, 'limits')
-    const pause = (on: boolean) =>
-      run(() => callApi('PUT', '/pause', on ? { paused: true, ...(reason.trim() ? { reason: reason.trim() } : {}) } : { paused: false }), false, 'pause')
-    /** The outcome of the last action, shown in the section it came from. */
-    const outcome = (section: 'pause' | 'limits') =>
-      section !== acted
-        ? null
-        : [
-            unpaired
-              ? h(
-                  'p',
-                  { key: 'unpaired', className: 'bt-quiet', role: 'alert', 'data-testid': 'bt-settings-unpaired', style: { textAlign: 'left' } },
-                  t('settings.unpaired'),
-                  ' ',
-                  h('a', { href: '/bot-team', target: '_blank', rel: 'noopener' }, t('openStatusPage')),
-                )
-              : null,
-            errors.general && !unpaired
-              ? h('div', { key: 'error', className: 'bt-err', role: 'alert', 'data-testid': 'bt-settings-error' }, errors.general)
-              : null,
-            saved ? h('p', { key: 'saved', className: 'bt-quiet', role: 'status', style: { textAlign: 'left' } }, t('settings.saved')) : null,
-          ]
-    const waiting = (team.view?.bots ?? []).reduce((n, b) => n + (b.queued ?? 0), 0)
+      run(async () => {
+        const patch = limitsPatch(form, data?.limits ?? {})
+        if (Object.keys(patch).length || !caps) await callApi('PUT', '/limits', patch)
+        const changed = caps ? capPatch(caps, cap) : undefined
+        if (changed) await callApi('PUT', '/usage/settings', { caps: changed })
+      }, true)
+    const reset = (key: string) => run(() => callApi('PUT', '/limits', { [key]: null }), true)
+    /** The outcome of the last change of a limit, shown below the form. */
+    const outcome = [
+      unpaired
+        ? h(
+            'p',
+            { key: 'unpaired', className: 'bt-quiet', role: 'alert', 'data-testid': 'bt-settings-unpaired', style: { textAlign: 'left' } },
+            t('settings.unpaired'),
+            ' ',
+            h('button', { type: 'button', className: 'bt-btn', onClick: deps.pair }, t('pairing.go')),
+          )
+        : null,
+      errors.general && !unpaired ? h('div', { key: 'error', className: 'bt-err', role: 'alert', 'data-testid': 'bt-settings-error' }, errors.general) : null,
+      saved ? h('p', { key: 'saved', className: 'bt-quiet', role: 'status', style: { textAlign: 'left' } }, t('settings.saved')) : null,
+    ]
     const label = (key: string) => {
       const text = t(`limit.${key}` as StringKey)
       return text === undefined || text.startsWith('limit.') ? key : text
@@ -220,61 +222,19 @@ export function makeSettingsDialog(deps: SettingsDeps) {
         },
         h('h2', { id: 'bt-settings-title' }, t('settings')),
         loadError ? h('p', { className: 'bt-err', role: 'alert' }, loadError) : null,
-        h(WindowPairing, { t, open, onPaired: () => setUnpaired(false) }),
+        h(
+          'section',
+          { 'aria-labelledby': 'bt-settings-window' },
+          h('h3', { id: 'bt-settings-window', className: 'bt-sec' }, t('pairing.window')),
+          h(DomPanel, { mount: panels.pairing }),
+        ),
+        h(DomPanel, { mount: panels.held, refreshKey: team.view?.revision }),
         h(
           'section',
           { 'aria-labelledby': 'bt-settings-pause' },
           h('h3', { id: 'bt-settings-pause', className: 'bt-sec' }, t('settings.pause')),
-          paused
-            ? h(
-                'div',
-                { 'data-testid': 'bt-settings-paused' },
-                h(
-                  'p',
-                  { style: { margin: '4px 0' } },
-                  t('settings.pausedSince', { at: new Date(paused.at).toLocaleString() }),
-                  paused.reason ? ` — ${paused.reason}` : '',
-                ),
-                h('p', { className: 'bt-hint', style: { margin: '4px 0' } }, t('settings.held', { count: waiting })),
-                h(
-                  'div',
-                  { className: 'bt-actions', style: { justifyContent: 'flex-start' } },
-                  h(
-                    'button',
-                    { type: 'button', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-resume', onClick: () => void pause(false) },
-                    t('settings.resume'),
-                  ),
-                ),
-              )
-            : paused === null
-              ? h(
-                  'div',
-                  { 'data-testid': 'bt-settings-running' },
-                  h('p', { className: 'bt-hint', style: { margin: '4px 0' } }, t('settings.running')),
-                  h(
-                    'div',
-                    { className: 'bt-field' },
-                    h('label', { htmlFor: 'bt-pause-reason' }, t('settings.reason')),
-                    h('input', {
-                      id: 'bt-pause-reason',
-                      value: reason,
-                      maxLength: 500,
-                      onChange: (e: { target: { value: string } }) => setReason(e.target.value),
-                    }),
-                  ),
-                  h(
-                    'div',
-                    { className: 'bt-actions', style: { justifyContent: 'flex-start' } },
-                    h(
-                      'button',
-                      { type: 'button', className: 'bt-btn danger', disabled: busy, 'data-testid': 'bt-pause', onClick: () => void pause(true) },
-                      t('settings.pauseNow'),
-                    ),
-                  ),
-                )
-              : null,
+          h(DomPanel, { mount: panels.pause, refreshKey: team.view?.revision }),
         ),
-        outcome('pause'),
         h(
           'section',
           { 'aria-labelledby': 'bt-settings-limits' },
@@ -303,7 +263,7 @@ export function makeSettingsDialog(deps: SettingsDeps) {
                   h('p', { className: 'bt-hint', style: { margin: '4px 0 8px' } }, t('settings.limitsNote')),
                   h('div', { className: 'bt-limits' }, ...keys.filter((k) => !COMMON_LIMITS.includes(k)).map(limitField)),
                 ),
-                outcome('limits'),
+                outcome,
                 h(
                   'div',
                   { className: 'bt-actions' },
@@ -314,6 +274,12 @@ export function makeSettingsDialog(deps: SettingsDeps) {
             : loadError
               ? null
               : h('span', { className: 'bt-note' }, t('loading')),
+        ),
+        h(
+          'section',
+          { 'aria-labelledby': 'bt-settings-downloads' },
+          h('h3', { id: 'bt-settings-downloads', className: 'bt-sec' }, t('downloads.title')),
+          h(DomPanel, { mount: panels.downloads }),
         ),
       ),
     )

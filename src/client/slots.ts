@@ -1,11 +1,7 @@
 /**
- * DSH Web's slot registry as the client half uses it, and the hand-back: a replacement registered
- * at a lower priority shadows DSH's own entry for the whole slot (or chat-node key), so for what
- * is not ours the replacement renders the entry it shadows — DSH's own component, same props —
- * found in `slots.entries(slot)`.
- *
- * Deliberately narrow: registrations go through `slots.inject` (waits until the owner declares the
- * slot; a direct register into an undeclared slot throws); nothing here touches other services.
+ * DSH Web's slot registry as the client uses it, and the hand-back: for a node that is not ours, the
+ * entry our replacement shadows (DSH's own component) found in `slots.entries`. Deliberately
+ * registers only through `slots.inject`.
  */
 import type { ComponentType } from 'react'
 

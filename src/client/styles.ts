@@ -55,6 +55,8 @@ export const CSS = `
 .bt-inline{display:flex;gap:6px;align-items:center}.bt-inline input{flex:1;min-width:0}.bt-left{text-align:left}
 .bt-st.approval{border-color:#e67700;color:#a35200}.bt-st.stopped{border-color:#c92a2a;color:#c92a2a}
 .bt-part{list-style:none;margin:8px 0 0;padding:0;display:flex;flex-direction:column;gap:6px}.bt-part li{display:flex;flex-direction:column;gap:2px;padding:6px 8px;border-radius:8px;background:rgba(127,127,127,.07)}.bt-part li b{font-size:12px}.bt-part .bt-body{white-space:pre-wrap}
+.bt-panel[hidden],.bt-panel [hidden]{display:none!important}
+.bt-list{margin:4px 0;padding-left:1.2rem}.bt-list li{margin:3px 0}.bt-code{font-family:ui-monospace,monospace;font-size:15px}.bt-start{justify-content:flex-start}
 .bt-badge{display:inline-flex;align-items:center;gap:6px;font-size:12px;padding:2px 8px;border-radius:12px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-primary,#111)}
 `
 

@@ -1,14 +1,7 @@
 /**
- * The client half's connection to the plugin's own routes (same origin as DSH Web): the live team
- * view from `/bot-team/api/events` (server-sent events; the browser reconnects by itself), plus
- * JSON calls for the settings forms.
- *
- * Never throws into React: a failing or slow team API is a state (`error`) the sidebar shows in one
- * line while DSH Web goes on working. Every request has a timeout (`REQUEST_TIMEOUT_MS`); answers
- * are checked for shape before use (`readTeamView`), so a broken answer is an error, not a crash.
- *
- * Deliberately narrow: no rendering; one shared store per page (components subscribe with
- * `useSyncExternalStore`).
+ * The client's one way to the plugin's routes: the live team view from `/bot-team/api/events`
+ * (`TeamStore`), JSON calls and downloads with a deadline, the pairing token sent on every call.
+ * Never throws into React: a failing API is a state. Deliberately no rendering.
  */
 import type { TeamView } from '../web/team-view.ts'
 import { readProgress, type RoomProgressView } from './room-view.ts'
@@ -17,7 +10,7 @@ import { errorText } from '../core/errors.ts'
 export type { TeamView, BotView, GroupView } from '../web/team-view.ts'
 
 export const API = '/bot-team/api'
-/** Where the team page (`/bot-team`, same origin) keeps this browser's pairing token. */
+/** Where this browser keeps its pairing token (one origin: DSH Web and the `/bot-team` page share it). */
 export const PAIRING_TOKEN_KEY = 'bot-team:pairing-token'
 const PAIRING_HEADER = 'x-bot-team-pairing'
 export const REQUEST_TIMEOUT_MS = 10_000
@@ -31,21 +24,23 @@ export interface TeamState {
   secrets?: number
 }
 
-/** Keep this browser's pairing token (the team page and the client half share it). */
-export function keepPairingToken(token: string): void {
-  try {
-    ;(globalThis as { localStorage?: { setItem(k: string, v: string): void } }).localStorage?.setItem(PAIRING_TOKEN_KEY, token)
-  } catch {
-    // storage off: the pairing lasts for no page
-  }
-}
-
-/** This browser's pairing token, if the team page paired it (undefined when storage is off). */
+/** This browser's pairing token, if it was paired (undefined when storage is off). */
 export function pairingToken(): string | undefined {
   try {
     return (globalThis as { localStorage?: { getItem(k: string): string | null } }).localStorage?.getItem(PAIRING_TOKEN_KEY) ?? undefined
   } catch {
     return undefined
+  }
+}
+
+/** Keep (or, with `undefined`, forget) this browser's pairing token; storage off: pairing lasts for no page. */
+export function setPairingToken(token: string | undefined): void {
+  try {
+    const storage = (globalThis as { localStorage?: { setItem(k: string, v: string): void; removeItem(k: string): void } }).localStorage
+    if (token) storage?.setItem(PAIRING_TOKEN_KEY, token)
+    else storage?.removeItem(PAIRING_TOKEN_KEY)
+  } catch {
+    // storage off
   }
 }
 
@@ -69,23 +64,12 @@ export class ApiError extends Error {
 }
 
 /**
- * One JSON call to the plugin's API; a refusal is an `ApiError` carrying the service's own message.
- * A change (anything but GET) carries the pairing token when this browser has one: routes that
- * raise a Bot's authority (secrets, presets) accept only a paired browser.
+ * One call to the plugin's API; a refusal is an `ApiError` carrying the service's own message.
+ * Every call carries the pairing token when this browser has one: routes that raise a Bot's
+ * authority accept only a paired browser, and `GET /pairing` says whether this one is.
  */
-export async function callApi(method: string, path: string, body?: unknown, opts: { withToken?: boolean } = {}): Promise<any> {
-  const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS)
-  // A read carries the token only when it asks about this browser (`withToken`: "am I paired?").
-  const token = method === 'GET' && !opts.withToken ? undefined : pairingToken()
-  try {
-    const res = await fetch(`${API}${path}`, {
-      method,
-      credentials: 'same-origin',
-      signal: controller.signal,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { [PAIRING_HEADER]: token } : {}) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
+export function callApi(method: string, path: string, body?: unknown): Promise<any> {
+  return request(method, path, body, REQUEST_TIMEOUT_MS, async (res) => {
     const text = await res.text()
     let json: any
     try {
@@ -95,6 +79,38 @@ export async function callApi(method: string, path: string, body?: unknown, opts
     }
     if (!res.ok) throw new ApiError(res.status, typeof json?.error === 'string' ? json.error : `HTTP ${res.status}`)
     return json
+  })
+}
+
+/** How long a download (a backup of a whole team) may take. */
+export const DOWNLOAD_TIMEOUT_MS = 300_000
+
+/** A download from the plugin's API (a backup, the diagnostics log): its bytes and the file name it names. */
+export function downloadApi(method: string, path: string, body?: unknown): Promise<{ blob: Blob; fileName?: string }> {
+  return request(method, path, body, DOWNLOAD_TIMEOUT_MS, async (res) => {
+    if (!res.ok) {
+      const json = await res.json().catch(() => ({}))
+      throw new ApiError(res.status, typeof json?.error === 'string' ? json.error : `HTTP ${res.status}`)
+    }
+    const fileName = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1]
+    return { blob: await res.blob(), ...(fileName ? { fileName } : {}) }
+  })
+}
+
+async function request<T>(method: string, path: string, body: unknown, timeoutMs: number, read: (res: Response) => Promise<T>): Promise<T> {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), timeoutMs)
+  const token = pairingToken()
+  try {
+    const res = await fetch(`${API}${path}`, {
+      method,
+      credentials: 'same-origin',
+      signal: controller.signal,
+      // Every change is sent as JSON, with a body or without: the routes' fence refuses any other write.
+      headers: { ...(method === 'GET' ? {} : { 'content-type': 'application/json' }), ...(token ? { [PAIRING_HEADER]: token } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    return await read(res)
   } finally {
     clearTimeout(timer)
   }

@@ -1,15 +1,7 @@
 /**
- * The usage screen inside DSH Web (`shell.overlay`, opened from the team sidebar): totals by day,
- * Bot, group, model or purpose from `GET /bot-team/api/usage?by=…` — requests, input uncached, input
- * cached, output, and money when prices are set — each row with a plain inline SVG bar (no chart
- * dependency); above it, today's spending against the caps (`/usage/today`) and today's notices.
- *
- * Re-reads while open whenever the team stream pushes (a turn starting or ending), so a finished
- * turn's tokens show without a reload. A ledger that is off (no SQLite driver) shows the API's
- * reason in one line.
- *
- * Deliberately narrow: read-only (prices and caps are set through `/usage/settings`); the sums
- * are the ledger's (`usage-view.ts` only shapes them).
+ * The usage screen inside DSH Web: totals by day, Bot, group, model or purpose with plain inline SVG
+ * bars, today's spending against the caps and its notices; re-read on every push while open.
+ * Deliberately read-only; the sums are the ledger's.
  */
 import { useEffect, useState, type ReactNode } from 'react'
 import type { Translate } from './i18n.ts'

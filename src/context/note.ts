@@ -1,22 +1,8 @@
 /**
- * The handoff note and the handoff package (pure).
- *
- * Owns: the note's fixed headings (`NOTE_HEADINGS`, in order), the note-writing side call's system
- * text (it starts with `NOTE_SYSTEM_PREFIX`, the label the scripted model and the usage ledger tell
- * it by) and bounded user text (the previous part's note, then the part's latest lines within
- * `NOTE_INPUT_CHARS`), `checkNote` (every heading present, in order, and at most `NOTE_MAX_CHARS`;
- * otherwise a reason the retry names: "shorter" or "lacked these headings"), `fallbackNote` (built
- * in code when no note can be written: past the hard line, a context overflow, or a failed retry
- * there — it carries the previous note unchanged and says why), and `handoffPackage`, the first
- * message of a new part: the note, an anchored list of earlier messages to the Bot, the latest
- * ones word for word, and whether a cut-off turn goes on.
- *
- * Deliberately does not: call a model, read logs, mask secrets or write files.
- *
- * Token and prompt-cache effect: the package is the first message of a fresh Session, so it is
- * part of that part's cached prefix from its first request on; it is at most the note
- * (`NOTE_MAX_CHARS` / 4 ≈ 2,000 tokens) + the list (`LIST_TOKENS`) + the verbatim budget
- * (min(16,384, check / 4)) + ≈ 120 tokens of fixed lines. Tokens are estimated as chars / 4.
+ * The handoff note and package (pure): the note's fixed headings and its check (every heading, in
+ * order, within `NOTE_MAX_CHARS`), the note call's text, the fallback note built in code, and the
+ * package — the note, an anchored list of earlier messages, the latest ones word for word.
+ * Deliberately does not call a model, read logs, mask secrets or write files.
  */
 import type { ArchiveLine } from '../core/log-lines.ts'
 import { anchor } from '../core/anchors.ts'

@@ -1,47 +1,9 @@
 /**
- * `botContext` — the context steward of Bot Sessions: when a Bot's own chat grows past its check
- * line it decides once (one small side call) between a checkpoint in place and a handoff to a new
- * Session part, and it moves at once, without a note-writing call, when a step would start past
- * the hard line or the provider reports a context overflow.
- *
- * Owns: the per-part bookkeeping (size at which the part last made room — the hysteresis base;
- * checkpoints so far; a note-failure cool-down), the steward decision (`steward.ts`), the handoff
- * (note written with one retry shorter, else a fallback built in code past the hard line; the
- * latest messages' facts it left out added in code, `note-facts.ts`; masked
- * by `botSecrets` when loaded; the package written to `context/<botId>/part-N.md` under the bot
- * folder; the new part opened through the roster's one Session opener; its package sent as the
- * first message), answering a bare package without a model call, forwarding input that reaches
- * an old part to the current one, and finishing a handoff a crash interrupted (a part whose
- * package is still `pending` gets it again at start).
- *
- * Group member Sessions (one per member per group) get the same end-of-turn check, checkpoint
- * and handoff, per member per group: the move happens between the member's turns (a round waits
- * for it: `botRooms.memberAgent` awaits `memberSettled`), the new Session comes from
- * `botRooms.renewMember` (one save: `memberSessions` and `memberParts`), its package
- * (`context/<botId>/group-<groupId>-part-N.md`) is answered without a model call before the next
- * turn enters. No mid-turn move there: a member turn is bounded by the room's turn timeout.
- *
- * The person may also ask for a move (`newPart`, the HTTP route `POST /bots/<id>/new-part`): the
- * same handoff, between turns only, with the fallback note where the model's note fails.
- *
- * Deliberately does not: condense a Session itself (it calls `botCompaction.checkpoint`, engineer
- * B's service; absent or `ok: false` → hand off instead), decide who a Session belongs to (the
- * roster), or open member Sessions (the rooms do).
- *
- * Composes (listeners, in order):
- * - `bot-team/bot-attached`: per own-chat agent, a `{prepend: true}` `agent/pre-step` that (a) on
- *   an old part enters nothing and forwards the step's messages to the current part, (b) on the
- *   current part past the hard line rejects the step and moves with the messages carried — both
- *   run before the roster's and DSH Web's pre-steps; an `agent/request-error` listener that starts
- *   a move on `CONTEXT_WINDOW_EXCEEDED` and then calls `next()` (DSH's own recovery still sees it).
- * - `agent/status` idle (global, reads only): the end-of-turn check.
- * - `llm/stream` (global, not prepended): terminal only for the one request that answers a bare
- *   handoff package (fixed text, usage 0, no provider call); every other request goes to `next()`.
- *
- * Token and prompt-cache effect: a steward call is ≤ ≈1,700 tokens in, one line out; a note call
- * ≤ ≈3,500 in, ≤ `NOTE_MAX_TOKENS` out; both are side calls outside the Bot's prefix. A handoff
- * starts a new prefix (the package is the new part's first message); between moves nothing here
- * changes a request, so the Bot's prefix cache holds.
+ * `botContext`, the context steward: at the end of a turn past the check line one side call decides
+ * checkpoint (through `botCompaction`) or handoff to a new part (the note, the facts it left out
+ * added in code, masked); past the hard line or on an overflow it moves at once with a fallback
+ * note. Also forwarding, member Sessions between turns, the person's new part, and finishing a
+ * handoff a crash cut. Deliberately does not condense itself or open member Sessions.
  */
 import { join } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'

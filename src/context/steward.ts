@@ -1,21 +1,7 @@
 /**
- * The steward's request and answer (pure): the one small side call that decides, when a Bot
- * Session crossed its check line, whether to condense in place (`checkpoint`: work still under
- * way) or move to a new part (`handoff`: a stopping point was reached).
- *
- * Owns: the steward's system text (it starts with `STEWARD_SYSTEM_PREFIX`, the label by which the
- * scripted model and the usage ledger tell this call apart from the loop and other side calls),
- * the bounded user text (where, now, how often condensed so far, then the latest lines oldest
- * first: at most `STEWARD_LINES` lines and `STEWARD_CHARS` characters, a long line clipped in the
- * middle), and `parseChoice`: the LAST JSON object with an `action` in the answer wins (an
- * object quoted earlier, e.g. from a pasted message, does not), anything else is no decision —
- * the caller then hands off.
- *
- * Deliberately does not: call the model, measure the Session or act on the decision.
- *
- * Token effect: system ≈ 170 tokens, user text ≤ `STEWARD_CHARS` / 4 ≈ 1,500 tokens, answer one
- * line (max tokens `STEWARD_MAX_TOKENS`). Not part of any Session's prompt, so no cache effect on
- * the Bot's own requests; the system text is fixed, so repeated steward calls share a prefix.
+ * The steward's one small side call (pure): its fixed system text, the bounded latest lines, and
+ * `parseChoice` — the last JSON object with an `action` wins, anything else is no decision (the
+ * caller then hands off). Deliberately does not call the model, measure or act.
  */
 import type { ArchiveLine } from '../core/log-lines.ts'
 

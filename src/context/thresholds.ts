@@ -1,13 +1,7 @@
 /**
- * The context lines of a Bot Session (pure): the model's window, the reply reserve, the usable
- * window, the check line (default 80 % of usable) and the hard line (95 %), and the hysteresis
- * that keeps a Session that just made room from acting again at once.
- *
- * usable = max(window − reserve, window / 2): DSH Web's default route carries a very large
- * `maxTokens`, which would otherwise make `usable` negative for a small window.
- *
- * Deliberately does not: measure a Session, call a model or decide checkpoint versus handoff (the
- * steward does); it only says whether the size calls for a decision, and how urgent it is.
+ * A Bot Session's lines (pure): window, reply reserve, usable = max(window − reserve, window / 2),
+ * the check line (`checkRatio` of usable) and the hard line (95 %), with the hysteresis that keeps a
+ * part that just made room from acting again at once. Deliberately does not measure or decide.
  */
 
 /** A window the model does not advertise is taken as this (DSH's own default for unknown models). */

@@ -195,7 +195,7 @@ const REASONS = {
 /**
  * Decide one team action. Pure: the same facts always give the same answer.
  *
- * Rules (features §1–§3, §6; rows marked * are where the spec is silent and this module chose):
+ * Rules (rows marked * are where the product spec is silent and this module chose):
  *
  * | action            | user (team page/API)      | Main Bot                      | Bot                               |
  * | ----------------- | ------------------------- | ----------------------------- | --------------------------------- |

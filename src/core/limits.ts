@@ -1,17 +1,7 @@
 /**
- * The team's limits in force (pure): the person's override (team state `limits`, set in DSH Web's
- * Team settings) where one is set, else the plugin config's value. One function, `effectiveLimits`,
- * answers it, and one service asks it: `botLimits`, the one source every service that enforces a
- * limit (delivery: hops, sends per turn, work budget, turns at once, finished records kept; rooms:
- * the round limits, work budget, groups; schedules: work budget; roster: Bots, creations per turn;
- * tasks: turns at once, the lease, work budget)
- * reads at each check, so a change applies at the next check without a restart.
- *
- * Also here: `raisedLimits`, which names the overrides that let Bots do
- * more than the limits in force now (a raise needs a paired browser; the HTTP route asks).
- *
- * Deliberately does not: read or write team state (callers pass `state.limits`), know defaults of
- * the team section (the plugin config holds them) or word refusals (each service words its own).
+ * The team's limits in force (pure): `effectiveLimits` — the person's override where set, else the
+ * config — which `botLimits` answers every service with at each check; the bounds of each limit;
+ * `raisedLimits`, the overrides that let Bots do more. Deliberately reads no state, words no refusal.
  */
 import { z } from 'zod'
 

@@ -1,20 +1,7 @@
 /**
- * Archive lines — which Session events become archive lines, and their text. Pure.
- *
- * Own chat: the user's messages, messages from other Bots and rooms (with their
- * `[Message from …]` header, which the relay put in the text), the Bot's own answers, question
- * cards and their answers (whole, bounded), and every other tool call and result as one short line
- * (name and the start of the arguments or result), not their bulk; `read_own_chat`'s own results
- * keep no text, so earlier searches do not echo in later ones. DSH's runtime-context snapshot
- * and the plugin's own bootstrap marks and handoff packages (src/context/) are not lines. A message that replaces earlier ones (a
- * compaction summary, `surfaceOp: replace`) is kept as a `summary` line: the replaced messages
- * stay in the archive under their own anchors.
- *
- * Room Sessions: the user's posts, Bots' posts entered as plugin messages, and the room's own
- * streamed text (posts as "**Name:** …", notices).
- *
- * Deliberately does not: read logs (catch-up.ts) or store anything (index.ts). Each event maps to
- * at most one line, keyed by the event's seq, which is what makes catch-up idempotent.
+ * Archive lines (pure): which Session events become lines and their text — the person's and other
+ * Bots' messages, the Bot's answers, question cards, each other tool call as one short line, a room's
+ * posts — each keyed by its seq, so catch-up is idempotent. Deliberately does not read or store.
  */
 
 export type Who = 'user' | 'you' | 'bot' | 'tool' | 'card' | 'answer' | 'summary' | 'room' | 'notice'

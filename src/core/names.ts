@@ -1,16 +1,8 @@
 /**
- * Names — the one way the team compares the names of Bots and groups.
- *
- * Owns `normaliseName` (the stored form: trimmed, NFC, inner whitespace runs collapsed to one
- * space) and `nameKey` (the comparison key: NFKC, then case-folded), so 'ADA', 'ada' and
- * full-width 'ａｄａ' are the same name and 'Straße' equals 'STRASSE' — wherever a name is looked
- * up: Bot and group names, group members, `@mentions`, delivery targets, uniqueness checks.
- *
- * Also `byRef`, the one lookup of a Bot or group by what a person or a model calls it: its id, else
- * its name by key; `invisibleIn`, `confusableWith` (Unicode TR39 skeletons from the `unhomoglyph`
- * package's copy of confusables.txt) and `shownName` / `terminalText`, which escape what a name or
- * a line may not show raw. Pure functions; what a valid name is lives in the field rules
- * (`roster/bot-fields.ts`, `rooms/group-fields.ts`).
+ * Names: `normaliseName` and `nameKey` (NFKC, case-folded), the one way Bots, groups, members and
+ * `@mentions` are compared; `byRef`, the one lookup by id or name; `invisibleIn`, `confusableWith`
+ * (TR39 skeletons) and `shownName` / `terminalText`, which escape what may not show raw.
+ * Deliberately pure; what a valid name is lives in the field rules.
  */
 import unhomoglyph from 'unhomoglyph'
 

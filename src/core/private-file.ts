@@ -1,26 +1,8 @@
 /**
- * Private files — how every file under `bot/` reaches the disk: whole, durable and owner-only.
- *
- * Owns: `writePrivateFile(file, data)`, an atomic, durable write with mode `0600`: a temp file
- * `<name>.<digits>` is created beside the target (`O_CREAT|O_EXCL`, so an existing name or a
- * planted symlink is never opened), `fchmod`ed to 0600 (so the mode does not depend on the
- * process umask), written, fsynced, closed, renamed over the target, and then the directory is
- * fsynced so the rename itself survives a power cut. A reader, or a crash at any point, sees the
- * old file or the new one, never a mix. `writePrivateFileSync` is the same write for callers with
- * a synchronous API (the rooms' post log rotates with it), and `appendPrivateFileSync(file, data)`
- * appends in one write to a file created `0600`, never through a symbolic link; `openDurableAppend`
- * keeps such a file open for durable appends (each one written whole, then fsynced). `makePrivateDir(dir)`
- * creates a folder `0700` (also independent of umask), and `isPrivateTemp(name, base)` recognises
- * temp names left by a killed writer.
- *
- * Deliberately narrow: no locking, no validation, no retries. It does not follow a symlink at the
- * target: `rename` replaces the link itself (unlike write-file-atomic, which resolves the target
- * with realpath first and so writes through a symlinked `state.json`). Callers that must refuse a
- * symlinked folder check that themselves (the store does at open).
- *
- * Composes: the store's `save.ts` writes `state.json` with it; other services that keep private
- * files under `bot/` (archive, usage, secrets, …) should use it too. Kept free of zod and Cordis
- * so the crash test's child, SIGKILLed hundreds of times, starts fast.
+ * How every file under `bot/` reaches the disk: `writePrivateFile` (temp file created exclusively,
+ * `fchmod 0600`, write, fsync, rename, directory fsync — old or new, never a mix), its synchronous
+ * twin, one-write appends and `openDurableAppend`, `makePrivateDir` (0700); never through a symbolic
+ * link. Deliberately no locking, validation or retries, and free of zod and Cordis (the crash test).
  */
 import { createHash, randomInt } from 'node:crypto'
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs'

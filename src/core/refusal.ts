@@ -1,11 +1,7 @@
 /**
- * Refusals: how every service says "no" to a team action, and how a tool turns that into an
- * answer the model reads.
- *
- * A refusal is not a crash: the tool returns "Refused: <why and what to do>", the HTTP route a 4xx.
- * A store refusal (the team cannot be saved from this process: follower, read-only, lock lost) is
- * one too. Anything else is a bug and propagates (DSH marks the tool result as an error).
- * Every refusal answered is also reported to `listenToRefusals` listeners (the diagnostics log).
+ * Refusals: how a service says no (`TeamRefusal` with a code) and how a tool turns it into an answer
+ * the model reads ("Refused: …"); a store refusal is one too, anything else propagates. Every refusal
+ * answered is reported to `listenToRefusals` listeners (the diagnostics log).
  */
 import { isStoreError } from './store-errors.ts'
 

@@ -1,22 +1,8 @@
 /**
- * Message sources — the one format for every message this plugin puts into a DSH Session, its
- * builders and its one reader.
- *
- * DSH records a producer-supplied `source` on every user-role message (`{kind:'plugin', plugin,
- * form?, …}`) and keeps it in the Session log. The plugin uses it as the durable, structured half
- * of a message: a delivery's id (the outbox recognises delivered messages by it), who sent it and
- * how deep the chain is (hop), which group a room message belongs to, and the chain's work budget
- * and authority (the trust rules). Model-facing text is separate and never parsed back.
- *
- * Owns: `TeamSource` (a discriminated union on `type`, one member per thing the plugin writes),
- * builders that produce JSON-only objects (no `undefined` values — DSH's `followup` throws on one),
- * and `readSource`, the single reader every service uses (delivery, rooms, the unattended-turn
- * guard, later archive and UI). Logs written before this module existed carried the type in a
- * field named `delivery`, and the bootstrap turn used `plugin: 'bot-team-bootstrap'`; the reader
- * accepts both, so teams already out there keep working.
- *
- * Deliberately narrow: no I/O, no DSH calls, no wording of message text (each service words its
- * own); it does not decide anything about a message, it only says what the message is.
+ * Message sources: the one format for every message the plugin puts into a Session (a union on
+ * `type`), its JSON-only builders and `readSource`, the one reader — the durable half of a message
+ * (delivery id, sender, the chain) that is never parsed back from text. Reads the older shapes too.
+ * Deliberately no I/O, no DSH calls, no wording.
  */
 import { z } from 'zod'
 
@@ -135,7 +121,7 @@ export interface RoleNoticeSource extends Base {
   summary: string
 }
 
-/** A due scheduled task, entered into its Bot's own chat (issue 16); the chain opens its own budget. */
+/** A due scheduled task, entered into its Bot's own chat; the chain opens its own budget. */
 export interface ScheduleSource extends Base, Chain {
   form: 'relay'
   type: 'schedule'

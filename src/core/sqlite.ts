@@ -1,18 +1,7 @@
 /**
- * SQLite driver loading for the archive, with the native-module trap handled.
- *
- * better-sqlite3 is a native addon. `dsh plugin add` shells out to pnpm, which skips its build
- * unless allowed, and builds it against whatever `nodedir` says (on many machines the system
- * Node's headers, not the Node that runs DSH). Either way the addon fails only when a database is
- * first opened, and a throw from a plugin's `apply()` kills the whole DSH boot. So this module:
- *   - probes the driver once (`new Database(':memory:')`) and never lets the error escape;
- *   - classifies the failure (`missing-binding` when the build was skipped, `abi-mismatch` when it
- *     was built for another Node) and names the exact repair command;
- *   - falls back to Node's built-in `node:sqlite` (present in every Node DSH supports, FTS5 with
- *     the trigram tokenizer included), so the archive keeps working while the user repairs.
- *
- * Deliberately narrow: it knows nothing about the archive's tables; it hands out a minimal
- * `SqliteDatabase` that both drivers satisfy.
+ * SQLite driver loading that never throws: better-sqlite3 probed once, a failure classified
+ * (`missing-binding`, `abi-mismatch`) with the repair command named, and Node's `node:sqlite` as the
+ * fallback. Deliberately knows nothing about the tables; hands out a minimal `SqliteDatabase`.
  */
 import { createRequire } from 'node:module'
 import { dirname, sep } from 'node:path'

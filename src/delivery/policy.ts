@@ -1,15 +1,8 @@
 /**
- * Delivery policy — the pure decisions behind `message_bot`, `interrupt_bot` and `stop_bot`.
- *
- * Owns: the hop rule (a turn's hop is the highest hop of the Bot messages it handled; a message
- * sent from it carries one more; at the limit the send is refused), the per-turn send cap, the
- * header of a relayed message (its `source` is built by `src/sources.ts`), the start-up recovery
- * decision for an undelivered record, the bounding of the delivery log, and the wording of
- * replies, failure notices and discard reports.
- *
- * Deliberately does not: touch DSH, team state or the clock (callers pass `now`); decide authority
- * (that is `roster/authority.ts`). Composes: `service.ts` asks these functions and performs the
- * I/O; `tools.ts` turns refusals into answers.
+ * Delivery policy (pure): the hop rule, the per-turn send cap, a relayed message's header, the
+ * start-up recovery decision for a pending record, the bounded log, the wording of replies, failure
+ * notices and discard reports. Deliberately does not touch DSH, team state or the clock, nor decide
+ * authority.
  */
 import { shownName } from '../core/names.ts'
 import type { Delivery } from '../store/index.ts'

@@ -1,37 +1,9 @@
 /**
- * `botDelivery` — messages between Bots with three timing contracts and a durable outbox.
- *
- * Owns: `message_bot` (DSH `followup`: after the target's current turn), `interrupt_bot` (`steer`:
- * into the target's current turn at its next step), `stop_bot` (`cancel`: the turn ends now; queued
- * Bot messages are discarded, recorded and reported to their senders; the user's own queued prompts
- * are re-queued with their ids; a new turn tells the target who stopped it and why), reply routing
- * (`reply_to: me` → the final answer of the turn that handled the message goes back to the sender),
- * the per-turn send cap, the cap on Bot-started turns running at once (a message that would start
- * an idle Bot's turn past it waits in order; its record stays pending), drawing every delivery on
- * its chain's work budget inside the save that records it (replies and discard reports are forced:
- * they always go and still count), and the outbox: every delivery is recorded in team state before
- * the DSH call, "delivered" is a `user/message` with its id in the target's flushed log, and
- * recovery (at start and whenever this process becomes the writer) decides per pending record
- * whether to mark it delivered, re-drive DSH's restored queue, or send it. While `botPause` holds
- * Bot-started work (the pause switch, spending caps), Bots' messages wait in the same held queue
- * (records pending, so a restart holds them again) and go in order on `bot-team/work-released`. Authority, hop limit,
- * send cap, budget and sizes are checked in `send` / `stop`, whoever calls; the tools are thin
- * adapters. The limits in force are asked of `botLimits` at each check, so a change in Team
- * settings needs no restart.
- *
- * Deliberately does not: wait for the target's turn inside a tool (two Bots waiting on each other
- * would deadlock), touch group Sessions, word authority rules (asks `botRoster.check`; turn origin
- * and mode come from `botRoster.turnOf` / `modeOf`), or hold chat history.
- *
- * Composes: starts once `botRoster`, `botLimits` and `botPause` are up (its start-up recovery may
- * send, asking the pause first); asks `botLimits` at each check. On each own-chat agent at
- * `bot-team/bot-attached`: two read-only listeners (its tools are offered through
- * `botRoster.offerTools`, by the part's role), `agent/inbox/claimed` (per-turn
- * sends, reply wishes) and `agent/inbox/discarded`; neither vetoes nor reorders. Globally:
- * `session/event`, read only (a relayed `user/message` flushed to the log marks its record
- * delivered; `turn/end` routes replies and releases held messages); `bot-team/bot-deleted` (discards its pending records);
- * `bot-team/writer` (recovery after a takeover); `bot-team/work-released` (`botPause`: the pause
- * switch or a spending cap lifted — held messages go on, in order).
+ * `botDelivery`: `message_bot` (DSH `followup`; with `interrupt`, `steer`), `stop_bot` (`cancel`),
+ * reports back from rooms, reply routing (owed until recorded once), the limits of `botLimits` at
+ * each check, the held queue (turns at once, the pause), and the outbox — every delivery recorded
+ * before DSH is asked, recovered at start and on takeover. Deliberately never waits for the
+ * target's turn or touches group Sessions (src/delivery/README.md).
  */
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'

@@ -1,11 +1,7 @@
 /**
- * Registrations a service makes on an agent's scope (`agent.ctx`: tools, prompt sections,
- * listeners) live as long as the agent — DSH disposes them with it. But an agent can outlive the
- * service (DSH Web owns Bot agents; the plugin may be unloaded or hot-reloaded first), and then it
- * would keep tools and listeners that call into an unloaded service. This tracks them per agent
- * and removes them when the service's fiber ends; entries are dropped when the agent goes away.
- *
- * Deliberately narrow: it only remembers disposers; what is registered is the caller's business.
+ * What a service registers on an agent's scope (tools, sections, listeners) lives as long as the
+ * agent, which may outlive the service: this tracks the disposers per agent and removes them when
+ * the service's fiber ends. Deliberately remembers disposers only.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'

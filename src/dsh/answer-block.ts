@@ -5,7 +5,7 @@
  */
 import type { ReplayEnvelope, StreamChunk } from '@deepseek-ai/dsh-llm'
 
-/** The chunk grammar of one streamed text block (dsh-verified-2 §A1). */
+/** The chunk grammar of one streamed text block, as DSH's loop reads it in text mode. */
 export class TextBlock {
   private text = ''
   private started = false;

@@ -1,17 +1,7 @@
 /**
- * Which DSH process may become the writer of team state (pure policy).
- *
- * A process that hosts DSH's web app — DSH Web, and DSH Desktop, which serves the same web app
- * from its own profile — is long-lived and may take the team lock and write. A one-shot run
- * (`dsh --profile headless "…"`) opens the team as a follower, so a short run never becomes the
- * writer, starts replaying deliveries and exits mid-turn. "Hosts the web app" is read from the
- * services the process provides (DSH's API gateway and web server), never from the profile's
- * name or the command line: Desktop's profile is not called `web`, and a user may name a profile
- * anything. The plugin's `writer` setting overrides the decision.
- *
- * Deliberately not here: watching for the services. They may appear after this plugin activates;
- * the entry (src/index.ts) mounts the store with what is true at activation and, when the services
- * appear later, asks the store to allow writing (`botStore.allowWriting()`).
+ * Which DSH process may write team state (pure): one that hosts DSH's web app — read from its
+ * services (API gateway and web server: DSH Web, DSH Desktop), never from the profile name — may;
+ * a one-shot run follows; the `writer` setting overrides. Deliberately does not watch the services.
  */
 export type WriterSetting = 'auto' | 'always' | 'never'
 

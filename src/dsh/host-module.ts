@@ -1,15 +1,7 @@
 /**
- * Loading a DSH package the running host has but this plugin does not depend on.
- *
- * The Bot compaction engine subclasses DSH's `BasicCompactionEngine`, which lives in
- * `@deepseek-ai/dsh-compaction-basic` — a package of DSH's own install, not of this bundle. It is
- * looked up, in order: from this module (a bundle installed beside DSH), from DSH's CLI package
- * (`@deepseek-ai/dsh`, which depends on it), and from the script DSH was started with
- * (`process.argv[1]`). The first that resolves is imported, so the class is DSH's own module
- * instance whenever DSH's install is the one found.
- *
- * Deliberately narrow: resolution only; no fallback implementation — when DSH's package cannot be
- * found the caller reports that and the feature stays off.
+ * Loading a DSH package the running host has but the bundle does not depend on (the compaction
+ * engine's base class): from this module, from DSH's CLI package, then from the script DSH started
+ * with. Deliberately resolution only; no fallback implementation.
  */
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'

@@ -1,23 +1,8 @@
 /**
- * Opening the DSH Sessions the team uses (Bots' own chats, room and member Sessions) — the one
- * opener: the roster holds the only instance and the rooms use it through the roster, so one
- * `close()` ends any team Session whoever opened it.
- *
- * Owns: creating a Session as DSH Web creates a chat where DSH Web runs (api proxy → DSH Web's
- * agent preset and tools — the Bot team preset when `botCompaction` installed it, the "Bot team" workspace, a pinned title so no title side call is made),
- * with `ctx.agents.create` otherwise; resuming a cold one (DSH Web's full composition via
- * `sessions.models`, else `ctx.agents.resume`, creating it afresh under the same id when it was
- * never written); closing one (dispose the agent if this opener created it, archive the Session in
- * DSH Web). Agents it created are disposed with its fiber.
- *
- * Deliberately narrow: it does not decide who may open what (the team writer check is the
- * caller's) and attaches nothing to the agents (`agent/created` listeners do).
- *
- * Composes: the bootstrap turn's `agent/pre-step` listener is on that one agent's scope, registered
- * with `{prepend: true}` after `agent/created` ran (so before the roster's per-agent pre-steps), and
- * lives only for that turn. When every message of the step is the bootstrap message it returns
- * `{kind:'enter', messages: []}` without calling `next()` — later listeners (DSH Web's, which would
- * add a runtime-context message and make a model call) are not asked; any other step calls `next()`.
+ * The one opener of team Sessions (own chats, rooms, members): created as DSH Web creates a chat
+ * (api proxy, the Bot team preset and workspace, a pinned title) or with `ctx.agents.create`, resumed,
+ * closed; the bootstrap turn that makes DSH Web list a Session without a model call. Deliberately
+ * decides nothing about who may open what and attaches nothing to the agents.
  */
 import { basename } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'

@@ -1,11 +1,8 @@
 /**
- * The plugin's side calls: direct `ctx.llm.stream` requests outside any Session's loop (the context
- * steward, the handoff note, the memory review), with a deadline, bounded output and the usage the
- * provider reports. Each is tagged (a WeakMap on the very options object DSH hands to `llm/stream`
- * listeners) so the usage ledger files it under its purpose and Bot; DSH's own `purpose` accepts only
- * `compaction` and `session-title`. A provider error, a timeout or an abort (thrown, or reported as the
- * stream's finish reason) resolves as `{ error }`.
- * Deliberately does not: retry, parse the answer, or name the Bot's Session (a side call is not its request).
+ * The plugin's side calls: direct `ctx.llm.stream` requests outside any Session's loop (steward,
+ * note, review) with a deadline, bounded output and the usage the provider reports, tagged so the
+ * usage ledger files each under its purpose and Bot. An error, a timeout or an abort (thrown, or the
+ * stream's finish reason) resolves as `{ error }`. Deliberately no retries, no parsing.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'

@@ -1,19 +1,7 @@
 /**
- * Warnings — how the plugin says that something went wrong where no caller can be told (a
- * background task, a start-up step, a listener): one line `dsh-bot-team: <what> (<error>)` on
- * DSH's terminal, no stack trace; the same text through Cordis's logger
- * (`ctx.logger('dsh-bot-team').warn`); and, once `botDiagnostics` is up, a line in the plugin's
- * diagnostics log with the error's stack (scrubbed there).
- *
- * The terminal line is written to stderr directly as well: the `dsh` CLI registers no console
- * exporter for the Cordis logger (only its in-memory buffer), Cordis exports a `warn` only to an
- * exporter whose level is `LoggerLevel.WARN` (2) or more (the default is INFO, 1), and a line such
- * as a broken better-sqlite3 build is what a person needs to see to repair the install.
- *
- * Every control, format or bidi character of a line is written escaped (`terminalText`): a name
- * or an error text cannot move the terminal's cursor or turn a line around.
- *
- * Deliberately narrow: never throws (it runs in catch handlers), keeps nothing itself.
+ * Warnings nobody can be told of (a background task, a listener): one line on DSH's terminal, with
+ * every control, format or bidi character escaped; the same text through Cordis's logger; and a line
+ * with the stack in the diagnostics log once it is up. Deliberately never throws.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { errorText } from '../core/errors.ts'

@@ -1,11 +1,7 @@
 /**
- * The parts of DSH Web's host services the plugin uses, as minimal structural types (they exist
- * only in the web profile, so they are read with `ctx.get` and may be absent), plus the one way
- * the plugin creates a Session there: as DSH Web creates a chat, through the api proxy, so the
- * Session gets DSH Web's agent preset and tools.
- *
- * Deliberately narrow: no fallbacks for headless hosts here; callers decide what to do without
- * DSH Web.
+ * DSH Web's host services the plugin uses (api proxy, workspace registry) as minimal shapes — they
+ * exist only where DSH Web runs — and creating a Session the way DSH Web creates a chat.
+ * Deliberately no fallbacks for headless hosts.
  */
 import { randomUUID } from 'node:crypto'
 import { realpathSync } from 'node:fs'

@@ -1,11 +1,7 @@
 /**
- * Memory caps (pure): how big one entry, a scope's `MEMORY.md`, one topic file, the number of
- * topics, and a whole scope may grow — and the refusal, worded so the model can act on it instead
- * of retrying ("move details into a topic", "forget something first").
- *
- * A file already over its cap (edited by hand, or a cap lowered) may still shrink: only a change
- * that makes a file or the scope bigger than allowed is refused.
- * Deliberately does not: read files or decide rights; the service hands in sizes before and after.
+ * Memory caps (pure): entry, `MEMORY.md`, topic, topic count and a scope's total, with refusals worded
+ * so the model can act ("move details into a topic", "forget something first"); a file over its cap
+ * may still shrink. Deliberately reads no files and decides no rights.
  */
 import { z } from 'zod'
 

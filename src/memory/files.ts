@@ -1,16 +1,8 @@
 /**
- * Memory on disk: where each scope's files live under `bot/memory/`, reading a scope, and the
- * writes — each file written whole with `writePrivateFile` (atomic, durable, 0600; folders 0700),
- * the journal appended one JSON line per change (bounded like the diagnostics log: past its size it
- * becomes `journal.1.jsonl`, the one before dropped), a deleted Bot's folder moved to `archive/`.
- *
- * Layout: `bots/<id>/MEMORY.md`, `bots/<id>/topics/<topic>.md`, `team/…` likewise,
- * `journal.jsonl`, `reviewed.json` (review cursors), `frozen/<sessionId>.md` (the frozen prompt section per Session part),
- * `archive/<id>-<time>/` (deleted Bots).
- *
- * Deliberately does not: decide anything (rights, caps, secrets — the service and the pure
- * modules), serialise writers (the service runs one change at a time), or check that this process
- * is the team writer (the service does, before calling).
+ * Memory on disk under `bot/memory/`: each scope's `MEMORY.md` and topics, the journal (one JSON line
+ * per change, rotated by size), review cursors, frozen sections, a deleted Bot's folder archived;
+ * files written whole, private and durable. Deliberately decides nothing and does not serialise
+ * writers or check the writer.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import fsp from 'node:fs/promises'

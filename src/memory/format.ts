@@ -1,13 +1,7 @@
 /**
- * The memory file format (pure): Markdown with one entry per bullet line, its metadata in a
- * trailing HTML comment — `- The user prefers tabs <!-- added: 2026-11-30; source: part 2; by: Ada -->`.
- *
- * Owns parsing entries out of a file, and adding, replacing and removing one entry while every
- * other line (titles, hand-written notes, hand-written bullets without metadata) stays as it was;
- * also the text a prompt or a search shows for a file (metadata comments stripped).
- *
- * Deliberately does not: check sizes, rights or secrets (`caps.ts`, `secret-like.ts`, the
- * service), or touch the disk.
+ * The memory file format (pure): one entry per bullet line with its metadata in a trailing HTML
+ * comment; adding, replacing and removing an entry keeps every other line as it was.
+ * Deliberately does not check sizes, rights or secrets, or touch the disk.
  */
 
 export interface EntryMeta {

@@ -1,18 +1,7 @@
 /**
- * End-of-turn memory review (pure): the request that asks a small model call whether the user's
- * new lines hold something worth keeping, and the validation of its answer.
- *
- * Owns the review prompt (rules, the numbered entries it may edit or remove, the user's new lines,
- * the answer shape) and `parseReview`: JSON `{"changes":[{op,text?,entry?,topic?,team?}]}`, at most
- * `max` changes; anything malformed (not JSON, unknown fields, an entry number out of range, a
- * missing text) rejects the whole answer, so the lines are read again next time.
- *
- * Deliberately does not: call the model, apply changes or check caps, secrets and rights — the
- * service sends every proposed change through the same `remember` / `forget` as a tool call.
- *
- * Token effect: one request per reviewed turn with user text — the rules (~110 tokens), at most
- * `ENTRIES_MAX` numbered entries and `LINES_CHARS_MAX` characters of user lines; answer capped by
- * the service's `maxTokens`. Its tokens are counted as the review's own, never the Bot's turn.
+ * The end-of-turn memory review (pure): the request that asks whether the person's new lines hold
+ * something worth keeping, and `parseReview`, which rejects a malformed answer whole.
+ * Deliberately does not call the model or apply changes (they go through the same `remember`).
  */
 import { z } from 'zod'
 import { terms } from './recall.ts'

@@ -1,11 +1,9 @@
 /**
- * The secret-like filter — does a memory entry hand over a password, key, token, code, or an ID,
- * card or account number? (pure) `secretProblem(text)` names the kind it saw ("it looks like a
- * password"), or is undefined. By value: vendor key shapes (`core/key-shapes.ts`), long mixed
- * tokens, card numbers with a valid Luhn digit, Chinese resident IDs with a valid check digit,
- * IBANs that pass mod 97, SSNs. By context: a credential word (EN/ZH) that introduces a value of
- * its kind, a login pair, "use X as my password". Hashes, UUIDs, versions, public keys,
- * fingerprints and sentences ABOUT secrets pass. Not caught: see docs/limitations.md.
+ * The secret-like filter (pure): `secretProblem(text)` names the kind of secret an entry hands over
+ * ("it looks like a password") — by value (key shapes, long mixed tokens, Luhn-valid cards, checked
+ * IDs, IBANs, SSNs) or by context (a credential word introducing a value, a login pair) — while
+ * hashes, ids, versions and sentences about secrets pass. Deliberately does not look up saved secrets
+ * or catch a secret in words, split or encoded (docs/limitations.md).
  */
 import { KEY_SHAPE_KINDS } from '../core/key-shapes.ts'
 

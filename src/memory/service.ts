@@ -1,29 +1,9 @@
 /**
- * `botMemory` — long-term memory per Bot and for the team (features §6, issue 13).
- *
- * Owns: the memory files under `bot/memory/` (through `files.ts`), every change to them — one at
- * a time, checked in this order: team writer → rights (`botRoster.check`, the pure `decide`) →
- * entry shape → secret-like filter → topic name → caps — and journaled (`journal.jsonl`: time,
- * op, actor, scope, file, before, after); the tools `remember` (with `forget`) / `recall` on every Bot
- * Bot's own chat; the frozen memory section of each Session part, group and task Session; and
- * archiving a deleted Bot's folder.
- *
- * Also the end-of-turn review (`review.enabled`): after an own-chat turn whose new lines hold user
- * text, one small model call (`review.ts`) proposes changes that go through the same checks as a
- * tool call; a cursor per conversation (`reviewed.json`) so lines are read once; reviews run one at
- * a time, queued after the turn went idle (never delaying it); their tokens are counted apart.
- *
- * Deliberately does not: serve HTTP, or
- * keep saved secrets (it asks `botSecrets.holdsSecret`, when that service is mounted, whether an
- * entry holds a saved value or an encoding of one). A refusal changes
- * nothing and says what to do; a store error propagates as the tool's refusal (`answer`).
- *
- * Composes: listens to the roster's `bot-team/bot-attached`, `member-attached` and `task-attached`
- * (after the roster wired identity, preset and role) and adds its section (order 30: after
- * identity 5 and the team or room section 20) on `agent.ctx`; its tools are offered on own chats
- * only through `botRoster.offerTools`, by the part's role (group and task Sessions keep their
- * narrow tool sets); agents that already existed when this service started get the section at start. `bot-team/bot-deleted` archives. Nothing
- * is vetoed or prepended.
+ * `botMemory`: the memory files under `bot/memory/`, every change checked in order (team writer,
+ * rights, shape, the secret-like filter and saved secrets, topic, caps) and journaled; `remember`
+ * and `recall` offered on own chats through `botRoster.offerTools`; the frozen section of every Bot
+ * Session; the end-of-turn review; archiving a deleted Bot's folder. Deliberately serves no HTTP and
+ * keeps no secrets (src/memory/README.md).
  */
 import type { Requester } from '../core/caller.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'

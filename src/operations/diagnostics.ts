@@ -1,24 +1,8 @@
 /**
- * `botDiagnostics` — `bot/diagnostics.jsonl`, the file a person attaches to a bug report.
- *
- * Owns: one JSON line per notable event (`note(event)`: any service may call it — steward
- * decisions, errors with their stack), plus what this service observes itself: every refusal a
- * tool or the HTTP API answered (`listenToRefusals`), Bot turns that ended in an error, the start
- * mode of team state, becoming the writer (lock changes), the store's own diagnostics (lock lost,
- * corrupt file, …), deliveries that failed, and the pause switch. Every line is scrubbed before it
- * is written (`scrub.ts`: the secrets service's masker when mounted, then generic key shapes),
- * clipped (`DIAGNOSTIC_MESSAGE_MAX`, `STACK_MAX`), and the file is bounded: past `maxBytes` it is renamed to
- * `diagnostics.1.jsonl` (the previous one dropped), so the two never exceed twice that. Written
- * with mode 0600, never through a symbolic link; appends are queued in order.
- *
- * Deliberately does not: keep chat text or prompts (callers pass short facts), throw (a broken
- * disk must not break the work it is recording: failures go to stderr once), or ship anything
- * anywhere: the person downloads the file from the team page (`GET /bot-team/api/diagnostics`).
- *
- * Composes: injects nothing, so it is up before everything that may note; observes the store
- * once it is up (`ctx.inject`), so it also works when the store failed to start (the entry notes
- * that failure here). Listens to `bot-team/writer` and `session/event` (`turn/end`; read only)
- * and subscribes to team state changes (read only).
+ * `botDiagnostics`: `bot/diagnostics.jsonl`, one scrubbed, clipped line per notable event (refusals,
+ * failed turns, the store's mode and diagnostics, lock changes, failed deliveries, pause, any
+ * `note()`), rotated by size, 0600. Injects nothing, so it is up first. Deliberately keeps no chat
+ * text, never throws, ships nothing anywhere.
  */
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'

@@ -1,23 +1,8 @@
 /**
- * `botLimits` — the one source of the limits in force: the plugin config's values (the entry
- * passes them flat, `configLimits`) with the person's Team settings over them (the overrides in
- * team state, `limits`; `effectiveLimits` of `limits.ts`). Every service that enforces a limit
- * asks `inForce()` at each check, so Team settings and enforcement cannot differ, and a change
- * applies at the next check without a restart.
- *
- * A change is a patch: a number sets an override, `null` clears it (the config value applies
- * again); every value is checked against the config's bounds, a bad one refuses the whole patch
- * with one `field: message` part per bad field and changes nothing. `set` refuses a patch that
- * raises a limit unless the caller may (`mayRaise`: the HTTP request came from a paired browser),
- * decided inside the save, against the limits being written.
- *
- * Deliberately does not: enforce any limit (delivery, rooms, schedules and the roster each ask
- * `inForce()` at their own checks and word their own refusals), decide who may raise (the route
- * asks `pairing`), or notify anyone: services read at their next check, and the team feed pushes
- * the change.
- *
- * Composes: a Cordis service on `botStore`; writes only `limits`. In a process that does not
- * write, `set` fails with the store's own refusal.
+ * `botLimits`: the one source of the limits in force — the config's values with the person's Team
+ * settings over them — asked by every service at each check; `set` takes a patch checked against the
+ * bounds, and a raise only with `mayRaise` (a paired browser), decided inside the save.
+ * Deliberately enforces no limit itself.
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { z } from 'zod'

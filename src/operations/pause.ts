@@ -1,21 +1,8 @@
 /**
- * `botPause` — the person's pause switch, and the one seam where Bot-started work is held.
- *
- * Owns: the `paused` record in team state (so a pause survives a restart), `pause()` / `resume()`,
- * and `heldBecause(target)` / `holdsBotWork(target)`: the single question every place that starts
- * Bot work asks — delivery (a held message waits in delivery's own held queue, its record stays
- * pending), rooms (a round waits before its first member turn), schedules (a due task is not
- * fired). Other reasons to hold work (the usage caps: per Bot, per team) plug in with
- * `addHold(fn)`, so callers keep asking one function. When work may go again (resume, a cap's day
- * rolled over: `released()`), the service emits `bot-team/work-released` and wakes `whenReleased`.
- *
- * Deliberately does not: cancel turns that are already running (the person has `stop_bot` and
- * DSH's own stop for that), hold the person's own prompts (they never pass through these seams),
- * or queue anything itself: each service keeps its own held work, in order, and re-checks here.
- *
- * Composes: a Cordis service on `botStore`; reads team state, writes only `paused`. Follows the
- * file in a non-writing process (a resume saved by the writer releases work here too). Listeners
- * of `bot-team/work-released` run in the order their services started; none may veto.
+ * `botPause`: the person's pause switch (in team state) and the one seam where Bot-started work is
+ * held — `holdsBotWork`, which delivery, rooms and schedules ask; other holds plug in with `addHold`;
+ * `bot-team/work-released` when work may go again. Deliberately never cancels running turns, holds
+ * the person's prompts or queues work itself.
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { TeamRefusal } from '../core/refusal.ts'

@@ -1,16 +1,7 @@
 /**
- * Scrubbing — what leaves the team in a diagnostics line has no keys or saved secrets in it (pure).
- *
- * Owns `scrubText(text, mask)` and `scrubValue(value, mask)`: first the secrets service's masker
- * (the person's saved secret values, when that service is mounted), then every generic credential
- * shape the memory filter knows (`KEY_SHAPES` of `../core/key-shapes.ts`: provider key prefixes,
- * private-key armour, JWTs, URL credentials, auth headers, token query parameters, webhook URLs),
- * each match replaced by `[redacted]`. `scrubValue` walks JSON-like data (strings, arrays, plain
- * objects; keys too) and bounds its depth.
- *
- * Deliberately does not: decide whether prose *talks about* a password (the memory filter's job:
- * here a false positive costs nothing, a miss leaks), or catch a secret split, encoded or spelled
- * out in words (docs/limitations.md).
+ * Scrubbing for the diagnostics log (pure): the secrets masker, then every generic credential shape
+ * (`core/key-shapes.ts`) → `[redacted]`, over text and JSON-like values. Deliberately does not judge
+ * prose or catch a secret split, encoded or spelled out.
  */
 import { KEY_SHAPES } from '../core/key-shapes.ts'
 

@@ -1,13 +1,8 @@
 /**
- * Group fields — validation of `create_group` / `update_group` input against team state (pure).
- *
- * Owns: the zod shapes of the tool/API input, resolving member and admin references (name or id;
- * names compared by `nameKey`) to live Bots, the group invariants (unique name ≤ 60, 2–12 distinct live
- * members, admin is a member or none, notice ≤ 2,000) and the admin's self-protection rule
- * (an admin who is not a Main Bot cannot leave the group adminless or remove itself while admin).
- * Every refusal reason is `field: message` parts joined by "; " (the settings dialog shows each next
- * to its field, `client/field-errors.ts`), so a message itself never contains "; ".
- * Deliberately does not: check authority (`decide` does), write state, or touch DSH.
+ * Group fields (pure): the input of `manage_group` and the groups API checked against team state —
+ * references resolved to live Bots, the invariants (unique name, 2–12 members, admin a member,
+ * notice length) and the admin's self-protection; every refusal `field: message` parts joined by "; ".
+ * Deliberately does not check authority, write state or touch DSH.
  */
 import { z } from 'zod'
 import { byRef, invisibleIn, lookalikeOf, nameKey, normaliseName } from '../core/names.ts'

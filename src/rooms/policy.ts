@@ -1,19 +1,8 @@
 /**
- * Room policy (pure): who speaks in a group round, in what order, and when it stops.
- *
- * Owns: `@mention` parsing (member names case-insensitively, longest first; Latin vs CJK boundary
- * rules), `[PASS]` detection, the routing table (a post's first speakers by mode, mentions and
- * poster), the round planner with its limits (turns per round, calls per member per round), the
- * bounded "since you last looked" window, the text of a member's turn, and parsing a room log
- * back into posts.
- *
- * Deliberately does not: touch DSH, team state or time (the service runs turns, applies the
- * per-turn timeout and counts Bot-started rounds). Every function is deterministic.
- *
- * Routing (issue 6): user plain → admin (admin mode) / admin then the others in order (everyone
- * mode, or no admin: all in order); user `@X @Y` → X then Y; user `@all` → admin then the others.
- * In a round, the admin's `@X` adds X next and its `@all` adds every other member; a member's
- * `@X` adds X next (within caps) and its `@all` is ignored. The poster never answers its own post.
+ * Room policy (pure): `@mention` parsing, `[PASS]`, the routing table (who a post wakes, by mode,
+ * mentions and poster), the round planner and its replay after a crash, the limits, the bounded
+ * "since you last looked" window, a member turn's text, rendering that cannot forge a speaker, and
+ * the chain through a room. Deliberately does not touch DSH, team state or time.
  */
 
 import { nameKey, shownName } from '../core/names.ts'
@@ -312,7 +301,7 @@ export function renderPost(name: string, text: string): string {
   return `**${shownName(name).replace(/[*_\n]/g, ' ')}:** ${escapePostText(text)}`
 }
 
-// ── the chain through a room (issue 9 §3) ────────────────────────────────────────────────────
+// ── the chain through a room ────────────────────────────────────────────────────
 
 /**
  * The chain of a member's turn: one hop deeper than the post, the post's budget, and the lower of

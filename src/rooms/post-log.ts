@@ -1,22 +1,8 @@
 /**
- * The post log — a plugin-owned, append-only JSONL file per group (`<bot dir>/rooms/<groupId>.jsonl`)
- * holding each room's posts as data: post id, `seq`, author id and name, text, time, hop; plus one
- * record per member turn (its outcome and how far the member had read) and one per finished round.
- *
- * Why a log beside the room and not one DSH message per post: the room's visible text is one
- * assistant message per turn, which DSH stamps with its own source, so it cannot carry post data;
- * entering each reply as its own user-role message would make the room show every reply as a user
- * bubble and add one `agent/inbox/spliced` record per post. The log is derived data: the room
- * Session stays the record the person reads, and a group written before the log existed is seeded
- * once from it (`policy.postsFromRoomLog`). It is never in `state.json`.
- *
- * Files are `0600` in a `0700` folder whatever the umask, written through `core/private-file.ts`
- * (appends never through a symbolic link). Only the team writer appends (the caller checks).
- * Bounded: records are validated and clipped on the way in, a file over `MAX_BYTES` is
- * rewritten with its newest records, at most half of `MAX_BYTES` and `KEEP_RECORDS` (an atomic
- * private write, so a crash leaves the old or the new file, never a mix; rotation is rare by design). A torn or malformed line (a crash mid-append) is skipped on read.
- *
- * Deliberately narrow: no policy, no DSH; it does not decide what a post is — the transcript does.
+ * The post log, `bot/rooms/<groupId>.jsonl`: each post as data (id, seq, author, text, time, hop),
+ * each member turn's outcome and cursor, each finished round; append-only, private, written only by
+ * the team writer, validated and clipped, rewritten with its newest records past its size.
+ * Deliberately derived data, never in `state.json`; no policy, no DSH.
  */
 import fs from 'node:fs'
 import path from 'node:path'

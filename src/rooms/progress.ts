@@ -1,11 +1,6 @@
 /**
- * A running round's progress as the room view shows it (pure): who is speaking now, who has
- * posted, passed, missed or failed so far, and whether the round is over. Built from the round's
- * live `RoundRecord` each time a turn starts or ends; the rooms service emits it as the
- * `bot-team/room-progress` event and the team feed pushes it to DSH Web over `/events`.
- *
- * Deliberately narrow: no I/O, no wording (the client words the line); names are looked up by
- * the caller's `name` so a Bot renamed mid-round shows its current name.
+ * A running round's progress (pure): who is speaking, who posted, passed, missed or failed, whether
+ * it is over — emitted as `bot-team/room-progress` for the team feed. Deliberately no I/O, no wording.
  */
 import type { RoundRecord } from './rounds.ts'
 

@@ -1,29 +1,8 @@
 /**
- * Rounds — what the room does with a post: record it, run one round (speakers one at a time, in
- * order, within the limits; `policy.ts` decides who), run each member's turn in its hidden member
- * Session, record every outcome, and send the round's replies back to a poster who asked.
- *
- * Outcomes are honest: `posted`, `pass`, `missed` (the turn timed out), `failed` (the turn or its
- * Session errored), `stopped` (cancelled from outside: the room's own turn was stopped, the member
- * was removed or deleted). Every timer a turn starts is cleared when the turn ends.
- *
- * Crash-safe: each post and each turn's outcome is in the post log before the next turn starts,
- * a round's report is recorded (the outbox) before its end is, and a turn's record only after the
- * member's Session log holds the turn on disk (`flush`), so a
- * round cut by a crash resumes (the room's recovery re-runs the post) at the speaker the crashed
- * round would have called next — members who already spoke are not called again; the turn that
- * was running when the process died runs again.
- *
- * The chain (issue 9 §3): a member turn carries `{hop: post.hop + 1, budget: post.budget, mode:
- * lower of post.mode and the member's own}`; the report carries the round's highest hop + 1 and
- * the budget. `drawTurn` is the one place a member turn draws from the work budget (once per
- * member turn; a spent budget skips the turn); the report always goes and is counted (`force`).
- *
- * Held work (issue 16): while `heldBecause` names a reason (the pause switch, a cap), a post's
- * round waits before its first member turn and starts when `whenReleased` resolves.
- *
- * Deliberately does not: decide authority, open Sessions (the service's `memberAgent`), or frame
- * the room's text as a stream (`stream.ts`). Reads team state, never writes it.
+ * Rounds: record a post, run one round (speakers one at a time, in order, within the limits), each
+ * member's turn in its hidden Session, every outcome logged before the next turn, the report back
+ * recorded in the outbox before the round's end; the chain a member turn carries; a held round waits.
+ * Deliberately does not decide authority, open Sessions or frame the stream; reads team state only.
  */
 import { randomUUID } from 'node:crypto'
 import type { Agent } from '@deepseek-ai/dsh-agent'

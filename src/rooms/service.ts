@@ -1,29 +1,8 @@
 /**
- * `botRooms` — group rooms as an admin-moderated message router; the Cordis service and the
- * composition point of the rooms.
- *
- * Owns: groups (create / update / delete through `botStore`, checked by `decide` through the
- * roster's `check`), the visible **room Session** of each group and the hidden **member Sessions**
- * (one per member per group, created on first use, archived so DSH Web does not list them), the
- * room section and member tools on member Sessions, posting, reading a group's chat, and recovery
- * (`recover()`: re-drive room work a crash or a previous writer left queued).
- *
- * Composed of: `stream.ts` (the `llm/stream` answerer of room Sessions and the chunk grammar),
- * `rounds.ts` (one round, member turns, outcomes, the report), `transcript.ts` + `post-log.ts`
- * (posts as data, cursors by `seq`), `policy.ts` (pure: who speaks, limits, rendering, the chain)
- * and `group-fields.ts` (pure: group input). Reads go one way: this service → roster (its public
- * interface) and store; no sibling service's internals.
- *
- * The room section (`ROOM_SECTION`, order 20) on a member Session is ~90 tokens of stable text:
- * it changes only when the group is renamed or the member becomes / stops being its admin, and
- * such a change invalidates the member Session's cached prompt prefix from that section on (the
- * identity section before it stays cached); turns themselves never change it — what is new in a
- * turn travels in the turn's user message.
- *
- * Deliberately does not: decide authority (the roster's `check`), attach a Bot's identity, model,
- * preset or unattended-turn guard to member Sessions (the roster does, then emits
- * `member-attached`), or keep chat history in team state (posts live in the room Session, as text
- * for the person, and in the post log, as data; team state keeps only the cursors).
+ * `botRooms`: groups, the visible room Session and the hidden member Sessions of each, the room
+ * section and member tools, posting, reading and searching a room, recovery of cut rounds. Composed
+ * of `stream.ts`, `rounds.ts`, `transcript.ts`, `post-log.ts`, `policy.ts`, `group-fields.ts`.
+ * Deliberately decides no authority and attaches no identity (the roster does; src/rooms/README.md).
  */
 import type { Requester } from '../core/caller.ts'
 import { randomUUID } from 'node:crypto'

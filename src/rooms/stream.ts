@@ -1,23 +1,7 @@
 /**
- * The room's stream adapter — the DSH-facing half of a room Session: a global `llm/stream`
- * listener that answers every model request of a room Session itself, so a room never calls a
- * provider (dsh-verified-2 §A1, text mode).
- *
- * Owns: the listener, reading a room request (what entered the room since it last answered:
- * posts, notices, the opening; and the ids that make each post a stable datum), and the chunk
- * grammar of one streamed text block (one `block-start`, text deltas, one `block-end` carrying the
- * whole text, usage once, one `finish` naming the rounds it ran and the room's own lines in `replayState`). No tool is called, so the turn ends after one step and
- * nothing is appended to the Session outside DSH's loop.
- *
- * Composes: installed with `ctx.on('llm/stream', …)` (not prepended), it runs in registration
- * order with other `llm/stream` listeners. For a room Session it is terminal: it never calls
- * `next()`, so listeners registered after it (and the provider) never see a room request, and a
- * listener registered before it that answers without calling `next()` would shadow it (none of
- * this plugin's does). Every other request — Bot chats, member Sessions, plain Sessions — is passed
- * on untouched with `next()` after one ownership-index lookup.
- *
- * Deliberately narrow: it does not run rounds or touch team state; `answer` (the rounds) yields
- * the room's text and this module only frames it as a stream.
+ * The room's stream: a global `llm/stream` listener that answers every model request of a room
+ * Session itself — so a room never calls a provider — and streams the round's posts as one text
+ * block; every other request passes on untouched. Deliberately does not run rounds or touch state.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { GenerateOptions, StreamChunk } from '@deepseek-ai/dsh-llm'

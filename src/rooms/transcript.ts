@@ -1,20 +1,7 @@
 /**
- * The transcript — each group's posts and its members' "last looked" cursors, in memory, backed by
- * the post log (`post-log.ts`).
- *
- * Posts are data from the moment they exist: the round records a post (id, author id and name,
- * text, hop) when it is made, never by reading the room's rendered Markdown back, so a member's
- * reply that contains a line `**Bob:** …` stays one post by its real author across a restart.
- * Every post has a `seq` (its place in the group's log, never reused, kept across rotation);
- * cursors are keyed by it: a member's cursor is the `seq` of the first post it has not seen.
- *
- * Also keeps, per round (keyed by the id of the post that started it), the member turns already
- * taken and whether the round ended, so a round cut by a crash resumes where it stopped instead of
- * calling the same members again (`policy.replayRound`).
- *
- * Deliberately does not: decide who speaks (policy), run turns (rounds), or save cursors to team
- * state (the service does, at the end of every round). In memory it holds the newest
- * `MEMORY_POSTS` posts and `MEMORY_ROUNDS` rounds of a group; the log holds more.
+ * Each group's posts and its members' "last looked" cursors (by `seq`), in memory, backed by the post
+ * log: posts are data from the moment they exist, never read back from the room's Markdown; the
+ * turns of each round, so a cut round resumes. Deliberately does not decide, run turns, save cursors.
  */
 import { clipPost, type LogRecord, type PostLog, type TurnRecord } from './post-log.ts'
 import { postsFromRoomLog, type Post } from './policy.ts'

@@ -1,36 +1,8 @@
 /**
- * Bot fields — the user-facing rules for a Bot's editable fields, as zod schemas and helpers.
- *
- * Owns: validation and normalisation of name, role label, instructions, model, avatar, colour,
- * permission preset and flags (features §1); the create/update input schemas the tools and HTTP
- * routes parse (`.strict()`: unknown fields are refused); `nameTaken` (case-insensitive
- * uniqueness among live Bots), `defaultColour` and `formatIssues` (one readable line per issue,
- * quoted verbatim by tool refusals and HTTP 400s).
- *
- * Deliberately does not: read or write team state, allocate ids, decide who may change a Bot
- * (`authority.ts`), or check that a model exists (DSH's model catalogue does). The store schema
- * (`src/store/schema.ts`) is looser on purpose — it must load any file an older or newer build
- * wrote; everything produced here fits it. No I/O, no DSH imports.
- *
- * Choices where the spec is silent:
- * - Lengths count Unicode code points, so '小明' is 2 characters (not UTF-16 units, not bytes).
- *   40 code points are at most 80 UTF-16 units, inside the store's 100.
- * - Names are trimmed, NFC-normalised and inner whitespace runs collapse to one space.
- *   Uniqueness and the reserved word compare a folded key (NFKC, then case-folded), so 'ADA',
- *   'ada' and full-width 'ａｄａ' are the same name; 'Straße' equals 'STRASSE'.
- * - "Control characters" in role labels: C0/C1 controls (tabs, line breaks, NUL), U+2028/U+2029,
- *   and the bidirectional overrides/isolates (U+202A–U+202E, U+2066–U+2069). A new name refuses
- *   more (`invisibleIn`): every control and format character (zero-width space, soft hyphen, word
- *   joiner, direction marks) except a zero-width joiner inside an emoji sequence; and a name that
- *   looks like another Bot's or group's (a shared TR39 skeleton) is refused by the roster.
- * - `model: null` in an update means "back to the DSH default"; omitted means "unchanged".
- * - `main` is accepted in both inputs (default false on create): Main Bots may be created and the
- *   flag toggled; `authority.ts` guards the last Main Bot.
- * - Default avatar is a circle; default colour comes from the name (`defaultColour`).
- * - `workFolder`: an absolute path (POSIX, or a Windows drive path), at most 1000 characters, no
- *   control characters, normalised (`.`/`..` resolved, duplicate and trailing separators
- *   dropped). Whether it exists and is a directory is I/O, checked by the roster. `null` in an
- *   update means "back to the team's workspace".
+ * Bot fields (pure): the rules of each editable field as zod — name (no control, format or invisible
+ * characters), role, instructions, model, avatar, colour, preset, flags, working folder — the create
+ * and update inputs, name uniqueness; lengths count code points. Deliberately does not read state,
+ * decide who may change a Bot, or check a model or a lookalike name (the roster does).
  */
 import { isAbsolute, normalize, posix, win32 } from 'node:path'
 import { z } from 'zod'
@@ -70,7 +42,7 @@ function issue(ctx: Ctx, value: string, message: string): void {
   ctx.addIssue({ code: 'custom', message, input: value })
 }
 
-/** A Bot's name (features §1): 1–40 characters, no control characters, no '@', not 'all'. */
+/** A Bot's name: 1–40 characters, no control characters, no '@', not 'all'. */
 export const botNameSchema = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be text') }).transform((raw, ctx) => {
   const name = normaliseName(raw)
   const before = ctx.issues.length

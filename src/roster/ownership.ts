@@ -1,21 +1,7 @@
 /**
- * The Session-ownership index — whose a DSH Session is, for every service, in one place.
- *
- * Owns: the map Session id → owner, where an owner is a Bot's own chat (one of its parts), a Bot's
- * hidden Session in one group, a Bot's hidden Session for one task, or a group's room Session; the
- * reverse map Bot → its Session ids; and the short-lived marks for Sessions being created right
- * now (before team state or the task ledger records them), so `agent/created` listeners already
- * know whose a fresh Session is. Task Sessions are not in team state: the task service tells the
- * index (`setTaskSessions`) from the ledger, and a rebuild from team state keeps them.
- *
- * Deliberately narrow: no DSH calls and no writes. It is rebuilt from team state whenever the state
- * changes (`botStore.subscribe()`; rebuilding is linear in parts + member Sessions, a few
- * microseconds for 200 Bots), so lookups on the hot path — every step of every Session asks it —
- * are one map read instead of a scan of every Bot and group. Deleted Bots and groups stay in the
- * index: their Sessions still belong to them (so their resumption can be vetoed).
- *
- * Composes: the roster holds the one instance and answers `ownerOf` / `roomOf` / `sessionsOf`
- * from it; rooms and delivery ask the roster, never team state, for ownership.
+ * The Session-ownership index: Session id → owner (an own-chat part, a member Session, a task Session, a room), its
+ * reverse, and marks for Sessions being created; rebuilt from team state on every change, one map
+ * read on the hot path. Deliberately no DSH calls, no writes.
  */
 import type { TeamState } from '../store/index.ts'
 

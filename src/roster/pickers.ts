@@ -1,34 +1,7 @@
 /**
- * Picker sync — a Bot's model and permission preset on its Sessions, and DSH Web's own pickers
- * kept truthful about them; plus the sandbox mode a delegated turn runs at.
- *
- * Owns:
- * - **model routing**: every step of a Bot Session goes to the Bot's model; a model picked in
- *   DSH Web's picker for that chat becomes the Bot's model (as if `update_bot` had been called);
- * - **presets**: the Bot's permission preset applied to every live Session of it; a preset chosen
- *   in DSH Web's selector becomes the Bot's preset — only when it does not raise it (a raise is the
- *   person's act on the paired team page; DSH's `/api` is reachable from any Bot's shell). A raise
- *   seen there is undone to the Bot's preset and recorded;
- * - **delegated mode**: at the first step of each turn, the Session's `sandbox/mode` is set to the
- *   mode the turn may run at (`turnMode`: the Bot's own for the person's turns; the lowest along the
- *   chain for Bot-started ones, unless the person marked the Bot to accept delegated work), and
- *   back to the Bot's own in the next turn the person opens. `setSandboxMode` appends one
- *   `sandbox/mode` event only when the mode changes; DSH shows the mode in its runtime-context
- *   message (one line after the prompt), so the system prompt and tool list — the cached prefix —
- *   stay byte-identical. `permissionPresets.set` and `approval.setPolicy` are never called for
- *   this (the first rewrites the preset, the second injects model-visible notices).
- *
- * Deliberately narrow: it asks the roster for facts (whose a Session is, the Bot, the turn) and
- * saves through the store; it decides no authority beyond "a picker may lower, never raise".
- *
- * Composes: `agent/request` is a global listener registered with `{prepend: true}`, so it is the
- * outermost: it calls `next()` first (DSH Web's per-session selection answers), then replaces the
- * route for Bot Sessions only and drops the default route's `reasoningEffort`/`maxTokens`; other
- * Sessions' configs pass through untouched. The mode switch is an `agent/pre-step` listener on each
- * Bot agent's own scope, registered with `{prepend: true}`; it only appends an event and always
- * calls `next()` (the roster's deleted-Bot pre-step is registered after it and runs before it). The
- * global `session/event` listener only reads `permission/preset` events (adopt a lowering, undo a
- * raise); it vetoes nothing.
+ * A Bot's model and preset on its Sessions, DSH Web's pickers kept truthful (a picked model becomes
+ * the Bot's; a lower preset is adopted, a higher one undone), and the delegated mode set at a chain
+ * turn's first step. Deliberately decides no authority beyond "a picker may lower, never raise".
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'

@@ -1,41 +1,9 @@
 /**
- * `botRoster` — Bots as identities pinned to ordinary DSH root Sessions.
- *
- * Owns: creating, changing and deleting Bots (through `botStore`; `decide` asked inside the
- * save, against the draft: who asks, the Bot's preset and flags, the team's invariants — a live
- * Main Bot, unique names, a live target, the size cap), the first Main Bot, opening a Bot's own
- * chat through the one `SessionOpener`, the one Session-ownership index (`ownership.ts`: whose
- * every Session is, for every service), who opened each Bot Session's current turn and the
- * Session's last chain (`turns.ts`), the facts of the turn for `decide` (opened by the person?
- * its mode), the per-turn creation cap, the person's delegated-work flag, and attaching a Bot to
- * its agent whenever DSH creates or resumes it.
- * Model routing, presets on Sessions, DSH Web's pickers and the delegated mode are `pickers.ts`.
- *
- * Deliberately narrow: no agent runtime of its own (DSH's loop does every model and tool call);
- * no chat history (that stays in the Session logs); messaging, rooms, memory live in their own
- * services, which ask this one (its public methods, never team state) whose a Session is.
- *
- * Composes:
- * - `agent/created` (global, not prepended): for a Session the index says is a Bot's, it attaches
- *   the Bot (below) and emits `bot-team/bot-attached` (own chat) or `bot-team/member-attached`
- *   (group Session). It is a veto: it throws synchronously — DSH then does not publish the agent —
- *   when the Bot is deleted, or when this process is not the team writer (it names the writer,
- *   records the refusal and tries to take over). Other Sessions pass untouched. Bot agents that
- *   were live before the roster started are attached the same way when it starts.
- * - On each Bot agent's own scope (`agent.ctx`, gone with the agent, and removed if this service
- *   unloads first): the turn tracker (`agent/inbox/claimed`, read only), the unattended-turn guard
- *   (`unattended.ts`, prepended), the delegated-mode switch (`pickers.ts`, prepended `agent/pre-step`
- *   that always calls `next()`), and then the deleted-Bot pre-step: an `agent/pre-step` listener
- *   with `{prepend: true}`, registered after the mode switch so it runs before it; while the Bot
- *   lives it calls `next()`, once the Bot is deleted it returns `{kind:'enter', messages: []}`
- *   without calling `next()`, so a woken Session of a deleted Bot enters nothing and makes no
- *   model call (later listeners are not asked).
- * - Prompt sections on the agent: identity (order 5) on every Bot Session; the team section
- *   (order 20) on own chats, frozen with the part with its role (`part-role.ts`); every service's
- *   team tools offered by that role (`offerTools`, `core/offer.ts`). Cost: `identity.ts`.
- * - Events: emits `bot-team/bot-attached`, `bot-team/member-attached`, `bot-team/bot-deleted`
- *   (after the Bot is marked deleted and its Sessions closed); listens to `bot-team/writer` to make
- *   the team whole (a Main Bot, an own chat per Bot) whenever this process becomes the writer.
+ * `botRoster`: Bots as identities pinned to DSH root Sessions — create, change, delete, each decided
+ * inside the save with `decide` and the team's invariants; the first Main Bot; own chats through the
+ * one opener; the ownership index; turn origins and the Session's last chain; the role frozen with
+ * each part and every service's tools offered by it (`offerTools`); attaching a Bot to its agent and
+ * the `agent/created` veto. Deliberately no agent runtime, no chat history (src/roster/README.md).
  */
 import { byRef, lookalikeOf, shownName } from '../core/names.ts'
 import { randomUUID } from 'node:crypto'

@@ -1,11 +1,8 @@
 /**
- * Bot shells through DSH's sandbox: rc.8 has no hook around `confine`, and Cordis refuses a second
- * `sandbox` provider, so `confine` of the live provider is wrapped. A Bot Session's command (its
- * own, a background job's, a terminal's, a sub-agent's) is refused when the Session's folder no
- * longer resolves where it should; a no-network Bot's runs under `unshare --net --map-current-user
- * env -u DSH_WEB_URL`, put before the runner (inside Landlock the uid_map write is denied), with an
- * `unshare:` line a runner failure, never a denial to escalate. Probed when the provider appears;
- * until it passed, such commands are refused. Also denies what would leave the namespace.
+ * Bot shells through DSH's sandbox: `confine` of the live provider is wrapped (rc.8 has no hook and
+ * allows one provider), so a Bot Session's command is refused once its folder resolves elsewhere, and
+ * a no-network Bot's runs under `unshare --net` without `DSH_WEB_URL`, after a start-up probe (until
+ * it passes, such commands are refused); `tools/pre-execute` denies what would leave the namespace.
  */
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'

@@ -1,25 +1,7 @@
 /**
- * Nobody is watching a Bot-started turn.
- *
- * A turn opened by another Bot, a room or a timer has no human at the screen, so an approval
- * request in it (a tool asking, bash asking to escalate its sandbox) would wait forever. In turns
- * no human opened (the roster's `TurnTracker` says who opened each turn) — and in every turn of a
- * Bot whose permission preset this DSH does not know (fail closed) — this answers approval
- * requests in code with 'rejected'. DSH's outcome carries no reason, so the tool result of that
- * call is rewritten to say why and what to do. The Session's approval policy is never switched:
- * that would inject model-visible notices and break the stable prompt prefix.
- *
- * Deliberately narrow: turns a human opened are left to DSH (the user answers in DSH Web), and it
- * decides nothing about authority beyond "nobody can approve here".
- *
- * Composes: both listeners are on the Bot agent's own scope (`agent.ctx`), so no other Session is
- * affected, and both are registered with `{prepend: true}`.
- * - `approval/request` (a waterfall): in a turn the person opened it calls `next()` and changes
- *   nothing; otherwise it answers 'rejected' without calling `next()`, so DSH Web's browser
- *   answerer (and any later listener) never sees the request — the prompt cannot hang.
- * - `tools/post-execute`: it calls `next()` first and only then, for a call it denied, replaces
- *   the accepted result's content with its note (keeping `additionalContexts`); every other result
- *   passes through as the later listeners left it.
+ * Nobody watches a Bot-started turn: its approval requests (and every one of a Bot whose preset DSH
+ * does not know) are answered 'rejected' in code, so no prompt hangs, and the tool result says why.
+ * Deliberately leaves turns the person opened to DSH.
  */
 import type { Context } from '@deepseek-ai/cordis'
 import type { TurnInfo } from './turns.ts'

@@ -1,15 +1,7 @@
 /**
- * Where a Bot may work (pure policy): a Bot's working folder is where its Sessions write under a
- * `workspace-write` preset, so it must not be, hold, or lie inside a protected folder — the DSH
- * home (profiles, their plugin config) and the team folder (`state.json`, `pairing.json`, secrets):
- * a Bot writing there could pair itself or rewrite its own limits. The team workspace and folders
- * below it stay allowed (every Bot works there by default).
- *
- * A folder is checked again at every Session open (`openConflict`): its real path now must be the
- * one stored when the person set it, and still clear of the protected folders.
- *
- * Deliberately narrow: compares absolute paths the caller has already resolved (real paths, no
- * symlinks); it does not touch the disk or decide who may set a folder (`authority.ts`).
+ * Where a Bot may work (pure): never the DSH home or the team folder, nor inside or above them; the
+ * team workspace and below are allowed; at every Session open the real path must still be the one
+ * stored when the person set it (`openConflict`). Deliberately no disk, no authority.
  */
 import { sep } from 'node:path'
 

@@ -1,14 +1,7 @@
 /**
- * `bot/secrets.json` — the one file that holds secret values, and the pending secret requests.
- *
- * Owns: the file's shape (zod, version 1: `secrets` — name, value, purpose, scope `'all'` or a
- * list of Bot ids, who asked, added, updated, last used — and `requests` — the open cards), reading
- * it (missing: empty; unreadable or malformed: `broken`, with a reason that never quotes the
- * file), and writing it whole through the store's `writePrivateFile` (atomic, durable, mode 0600).
- * The file is NOT encrypted: anyone who can read the user's files can read it (docs/operations.md).
- *
- * Deliberately does not: decide who may write (the service writes only in the team writer, never
- * over a broken file), normalise names or values (`names.ts`), or keep anything in `state.json`.
+ * `bot/secrets.json`: the one file that holds secret values (name, value, purpose, scope, times) and
+ * the open requests; read (missing: empty, malformed: broken, never quoted) and written whole, 0600,
+ * not encrypted. Deliberately decides nothing and keeps nothing in `state.json`.
  */
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'

@@ -1,23 +1,8 @@
 /**
- * The secret masker (pure) — replaces every saved secret value in a text with `[secret:NAME]`.
- *
- * Owns: `createMasker(entries)`, one compiled pass over a text that replaces, for each secret,
- * the exact value and its common encodings: JSON-escaped (once and twice: a JSON string inside a
- * JSON string), URL-encoded (upper- and lower-case escapes), base64 and base64url at all three byte
- * alignments (so a value inside a longer encoded stream is found too, padding ignored) and hex
- * (lower and upper case). Encoded forms are also found with whitespace between their characters
- * (the line breaks `base64` and `xxd -p` insert, the spaces of `od`). Values of at most
- * `SHORT_MAX` characters are masked only where no letter or digit touches them, and only as
- * themselves (their encodings are too short to tell from ordinary text). Only whole values and
- * their encodings are masked, never a piece of one (a prefix at a text's end would answer "is this
- * how the value starts?" one character per probe). Plain substring search
- * (no regex, so a 16 KB value costs no more than a short one), then one replacement pass over
- * non-overlapping matches, earliest and longest first: a placeholder is never matched again. `maskDeep` applies a masker to
- * every string in a JSON-shaped value (model requests, tool arguments).
- *
- * Deliberately does not: find a value written some other way — split, reversed, compressed,
- * encrypted, re-encoded by a program it does not know, or spelled out (docs/limitations.md). It
- * keeps no state and does no I/O; the secrets service rebuilds it when the set of values changes.
+ * The secret masker (pure): one compiled pass replacing every saved value and its common encodings
+ * (JSON-escaped, URL, base64 at every alignment, hex, spaced) with `[secret:NAME]` — whole values
+ * only, never a piece (a prefix would answer probes); short values only where nothing touches them.
+ * Deliberately does not find a value split, reversed, re-encoded otherwise or spelled out.
  */
 
 /** Values this long or shorter are masked only at non-alphanumeric boundaries, and not encoded. */

@@ -1,15 +1,7 @@
 /**
- * Secret names and values — the pure checks every way in (the `request_secret` tool, the card,
- * the settings routes) goes through.
- *
- * Owns: `secretName(raw)` — the normalised name or the reason it is refused (`GH_TOKEN`,
- * `$GH_TOKEN`, `$env:GH_TOKEN`, `DSH_SECRET_GH_TOKEN`, `gh-token` and `gh token` all become
- * `GH_TOKEN`; the result must match `^[A-Z][A-Z0-9_]{0,63}$`); `envVar(name)`, the shell variable
- * a Bot uses (`DSH_SECRET_<NAME>`: DSH's shell-env registry accepts only `DSH_*` keys); and
- * `secretValue(raw)` — the value (surrounding whitespace removed) or why it is refused (4–16,384
- * characters, no NUL). A refusal never quotes the value.
- *
- * Deliberately does not: store, scope or mask anything (`store.ts`, `masker.ts`).
+ * Secret names and values (pure): `secretName` (`gh-token`, `$GH_TOKEN` … → `GH_TOKEN`), `envVar`
+ * (`DSH_SECRET_<NAME>`), `secretValue` (4–16,384 characters); a refusal never quotes the value.
+ * Deliberately does not store, scope or mask.
  */
 
 export const NAME_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/

@@ -1,39 +1,8 @@
 /**
- * `botSecrets` — secrets that reach a Bot's shell and never its chat (issue 14, features §7).
- *
- * Owns: `bot/secrets.json` (through `file.ts`: values, scopes, open requests; written only by the
- * team writer, one change at a time, never over a broken file; followers re-read it when it
- * changes); the `request_secret` tool on every Bot's own chat (`tools.ts`); settling a request
- * from the secret card (save for "this Bot" or "all Bots", or cancel) and telling the Bot in a
- * plugin note that names the variable and never the value; the settings changes (replace, scope,
- * delete); revoking a deleted Bot's secrets (`bot-team/bot-deleted`); the shell-env contributor
- * `bot-team-secrets` (`DSH_SECRET_<NAME>`, re-registered whenever the set of names changes,
- * because DSH throws on an undeclared key; `resolve` never throws and returns values only for
- * Sessions the roster's ownership index says belong to a Bot in the secret's scope — own-chat
- * parts and group Sessions; plain Sessions, room Sessions and sub-agents get nothing); and
- * `mask(text)`, which every service calls on text it builds (`masker.ts`).
- *
- * One name has one value. "All Bots" shares it with every Bot; "this Bot" adds the asking Bot to
- * the Bots it is shared with (a secret already shared with all stays so). Saving a new value for
- * a name replaces it for every Bot that has it.
- *
- * Deliberately does not: encrypt (the file is mode 0600, not encrypted), serve HTTP
- * (`web/secrets-routes.ts`), or draw the card (`web/page.ts`). A scope decides whose shell gets a
- * value and what each model is shown; it is not a file permission (docs/limitations.md).
- *
- * Composes (hooks on the root context, so every Session is covered, Bot or not):
- *   - `tools/post-execute`, twice: prepended (outermost: after every other listener decided,
- *     before DSH logs the result and the model reads it) and appended (inside DSH's prepended
- *     spill policy, so a spilled artifact is saved masked). Masks content, value or feedback; a
- *     result whose value holds a secret is answered with the masked value, so DSH re-renders its
- *     content and its durable `meta` from it (DSH's spill policy passes value decisions through;
- *     another listener's content replacement of that one result is dropped).
- *   - `agent/pre-step`, prepended: masks entered user messages (the person's pasted text; DSH has
- *     already kept the raw text in `agent/inbox/spliced` before any hook runs — not fixable here).
- *   - `llm/stream`: the last check on every outgoing request; a request that still holds a value
- *     is not sent on: the same request, masked, is streamed instead (`ctx.llm.stream`), marked so
- *     it passes this listener the second time. Counted in `stats().requestsRewritten`.
- *   Nothing is vetoed. Offers the tool through `botRoster.offerTools`; listens to `bot-team/bot-deleted`.
+ * `botSecrets`: `bot/secrets.json`, `request_secret` offered on own chats, settling a card, the
+ * settings changes, revocation on deletion, the `bot-team-secrets` shell-env contributor (values only
+ * for the Bots in scope), `mask` / `holdsSecret` for every service; masking hooks on
+ * `tools/post-execute`, `agent/pre-step`, `llm/stream`. Deliberately no encryption, HTTP or drawing.
  */
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'

@@ -1,23 +1,8 @@
 /**
- * Copy-on-write draft — the mutable team state a transaction works on, without copying the team.
- *
- * Owns: `createDraft(base)`, which wraps a deep-frozen state in proxies. Reading through the
- * draft returns the original values (nested objects as child drafts); the first write to an
- * object or array makes a shallow copy of that one object, so a transaction that changes one Bot
- * copies the `bots` record and that Bot, not the other 199. `finish(result)` turns the draft (or
- * whatever the transaction returned, which may hold drafts) into plain data: every object that was
- * not written is the very same frozen object as in `base`. The store relies on that identity:
- * an unchanged entity is known valid and its saved text is reused.
- *
- * Deliberately narrow: plain JSON data only (objects and arrays with the default prototypes, as
- * in team state). No patches, no undo, no freezing (the store freezes what it publishes). After
- * `finish`, writing through a draft throws, so a transaction that keeps a draft cannot change
- * the published state behind the store's back.
- *
- * Composes: `service.ts` `update()` hands `draft` to the transaction and passes `finish(result)`
- * to `validate.ts`. Drafts behave like the objects they wrap for the ways transactions use them
- * (property access, assignment, delete, `in`, `Object.keys/entries/assign`, spread, JSON,
- * every Array method); `structuredClone` of a draft throws (proxies are not cloneable).
+ * Copy-on-write drafts: a transaction works on a proxy over the frozen state; the first write to an
+ * object copies that one object, and `finish` returns plain data in which every unwritten object is
+ * the very same frozen one (the store relies on that identity). Plain JSON data only; writing after
+ * `finish` throws.
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: a structural draft over arbitrary JSON: proxies read and write any field.
 

@@ -1,17 +1,7 @@
 /**
- * Load classification — what to do with whatever is (or is not) at `bot/state.json`.
- *
- * Owns: `classifyRead(read)`, a pure function from the outcome of reading the file to one of
- * `empty` (no file: a new team), `ok` (valid, possibly migrated), `corrupt` (set the original
- * aside byte for byte, then start empty) or `read-only` (the file cannot be read, or a newer
- * version wrote it: show what we can, write nothing). Also `brokenCopyName()` and
- * `isTempLeftover()` (temp names of `writePrivateFile` left by a killed writer).
- *
- * Deliberately narrow: it never touches the disk and never decides about locks; it never
- * "repairs" a file by guessing. Anything it cannot prove valid is `corrupt` or `read-only`.
- *
- * Composes: `service.ts` reads the file, calls `classifyRead`, and performs the side effects
- * (the broken copy, mode changes, diagnostics) the result asks for.
+ * What is at `bot/state.json` (pure): `empty`, `ok` (maybe migrated), `corrupt` (set aside byte for
+ * byte, then start empty) or `read-only` (unreadable, or a newer version). Deliberately never touches
+ * the disk, decides about locks, or repairs by guessing.
  */
 import { type TeamState, STATE_VERSION, stateSchema } from './schema.ts'
 import { type Migration, MIGRATIONS, migrate } from './migrations.ts'

@@ -1,20 +1,7 @@
 /**
- * Team lock — `bot/state.lock`, the single-writer lock, with the owner recorded inside it.
- *
- * Owns: `acquireStateLock()`, which takes the lock with proper-lockfile (`lockfilePath` =
- * `bot/state.lock`, a directory created with mkdir, then made 0700), writes `state.lock/owner.json`
- * (`pid`, `host`, a random `token`; mode 0600), and returns a handle that can `verify()` ownership before a
- * save and `release()` it. A lock whose recorded owner is a dead pid on this host is broken at
- * once instead of waiting out the stale timeout; any other lock goes stale after `staleMs`
- * without an mtime refresh (proper-lockfile refreshes every `updateMs`).
- *
- * Deliberately narrow: it does not decide what a failure means (follower, read-only, lockless
- * writer); `service.ts` does. It never removes a lock directory it does not own: the fs shim
- * handed to proper-lockfile checks the owner token before release (including the exit hook), so
- * a writer whose lock was stolen cannot delete the thief's lock.
- *
- * Composes: the lock function is injectable (`LockFn`, the proper-lockfile `lock` signature) so
- * tests can simulate a filesystem where locking fails (ENOTSUP/EPERM/ENOSYS).
+ * `bot/state.lock`, the single-writer lock with its owner (pid, host, token) recorded inside: a dead
+ * owner on this host is broken at once, any other goes stale; release checks the token, so a writer
+ * whose lock was stolen never deletes the thief's. Deliberately does not decide what a failure means.
  */
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'

@@ -1,16 +1,7 @@
 /**
- * Team state migrations — the chain that lifts an older `state.json` to `STATE_VERSION`.
- *
- * Owns: `migrate(raw, chain, target)`, a pure function that applies one step per version
- * (v1 → v2 → …) to already-parsed JSON, and `MIGRATIONS`, the production chain.
- *
- * Deliberately narrow: steps work on plain JSON (`unknown`), never on typed state, and never do
- * I/O; validation against the current schema happens after the chain, in `load.ts`. A file whose
- * version is newer than the target is not "migrated down": the caller opens it read-only.
- *
- * Composes: version 1 was the first shipped format (0.1); each change of shape bumps
- * `STATE_VERSION` in `schema.ts` and appends one step here. `exampleMigrationV1toV2` is a worked
- * example the unit tests run through the same `migrate`.
+ * The chain that lifts an older `state.json` to `STATE_VERSION` (pure, on parsed JSON), one step per
+ * version; each change of shape adds one step. A newer file is never migrated down: it opens
+ * read-only. Deliberately no typed state, no I/O.
  */
 
 /** One step: takes a document of version `from`, returns a document of version `from + 1`. */

@@ -1,21 +1,7 @@
 /**
- * Atomic save — the bytes of `bot/state.json` and how they reach the disk.
- *
- * Owns: `serializeState()` and `writeStateFile()`. The file is JSON laid out one entity per line:
- * each top-level field on its own line, and inside `bots`, `groups`, `deliveries` and
- * `pendingQuestions` one compact line per Bot, group, delivery or question. That keeps the file
- * readable and diffable (a change to one Bot changes one line) at about 3/4 of the size of
- * indented JSON, and lets the store reuse the text of every entity a transaction did not change
- * (`cache`: entity object → its line; entities are frozen, so the text cannot go stale).
- * `writeStateFile()` writes through `writePrivateFile` (temp file, fchmod 0600, fsync, rename,
- * directory fsync), so a reader or a crash sees either the old or the new file, never a mix.
- *
- * Deliberately narrow: no validation, no locking, no revision bookkeeping — `service.ts` does all
- * of that before calling here. Temp files left by a killed process are removed by the next writer
- * at load (`isTempLeftover` in `load.ts`).
- *
- * Composes: kept free of zod and Cordis so the crash test's child process, which is SIGKILLed
- * hundreds of times, starts fast while using exactly the save path the service uses.
+ * The bytes of `bot/state.json` — one entity per line, reusing the text of every entity a transaction
+ * did not change — and their durable atomic write. Deliberately no validation, locking or revisions,
+ * and free of zod and Cordis (the crash test's child uses this same path).
  */
 import { writePrivateFile } from '../core/private-file.ts'
 

@@ -1,21 +1,7 @@
 /**
- * Team state schema — the shape of `bot/state.json`, version 2.
- *
- * Owns: the zod schema for the whole team file (Bots, groups, inter-Bot delivery records,
- * preferences, pending questions, id counters, revision, writer version), the inferred types,
- * `emptyState()` and `allocateId()`.
- *
- * Forward-compatible within a version: the team file, Bots, groups, deliveries and pending
- * questions keep fields this build does not know (a newer build of the same `STATE_VERSION` may
- * add optional fields), as long as they hold JSON; a save by this build writes them back.
- *
- * Deliberately narrow: no I/O, no locking, no migration logic (see `migrations.ts`). Team state
- * never holds chat history (that lives in DSH Sessions; Bots only point at session ids) and never
- * holds absolute paths (a backup restored on another machine or user must still load).
- *
- * Composes: `load.ts` classifies raw bytes against `stateSchema`; `service.ts` validates every
- * transaction result against it before writing. Later issues extend the shape by bumping
- * `STATE_VERSION` and adding one step to the migration chain.
+ * The shape of `bot/state.json` (zod, `STATE_VERSION`): Bots, groups, deliveries, budgets, schedules,
+ * limits, the pause, usage settings, questions, counters, revision; fields a newer build of the same
+ * version wrote are kept. Deliberately no chat history and no absolute paths; no I/O, no migration.
  */
 import { z } from 'zod'
 import { LimitOverrides } from '../core/limits.ts'
@@ -241,7 +227,7 @@ export const usageSettingsSchema = z
     notified: z.array(z.string().max(300)).max(2_000).optional(),
   })
   .strict()
-/** The person's pause switch (issue 16): while set, Bot-started work is held (see `src/operations/pause.ts`). */
+/** The person's pause switch: while set, Bot-started work is held (see `src/operations/pause.ts`). */
 export const pauseSchema = z.object({
   at: isoTime,
   /** `user` (team page / HTTP). */
@@ -261,7 +247,7 @@ export const scheduleRuleSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('every'), minutes: z.int().min(5).max(525_600) }),
 ])
 
-/** A scheduled task of a Bot or a group (issue 16): the plugin's own timers fire it. */
+/** A scheduled task of a Bot or a group: the plugin's own timers fire it. */
 export const scheduleSchema = keepUnknownJson(
   z.looseObject({
     id,
@@ -312,9 +298,9 @@ export const stateSchema = keepUnknownJson(
     nextIds: z.record(z.string().regex(/^[a-z][a-z0-9]*$/), z.int().min(1)),
     /** Usage ledger settings: prices, daily caps, caps reported (optional; src/usage/). */
     usage: usageSettingsSchema.optional(),
-    /** Set while the person has paused the team (issue 16). */
+    /** Set while the person has paused the team. */
     paused: pauseSchema.optional(),
-    /** Scheduled tasks of Bots and groups (issue 16). */
+    /** Scheduled tasks of Bots and groups. */
     schedules: z.array(scheduleSchema).max(500).optional(),
     /**
      * The person's overrides of the team and room limits (Team settings; src/operations/limits.ts).

@@ -1,22 +1,8 @@
 /**
- * botStore — the one writer of team state (`bot/state.json`).
- *
- * Owns: opening the team (refuse symbolic links, lock, read, classify, set a corrupt file aside),
- * the process's mode (`writer` | `follower` | `read-only` with a reason), transactions
- * (`update(fn)`: apply to a copy-on-write draft → validate what changed → verify lock → durable
- * atomic save → publish), following the file while not the writer, taking over on the next
- * request once the holder is gone, the `bot-team/writer` event each time this process becomes the
- * writer, and diagnostics the UI can show.
- *
- * Deliberately narrow: it knows nothing about what Bots or groups mean (roster, delivery and
- * rooms own that) and never creates the first Main Bot; it never keeps chat history; it never
- * "repairs" a bad file by starting over without first copying the original byte for byte; it
- * never writes while another process owns `bot/state.lock`, and never through a symbolic link.
- *
- * Composes: a Cordis service `ctx.botStore`. Every registration — the lock, the file watcher,
- * the poll timer, subscriptions made by other plugins — is a Cordis effect, so disposing the
- * plugin releases the lock and stops following. Other services change team state only through
- * `update()` and learn about changes through `subscribe()`.
+ * `botStore`, the one writer of team state: opening the team, the process's mode (writer, follower,
+ * read-only), transactions (draft, validate what changed, verify the lock, durable save, publish),
+ * following and taking over, the `bot-team/writer` event. Deliberately knows nothing of what Bots
+ * mean and never writes without the lock or through a link (src/store/README.md).
  */
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'

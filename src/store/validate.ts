@@ -1,22 +1,7 @@
 /**
- * Incremental validation — `stateSchema`'s verdict on a transaction's result, paying only for
- * what the transaction changed.
- *
- * Owns: `KnownValid` (per kind, the frozen entity objects, and the frozen containers, that already
- * passed) and
- * `validateState(candidate, known)`. An entity that is the very same frozen object as one that
- * passed before cannot have changed (frozen all the way down), so only new or changed Bots,
- * groups, deliveries and questions are parsed; the small top-level fields are parsed every time,
- * and the cross-entity rules (`teamInvariantIssues`, shared with `stateSchema`) run over the whole
- * team every time. The verdict is the one `stateSchema.safeParse` gives (a unit test compares
- * them on valid and broken teams); the output keeps unchanged entities by identity.
- *
- * Deliberately narrow: it does not freeze or serialise; it does not trust an object because it is
- * frozen (a frozen object of another kind, or one that never passed, is parsed like a new one).
- *
- * Composes: `service.ts` calls it in `update()` with the output of `draft.ts`, remembers what passed
- * with `known.remember(state, fresh)` once frozen; entities loaded from disk (validated whole by
- * `load.ts`) are remembered with `known.rememberAll(state)`.
+ * Validation that pays only for what a transaction changed: an entity that is the same frozen object
+ * as one that passed is known valid, new ones are parsed, the cross-entity rules run every time — the
+ * same verdict as `stateSchema` (a unit test compares them). Deliberately no freezing, no serialising.
  */
 import { z } from 'zod'
 import { type TeamState, botSchema, deliverySchema, groupSchema, pendingQuestionSchema, stateSchema, teamInvariantIssues } from './schema.ts'

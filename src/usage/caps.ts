@@ -1,15 +1,7 @@
 /**
- * Spending policy (pure): money from tokens and the person's prices, the day's totals per Bot and
- * for the team, and which daily cap a Bot or the team has reached.
- *
- * Owns: `costOf` (prices are per million tokens of uncached input, cached input and output, keyed
- * `provider/model`; a model without a price costs nothing known, so money caps count only priced
- * models — said in the API's answer), `DayTotals` (the running sums the service keeps for the
- * current day, by Bot and model), and `capsReached` (which scopes — `team`, `bot:<id>` — are at or
- * over a cap: tokens = uncached + cached + output).
- *
- * Deliberately does not: hold work, notify anyone or persist anything (the service does); it ships
- * no price list as fact.
+ * Spending policy (pure): money from tokens and the person's prices (a model without a price costs
+ * nothing known), the day's totals per Bot and team, and which daily caps are reached. Deliberately
+ * holds no work, notifies nobody, persists nothing and ships no prices.
  */
 import type { UsageSettings } from '../store/index.ts'
 import type { UsageRow, UsageTokens } from './rows.ts'

@@ -1,15 +1,7 @@
 /**
- * The usage ledger's SQLite file (`bot/usage.sqlite`): one table of request rows, written in
- * batches, read as views.
- *
- * Owns: the schema (`usage`, keyed by the row key so a rebuild from Session logs inserts nothing
- * twice — `INSERT OR IGNORE`), batch insert in one transaction, the grouped view query (by hour,
- * day, Bot, model, group, purpose or task, filtered by day range, Bot, group and task; grouped with the route
- * too so the caller can price each model), and one day's sums per Bot and route (to seed the cap
- * totals at start).
- *
- * Deliberately does not: choose a driver (the archive's `sqlite.ts` loader does, never throwing),
- * price anything, or know about DSH.
+ * The usage ledger's SQLite file (`bot/usage.sqlite`): one table of request rows keyed so a rebuild
+ * inserts nothing twice, batch inserts, grouped views, one day's sums. Deliberately does not choose
+ * a driver, price anything or know about DSH.
  */
 import type { SqliteDatabase, SqliteStatement } from '../core/sqlite.ts'
 import type { UsageRow, UsageTokens } from './rows.ts'

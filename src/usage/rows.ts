@@ -1,18 +1,7 @@
 /**
- * Usage rows (pure) — what the ledger records per model request, and how a row is derived.
- *
- * Owns: the `UsageRow` shape (time, local day and hour, Bot, group, part, task, provider/model, purpose,
- * tokens input uncached / input cached / output exactly as the provider reported them — DSH's
- * `TokenUsage` counts are disjoint), the purposes, and the derivation from DSH Session events that
- * both the live listener and the rebuild from Session logs use, so a rebuilt ledger holds the same
- * rows with the same keys:
- *   - `assistant/chunk` whose chunk is `usage` — one per loop attempt (failed attempts included),
- *     DSH's durable accounting record; the route is the latest `request/context` before it;
- *   - `compaction/summary` with `usage` — DSH's compaction side call, logged with its route.
- * A row from a log is keyed `<sessionId>#<seq>`; side calls that no log records (DSH's title call,
- * the plugin's own calls) get a random key and cannot be rebuilt.
- *
- * Deliberately does not: read files, talk to SQLite, decide caps or prices (`caps.ts`).
+ * Usage rows (pure): what the ledger records per model request, derived from DSH Session events the
+ * same way live and in a rebuild (`assistant/chunk` usage, `compaction/summary`), keyed
+ * `<sessionId>#<seq>`; side calls no log records get a random key. Deliberately no files, no SQLite.
  */
 import type { LogEvent } from '../core/log-lines.ts'
 

@@ -1,31 +1,8 @@
 /**
- * `botUsage` — the usage ledger (`bot/usage.sqlite`) and the daily spending caps.
- *
- * Records every model request made in a Bot Session or by the plugin: time, Bot, group, part,
- * provider/model, purpose and tokens input uncached / cached / output as the provider reported
- * them. Sources (`rows.ts` derives the rows):
- *   - Bot Session loop steps and DSH compactions: from the Session's own durable events
- *     (`assistant/chunk` usage, `compaction/summary`), so `rebuild()` re-derives the same rows,
- *     same keys, from the Session logs;
- *   - DSH's title call for a Bot Session and the plugin's side calls marked with `sideCall()`
- *     (memory review, …): from the `llm/stream` waterfall, live only (no log holds them).
- * Rows are buffered and written in one transaction every `flushMs` (and before a view is read, and
- * on unload), so a turn never waits for the disk. Without a usable SQLite driver the ledger is off
- * (`status` says why, views answer 503) while the caps keep counting the current day in memory.
- *
- * Caps (`caps.ts`; settings in team state `usage`, edited over HTTP): `capReached(botId)` is true
- * while that Bot's or the team's daily cap is reached. The caps are one more hold of `botPause`
- * (`addHold`), so delivery, rooms and schedules ask the one question they ask for the pause switch
- * (`holdsBotWork`) and are released by its `released()`. Reaching a cap is told to the person once per day
- * and scope: in `today().notices` (team page) and in the Main Bot's chat as a notice injected for
- * its next turn (never waking it: telling costs no tokens). When settings change or the day turns,
- * `botPause.released()` lets held work re-check.
- *
- * Composes: `session/event` (global, read only, never delays), `llm/stream` (passes loop requests
- * through untouched — `next()` as is; wraps only the side calls it records, reading their usage
- * chunk and yielding every chunk unchanged; a room Session's requests are answered by the rooms
- * listener and never reach a model). Deliberately does not: hold or release work itself, render
- * charts (the team surface does), or ship prices.
+ * `botUsage`: every model request of a Bot Session or of the plugin as a row in `bot/usage.sqlite`
+ * (loop steps from the Session's own events, so a rebuild re-derives them; tagged side calls live),
+ * batched; prices and daily caps, one more hold of `botPause`; the once-a-day notice. Deliberately
+ * holds no work itself and draws no charts (src/usage/README.md).
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,14 +1,7 @@
 /**
- * The team page's "Download a backup" button, server side:
- *   POST /bot-team/api/backup   body `{ "secrets"?: boolean }` → the archive as a download
- * (`application/octet-stream`, `content-disposition: attachment`), the same archive
- * `dsh-bot-team backup` writes (`../backup/backup.ts`), taken from the running DSH's own session
- * persistence while the team runs (one state revision, see there).
- *
- * An archive holds every chat and memory (and secrets when asked), so it is given only to the
- * paired team page (`pairing.check`); a shell, a script or an unpaired browser gets 403 and
- * nothing is read. Deliberately narrow: no restore over HTTP (a restore needs DSH stopped on the
- * target home: `dsh-bot-team restore`), no archive kept on the server.
+ * `POST /bot-team/api/backup` `{ secrets? }`: the same archive `dsh-bot-team backup` writes, from the
+ * running DSH's persistence, as a download — to a paired browser only (it holds every chat).
+ * Deliberately no restore over HTTP, no archive kept on the server.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { z } from 'zod'

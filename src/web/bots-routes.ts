@@ -1,12 +1,8 @@
 /**
- * The bots API under `/bot-team/api/bots`, acting as the person: GET/POST `/bots`, PATCH/DELETE
- * `/bots/<id|name>`, PUT `/bots/<id|name>/delegated-work` `{accepts}`, PUT `/bots/<id|name>/network`
- * `{enabled}` (the person's network switch), POST `/bots/<id|name>/new-part` (paired: it spends a
- * model call; 409 while the Bot works). Bodies are bounded and read whole first; then the roster
- * validates them and decides, inside its save, whether the change raises a Bot's authority (a
- * higher preset, Main, hidden, working folder, delegated work, network, instructions), which an
- * unpaired request is refused. Bots are looked up among the state's own properties or by name
- * (`constructor` is an unknown id). Deliberately narrow: no rules here.
+ * The bots API under `/bot-team/api/bots`, acting as the person: list, create, change, delete, the
+ * delegated-work flag, the network switch, a new part (paired: it spends a model call). Bodies are
+ * read whole first; the roster decides inside its save whether a change raises (an unpaired request
+ * is refused it). Deliberately only bounded bodies and the lookup; no rules here.
  */
 import { REASON_MAX } from '../core/text-limits.ts'
 import type { IncomingMessage } from 'node:http'

@@ -1,18 +1,7 @@
 /**
- * Trust fence for the plugin's HTTP routes (pure policy).
- *
- * DSH guards its own `/api` (dsh-client-connection) but custom `webServer` routes get no check at
- * all, so every route this plugin registers passes through `checkRequestTrust` first. The rules
- * match DSH's `/api` fence so a browser sees one consistent policy:
- *   - the Host header names loopback (`localhost`, `127.0.0.0/8`, `[::1]`) or a configured trusted
- *     authority (`host` = any port, `host:port` = exact) — defeats DNS rebinding;
- *   - `Sec-Fetch-Site: cross-site` is refused, and an `Origin`, when present, must equal the Host —
- *     defeats cross-site requests from a malicious page;
- *   - writes (anything but GET/HEAD) must carry `content-type: application/json` — a cross-site
- *     form post cannot send that without a CORS preflight, which we never answer.
- *
- * Deliberately narrow: this is not authentication. Who can reach the socket is the web server's
- * bind policy (DSH Web refuses to bind anything but loopback unless told otherwise).
+ * The trust fence for the plugin's routes (pure), the rules DSH puts on its own `/api`: a loopback or
+ * trusted Host, no cross-site request, an `Origin` equal to the Host, JSON for every write.
+ * Deliberately not authentication: who can reach the socket is the server's bind policy.
  */
 
 export type TrustVerdict = { ok: true } | { ok: false; status: 400 | 403 | 415; reason: string }

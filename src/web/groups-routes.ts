@@ -1,11 +1,8 @@
 /**
- * The groups API under `/bot-team/api/groups`, acting as the person: GET/POST `/groups`,
- * GET/PATCH/DELETE `/groups/<id|name>` (members in speaking order, admin, mode, notice; the list
- * carries the field limits the dialog shows). Bodies are bounded and read whole first; the rooms
- * service validates them and decides inside its save whether the change makes a Bot a group's
- * admin (a raise: an admin changes and posts to its group, writes team memory), which an unpaired
- * request is refused. Groups are looked up among live groups (`constructor` is unknown). Refusals
- * come back word for word (`field: message` parts the dialog shows by each field).
+ * The groups API under `/bot-team/api/groups`, acting as the person: list, create, one, change,
+ * delete. Bodies are read whole first; the rooms service decides inside its save whether a change
+ * makes a Bot a group's admin (a raise an unpaired request is refused), and its refusals come back
+ * word for word. Deliberately only bounded bodies and the lookup.
  */
 import type { IncomingMessage } from 'node:http'
 import { GROUP_NAME_MAX, MEMBERS_MAX, MEMBERS_MIN, NOTICE_MAX } from '../rooms/group-fields.ts'

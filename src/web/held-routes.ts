@@ -1,12 +1,7 @@
 /**
- * Settings held for the person's confirmation, under `/bot-team/api/held` (a restore's raises and
- * working folders set before v4, kept lowered until confirmed; `roster.held()`):
- *   GET  /held                 the list, each with its words
- *   POST /held/<id>/confirm    apply it as it was saved (paired browser only)
- *   POST /held/<id>/dismiss    let it go, leaving it lowered (paired browser only)
- *
- * Deliberately narrow: the roster checks and applies; this module reads bounded bodies and asks
- * for pairing before anything changes.
+ * Settings held for the person's confirmation under `/bot-team/api/held` (a restore's raises, working
+ * folders set before v4): the list in words, confirm, let go — each change from a paired browser.
+ * Deliberately only bounded bodies and the pairing question; the roster checks and applies.
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'

@@ -1,11 +1,7 @@
 /**
- * HTTP plumbing shared by the plugin's routes: the error type a handler throws to answer a 4xx,
- * sending a response with the plugin's security headers, reading a bounded JSON body, decoding a
- * path segment, and turning zod issues into one readable line.
- *
- * Deliberately narrow: no routing, no trust or pairing decisions (`fence.ts`, `pairing.ts`), no
- * services. Every response carries a Content-Security-Policy; the team page's (which allows its
- * own script and stylesheet, nothing inline) is passed in by the page route.
+ * HTTP plumbing for the routes: the error a handler throws for a 4xx, sending with the plugin's
+ * security headers and policy, reading a bounded JSON body, decoding a path segment.
+ * Deliberately no routing, no trust or pairing decisions.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { z } from 'zod'

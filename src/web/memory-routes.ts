@@ -1,15 +1,7 @@
 /**
- * The memory API for the team page's memory panel, under `/bot-team/api/memory/<bot id|name>`,
- * acting as the user (authority caller `user`):
- *   GET     entries of the Bot's memory and the team's (scope, topic, text, added, source, by),
- *           sizes per scope (MEMORY.md, each topic, total) and the limits
- *   POST    add or edit an entry          body: { text, topic?, team?, replace? }
- *   DELETE  forget an entry               body: { entry, topic?, team? }
- *
- * Behind the trust fence like every plugin route; every write (to any Bot's memory or the team's,
- * frozen into Bots' prompts) needs a paired browser, decided by the service (`decide`). Bodies are
- * bounded and validated with zod (strict) first; the service applies the tools' rights and caps.
- * Deliberately narrow: no rendering (the panel is the team surface issue), no summaries.
+ * The memory API under `/bot-team/api/memory/<bot>`, acting as the person: read the Bot's and the
+ * team's memory with sizes and limits, add or edit an entry, forget one — every write from a paired
+ * browser (decided by the service), the same checks as the Bots' tools. Deliberately no rendering.
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'

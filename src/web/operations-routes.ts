@@ -1,25 +1,8 @@
 /**
- * The operations API under `/bot-team/api`, acting as the person (issue 16):
- *   GET    /pause                     `{ paused: { at, by, reason? } | null }`
- *   PUT    /pause                     body `{ "paused": true|false, "reason"?: "…" }`   (paired browser)
- *   GET    /schedules                 every scheduled task
- *   POST   /schedules                 body: one target (`bot` | `group`), `prompt`, one rule
- *                                     (`at` | `daily` | `weekly` | `every_minutes`)  (paired browser)
- *   DELETE /schedules/<id>            delete a task
- *   GET    /limits                    `{ limits, config, overrides }`: in force, the plugin config's, the person's
- *   PUT    /limits                    body `{ "<limit>": n | null, … }`: set or clear overrides
- *                                     (paired browser when it raises a limit)
- *   GET    /diagnostics[?download=1]  `bot/diagnostics.jsonl` (scrubbed), as NDJSON; `download`
- *                                     adds a file name                              (paired browser)
- *
- * Raising a limit (more hops, sends, budget, Bots…) lets Bots do more: it needs a paired browser;
- * lowering or clearing one that does not raise needs the fence only.
- * Pausing and resuming, and creating a task (it later runs unattended at the Bot's own preset),
- * need a paired browser, like every route that changes what Bots may do; reading the diagnostics
- * needs one too (it tells what the team did). The router applied the fence already.
- *
- * Deliberately narrow: bodies are bounded and validated with zod here; the services validate
- * again and decide (`botSchedules.create` checks every field, whoever calls).
+ * The operations API under `/bot-team/api`, acting as the person: the pause switch, scheduled tasks,
+ * the limits in force and their overrides, the diagnostics log. Pausing, creating a task, raising a
+ * limit and reading diagnostics need a paired browser. Deliberately validates and asks; the services
+ * decide.
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'

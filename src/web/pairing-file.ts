@@ -1,13 +1,7 @@
 /**
- * `bot/pairing.json` — the browsers paired with the team page, on disk.
- *
- * Owns: the file's schema (zod; bounded sizes), reading it (missing = nobody paired; anything that
- * does not parse is `broken`, never silently "nobody paired" over the file), and writing it
- * atomically (temp file, fsync, rename) with mode 0600.
- *
- * Deliberately narrow: it stores only each device's id, label, times and the SHA-256 of its token —
- * never a token. It decides nothing (`pairing.ts` does); it holds no cache, so deleting the file
- * takes effect on the next request.
+ * `bot/pairing.json`, the paired browsers on disk: each device's id, label, times and its token's
+ * SHA-256 (never a token); a file that does not parse is broken, never "nobody paired"; written
+ * atomically, 0600. Deliberately decides nothing and caches nothing.
  */
 import { mkdir, readFile } from 'node:fs/promises'
 import { dirname } from 'node:path'

@@ -1,17 +1,7 @@
 /**
- * The pairing API under `/bot-team/api/pairing` (see `pairing.ts` for what pairing is):
- *   GET    /pairing                   this request paired or not; every paired device (id, label,
- *                                     created and last-used times — never a token hash)
- *   POST   /pairing                   pair with a code          body: { "code": "ABCD-EFGH" } → token
- *                                     or in the pairing window  body: { "window": "<id>" } → token
- *   POST   /pairing/codes             a code for the next browser: shown to a paired browser, or —
- *                                     while none is paired — printed on DSH's terminal only
- *   POST   /pairing/window            open the one-time pairing window (no browser paired, every
- *                                     chat idle) → { window, expiresAt }
- *   DELETE /pairing/devices/<id>      unpair a device (paired requests only)
- *
- * Deliberately narrow: request shapes (zod, bounded) and status codes only; every decision is the
- * `Pairing` object's.
+ * The pairing API under `/bot-team/api/pairing`: this request's status and the devices, pairing with
+ * a code or in the pairing window, a code for the next browser (printed on DSH's terminal while none
+ * is paired), opening the one-time pairing window, unpairing. Deliberately shapes and statuses only.
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'

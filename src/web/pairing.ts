@@ -1,28 +1,9 @@
 /**
- * Paired browsers — the one place that decides "is this request paired".
- *
- * A Bot's shell can reach the plugin's routes on loopback (DSH's sandbox governs files, not the
- * network), and the trust fence cannot tell a `curl` from a browser. So a route whose change always
- * needs the person calls `requirePaired(req)` here; one whose change raises authority only against
- * the team as it is passes `person(req)` (paired or not) to the service, which decides in its save. A paired browser holds a
- * random 256-bit token in its storage and sends it in the `x-bot-team-pairing` header; only the
- * token's SHA-256 is kept (`bot/pairing.json`, mode 0600, via `pairing-file.ts`).
- *
- * How a browser pairs: with a pairing code (8 characters, 5 minutes, single use). A paired browser
- * shows a code for the next one. While no browser is paired (first use, or after the person deleted
- * the pairing file) a code can still be asked for by anyone, but it is printed only on the terminal
- * DSH runs in (`announce`), never returned over HTTP: the first pairing needs something only the
- * person at that terminal has. Wrong codes are counted: after 5, every live code is voided. With
- * no terminal (DSH Desktop), the first browser pairs in a one-time pairing window (`openWindow`):
- * opened only while no browser is paired and no DSH chat has a turn running, queued input or a
- * background job (a Bot's shell runs only inside one), with all Bot-started work held while it is
- * open; any turn that starts closes it (docs/limitations.md, "Paired browsers").
- *
- * Deliberately narrow: this is not a login. It does not guard ordinary routes (the fence does),
- * does not decide which changes raise authority nor who may change a Bot (the services ask
- * `core/authority.ts` `decide`). Codes live in memory (a restart voids them); devices live in the file,
- * read on every check, so deleting it unpairs every browser at once. A broken file fails closed:
- * nobody is paired until the person deletes or repairs it.
+ * Paired browsers, the one place that decides "is this request paired": a random token in the
+ * browser, only its hash on disk, codes of 8 characters for 5 minutes (the first shown only on DSH's
+ * terminal, or a one-time pairing window while every chat is quiet), 5 wrong codes void them all; a
+ * broken file fails closed. `requirePaired` for what always needs the person, `person(req)` for what
+ * the services decide. Deliberately not a login, and not the judge of what raises.
  */
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'

@@ -1,30 +1,9 @@
 /**
- * The plugin's HTTP surface on DSH Web's server, under the prefix `/bot-team`:
- *   GET  /bot-team                   the team page (strict CSP: no inline script or style)
- *   GET  /bot-team/page.js, page.css the page's script and stylesheet
- *   GET  /bot-team/api/status        roster + health as JSON
- *        /bot-team/api/bots…         the bots API (`bots-routes.ts`)
- *        /bot-team/api/groups…       the groups API (`groups-routes.ts`)
- *        /bot-team/api/held…         settings held for the person's confirmation (`held-routes.ts`)
- *        /bot-team/api/pairing…      paired browsers (`pairing-routes.ts`)
- *        /bot-team/api/memory/<bot>  the memory panel's API (`../memory/routes.ts`)
- *   POST /bot-team/api/backup        download a backup archive (`backup-routes.ts`)
- *        /bot-team/api/usage…        the usage screen's API (`usage-routes.ts`)
- *        /bot-team/api/pause, /schedules…, /diagnostics, /limits   operations (`operations-routes.ts`)
- *        /bot-team/api/secrets…      secret cards and the secrets list (`secrets-routes.ts`)
- *        /bot-team/api/tasks…        the task ledger: list, plan, cancel, reassign, review (`tasks-routes.ts`)
- *   GET  /bot-team/api/team, /deliveries, /rooms/<id>/posts(?round=|?message=), /events  the client half's team view,
- *        delivery log, room posts and push stream (`team-api-routes.ts`)
- *
- * Every request passes the trust fence (`fence.ts`) before any handler runs, because DSH does not
- * guard custom routes; routes that raise a Bot's authority also need a paired browser
- * (`pairing.ts`, asked by the handlers). Path segments are decoded one by one (a malformed `%`
- * escape is a 400). Refusals become 4xx with `{ error }`: a handler's `HttpError` its own status,
- * a roster refusal by its code, a store refusal 409; anything else is a bug (500).
- * Registration is a Cordis effect: unloading the plugin removes the routes.
- *
- * Deliberately narrow: handlers go through services; only the pairing file is touched here
- * (through `pairing.ts`), never team state.
+ * The plugin's HTTP surface on DSH Web's server, under `/bot-team`: `ROUTES` lists every route it
+ * serves — the router answers nothing else (404 for another path, 405 for another method) — and
+ * the handlers behind them. Every request passes the trust fence (`fence.ts`) first; routes that
+ * raise a Bot's authority also ask for a paired browser (`pairing.ts`). Refusals are 4xx with
+ * `{ error }`; anything else is a bug (500). Registration is a Cordis effect.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
@@ -44,7 +23,7 @@ import type { BotRooms } from '../rooms/service.ts'
 import { operationsApi, type OperationsServices } from './operations-routes.ts'
 import { checkRequestTrust } from './fence.ts'
 import { decodeSegment, HttpError, send, sendJson } from './http.ts'
-import { PAGE_CSP, PAGE_SCRIPT_PATH, PAGE_STYLE_PATH, TEAM_PAGE_CSS, TEAM_PAGE_HTML, TEAM_PAGE_JS } from './page.ts'
+import { PAGE_CSP, PAGE_SCRIPT_PATH, TEAM_PAGE_HTML, teamPageScript } from './page.ts'
 import { Pairing, type QuietPort } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
@@ -81,7 +60,7 @@ export interface WebRoutesOptions {
   usage?: () => BotUsage | undefined
   /** A live group's id from its id or name (the usage API's group filter). */
   groupId?: (ref: string) => string | undefined
-  /** The pause switch, scheduled tasks and the diagnostics log (issue 16). */
+  /** The pause switch, scheduled tasks and the diagnostics log. */
   operations?: () => OperationsServices
   secrets?: () => BotSecrets | undefined
   /** The task ledger; absent: `/tasks` answers 503. */
@@ -98,10 +77,78 @@ export interface WebRoutesOptions {
 
 const REFUSAL_STATUS: Record<RefusalCode, number> = { forbidden: 403, invalid: 400, 'not-found': 404, unavailable: 409, limit: 429 }
 
-const ASSETS: Record<string, [type: string, body: string, csp?: string]> = {
-  [ROUTE_PREFIX]: ['text/html; charset=utf-8', TEAM_PAGE_HTML, PAGE_CSP],
-  [PAGE_SCRIPT_PATH]: ['text/javascript; charset=utf-8', TEAM_PAGE_JS],
-  [PAGE_STYLE_PATH]: ['text/css; charset=utf-8', TEAM_PAGE_CSS],
+/**
+ * Every route the plugin serves, as `[method, path]`; `<name>` stands for one path segment. The
+ * router refuses anything else before a handler runs, and the docs name every row (the doc test
+ * reads this table).
+ */
+export const ROUTES = [
+  ['GET', '/bot-team'],
+  ['GET', '/bot-team/page.js'],
+  ['GET', '/bot-team/api/status'],
+  ['GET', '/bot-team/api/team'],
+  ['GET', '/bot-team/api/events'],
+  ['POST', '/bot-team/api/events/ticket'],
+  ['GET', '/bot-team/api/deliveries'],
+  ['GET', '/bot-team/api/rooms/<group>/posts'],
+  ['GET', '/bot-team/api/pairing'],
+  ['POST', '/bot-team/api/pairing'],
+  ['POST', '/bot-team/api/pairing/codes'],
+  ['POST', '/bot-team/api/pairing/window'],
+  ['DELETE', '/bot-team/api/pairing/devices/<device>'],
+  ['GET', '/bot-team/api/bots'],
+  ['POST', '/bot-team/api/bots'],
+  ['PATCH', '/bot-team/api/bots/<bot>'],
+  ['DELETE', '/bot-team/api/bots/<bot>'],
+  ['PUT', '/bot-team/api/bots/<bot>/delegated-work'],
+  ['PUT', '/bot-team/api/bots/<bot>/network'],
+  ['POST', '/bot-team/api/bots/<bot>/new-part'],
+  ['GET', '/bot-team/api/groups'],
+  ['POST', '/bot-team/api/groups'],
+  ['GET', '/bot-team/api/groups/<group>'],
+  ['PATCH', '/bot-team/api/groups/<group>'],
+  ['DELETE', '/bot-team/api/groups/<group>'],
+  ['GET', '/bot-team/api/held'],
+  ['POST', '/bot-team/api/held/<held>/confirm'],
+  ['POST', '/bot-team/api/held/<held>/dismiss'],
+  ['GET', '/bot-team/api/memory/<bot>'],
+  ['POST', '/bot-team/api/memory/<bot>'],
+  ['DELETE', '/bot-team/api/memory/<bot>'],
+  ['POST', '/bot-team/api/backup'],
+  ['GET', '/bot-team/api/usage'],
+  ['GET', '/bot-team/api/usage/today'],
+  ['PUT', '/bot-team/api/usage/settings'],
+  ['POST', '/bot-team/api/usage/rebuild'],
+  ['GET', '/bot-team/api/pause'],
+  ['PUT', '/bot-team/api/pause'],
+  ['GET', '/bot-team/api/limits'],
+  ['PUT', '/bot-team/api/limits'],
+  ['GET', '/bot-team/api/schedules'],
+  ['POST', '/bot-team/api/schedules'],
+  ['DELETE', '/bot-team/api/schedules/<schedule>'],
+  ['GET', '/bot-team/api/diagnostics'],
+  ['GET', '/bot-team/api/secrets'],
+  ['POST', '/bot-team/api/secrets/requests/<request>'],
+  ['DELETE', '/bot-team/api/secrets/requests/<request>'],
+  ['PUT', '/bot-team/api/secrets/<name>'],
+  ['DELETE', '/bot-team/api/secrets/<name>'],
+  ['GET', '/bot-team/api/tasks'],
+  ['POST', '/bot-team/api/tasks'],
+  ['GET', '/bot-team/api/tasks/<task>'],
+  ['POST', '/bot-team/api/tasks/<task>/cancel'],
+  ['POST', '/bot-team/api/tasks/<task>/reassign'],
+  ['POST', '/bot-team/api/tasks/<task>/review'],
+] as const
+
+const segments = (path: string) => path.split('/').slice(1)
+const ROUTE_SEGMENTS = ROUTES.map(([method, path]) => ({ method, parts: segments(path) }))
+
+/** Does a route of the table have this path (its decoded segments), and this method? Pure. */
+export function routeOf(method: string, parts: readonly string[]): 'route' | 'method' | 'none' {
+  const same = ROUTE_SEGMENTS.filter((r) => r.parts.length === parts.length && r.parts.every((p, i) => p.startsWith('<') || p === parts[i]))
+  if (same.length === 0) return 'none'
+  const asked = method === 'HEAD' ? 'GET' : method
+  return same.some((r) => r.method === asked) ? 'route' : 'method'
 }
 
 /**
@@ -139,13 +186,17 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     throw new HttpError(400, 'malformed request path')
   }
   const method = (req.method ?? 'GET').toUpperCase()
-  const asset = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined
-  if (asset) {
-    if (method !== 'GET' && method !== 'HEAD') throw new HttpError(405, `${method} not allowed`)
-    return send(res, 200, asset[0], asset[1], asset[2])
+  // Segments are decoded one by one first: a malformed `%` escape is a 400, not an unknown route.
+  const known = routeOf(method, segments(path).map(decodeSegment))
+  if (known === 'none') throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
+  if (known === 'method') throw new HttpError(405, `${method} not allowed on ${path.slice(0, 200)}`)
+  if (path === ROUTE_PREFIX) return send(res, 200, 'text/html; charset=utf-8', TEAM_PAGE_HTML, PAGE_CSP)
+  if (path === PAGE_SCRIPT_PATH) {
+    const script = await teamPageScript()
+    if (script === undefined) throw new HttpError(503, "the team page's script is not built here (npm run build)")
+    return send(res, 200, 'text/javascript; charset=utf-8', script)
   }
   const api = `${ROUTE_PREFIX}/api/`
-  if (!path.startsWith(api)) throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)
   const [head, ...rest] = path.slice(api.length).split('/').map(decodeSegment)
   if (head === 'status' && rest.length === 0) {
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed`)

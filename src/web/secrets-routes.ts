@@ -1,20 +1,7 @@
 /**
- * The secrets API under `/bot-team/api/secrets`, acting as the person (the card and the settings
- * list; any client can mount them — the team page does, the DSH Web sidebar can later):
- *   GET    /secrets                   saved secrets (name, variable, purpose, scope, who asked,
- *                                     added, updated, last used — never the value) and open requests
- *   POST   /secrets/requests/<id>     the card's Save       body: { value, scope: "bot" | "all" }
- *   DELETE /secrets/requests/<id>     the card's Cancel
- *   PUT    /secrets/<NAME>            add, replace, re-scope body: { value?, scope?: "all" | [Bot id|name…], purpose? }
- *   DELETE /secrets/<NAME>            delete (revoked from the next command on)
- *
- * Behind the trust fence like every plugin route (the router applies it); every change also needs
- * a paired browser (`pairing.requirePaired`), asked before the body is read: a Bot's shell can
- * reach these routes on loopback, and giving a Bot a secret raises its authority. Bodies are
- * bounded and validated with zod (strict). No answer ever holds a value: views carry none, and a
- * body that is not JSON gets a fixed message (the parser's message can quote the body).
- *
- * Deliberately narrow: `botSecrets` checks names, values and scopes and does the work.
+ * The secrets API under `/bot-team/api/secrets`, acting as the person: the saved secrets (never a
+ * value) and open requests, a card's Save and Cancel, add, replace, re-scope, delete — every change
+ * from a paired browser, asked before the body is read. Deliberately `botSecrets` does the work.
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'

@@ -1,18 +1,7 @@
 /**
- * Two facts about a Bot Session read off its DSH event log (pure folds, newest events first):
- *
- * - `awaitsApproval`: the Session waits on DSH's approval prompt. DSH's approval service writes the
- *   audit pair `approval/asked {id}` … `approval/decided {id}` into the requesting Session's log,
- *   inside the open turn (dsh-user-approval `request`); an `asked` without its `decided` in the
- *   current turn is a prompt still open.
- * - `endedStopped`: the Session's latest turn was stopped (`turn/end` with reason `aborted` or
- *   `cancelled`: `stop_bot`, the person's stop in DSH Web, a cut-off turn) and no turn of its own
- *   has started since. A turn whose only input is the stop notice (a `stop` relay, what `stop_bot`
- *   hands the Bot after the cut) belongs to the stop and does not end it.
- *
- * Deliberately narrow: no DSH imports (events are `{type, data}`), no I/O; bounded — it looks at
- * most `SCAN_MAX` events back, so a long Session costs the same as a short one. A Session whose
- * agent is not live (cold after a restart) is not read at all by the caller: neither fact holds.
+ * Two facts read off a Bot Session's events (pure, bounded): it waits on DSH's approval prompt (an
+ * `approval/asked` without its `decided`), or its latest turn was stopped and none has started since.
+ * Deliberately no DSH imports, no I/O.
  */
 import { readSourceOf } from '../core/sources.ts'
 

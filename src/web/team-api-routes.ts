@@ -1,39 +1,8 @@
 /**
- * The client half's team API under `/bot-team/api`:
- *   GET /team     the team as the sidebar draws it (`team-view.ts`), as JSON
- *   GET /deliveries?bot=<id>&limit=<n>  the delivery log, newest first (`deliveryLog`, bounded)
- *   GET /rooms/<group id>/posts?round=<post id>  a room's posts as data (the post log), one round
- *                 or the latest `ROOM_POSTS_MAX` — the client draws a room from these records by
- *                 post id, never from the room's rendered text
- *   GET /rooms/<group id>/posts?message=<DSH message id>  the rounds one room answer ran (what
- *                 DSH keeps with that assistant message names them): their posts, and each
- *                 member turn's outcome (`turns`: who passed, missed, failed), and the room's
- *                 own lines in that answer (`notes`: the opening, a held round, a turn limit)
- *   POST /events/ticket  (paired browsers) a ticket for `/events?ticket=…`: EventSource sends no
- *                 header, so this is how a paired browser's stream gets a slot kept for paired ones
- *   GET /events   server-sent events: one `team` event with the same JSON now, and again on every
- *                 change (team state saved or re-read, a Bot's Session starting or ending a turn);
- *                 a bare `secrets` event (data `{}`, never a name or value) when a Bot asks for a
- *                 secret, so the client's secret card reads `/secrets` at once instead of polling;
- *                 a `room` event each time a round moves (`RoundProgress`: who speaks, passed, missed)
- *
- * The feed pushes instead of being polled: a change after a quiet spell goes out at once, changes
- * arriving together are coalesced into one event (at most one per `COALESCE_MS`), identical
- * snapshots are not re-sent. It cannot be flooded: at most `MAX_STREAMS` streams are open, of which
- * `PAIRED_SLOTS` only paired browsers may take, at most `STREAMS_PER_CLIENT` per client (a paired
- * device, else the peer address); a further one is a 503. A stream that does not read is skipped
- * for team snapshots until it drains (it then gets the latest), and dropped once more than
- * `STREAM_BYTES_MAX` wait unsent. A comment line every `KEEPALIVE_MS` keeps proxies from closing an
- * idle stream.
- *
- * Deliberately narrow: read-only (changes go through the bots API and the roster, which decides
- * who may do what); the router (`routes.ts`) applied the trust fence before anything here runs.
- *
- * Composes: `mountTeamFeed` adds one `agent/status`, one `bot-team/secret-requested`, one
- * `session/event` (a Bot Session's `approval/asked|decided` and `turn/end`: the statuses "waiting
- * for approval" and "stopped") and one `bot-team/work-released` listener (read only, never veto;
- * order among other listeners does not matter) and one `botStore.subscribe`; both are Cordis effects,
- * and unloading the plugin ends every open stream.
+ * The browser half's team API: `/team` (the view), `/deliveries`, `/rooms/<group>/posts` (posts as
+ * data), `/events` (the view pushed on every change, `secrets` and `room` events) and its ticket for
+ * paired browsers. It cannot be flooded: streams are capped in all, per client and for paired
+ * browsers, and one that stops reading is dropped. Deliberately read only.
  */
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'

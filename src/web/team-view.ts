@@ -1,18 +1,7 @@
 /**
- * The team as the client half draws it (pure): every live Bot with its look and its live status,
- * every live group, the problems the person must see, and whether the team is paused — built from team state, the store's
- * status, the archive's status and which Bot Sessions are running a turn right now.
- *
- * Status of a Bot (`botStatus`), first match wins: `read-only` / `follower` (this process cannot
- * change the team, so nothing it shows is live work of its own), `approval` (one of its Sessions
- * waits on DSH's approval prompt), `working` (its current chat part's agent is running),
- * `stopped` (its last turn was stopped — `stop_bot`, the person's stop — and no turn has started
- * since; or Bot-started work for it is held: the team paused, a usage cap), `queued` (messages to
- * it are recorded but not yet delivered; with their count), otherwise `idle`.
- *
- * Deliberately narrow: no I/O and no DSH types; the feed (`team-api-routes.ts`) gathers the facts
- * and pushes the result. Sizes are bounded by the roster's own limits (at most `maxBots` Bots and
- * `maxGroups` groups); text fields are cut to the lengths the schema allows.
+ * The team as the browser half draws it (pure): every live Bot with its look and status (read-only /
+ * follower, approval, working, stopped, queued, idle — first match wins), every live group, the
+ * problems, whether the team is paused. Deliberately no I/O and no DSH types.
  */
 import { shownName } from '../core/names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'

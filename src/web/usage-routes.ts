@@ -1,20 +1,8 @@
 /**
- * The usage API for the team page's usage screen, under `/bot-team/api/usage`, acting as the
- * person:
- *   GET   /usage?by=hour|day|bot|model|group|purpose|task[&from=YYYY-MM-DD][&to=…][&bot=<id|name>][&group=<id|name>][&task=<id>]
- *         sums (requests, tokens input uncached / cached / output, money where prices are set)
- *   GET   /usage/today      today's spending per Bot and for the team against the caps, the notices
- *                           given, the settings and the ledger's status
- *   PUT   /usage/settings   body { currency?, prices?, caps? } — each given key replaces that part
- *                           (caps per Bot keyed by id or name); removing or raising a cap, or
- *                           removing or lowering a price, needs a paired browser (decided in the save)
- *   POST  /usage/rebuild    re-derive rows from the Bot Sessions' logs (missing ones only); a paired
- *                           browser only (it reads every Bot Session's log), one at a time (a second
- *                           request while one runs gets that one's answer)
- *
- * Behind the trust fence like every plugin route (the router applies it first). Query and body are
- * validated with zod (strict; bounded sizes); a ledger that is off answers 503 with the reason.
- * Deliberately narrow: no charts (the team surface draws them from these answers).
+ * The usage API under `/bot-team/api/usage`, acting as the person: sums by hour, day, Bot, model,
+ * group, purpose or task, today against the caps, prices and caps (loosening one needs a paired browser),
+ * a rebuild from the logs (paired, one at a time); a ledger that is off answers 503 with why.
+ * Deliberately no charts.
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'

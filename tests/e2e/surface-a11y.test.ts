@@ -1,7 +1,7 @@
 // e2e (DSH Web + Chromium + the packed bundle): axe-core over the plugin's own DOM on each screen
 // of the team surface — the sidebar with a chat's badge, the Bot form, the delivery log, the memory
-// panel, the usage screen and a secret card: no serious or critical finding. DSH's own DOM is not
-// checked (its findings are not ours).
+// panel, a secret card, the usage screen, team settings, this browser's pairing and the saved
+// secrets: no serious or critical finding. DSH's own DOM is not checked (its findings are not ours).
 import { describe, expect, it } from 'vitest'
 import { openDshWeb, secretAskingScript, sendInComposer, useSurface } from '../support/surface.ts'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
@@ -47,6 +47,21 @@ describe('accessibility of the team surface (axe-core)', () => {
     await page.getByTestId('bt-usage').click()
     await page.getByTestId('bt-usage-table').waitFor({ timeout: 15_000 })
     await check('usage screen')
+    await page.getByTestId('bt-usage-dialog').getByRole('button', { name: 'Close' }).click()
+
+    await page.getByTestId('bt-settings').click()
+    await page.getByTestId('bt-settings-running').waitFor()
+    await check('team settings')
+    await page.getByTestId('bt-settings-dialog').getByRole('button', { name: 'Close' }).click()
+
+    await page.getByTestId('bt-pairing').click()
+    await page.locator('#pairing-state[data-state="unpaired"]').waitFor()
+    await check('this browser')
+    await page.getByTestId('bt-pairing-dialog').getByRole('button', { name: 'Close' }).click()
+
+    await page.getByTestId('bt-secrets').click()
+    await page.getByTestId('bt-secrets-dialog').getByText('No secret is saved.').waitFor()
+    await check('saved secrets')
 
     expect(findings).toEqual({})
   })

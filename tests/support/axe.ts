@@ -20,15 +20,20 @@ export function axeSource(): string {
 }
 
 /** Serious and critical axe findings within the plugin's DOM on the page as it is now. */
-export async function pluginAxeFindings(page: Page, source: string): Promise<AxeFinding[]> {
+export function pluginAxeFindings(page: Page, source: string): Promise<AxeFinding[]> {
+  return axeFindings(page, source, PLUGIN_DOM)
+}
+
+/** Serious and critical axe findings within `selectors` (those present) on the page as it is now. */
+export async function axeFindings(page: Page, source: string, selectors: readonly string[]): Promise<AxeFinding[]> {
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.addScriptTag({ content: source })
   return page.evaluate(async (selectors) => {
     const doc = (globalThis as any).document
     const include = selectors.filter((s: string) => doc.querySelector(s)).map((s: string) => [s])
-    if (include.length === 0) throw new Error("none of the plugin's DOM is on the page")
+    if (include.length === 0) throw new Error(`none of ${selectors.join(', ')} is on the page`)
     const result = await (globalThis as any).axe.run({ include }, { resultTypes: ['violations'] })
     return result.violations
       .filter((v: any) => v.impact === 'serious' || v.impact === 'critical')
       .map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 10) }))
-  }, PLUGIN_DOM)
+  }, selectors)
 }

@@ -1,22 +1,8 @@
 /**
- * The checkpoint text a Bot Session is condensed into — pure.
- *
- * Owns: which logged messages are messages TO the Bot (the user's prompts, and other Bots'
- * messages and group posts, told apart with `readSource`, the one source reader), their anchors
- * `[part N #seq · YYYY-MM-DD HH:mm]` (UTC; the same `part N #seq` that `read_own_chat` reads
- * around), the verbatim budget (`min(16,384, check / 4)` tokens, newest kept first, shown oldest
- * first), and the layout: `[Checkpoint N]`, DSH's summary of the condensed range, a line on where
- * the Bot's own words went, then the messages word for word and the line saying older ones are
- * found by `read_own_chat`. The whole text is fitted under a cap (the caller passes less than what
- * it replaces): oldest messages are dropped first, then the summary is clipped in the middle.
- *
- * Deliberately does not: call a model, read logs or state, or mask secrets (the service does).
- *
- * Token and prompt-cache effect: the text replaces a range of the conversation (DSH frames it in
- * `<compacted-summary>` after its own preamble), so the cached prefix restarts at that range once,
- * as every checkpoint does; its size is at most the summary plus the verbatim budget plus about
- * 60 tokens of fixed lines, and always below the range it replaces. Tokens are estimated as
- * ceil(chars / 4), as the benches do.
+ * The checkpoint text a Bot Session is condensed into (pure): DSH's summary of the range, then every
+ * message to the Bot word for word — newest kept first within `min(16,384, check / 4)` tokens, shown
+ * oldest first, each anchored `[part N #seq · time]` — fitted under the cap the caller passes.
+ * Deliberately does not call a model, read logs or mask secrets.
  */
 import { anchor } from '../../core/anchors.ts'
 import type { LogEvent } from '../../core/log-lines.ts'

@@ -1,16 +1,7 @@
 /**
- * Installing the Bot team agent preset into DSH Web's user preset root (I/O).
- *
- * Reads DSH's own `standard` preset through `ctx.agentPresets` (so it is the running install's),
- * generates the Bot team composition (`preset.ts`), and writes `agent.cordis.yml` and `preset.yml`
- * under the first `user` root (`$DSH_HOME/.agent-presets` by default) — only when their text
- * differs, so an unchanged install keeps DSH's preset generation (DSH re-mounts a preset whose
- * composition file changed). Then it asks DSH to resolve the preset, and refuses one DSH reports
- * broken.
- *
- * Deliberately does not: mount anything (DSH mounts a preset when a Session names it) or remove
- * the preset on unload (Sessions already on it keep needing it; the engine then runs DSH's own
- * behaviour for every Session, as nothing owns them).
+ * Installing the Bot team agent preset into DSH Web's user preset root: generated from DSH's own
+ * `standard` (`preset.ts`), written only when its text changed, then resolved, and refused if DSH
+ * reports it broken. Deliberately mounts nothing and never removes the preset.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'

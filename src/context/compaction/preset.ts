@@ -1,21 +1,7 @@
 /**
- * The Bot team agent preset — generated from DSH's own `standard` preset (pure).
- *
- * DSH Web mounts every model-facing row, compaction included, per agent preset, inside the
- * preset's isolated realm; a bundle cannot add a preset root, and a preset's rows resolve package
- * names from DSH's install while an absolute path keeps its own location. So Bot Sessions run on a
- * preset this plugin writes into `$DSH_HOME/.agent-presets/bot-team/`: DSH's `standard` composition
- * as it is in the running install (read at every start, so DSH's updates flow through — never a
- * hand copy), with ONE change: the compaction row names the Bot compaction engine module
- * (`engine.ts`) by absolute path instead of `@deepseek-ai/dsh-compaction-basic`. Everything else —
- * persona, tools, the pruner, `/compact` — is the standard preset's, byte for byte.
- *
- * Deliberately does not: write files (the service does), or touch any other row. When the row is
- * not found exactly once (a DSH release reshaped the preset) it refuses with a reason and the
- * plugin runs Bot Sessions on DSH's default preset (DSH's own compaction, handoffs only).
- *
- * Token and prompt-cache effect: none of its own — the prompt and tools are `standard`'s, so a
- * Bot Session's prefix is what a plain `standard` Session's would be, plus the plugin's sections.
+ * The Bot team agent preset (pure): DSH's `standard` composition as the running install has it, with
+ * one change — the compaction row names the Bot compaction engine by absolute path. Refuses, with a
+ * reason, when that row is not found exactly once. Deliberately writes no files, touches no other row.
  */
 export const BOT_PRESET_ID = 'bot-team'
 export const STOCK_ENGINE = '@deepseek-ai/dsh-compaction-basic'

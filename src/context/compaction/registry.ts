@@ -1,16 +1,7 @@
 /**
- * The meeting point between the Bot compaction engines DSH mounts and the plugin's `botCompaction`
- * service.
- *
- * In DSH Web each agent preset mounts its compaction row inside the preset's own isolated realm,
- * so the engine is out of a plugin's reach through `ctx`; and the engine module is loaded by DSH's
- * Loader from its own path, so it may be a different module instance from the plugin's. The two
- * therefore meet in one process-wide table (a `Symbol.for` key on `globalThis`), each entry keyed
- * by the Cordis root it lives under, so two DSH hosts in one process (tests, a restart) never see
- * each other's engines or writers.
- *
- * Deliberately narrow: it holds references and answers lookups; it decides nothing and calls no
- * DSH API. Entries are added and removed by their owners' Cordis effects.
+ * Where the Bot compaction engines DSH mounts (inside a preset's isolated realm, maybe another module
+ * instance) meet the plugin's `botCompaction`: a process-wide table on `globalThis`, keyed by Cordis
+ * root. Deliberately holds references and answers lookups only.
  */
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { ContentBlock, Message, TokenUsage, ToolSchema } from '@deepseek-ai/dsh-llm'

@@ -1,28 +1,9 @@
 /**
- * `botCompaction` — checkpoints of Bot Sessions through DSH's own compaction machinery.
- *
- * Owns: `checkpoint(sessionId)` — condense a Bot Session in place (the steward calls it): DSH's
- * compaction transaction (`compactNow` on the Bot compaction engine, `engine.ts`) runs with this
- * service's text — DSH's summary of the condensed range, then every message to the Bot word for
- * word within budget, anchored (`checkpoint-text.ts`), passed through the secrets mask when one is
- * loaded. The same text answers a person's `/compact` in a Bot chat (DSH's command calls the same
- * `compactNow`). Which Sessions are Bot Sessions (`owns`: a Bot's own chat, any part, or its
- * Session in a group — the roster's ownership index). In DSH Web: installing the Bot team agent
- * preset at start (`preset-install.ts`) and naming it for the Session opener (`sessionPreset`).
- *
- * Deliberately does not: decide when to checkpoint or hand off (the steward, `src/context/`), open
- * Sessions, or keep state. It answers `{ok:false, reason}` instead of throwing — the caller then
- * hands off: no Bot compaction engine in this host (outside DSH Web, or the preset could not be
- * installed), a Session still on another preset (Bot Sessions created before this version keep
- * DSH's compaction until their next part), a busy agent, nothing to condense, or DSH's shrink
- * check refusing.
- *
- * Composes: registers itself as the checkpoint writer for its Cordis root in the process-wide table
- * (`registry.ts`) for its lifetime; engines find it there. No listeners, no vetoes.
- *
- * Token and prompt-cache effect: one DSH summarizer call per checkpoint (purpose `compaction`,
- * replaying the conversation's own prefix — cache-warm; recorded on `compaction/summary` with its
- * usage), and the rewrite restarts the Session's cached prefix at the condensed range once.
+ * `botCompaction`: `checkpoint(sessionId)` condenses a Bot Session in place through DSH's own
+ * compaction (`compactNow` on the Bot engine) with the plugin's text, masked when secrets are loaded;
+ * which Sessions are Bot Sessions; the Bot team preset and its name for the opener. Answers
+ * `{ok:false, reason}` instead of throwing. Deliberately does not decide when, open Sessions or keep
+ * state (src/context/README.md).
  */
 import { fileURLToPath } from 'node:url'
 import { Service, type Context } from '@deepseek-ai/cordis'

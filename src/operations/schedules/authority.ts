@@ -1,15 +1,7 @@
 /**
- * Who may set or delete a scheduled task (pure) — through the team's one authority function.
- *
- * A task is future work in the target's name, so it needs what doing that work now needs, asked of
- * `decide` (`src/roster/authority.ts`): a task for another Bot is a message to it (`message_bot`),
- * a task for a group is a post there (`post_to_group`: Main Bots, the group's admin), a task for
- * the calling Bot itself needs only that the caller is a Bot of the team (`list_bots`). On top, a
- * Bot sets or deletes tasks only in a turn the user opened ("when the user asks"; a turn started by
- * another Bot, a room or a timer is refused — a task cannot breed tasks). The person (team page,
- * HTTP) may do all of it.
- *
- * Deliberately does not: look anything up (the service passes the facts) or check limits.
+ * Who may set or delete a scheduled task (pure), through `decide`: a task for another Bot is a
+ * message to it, for a group a post there, for itself only being a Bot of the team — and a Bot only
+ * in a turn the person opened. Deliberately looks nothing up.
  */
 import { decide, type Caller, type Decision } from '../../core/authority.ts'
 

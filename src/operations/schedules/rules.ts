@@ -1,22 +1,7 @@
 /**
- * Schedule rules — when a scheduled task is due (pure: no clock, no I/O; callers pass times).
- *
- * Owns: the input shape a person or a Bot gives (`ruleInput`: exactly one of `at`, `daily`,
- * `weekly`, `every_minutes`), its validation into a stored `ScheduleRule` (time zones checked
- * against the runtime's Intl data; at least `MIN_EVERY_MINUTES` between runs; a one-off time in the
- * future), `nextDue(rule, after, anchor)`: the first due time strictly after `after`, and how a
- * rule reads in words.
- *
- * Daily and weekly times are wall-clock times in the rule's IANA time zone: "09:00 Europe/Berlin"
- * stays 09:00 across daylight-saving changes. A wall time that does not exist on a given day (the
- * hour skipped in spring) fires at the same instant one hour later; one that exists twice (autumn)
- * fires once, at the first. Every-N-minutes rules count from the task's creation (`anchor`), so a
- * restart does not shift them.
- *
- * Catch-up is a consequence, not a loop: after downtime the stored `nextDueAt` is in the past, the
- * task runs once, and the next due time is computed from *now* — missed runs are never run N times.
- *
- * Deliberately does not: fire anything, read team state or decide who may schedule.
+ * Schedule rules (pure): once, daily, weekly (wall-clock in an IANA zone: a skipped time fires an hour
+ * later, a doubled one once) or every N minutes from creation; validation and `nextDue`. Catch-up is
+ * a consequence: a past due time runs once and the next is computed from now. Deliberately no clock.
  */
 import { z } from 'zod'
 import type { ScheduleRule } from '../../store/index.ts'

@@ -1,32 +1,9 @@
 /**
- * `botSchedules` — scheduled tasks of Bots and groups, on the plugin's own timer.
- *
- * Owns: tasks in team state (`schedules`), creating / listing / deleting them for the person (HTTP)
- * and for Bots (tools, `tools.ts`), one timer for the earliest due task (re-planned after every
- * change; at most `MAX_TIMER_MS` ahead), and firing: a due task of a Bot becomes a follow-up in the
- * Bot's current own-chat part when that Bot is idle (busy: it waits for the turn's end); a due task
- * of a group becomes a post in its room when no round runs there. Each run is recorded (runs,
- * lastRunAt, the next due time, and a fresh work budget `budget:<task>#<run>` drawn once for the
- * turn it opens) in one save *before* the message is handed to DSH: a crash between the two loses
- * that one run, never repeats it. A run's chain (`chain.scheduleChain`) has the lowest of the mode
- * the creating Bot's turn had when it set the task and that Bot's preset now (the person's task:
- * none; the target's own preset bounds the turn), and a group task posts as its creator (who must
- * still be allowed to post there).
- *
- * Missed runs (DSH was down, the team was paused, the Bot was busy) run once: the next due time is
- * computed from now (`rules.ts`). Tasks of a deleted Bot or group, or set by a Bot since deleted,
- * are removed at the next check (the stopActivity promise); a new part of a Bot keeps its tasks
- * (they name the Bot, not a Session). While `botPause` holds work for the target, a due task waits.
- *
- * Deliberately does not: use DSH's schedule plugin (not drivable from another plugin on rc.8, no
- * daily/weekly rules, state in one Session's log — dsh-verified §9), fire in a process that does
- * not write team state, or interrupt a running turn.
- *
- * Composes: starts once `botRoster`, `botLimits` and `botPause` are up; asks `botLimits` at each
- * run, and `botRooms` (a group's task waits while the rooms are not up). Read-only listeners:
- * `session/event` (`turn/end`: a busy Bot may now be idle), `bot-team/work-released`,
- * `bot-team/writer`, team state changes; its tools offered on own chats through
- * `botRoster.offerTools` (no veto, no order).
+ * `botSchedules`: tasks in team state, one timer for the earliest, firing (a Bot's task as a message
+ * in its own chat when idle, a group's as a post when no round runs), each run recorded first with
+ * its own budget and a chain at the lowest of its creator's mode then, its preset now and the
+ * target's; missed runs run once. Deliberately not DSH's schedule plugin (not drivable from another
+ * plugin on rc.8), and only in the team writer.
  */
 import type { Requester } from '../../core/caller.ts'
 import { Service, type Context } from '@deepseek-ai/cordis'

@@ -38,10 +38,12 @@ describe('the secret card on the team page', () => {
     })
     await page.addInitScript((token) => localStorage.setItem('bot-team:pairing-token', token), t.token)
     await page.goto(`${t.origin}/bot-team`)
-    const card = page.locator('.secret-card')
+    const card = page.getByTestId('bt-secret-card')
     await card.waitFor()
-    expect(await card.textContent()).toContain('Ada asks for $DSH_SECRET_GH_TOKEN: push to GitHub')
-    const input = card.locator('.secret-value')
+    expect(await card.locator('h3').textContent()).toBe('Ada asks for $DSH_SECRET_GH_TOKEN')
+    expect(await card.textContent()).toContain('push to GitHub')
+    expect(await card.textContent()).toMatch(/not a file permission/)
+    const input = card.getByTestId('bt-secret-value')
     expect(
       await input.evaluate((e: any) => ({
         type: e.type,
@@ -51,14 +53,13 @@ describe('the secret card on the team page', () => {
         masked: (globalThis as any).getComputedStyle(e).getPropertyValue('-webkit-text-security'),
       })),
     ).toEqual({ type: 'text', autocomplete: 'off', inForm: false, lp: 'true', masked: 'disc' })
-    expect(await page.locator('#secret-insecure').isHidden()).toBe(true)
-    expect(await page.textContent('#secret-scope-note')).toMatch(/not a file permission/)
+    expect(await page.getByTestId('bt-secret-insecure').count()).toBe(0)
 
     await input.fill(VALUE)
     await card.locator('input[value="all"]').check()
-    await card.locator('.secret-save').click()
+    await card.getByTestId('bt-secret-save').click()
     await page.locator('#secret-list li[data-name="GH_TOKEN"]').waitFor()
-    expect(await page.locator('.secret-card').count()).toBe(0)
+    expect(await page.getByTestId('bt-secret-card').count()).toBe(0)
     expect(await page.textContent('#secret-list')).toContain('GH_TOKEN ($DSH_SECRET_GH_TOKEN) — all Bots')
     expect(await page.content()).not.toContain('PageCardValue')
     expect(violations).toEqual([])

@@ -49,7 +49,7 @@ describe('the usage API (acting as the person)', () => {
       ['PUT', '/usage/settings', { notified: [] }, 400, /notified: is not a field here/],
       ['PUT', '/usage/settings', { caps: { bots: { Nobody: { tokens: 5 } } } }, 404, /No Bot/],
       ['POST', '/usage/settings', {}, 405, /not allowed/],
-      ['GET', '/usage/nothing', undefined, 404, /no such usage route/],
+      ['GET', '/usage/nothing', undefined, 404, /no such route/],
     ]
     for (const [method, path, body, status, error, headers] of cases) {
       const res = await send(method, path, body, headers)

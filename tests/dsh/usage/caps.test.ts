@@ -48,7 +48,18 @@ describe('daily spending caps (in-process DSH)', () => {
     expect(mainAgent.status).toBe('idle')
     expect(mainAgent.inbox.nextStep.map((m) => (m.content[0] as { text: string }).text)).toEqual([expect.stringMatching(CAP_TEXT)])
     expect(readSource(mainAgent.inbox.nextStep[0]!.source)).toMatchObject({ form: 'notice', type: 'usage-notice' })
-    expect(host.ctx.botStore.state.usage?.notified).toEqual([`${host.ctx.botUsage.today().day} bot:${ada.id}`])
+    // The notice's record is saved after the notice is given: wait for that save, not for time.
+    const notified = () => host.ctx.botStore.state.usage?.notified
+    if (!notified()) {
+      await new Promise<void>((resolve) => {
+        const stop = host.ctx.botStore.subscribe(() => {
+          if (!notified()) return
+          stop()
+          resolve()
+        })
+      })
+    }
+    expect(notified()).toEqual([`${host.ctx.botUsage.today().day} bot:${ada.id}`])
 
     const adaRequests = () => host.adapter.model.loopRequests('ada').length
     const before = adaRequests()

@@ -1,8 +1,12 @@
 // The team page on a real DSH web server, in-process: served with a Content-Security-Policy that
-// forbids inline script and style, its script and stylesheet on their own routes, and — in Debian's
-// Chromium, which enforces that policy — it still renders the team and pairs this browser with the
-// code printed on DSH's terminal.
+// forbids inline script and style, its one script the browser half's build, and — in Debian's
+// Chromium, which enforces that policy — it still renders the team, pairs this browser with the
+// code printed on DSH's terminal, and pauses the team.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
+import { root } from '../../../scripts/pack.ts'
+import { axeFindings, axeSource } from '../../support/axe.ts'
 import { launchChromium } from '../../support/browser.ts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { terminalPairingCode, webTeamHostPerTest } from '../../support/web-host.ts'
@@ -34,14 +38,11 @@ describe('the team page', () => {
     const html = await res.text()
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/) // every script element loads a file
     expect(html).not.toMatch(/<style|\son\w+=|style=/) // no inline style, no inline handlers
-    for (const [path, type] of [
-      ['/bot-team/page.js', 'text/javascript'],
-      ['/bot-team/page.css', 'text/css'],
-    ] as const) {
-      expect(html).toContain(`"${path}"`)
-      const asset = await fetch(`${web().origin}${path}`)
-      expect({ path, status: asset.status, type: asset.headers.get('content-type') }).toEqual({ path, status: 200, type: `${type}; charset=utf-8` })
-    }
+    // Its one script is the browser half's build of src/client/page.ts, served as a file.
+    expect(html).toContain('"/bot-team/page.js"')
+    const asset = await fetch(`${web().origin}/bot-team/page.js`)
+    expect({ status: asset.status, type: asset.headers.get('content-type') }).toEqual({ status: 200, type: 'text/javascript; charset=utf-8' })
+    expect(await asset.text()).toBe(readFileSync(join(root, 'dist-client', 'page.js'), 'utf8'))
     const api = await fetch(`${web().origin}/bot-team/api/status`)
     expect(api.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'")
   })
@@ -78,18 +79,37 @@ describe('the team page', () => {
   })
 })
 
-describe('the team page: operations (issue 16)', () => {
-  it('pauses and resumes the team from a paired browser; an unpaired one is told to pair', async () => {
+describe('the team page: accessibility', () => {
+  it('has no serious or critical axe finding, before and after pairing', async () => {
+    // axe is injected as a script tag, which the page's policy forbids: this page bypasses the policy (tested above).
+    const page = await browser.newPage({ locale: 'en-US', bypassCSP: true })
+    await page.goto(`${web().origin}/bot-team`)
+    await page.waitForSelector('#summary[data-state="ready"]')
+    await page.waitForSelector('#pairing-state[data-state="unpaired"]')
+    await page.getByTestId('bt-settings-running').waitFor()
+    expect(await axeFindings(page, axeSource(), ['main'])).toEqual([])
+    await page.click('#pairing-start')
+    await page.waitForSelector('#pairing-code:not([hidden])')
+    await page.fill('#pairing-code-input', terminalCode()!)
+    await page.click('#pairing-submit')
+    await page.waitForSelector('#pairing-state[data-state="paired"]')
+    expect(await axeFindings(page, axeSource(), ['main'])).toEqual([])
+    await page.close()
+  })
+})
+
+describe('the team page: operations', () => {
+  it('pauses with a reason and resumes the team from a paired browser; an unpaired one is told to pair', async () => {
     const page = await browser.newPage({ locale: 'en-US' })
     const violations: string[] = []
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
     })
     await page.goto(`${web().origin}/bot-team`)
-    await page.waitForSelector('#pause-state[data-state="running"]')
-    await page.click('#pause-toggle')
-    await page.waitForSelector('#operations-problem:not([hidden])')
-    expect(await page.textContent('#operations-problem')).toMatch(/need a paired browser/)
+    await page.getByTestId('bt-settings-running').waitFor()
+    await page.getByTestId('bt-pause').click()
+    await page.getByTestId('bt-pause-unpaired').waitFor()
+    expect(await page.getByTestId('bt-pause-unpaired').textContent()).toMatch(/need this browser paired/)
     expect(web().host.ctx.botPause.isPaused()).toBe(false)
 
     await page.waitForSelector('#pairing-state[data-state="unpaired"]')
@@ -98,12 +118,13 @@ describe('the team page: operations (issue 16)', () => {
     await page.fill('#pairing-code-input', terminalCode()!)
     await page.click('#pairing-submit')
     await page.waitForSelector('#pairing-state[data-state="paired"]')
-    await page.click('#pause-toggle')
-    await page.waitForSelector('#pause-state[data-state="paused"]')
-    expect(await page.textContent('#pause-state')).toMatch(/^The team is paused \(since .*\)\. Bot-started work is held/)
-    expect(web().host.ctx.botPause.isPaused()).toBe(true)
-    await page.click('#pause-toggle')
-    await page.waitForSelector('#pause-state[data-state="running"]')
+    await page.fill('#bt-pause-reason', 'lunch break')
+    await page.getByTestId('bt-pause').click()
+    await page.getByTestId('bt-settings-paused').waitFor()
+    expect(await page.getByTestId('bt-settings-paused').textContent()).toMatch(/^Paused since .* — lunch break/)
+    expect(web().host.ctx.botPause.paused()).toMatchObject({ by: 'user', reason: 'lunch break' })
+    await page.getByTestId('bt-resume').click()
+    await page.getByTestId('bt-settings-running').waitFor()
     expect(web().host.ctx.botPause.isPaused()).toBe(false)
     expect(violations).toEqual([])
     await page.close()

@@ -34,16 +34,18 @@ describe('TeamStore', () => {
 })
 
 describe('callApi', () => {
-  it('sends the pairing token in the header the server reads, on a change and not on a read', async () => {
+  it('sends the pairing token in the header the server reads on every call, and every write as JSON, with or without a body', async () => {
     const seen: Array<{ method: string; headers: Record<string, string> }> = []
     vi.stubGlobal('localStorage', { getItem: (k: string) => (k === PAIRING_TOKEN_KEY ? 'tok-123' : null) })
     vi.stubGlobal('fetch', async (_url: string, init: { method: string; headers: Record<string, string> }) => {
       seen.push({ method: init.method, headers: init.headers })
       return new Response('{}', { status: 200 })
     })
-    await callApi('GET', '/secrets')
+    await callApi('GET', '/pairing')
     await callApi('POST', '/secrets/requests/x', { value: 'v', scope: 'bot' })
-    expect(seen[0]!.headers[PAIRING_HEADER]).toBeUndefined()
-    expect(seen[1]!.headers[PAIRING_HEADER]).toBe('tok-123')
+    await callApi('DELETE', '/secrets/requests/x')
+    expect(seen.map((r) => r.headers[PAIRING_HEADER])).toEqual(['tok-123', 'tok-123', 'tok-123'])
+    // The routes' fence refuses a write that is not JSON (415), so a DELETE without a body says JSON too.
+    expect(seen.map((r) => r.headers['content-type'])).toEqual([undefined, 'application/json', 'application/json'])
   })
 })
