@@ -70,8 +70,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
   return [
     defineTeamTool({
       name: 'plan_tasks',
-      description:
-        'Create tasks for the team (at most 50), each with a self-contained brief, in one call. blocked_by names keys of this plan or existing task ids: a task starts once all of them are done. A ready task with an assignee starts in its own task Session; you are told when it is submitted for your review.',
+      description: "Plan up to 50 tasks. Each runs in its assignee's own Session once its blocked_by (plan keys or task ids) are done; you review it.",
       parameters: {
         tasks: {
           type: 'array',
@@ -80,11 +79,11 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
             type: 'object',
             additionalProperties: false,
             properties: {
-              key: { type: 'string', description: 'A name for blocked_by within this plan.' },
+              key: { type: 'string' },
               title: { type: 'string', required: true },
-              brief: { type: 'string', required: true, description: 'Everything the assignee needs; it sees nothing else.' },
+              brief: { type: 'string', required: true, description: 'All the assignee sees.' },
               acceptance: { type: 'string' },
-              assignee: { type: 'string', description: 'A Bot by name or id.' },
+              assignee: { type: 'string' },
               blocked_by: { type: 'array', items: { type: 'string' } },
             },
           },
@@ -105,8 +104,8 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'list_tasks',
-      description: "The team's tasks, newest first (at most 50): id, status, title, assignee, attempt.",
-      parameters: { status: { type: 'string', enum: STATUSES, description: 'Only this status ("open": not done, failed or cancelled).' } },
+      description: "The team's tasks, newest first.",
+      parameters: { status: { type: 'string', enum: STATUSES } },
       output: textOutput,
       isConcurrencySafe: () => true,
       async execute(args) {
@@ -119,11 +118,11 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'review_task',
-      description: 'Review a submitted task: accept it (done; what it blocked may start), or reject it with a reason (it is tried again, up to 3 attempts).',
+      description: 'Accept a submitted task, or reject it with a reason (it is retried).',
       parameters: {
         task: { type: 'string', required: true },
         verdict: { type: 'string', enum: ['accept', 'reject'], required: true },
-        reason: { type: 'string', description: 'Required to reject: what is wrong.' },
+        reason: { type: 'string', description: 'Required to reject.' },
       },
       output: textOutput,
       async execute(args, exec) {
@@ -135,7 +134,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'cancel_task',
-      description: 'Cancel a task (its running attempt is stopped). Tasks it blocks cannot start afterwards.',
+      description: 'Cancel a task and stop its attempt; tasks it blocks cannot start.',
       parameters: { task: { type: 'string', required: true }, reason: { type: 'string' } },
       output: textOutput,
       async execute(args, exec) {
