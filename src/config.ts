@@ -62,6 +62,8 @@ export const Config = z
         botTurnsAtOnce: TEAM_LIMIT_FIELDS.botTurnsAtOnce.default(4),
         /** Finished delivery records kept in team state (the delivery log); pending ones are always kept. */
         keepFinished: TEAM_LIMIT_FIELDS.keepFinished.default(500),
+        /** A task attempt's lease (ms): it runs out when the attempt's turn takes no step for this long. */
+        taskLeaseMs: TEAM_LIMIT_FIELDS.taskLeaseMs.default(30 * 60_000),
       })
       .strict()
       .prefault({}),

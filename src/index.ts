@@ -26,6 +26,7 @@ import { BotSecrets } from './secrets/service.ts'
 import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
 import { BotUsage } from './usage/service.ts'
+import { BotTasks } from './tasks/service.ts'
 import { holdBoot } from './dsh/boot.ts'
 import { PAIRING_FILE } from './web/pairing-file.ts'
 import { registerWebRoutes } from './web/routes.ts'
@@ -117,6 +118,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   mount(ctx.plugin(BotDelivery), 'delivery')
   mount(ctx.plugin(BotRooms), 'rooms')
   mount(ctx.plugin(BotSchedules, { maxSchedules: config.operations.maxSchedules }), 'schedules')
+  mount(ctx.plugin(BotTasks, { dir: paths.dir }), 'task ledger')
   mount(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
   mount(
     ctx.plugin(BotMemory, {
@@ -153,6 +155,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
       }),
       secrets: () => ctx.get('botSecrets') ?? undefined,
       quiet: quietPort(ctx),
+      tasks: () => ctx.get('botTasks') ?? undefined,
       feed: mountTeamFeed(ctx),
       status: () => ({
         plugin: PLUGIN_NAME,

@@ -44,6 +44,8 @@ export interface OwnChatRequest {
   args: OwnChatArgs
   /** The Bot's own-chat parts, oldest first (the last is the current one). */
   parts: readonly PartInfo[]
+  /** The Bot's task Sessions (part `-N` for task N), searched and read like its parts. */
+  tasks?: readonly PartInfo[]
   /** The asking turn: lines of this Session from this seq on are not shown. */
   hide?: { sid: string; fromSeq: number }
   /** The index is behind the logs right now (catch-up running). */
@@ -161,20 +163,27 @@ function search(view: View, partition: number, raw: string, scope = 'your own ch
   return [`Nothing found in ${scope} for ${labels}.`, ...notes]
 }
 
+/** How a part is named in an answer: `part 2`, or `task-7` for a task Session. */
+const partName = (part: number | undefined) => (part !== undefined && part < 0 ? `task-${-part}` : `part ${part}`)
+
 function around(view: View, parts: readonly PartInfo[], text: string): string[] {
   const anchor = parseAnchor(text)
   if (!anchor) return ['Refused: "around" takes an anchor like "part 2 #135" (or "#135" for the current part), as shown before each line.']
   const part = anchor.part ?? parts.at(-1)?.part
   const mark = view.marks.find((m) => m.part === part)
-  if (!mark) return [`There is no part ${part} in your own chat${parts.length ? ` (parts: ${parts.map((p) => p.part).join(', ')})` : ''}.`]
+  if (!mark) return [`There is no ${partName(part)} in your own chat${parts.length ? ` (parts: ${parts.map((p) => p.part).join(', ')})` : ''}.`]
   const from = view.index.walk(mark.id, anchor.seq, 1, AROUND_AFTER + 1).filter((l) => !view.hidden(l))
   const before = view.index
     .walk(mark.id, anchor.seq, -1, AROUND_BEFORE)
     .filter((l) => !view.hidden(l))
     .reverse()
   const at = from[0]
-  if (!at) return [`Nothing at or after part ${part} #${anchor.seq} in your own chat.`, ...before.map((l) => view.render(l, LINE_CHARS))]
-  const head = at.seq === anchor.seq ? `Part ${part} around #${anchor.seq}:` : `No line at part ${part} #${anchor.seq}; the nearest after it is #${at.seq}:`
+  const name = partName(part)
+  if (!at) return [`Nothing at or after ${name} #${anchor.seq} in your own chat.`, ...before.map((l) => view.render(l, LINE_CHARS))]
+  const head =
+    at.seq === anchor.seq
+      ? `${name[0]!.toUpperCase()}${name.slice(1)} around #${anchor.seq}:`
+      : `No line at ${name} #${anchor.seq}; the nearest after it is #${at.seq}:`
   return [head, ...before.map((l) => view.render(l, LINE_CHARS)), `${view.render(at, ANCHOR_CHARS)}`, ...from.slice(1).map((l) => view.render(l, LINE_CHARS))]
 }
 
@@ -214,8 +223,10 @@ function partsLine(parts: readonly PartInfo[]): string | undefined {
 /** The whole answer of one `read_own_chat` call. */
 export function readOwnChat(index: ArchiveIndex, request: OwnChatRequest): string {
   const { args, parts } = request
+  const tasks = request.tasks ?? []
   const partition = index.partitionId(partitionKeyOfBot(request.botId))
-  const marks = partition === undefined ? [] : index.sessionsOf(partition).filter((m) => parts.some((p) => p.sid === m.sid))
+  const marks =
+    partition === undefined ? [] : index.sessionsOf(partition).filter((m) => parts.some((p) => p.sid === m.sid) || tasks.some((t) => t.sid === m.sid))
   const view = new View(index, marks, request.hide)
   let body: string[]
   if (args.part !== undefined) body = partNote(parts, args.part)

@@ -1,6 +1,6 @@
 /**
  * `botArchive`: `bot/archive.sqlite`, an FTS5 index derived from DSH's Session logs (every part of
- * every own chat, every room), the driver that never throws, catch-up after each turn end and before
+ * every own chat, every task Session, every room), the driver that never throws, catch-up after each turn end and before
  * a search, rebuilding a deleted file, `read_own_chat` (offered on own chats through
  * `botRoster.offerTools`) and `searchRoom`. Only the team writer writes the index. Deliberately keeps
  * no chat text in team state and never reads another Bot's partition (src/archive/README.md).
@@ -69,6 +69,9 @@ const LimitsPatch = z
   })
   .partial()
   .strict()
+
+/** The number of a task id (`task-7` → 7). */
+const taskNumberOf = (taskId: string) => Number(/^task-(\d+)$/.exec(taskId)?.[1] ?? 0)
 
 const describe = (a: OwnChatArgs) =>
   a.query !== undefined
@@ -217,9 +220,24 @@ export class BotArchive extends Service {
     return map
   }
 
+  /** A task Session's place: its Bot's partition, as part `-N` for task N (the task ledger, not team state, records them). */
+  private taskPlacement(sid: string): Placement | undefined {
+    const owner = this.team?.botRoster.ownerOf(sid)
+    if (owner?.kind !== 'task') return undefined
+    return { partition: partitionKeyOfBot(owner.botId), part: -taskNumberOf(owner.taskId), room: false }
+  }
+
+  /** Every task Session the roster knows (of live and deleted Bots alike). */
+  private taskSessions(): string[] {
+    const roster = this.team?.botRoster
+    const state = this.ctx.get('botStore')?.state
+    if (!roster || !state) return []
+    return Object.keys(state.bots).flatMap((botId) => roster.sessionsOf(botId).filter((sid) => roster.ownerOf(sid)?.kind === 'task'))
+  }
+
   private readonly sources: ArchiveSources = {
-    place: (sid) => this.placementMap().get(sid),
-    all: () => [...this.placementMap().keys()],
+    place: (sid) => this.placementMap().get(sid) ?? this.taskPlacement(sid),
+    all: () => [...this.placementMap().keys(), ...this.taskSessions()],
     live: (sid): LiveLog | undefined => {
       const session = this.ctx.get('agents')?.get(SessionId(sid))?.session
       return session ? { seq: session.seq, at: (seq) => session.events[seq] as LogEvent | undefined } : undefined
@@ -283,18 +301,23 @@ export class BotArchive extends Service {
     const index = this.usable()
     if (!index) throw new TeamRefusal('unavailable', this.unavailableReason())
     const parts = bot.sessionParts.map((p) => ({ sid: p.sessionId, part: p.part, startedAt: p.startedAt, ...(p.endedAt ? { endedAt: p.endedAt } : {}) }))
+    const tasks = roster.sessionsOf(bot.id).flatMap((sid) => {
+      const owner = roster.ownerOf(sid)
+      return owner?.kind === 'task' ? [{ sid, part: -taskNumberOf(owner.taskId) }] : []
+    })
     if (args.part !== undefined) {
       const closing = await this.ctx.get('botContext')?.closingNote(bot.id, args.part)
       const target = parts.find((p) => p.part === args.part)
       if (target && closing) Object.assign(target, { closingNote: closing })
     }
     const writer = this.isWriter()
-    const level = writer && this.catchUp ? await this.catchUp.ensure(parts.map((p) => p.sid)) : true
+    const level = writer && this.catchUp ? await this.catchUp.ensure([...parts, ...tasks].map((p) => p.sid)) : true
     const from = sessionId === undefined ? undefined : this.turnStart(sessionId)
     const text = readOwnChat(this.index ?? index, {
       botId: bot.id,
       args,
       parts,
+      tasks,
       ...(sessionId !== undefined && from !== undefined ? { hide: { sid: sessionId, fromSeq: from } } : {}),
       catchingUp: !level,
     })

@@ -10,7 +10,7 @@ import fsp from 'node:fs/promises'
 import { join } from 'node:path'
 import { PLUGIN_NAME, PLUGIN_VERSION } from '../version.ts'
 import { ARCHIVE_LIMITS, encodeArchive, type ArchiveEntry } from './format.ts'
-import { decideBotFile, pickTeamSessions, stateSessionIds, teamWorkspaces, type Manifest } from './plan.ts'
+import { decideBotFile, ledgerSessionIds, pickTeamSessions, stateSessionIds, teamWorkspaces, type Manifest } from './plan.ts'
 import type { SessionPersistence } from '../dsh/services.ts'
 
 /** The part of DSH's `SessionPersistence` a backup reads. */
@@ -130,7 +130,11 @@ async function copyOnce(opts: BackupOptions, botDir: string, teamFolder: string)
   const files = await botFiles(botDir, opts.secrets ?? false, skipped)
   const stateFile = files.find((f) => f.path === 'bot/state.json')
   const state = stateFile ? JSON.parse(Buffer.from(stateFile.data).toString('utf8')) : undefined
-  const team = pickTeamSessions(await opts.sessions.list(), stateSessionIds(state), teamFolder)
+  // Task Sessions are named by the task ledger, not team state (a Bot's own folder may hold them).
+  const ids = stateSessionIds(state)
+  for (const f of files.filter((x) => x.path === 'bot/tasks/snapshot.jsonl' || x.path === 'bot/tasks/journal.jsonl'))
+    for (const id of ledgerSessionIds(Buffer.from(f.data).toString('utf8'))) ids.add(id)
+  const team = pickTeamSessions(await opts.sessions.list(), ids, teamFolder)
   const sessions: ArchiveEntry[] = []
   const index: Manifest['sessions'] = []
   for (const [n, header] of team.entries()) {

@@ -1,6 +1,6 @@
 /**
  * Backup policy (pure): which files under `bot/` go in (not the lock, pairing, derived indexes,
- * unfinished saves; secrets only when asked), which Sessions are the team's, how a path under the old
+ * unfinished saves; secrets only when asked; the task ledger kept), which Sessions are the team's, how a path under the old
  * home maps into the new one, and the manifest. Deliberately no I/O.
  */
 import type { SessionHeader } from '../dsh/services.ts'
@@ -20,7 +20,7 @@ export function decideBotFile(rel: string, opts: { secrets: boolean }): BotFileD
   if (rel === 'pairing.json') return SKIP('paired browsers are per machine; pair again after a restore')
   if (rel === 'secrets.json' && !opts.secrets) return SKIP('secrets are left out unless --secrets is given')
   if (/\.sqlite(-wal|-shm|-journal)?$/.test(name)) return SKIP('a derived index; rebuilt from the Session logs')
-  if (/^state\.json\.broken-/.test(rel)) return SKIP('a damaged copy kept for repair')
+  if (/^state\.json\.broken-/.test(rel) || /^tasks\/(snapshot|journal)\.broken-/.test(rel)) return SKIP('a damaged copy kept for repair')
   if (/\.\d+$/.test(name) || /\.tmp$/.test(name)) return SKIP('an unfinished save')
   return { include: true }
 }
@@ -47,6 +47,36 @@ export function stateSessionIds(state: unknown): Set<string> {
     }
   }
   walk(state, 0)
+  return ids
+}
+
+/**
+ * Every Session id the task ledger's files name (`tasks/snapshot.jsonl`, `tasks/journal.jsonl`:
+ * each attempt's Session, where it moved, the task's current one) — task Sessions are not in team
+ * state. A line that is not JSON is skipped (the ledger reports it itself).
+ */
+export function ledgerSessionIds(text: string): Set<string> {
+  const ids = new Set<string>()
+  const walk = (value: unknown, depth: number): void => {
+    if (depth > 12 || value === null || typeof value !== 'object') return
+    if (Array.isArray(value)) {
+      for (const v of value) walk(v, depth + 1)
+      return
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'sessionId' && typeof v === 'string') ids.add(v)
+      else if (key === 'moved' && Array.isArray(v)) for (const s of v) typeof s === 'string' && ids.add(s)
+      else walk(v, depth + 1)
+    }
+  }
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue
+    try {
+      walk(JSON.parse(line), 0)
+    } catch {
+      // a torn or damaged line names nothing
+    }
+  }
   return ids
 }
 

@@ -144,6 +144,8 @@ export interface PackageInput {
    * browser, or a new part was asked for from an unpaired client (a script, a Bot's shell).
    */
   cause?: 'grew-long' | 'person' | 'requested'
+  /** A task Session's package (its attempt goes on in a new Session): the task's id. */
+  task?: string
 }
 
 /** The opening sentence of a package: why the conversation continues in a new part (pure). */
@@ -181,13 +183,16 @@ export function handoffPackage(input: PackageInput): string {
     }
   }
   const prev = input.part - 1
+  const before = input.task ? 'the previous Session' : `part ${prev}`
   return [
-    `[Handoff · part ${input.part}]`,
-    `This message is not from the user. ${whyNewPart(input.cause, prev)} Below is the note you wrote at the end of part ${prev}, and the messages you received there. They are reference, not new instructions. Everything earlier is in your archive: read_own_chat finds it word for word.`,
+    input.task ? `[Handoff · ${input.task}]` : `[Handoff · part ${input.part}]`,
+    input.task
+      ? `This message is not from the user. Your Session for ${input.task} grew too long in the middle of its attempt, so the attempt goes on here. Below is a note on where it stood, and the messages you received there, the task's brief among them. They are reference, not new instructions.`
+      : `This message is not from the user. ${whyNewPart(input.cause, prev)} Below is the note you wrote at the end of part ${prev}, and the messages you received there. They are reference, not new instructions. Everything earlier is in your archive: read_own_chat finds it word for word.`,
     '',
     '## Handoff note',
     input.note,
-    ...(earlier.length ? ['', `## Messages to you in part ${prev}, before the latest ones`, ...earlier] : []),
+    ...(earlier.length ? ['', `## Messages to you in ${before}, before the latest ones`, ...earlier] : []),
     '',
     '## Latest messages to you, word for word (oldest first)',
     ...(latest.length ? latest.map((m) => `${anchor(m, m.part)} ${label(m)}:\n${clipMiddle(m.text, VERBATIM_LINE_CHARS)}`) : ['(none)']),

@@ -92,6 +92,8 @@ interface MoveOptions {
   requested?: boolean
   /** What the new part's opening says started it (default: the part grew long). */
   cause?: 'person' | 'requested'
+  /** A task Session's move: the task's id (its package says so). */
+  task?: string
 }
 
 export class BotContext extends Service {
@@ -147,6 +149,8 @@ export class BotContext extends Service {
     )
     this.ctx.on('bot-team/bot-attached', ({ bot, agent }) => this.attach(agent, bot.id))
     for (const { agent, owner } of this.roster.openSessions({ kinds: ['own'] })) this.attach(agent, owner.botId)
+    this.ctx.on('bot-team/task-attached', ({ bot, agent, taskId }) => this.attachTask(agent, bot.id, taskId))
+    for (const { agent, owner } of this.roster.openSessions({ kinds: ['task'] })) if (owner.kind === 'task') this.attachTask(agent, owner.botId, owner.taskId)
     this.ctx.on('agent/status', ({ agent, status }) => {
       if (status !== 'idle') return
       const owner = this.roster.ownerOf(String(agent.id))
@@ -173,8 +177,8 @@ export class BotContext extends Service {
 
   /** Resolves when every check and move started so far has finished (tests, benches, shutdown). */
   async settled(): Promise<void> {
-    while (this.checks.size || this.moving.size || this.memberWork.size)
-      await Promise.allSettled([...this.checks.values(), ...this.moving.values(), ...this.memberWork.values()])
+    while (this.checks.size || this.moving.size || this.memberWork.size || this.taskMoves.size)
+      await Promise.allSettled([...this.checks.values(), ...this.moving.values(), ...this.memberWork.values(), ...this.taskMoves.values()])
   }
 
   /** Resolves when a member's context check and any move it started are over (never rejects). */
@@ -254,6 +258,87 @@ export class BotContext extends Service {
         return next()
       }),
     )
+  }
+
+  // ── task Sessions: the move in the middle of an attempt ───────────────────────────────────────
+
+  /** Task moves under way, by task id. */
+  private readonly taskMoves = new Map<string, Promise<void>>()
+
+  /**
+   * A task Session's attempt is one turn, which can be long: past the hard line before a step (or
+   * on a provider overflow) the step is not sent and the attempt moves to a new task Session at
+   * once — a fallback note, the messages it received (the brief among them), and the turn goes on
+   * there on the same chain. Between attempts there is nothing to move: each attempt is one turn.
+   */
+  private attachTask(agent: Agent, botId: string, taskId: string): void {
+    if (this.attached.has(agent)) return
+    this.attached.add(agent)
+    const sessionId = String(agent.id)
+    const holdsLease = () => this.ctx.get('botTasks')?.board.get(taskId)?.lease?.sessionId === sessionId
+    this.onAgents.add(
+      agent,
+      agent.ctx.on(
+        'agent/pre-step',
+        async (payload, next) => {
+          if (!this.roster.bot(botId) || this.taskMoves.has(taskId) || !holdsLease()) return next()
+          const lines = await this.linesFor(agent)
+          if (!lines) return next()
+          const size = this.measure(agent)
+          if (pressure(size, lines, this.base.get(sessionId) ?? 0) !== 'hard' || !this.holdsMessages(agent)) return next()
+          this.startTaskMove(botId, taskId, sessionId, {
+            reason: `past the hard line (${size} of ${lines.hard} tokens) before a step`,
+            noRoom: true,
+            resume: true,
+            carried: payload.messages,
+            task: taskId,
+          })
+          return { kind: 'reject' }
+        },
+        { prepend: true },
+      ),
+    )
+    this.onAgents.add(
+      agent,
+      agent.ctx.on('agent/request-error', async (payload, next) => {
+        if (payload.failure.code === OVERFLOW && !this.taskMoves.has(taskId) && holdsLease() && this.holdsMessages(agent))
+          this.startTaskMove(botId, taskId, sessionId, { reason: 'the provider reported a context overflow', noRoom: true, resume: true, task: taskId })
+        return next()
+      }),
+    )
+  }
+
+  /** Start a task move (one per task at a time); the Session being left does not end its attempt when its turn ends. */
+  private startTaskMove(botId: string, taskId: string, sessionId: string, options: MoveOptions): void {
+    const leaving = this.ctx.get('botTasks')?.leaving(sessionId)
+    const run = this.moveTask(botId, taskId, sessionId, options)
+      .catch((error: unknown) => this.problem("a task Session's move failed", error))
+      .finally(async () => {
+        this.taskMoves.delete(taskId)
+        await this.ctx.agents.get(SessionId(sessionId))?.whenIdle()
+        leaving?.()
+      })
+    this.taskMoves.set(taskId, run)
+  }
+
+  private async moveTask(botId: string, taskId: string, sessionId: string, options: MoveOptions): Promise<void> {
+    const tasks = this.ctx.get('botTasks')
+    const agent = this.ctx.agents.get(SessionId(sessionId))
+    if (!this.active || !tasks || !agent || !this.store.isWriter()) return
+    const n = Number(taskId.replace(/^task-/, ''))
+    const file = `context/${botId}/${taskId}-${sessionId}.md`
+    const masked = await this.writePackage(agent, botId, -n, undefined, file, options)
+    if (masked === undefined) return
+    const chain = this.roster.sessionChain(sessionId)
+    const next = await tasks.renewSession(taskId, sessionId)
+    if (!next) return
+    this.stats.handoffs++
+    this.base.delete(sessionId)
+    this.base.set(next.sessionId, 0)
+    next.agent.followup(createUserMessage({ content: [{ type: 'text', text: masked }], source: handoffSource(1, true, chain) }))
+    for (const m of options.carried ?? [])
+      if (!readSourceOf(m.source, 'handoff')) next.agent.followup(createUserMessage({ content: m.content, source: m.source }))
+    this.ctx.emit('bot-team/context', { botId, sessionId, action: 'handoff', reason: options.reason, to: next.sessionId })
   }
 
   private forwardLater(botId: string, messages: readonly UserMessage[]): void {
@@ -546,6 +631,7 @@ export class BotContext extends Service {
       ...packageBudgets(limits?.check ?? 16_384 * 4),
       resume: options.resume,
       ...(options.cause ? { cause: options.cause } : {}),
+      ...(options.task ? { task: options.task } : {}),
     }
     let text = handoffPackage({ ...shape, note })
     // What the latest messages and tool errors name (paths, URLs, ids, quoted names, errors) must

@@ -37,6 +37,13 @@ export type TeamAction =
   | 'write_own_memory'
   | 'write_team_memory'
   | 'read_own_chat'
+  | TaskAction
+
+/** What can be done with the team's shared tasks (the task ledger). */
+export type TaskAction = 'plan_tasks' | 'claim_task' | 'update_task' | 'submit_task' | 'review_task' | 'cancel_task' | 'reassign_task'
+
+/** The task actions, in a stable order. */
+export const TASK_ACTIONS: readonly TaskAction[] = ['plan_tasks', 'claim_task', 'update_task', 'submit_task', 'review_task', 'cancel_task', 'reassign_task']
 
 /** Every action, in a stable order (for UIs, prompts and test matrices). */
 export const TEAM_ACTIONS: readonly TeamAction[] = [
@@ -56,6 +63,7 @@ export const TEAM_ACTIONS: readonly TeamAction[] = [
   'write_own_memory',
   'write_team_memory',
   'read_own_chat',
+  ...TASK_ACTIONS,
 ]
 
 /** Facts about what the action is aimed at, filled in by the roster service. */
@@ -98,6 +106,14 @@ export interface Target {
   setsDelegatedWork?: boolean
   /** The change rewrites a Bot's standing instructions (frozen into its every request). */
   changesInstructions?: boolean
+  /** The task acted on (every task action but `plan_tasks`). */
+  taskId?: string
+  /** The caller created that task. */
+  callerCreatedTask?: boolean
+  /** The caller is that task's assignee. */
+  callerIsAssignee?: boolean
+  /** The task is assigned to a Bot other than the caller (`claim_task`). */
+  assignedToOther?: boolean
 }
 
 /** `reason` is a plain sentence the model can read and act on. */
@@ -110,6 +126,7 @@ function refuse(reason: string): Decision {
 }
 
 const BOT_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(['update_bot', 'delete_bot', 'message_bot', 'interrupt_bot', 'stop_bot'])
+const TASK_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(TASK_ACTIONS.filter((a) => a !== 'plan_tasks'))
 const GROUP_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(['update_group', 'delete_group', 'post_to_group', 'read_group_chat'])
 
 type MainOnlyAction = 'create_bot' | 'update_bot' | 'delete_bot' | 'interrupt_bot' | 'stop_bot' | 'create_group' | 'delete_group'
@@ -161,6 +178,18 @@ const REASONS = {
     'Only the person decides whether a Bot runs delegated work at its own preset, on the team page in DSH Web; a Bot cannot, not even a Main Bot. Nothing was changed.',
   notPaired:
     'This change gives a Bot more authority, or lets the team spend more, so it is accepted only from the paired team page: open /bot-team in your paired browser and make the change there. Requests from a shell, a script or an unpaired browser are refused, and nothing was changed.',
+  noTask: "No task was named. Name it by its id (list_tasks shows the team's tasks).",
+  planTasks: 'Only a Main Bot may plan tasks for the team. Ask a Main Bot or the user. Nothing was created.',
+  claimOther: 'This task is assigned to another Bot; only its assignee takes it. Nothing changed.',
+  claimPerson: 'The user does not take tasks to work on; give the task to a Bot with reassign. Nothing changed.',
+  updateTask: 'You can update only a task you created or work on. Ask its creator, a Main Bot or the user. Nothing changed.',
+  submitTask:
+    'Only the Bot working on a task (its assignee) submits it, from its task Session; its creator, a Main Bot or the user reviews it. Nothing changed.',
+  submitPerson: 'The user does not submit tasks; review a submitted one instead. Nothing changed.',
+  reviewOwn: 'A Bot never reviews its own task. Its creator, a Main Bot or the user reviews it. Nothing changed.',
+  reviewTask: "Only a task's creator, a Main Bot or the user reviews it. Ask one of them. Nothing changed.",
+  cancelTask: "Only a task's creator, a Main Bot or the user cancels it. Ask one of them. Nothing changed.",
+  reassignTask: "Only a task's creator, a Main Bot or the user gives it to another Bot. Ask one of them. Nothing changed.",
 } as const
 
 /**
@@ -186,6 +215,13 @@ const REASONS = {
  * | read_own_chat     | yes, any Bot's*           | its own only                  | its own only                      |
  * | write_own_memory  | yes, any Bot's* ⁷         | its own; another's only ⁴     | its own only                      |
  * | write_team_memory | yes ⁷                     | yes                           | only if it admins some group      |
+ * | plan_tasks        | yes ⁷                     | yes                           | no*                               |
+ * | claim_task        | no*                       | unless assigned to another    | unless assigned to another        |
+ * | update_task       | yes                       | yes                           | its creator or assignee           |
+ * | submit_task       | no                        | its assignee only (lease: the ledger) | its assignee only          |
+ * | review_task       | yes ⁷                     | yes, never its own task       | its creator, never its own task   |
+ * | cancel_task       | yes                       | yes                           | its creator only                  |
+ * | reassign_task     | yes ⁷                     | yes                           | its creator only                  |
  *
  * ¹ refused when it would leave the team with no Main Bot (`wouldRemoveLastMain`).
  * ² refused while a round runs in that group.  ³ a group's admin counts as a member.
@@ -197,12 +233,14 @@ const REASONS = {
  *   the person's alone, whatever the turn.
  * ⁷ over HTTP from an unpaired client (`caller.paired === false`), nothing that gives a Bot more
  *   authority: a preset above the current one (on create: above the default), a Main Bot, a hidden
- *   Bot, a group's admin, the working folder, the delegated-work flag, instructions, any memory write.
+ *   Bot, a group's admin, the working folder, the delegated-work flag, instructions, any memory write;
+ *   and no task planned, reviewed (an accept starts the work it unblocks) or given to another Bot*.
  * ⁸ in a turn the user did not open: no preset above the turn's mode (`exceedsTurnMode`), and no
  *   Main Bot, hidden Bot or group admin (`makesMain`, `hides`, `makesAdmin`).
  * - A plain DSH Session (`non-bot-session`) is refused everything; a Bot caller without a `botId` too.
  * - Actions aimed at one Bot (update/delete/message/interrupt/stop) need `target.botId`, actions
- *   aimed at one group (update/delete/post/read chat) need `target.groupId`, for every caller*.
+ *   aimed at one group (update/delete/post/read chat) need `target.groupId`, task actions but
+ *   `plan_tasks` need `target.taskId`, for every caller*.
  *   `read_own_chat` and `write_own_memory` without `target.botId` mean the caller's own.
  * - `botIsMain` does not change any outcome*: several Main Bots are allowed.
  * - Order of checks (decides which reason a refusal gives): caller kind → caller identity → target
@@ -218,6 +256,7 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
 
   if (BOT_TARGETED.has(action) && !target.botId) return refuse(REASONS.noBot)
   if (GROUP_TARGETED.has(action) && !target.groupId) return refuse(REASONS.noGroup)
+  if (TASK_TARGETED.has(action) && !target.taskId) return refuse(REASONS.noTask)
 
   const self = !isUser && target.botId !== undefined && target.botId === caller.botId
   /** A Bot acting on another Bot (not itself). */
@@ -313,6 +352,34 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
     case 'write_team_memory':
       if (unpaired) return refuse(REASONS.notPaired)
       return isUser || isMain || target.callerAdminsAnyGroup ? ALLOW : refuse(REASONS.teamMemory)
+
+    case 'plan_tasks':
+      if (unpaired) return refuse(REASONS.notPaired)
+      return isUser || isMain ? ALLOW : refuse(REASONS.planTasks)
+
+    case 'claim_task':
+      if (isUser) return refuse(REASONS.claimPerson)
+      return target.assignedToOther ? refuse(REASONS.claimOther) : ALLOW
+
+    case 'update_task':
+      return isUser || isMain || target.callerCreatedTask || target.callerIsAssignee ? ALLOW : refuse(REASONS.updateTask)
+
+    case 'submit_task':
+      if (isUser) return refuse(REASONS.submitPerson)
+      return target.callerIsAssignee ? ALLOW : refuse(REASONS.submitTask)
+
+    case 'review_task':
+      if (unpaired) return refuse(REASONS.notPaired)
+      if (isUser) return ALLOW
+      if (target.callerIsAssignee) return refuse(REASONS.reviewOwn)
+      return isMain || target.callerCreatedTask ? ALLOW : refuse(REASONS.reviewTask)
+
+    case 'cancel_task':
+      return isUser || isMain || target.callerCreatedTask ? ALLOW : refuse(REASONS.cancelTask)
+
+    case 'reassign_task':
+      if (unpaired) return refuse(REASONS.notPaired)
+      return isUser || isMain || target.callerCreatedTask ? ALLOW : refuse(REASONS.reassignTask)
 
     default: {
       // An action this build does not know (e.g. from an untyped HTTP body): fail closed.

@@ -48,7 +48,8 @@ export function raises(current: string | undefined, next: string | undefined): b
  * | `room`        | a room member turn, a room's report, a post            | the chain's lowest · the chain's · the chain's |
  * | `schedule`    | a scheduled run (`scheduleChain`)                      | lowest of set / creator now / target · the task's own · 0 |
  * | `handoff`     | a new part's package (the chain rides its source)      | the previous part's last chain               |
- * | `person-task` | (task ledger) a task the person created                | assignee's preset · a fresh budget · 0        |
+ * | `bot` (task)  | an attempt of a task a Bot planned, a report to its creator | the planning chain's (one draw per attempt) |
+ * | `person-task` | an attempt of a task the person created                | assignee's preset · the task's own budget · 0 |
  * | `answer`      | (inbox) an answer to a Bot's question or approval      | the asking chain (a click is not a turn the person opened) |
  * | `other`       | DSH's own wake-ups (a background job ended), other      | the Session's last chain, until the person   |
  * |               | plugins' notices, the plugin's notices, a handoff      | speaks again; none known: read-only, no budget |
@@ -82,6 +83,10 @@ const SOURCE_KINDS: Readonly<Record<TeamSourceType, ChainKind | 'other'>> = {
   'usage-notice': 'other',
   'secret-note': 'other',
   'role-notice': 'other',
+  task: 'bot',
+  'person-task': 'person-task',
+  'task-report': 'bot',
+  'task-notice': 'other',
 }
 
 /** What a claimed message's source says about the turn it opens (pure; any input). */

@@ -15,6 +15,11 @@ export const TEAM_LIMIT_FIELDS = {
   createsPerTurn: z.int().min(1).max(100),
   botTurnsAtOnce: z.int().min(1).max(100),
   keepFinished: z.int().min(0).max(10_000),
+  /** How long a task's attempt may go without a step before its lease runs out (the ledger's own bounds). */
+  taskLeaseMs: z
+    .int()
+    .min(1_000)
+    .max(24 * 3_600_000),
 }
 
 /** The bounds of each room limit (every one optional: a missing one takes `DEFAULT_LIMITS`). */
@@ -73,6 +78,8 @@ export interface TeamLimits {
   botTurnsAtOnce: number
   /** Finished delivery records kept in team state. */
   keepFinished: number
+  /** A task attempt's lease: renewed at its turn's steps, it runs out after this long without one. */
+  taskLeaseMs: number
 }
 
 /** Every limit the person may change, flat (team and room names do not clash). */

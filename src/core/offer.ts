@@ -30,23 +30,30 @@ export function sameRole(a: Role, b: Role): boolean {
 
 /**
  * Each team tool: the actions it serves (offered when `decide` could allow any of them; none: every
- * Bot of the team may use it) and the Session kinds it belongs to.
+ * Bot of the team may use it) and the Session kinds it belongs to. A task Session is offered its
+ * own task's tools only: its brief is self-contained, and each tool is paid on its every request.
  */
 export const TEAM_TOOLS: Readonly<Record<string, { actions: readonly TeamAction[]; kinds: readonly SessionKind[] }>> = {
-  list_bots: { actions: ['list_bots', 'list_models'], kinds: ['own', 'task'] },
+  list_bots: { actions: ['list_bots', 'list_models'], kinds: ['own'] },
   manage_bot: { actions: ['create_bot', 'update_bot', 'delete_bot'], kinds: ['own'] },
-  message_bot: { actions: ['message_bot', 'interrupt_bot'], kinds: ['own', 'task'] },
+  message_bot: { actions: ['message_bot', 'interrupt_bot'], kinds: ['own'] },
   stop_bot: { actions: ['stop_bot'], kinds: ['own'] },
   manage_group: { actions: ['create_group', 'update_group', 'delete_group'], kinds: ['own'] },
   post_to_group: { actions: ['post_to_group'], kinds: ['own'] },
   read_group_chat: { actions: ['read_group_chat'], kinds: ['own', 'member'] },
-  read_own_chat: { actions: ['read_own_chat'], kinds: ['own', 'task'] },
+  read_own_chat: { actions: ['read_own_chat'], kinds: ['own'] },
   remember: { actions: ['write_own_memory'], kinds: ['own'] },
-  recall: { actions: [], kinds: ['own', 'task'] },
+  recall: { actions: [], kinds: ['own'] },
   request_secret: { actions: [], kinds: ['own'] },
   add_schedule: { actions: [], kinds: ['own'] },
   list_schedules: { actions: [], kinds: ['own'] },
   remove_schedule: { actions: [], kinds: ['own'] },
+  plan_tasks: { actions: ['plan_tasks'], kinds: ['own'] },
+  list_tasks: { actions: ['plan_tasks', 'review_task'], kinds: ['own'] },
+  review_task: { actions: ['review_task'], kinds: ['own'] },
+  cancel_task: { actions: ['cancel_task'], kinds: ['own'] },
+  submit_task: { actions: ['submit_task'], kinds: ['task'] },
+  update_task: { actions: ['update_task'], kinds: ['task'] },
 }
 
 /**
@@ -57,7 +64,8 @@ export const TEAM_TOOLS: Readonly<Record<string, { actions: readonly TeamAction[
 export const DSH_TOOLS_DENIED: Readonly<Record<SessionKind, readonly string[]>> = {
   own: [],
   member: ['ask_user_question', 'exit_plan_mode', 'create_goal', 'get_goal', 'update_goal', 'workflow', 'ralph'],
-  task: [],
+  // A task Session is hidden too, and its one turn is the attempt: nobody answers a card there.
+  task: ['ask_user_question', 'exit_plan_mode', 'create_goal', 'get_goal', 'update_goal', 'workflow', 'ralph'],
 }
 
 const SELF = 'offer:self'
@@ -75,6 +83,8 @@ function factValues(role: Role): ReadonlyMap<string, readonly unknown[]> {
     ['callerIsGroupAdmin', admin ? [false, true] : [false]],
     ['callerIsGroupMember', member ? [false, true] : [false]],
     ['callerAdminsAnyGroup', [admin]],
+    // Only Main Bots (and the person) plan tasks, so only a Main Bot can be a task's creator.
+    ['callerCreatedTask', role.main ? [false, true] : [false]],
   ])
 }
 

@@ -153,6 +153,38 @@ export interface SecretNoteSource extends Base {
   name: string
 }
 
+/**
+ * One attempt of a task, entered into its task Session: `task` for a task a Bot planned (it runs
+ * at the planning chain's mode and on its budget), `person-task` for one the person created (the
+ * assignee's own preset, the task's own budget). `intentId` is the outbox intent that handed it
+ * over (the ledger's recovery finds it by this id).
+ */
+export interface TaskSource extends Base, Chain {
+  form: 'relay'
+  type: 'task' | 'person-task'
+  taskId: string
+  attempt: number
+  intentId: string
+}
+
+/** What the ledger tells a task's creator (submitted for review, failed, cancelled, no assignee); it opens a turn on the task's chain. */
+export interface TaskReportSource extends Base, Chain {
+  form: 'relay'
+  type: 'task-report'
+  taskId: string
+  intentId: string
+}
+
+/** One line about a task in a Bot's own chat (it started, it ended) or for the person; starts no turn. */
+export interface TaskNoticeSource extends Base {
+  form: 'notice'
+  type: 'task-notice'
+  summary: string
+  taskId: string
+  /** The outbox intent it delivers (a notice for the person); absent for the start and end lines. */
+  intentId?: string
+}
+
 export type TeamSource =
   | DeliverySource
   | RoomPostSource
@@ -166,6 +198,9 @@ export type TeamSource =
   | HandoffSource
   | SecretNoteSource
   | RoleNoticeSource
+  | TaskSource
+  | TaskReportSource
+  | TaskNoticeSource
 
 export type TeamSourceType = TeamSource['type']
 
@@ -268,6 +303,26 @@ export function secretNoteSource(name: string, summary: string): SecretNoteSourc
   return { ...base, form: 'notice', type: 'secret-note', summary: oneLine(summary), name }
 }
 
+export function taskSource(t: { taskId: string; attempt: number; intentId: string; byPerson: boolean }, chain: Chain): TaskSource {
+  return {
+    ...base,
+    form: 'relay',
+    type: t.byPerson ? 'person-task' : 'task',
+    taskId: t.taskId,
+    attempt: t.attempt,
+    intentId: t.intentId,
+    ...chainFields(chain),
+  }
+}
+
+export function taskReportSource(t: { taskId: string; intentId: string }, chain: Chain): TaskReportSource {
+  return { ...base, form: 'relay', type: 'task-report', taskId: t.taskId, intentId: t.intentId, ...chainFields(chain) }
+}
+
+export function taskNoticeSource(taskId: string, summary: string, intentId?: string): TaskNoticeSource {
+  return { ...base, form: 'notice', type: 'task-notice', summary: oneLine(summary), taskId, ...(intentId ? { intentId } : {}) }
+}
+
 /** DSH bounds a notice's one-line summary (CONTEXT_SUMMARY_MAX_CHARS = 120). */
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim()
@@ -328,6 +383,17 @@ const readers = z.discriminatedUnion('type', [
   }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('secret-note'), summary: z.string(), name: z.string().max(64) }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('role-notice'), summary: z.string() }),
+  z.object({
+    ...plugin,
+    form: z.literal('relay'),
+    type: z.enum(['task', 'person-task']),
+    taskId: id,
+    attempt: z.int().min(1).max(1_000),
+    intentId: id,
+    ...chain,
+  }),
+  z.object({ ...plugin, form: z.literal('relay'), type: z.literal('task-report'), taskId: id, intentId: id, ...chain }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('task-notice'), summary: z.string(), taskId: id, intentId: id.optional() }),
 ])
 
 /** Rewrite a source written before consolidation into today's shape (pure; unknown input passes). */

@@ -20,7 +20,7 @@ import { drawOn, type Chain } from '../core/chain.ts'
 import { awaitsReply, boundDeliveries, checkSend, discardReport, messageText, recoveryAction, replyBody, turnOutcome, type DeliveryKind } from './policy.ts'
 import { charCount, clip, FINISHED_BODY_MAX, MESSAGE_MAX, REASON_MAX } from '../core/text-limits.ts'
 import type { LimitOverrides, Limits } from '../core/limits.ts'
-import { chainOf, deliverySource, outboxIdOf, readSource, readSourceOf, roomReportSource, type DeliverySource } from '../core/sources.ts'
+import { deliverySource, outboxIdOf, readSourceOf, roomReportSource, type DeliverySource } from '../core/sources.ts'
 import { asMode, lowerMode } from '../core/chain.ts'
 import { deliveryTools } from './tools.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
@@ -374,23 +374,9 @@ export class BotDelivery extends Service {
     })
   }
 
-  /**
-   * Bot-started turns running or about to run, in every Bot Session (own chats and group
-   * Sessions): a running turn whose opener was a chain, or an idle agent whose inbox already holds
-   * Bot-started work (handed over, not yet claimed).
-   */
+  /** Bot-started turns running or about to run in every Bot Session (the roster counts them for every service). */
   private botTurnsRunning(): number {
-    let n = 0
-    for (const agent of this.ctx.agents.list()) {
-      const sessionId = String(agent.id)
-      if (
-        agent.status === 'running'
-          ? this.roster.turnOf(sessionId)?.origin.kind === 'chain'
-          : agent.inbox.nextTurn.some((m) => chainOf(readSource(m.source)) !== undefined)
-      )
-        n++
-    }
-    return n
+    return this.roster.botTurnsRunning()
   }
 
   /** Messages that would start a Bot-started turn while the cap is reached, in order (records stay pending). */

@@ -144,12 +144,13 @@ export class BotMemory extends Service {
   async [Service.init](): Promise<void> {
     this.ctx.on('bot-team/bot-attached', ({ agent }) => this.attach(agent))
     this.ctx.on('bot-team/member-attached', ({ agent }) => this.attach(agent))
-    // Group Sessions stay narrow (the room's tools only): memory is written from the own chat.
+    this.ctx.on('bot-team/task-attached', ({ agent }) => this.attach(agent))
+    // Group and task Sessions stay narrow: memory is written from the own chat.
     this.roster.offerTools(this.ctx, { kinds: ['own'], tools: ({ offer }) => memoryTools(this, offer) })
     this.ctx.on('bot-team/bot-deleted', ({ botId, by }) => {
       void this.archive(botId, by).catch(() => {})
     })
-    for (const { agent } of this.roster.openSessions({ kinds: ['own', 'member'] })) this.attach(agent)
+    for (const { agent } of this.roster.openSessions({ kinds: ['own', 'member', 'task'] })) this.attach(agent)
     // A checkpoint (the steward's, or a person's /compact) rewrites the conversation in place: the
     // prompt prefix changes anyway, so the memory section is frozen anew there.
     this.ctx.on('session/event', (session, event) => {
@@ -205,7 +206,8 @@ export class BotMemory extends Service {
   private freeze(sessionId: string): string {
     const caller = this.roster.callerOf(sessionId)
     const own = caller.botId ? this.files.read(`bot:${caller.botId}`) : { memory: '', topics: {} }
-    const where = this.roster.ownerOf(sessionId)?.kind === 'member' ? 'group' : 'own-chat'
+    const kind = this.roster.ownerOf(sessionId)?.kind
+    const where = kind === 'member' ? 'group' : kind === 'task' ? 'task' : 'own-chat'
     const text = renderMemorySection(own, this.files.read('team'), { where })
     if (this.store.isWriter()) void this.files.writeFrozen(sessionId, text).catch(() => {})
     return text
@@ -275,6 +277,7 @@ export class BotMemory extends Service {
     const owner = actor.sessionId !== undefined ? this.roster.ownerOf(actor.sessionId) : undefined
     if (owner?.kind === 'own') return `part ${owner.part}`
     if (owner?.kind === 'member') return `group "${this.store.state.groups[owner.groupId]?.name ?? owner.groupId}"`
+    if (owner?.kind === 'task') return `task ${owner.taskId}`
     return 'unknown'
   }
 

@@ -1,25 +1,38 @@
 /**
- * The Session-ownership index: Session id → owner (an own-chat part, a member Session, a room), its
+ * The Session-ownership index: Session id → owner (an own-chat part, a member Session, a task Session, a room), its
  * reverse, and marks for Sessions being created; rebuilt from team state on every change, one map
  * read on the hot path. Deliberately no DSH calls, no writes.
  */
 import type { TeamState } from '../store/index.ts'
 
-/** A Bot's own chat (one part of it) or a Bot's Session in one group. */
+/** A Bot's own chat (one part of it), a Bot's Session in one group, or a Bot's Session for one task. */
 export type BotSessionOwner =
-  | { kind: 'own'; botId: string; part: number; groupId?: undefined }
-  | { kind: 'member'; botId: string; groupId: string; part?: undefined }
+  | { kind: 'own'; botId: string; part: number; groupId?: undefined; taskId?: undefined }
+  | { kind: 'member'; botId: string; groupId: string; part?: undefined; taskId?: undefined }
+  | { kind: 'task'; botId: string; taskId: string; part?: undefined; groupId?: undefined }
 
-export type SessionOwner = BotSessionOwner | { kind: 'room'; groupId: string; botId?: undefined; part?: undefined }
+export type SessionOwner = BotSessionOwner | { kind: 'room'; groupId: string; botId?: undefined; part?: undefined; taskId?: undefined }
 
-/** An owner being opened right now (its part number is not known yet for an own chat). */
-/** Which of a Bot's Sessions: own-chat parts and/or member Sessions, every part or only the current ones. */
+/** Which of a Bot's Sessions: own-chat parts, member or task Sessions, every part or only the current ones. */
 export interface SessionKinds {
   kinds: ReadonlyArray<BotSessionOwner['kind']>
   current?: boolean
 }
 
-export type OpeningOwner = { kind: 'own'; botId: string } | { kind: 'member'; botId: string; groupId: string } | { kind: 'room'; groupId: string }
+/** An owner being opened right now (its part number is not known yet for an own chat). */
+export type OpeningOwner =
+  | { kind: 'own'; botId: string }
+  | { kind: 'member'; botId: string; groupId: string }
+  | { kind: 'task'; botId: string; taskId: string }
+  | { kind: 'room'; groupId: string }
+
+/** One task Session as the ledger records it: whose, for which task, and whether the task works there now. */
+export interface TaskSessionEntry {
+  sessionId: string
+  botId: string
+  taskId: string
+  current: boolean
+}
 
 export class SessionIndex {
   private owners = new Map<string, SessionOwner>()
@@ -27,6 +40,9 @@ export class SessionIndex {
   /** Each Bot's current own-chat part and current member Sessions. */
   private current = new Set<string>()
   private readonly opening = new Map<string, SessionOwner>()
+  /** Task Sessions (from the task ledger, not team state): kept across rebuilds. */
+  private readonly tasks = new Map<string, TaskSessionEntry>()
+  private readonly tasksByBot = new Map<string, Set<string>>()
 
   constructor(state: Readonly<TeamState>) {
     this.rebuild(state)
@@ -71,26 +87,55 @@ export class SessionIndex {
     this.current = current
   }
 
+  /**
+   * Record task Sessions as the ledger has them: `replace` drops every one recorded before (a
+   * reload of the ledger); otherwise the entries are added or updated (a transition's tasks).
+   */
+  setTaskSessions(entries: Iterable<TaskSessionEntry>, replace = false): void {
+    if (replace) {
+      this.tasks.clear()
+      this.tasksByBot.clear()
+    }
+    for (const e of entries) {
+      const old = this.tasks.get(e.sessionId)
+      if (old && old.botId !== e.botId) this.tasksByBot.get(old.botId)?.delete(e.sessionId)
+      this.tasks.set(e.sessionId, { ...e })
+      const set = this.tasksByBot.get(e.botId)
+      if (set) set.add(e.sessionId)
+      else this.tasksByBot.set(e.botId, new Set([e.sessionId]))
+    }
+  }
+
   /** A Bot's recorded Sessions of the given kinds (`current`: only its current part in each place). */
   sessionsOfKind(botId: string, kinds: SessionKinds): Array<{ sessionId: string; owner: BotSessionOwner }> {
     const out: Array<{ sessionId: string; owner: BotSessionOwner }> = []
     for (const sessionId of this.sessionsOf(botId)) {
-      const owner = this.owners.get(sessionId)
+      const owner = this.get(sessionId)
       if (!owner || owner.kind === 'room' || !kinds.kinds.includes(owner.kind)) continue
-      if (kinds.current && !this.current.has(sessionId)) continue
+      if (kinds.current && !this.isCurrent(sessionId)) continue
       out.push({ sessionId, owner })
     }
     return out
   }
 
-  /** Whose a Session is, including Sessions being opened right now. */
-  get(sessionId: string): SessionOwner | undefined {
-    return this.opening.get(sessionId) ?? this.owners.get(sessionId)
+  private isCurrent(sessionId: string): boolean {
+    const task = this.tasks.get(sessionId)
+    return task ? task.current : this.current.has(sessionId)
   }
 
-  /** Every recorded Session id of a Bot: its own-chat parts (oldest first), then its group Sessions. */
+  /** Whose a Session is, including Sessions being opened right now. */
+  get(sessionId: string): SessionOwner | undefined {
+    const known = this.opening.get(sessionId) ?? this.owners.get(sessionId)
+    if (known) return known
+    const task = this.tasks.get(sessionId)
+    return task ? { kind: 'task', botId: task.botId, taskId: task.taskId } : undefined
+  }
+
+  /** Every recorded Session id of a Bot: its own-chat parts (oldest first), then its group Sessions, then its task Sessions. */
   sessionsOf(botId: string): readonly string[] {
-    return this.byBot.get(botId) ?? []
+    const tasks = this.tasksByBot.get(botId)
+    const recorded = this.byBot.get(botId) ?? []
+    return tasks?.size ? [...recorded, ...tasks] : recorded
   }
 
   /**

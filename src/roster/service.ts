@@ -27,11 +27,12 @@ import { guardUnattendedTurns } from './unattended.ts'
 import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
 import { raises, type Chain, type SandboxMode } from '../core/chain.ts'
+import { chainOf, readSource } from '../core/sources.ts'
 import { REASON_MAX } from '../core/text-limits.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
-import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds } from './ownership.ts'
+import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds, type TaskSessionEntry } from './ownership.ts'
 import { folderConflict, openConflict, WORKSPACE_WRITE_EXTRAS, writableAbove } from './work-folder.ts'
 import { heldText } from './held.ts'
 import { ShellGuard, type NetworkSwitch } from './shell-guard.ts'
@@ -55,6 +56,11 @@ declare module '@deepseek-ai/cordis' {
      * and unattended-turn guard are in place; the rooms service adds the room's tools and sections.
      */
     'bot-team/member-attached'(payload: { bot: Readonly<Bot>; groupId: string; agent: Agent }): void
+    /**
+     * A Bot's agent in one of its task Sessions was created or resumed: identity, model, preset and
+     * the unattended-turn guard are in place; the task service adds the task's tools.
+     */
+    'bot-team/task-attached'(payload: { bot: Readonly<Bot>; taskId: string; agent: Agent }): void
   }
 }
 
@@ -98,7 +104,7 @@ const MAX_ACTIVITY = 100
 /** Models a refusal of an unserved model names (the rest: list_models). */
 const MODELS_LISTED = 30
 
-export type { BotSessionOwner, OpeningOwner } from './ownership.ts'
+export type { BotSessionOwner, OpeningOwner, TaskSessionEntry } from './ownership.ts'
 
 /** One Bot Session a service offers tools on, with what its frozen role is offered. */
 export interface OfferedSession {
@@ -365,9 +371,36 @@ export class BotRoster extends Service {
     return out
   }
 
-  /** Every Session id of a Bot: its own-chat parts and its group Sessions. */
+  /** Every Session id of a Bot: its own-chat parts, its group Sessions and its task Sessions. */
   sessionsOf(botId: string): readonly string[] {
     return this.index.sessionsOf(botId)
+  }
+
+  /**
+   * The task Sessions the task ledger records (the task service tells them; they are not in team
+   * state): `replace` after the ledger was read whole, else the Sessions of the tasks that changed.
+   */
+  setTaskSessions(entries: Iterable<TaskSessionEntry>, replace = false): void {
+    this.index.setTaskSessions(entries, replace)
+  }
+
+  /**
+   * Bot-started turns running or about to run, in every Bot Session (own chats, group and task
+   * Sessions): a running turn whose opener was a chain, or an idle agent whose inbox already holds
+   * Bot-started work (handed over, not yet claimed). What `team.botTurnsAtOnce` bounds.
+   */
+  botTurnsRunning(): number {
+    let n = 0
+    for (const agent of this.ctx.agents.list()) {
+      const sessionId = String(agent.id)
+      if (
+        agent.status === 'running'
+          ? this.turnOf(sessionId)?.origin.kind === 'chain'
+          : agent.inbox.nextTurn.some((m) => chainOf(readSource(m.source)) !== undefined)
+      )
+        n++
+    }
+    return n
   }
 
   /** The authority check with the target facts this service knows filled in. */
@@ -1017,7 +1050,8 @@ export class BotRoster extends Service {
       )
     void this.pickers.applyTo(agent, current())
     if (owner.kind === 'own') this.ctx.emit('bot-team/bot-attached', { bot: current(), agent })
-    else this.ctx.emit('bot-team/member-attached', { bot: current(), groupId: owner.groupId, agent })
+    else if (owner.kind === 'member') this.ctx.emit('bot-team/member-attached', { bot: current(), groupId: owner.groupId, agent })
+    else this.ctx.emit('bot-team/task-attached', { bot: current(), taskId: owner.taskId, agent })
   }
 
   // ── the role frozen with a part, and the tools it is offered ─────────────────────────────────
@@ -1030,6 +1064,8 @@ export class BotRoster extends Service {
   roleNow(owner: BotSessionOwner): Role | undefined {
     const bot = this.bot(owner.botId)
     if (!bot) return undefined
+    // A task Session works on its task only: no standing in groups there.
+    if (owner.kind === 'task') return { main: bot.main, groups: 'none', kind: 'task' }
     const groups = Object.values(this.state.groups).filter((g) => !g.deleted && (owner.kind === 'own' || g.id === owner.groupId))
     if (owner.kind === 'member' && !groups.some((g) => g.members.includes(bot.id))) return undefined
     const standing = groups.some((g) => g.admin === bot.id) ? 'admin' : groups.some((g) => g.members.includes(bot.id)) ? 'member' : 'none'
@@ -1116,9 +1152,10 @@ export class BotRoster extends Service {
     if (after && !(before && sameRole(before.role, after.role))) for (const offer of this.toolOffers) this.offerOn(offer, sessionId)
   }
 
-  /** Whether a Session is the Bot's current own-chat part or its current Session in the group. */
+  /** Whether a Session is the Bot's current own-chat part or its current Session in the group (a task Session is never told: its turn is its task's). */
   private isCurrentSession(sessionId: string, owner: BotSessionOwner): boolean {
     const bot = this.bot(owner.botId)
+    if (owner.kind === 'task') return false
     if (owner.kind === 'own') return bot !== undefined && currentPart(bot) === sessionId
     return this.state.groups[owner.groupId]?.memberSessions[owner.botId] === sessionId
   }

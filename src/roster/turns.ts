@@ -31,6 +31,7 @@ export function whoOf(source: UserMessage['source']): string {
   if (s && 'groupName' in s) return `group ${s.groupName}`
   if (s?.type === 'schedule') return `scheduled task ${s.scheduleId}`
   if (s?.type === 'handoff') return 'the move to a new part of this chat'
+  if (s?.type === 'task' || s?.type === 'person-task' || s?.type === 'task-report') return `task ${s.taskId}`
   if (s) return 'the Bot team plugin'
   return source.kind === 'plugin' ? `the ${source.plugin} plugin` : `a ${source.kind} message`
 }

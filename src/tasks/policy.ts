@@ -1,7 +1,7 @@
 /**
  * Task policy — the ledger's rules as pure functions: the plan validator (`plan`), readiness, and
- * every transition (claim with a lease, renew, submit, review, an attempt's end, a failed check,
- * cancel, reassign, release, artifacts, tokens). Each returns the changed tasks with their history
+ * every transition (claim with a lease, renew, submit, a move of Session, review, an attempt's end,
+ * a failed check, cancel, reassign, release, artifacts, tokens). Each returns the changed tasks with their history
  * entries and the deliveries they cause (outbox intents), or a refusal sentence; bad input
  * changes nothing. Deliberately narrow: who may act is `decide()`'s; no I/O, no clock (callers
  * pass `now`), no wording beyond refusals, notices and the attempt brief.
@@ -430,7 +430,7 @@ export function claim(view: TaskView, taskId: string, input: ClaimInput): Result
   const busy = view.running(input.botId)
   if (busy) return refuse(`${input.botId} is already working on ${busy.id}; ${task.id} waits until that attempt ends (one running task per Bot).`)
   const n = (task.attempts.at(-1)?.n ?? 0) + 1
-  const attempt = { n, sessionId: input.sessionId, startedAt: input.now, endedAt: null, outcome: null, reason: null }
+  const attempt = { n, sessionId: input.sessionId, botId: input.botId, startedAt: input.now, endedAt: null, outcome: null, reason: null }
   const c = moved(
     task,
     {
@@ -469,14 +469,48 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
     return refuse(`The lease of attempt ${task.lease!.attempt} of ${task.id} ran out at ${task.lease!.expiresAt}; it can no longer be submitted.`)
   const artifacts = withArtifacts(task, input.artifacts ?? [], input)
   if (!artifacts.ok) return artifacts
-  return ok([
-    moved(
-      task,
-      { status: 'review', lease: null, attempts: endRunning(task, 'submitted', null, input.now), artifacts: artifacts.artifacts },
-      entryOf(input, 'submitted', 'working', 'review', `attempt ${task.lease!.attempt}`),
-      input.now,
-    ),
-  ])
+  const by = task.assignee?.botId ?? 'its assignee'
+  const n = task.lease!.attempt
+  return ok(
+    [
+      moved(
+        task,
+        { status: 'review', lease: null, attempts: endRunning(task, 'submitted', null, input.now), artifacts: artifacts.artifacts },
+        entryOf(input, 'submitted', 'working', 'review', `attempt ${n}`),
+        input.now,
+      ),
+    ],
+    [
+      {
+        kind: 'notify',
+        taskId: task.id,
+        to: task.creator,
+        text: clipNotice(
+          `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}) and waits for your review: review_task with accept, or reject with a reason.`,
+        ),
+      },
+    ],
+  )
+}
+
+/**
+ * The running attempt goes on in another Session of the same Bot (a context move in the middle of
+ * its turn): the lease and the task's Session follow; no history entry. Only from the Session
+ * holding the lease, at most `moves` times per attempt.
+ */
+export function moveSession(view: TaskView, taskId: string, input: { now: string; from: string; to: string }): Result {
+  const found = find(view, taskId)
+  if (!found.ok) return found
+  const task = found.task
+  const bad = holderRefusal(task, input.from, 'move to another Session')
+  if (bad) return refuse(bad)
+  if (!input.to || input.to === input.from) return refuse('A move names a new Session. Nothing changed.')
+  const n = task.lease!.attempt
+  const running = task.attempts.find((a) => a.n === n)
+  if ((running?.moved?.length ?? 0) >= TASK_LIMITS.moves)
+    return refuse(`Attempt ${n} of ${task.id} already moved ${TASK_LIMITS.moves} times; it ends where it is. Nothing changed.`)
+  const attempts = task.attempts.map((a) => (a === running ? { ...a, moved: [...(a.moved ?? []), input.to] } : a))
+  return ok([moved(task, { attempts, lease: { ...task.lease!, sessionId: input.to }, sessionId: input.to }, null, input.now)])
 }
 
 /** Ways an attempt ends without a submit. */
@@ -659,7 +693,9 @@ export function release(view: TaskView, botId: string, input: Act & { reason?: u
       kind: 'notify',
       taskId: task.id,
       to: task.creator,
-      text: clipNotice(`Task ${task.id} "${task.title}" no longer has an assignee (${why}); it is ${status}. Assign it to another Bot.`),
+      text: clipNotice(
+        `Task ${task.id} "${task.title}" no longer has an assignee (${why}); it is ${status}. ${task.creator.kind === 'user' ? 'Reassign it to another Bot.' : 'Cancel it and plan it again for another Bot, or ask the user to reassign it.'}`,
+      ),
     })
   }
   return ok(changes, intents)

@@ -34,6 +34,8 @@ export const TASK_LIMITS = Object.freeze({
   key: 40,
   /** A notice to a creator. */
   notice: 2_000,
+  /** Sessions one attempt may move to (context moves in the middle of its turn). */
+  moves: 10,
 })
 
 /** Statuses in the order a task usually moves; the last three are closed. (A `waiting` status can join here.) */
@@ -77,6 +79,10 @@ export const historyEntrySchema = z.object({
 export const attemptSchema = z.object({
   n: z.int().min(1),
   sessionId: id,
+  /** The Bot that made the attempt (absent in records written before it was kept: the assignee). */
+  botId: id.optional(),
+  /** Sessions the attempt moved to after `sessionId` (a context move in the middle of its turn). */
+  moved: z.array(id).max(10).optional(),
   startedAt: time,
   endedAt: time.nullable(),
   outcome: z.enum(ATTEMPT_OUTCOMES).nullable(),

@@ -32,8 +32,12 @@ import { type Intent, type Task, intentSchema, taskSchema } from './record.ts'
 
 /** Where an intent goes once recorded (the service wires it to DSH). */
 export interface HandOver {
-  /** Hand the intent over; resolves once it is recorded where `delivered` looks. */
-  deliver(intent: Intent): Promise<void>
+  /**
+   * Hand the intent over; resolves once it is recorded where `delivered` looks. Resolving to
+   * `'held'`: not now (the team's work is held); it stays pending, unreported, until `recover()`
+   * is called again. Any other value: handed over.
+   */
+  deliver(intent: Intent): Promise<unknown>
   /** Whether `intent` was already handed over (asked for each pending intent after a crash). */
   delivered(intent: Intent): Promise<boolean>
 }
@@ -721,7 +725,7 @@ export class TaskStore {
     try {
       let outcome: 'found' | 'handed' = 'handed'
       if (probe && (await h.delivered(intent))) outcome = 'found'
-      else await h.deliver(intent)
+      else if ((await h.deliver(intent)) === 'held') return undefined
       await this.markDone(intent.id)
       return outcome
     } catch (error) {

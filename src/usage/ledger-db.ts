@@ -6,9 +6,10 @@
 import type { SqliteDatabase, SqliteStatement } from '../core/sqlite.ts'
 import type { UsageRow, UsageTokens } from './rows.ts'
 
-export const USAGE_SCHEMA_VERSION = 1
+/** 2: the `task` column (which task a request worked on; null outside task Sessions). */
+export const USAGE_SCHEMA_VERSION = 2
 
-export const VIEW_KEYS = ['hour', 'day', 'bot', 'model', 'group', 'purpose'] as const
+export const VIEW_KEYS = ['hour', 'day', 'bot', 'model', 'group', 'purpose', 'task'] as const
 export type ViewKey = (typeof VIEW_KEYS)[number]
 
 export interface ViewFilter {
@@ -17,6 +18,7 @@ export interface ViewFilter {
   to?: string | undefined
   bot?: string | undefined
   group?: string | undefined
+  task?: string | undefined
 }
 
 export interface ViewCell extends UsageTokens {
@@ -32,6 +34,7 @@ const COLUMN: Record<ViewKey, string> = {
   model: "provider || '/' || model",
   group: 'grp',
   purpose: 'purpose',
+  task: 'task',
 }
 
 export class LedgerDb {
@@ -47,12 +50,16 @@ export class LedgerDb {
     db.exec(`CREATE TABLE IF NOT EXISTS usage (
       key TEXT PRIMARY KEY, time INTEGER NOT NULL, day TEXT NOT NULL, hour TEXT NOT NULL,
       bot TEXT, grp TEXT, part INTEGER, session TEXT, provider TEXT NOT NULL, model TEXT NOT NULL,
-      purpose TEXT NOT NULL, input INTEGER NOT NULL, cached INTEGER NOT NULL, output INTEGER NOT NULL)`)
+      purpose TEXT NOT NULL, input INTEGER NOT NULL, cached INTEGER NOT NULL, output INTEGER NOT NULL, task TEXT)`)
     db.exec('CREATE INDEX IF NOT EXISTS usage_day_bot ON usage(day, bot)')
-    db.exec(`PRAGMA user_version = ${USAGE_SCHEMA_VERSION}`)
+    // A ledger of schema 1 has no task column: rows it holds worked on no task (null).
+    const version = Number((db.prepare('PRAGMA user_version').get() as { user_version?: unknown } | undefined)?.user_version ?? 0)
+    const columns = db.prepare('PRAGMA table_info(usage)').all() as { name?: unknown }[]
+    if (!columns.some((c) => c.name === 'task')) db.exec('ALTER TABLE usage ADD COLUMN task TEXT')
+    if (version < USAGE_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${USAGE_SCHEMA_VERSION}`)
     this.insertRow = db.prepare(`INSERT OR IGNORE INTO usage
-      (key, time, day, hour, bot, grp, part, session, provider, model, purpose, input, cached, output)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      (key, time, day, hour, bot, grp, part, session, provider, model, purpose, input, cached, output, task)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
   }
 
   /** Insert rows in one transaction; rows already there (same key) are left as they are. */
@@ -61,7 +68,7 @@ export class LedgerDb {
     this.db.exec('BEGIN')
     try {
       for (const r of rows) {
-        this.insertRow.run(r.key, r.time, r.day, r.hour, r.bot, r.group, r.part, r.session, r.provider, r.model, r.purpose, r.input, r.cached, r.output)
+        this.insertRow.run(r.key, r.time, r.day, r.hour, r.bot, r.group, r.part, r.session, r.provider, r.model, r.purpose, r.input, r.cached, r.output, r.task)
       }
       this.db.exec('COMMIT')
     } catch (error) {
@@ -89,6 +96,10 @@ export class LedgerDb {
     if (filter.group) {
       where.push('grp = ?')
       params.push(filter.group)
+    }
+    if (filter.task) {
+      where.push('task = ?')
+      params.push(filter.task)
     }
     const col = COLUMN[by]
     const sql = `SELECT ${col} AS key, provider || '/' || model AS route, COUNT(*) AS requests,

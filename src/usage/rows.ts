@@ -5,8 +5,8 @@
  */
 import type { LogEvent } from '../core/log-lines.ts'
 
-/** Why a request was made: a Bot's own-chat loop step, its turn in a group, or a side call. */
-export type UsagePurpose = 'turn' | 'room-turn' | 'title' | 'compaction' | 'memory-review' | (string & {})
+/** Why a request was made: a Bot's own-chat loop step, its turn in a group, a task's attempt, or a side call. */
+export type UsagePurpose = 'turn' | 'room-turn' | 'task-turn' | 'title' | 'compaction' | 'memory-review' | (string & {})
 
 export interface UsageTokens {
   /** Input tokens not served from the provider's cache. */
@@ -27,6 +27,8 @@ export interface UsageRow extends UsageTokens {
   group: string | null
   part: number | null
   session: string | null
+  /** The task a task Session's request worked on; null elsewhere. */
+  task: string | null
   provider: string
   model: string
   purpose: UsagePurpose
@@ -37,8 +39,9 @@ export interface RowOwner {
   bot: string | null
   group: string | null
   part: number | null
-  /** Loop requests of this owner are `turn` (own chat) or `room-turn` (a Bot's group Session). */
-  loop: 'turn' | 'room-turn'
+  task: string | null
+  /** Loop requests of this owner are `turn` (own chat), `room-turn` (a Bot's group Session) or `task-turn` (its task Session). */
+  loop: 'turn' | 'room-turn' | 'task-turn'
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -123,6 +126,7 @@ export class LogDeriver {
       group: who.group,
       part: who.part,
       session: this.sessionId,
+      task: who.task,
       provider: route?.provider ?? 'unknown',
       model: route?.model ?? 'unknown',
       purpose: purpose || who.loop,

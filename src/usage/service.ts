@@ -27,6 +27,10 @@ declare module '@deepseek-ai/cordis' {
   interface Context {
     botUsage: BotUsage
   }
+  interface Events {
+    /** One model request was recorded (live, not by a rebuild); read only (the task ledger adds a task's tokens). */
+    'bot-team/usage'(row: Readonly<UsageRow>): void
+  }
 }
 
 export const Config = z.object({
@@ -144,7 +148,9 @@ export class BotUsage extends Service {
   private ownerOf(sessionId: string): RowOwner | undefined {
     const o = this.roster.ownerOf(sessionId)
     if (!o) return undefined
-    return o.kind === 'own' ? { bot: o.botId, group: null, part: o.part, loop: 'turn' } : { bot: o.botId, group: o.groupId, part: null, loop: 'room-turn' }
+    if (o.kind === 'own') return { bot: o.botId, group: null, part: o.part, task: null, loop: 'turn' }
+    if (o.kind === 'member') return { bot: o.botId, group: o.groupId, part: null, task: null, loop: 'room-turn' }
+    return { bot: o.botId, group: null, part: null, task: o.taskId, loop: 'task-turn' }
   }
 
   private fromLog(
@@ -169,13 +175,13 @@ export class BotUsage extends Service {
   /** `llm/stream`: loop requests pass untouched; a Bot's title call and tagged side calls are metered. */
   private meter(options: GenerateOptions, next: () => AsyncIterable<StreamChunk>): AsyncIterable<StreamChunk> {
     const tag = sideCallTag(options)
-    let owner: { bot: string | null; group: string | null; part: number | null; session: string | null; purpose: string } | undefined
+    let owner: { bot: string | null; group: string | null; part: number | null; session: string | null; task: string | null; purpose: string } | undefined
     if (tag) {
-      owner = { bot: tag.bot ?? null, group: tag.group ?? null, part: tag.part ?? null, session: null, purpose: tag.purpose }
+      owner = { bot: tag.bot ?? null, group: tag.group ?? null, part: tag.part ?? null, session: null, task: null, purpose: tag.purpose }
     } else if (options.purpose === 'session-title' && options.sessionId !== undefined) {
       const sid = String(options.sessionId)
       const o = this.ownerOf(sid)
-      if (o) owner = { bot: o.bot, group: o.group, part: o.part, session: sid, purpose: 'title' }
+      if (o) owner = { bot: o.bot, group: o.group, part: o.part, session: sid, task: o.task, purpose: 'title' }
     }
     if (!owner) return next()
     const who = owner
@@ -201,6 +207,7 @@ export class BotUsage extends Service {
 
   /** Add one row: buffered for the ledger, counted in the day's totals, caps checked. */
   private record(row: UsageRow): void {
+    this.ctx.emit('bot-team/usage', row)
     if (this.ledger) {
       this.pending.push(row)
       this.flushTimer ??= setTimeout(() => this.flush(), this.config.flushMs)

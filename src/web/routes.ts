@@ -28,6 +28,8 @@ import { Pairing, type QuietPort } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
 import { secretsApi } from './secrets-routes.ts'
+import { tasksApi } from './tasks-routes.ts'
+import type { BotTasks } from '../tasks/service.ts'
 import { teamApi, type TeamFeed } from './team-api-routes.ts'
 import { errorText } from '../core/errors.ts'
 
@@ -61,6 +63,8 @@ export interface WebRoutesOptions {
   /** The pause switch, scheduled tasks and the diagnostics log. */
   operations?: () => OperationsServices
   secrets?: () => BotSecrets | undefined
+  /** The task ledger; absent: `/tasks` answers 503. */
+  tasks?: () => BotTasks | undefined
   /** The client half's live team view (`team-api-routes.ts`). */
   feed?: TeamFeed
   /** Absolute path of `bot/pairing.json`. */
@@ -128,6 +132,12 @@ export const ROUTES = [
   ['DELETE', '/bot-team/api/secrets/requests/<request>'],
   ['PUT', '/bot-team/api/secrets/<name>'],
   ['DELETE', '/bot-team/api/secrets/<name>'],
+  ['GET', '/bot-team/api/tasks'],
+  ['POST', '/bot-team/api/tasks'],
+  ['GET', '/bot-team/api/tasks/<task>'],
+  ['POST', '/bot-team/api/tasks/<task>/cancel'],
+  ['POST', '/bot-team/api/tasks/<task>/reassign'],
+  ['POST', '/bot-team/api/tasks/<task>/review'],
 ] as const
 
 const segments = (path: string) => path.split('/').slice(1)
@@ -255,6 +265,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const secrets = options.secrets?.()
     if (!roster || !secrets) throw new HttpError(503, 'secrets are not available (see /bot-team/api/status)')
     const [status, body] = await secretsApi({ method, rest, req }, secrets, roster, pairing)
+    return sendJson(res, status, body)
+  }
+  if (head === 'tasks') {
+    const roster = options.roster()
+    const tasks = options.tasks?.()
+    if (!roster || !tasks) throw new HttpError(503, 'the task ledger is not available (see /bot-team/api/status)')
+    const [status, body] = await tasksApi({ method, rest, req, url }, tasks, roster, pairing)
     return sendJson(res, status, body)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)

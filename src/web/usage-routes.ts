@@ -1,6 +1,6 @@
 /**
  * The usage API under `/bot-team/api/usage`, acting as the person: sums by hour, day, Bot, model,
- * group or purpose, today against the caps, prices and caps (loosening one needs a paired browser),
+ * group, purpose or task, today against the caps, prices and caps (loosening one needs a paired browser),
  * a rebuild from the logs (paired, one at a time); a ledger that is off answers 503 with why.
  * Deliberately no charts.
  */
@@ -9,6 +9,7 @@ import { z } from 'zod'
 import type { BotRoster } from '../roster/service.ts'
 import { usageSettingsSchema } from '../store/index.ts'
 import { VIEW_KEYS } from '../usage/ledger-db.ts'
+import { TASK_ID } from '../tasks/record.ts'
 import type { BotUsage } from '../usage/service.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { Pairing } from './pairing.ts'
@@ -18,7 +19,14 @@ export const USAGE_BODY_BYTES = 64 * 1024
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD')
 const ref = z.string().trim().min(1).max(200)
-const ViewQuery = z.strictObject({ by: z.enum(VIEW_KEYS).default('day'), from: day.optional(), to: day.optional(), bot: ref.optional(), group: ref.optional() })
+const ViewQuery = z.strictObject({
+  by: z.enum(VIEW_KEYS).default('day'),
+  from: day.optional(),
+  to: day.optional(),
+  bot: ref.optional(),
+  group: ref.optional(),
+  task: z.string().regex(TASK_ID, 'a task id like task-7').optional(),
+})
 
 const settingsShape = usageSettingsSchema.shape
 const SettingsBody = z.strictObject({
@@ -62,7 +70,7 @@ export async function usageApi(
     if (usage.status().driver === 'unavailable') throw off()
     const group = q.group === undefined ? undefined : groups.groupId(q.group)
     if (q.group !== undefined && group === undefined) throw new HttpError(404, `No group named or with id "${q.group}".`)
-    return [200, usage.view(q.by, { from: q.from, to: q.to, bot: q.bot === undefined ? undefined : botId(roster, q.bot), group })]
+    return [200, usage.view(q.by, { from: q.from, to: q.to, bot: q.bot === undefined ? undefined : botId(roster, q.bot), group, task: q.task })]
   }
   if (sub === 'today') {
     if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /usage/today`)

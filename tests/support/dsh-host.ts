@@ -25,7 +25,7 @@ import * as botTeam from '../../src/index.ts'
 import { ScriptedAdapter } from '../../scripts/scripted-model/adapter.ts'
 import { mountDshDefaultModel, mountShellTool } from './shell.ts'
 import type { Script, ScriptMap } from '../../scripts/scripted-model/format.ts'
-import type { Clock } from '../../src/operations/schedules/clock.ts'
+import type { Clock } from '../../src/core/clock.ts'
 
 export interface DshHost {
   ctx: Context

@@ -31,6 +31,9 @@ import {
   scheduleSource,
   roleNoticeSource,
   secretNoteSource,
+  taskNoticeSource,
+  taskReportSource,
+  taskSource,
   usageNoticeSource,
   type TeamSourceType,
 } from '../../src/core/sources.ts'
@@ -43,7 +46,7 @@ const PERSON_BUDGET = 'budget:session-ada#7'
 /** What the Session carried before the turn (its last chain), when one is known. */
 const LAST: Chain = { hop: 2, budget: 'budget:bob#1', mode: 'workspace-write' }
 
-type Expect = 'person' | 'message' | 'inherit'
+type Expect = 'person' | 'message' | 'inherit' | 'own-task'
 
 /** One sample per source the plugin writes, with the kind of turn it opens. */
 const SOURCES: Record<TeamSourceType, { source: unknown; kind: OriginKind; expect: Expect }> = {
@@ -66,6 +69,14 @@ const SOURCES: Record<TeamSourceType, { source: unknown; kind: OriginKind; expec
   'usage-notice': { source: usageNoticeSource('the daily cap was reached'), kind: 'other', expect: 'inherit' },
   'secret-note': { source: secretNoteSource('GH_TOKEN', 'saved'), kind: 'other', expect: 'inherit' },
   'role-notice': { source: roleNoticeSource('Team change: you are now a Main Bot.'), kind: 'other', expect: 'inherit' },
+  task: { source: taskSource({ taskId: 'task-1', attempt: 1, intentId: '3.0', byPerson: false }, CHAIN), kind: 'bot', expect: 'message' },
+  'person-task': {
+    source: taskSource({ taskId: 'task-2', attempt: 2, intentId: '4.0', byPerson: true }, { hop: 0, budget: 'budget:task-2' }),
+    kind: 'person-task',
+    expect: 'own-task',
+  },
+  'task-report': { source: taskReportSource({ taskId: 'task-1', intentId: '5.0' }, CHAIN), kind: 'bot', expect: 'message' },
+  'task-notice': { source: taskNoticeSource('task-1', 'Started task-1'), kind: 'other', expect: 'inherit' },
 }
 
 /** Messages that are not ours, and ours of an older shape. */
@@ -81,6 +92,8 @@ const OTHERS: Array<{ label: string; source: unknown; kind: OriginKind; expect: 
 function want(expect: Expect, last: Chain | undefined, accepts = false): { mode: SandboxMode; budget: string | undefined; hop: number } {
   if (expect === 'person') return { mode: OWN, budget: PERSON_BUDGET, hop: 0 }
   if (expect === 'message') return { mode: accepts ? OWN : 'read-only', budget: 'budget:eve#2', hop: 3 }
+  // A task the person created: the assignee's own preset (the chain names no mode), the task's own budget.
+  if (expect === 'own-task') return { mode: OWN, budget: 'budget:task-2', hop: 0 }
   if (!last) return { mode: accepts ? OWN : 'read-only', budget: NO_BUDGET, hop: 0 }
   return { mode: accepts ? OWN : 'workspace-write', budget: 'budget:bob#1', hop: 2 }
 }
@@ -106,6 +119,10 @@ describe('the origin table: every way a turn can start → (mode, budget, hop)',
         'secret-note',
         'stop',
         'usage-notice',
+        'task',
+        'person-task',
+        'task-report',
+        'task-notice',
       ].sort(),
     )
   })

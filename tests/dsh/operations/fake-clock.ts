@@ -1,6 +1,6 @@
 // A hand-advanced clock for the schedules (mounted as the `botClock` service, `startTeamHost`'s
 // `clock`): no test sleeps.
-import type { Clock } from '../../../src/operations/schedules/clock.ts'
+import type { Clock } from '../../../src/core/clock.ts'
 import type { DshHost } from '../../support/dsh-host.ts'
 import { quiesce } from '../delivery/helpers.ts'
 

@@ -1,7 +1,7 @@
 // Backup policy: which team files are kept, which Sessions are the team's, how paths move to the
 // new home, and which workspace records come along.
 import { describe, expect, it } from 'vitest'
-import { decideBotFile, pickTeamSessions, rebase, stateSessionIds, teamWorkspaces } from '../../../src/backup/plan.ts'
+import { decideBotFile, ledgerSessionIds, pickTeamSessions, rebase, stateSessionIds, teamWorkspaces } from '../../../src/backup/plan.ts'
 
 describe('backup plan', () => {
   it('keeps state, memory, rooms and the workspace; leaves out the lock, pairing, derived indexes, temp saves and (unless asked) secrets', () => {
@@ -14,6 +14,8 @@ describe('backup plan', () => {
       'workspace/data.sqlite',
       'workspace/run.1',
       'diagnostics.jsonl',
+      'tasks/snapshot.jsonl',
+      'tasks/journal.jsonl',
     ]
     for (const rel of kept) expect(decideBotFile(rel, { secrets: false }), rel).toEqual({ include: true })
     const left = [
@@ -26,6 +28,8 @@ describe('backup plan', () => {
       'state.json.123456',
       'rooms/group-1.jsonl.77.tmp',
       'state.json.broken-2026-01-01T00-00-00.000Z',
+      'tasks/journal.broken-2026-01-01T00-00-00-000Z.jsonl',
+      'tasks/snapshot.jsonl.1234',
       'secrets.json',
     ]
     for (const rel of left) expect(decideBotFile(rel, { secrets: false }).include, rel).toBe(false)
@@ -41,6 +45,18 @@ describe('backup plan', () => {
     }
     expect([...stateSessionIds(state)].sort()).toEqual(['s-future', 's-member', 's-new', 's-old', 's-room', 's-target'])
     expect(stateSessionIds(undefined).size).toBe(0)
+  })
+
+  it("collects every task Session the ledger's files name: each attempt's, where it moved, the task's own; a damaged line names nothing", () => {
+    const snapshot = [
+      JSON.stringify({ v: 1, seq: 3, nextId: 2, at: 't', tasks: 1, intents: 1 }),
+      JSON.stringify({
+        task: { id: 'task-1', sessionId: 's-now', attempts: [{ n: 1, sessionId: 's-first', moved: ['s-moved'] }], lease: { sessionId: 's-now' } },
+      }),
+      JSON.stringify({ intent: { kind: 'dispatch', sessionId: 's-intent' } }),
+      '{"task": {"sessionId": "s-torn"',
+    ].join('\n')
+    expect([...ledgerSessionIds(snapshot)].sort()).toEqual(['s-first', 's-intent', 's-moved', 's-now'])
   })
 
   it("picks Sessions named by state or working in the team folder, and their subagent children; not the person's other chats", () => {

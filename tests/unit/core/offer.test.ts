@@ -27,6 +27,14 @@ const COULD: Record<TeamAction, (r: Role) => boolean> = {
   write_own_memory: always,
   write_team_memory: admin,
   read_own_chat: always,
+  // Only Main Bots (and the person) plan, so only they are creators; any Bot can be an assignee.
+  plan_tasks: main,
+  claim_task: always,
+  update_task: always,
+  submit_task: always,
+  review_task: main,
+  cancel_task: main,
+  reassign_task: main,
 }
 
 const key = (r: Role) => `${r.main ? 'Main' : 'Bot'}/${r.groups}/${r.kind}`
@@ -72,8 +80,13 @@ describe('the offer, derived from decide', () => {
     expect(tools({ main: false, groups: 'none' })).toEqual(own)
     expect(tools({ main: false, groups: 'member' })).toEqual([...own, 'read_group_chat'].sort())
     expect(tools({ main: false, groups: 'admin' })).toEqual([...own, 'manage_group', 'post_to_group', 'read_group_chat'].sort())
-    expect(tools({ main: true, groups: 'none' })).toEqual([...own, 'manage_bot', 'manage_group', 'post_to_group', 'read_group_chat', 'stop_bot'].sort())
+    const ledger = ['cancel_task', 'list_tasks', 'plan_tasks', 'review_task']
+    expect(tools({ main: true, groups: 'none' })).toEqual(
+      [...own, ...ledger, 'manage_bot', 'manage_group', 'post_to_group', 'read_group_chat', 'stop_bot'].sort(),
+    )
     for (const r of ROLES.filter((x) => x.kind === 'member')) expect(offerFor(r).tools).toEqual(['read_group_chat'])
+    // a task Session: its own task's tools, whatever the Bot's standing
+    for (const r of ROLES.filter((x) => x.kind === 'task')) expect(offerFor(r).tools).toEqual(['submit_task', 'update_task'])
   })
 
   it('tells apart what a role may do only on itself (another Bot’s memory: Main Bots)', () => {

@@ -5,7 +5,7 @@
  * source kind × action) and for the person over HTTP without a paired browser.
  */
 import { describe, expect, it } from 'vitest'
-import { TEAM_ACTIONS, decide, type Caller, type Target, type TeamAction } from '../../../src/core/authority.ts'
+import { TASK_ACTIONS, TEAM_ACTIONS, decide, type Caller, type TaskAction, type Target, type TeamAction } from '../../../src/core/authority.ts'
 import { openerOf, turnMode, turnOrigin, type Chain, type SandboxMode } from '../../../src/core/chain.ts'
 import { deliverySource, handoffSource, roomTurnSource, scheduleSource } from '../../../src/core/sources.ts'
 
@@ -52,7 +52,11 @@ interface Row {
   guards: Guard[]
 }
 
-const TABLE: Record<TeamAction, Row> = {
+/** The actions of the generated matrix (the task actions have a matrix of their own, below). */
+type MatrixAction = Exclude<TeamAction, TaskAction>
+const MATRIX_ACTIONS = TEAM_ACTIONS.filter((a): a is MatrixAction => !(TASK_ACTIONS as readonly string[]).includes(a))
+
+const TABLE: Record<MatrixAction, Row> = {
   //                    target        user          main              bot                 refusal for 'no'     guards
   list_bots: { target: '-', user: 'yes', main: 'yes', bot: 'yes', guards: [] },
   list_models: { target: '-', user: 'yes', main: 'yes', bot: 'yes', guards: [] },
@@ -91,7 +95,7 @@ const REASON_MUST_MATCH: Record<Refusal, RegExp[]> = {
 }
 
 /** The verb each role refusal names, so a refusal says what exactly was refused. */
-const ACTION_WORD: Record<TeamAction, RegExp> = {
+const ACTION_WORD: Record<MatrixAction, RegExp> = {
   list_bots: /list/,
   list_models: /list/,
   create_bot: /create Bots/,
@@ -173,7 +177,7 @@ function targetOf(v: Variant): Target {
 }
 
 /** The expected outcome, read off the table: 'allow' or the kind of refusal. */
-function expected(caller: Caller, action: TeamAction, v: Variant): 'allow' | Refusal {
+function expected(caller: Caller, action: MatrixAction, v: Variant): 'allow' | Refusal {
   if (caller.kind === 'non-bot-session') return 'not-a-bot'
   if (caller.kind !== 'user' && caller.botId === undefined) return 'unidentified'
   const row = TABLE[action]
@@ -216,13 +220,14 @@ const ALL_VARIANTS = [...variants()]
 
 describe('decide: generated matrix (caller × action × target)', () => {
   it('covers every action and every variant', () => {
-    expect(new Set(TEAM_ACTIONS)).toEqual(new Set(Object.keys(TABLE)))
-    expect(TEAM_ACTIONS).toHaveLength(16)
+    expect(new Set(MATRIX_ACTIONS)).toEqual(new Set(Object.keys(TABLE)))
+    expect(MATRIX_ACTIONS).toHaveLength(16)
+    expect(TEAM_ACTIONS).toHaveLength(16 + TASK_ACTIONS.length)
     expect(ALL_VARIANTS).toHaveLength(3 * 2 * 5 * 2 * 2 * 2 * 2 * 2)
   })
 
   for (const { label, caller } of CALLERS) {
-    for (const action of TEAM_ACTIONS) {
+    for (const action of MATRIX_ACTIONS) {
       it(`${label} × ${action}`, () => {
         const mismatches: string[] = []
         for (const v of ALL_VARIANTS) {
@@ -267,7 +272,7 @@ describe('decide: properties across the matrix', () => {
     for (const r of reasons) {
       expect(r).toMatch(/^[A-Z].*\.$/s)
       expect(r).not.toMatch(/\n|undefined|null|\[object/)
-      expect(r).toMatch(/Main Bot|the user|The user|admin|member|that Bot|another Bot|list_bots|name or id/)
+      expect(r).toMatch(/Main Bot|the user|The user|admin|member|that Bot|another Bot|list_bots|list_tasks|name or id/)
     }
   })
 
@@ -583,5 +588,130 @@ describe('decide for the person over HTTP, unpaired (a Bot shell looks exactly l
       ['post_to_group', { groupId: 'group-1' }],
     ] as Array<[TeamAction, Target]>)
       expect(decide(unpaired, action, target)).toEqual({ allowed: true })
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// The task actions: caller × the caller's relation to the task × the other task facts, against a
+// table written here independently of `decide` (the rows on `decide`: a Bot never reviews its own
+// task; only the creator, a Main Bot or the person cancels or gives a task to another Bot; the
+// person plans, reviews and reassigns only from a paired browser over HTTP).
+// ---------------------------------------------------------------------------------------------
+
+type TaskRel = 'none' | 'creator' | 'assignee' | 'both'
+interface TaskVariant {
+  named: boolean
+  rel: TaskRel
+  assignedToOther: boolean
+}
+type TaskRefusal =
+  | 'no-task'
+  | 'not-paired'
+  | 'plan'
+  | 'claim-other'
+  | 'claim-person'
+  | 'update'
+  | 'submit'
+  | 'submit-person'
+  | 'review-own'
+  | 'review'
+  | 'cancel'
+  | 'reassign'
+
+const TASK_REASONS: Record<TaskRefusal, RegExp> = {
+  'no-task': /^No task was named\. .*list_tasks/,
+  'not-paired': /paired team page/,
+  plan: /^Only a Main Bot may plan tasks for the team\./,
+  'claim-other': /assigned to another Bot; only its assignee takes it/,
+  'claim-person': /^The user does not take tasks/,
+  update: /^You can update only a task you created or work on\./,
+  submit: /^Only the Bot working on a task \(its assignee\) submits it/,
+  'submit-person': /^The user does not submit tasks/,
+  'review-own': /^A Bot never reviews its own task\./,
+  review: /^Only a task's creator, a Main Bot or the user reviews it\./,
+  cancel: /^Only a task's creator, a Main Bot or the user cancels it\./,
+  reassign: /^Only a task's creator, a Main Bot or the user gives it to another Bot\./,
+}
+
+const TASK_CALLERS: Array<{ label: string; caller: Caller; who: 'user' | 'unpaired' | 'main' | 'bot' }> = [
+  { label: 'user in process', caller: { kind: 'user' }, who: 'user' },
+  { label: 'user, paired browser', caller: { kind: 'user', paired: true }, who: 'user' },
+  { label: 'user, unpaired', caller: { kind: 'user', paired: false }, who: 'unpaired' },
+  { label: 'main-bot', caller: { kind: 'main-bot', botId: ME }, who: 'main' },
+  { label: 'bot', caller: { kind: 'bot', botId: ME }, who: 'bot' },
+]
+
+function taskExpected(who: 'user' | 'unpaired' | 'main' | 'bot', action: TaskAction, v: TaskVariant): 'allow' | TaskRefusal {
+  if (action !== 'plan_tasks' && !v.named) return 'no-task'
+  const person = who === 'user' || who === 'unpaired'
+  const creator = v.rel === 'creator' || v.rel === 'both'
+  const assignee = v.rel === 'assignee' || v.rel === 'both'
+  switch (action) {
+    case 'plan_tasks':
+      if (who === 'unpaired') return 'not-paired'
+      return who === 'bot' ? 'plan' : 'allow'
+    case 'claim_task':
+      if (person) return 'claim-person'
+      return v.assignedToOther ? 'claim-other' : 'allow'
+    case 'update_task':
+      return who === 'bot' && !creator && !assignee ? 'update' : 'allow'
+    case 'submit_task':
+      if (person) return 'submit-person'
+      return assignee ? 'allow' : 'submit'
+    case 'review_task':
+      if (who === 'unpaired') return 'not-paired'
+      if (person) return 'allow'
+      if (assignee) return 'review-own'
+      return who === 'main' || creator ? 'allow' : 'review'
+    case 'cancel_task':
+      return who === 'bot' && !creator ? 'cancel' : 'allow'
+    case 'reassign_task':
+      if (who === 'unpaired') return 'not-paired'
+      return who === 'bot' && !creator ? 'reassign' : 'allow'
+  }
+}
+
+function* taskVariants(): Generator<TaskVariant> {
+  for (const named of [false, true])
+    for (const rel of ['none', 'creator', 'assignee', 'both'] as const) for (const assignedToOther of [false, true]) yield { named, rel, assignedToOther }
+}
+
+function taskTarget(v: TaskVariant): Target {
+  return {
+    ...(v.named ? { taskId: 'task-1' } : {}),
+    callerCreatedTask: v.rel === 'creator' || v.rel === 'both',
+    callerIsAssignee: v.rel === 'assignee' || v.rel === 'both',
+    assignedToOther: v.assignedToOther,
+  }
+}
+
+describe('decide: the task actions (caller × relation to the task × task facts)', () => {
+  for (const { label, caller, who } of TASK_CALLERS) {
+    for (const action of TASK_ACTIONS) {
+      it(`${label} × ${action}`, () => {
+        const mismatches: string[] = []
+        for (const v of taskVariants()) {
+          const want = taskExpected(who, action, v)
+          const got = decide(caller, action, taskTarget(v))
+          if (want === 'allow' ? !got.allowed : got.allowed || !TASK_REASONS[want].test(got.reason))
+            mismatches.push(`${JSON.stringify(v)}: expected ${want}, got ${got.allowed ? 'allowed' : got.reason}`)
+        }
+        expect(mismatches).toEqual([])
+      })
+    }
+  }
+
+  it('a Bot never reviews its own task, not even a Main Bot that created it', () => {
+    const own = { taskId: 'task-1', callerIsAssignee: true, callerCreatedTask: true }
+    for (const caller of [
+      { kind: 'main-bot', botId: ME },
+      { kind: 'bot', botId: ME },
+    ] as Caller[])
+      expect(decide(caller, 'review_task', own)).toMatchObject({ allowed: false, reason: expect.stringMatching(/never reviews its own task/) })
+  })
+
+  it('a plain DSH Session is refused every task action', () => {
+    for (const action of TASK_ACTIONS)
+      for (const v of taskVariants()) expect(decide({ kind: 'non-bot-session', botId: ME }, action, taskTarget(v)).allowed).toBe(false)
   })
 })

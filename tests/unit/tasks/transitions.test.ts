@@ -19,6 +19,7 @@ import {
   renew,
   review,
   submit,
+  moveSession,
 } from '../../../src/tasks/policy.ts'
 import { TASK_STATUSES, type Task, type TaskStatus, intentSchema, taskSchema } from '../../../src/tasks/record.ts'
 import { BOTS, LEASE, MAIN, USER, at, claimAs, planOne, run, taskIn } from '../../support/task-builders.ts'
@@ -98,7 +99,7 @@ describe('claim and the lease', () => {
     const t = r.changes[0]!.task
     expect(t).toMatchObject({ status: 'working', assignee: { kind: 'bot', botId: 'bot-2' }, sessionId: `s-${id}` })
     expect(t.lease).toEqual({ attempt: 1, sessionId: `s-${id}`, expiresAt: at(LEASE) })
-    expect(t.attempts).toEqual([{ n: 1, sessionId: `s-${id}`, startedAt: at(0), endedAt: null, outcome: null, reason: null }])
+    expect(t.attempts).toEqual([{ n: 1, sessionId: `s-${id}`, botId: 'bot-2', startedAt: at(0), endedAt: null, outcome: null, reason: null }])
     expect(r.intents).toEqual([{ kind: 'dispatch', taskId: id, attempt: 1, botId: 'bot-2', sessionId: `s-${id}` }])
     expect(r.changes[0]!.entry).toMatchObject({ what: 'claimed', from: 'ready', to: 'working', actor: SYSTEM })
   })
@@ -174,6 +175,27 @@ describe('claim and the lease', () => {
   })
 })
 
+describe('a move of Session', () => {
+  it('the running attempt follows its Bot to a new Session: the lease, the task and the attempt name it; only the lease holder moves', () => {
+    const board = new TaskBoard()
+    const id = planOne(board)
+    run(board, claimAs(board, id, at(0)))
+    expect(moveSession(board, id, { now: at(1), from: 'elsewhere', to: 's-new' })).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/Only the Session holding the lease/),
+    })
+    const r = run(board, moveSession(board, id, { now: at(1), from: `s-${id}`, to: 's-new' }))
+    const t = r.changes[0]!.task
+    expect(t).toMatchObject({ status: 'working', sessionId: 's-new', lease: { attempt: 1, sessionId: 's-new', expiresAt: at(LEASE) } })
+    expect(t.attempts).toEqual([expect.objectContaining({ n: 1, sessionId: `s-${id}`, moved: ['s-new'] })])
+    expect(r.changes[0]!.entry).toBeNull()
+    expect(r.intents).toEqual([])
+    // the new Session now holds the lease: it submits, the old one cannot
+    expect(submit(board, id, { now: at(2), actor: MAIN, sessionId: `s-${id}` }).ok).toBe(false)
+    expect(run(board, submit(board, id, { now: at(2), actor: MAIN, sessionId: 's-new' })).changes[0]!.task.status).toBe('review')
+  })
+})
+
 describe('submit', () => {
   it('only the lease holder submits; the attempt is submitted with its artifacts and the task waits for review', () => {
     const board = new TaskBoard()
@@ -190,6 +212,15 @@ describe('submit', () => {
     const t = r.changes[0]!.task
     expect(t).toMatchObject({ status: 'review', lease: null, attempts: [{ n: 1, outcome: 'submitted', endedAt: at(5) }] })
     expect(t.artifacts).toEqual([{ kind: 'commit', value: 'abc1234', at: at(5), by: { kind: 'bot', botId: 'bot-2' } }])
+    // the creator is told it waits for review (the outbox hands the notice over)
+    expect(r.intents).toEqual([
+      {
+        kind: 'notify',
+        taskId: id,
+        to: MAIN,
+        text: `Task ${id} "Write the parser" was submitted by bot-2 (attempt 1) and waits for your review: review_task with accept, or reject with a reason.`,
+      },
+    ])
   })
 
   it('a submit after the lease ran out is refused', () => {

@@ -8,7 +8,7 @@ import { capsReached, costOf, DayTotals } from '../../../src/usage/caps.ts'
 import { LedgerDb } from '../../../src/usage/ledger-db.ts'
 import { LogDeriver, rowOf, rowsOfLog, timeKeys, tokensOf, type RowOwner } from '../../../src/usage/rows.ts'
 
-const own: RowOwner = { bot: 'bot-2', group: null, part: 3, loop: 'turn' }
+const own: RowOwner = { bot: 'bot-2', group: null, part: 3, task: null, loop: 'turn' }
 const T = new Date(2026, 0, 2, 9, 30).getTime()
 const ev = (seq: number, type: string, data: unknown) => ({ seq, type, time: T + seq, data })
 
@@ -44,7 +44,7 @@ describe('rows from Session events', () => {
     const d = new LogDeriver('s2', { provider: 'a', model: 'b' })
     const usage = ev(9, 'assistant/chunk', { chunk: { type: 'usage', usage: { inputTokens: 3, outputTokens: 4 } } })
     expect(d.push(usage, () => undefined)).toBeUndefined()
-    expect(d.push(usage, () => ({ bot: 'x', group: 'g', part: null, loop: 'room-turn' }))).toMatchObject({
+    expect(d.push(usage, () => ({ bot: 'x', group: 'g', part: null, task: null, loop: 'room-turn' }))).toMatchObject({
       provider: 'a',
       model: 'b',
       purpose: 'room-turn',
@@ -101,7 +101,7 @@ describe('ledger file', () => {
     dirs.push(dir)
     return new LedgerDb(load.driver.open(join(dir, 'usage.sqlite')))
   }
-  const r = (key: string, day: number, bot: string, over: Partial<ReturnType<typeof rowOf>> = {}) =>
+  const r = (key: string, day: number, bot: string, over: Partial<Omit<ReturnType<typeof rowOf>, 'day' | 'hour'>> = {}) =>
     rowOf({
       key,
       time: new Date(2026, 0, day, 10).getTime(),
@@ -109,6 +109,7 @@ describe('ledger file', () => {
       group: null,
       part: 1,
       session: 's',
+      task: null,
       provider: 'p',
       model: 'm',
       purpose: 'turn',
@@ -134,6 +135,42 @@ describe('ledger file', () => {
     ])
     expect(db.view('group', { group: 'g' }).map((c) => c.key)).toEqual(['g'])
     expect(db.daySums('2026-01-02')).toEqual(expect.arrayContaining([{ bot: 'x', provider: 'p', model: 'm', input: 10, cached: 1, output: 2 }]))
+    db.close()
+  })
+
+  it('has a task column: rows of task Sessions are viewed and filtered by task, others have none', () => {
+    const db = open()
+    db.insert([r('a', 1, 'x'), r('b', 1, 'x', { task: 'task-3', purpose: 'task-turn' }), r('c', 1, 'y', { task: 'task-3', purpose: 'task-turn', output: 5 })])
+    expect(db.view('task').map((c) => [c.key, c.requests, c.output])).toEqual([
+      [null, 1, 2],
+      ['task-3', 2, 7],
+    ])
+    expect(db.view('bot', { task: 'task-3' }).map((c) => [c.key, c.requests])).toEqual([
+      ['x', 1],
+      ['y', 1],
+    ])
+    db.close()
+  })
+
+  it('opens a ledger of schema 1 (no task column): its rows are kept, worked on no task, and new rows name theirs', () => {
+    const load = loadSqlite({ prefer: 'node:sqlite' })
+    if (!load.ok) throw new Error(load.problem.message)
+    const dir = mkdtempSync(join(tmpdir(), 'usage-v1-'))
+    dirs.push(dir)
+    const file = join(dir, 'usage.sqlite')
+    const old = load.driver.open(file)
+    old.exec(`CREATE TABLE usage (key TEXT PRIMARY KEY, time INTEGER NOT NULL, day TEXT NOT NULL, hour TEXT NOT NULL,
+      bot TEXT, grp TEXT, part INTEGER, session TEXT, provider TEXT NOT NULL, model TEXT NOT NULL,
+      purpose TEXT NOT NULL, input INTEGER NOT NULL, cached INTEGER NOT NULL, output INTEGER NOT NULL)`)
+    old.exec("INSERT INTO usage VALUES ('old', 1, '2026-01-01', '2026-01-01T10', 'x', NULL, 1, 's', 'p', 'm', 'turn', 4, 0, 1)")
+    old.exec('PRAGMA user_version = 1')
+    old.close()
+    const db = new LedgerDb(load.driver.open(file))
+    db.insert([r('new', 1, 'x', { task: 'task-1', purpose: 'task-turn' })])
+    expect(db.view('task').map((c) => [c.key, c.requests])).toEqual([
+      [null, 1],
+      ['task-1', 1],
+    ])
     db.close()
   })
 })

@@ -1,9 +1,9 @@
 /**
- * The clock the schedules run on: the system's, unless a `botClock` service is mounted (a test's
- * fake clock, advanced by hand so no test sleeps).
+ * The plugin's clock (the schedules' timers, the task leases): the system's, unless a `botClock`
+ * service is mounted (a test's fake clock, advanced by hand so no test sleeps).
  *
- * Deliberately narrow: three functions, no drift correction — the schedules re-read `now()` on
- * every check and re-plan their one timer after every change.
+ * Deliberately narrow: three functions, no drift correction — its users re-read `now()` on every
+ * check and re-plan their timers after every change.
  */
 export interface Clock {
   now(): number
@@ -27,5 +27,5 @@ export const systemClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 }
 
-/** setTimeout's longest delay is about 24.8 days; the schedules wake at least this often and re-plan. */
+/** setTimeout's longest delay is about 24.8 days; a timer on this clock wakes at least this often and re-plans. */
 export const MAX_TIMER_MS = 6 * 60 * 60 * 1000

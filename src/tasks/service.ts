@@ -1,0 +1,811 @@
+/**
+ * `botTasks` — the shared task ledger as a running service: it opens the ledger's store (written
+ * by the team writer only), dispatches ready tasks to their assignees' task Sessions through the
+ * outbox (within the Bot-started turns at once, one running task per Bot, held while work is
+ * held), ends attempts (a turn without `submit_task`, a crash, a lease run out), tells creators,
+ * and keeps the ownership index and the Bots' own chats told. Transitions are the policy's;
+ * authority is `decide()`'s; tools and routes are thin adapters over the methods here.
+ */
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import { Service, type Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import { createUserMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { z } from 'zod'
+import type { Caller, TaskAction, Target } from '../core/authority.ts'
+import type { Requester } from '../core/caller.ts'
+import { canStart, drawOn, type Chain } from '../core/chain.ts'
+import { TeamRefusal } from '../core/refusal.ts'
+import { systemClock, type Clock } from '../core/clock.ts'
+import { readSource, taskNoticeSource, taskReportSource, taskSource } from '../core/sources.ts'
+import { clip, REASON_MAX } from '../core/text-limits.ts'
+import { AgentRegistrations } from '../dsh/agent-registrations.ts'
+import { afterBoot } from '../dsh/boot.ts'
+import { redriveInbox } from '../dsh/session-opener.ts'
+import { warn } from '../dsh/warn.ts'
+import type { BotRoster, TaskSessionEntry } from '../roster/service.ts'
+import type { BotStore } from '../store/index.ts'
+import type { UsageRow } from '../usage/rows.ts'
+import {
+  type Result,
+  addArtifacts,
+  addTokens,
+  attemptBrief,
+  cancel,
+  claim,
+  endAttempt,
+  expiredLeases,
+  moveSession,
+  nextReady,
+  plan,
+  readiness,
+  reassign,
+  release,
+  renew,
+  review,
+  submit,
+} from './policy.ts'
+import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, isClosed, taskNumber } from './record.ts'
+import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
+import { ledgerTools, taskSessionTools } from './tools.ts'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    botTasks: BotTasks
+  }
+  interface Events {
+    /** The task ledger changed (a transition here, or records another process wrote); read only. */
+    'bot-team/tasks'(change: { tasks: readonly Task[]; reloaded: boolean }): void
+  }
+}
+
+export const Config = z.object({
+  /** The bot folder (absolute): the ledger lives in `<dir>/tasks`. */
+  dir: z.string(),
+})
+export type Config = z.input<typeof Config>
+
+const SYSTEM: Actor = Object.freeze({ kind: 'system' })
+
+/** The wrapper around the attempt's brief in the task Session (what a task turn starts from). */
+export function attemptText(task: Task): string {
+  return [attemptBrief(task), '', 'Do it in this turn and call submit_task when it is done: a turn that ends without it is an unsuccessful attempt.'].join('\n')
+}
+
+/** The line a Bot's own chat gets when one of its tasks starts or ends (pure). */
+export function taskLine(task: Task, what: 'started' | 'ended'): string {
+  const title = clip(task.title, 80)
+  if (what === 'started') return `Task ${task.id} "${title}" started in its own task Session (attempt ${task.lease?.attempt ?? 1}).`
+  const how = task.status === 'done' ? 'is done' : task.status === 'failed' ? 'failed' : task.status === 'cancelled' ? 'was cancelled' : 'was taken from you'
+  return `Task ${task.id} "${title}" ${how}.`
+}
+
+/** The task Sessions a task has (every attempt's, and where each moved), with whose they are. */
+function sessionsOfTask(task: Task): TaskSessionEntry[] {
+  const out = new Map<string, TaskSessionEntry>()
+  const open = !isClosed(task)
+  for (const a of task.attempts) {
+    const botId = a.botId ?? task.assignee?.botId
+    if (!botId) continue
+    for (const sessionId of [a.sessionId, ...(a.moved ?? [])])
+      out.set(sessionId, { sessionId, botId, taskId: task.id, current: open && sessionId === task.sessionId })
+  }
+  return [...out.values()]
+}
+
+interface TurnOfAttempt {
+  turn: number
+  attempt: number
+}
+
+export class BotTasks extends Service {
+  static inject = ['botStore', 'botRoster', 'botLimits', 'botPause', 'agents', 'sessions']
+  static Config = Config
+
+  private readonly config: z.output<typeof Config>
+  private storeValue: TaskStore | undefined
+  private clock: Clock = systemClock
+  private readonly onAgents: AgentRegistrations
+  private active = true
+  /** Which turn of each task Session runs which attempt (from the claimed dispatch message). */
+  private readonly attemptTurns = new Map<string, TurnOfAttempt>()
+  /** Tokens of task Sessions' requests not yet added to their tasks (added at the turn's end). */
+  private readonly tokens = new Map<string, Tokens>()
+  /** Task Sessions leaving for another Session mid-turn (their turn's end does not end the attempt). */
+  private readonly moving = new Set<string>()
+  private pumping: Promise<void> | undefined
+  private again = false
+  private sweepTimer: unknown
+  private readonly background = new Set<Promise<unknown>>()
+  /** Tasks known to be closed (a task that closes now is not among them yet). */
+  private readonly closedIds = new Set<string>()
+  /** The attempts the crash check at the last start or takeover ended. */
+  crashed = 0
+
+  constructor(ctx: Context, config: Config) {
+    super(ctx, 'botTasks')
+    this.config = Config.parse(config)
+    this.onAgents = new AgentRegistrations(ctx, 'bot-tasks:agent-registrations')
+  }
+
+  private get roster(): BotRoster {
+    return this.ctx.botRoster
+  }
+
+  private get teamStore(): BotStore {
+    return this.ctx.botStore
+  }
+
+  /** The ledger (open once the service started). */
+  get store(): TaskStore {
+    if (!this.storeValue) throw new Error('the task ledger is not open')
+    return this.storeValue
+  }
+
+  get board(): TaskReader {
+    return this.store.board
+  }
+
+  status(): TaskStoreStatus {
+    return this.store.status()
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString()
+  }
+
+  async [Service.init](): Promise<void> {
+    this.clock = this.ctx.get('botClock') ?? systemClock
+    const store = await TaskStore.open({
+      dir: join(this.config.dir, 'tasks'),
+      mayWrite: () => this.ctx.get('botStore')?.isWriter() ?? false,
+      handOver: { deliver: (intent) => this.deliver(intent), delivered: (intent) => this.delivered(intent) },
+      now: () => new Date(this.clock.now()),
+      report: (p) => this.ctx.get('botDiagnostics')?.note({ kind: 'tasks', level: 'warn', message: `${p.code}: ${p.message}` }),
+    })
+    this.storeValue = store
+    this.ctx.effect(
+      () => () => {
+        this.active = false
+        if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer)
+        void store.close()
+      },
+      'bot-tasks:store',
+    )
+    this.roster.setTaskSessions([...store.board.all()].flatMap(sessionsOfTask), true)
+    for (const t of store.board.all()) if (isClosed(t)) this.closedIds.add(t.id)
+    store.subscribe((change) => this.changed(change))
+    this.ctx.on('bot-team/writer', () => {
+      void store.refresh().then((mode) => {
+        if (mode === 'writer') this.afterTakeover()
+      })
+    })
+    this.ctx.on('bot-team/task-attached', ({ agent, taskId }) => this.attach(agent, taskId))
+    // The tools, by each Session part's frozen role (`core/offer.ts`): the task's own in its Session,
+    // planning and review where `decide` could allow them.
+    this.roster.offerTools(this.ctx, { kinds: ['task'], tools: ({ owner }) => (owner.kind === 'task' ? taskSessionTools(this, owner.taskId) : []) })
+    this.roster.offerTools(this.ctx, { kinds: ['own'], tools: () => ledgerTools(this) })
+    for (const { agent, owner } of this.roster.openSessions({ kinds: ['task'] })) if (owner.kind === 'task') this.attach(agent, owner.taskId)
+    this.ctx.on('session/event', (session, event) => {
+      if (event.type !== 'turn/end') return
+      const sid = String(session.id)
+      if (this.roster.ownerOf(sid)?.kind === 'task') this.turnEnded(sid, (event.data as { turn: number }).turn)
+      // Any Bot-started turn ending frees room under the cap: held hand-overs and ready tasks may go.
+      const agent = this.ctx.agents.get(SessionId(sid))
+      if (agent) this.track(agent.whenIdle().then(() => this.capacity()))
+    })
+    this.ctx.on('bot-team/work-released', () => this.capacity())
+    this.ctx.on('bot-team/bot-deleted', ({ botId, by, reason }) => {
+      const actor: Actor = by.kind === 'user' ? { kind: 'user' } : by.botId ? { kind: 'bot', botId: by.botId } : SYSTEM
+      this.track(
+        this.transact((view) =>
+          release(view, botId, { now: this.now(), actor, reason: `${this.roster.state.bots[botId]?.name ?? botId} was deleted: ${reason}` }),
+        ),
+      )
+    })
+    this.ctx.on('bot-team/usage', (row) => this.addUsage(row))
+    if (store.mode === 'writer') afterBoot(this.ctx, () => this.afterTakeover())
+  }
+
+  /** Resolves when dispatch, hand-overs and the work they started here are done (tests, benches, shutdown). */
+  async settled(): Promise<void> {
+    for (;;) {
+      await this.pumping
+      await Promise.allSettled([...this.background])
+      await this.store.settled()
+      if (!this.pumping && !this.background.size) return
+    }
+  }
+
+  private track<T>(work: Promise<T>): void {
+    const tracked: Promise<unknown> = work
+      .catch((error: unknown) => {
+        if (this.active) warn(this.ctx, 'a task ledger step failed', error, 'tasks')
+      })
+      .finally(() => this.background.delete(tracked))
+    this.background.add(tracked)
+  }
+
+  /** One transition on the ledger (writer only; a refusal is returned as it is). */
+  transact(fn: (view: TaskReader) => Result) {
+    return this.store.transact(fn)
+  }
+
+  // ── reacting to the ledger ──────────────────────────────────────────────────────────────────
+
+  private changed(change: TaskChange): void {
+    this.roster.setTaskSessions(change.tasks.flatMap(sessionsOfTask), change.reloaded)
+    this.ctx.emit('bot-team/tasks', { tasks: change.tasks, reloaded: change.reloaded })
+    for (const task of change.tasks) {
+      if (!isClosed(task) || this.closedIds.has(task.id)) continue
+      this.closedIds.add(task.id)
+      if (change.source === 'local' && !change.reloaded) this.closedHere(task)
+    }
+    this.planSweep()
+    this.pump()
+  }
+
+  /** A task this process closed: its Bot's own chat gets the end line, and its task Sessions end once idle. */
+  private closedHere(task: Task): void {
+    const botId = task.assignee?.botId ?? task.attempts.at(-1)?.botId
+    if (botId && task.attempts.length) this.track(this.tellOwnChat(botId, task.id, taskLine(task, 'ended')))
+    for (const s of sessionsOfTask(task)) {
+      const agent = this.ctx.agents.get(SessionId(s.sessionId))
+      this.track((agent?.whenIdle() ?? Promise.resolve()).then(() => this.roster.sessions.close(s.sessionId, `task ${task.id} ${task.status}`)))
+    }
+  }
+
+  /** A line in a Bot's own chat that starts no turn (injected: read at its next turn). */
+  private async tellOwnChat(botId: string, taskId: string, text: string): Promise<void> {
+    if (!this.roster.bot(botId) || !this.teamStore.isWriter()) return
+    const agent = await this.roster.agentOf(botId)
+    agent.inject(createUserMessage({ content: [{ type: 'text', text }], source: taskNoticeSource(taskId, text) }))
+  }
+
+  // ── dispatch ────────────────────────────────────────────────────────────────────────────────
+
+  /** Dispatch what may go now (one pass at a time; a call during a pass runs another after it). */
+  private pump(): void {
+    if (this.pumping) {
+      this.again = true
+      return
+    }
+    const run = (async () => {
+      do {
+        this.again = false
+        await this.pumpOnce()
+      } while (this.again && this.active)
+    })()
+    this.pumping = run
+      .catch((error: unknown) => {
+        if (this.active) warn(this.ctx, 'dispatching tasks failed', error, 'tasks')
+      })
+      .finally(() => {
+        this.pumping = undefined
+      })
+  }
+
+  /** Bot-started turns running or handed over and about to run, with the dispatches not yet handed over. */
+  private turnsInUse(): number {
+    return this.roster.botTurnsRunning() + this.store.pending().filter((i) => i.kind === 'dispatch').length
+  }
+
+  private mayDispatch(): boolean {
+    return this.active && this.store.mode === 'writer' && this.teamStore.isWriter()
+  }
+
+  private async pumpOnce(): Promise<void> {
+    if (!this.mayDispatch()) return
+    const pause = this.ctx.get('botPause')
+    const candidates = this.roster
+      .bots()
+      .map((bot) => ({ bot, task: nextReady(this.board, bot.id) }))
+      .filter((c): c is { bot: (typeof c)['bot']; task: Task } => c.task !== undefined)
+      .sort((a, b) => taskNumber(a.task.id) - taskNumber(b.task.id))
+    for (const { bot, task } of candidates) {
+      if (!this.mayDispatch()) return
+      if (this.turnsInUse() >= this.ctx.botLimits.inForce().botTurnsAtOnce) return
+      if (pause?.holdsBotWork({ botId: bot.id })) continue
+      await this.dispatch(task.id, bot.id)
+    }
+  }
+
+  /** The chain a task's attempts run on: the planning turn's, or (the person's task) its own budget at the assignee's preset. */
+  private chainOf(task: Task): Chain {
+    return task.creator.kind === 'user' ? { hop: 0, budget: `budget:${task.id}` } : task.chain
+  }
+
+  /** Who a task's budget is opened for, when its first draw finds none (the person's task: its own; a Bot's: the planning chain's). */
+  private budgetOpening(task: Task): { origin: string; by?: string; at: string } {
+    return task.creator.kind === 'user' ? { origin: task.id, by: 'user', at: this.now() } : { origin: task.creator.botId, at: this.now() }
+  }
+
+  /**
+   * One attempt of a ready task: one draw on its chain's budget (a spent budget cancels the task,
+   * its creator told), its task Session (created for this Bot on the first attempt, then reused),
+   * the claim with its lease — and the outbox hands the dispatch over.
+   */
+  private async dispatch(taskId: string, botId: string): Promise<void> {
+    const task = this.board.get(taskId)
+    const bot = this.roster.bot(botId)
+    if (!task || !bot || task.status !== 'ready') return
+    const chain = this.chainOf(task)
+    let refused: string | undefined
+    await this.teamStore.update((s) => {
+      const verdict = drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, open: this.budgetOpening(task) })
+      if (!verdict.ok) refused = verdict.reason
+    })
+    if (refused) {
+      await this.transact((view) => cancelForBudget(view, taskId, refused!, this.now()))
+      return
+    }
+    const reuse = task.sessionId && this.roster.ownerOf(task.sessionId)?.botId === botId ? task.sessionId : undefined
+    const sessionId = reuse ?? `session-${randomUUID()}`
+    const done = reuse ? () => {} : this.roster.opens(sessionId, { kind: 'task', botId, taskId })
+    try {
+      if (!reuse) {
+        await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd: this.roster.folderOf(bot) })
+      }
+      const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
+      const claimed = await this.transact((view) => claim(view, taskId, { now: this.now(), actor: SYSTEM, botId, sessionId, leaseMs }))
+      if (!claimed.ok && !reuse) await this.roster.sessions.close(sessionId, `task ${taskId} was not claimed: ${claimed.refusal}`)
+    } finally {
+      done()
+    }
+    // Task Sessions are hidden from DSH Web's list (its client filters archived Sessions).
+    if (!reuse) await this.roster.sessions.archive(sessionId)
+  }
+
+  /** Room under the cap, or work released: held hand-overs go (the outbox asks again), then ready tasks. */
+  private capacity(): void {
+    if (!this.mayDispatch() || !this.store.pending().length) {
+      this.pump()
+      return
+    }
+    this.track(this.store.recover().then(() => this.pump()))
+  }
+
+  // ── the outbox's hand-over ──────────────────────────────────────────────────────────────────
+
+  private async deliver(intent: Intent): Promise<'held' | undefined> {
+    if (intent.kind === 'dispatch') {
+      const r = await this.deliverDispatch(intent)
+      // Once it is marked handed over, its lease is watched (a dispatch still waiting is not).
+      this.track(this.store.settled().then(() => this.planSweep()))
+      return r
+    }
+    if (intent.kind === 'notify') return this.deliverNotice(intent)
+    const agent = this.ctx.agents.get(SessionId(intent.sessionId))
+    if (agent && agent.status !== 'idle') agent.cancel({ kind: 'hook', reason: intent.reason })
+  }
+
+  private async deliverDispatch(intent: Extract<Intent, { kind: 'dispatch' }>): Promise<'held' | undefined> {
+    const task = this.board.get(intent.taskId)
+    // The attempt is over already (cancelled, reassigned, its Bot deleted): nothing to start.
+    if (task?.status !== 'working' || task.lease?.attempt !== intent.attempt) return
+    const bot = this.roster.bot(intent.botId)
+    if (!bot) return
+    if (this.ctx.get('botPause')?.holdsBotWork({ botId: bot.id })) return 'held'
+    if (this.roster.botTurnsRunning() >= this.ctx.botLimits.inForce().botTurnsAtOnce) return 'held'
+    const agent = await this.roster.sessions.resume(task.lease.sessionId, bot.model)
+    dropStale(agent, task.id, intent.attempt)
+    // A dispatch held for a while starts with a lease of its own length.
+    const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
+    if (Date.parse(task.lease.expiresAt) - this.clock.now() < leaseMs / 2)
+      await this.transact((view) => renew(view, task.id, { now: this.now(), actor: SYSTEM, sessionId: task.lease!.sessionId, leaseMs }))
+    const current = this.board.get(task.id)!
+    agent.followup(
+      createUserMessage({
+        content: [{ type: 'text', text: attemptText(current) }],
+        source: taskSource({ taskId: task.id, attempt: intent.attempt, intentId: intent.id, byPerson: task.creator.kind === 'user' }, this.chainOf(task)),
+      }),
+    )
+    await this.ctx.sessions.flush(agent.session)
+    if (intent.attempt === 1 || !current.attempts.some((a) => a.n < intent.attempt && (a.botId ?? intent.botId) === intent.botId))
+      this.track(this.tellOwnChat(bot.id, task.id, taskLine(current, 'started')))
+  }
+
+  /**
+   * A notice to a task's creator: a Bot's own chat gets it as a turn on the task's chain (drawn on
+   * its budget like a reply: it always goes, and counts); the person's in the Main Bot's chat, as
+   * a line that starts no turn.
+   */
+  private async deliverNotice(intent: Extract<Intent, { kind: 'notify' }>): Promise<'held' | undefined> {
+    const task = this.board.get(intent.taskId)
+    if (intent.to.kind === 'bot') {
+      const bot = this.roster.bot(intent.to.botId)
+      if (!bot) return
+      if (this.ctx.get('botPause')?.holdsBotWork({ botId: bot.id })) return 'held'
+      const chain = task ? this.chainOf(task) : { hop: 0 }
+      await this.teamStore.update((s) => {
+        drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, force: true, ...(task ? { open: this.budgetOpening(task) } : {}) })
+      })
+      const agent = await this.roster.agentOf(bot.id)
+      const message = createUserMessage({
+        content: [{ type: 'text', text: intent.text }],
+        source: taskReportSource({ taskId: intent.taskId, intentId: intent.id }, chain),
+      })
+      // Into a turn that reports on tasks already (a review under way), else after the current turn.
+      if (agent.status === 'running' && this.roster.turnOf(String(agent.id))?.who.startsWith('task ')) agent.steer(message)
+      else agent.followup(message)
+      await this.ctx.sessions.flush(agent.session)
+      return
+    }
+    const main = this.roster.bots().find((b) => b.main)
+    if (!main) return
+    const agent = await this.roster.agentOf(main.id)
+    agent.inject(createUserMessage({ content: [{ type: 'text', text: intent.text }], source: taskNoticeSource(intent.taskId, intent.text, intent.id) }))
+    await this.ctx.sessions.flush(agent.session)
+  }
+
+  /** Whether an intent was handed over before a crash: its id in a message source of the Session it went to. */
+  private async delivered(intent: Intent): Promise<boolean> {
+    if (intent.kind === 'stop') return false
+    let agent: Agent | undefined
+    try {
+      if (intent.kind === 'dispatch') {
+        if (!this.roster.bot(intent.botId)) return false
+        agent = await this.roster.sessions.resume(intent.sessionId, this.roster.bot(intent.botId)?.model)
+      } else {
+        const botId = intent.to.kind === 'bot' ? intent.to.botId : this.roster.bots().find((b) => b.main)?.id
+        if (!botId || !this.roster.bot(botId)) return false
+        agent = await this.roster.agentOf(botId)
+      }
+    } catch {
+      return false
+    }
+    const names = (m: { source: unknown }) => (readSource(m.source) as { intentId?: string } | undefined)?.intentId === intent.id
+    if (agent.session.events.some((e) => e.type === 'user/message' && names(e.data as UserMessage))) return true
+    if (![...agent.inbox.nextStep, ...agent.inbox.nextTurn].some(names)) return false
+    // A line injected for the person waits for the Main Bot's next turn; a turn's message is woken.
+    if (intent.kind === 'dispatch' || intent.to.kind === 'bot') redriveInbox(agent)
+    return true
+  }
+
+  // ── attempts: their turns, leases, the crash check ──────────────────────────────────────────
+
+  private attach(agent: Agent, taskId: string): void {
+    const sessionId = String(agent.id)
+    // Which turn runs which attempt: the dispatch message the turn claimed (read only).
+    this.onAgents.add(
+      agent,
+      agent.ctx.on('agent/inbox/claimed', ({ message, turn }) => {
+        const s = readSource(message.source)
+        if ((s?.type === 'task' || s?.type === 'person-task') && s.taskId === taskId) this.attemptTurns.set(sessionId, { turn, attempt: s.attempt })
+        // A move's package goes on with the attempt that moved here.
+        const lease = this.board.get(taskId)?.lease
+        if (s?.type === 'handoff' && lease?.sessionId === sessionId) this.attemptTurns.set(sessionId, { turn, attempt: lease.attempt })
+      }),
+    )
+    // The lease is renewed at the turn's steps (at most once per half lease); never vetoes.
+    this.onAgents.add(
+      agent,
+      agent.ctx.on('agent/pre-step', async (_payload, next) => {
+        this.renewAt(sessionId, taskId)
+        return next()
+      }),
+    )
+  }
+
+  private renewAt(sessionId: string, taskId: string): void {
+    const task = this.board.get(taskId)
+    if (!task?.lease || task.lease.sessionId !== sessionId || !this.mayDispatch()) return
+    const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
+    if (Date.parse(task.lease.expiresAt) - this.clock.now() >= leaseMs / 2) return
+    this.track(this.transact((view) => renew(view, taskId, { now: this.now(), actor: SYSTEM, sessionId, leaseMs })))
+  }
+
+  /** A task Session's turn ended: its tokens are added, and an attempt still running there ended without a submit. */
+  private turnEnded(sessionId: string, turn: number): void {
+    const owner = this.roster.ownerOf(sessionId)
+    if (owner?.kind !== 'task' || !this.mayDispatch()) return
+    const taskId = owner.taskId
+    this.track(this.flushTokens(taskId))
+    const ran = this.attemptTurns.get(sessionId)
+    if (!ran || ran.turn !== turn || this.moving.has(sessionId)) return
+    // Its Bot is being deleted (its Sessions close first): `release` withdraws the attempt.
+    if (!this.roster.bot(owner.botId)) return
+    this.attemptTurns.delete(sessionId)
+    const task = this.board.get(taskId)
+    if (task?.status !== 'working' || task.lease?.sessionId !== sessionId || task.lease.attempt !== ran.attempt) return
+    this.track(this.transact((view) => endAttempt(view, taskId, { now: this.now(), actor: SYSTEM, outcome: 'ended-without-submit', attempt: ran.attempt })))
+  }
+
+  /**
+   * After this process became the writer (start, takeover): pending hand-overs are recovered
+   * first; then an attempt whose turn is neither running nor about to run here was cut by the
+   * crash (`crash`: back to ready, or failed at the third).
+   */
+  private afterTakeover(): void {
+    this.track(
+      (async () => {
+        await this.roster.ensureTeam()
+        await this.store.recover()
+        await this.store.settled()
+        const pending = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [`${i.taskId}#${i.attempt}`] : [])))
+        for (const task of this.board.working()) {
+          const lease = task.lease
+          if (!lease || pending.has(`${task.id}#${lease.attempt}`)) continue
+          const agent = this.ctx.agents.get(SessionId(lease.sessionId))
+          if (agent && (agent.status === 'running' || agent.inbox.hasPending)) continue
+          const r = await this.transact((view) => endAttempt(view, task.id, { now: this.now(), actor: SYSTEM, outcome: 'crash', attempt: lease.attempt }))
+          if (r.ok) this.crashed++
+        }
+        this.pump()
+      })(),
+    )
+  }
+
+  /** Tasks whose lease ran out and whose attempt is being ended now. */
+  private readonly expiring = new Set<string>()
+
+  /**
+   * One timer for the next lease to run out (a dispatch still waiting to be handed over has not
+   * started its lease; an attempt being ended is not watched again).
+   */
+  private planSweep(): void {
+    if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer)
+    this.sweepTimer = undefined
+    if (!this.active || this.store.mode !== 'writer') return
+    const waiting = this.waitingDispatches()
+    let next = Number.POSITIVE_INFINITY
+    for (const t of this.board.working()) if (t.lease && !waiting.has(t.id) && !this.expiring.has(t.id)) next = Math.min(next, Date.parse(t.lease.expiresAt))
+    if (!Number.isFinite(next)) return
+    this.sweepTimer = this.clock.setTimeout(() => this.sweep(), Math.max(0, next - this.clock.now()))
+  }
+
+  private waitingDispatches(): Set<string> {
+    return new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [i.taskId] : [])))
+  }
+
+  /** Leases that ran out: the attempt ends (`lease-expired`) and its turn, if it still runs, is cancelled. */
+  private sweep(): void {
+    this.sweepTimer = undefined
+    if (!this.mayDispatch()) return
+    const waiting = this.waitingDispatches()
+    for (const task of expiredLeases(this.board, this.now())) {
+      if (waiting.has(task.id) || this.expiring.has(task.id)) continue
+      const lease = task.lease!
+      this.expiring.add(task.id)
+      this.track(
+        this.transact((view) => endAttempt(view, task.id, { now: this.now(), actor: SYSTEM, outcome: 'lease-expired', attempt: lease.attempt }))
+          .then((r) => {
+            if (!r.ok) return
+            const agent = this.ctx.agents.get(SessionId(lease.sessionId))
+            if (agent && agent.status !== 'idle') agent.cancel({ kind: 'hook', reason: `the lease of task ${task.id} ran out` })
+          })
+          .finally(() => {
+            this.expiring.delete(task.id)
+            this.planSweep()
+          }),
+      )
+    }
+    this.planSweep()
+  }
+
+  // ── tokens per task ─────────────────────────────────────────────────────────────────────────
+
+  private addUsage(row: UsageRow): void {
+    if (!row.task) return
+    const t = this.tokens.get(row.task) ?? { input: 0, cached: 0, output: 0 }
+    this.tokens.set(row.task, { input: t.input + row.input, cached: t.cached + row.cached, output: t.output + row.output })
+  }
+
+  private async flushTokens(taskId: string): Promise<void> {
+    const t = this.tokens.get(taskId)
+    if (!t) return
+    this.tokens.delete(taskId)
+    await this.transact((view) => addTokens(view, taskId, { now: this.now(), tokens: t }))
+  }
+
+  // ── the team's actions (tools and routes are thin adapters over these) ─────────────────────
+
+  private actorOf(caller: Caller): Actor {
+    return caller.kind === 'user' ? { kind: 'user' } : { kind: 'bot', botId: caller.botId ?? 'unknown' }
+  }
+
+  private creatorOf(caller: Caller): Creator {
+    return caller.kind === 'user' ? { kind: 'user' } : { kind: 'bot', botId: caller.botId ?? 'unknown' }
+  }
+
+  /** A task by id, or a refusal naming what to do. */
+  private taskOf(ref: unknown): Task {
+    const id = typeof ref === 'string' ? ref.trim() : ''
+    const task = id ? this.board.get(id) : undefined
+    if (!task) throw new TeamRefusal('not-found', `No task ${JSON.stringify(id || String(ref))} exists. list_tasks shows the team's tasks. Nothing changed.`)
+    return task
+  }
+
+  /** `decide` on a task action, with the caller's relation to the task filled in; refused → thrown. */
+  private require(caller: Caller, action: TaskAction, task?: Task, extra: Target = {}): void {
+    const facts: Target = { ...extra }
+    if (task) {
+      facts.taskId = task.id
+      facts.callerCreatedTask = task.creator.kind === 'bot' ? task.creator.botId === caller.botId : caller.kind === 'user'
+      facts.callerIsAssignee = caller.botId !== undefined && task.assignee?.botId === caller.botId
+      facts.assignedToOther = task.assignee !== null && task.assignee.botId !== caller.botId
+    }
+    const verdict = this.roster.check(caller, action, facts)
+    if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
+  }
+
+  private async writable(): Promise<void> {
+    await this.teamStore.claim()
+    if (!this.teamStore.isWriter() || (await this.store.refresh()) !== 'writer')
+      throw new TeamRefusal('unavailable', `The tasks cannot be changed from this process: ${this.teamStore.status().message}`)
+  }
+
+  private async apply(fn: (view: TaskReader) => Result): Promise<Task[]> {
+    await this.writable()
+    const r = await this.transact(fn)
+    if (!r.ok) throw new TeamRefusal('invalid', r.refusal)
+    return r.tasks
+  }
+
+  /**
+   * Plan several tasks with their dependencies (`plan_tasks`, the person's create). Assignees are
+   * named by name or id; the chain of the planning turn is recorded (a Bot's plan runs at its
+   * mode and on its budget; a spent budget, a turn nobody opened or a chain at the hop limit plans nothing).
+   */
+  async plan(req: Requester, raw: unknown): Promise<{ ids: string[]; tasks: Task[] }> {
+    const caller = this.roster.caller(req)
+    const input = resolveAssignees(raw, (ref) => this.roster.find(ref)?.id)
+    this.require(caller, 'plan_tasks')
+    const chain: Chain = req.kind === 'user' ? { hop: 0 } : this.roster.chainFrom(req.sessionId)
+    if (req.kind === 'bot') {
+      const start = canStart(this.teamStore.state, chain)
+      if (!start.ok) throw new TeamRefusal('limit', `No task was planned: ${start.reason}`)
+      const { hopLimit } = this.ctx.botLimits.inForce()
+      if (chain.hop > hopLimit)
+        throw new TeamRefusal(
+          'limit',
+          `No task was planned: the hop limit (${hopLimit}) is reached; this turn is ${chain.hop - 1} Bot-to-Bot steps deep. Do the work yourself or report back.`,
+        )
+    }
+    const bots = new Set(this.roster.bots().map((b) => b.id))
+    let ids: string[] = []
+    const tasks = await this.apply((view) => {
+      const r = plan(view, input, { now: this.now(), creator: this.creatorOf(caller), chain, bots })
+      if (r.ok) ids = r.ids
+      return r
+    })
+    return { ids, tasks }
+  }
+
+  /** Add a progress note or artifacts to an open task (`update_task`): its creator, assignee, a Main Bot or the person. */
+  async update(req: Requester, ref: unknown, input: { note?: unknown; artifacts?: unknown }): Promise<Task> {
+    const caller = this.roster.caller(req)
+    const task = this.taskOf(ref)
+    this.require(caller, 'update_task', task)
+    const artifacts = withNote(input.artifacts, input.note)
+    const [changed] = await this.apply((view) => addArtifacts(view, task.id, { now: this.now(), actor: this.actorOf(caller), artifacts }))
+    return changed ?? this.board.get(task.id)!
+  }
+
+  /** `submit_task`: the lease holder's Session hands its work in for review. */
+  async submit(req: Requester, ref: unknown, input: { note?: unknown; artifacts?: unknown }): Promise<Task> {
+    const caller = this.roster.caller(req)
+    const task = this.taskOf(ref)
+    this.require(caller, 'submit_task', task)
+    const artifacts = withNote(input.artifacts, input.note)
+    const sessionId = req.kind === 'bot' ? req.sessionId : ''
+    const [changed] = await this.apply((view) => submit(view, task.id, { now: this.now(), actor: this.actorOf(caller), sessionId, artifacts }))
+    return changed!
+  }
+
+  /** `review_task`: accept, or reject with a reason (never by the task's own assignee). */
+  async review(req: Requester, ref: unknown, verdict: unknown, reason?: unknown): Promise<Task[]> {
+    const caller = this.roster.caller(req)
+    const task = this.taskOf(ref)
+    this.require(caller, 'review_task', task)
+    if (verdict !== 'accept' && verdict !== 'reject') throw new TeamRefusal('invalid', 'A review is "accept" or "reject" (with a reason). Nothing changed.')
+    return this.apply((view) => review(view, task.id, { now: this.now(), actor: this.actorOf(caller), verdict, reason }))
+  }
+
+  /** `cancel_task`: its creator, a Main Bot or the person. */
+  async cancel(req: Requester, ref: unknown, reason?: unknown): Promise<Task> {
+    const caller = this.roster.caller(req)
+    const task = this.taskOf(ref)
+    this.require(caller, 'cancel_task', task)
+    const [changed] = await this.apply((view) => cancel(view, task.id, { now: this.now(), actor: this.actorOf(caller), reason }))
+    return changed!
+  }
+
+  /** Give a task to another Bot, or to nobody (`to: null`): its creator, a Main Bot or the person. */
+  async reassign(req: Requester, ref: unknown, to: unknown, reason?: unknown): Promise<Task> {
+    const caller = this.roster.caller(req)
+    const task = this.taskOf(ref)
+    this.require(caller, 'reassign_task', task)
+    let botId: string | null = null
+    if (to !== null) {
+      const bot = typeof to === 'string' ? this.roster.find(to.trim()) : undefined
+      if (!bot) throw new TeamRefusal('not-found', `No Bot named or with id ${JSON.stringify(String(to))}. Call list_bots to see the team. Nothing changed.`)
+      botId = bot.id
+    }
+    const bots = new Set(this.roster.bots().map((b) => b.id))
+    const [changed] = await this.apply((view) => reassign(view, task.id, { now: this.now(), actor: this.actorOf(caller), to: botId, bots, reason }))
+    return changed!
+  }
+
+  /** The team's tasks, newest first, filtered (a status, a Bot), at most `limit`. */
+  list(filter: { status?: TaskStatus | 'open' | undefined; botId?: string | undefined; limit?: number } = {}): Task[] {
+    const out: Task[] = []
+    for (const t of this.board.all()) {
+      if (filter.status === 'open' ? isClosed(t) : filter.status !== undefined && t.status !== filter.status) continue
+      if (filter.botId !== undefined && t.assignee?.botId !== filter.botId && !(t.creator.kind === 'bot' && t.creator.botId === filter.botId)) continue
+      out.push(t)
+    }
+    return out.sort((a, b) => taskNumber(b.id) - taskNumber(a.id)).slice(0, filter.limit ?? 200)
+  }
+
+  /** Why a blocked task waits (its blockers), in words. */
+  waitsFor(task: Task): string | undefined {
+    const r = readiness(task, this.board)
+    return r.ready ? undefined : r.reason
+  }
+
+  /**
+   * The running attempt of a task goes on in a new task Session of the same Bot (the context
+   * steward's move in the middle of its turn): the Session is created like the first one, the
+   * lease moves to it in one transition, and it is hidden. Undefined when the attempt is no longer
+   * the one `from` holds (it ended, or moved already).
+   */
+  async renewSession(taskId: string, from: string): Promise<{ agent: Agent; sessionId: string } | undefined> {
+    const task = this.board.get(taskId)
+    const bot = task?.assignee ? this.roster.bot(task.assignee.botId) : undefined
+    if (!task || !bot || task.lease?.sessionId !== from || !this.mayDispatch()) return undefined
+    const sessionId = `session-${randomUUID()}`
+    const done = this.roster.opens(sessionId, { kind: 'task', botId: bot.id, taskId })
+    let agent: Agent
+    try {
+      agent = await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd: this.roster.folderOf(bot) })
+      const moved = await this.transact((view) => moveSession(view, taskId, { now: this.now(), from, to: sessionId }))
+      if (!moved.ok) {
+        await this.roster.sessions.close(sessionId, `task ${taskId} did not move: ${moved.refusal}`)
+        return undefined
+      }
+    } finally {
+      done()
+    }
+    await this.roster.sessions.archive(sessionId)
+    return { agent, sessionId }
+  }
+
+  /** Mark a task Session as leaving mid-turn (a context move): its turn's end does not end the attempt. */
+  leaving(sessionId: string): () => void {
+    this.moving.add(sessionId)
+    return () => this.moving.delete(sessionId)
+  }
+}
+
+/** A task whose budget is spent cannot start: the team cancels it, and its creator is told (pure over the view). */
+function cancelForBudget(view: TaskReader, taskId: string, reason: string, now: string): Result {
+  return cancel(view, taskId, { now, actor: SYSTEM, reason: clip(`it could not start: ${reason}`, REASON_MAX) })
+}
+
+/** The plan with assignees named by name resolved to Bot ids (an unknown name is left for the validator to refuse). */
+function resolveAssignees(raw: unknown, idOf: (ref: string) => string | undefined): { tasks?: unknown[] } | undefined {
+  if (!raw || typeof raw !== 'object' || !Array.isArray((raw as { tasks?: unknown }).tasks)) return raw as { tasks?: unknown[] } | undefined
+  const tasks = (raw as { tasks: unknown[] }).tasks.map((t) => {
+    if (!t || typeof t !== 'object') return t
+    const a = (t as { assignee?: unknown }).assignee
+    return typeof a === 'string' ? { ...(t as object), assignee: idOf(a.trim()) ?? a } : t
+  })
+  return { ...(raw as object), tasks }
+}
+
+/** The artifacts with a note added as one (`note` is the short form of a note artifact). */
+function withNote(artifacts: unknown, note: unknown): unknown {
+  if (note === undefined || note === null || note === '') return artifacts ?? []
+  const list = Array.isArray(artifacts) ? artifacts : artifacts === undefined ? [] : [artifacts]
+  return [...list, { kind: 'note', value: note }]
+}
+
+/** Drop messages of older attempts of the task from a restored inbox (a crash left them; their attempt is over). */
+function dropStale(agent: Agent, taskId: string, attempt: number): void {
+  for (const m of [...agent.inbox.nextStep, ...agent.inbox.nextTurn]) {
+    const s = readSource(m.source)
+    if ((s?.type === 'task' || s?.type === 'person-task') && s.taskId === taskId && s.attempt < attempt) agent.inbox.remove(m.id)
+  }
+}
