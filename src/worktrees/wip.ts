@@ -40,7 +40,7 @@ export async function workTreeTree(git: GitRunner, repo: Repo, indexFile: string
     ).stdout
       .trim()
       .split('\n')
-    files.forEach((f, i) => lines.push(`${f.mode} ${hashes[i]}\t${f.path}`))
+    for (const [i, f] of files.entries()) lines.push(`${f.mode} ${hashes[i]}\t${f.path}`)
   }
   for (const l of links) {
     const sha = (await git.run(['hash-object', '-w', '--no-filters', '--stdin'], { ...opts, input: l.target })).stdout.trim()

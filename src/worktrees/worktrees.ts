@@ -229,7 +229,7 @@ export class Worktrees {
 
   #ready(taskId: string): CloneEntry {
     const entry = this.#registry.get(taskId)
-    if (!entry || entry.state !== 'ready') throw new Error(`${taskId} has no clone; start the task first.`)
+    if (entry?.state !== 'ready') throw new Error(`${taskId} has no clone; start the task first.`)
     return entry
   }
 
