@@ -67,6 +67,7 @@ export const checkCommand = z
 export function slug(title: string): string {
   const words = title
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, ' ')
     .trim()

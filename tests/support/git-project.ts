@@ -1,9 +1,10 @@
-// Real git repositories for the worktree tests, laid out like a real install but under the
-// repository's `.tmp/` (outside `/tmp`, which the plugin refuses): a home with a DSH home, its team
-// folder and workspace, a project in `src/`, and the plugin's folder under `.local/share`. The
-// "Bot" commits through a runner with hooks off, so a marker can only come from the plugin's git.
+// Real git repositories for the worktree tests, laid out like a real install: a home in the OS
+// temp folder with a DSH home, its team folder and workspace and a project in `src/`; the plugin's
+// folder under this repository's `.tmp/` (the plugin refuses shared temp folders, where every Bot
+// may write). The "Bot" commits with hooks off, so a marker can only come from the plugin's git.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { GitRunner } from '../../src/worktrees/git.ts'
@@ -25,14 +26,15 @@ export interface GitHome {
 }
 
 export function makeGitHome(): GitHome {
+  const base = mkdtempSync(path.join(os.tmpdir(), 'wt-home-'))
   const parent = path.join(REPO, '.tmp', 'worktrees')
   mkdirSync(parent, { recursive: true })
-  const base = mkdtempSync(path.join(parent, 'home-'))
+  const owned = mkdtempSync(path.join(parent, 'root-'))
   const dshHome = path.join(base, '.dsh')
   const teamDir = path.join(dshHome, 'bot')
   const workspace = path.join(teamDir, 'workspace')
   const project = path.join(base, 'src', 'project')
-  const pluginRoot = path.join(base, '.local', 'share', 'dsh-bot-team', 'worktrees', 'project')
+  const pluginRoot = path.join(owned, 'dsh-bot-team', 'worktrees', 'project')
   for (const d of [workspace, project]) mkdirSync(d, { recursive: true })
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -59,7 +61,10 @@ export function makeGitHome(): GitHome {
       { label: 'the team workspace', path: workspace },
     ],
     sh,
-    cleanup: () => rmSync(base, { recursive: true, force: true }),
+    cleanup: () => {
+      rmSync(base, { recursive: true, force: true })
+      rmSync(owned, { recursive: true, force: true })
+    },
   }
 }
 
