@@ -5,7 +5,7 @@
  * branch is the old commit or the finished merge and no work tree is ever mid-merge. Deliberately
  * no clones and no registry: it merges commits it is given.
  */
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { GitRunner } from './git.ts'
 import { INTEGRATION_REF, parseMergeTree, WORKTREE_LIMITS } from './policy.ts'
@@ -49,8 +49,9 @@ export async function createIntegration(git: GitRunner, projectGitDir: string, b
 }
 
 /**
- * Remove lock files a killed git left in the integration clone (start-up only: the team writer is
- * the one process that runs git there, so a lock at start belongs to no live process).
+ * Remove lock files a killed git left in a repository the plugin owns — the integration clone or
+ * a task clone (start-up only: no Bot turn and no other plugin process runs git there then, so a
+ * lock at start belongs to no live process).
  */
 export async function clearStaleLocks(gitDir: string): Promise<string[]> {
   const removed: string[] = []
@@ -64,8 +65,17 @@ export async function clearStaleLocks(gitDir: string): Promise<string[]> {
       }
     }
   }
-  for (const name of ['HEAD.lock', 'packed-refs.lock', 'config.lock', 'shallow.lock']) {
-    await rm(path.join(gitDir, name), { force: true })
+  for (const name of ['HEAD.lock', 'index.lock', 'packed-refs.lock', 'config.lock', 'shallow.lock']) {
+    const full = path.join(gitDir, name)
+    if (
+      await lstat(full).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      await rm(full, { force: true })
+      removed.push(name)
+    }
   }
   await walk(path.join(gitDir, 'refs'))
   await walk(path.join(gitDir, 'logs'))

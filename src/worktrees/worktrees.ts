@@ -265,6 +265,9 @@ export class Worktrees {
           out.push(await this.#unknown(dir))
           continue
         }
+        // Locks a killed git (the plugin's or the Bot's) left; no git runs in a clone at start-up.
+        const repo = await cloneRepo(dir).catch(() => null)
+        if (repo) await clearStaleLocks(repo.gitDir)
         if (entry.state === 'creating') {
           await this.#registry.set(entry.taskId, { ...entry, state: 'ready' })
           out.push({ kind: 'completed', taskId: entry.taskId })
