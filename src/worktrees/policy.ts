@@ -6,6 +6,7 @@
  */
 import path from 'node:path'
 import { z } from 'zod'
+import type { SandboxMode } from '../core/sources.ts'
 
 export const WORKTREE_LIMITS = Object.freeze({
   /** Characters of the slug in `team/<task-id>-<slug>`. */
@@ -55,7 +56,6 @@ export const branchName = z
   )
 
 export const projectInput = z.object({ path: z.string().min(1).max(4096), branch: branchName }).strict()
-export type ProjectInput = z.infer<typeof projectInput>
 
 export const checkCommand = z
   .string()
@@ -163,15 +163,11 @@ export function parseMergeTree(stdout: string, exitCode: number): MergeTreeAnswe
   return { clean: false, tree, paths: [...new Set(paths)], messages }
 }
 
-/** Whether the plugin may delete a task branch: only when its head is in the integration branch (pure). */
-export function mayDeleteBranch(facts: { merged: boolean }): boolean {
-  return facts.merged
-}
-
 /** The clone registry on disk (`clones.json`). */
 export const cloneEntry = z.object({
   taskId: z.string().regex(TASK_ID),
-  branch: z.string().min(1).max(300),
+  /** Only a name `taskBranch` makes: the registry never names another ref to fetch into. */
+  branch: z.string().regex(/^team\/task-[1-9][0-9]{0,9}-[a-z0-9-]{1,40}$/),
   /** The integration head the clone started from. */
   base: z.string().regex(/^[0-9a-f]{40,64}$/),
   state: z.enum(['creating', 'ready', 'removing']),
@@ -180,6 +176,16 @@ export const cloneEntry = z.object({
 export const registrySchema = z.object({ version: z.literal(1), clones: z.array(cloneEntry).max(WORKTREE_LIMITS.clones) })
 export type CloneEntry = z.infer<typeof cloneEntry>
 export type Registry = z.infer<typeof registrySchema>
+
+/**
+ * Why a chain at `mode` may not plan project tasks (`null`: it may). A task edits and commits in
+ * its clone, so it needs workspace-write; the chain's lowest mode is the one that counts (pure).
+ */
+export function projectTaskModeProblem(mode: SandboxMode | undefined): string | null {
+  if (mode === 'read-only')
+    return 'Project tasks edit and commit in their own clone, so they need workspace-write; this chain runs read-only. Nothing was planned.'
+  return null
+}
 
 /** Folder names under `clones/`: a task's clone, one being made, one being removed. */
 export const CLONE_DIR = { partial: '.new-', trash: '.old-' } as const

@@ -19,16 +19,6 @@ export function at(repo: Repo) {
   return { cwd: repo.workTree ?? repo.gitDir, gitDir: repo.gitDir, workTree: repo.workTree }
 }
 
-/** The commits `refs` name, in order (`null` for one that does not exist). */
-export async function revParse(git: GitRunner, repo: Repo, refs: readonly string[]): Promise<(string | null)[]> {
-  const out: (string | null)[] = []
-  for (const ref of refs) {
-    const r = await git.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { ...at(repo), okCodes: [0, 1] })
-    out.push(r.code === 0 ? r.stdout.trim() : null)
-  }
-  return out
-}
-
 /** The commits several refs name, in one process; throws when any is missing. */
 export async function revParseAll(git: GitRunner, repo: Repo, refs: readonly string[]): Promise<string[]> {
   const r = await git.run(['rev-parse', ...refs.map((ref) => `${ref}^{commit}`)], at(repo))

@@ -1,7 +1,17 @@
 // The worktree rules as pure functions: branch names, where folders may lie, the overrides that
 // neutralize named filters, and reading merge-tree's answer.
 import { describe, expect, it } from 'vitest'
-import { branchName, isInside, neutralizers, overlapProblem, parseMergeTree, slug, taskBranch } from '../../../src/worktrees/policy.ts'
+import {
+  branchName,
+  cloneEntry,
+  isInside,
+  neutralizers,
+  overlapProblem,
+  parseMergeTree,
+  projectTaskModeProblem,
+  slug,
+  taskBranch,
+} from '../../../src/worktrees/policy.ts'
 
 describe('task branch names', () => {
   it('slugs a title into lowercase ASCII words of at most 40 characters', () => {
@@ -77,5 +87,24 @@ describe('merge-tree answers', () => {
   })
   it('refuses an answer without a tree', () => {
     expect(() => parseMergeTree('fatal: x', 128)).toThrow(/no tree/)
+  })
+})
+
+describe('project tasks and modes', () => {
+  it('a read-only chain may not plan project tasks; workspace-write and above may', () => {
+    expect(projectTaskModeProblem('read-only')).toMatch(/need workspace-write; this chain runs read-only\. Nothing was planned\.$/)
+    expect(projectTaskModeProblem('workspace-write')).toBeNull()
+    expect(projectTaskModeProblem('danger-full-access')).toBeNull()
+    expect(projectTaskModeProblem(undefined)).toBeNull()
+  })
+})
+
+describe('the clone registry', () => {
+  const entry = { taskId: 'task-1', base: 'a'.repeat(40), state: 'ready', at: '2026-12-01T00:00:00.000Z' }
+  it('accepts only branch names taskBranch makes, so a damaged registry cannot name the integration branch', () => {
+    expect(cloneEntry.safeParse({ ...entry, branch: taskBranch('task-1', 'Greeting') }).success).toBe(true)
+    for (const branch of ['team/integration', 'main', 'team/task-1-x/../../integration', 'team/task-1-']) {
+      expect(cloneEntry.safeParse({ ...entry, branch }).success).toBe(false)
+    }
   })
 })
