@@ -5,6 +5,7 @@
  * version with a sentence that says so. Deliberately reads only (plumbing, no filters); changes nothing.
  */
 import { realpath, stat } from 'node:fs/promises'
+import path from 'node:path'
 import type { GitRunner } from './git.ts'
 import { type Forbidden, overlapProblem, projectInput } from './policy.ts'
 import { formatIssues } from '../core/zod-issues.ts'
@@ -27,18 +28,19 @@ export async function validateProject(git: GitRunner, input: unknown, forbidden:
   }
   const overlap = overlapProblem('The project', folder, forbidden)
   if (overlap) return { ok: false, problem: overlap + NOTHING }
-  const probe = await git.run(['rev-parse', '--is-bare-repository', '--absolute-git-dir', '--show-toplevel', '--is-shallow-repository'], {
-    cwd: folder,
-    okCodes: [0, 128],
-  })
+  const probe = await git.run(['rev-parse', '--is-bare-repository', '--is-shallow-repository', '--git-common-dir'], { cwd: folder, okCodes: [0, 128] })
   if (probe.code !== 0) return { ok: false, problem: `${folder} is not a git repository.${NOTHING}` }
-  const lines = probe.stdout.trim().split('\n')
-  const bare = lines[0] === 'true'
-  const gitDir = lines[1]!
-  const top = bare ? gitDir : lines[2]
-  const shallow = (bare ? lines[2] : lines[3]) === 'true'
-  if (!bare && top !== folder) return { ok: false, problem: `${folder} lies inside the repository ${top}; name the repository's top folder.${NOTHING}` }
-  if (shallow) return { ok: false, problem: `${folder} is a shallow clone; fetch its whole history first (git fetch --unshallow).${NOTHING}` }
+  const [bareLine, shallowLine, common] = probe.stdout.trim().split('\n')
+  const bare = bareLine === 'true'
+  // The common git dir: for a linked worktree, the main repository's (where branches and objects are).
+  const gitDir = path.resolve(folder, common!)
+  if (bare && (await realpath(gitDir)) !== folder)
+    return { ok: false, problem: `${folder} lies inside the repository ${gitDir}; name the repository's folder.${NOTHING}` }
+  if (!bare) {
+    const top = (await git.run(['rev-parse', '--show-toplevel'], { cwd: folder, okCodes: [0, 128] })).stdout.trim()
+    if (top !== folder) return { ok: false, problem: `${folder} lies inside the repository ${top}; name the repository's top folder.${NOTHING}` }
+  }
+  if (shallowLine === 'true') return { ok: false, problem: `${folder} is a shallow clone; fetch its whole history first (git fetch --unshallow).${NOTHING}` }
   const opts = { cwd: folder, gitDir }
   const head = await git.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `refs/heads/${branch}^{commit}`], { ...opts, okCodes: [0, 1] })
   if (head.code !== 0) return { ok: false, problem: `${folder} has no branch "${branch}".${NOTHING}` }

@@ -32,6 +32,21 @@ describe('project validation', () => {
     expect(r).toMatchObject({ ok: true, path: h.project, branch: 'main', bare: false, gitDir: path.join(h.project, '.git') })
   })
 
+  it('accepts a bare repository and a linked worktree, naming the repository that holds the branches', async () => {
+    const h = home()
+    initProject(h)
+    const bare = path.join(h.base, 'src', 'bare.git')
+    h.sh(h.base, 'clone', '-q', '--bare', h.project, bare)
+    expect(await validateProject(probeGit(h), { path: bare, branch: 'main' }, h.forbidden)).toMatchObject({ ok: true, bare: true, gitDir: bare })
+    const linked = path.join(h.base, 'src', 'linked')
+    h.sh(h.project, 'worktree', 'add', '-q', '-b', 'side', linked)
+    expect(await validateProject(probeGit(h), { path: linked, branch: 'main' }, h.forbidden)).toMatchObject({
+      ok: true,
+      bare: false,
+      gitDir: path.join(h.project, '.git'),
+    })
+  })
+
   it('refuses a folder that is not a git repository', async () => {
     const h = home()
     expect(await problem(h, { path: h.project, branch: 'main' })).toBe(`${h.project} is not a git repository. Nothing was changed.`)
@@ -140,6 +155,20 @@ describe('release', () => {
     expect(h.sh(h.project, 'rev-list', '--parents', '-n', '1', 'main').trim().split(' ').slice(1)).toEqual([moved, head])
     expect(h.sh(h.project, 'show', 'main:greeting.js')).toBe('export const hi = 1\n')
     expect(readFileSync(path.join(h.project, 'src/a.txt'), 'utf8')).toBe('edit on my branch\n')
+  })
+
+  it('fast-forwards the target of a bare project', async () => {
+    const h = home()
+    initProject(h)
+    const bare = path.join(h.base, 'src', 'bare.git')
+    h.sh(h.base, 'clone', '-q', '--bare', h.project, bare)
+    const { worktrees: w } = await Worktrees.open({ root: h.pluginRoot, project: { gitDir: bare, branch: 'main' }, forbidden: h.forbidden })
+    const a = await w.createClone('task-1', 'greeting')
+    botCommit(h, a.dir, { 'greeting.js': 'export const hi = 1\n' })
+    const m = await w.merge('task-1')
+    const r = await release(w.git, w.integration, { gitDir: bare, branch: 'main' })
+    expect(r).toMatchObject({ ok: true, fastForward: true, movedCheckout: null, to: m.kind === 'merged' ? m.commit : '' })
+    expect(h.sh(bare, 'rev-parse', 'main').trim()).toBe(m.kind === 'merged' ? m.commit : '')
   })
 
   it('is refused when the integration branch moved since its check passed', async () => {
