@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, readdir, realpath, rename, rm } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { makePrivateDir } from '../core/private-file.ts'
 import { GitRunner, type GitRun } from './git.ts'
@@ -90,7 +91,7 @@ export class Worktrees {
   static async open(options: WorktreesOptions, active?: ReadonlySet<string>): Promise<{ worktrees: Worktrees; reconciled: ReconcileItem[] }> {
     await mkdir(options.root, { recursive: true, mode: 0o700 })
     const root = await realpath(options.root)
-    const shared = [...(options.sharedTemp ?? [...SHARED_TEMP_DIRS, (await import('node:os')).tmpdir()])]
+    const shared = [...(options.sharedTemp ?? [...SHARED_TEMP_DIRS, os.tmpdir()])]
     const temps: Forbidden[] = []
     for (const t of shared) temps.push({ label: 'a shared temporary folder every Bot may write', path: await realpath(t).catch(() => t) })
     const problem = overlapProblem("The plugin's worktree folder", root, [...options.forbidden, ...temps])
