@@ -44,9 +44,12 @@ export interface CheckResult {
 const defaultSpawner: CheckSpawner = (command, { cwd, env }) =>
   spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
 
-/** The environment a check gets by default: a path, a locale and the clone as home; nothing of the plugin's. */
-export function checkEnv(cwd: string): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8', CI: '1' }
+/**
+ * The environment a check gets by default: the path, the person's home (as a Bot's shell has it, so
+ * tool caches land there and not in the clone), a locale and `CI=1`; nothing else of the plugin's.
+ */
+export function checkEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8', CI: '1' }
 }
 
 /** Run a check; resolves with its evidence (never rejects for the command's own failure). */
@@ -60,7 +63,7 @@ export function runCheck(options: CheckOptions): Promise<CheckResult> {
   return new Promise((resolve, reject) => {
     let child: ChildProcess
     try {
-      child = (options.spawner ?? defaultSpawner)(options.command, { cwd: options.cwd, env: options.env ?? checkEnv(options.cwd) })
+      child = (options.spawner ?? defaultSpawner)(options.command, { cwd: options.cwd, env: options.env ?? checkEnv() })
     } catch (error) {
       return reject(error)
     }

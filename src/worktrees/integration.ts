@@ -38,6 +38,7 @@ export async function createIntegration(git: GitRunner, projectGitDir: string, b
   const config = INTEGRATION_CONFIG.flatMap((kv) => ['--config', kv])
   await git.run(['clone', '--quiet', '--bare', '--no-tags', '--template=', '--single-branch', '--branch', branch, ...config, '--', projectGitDir, tmp], {
     cwd: scratch,
+    timeoutMs: 30 * 60_000,
   })
   await mkdir(path.join(tmp, 'info'), { recursive: true })
   await writeFile(path.join(tmp, 'info', 'attributes'), INTEGRATION_ATTRIBUTES)
