@@ -67,6 +67,20 @@ export interface RemoveOutcome {
   keptAs: string | null
 }
 
+/** The real path `p` has or will have: its deepest existing folder resolved, the rest as given. */
+async function realPathOf(p: string): Promise<string> {
+  const abs = path.resolve(p)
+  const rest: string[] = []
+  for (let dir = abs; ; dir = path.dirname(dir)) {
+    try {
+      return path.join(await realpath(dir), ...rest.reverse())
+    } catch {
+      if (path.dirname(dir) === dir) return abs
+      rest.push(path.basename(dir))
+    }
+  }
+}
+
 export class Worktrees {
   readonly root: string
   readonly integration: Repo
@@ -89,13 +103,13 @@ export class Worktrees {
 
   /** Open (or create) the root and its integration clone, clear what a crash left, reconcile the clones. */
   static async open(options: WorktreesOptions, active?: ReadonlySet<string>): Promise<{ worktrees: Worktrees; reconciled: ReconcileItem[] }> {
-    await mkdir(options.root, { recursive: true, mode: 0o700 })
-    const root = await realpath(options.root)
+    const root = await realPathOf(options.root)
     const shared = [...(options.sharedTemp ?? [...SHARED_TEMP_DIRS, os.tmpdir()])]
     const temps: Forbidden[] = []
     for (const t of shared) temps.push({ label: 'a shared temporary folder every Bot may write', path: await realpath(t).catch(() => t) })
     const problem = overlapProblem("The plugin's worktree folder", root, [...options.forbidden, ...temps])
     if (problem) throw new Error(problem)
+    await mkdir(root, { recursive: true, mode: 0o700 })
     for (const sub of ['clones', 'tmp', 'home']) await makePrivateDir(path.join(root, sub))
     await rm(path.join(root, 'tmp'), { recursive: true, force: true })
     await makePrivateDir(path.join(root, 'tmp'))

@@ -61,7 +61,7 @@ describe('clones per task', () => {
     expect(existsSync(path.join(b.dir, 'greeting.js'))).toBe(true)
   })
 
-  it('refuses a plugin folder inside the shared temporary folder', async () => {
+  it('refuses a plugin folder inside the shared temporary folder and creates nothing', async () => {
     const home = makeGitHome()
     homes.push(home)
     initProject(home)
@@ -69,10 +69,10 @@ describe('clones per task', () => {
     await expect(Worktrees.open({ root, project: { gitDir: path.join(home.project, '.git'), branch: 'main' }, forbidden: home.forbidden })).rejects.toThrow(
       /shared temporary folder/,
     )
-    expect(existsSync(path.join(root, 'integration.git'))).toBe(false)
+    expect(existsSync(root)).toBe(false)
   })
 
-  it('refuses a plugin folder inside the DSH home', async () => {
+  it('refuses a plugin folder inside the DSH home and creates nothing', async () => {
     const home = makeGitHome()
     homes.push(home)
     initProject(home)
@@ -80,6 +80,7 @@ describe('clones per task', () => {
     await expect(Worktrees.open({ root, project: { gitDir: path.join(home.project, '.git'), branch: 'main' }, forbidden: home.forbidden })).rejects.toThrow(
       /inside the DSH home/,
     )
+    expect(existsSync(root)).toBe(false)
   })
 })
 
