@@ -1,0 +1,59 @@
+// The task board's data in the browser (pure): a board answer loaded, a `tasks` event moving a card,
+// only the touched columns rebuilt (others keep their array), bad cards dropped, reload asked.
+import { describe, expect, it } from 'vitest'
+import { BoardModel, readCard } from '../../../src/client/task-board-model.ts'
+
+const card = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  title: `title of ${id}`,
+  status,
+  column: status,
+  creator: 'user',
+  blockedBy: [],
+  attempts: 0,
+  failed: 0,
+  tokens: 0,
+  waiting: false,
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  ...extra,
+})
+
+describe('BoardModel', () => {
+  it('loads a board answer into columns, oldest first, and drops what is not a card', () => {
+    const m = new BoardModel()
+    expect(m.load({ cards: [card('task-2', 'ready'), card('task-1', 'ready'), { id: 'x' }, card('task-3', 'nonsense')], waiting: 1, hiddenClosed: 0 })).toBe(
+      true,
+    )
+    expect(m.column('ready').map((c) => c.id)).toEqual(['task-1', 'task-2'])
+    expect(m.size).toBe(2)
+    expect(m.waiting).toBe(1)
+    expect(m.load({ nope: true })).toBe(false)
+  })
+
+  it('moves a changed card between columns and rebuilds only the columns it touched', () => {
+    const m = new BoardModel()
+    m.load({ cards: [card('task-1', 'ready'), card('task-2', 'working'), card('task-3', 'done')], waiting: 0, hiddenClosed: 0 })
+    const done = m.column('done')
+    expect(m.apply({ cards: [card('task-1', 'working')], waiting: 0 })).toBe('changed')
+    expect(m.column('ready')).toEqual([])
+    expect(m.column('working').map((c) => c.id)).toEqual(['task-1', 'task-2'])
+    expect(m.column('done')).toBe(done)
+    expect(m.get('task-2')).toBe(m.column('working')[1])
+  })
+
+  it('answers reload for a reload event, takes the waiting count from every event, and ignores events before the first load', () => {
+    const m = new BoardModel()
+    expect(m.apply({ cards: [card('task-1', 'ready')], waiting: 3 })).toBe('ignored')
+    expect(m.waiting).toBe(3)
+    expect(m.apply({ reload: true, waiting: 4 })).toBe('reload')
+    expect(m.waiting).toBe(4)
+    expect(m.apply('junk')).toBe('ignored')
+  })
+
+  it('reads a card only with a task id, a title, a known status and column', () => {
+    expect(readCard(card('task-9', 'review'))).toBeDefined()
+    expect(readCard(card('nine', 'review'))).toBeUndefined()
+    expect(readCard(card('task-9', 'review', { column: 'somewhere' }))).toBeUndefined()
+    expect(readCard(card('task-9', 'review', { title: '' }))).toBeUndefined()
+  })
+})
