@@ -4,7 +4,7 @@
  * Deliberately no React, no fetching.
  */
 import { nodeText, teamLine } from './message-line.ts'
-import { readSourceOf } from '../core/sources.ts'
+import { readSource, readSourceOf } from '../core/sources.ts'
 
 export const PART_LINES_MAX = 400
 export const LINE_MAX = 4000
@@ -27,6 +27,8 @@ export function partLines(events: unknown): PartLine[] {
     if (e.type === 'user/message') {
       const m = e.data?.message ?? e.data
       if (readSourceOf(m?.source, 'bootstrap', 'handoff')) continue
+      // DSH's own plugin-sourced lines (the runtime-context snapshot) are not anyone's words.
+      if (m?.source?.kind === 'plugin' && !readSource(m.source)) continue
       const text = nodeText(m?.content, LINE_MAX).trim()
       if (!text) continue
       if (readSourceOf(m?.source, 'task', 'person-task')) {

@@ -62,7 +62,7 @@ export const CSS = `
 .bt-board{width:96vw;max-width:none;height:90vh;max-height:90vh;display:flex;flex-direction:column;overflow:hidden}
 .bt-board-head{display:flex;align-items:center;gap:10px;margin-bottom:8px}.bt-board-head h2{margin:0;flex:1}
 .bt-cols{flex:1;min-height:0;display:flex;gap:10px;overflow-x:auto}
-.bt-col{flex:0 0 230px;display:flex;flex-direction:column;min-height:0;border-radius:10px;background:rgba(127,127,127,.07);padding:6px}
+.bt-col{flex:1 0 150px;max-width:280px;display:flex;flex-direction:column;min-height:0;border-radius:10px;background:rgba(127,127,127,.07);padding:6px}
 .bt-col.inbox{background:rgba(201,42,42,.07)}
 .bt-col h3{margin:2px 4px 6px;font-size:12px;font-weight:600;color:var(--dsw-alias-label-primary,#111)}
 .bt-col-count{font-weight:400;color:var(--dsw-alias-label-secondary,#444)}
