@@ -63,8 +63,8 @@ type Dialog =
   | { kind: 'board'; taskId?: string }
   | undefined
 
-/** The address that opens DSH Web with the task board shown (`/#bt-board`). */
-export const BOARD_HASH = '#bt-board'
+/** The query that opens DSH Web with the task board shown (`/?bt-board`). */
+const BOARD_QUERY = 'bt-board'
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -102,7 +102,8 @@ export interface App {
 
 export function makeApp(services: AppServices): App {
   const store = new TeamStore()
-  const atBoard = (globalThis as { location?: { hash?: string } }).location?.hash === BOARD_HASH
+  const search = (globalThis as { location?: { search?: string } }).location?.search
+  const atBoard = typeof search === 'string' && new URLSearchParams(search).has(BOARD_QUERY)
   const dialog = new Value<Dialog>(atBoard ? { kind: 'board' } : undefined)
   const sidebar = new Value<'team' | 'dsh'>(storage()?.getItem(SIDEBAR_KEY) === 'dsh' ? 'dsh' : 'team')
   const setSidebar = (mode: 'team' | 'dsh') => {

@@ -306,6 +306,8 @@ export const STRINGS = {
     'tasks.reassign': 'Reassign',
     'tasks.cancel': 'Cancel the task',
     'tasks.pair': 'Pair this browser',
+    'tasks.checkPassed': '{branch}: check passed',
+    'tasks.checkFailed': '{branch}: check failed',
   },
   zh: {
     team: 'Bot 团队',
@@ -601,6 +603,8 @@ export const STRINGS = {
     'tasks.reassign': '改派',
     'tasks.cancel': '取消任务',
     'tasks.pair': '配对此浏览器',
+    'tasks.checkPassed': '{branch}：检查通过',
+    'tasks.checkFailed': '{branch}：检查未通过',
   },
 } as const
 

@@ -21,7 +21,7 @@ const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinit
 export function readCard(value: unknown): TaskCard | undefined {
   if (!value || typeof value !== 'object') return undefined
   const c = value as Record<string, unknown>
-  if (!str(c.id, 40) || !/^task-\d+$/.test(c.id) || !str(c.title, 400) || typeof c.status !== 'string' || !COLUMN_SET.has(c.status)) return undefined
+  if (!str(c.id, 40) || !/^task-\d+$/.test(c.id) || !str(c.title, 400) || !str(c.status, 40)) return undefined
   if (typeof c.column !== 'string' || !COLUMN_SET.has(c.column) || !Array.isArray(c.blockedBy) || !num(c.attempts) || !num(c.tokens)) return undefined
   return value as TaskCard
 }

@@ -111,6 +111,7 @@ const Card = memo(function Card({ card, who, t, open }: CardProps): ReactNode {
   if (card.attempts)
     meta.push(card.failed ? t('tasks.attemptsFailed', { count: card.attempts, failed: card.failed }) : t('tasks.attempts', { count: card.attempts }))
   if (card.tokens) meta.push(t('tasks.tokens', { count: fmtTokens(card.tokens) }))
+  if (card.branch) meta.push(card.check ? t(card.check === 'passed' ? 'tasks.checkPassed' : 'tasks.checkFailed', { branch: card.branch }) : card.branch)
   return h(
     'li',
     { className: `bt-card${card.waiting ? ' waits' : ''}`, 'data-task': card.id, 'data-status': card.status },
@@ -318,7 +319,7 @@ export function makeTaskBoard(deps: BoardDeps) {
                 'dl',
                 { className: 'bt-facts' },
                 h('dt', null, t('tasks.status')),
-                h('dd', { 'data-testid': 'bt-task-status' }, t(`tasks.col.${status as BoardColumn}`)),
+                h('dd', { 'data-testid': 'bt-task-status' }, COLUMNS.includes(status as BoardColumn) ? t(`tasks.col.${status as BoardColumn}`) : status),
                 h('dt', null, t('tasks.assignee')),
                 h('dd', null, name(assignee)),
                 h('dt', null, t('tasks.creator')),

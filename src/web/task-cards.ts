@@ -1,6 +1,6 @@
 /**
  * The task board as the browser half draws it (pure): one small card per task (title, column,
- * assignee, blockers, attempts, tokens), which tasks wait for the person (the inbox: tasks assigned
+ * assignee, blockers, attempts, tokens, branch and check), which tasks wait for the person (the inbox: tasks assigned
  * to the person; and tasks the person planned that wait for their review), and the board's cut:
  * every open task, then the newest closed ones up to `BOARD_CARDS_MAX`. Deliberately no I/O, no rules.
  */
@@ -35,6 +35,9 @@ export interface TaskCard {
   tokens: number
   /** It waits for the person (counted by the sidebar's badge). */
   waiting: boolean
+  /** Its worktree's branch and check, once tasks run in worktrees. */
+  branch?: string
+  check?: 'passed' | 'failed'
   updatedAt: string
 }
 
@@ -62,16 +65,25 @@ export function waitsForPerson(task: Task): boolean {
   return assigneeOf(task) === 'user' || (task.status === 'review' && task.creator.kind === 'user')
 }
 
+const COLUMN_SET: ReadonlySet<string> = new Set(BOARD_COLUMNS)
+
+/** A task's column: the inbox for an open task of the person's, else its status's (a status without a column of its own waits: blocked). */
+function columnOf(task: Task, assignee: string | undefined): BoardColumn {
+  if (assignee === 'user' && !isClosed(task)) return 'inbox'
+  return COLUMN_SET.has(task.status) ? task.status : 'blocked'
+}
+
 /** One task's card (pure); `waitsFor`: why a blocked one waits. */
 export function taskCard(task: Task, waitsFor?: string): TaskCard {
   const assignee = assigneeOf(task)
+  const wt = task.worktree
   let failed = 0
   for (const a of task.attempts) if (a.outcome && a.outcome !== 'submitted' && a.outcome !== 'withdrawn') failed++
   return {
     id: task.id,
     title: clip(task.title, 120),
     status: task.status,
-    column: assignee === 'user' && !isClosed(task) ? 'inbox' : task.status,
+    column: columnOf(task, assignee),
     ...(assignee ? { assignee } : {}),
     creator: task.creator.kind === 'bot' ? task.creator.botId : 'user',
     blockedBy: [...task.blockedBy],
@@ -81,6 +93,8 @@ export function taskCard(task: Task, waitsFor?: string): TaskCard {
     tokens: task.tokens.input + task.tokens.cached + task.tokens.output,
     waiting: waitsForPerson(task),
     updatedAt: task.updatedAt,
+    ...(wt?.branch ? { branch: clip(wt.branch, 120) } : {}),
+    ...(wt?.check ? { check: wt.check.ok ? 'passed' : 'failed' } : {}),
   }
 }
 

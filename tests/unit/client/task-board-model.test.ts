@@ -50,7 +50,7 @@ describe('BoardModel', () => {
     expect(m.apply('junk')).toBe('ignored')
   })
 
-  it('reads a card only with a task id, a title, a known status and column', () => {
+  it('reads a card only with a task id, a title, a status and a known column', () => {
     expect(readCard(card('task-9', 'review'))).toBeDefined()
     expect(readCard(card('nine', 'review'))).toBeUndefined()
     expect(readCard(card('task-9', 'review', { column: 'somewhere' }))).toBeUndefined()
