@@ -900,6 +900,7 @@ export function makeApp(services: AppServices): App {
     openTask: (taskId) => dialog.set(taskId ? { kind: 'board', taskId } : { kind: 'board' }),
     close: () => dialog.set(undefined),
     pair,
+    openNow: atBoard,
   })
   // The opt-in notification: a rise in what waits for the person, while this page is open.
   const watch = new WaitingWatch()

@@ -101,3 +101,31 @@ export class BoardModel {
     return this.cards.size
   }
 }
+
+/** What the person may be offered on a task (pure; the API decides): each action by the task's status and kind. */
+export interface TaskActions {
+  review: boolean
+  assign: boolean
+  cancel: boolean
+  /** A question to the person, not yet answered: its text and choices. */
+  question?: { text: string; choices: string[] }
+  /** A DSH tool call waiting for the person's approval: the tool, its arguments (masked) and why. */
+  approval?: { tool: string; args: string; why: string }
+}
+
+const CLOSED: ReadonlySet<string> = new Set(['done', 'failed', 'cancelled'])
+
+/** The actions a task as `GET /tasks/<id>` shows it offers (pure; anything unexpected offers nothing). */
+export function taskActions(task: unknown): TaskActions {
+  const t = (task && typeof task === 'object' ? task : {}) as { status?: unknown; assignee?: { kind?: unknown } | null; ask?: any }
+  const status = typeof t.status === 'string' ? t.status : ''
+  const open = status !== '' && !CLOSED.has(status)
+  const personal = t.assignee?.kind === 'user'
+  const out: TaskActions = { review: status === 'review', assign: !personal && ['blocked', 'ready', 'working'].includes(status), cancel: open }
+  const ask = t.ask && typeof t.ask === 'object' && !t.ask.answer ? t.ask : undefined
+  if (open && personal && ask?.kind === 'question' && typeof ask.question === 'string')
+    out.question = { text: ask.question, choices: Array.isArray(ask.choices) ? ask.choices.filter((c: unknown) => typeof c === 'string').slice(0, 10) : [] }
+  if (open && personal && ask?.kind === 'approval' && typeof ask.approval?.tool === 'string')
+    out.approval = { tool: ask.approval.tool, args: String(ask.approval.args ?? '').slice(0, 4000), why: String(ask.question ?? '') }
+  return out
+}

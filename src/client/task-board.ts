@@ -11,7 +11,7 @@ import type { PartLine } from './part-lines.ts'
 import { partLines } from './part-lines.ts'
 import { sessionHistory, TranscriptList } from './part-view.ts'
 import { h, useEscape } from './shared.ts'
-import { BoardModel, COLUMNS, type BoardColumn, type TaskCard } from './task-board-model.ts'
+import { BoardModel, COLUMNS, taskActions, type BoardColumn, type TaskCard } from './task-board-model.ts'
 import { notifyState, setNotify, type NotifyState } from './task-notify.ts'
 import { ApiError, callApi, type TeamState, type TeamStore } from './team-client.ts'
 import { errorText } from '../core/errors.ts'
@@ -25,6 +25,8 @@ export interface BoardDeps {
   openTask: (taskId: string | undefined) => void
   close: () => void
   pair: () => void
+  /** The page opened with the board shown: read the board at once, before the shell mounts it. */
+  openNow?: boolean
 }
 
 /** The board's live data while it is open: one load, then the stream's `tasks` events. */
@@ -148,6 +150,7 @@ const Column = memo(function Column({ column, cards, names, t, open }: ColumnPro
 
 export function makeTaskBoard(deps: BoardDeps) {
   const live = new LiveBoard(deps.store)
+  if (deps.openNow) live.start()
   const openTask = (id: string) => deps.openTask(id)
 
   function NotifySwitch({ t }: { t: Translate }): ReactNode {
@@ -248,10 +251,10 @@ export function makeTaskBoard(deps: BoardDeps) {
     }, [taskId])
     useEscape(true, () => deps.openTask(undefined))
     const name = (id: string | undefined) => (id === undefined ? t('tasks.nobody') : id === 'user' ? t('bots.you') : (names.get(id) ?? id))
-    const act = async (path: string, body: unknown) => {
+    const act = async (path: string, body: unknown, under = 'tasks') => {
       setBusy(true)
       try {
-        await callApi('POST', `/tasks/${encodeURIComponent(taskId)}/${path}`, body)
+        await callApi('POST', `/${under}/${encodeURIComponent(taskId)}/${path}`, body)
         setError(undefined)
         setReason('')
         setTick((n) => n + 1)
@@ -270,7 +273,7 @@ export function makeTaskBoard(deps: BoardDeps) {
     }
     const assignee: string | undefined = task?.assignee ? (task.assignee.kind === 'bot' ? task.assignee.botId : 'user') : undefined
     const status: string | undefined = task?.status
-    const open = status !== undefined && !['done', 'failed', 'cancelled'].includes(status)
+    const can = taskActions(task)
     const sessionId: string | undefined = task?.sessionId ?? task?.attempts?.at(-1)?.sessionId
     const reasonField = h(
       'div',
@@ -384,13 +387,71 @@ export function makeTaskBoard(deps: BoardDeps) {
                           l.who === 'bot' ? name(assignee) : l.who === 'task' ? t('tasks.briefLine') : l.who === 'relay' ? (l.from ?? '?') : t('bots.you'),
                       })
                 : h('p', { className: 'bt-quiet bt-left' }, t('tasks.noTranscript')),
-              open
+              can.cancel
                 ? h(
                     'section',
                     { className: 'bt-settings', 'aria-labelledby': 'bt-task-actions' },
                     h('h3', { id: 'bt-task-actions' }, t('tasks.actions')),
+                    can.question
+                      ? h(
+                          'div',
+                          { 'data-testid': 'bt-task-question' },
+                          h('p', { className: 'bt-text' }, can.question.text),
+                          can.question.choices.length
+                            ? h(
+                                'div',
+                                { className: 'bt-actions bt-start' },
+                                ...can.question.choices.map((c, i) =>
+                                  h(
+                                    'button',
+                                    { type: 'button', key: i, className: 'bt-btn', disabled: busy, onClick: () => void act('answer', { choice: i }, 'inbox') },
+                                    c,
+                                  ),
+                                ),
+                              )
+                            : null,
+                        )
+                      : null,
+                    can.approval
+                      ? h(
+                          'div',
+                          { 'data-testid': 'bt-task-approval' },
+                          h('p', { className: 'bt-text' }, t('tasks.approvalOf', { tool: can.approval.tool, why: can.approval.why })),
+                          h('pre', { className: 'bt-text' }, can.approval.args),
+                          h(
+                            'div',
+                            { className: 'bt-actions bt-start' },
+                            h(
+                              'button',
+                              { type: 'button', className: 'bt-btn primary', disabled: busy, onClick: () => void act('allow', {}, 'inbox') },
+                              t('tasks.allow'),
+                            ),
+                            h(
+                              'button',
+                              { type: 'button', className: 'bt-btn', disabled: busy, onClick: () => void act('deny', withReason(), 'inbox') },
+                              t('tasks.deny'),
+                            ),
+                          ),
+                        )
+                      : null,
                     reasonField,
-                    status === 'review'
+                    can.question
+                      ? h(
+                          'div',
+                          { className: 'bt-actions bt-start' },
+                          h(
+                            'button',
+                            {
+                              type: 'button',
+                              className: 'bt-btn primary',
+                              disabled: busy || !reason.trim(),
+                              onClick: () => void act('answer', { text: reason.trim() }, 'inbox'),
+                            },
+                            t('tasks.answer'),
+                          ),
+                        )
+                      : null,
+                    can.review
                       ? h(
                           'div',
                           { className: 'bt-actions bt-start' },
@@ -411,7 +472,7 @@ export function makeTaskBoard(deps: BoardDeps) {
                           ),
                         )
                       : null,
-                    status === 'blocked' || status === 'ready' || status === 'working'
+                    can.assign
                       ? h(
                           'div',
                           { className: 'bt-inline', style: { marginBottom: '8px' } },

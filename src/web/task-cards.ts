@@ -59,10 +59,11 @@ function assigneeOf(task: Task): string | undefined {
   return a.kind === 'bot' ? a.botId : 'user'
 }
 
-/** Whether the task waits for the person: open and assigned to them, or in review of a plan of theirs (pure). */
+/** Whether the task waits for the person: open and assigned to them, or in review of theirs — planned by them or naming them its reviewer (pure). */
 export function waitsForPerson(task: Task): boolean {
   if (isClosed(task)) return false
-  return assigneeOf(task) === 'user' || (task.status === 'review' && task.creator.kind === 'user')
+  const reviewer = (task as { reviewer?: unknown }).reviewer
+  return assigneeOf(task) === 'user' || (task.status === 'review' && (task.creator.kind === 'user' || reviewer === 'user'))
 }
 
 const COLUMN_SET: ReadonlySet<string> = new Set(BOARD_COLUMNS)

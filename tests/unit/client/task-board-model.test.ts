@@ -1,7 +1,7 @@
 // The task board's data in the browser (pure): a board answer loaded, a `tasks` event moving a card,
 // only the touched columns rebuilt (others keep their array), bad cards dropped, reload asked.
 import { describe, expect, it } from 'vitest'
-import { BoardModel, readCard } from '../../../src/client/task-board-model.ts'
+import { BoardModel, readCard, taskActions } from '../../../src/client/task-board-model.ts'
 
 const card = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -55,5 +55,26 @@ describe('BoardModel', () => {
     expect(readCard(card('nine', 'review'))).toBeUndefined()
     expect(readCard(card('task-9', 'review', { column: 'somewhere' }))).toBeUndefined()
     expect(readCard(card('task-9', 'review', { title: '' }))).toBeUndefined()
+  })
+})
+
+describe('taskActions', () => {
+  it('offers accept and reject in review, assign while blocked, ready or working, cancel while open, nothing once closed', () => {
+    expect(taskActions({ status: 'review', assignee: { kind: 'bot', botId: 'b' } })).toEqual({ review: true, assign: false, cancel: true })
+    for (const status of ['blocked', 'ready', 'working']) expect(taskActions({ status, assignee: null })).toEqual({ review: false, assign: true, cancel: true })
+    for (const status of ['done', 'failed', 'cancelled']) expect(taskActions({ status })).toEqual({ review: false, assign: false, cancel: false })
+    expect(taskActions(undefined)).toEqual({ review: false, assign: false, cancel: false })
+  })
+
+  it("offers an answer to an unanswered question of the person's, and allow or deny for an approval, never reassigning either", () => {
+    const question = { status: 'ready', assignee: { kind: 'user' }, ask: { kind: 'question', question: 'Which name?', choices: ['Ada', 'Bea'] } }
+    expect(taskActions(question)).toEqual({ review: false, assign: false, cancel: true, question: { text: 'Which name?', choices: ['Ada', 'Bea'] } })
+    expect(taskActions({ ...question, ask: { ...question.ask, answer: { verdict: 'answered' } } }).question).toBeUndefined()
+    const approval = {
+      status: 'ready',
+      assignee: { kind: 'user' },
+      ask: { kind: 'approval', question: 'to publish', approval: { tool: 'bash', args: '{"command":"npm publish"}' } },
+    }
+    expect(taskActions(approval).approval).toEqual({ tool: 'bash', args: '{"command":"npm publish"}', why: 'to publish' })
   })
 })

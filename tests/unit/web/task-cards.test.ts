@@ -28,7 +28,7 @@ describe('task cards', () => {
     expect(taskCard({ ...task, status: 'waiting' } as unknown as Task).column).toBe('blocked')
   })
 
-  it('counts as waiting for the person a task assigned to them and a task of theirs in review, never a closed one', () => {
+  it('counts as waiting for the person a task assigned to them and a task in review they planned or review, never a closed one', () => {
     const board = new TaskBoard()
     const review = taskIn(board, 'review')
     expect(waitsForPerson(review)).toBe(false)
@@ -39,6 +39,7 @@ describe('task cards', () => {
     expect(waitsForPerson({ ...inbox, status: 'done' })).toBe(false)
     expect(taskCard({ ...inbox, status: 'done' }).column).toBe('done')
     expect(waitingCount([review, theirs, inbox])).toBe(2)
+    expect(waitsForPerson({ ...review, reviewer: 'user' } as unknown as Task)).toBe(true)
   })
 
   it('shows every open task and then the newest closed ones up to the limit, oldest first, and counts the rest', () => {
