@@ -278,7 +278,7 @@ export function makeTaskBoard(deps: BoardDeps) {
     const reasonField = h(
       'div',
       { className: 'bt-field' },
-      h('label', { htmlFor: 'bt-task-reason' }, t('tasks.reason')),
+      h('label', { htmlFor: 'bt-task-reason' }, t(can.question ? 'tasks.answerLabel' : 'tasks.reason')),
       h('input', { id: 'bt-task-reason', value: reason, maxLength: 500, onChange: (e: { target: { value: string } }) => setReason(e.target.value) }),
     )
     const withReason = () => (reason.trim() ? { reason: reason.trim() } : {})

@@ -61,6 +61,8 @@ describe('the task board inside DSH Web', () => {
     await openDshWeb(page, web.url)
     // task-1 is handed in by its task Session: it waits for the person's review (the badge).
     await page.locator('[data-testid="bt-tasks-waiting"][data-count="1"]').waitFor({ timeout: 30_000 })
+    // The sidebar's Tasks button with what waits for the person (no task is the person's own yet).
+    await page.getByTestId('bt-team-sidebar').screenshot({ path: '.tmp/surface-inbox.png' })
     await page.getByTestId('bt-tasks').click()
     const board = page.getByTestId('bt-board')
     await board.locator('[data-column="review"] [data-task="task-1"]').waitFor({ timeout: 30_000 })
@@ -70,7 +72,6 @@ describe('the task board inside DSH Web', () => {
     await expect(board.locator('[data-task="task-1"]').textContent()).resolves.toMatch(/Main · attempts 1 · [\d.]+k? tokens/)
     await expect(board.locator('[data-column="inbox"]').textContent()).resolves.toContain('Nothing waits for you here.')
     await screenshot(page, 'surface-board')
-    await page.getByTestId('bt-team-sidebar').screenshot({ path: '.tmp/surface-inbox.png' })
     // The opt-in notification, on before anything new waits.
     await board.getByTestId('bt-notify').click()
     await board.locator('[data-testid="bt-notify"][aria-pressed="true"]').waitFor()
