@@ -1,7 +1,7 @@
 /**
  * The team as the browser half draws it (pure): every live Bot with its look and status (read-only /
  * follower, approval, working, stopped, queued, idle — first match wins), every live group, the
- * problems, whether the team is paused. Deliberately no I/O and no DSH types.
+ * problems, whether the team is paused, how many tasks wait for the person. Deliberately no I/O and no DSH types.
  */
 import { shownName } from '../core/names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
@@ -68,6 +68,8 @@ export interface TeamView {
   problems: Problem[]
   /** Set while the person has paused Bot-started work (the sidebar's "Team paused" line). */
   paused?: { at: string; reason?: string }
+  /** How many tasks wait for the person (the sidebar's badge); absent without the task ledger. */
+  tasksWaiting?: number
 }
 
 export interface TeamFacts {
@@ -82,6 +84,8 @@ export interface TeamFacts {
   stopped?: (sessionId: string) => boolean
   /** Why Bot-started work for the Bot is held (team paused, a usage cap), if it is (absent: never). */
   held?: (botId: string) => string | undefined
+  /** How many tasks wait for the person (absent: no task ledger). */
+  tasksWaiting?: () => number | undefined
 }
 
 /** The facts one Bot's status is decided from. */
@@ -192,7 +196,16 @@ export function teamView(facts: TeamFacts): TeamView {
     }))
     .sort((a, b) => a.name.localeCompare(b.name))
   const paused = state.paused ? { paused: { at: state.paused.at, ...(state.paused.reason ? { reason: state.paused.reason } : {}) } } : {}
-  return { mode: facts.store.mode, revision: facts.store.revision, bots, groups, problems: teamProblems(facts), ...paused }
+  const waiting = facts.tasksWaiting?.()
+  return {
+    mode: facts.store.mode,
+    revision: facts.store.revision,
+    bots,
+    groups,
+    problems: teamProblems(facts),
+    ...paused,
+    ...(waiting === undefined ? {} : { tasksWaiting: waiting }),
+  }
 }
 
 export interface DeliveryRow {
