@@ -25,6 +25,7 @@ import {
   TASK_LIMITS,
   appendAttempt,
   appendHistory,
+  assignedBot,
   failedAttempts,
   isClosed,
 } from './record.ts'
@@ -72,7 +73,7 @@ const LINE_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066
 const TEXT_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/u
 
 /** A text field: trimmed, at most `max` characters, one line or several. */
-function text(max: number, opts: { required?: boolean; oneLine?: boolean } = {}) {
+export function text(max: number, opts: { required?: boolean; oneLine?: boolean } = {}) {
   return z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be text') }).transform((raw, ctx) => {
     const value = raw.trim()
     const n = charCount(value)
@@ -159,23 +160,23 @@ const asActor = (c: Creator): Actor => (c.kind === 'user' ? { kind: 'user' } : {
 const SYSTEM: Actor = Object.freeze({ kind: 'system' })
 
 /** The task after a transition: the patch, the time, and the entry appended to its history. */
-function moved(task: Task, patch: Partial<Task>, entry: HistoryEntry | null, now: string): Change {
+export function moved(task: Task, patch: Partial<Task>, entry: HistoryEntry | null, now: string): Change {
   const next: Task = { ...task, ...patch, updatedAt: now }
   return { task: entry ? { ...next, ...appendHistory(task, entry) } : next, entry }
 }
 
-function entryOf(act: Act, what: string, from: TaskStatus | null, to: TaskStatus, reason?: string): HistoryEntry {
+export function entryOf(act: Act, what: string, from: TaskStatus | null, to: TaskStatus, reason?: string): HistoryEntry {
   return { at: act.now, actor: act.actor, what, from, to, ...(reason ? { reason } : {}) }
 }
 
-function find(view: TaskView, taskId: unknown): { ok: true; task: Task } | { ok: false; refusal: string } {
+export function find(view: TaskView, taskId: unknown): { ok: true; task: Task } | { ok: false; refusal: string } {
   const id = typeof taskId === 'string' ? taskId.trim() : ''
   const task = id ? view.get(id) : undefined
   if (!task) return refuse(`No task ${JSON.stringify(id || String(taskId))} exists. list_tasks shows the team's tasks.`)
   return { ok: true, task }
 }
 
-function statusRefusal(task: Task, doing: string): string {
+export function statusRefusal(task: Task, doing: string): string {
   const where: Record<TaskStatus, string> = {
     blocked: 'is blocked (waiting for its blockers)',
     ready: 'is ready and not being worked on',
@@ -423,10 +424,10 @@ export function claim(view: TaskView, taskId: string, input: ClaimInput): Result
     return refuse(`Task ${task.id} cannot start yet: it ${r.ready ? 'is blocked' : r.reason}.`)
   }
   if (task.status === 'working')
-    return refuse(`Task ${task.id} is already being worked on (attempt ${task.lease?.attempt}, by ${task.assignee?.botId}). One attempt runs at a time.`)
+    return refuse(`Task ${task.id} is already being worked on (attempt ${task.lease?.attempt}, by ${assignedBot(task)}). One attempt runs at a time.`)
   if (task.status !== 'ready') return refuse(statusRefusal(task, 'be claimed'))
-  if (task.assignee && task.assignee.botId !== input.botId)
-    return refuse(`Task ${task.id} is assigned to ${task.assignee.botId}, not ${input.botId}. Nothing changed.`)
+  if (task.assignee && assignedBot(task) !== input.botId)
+    return refuse(`Task ${task.id} is assigned to ${assignedBot(task) ?? 'the user'}, not ${input.botId}. Nothing changed.`)
   const busy = view.running(input.botId)
   if (busy) return refuse(`${input.botId} is already working on ${busy.id}; ${task.id} waits until that attempt ends (one running task per Bot).`)
   const n = (task.attempts.at(-1)?.n ?? 0) + 1
@@ -469,7 +470,7 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
     return refuse(`The lease of attempt ${task.lease!.attempt} of ${task.id} ran out at ${task.lease!.expiresAt}; it can no longer be submitted.`)
   const artifacts = withArtifacts(task, input.artifacts ?? [], input)
   if (!artifacts.ok) return artifacts
-  const by = task.assignee?.botId ?? 'its assignee'
+  const by = assignedBot(task) ?? 'its assignee'
   const n = task.lease!.attempt
   return ok(
     [
@@ -578,7 +579,7 @@ export function checkFailed(
     entryOf(input, 'check-failed', 'working', 'working', r.reason),
     input.now,
   )
-  return ok([c], [{ kind: 'dispatch', taskId: task.id, attempt: n, botId: task.assignee!.botId, sessionId: input.sessionId }])
+  return ok([c], [{ kind: 'dispatch', taskId: task.id, attempt: n, botId: assignedBot(task)!, sessionId: input.sessionId }])
 }
 
 // ── review ─────────────────────────────────────────────────────────────────────────────────────
@@ -658,7 +659,8 @@ export function reassign(view: TaskView, taskId: string, input: Act & { to: stri
   const task = found.task
   if (task.status === 'review' || isClosed(task)) return refuse(statusRefusal(task, 'be reassigned'))
   if (input.to !== null && !input.bots.has(input.to)) return refuse(`${JSON.stringify(input.to)} is not a Bot of the team. Nothing changed.`)
-  if ((task.assignee?.botId ?? null) === input.to)
+  if (task.assignee?.kind === 'user') return refuse(`Task ${task.id} waits for the user; it is answered, not reassigned. Nothing changed.`)
+  if ((assignedBot(task) ?? null) === input.to)
     return refuse(`Task ${task.id} is already ${input.to ? `assigned to ${input.to}` : 'unassigned'}. Nothing changed.`)
   const r = parseReason(input.reason, false)
   if (!r.ok) return r

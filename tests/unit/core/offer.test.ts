@@ -35,6 +35,9 @@ const COULD: Record<TeamAction, (r: Role) => boolean> = {
   review_task: main,
   cancel_task: main,
   reassign_task: main,
+  // Any Bot may ask the person; only the person answers.
+  ask_person: always,
+  answer_task: () => false,
 }
 
 const key = (r: Role) => `${r.main ? 'Main' : 'Bot'}/${r.groups}/${r.kind}`
@@ -75,7 +78,7 @@ describe('the offer, derived from decide', () => {
   }
 
   it('names the tools of the own-chat and member roles (what each role pays for)', () => {
-    const own = 'add_schedule list_bots list_schedules message_bot read_own_chat recall remember remove_schedule request_secret'.split(' ')
+    const own = 'add_schedule ask_person list_bots list_schedules message_bot read_own_chat recall remember remove_schedule request_secret'.split(' ')
     const tools = (r: Omit<Role, 'kind'>, kind: Role['kind'] = 'own') => offerFor({ ...r, kind }).tools
     expect(tools({ main: false, groups: 'none' })).toEqual(own)
     expect(tools({ main: false, groups: 'member' })).toEqual([...own, 'read_group_chat'].sort())
