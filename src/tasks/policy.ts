@@ -26,6 +26,7 @@ import {
   appendAttempt,
   appendHistory,
   assignedBot,
+  personReviews,
   failedAttempts,
   isClosed,
 } from './record.ts'
@@ -90,6 +91,8 @@ export function text(max: number, opts: { required?: boolean; oneLine?: boolean 
 }
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/
+/** Acceptance criteria saying the person reviews (this only narrows who may review, never widens). */
+const PERSON_REVIEWS = /\b(?:the )?(?:user|person|human) (?:reviews|must review|will review|approves)\b/i
 const ref = z.string().min(1).max(200)
 
 export const planTaskInput = z
@@ -106,6 +109,8 @@ export const planTaskInput = z
     acceptance: text(TASK_LIMITS.acceptance).default(''),
     /** A Bot id (the service resolves names first). */
     assignee: ref.optional(),
+    /** `user`: the person reviews it (its submit lands in the inbox). */
+    reviewer: z.literal('user', { error: 'is "user" or absent' }).optional(),
     /** Keys of this plan's tasks or ids of existing tasks. */
     blockedBy: z
       .array(ref)
@@ -392,6 +397,7 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       sessionId: null,
       createdAt: ctx.now,
       updatedAt: ctx.now,
+      ...(t.reviewer || PERSON_REVIEWS.test(t.acceptance) ? { reviewer: 'user' as const } : {}),
     }
     return { task, entry }
   })
@@ -487,7 +493,9 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
         taskId: task.id,
         to: task.creator,
         text: clipNotice(
-          `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}) and waits for your review: review_task with accept, or reject with a reason.`,
+          personReviews(task) && task.creator.kind === 'bot'
+            ? `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}); the user reviews it (it waits in their inbox).`
+            : `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}) and waits for your review: review_task with accept, or reject with a reason.`,
         ),
       },
     ],

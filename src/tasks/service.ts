@@ -46,7 +46,7 @@ import {
   review,
   submit,
 } from './policy.ts'
-import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, taskNumber } from './record.ts'
+import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, personReviews, taskNumber } from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
@@ -664,6 +664,7 @@ export class BotTasks extends Service {
       facts.callerCreatedTask = task.creator.kind === 'bot' ? task.creator.botId === caller.botId : caller.kind === 'user'
       facts.callerIsAssignee = caller.botId !== undefined && assignedBot(task) === caller.botId
       facts.assignedToOther = task.assignee !== null && assignedBot(task) !== caller.botId
+      facts.personReviews = personReviews(task)
     }
     const verdict = this.roster.check(caller, action, facts)
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
@@ -828,10 +829,10 @@ export class BotTasks extends Service {
    * Use the one-shot grant a turn carries for a call (tool and argument key): true once, only while
    * the approval was allowed and its grant is unused; the use is recorded in the ledger.
    */
-  useGrant(grant: { taskId: string; tool: string; key: string }, call: { tool: string; key: string; callId: string }): boolean {
+  useGrant(grant: { taskId: string; tool: string; key: string }, call: { tool: string; key: string; callId: string; botId: string }): boolean {
     const task = this.board.get(grant.taskId)
     const a = task?.ask
-    if (!a?.approval || a.answer?.verdict !== 'allowed' || a.grant?.used !== false) return false
+    if (!a?.approval || a.botId !== call.botId || a.answer?.verdict !== 'allowed' || a.grant?.used !== false) return false
     if (this.usedGrants.has(grant.taskId) || a.approval.tool !== call.tool || a.approval.key !== call.key || grant.key !== call.key) return false
     this.usedGrants.add(grant.taskId)
     this.track(this.transact((view) => useGrant(view, grant.taskId, { now: this.now(), callId: call.callId })))
