@@ -211,7 +211,7 @@ const REASONS = {
   reviewTask: "Only a task's creator, a Main Bot or the user reviews it. Ask one of them. Nothing changed.",
   cancelTask: "Only a task's creator, a Main Bot or the user cancels it. Ask one of them. Nothing changed.",
   reassignTask: "Only a task's creator, a Main Bot or the user gives it to another Bot. Ask one of them. Nothing changed.",
-  reviewPerson: 'The user reviews this task (its acceptance says so); no Bot may review it. It waits in the user\'s inbox. Nothing changed.',
+  reviewPerson: "The user reviews this task (its acceptance says so); no Bot may review it. It waits in the user's inbox. Nothing changed.",
   askSelf: 'The user answers questions in the inbox; the user does not ask them. Nothing was created.',
   answerBot:
     "Only the person answers a question or an approval, from the paired team page; no Bot can, not even a Main Bot, and an answer never opens a turn of the person's. Nothing changed.",

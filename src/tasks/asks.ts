@@ -11,7 +11,7 @@ import { clip } from '../core/text-limits.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import type { TaskView } from './board.ts'
 import { type Act, type Change, type Result, entryOf, find, moved, statusRefusal, text } from './policy.ts'
-import { type Ask, type Task, TASK_LIMITS } from './record.ts'
+import { type Ask, type HistoryEntry, type Task, TASK_LIMITS } from './record.ts'
 
 const refuse = (refusal: string): Extract<Result, { ok: false }> => ({ ok: false, refusal })
 
@@ -47,7 +47,7 @@ export function openAsks(view: TaskView, botId: string, kind: Ask['kind']): Task
 }
 
 /** A question or an approval for the person: a task assigned to the person, `ready` (waiting). */
-export function ask(view: TaskView, input: unknown, ctx: AskContext): Extract<Result, { ok: true }> & { id: string } | Extract<Result, { ok: false }> {
+export function ask(view: TaskView, input: unknown, ctx: AskContext): (Extract<Result, { ok: true }> & { id: string }) | Extract<Result, { ok: false }> {
   const parsed = askInput.safeParse(input)
   if (!parsed.success) return refuse(`The question was not accepted: ${formatIssues(parsed.error, { root: 'question' })}. Nothing was asked.`)
   const kind: Ask['kind'] = ctx.approval ? 'approval' : 'question'
@@ -60,10 +60,6 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): Extract<Re
   const { question, choices, deadlineHours } = parsed.data
   const deadline = new Date(Date.parse(ctx.now) + (deadlineHours ? deadlineHours * 3_600_000 : TASK_LIMITS.askDefaultMs)).toISOString()
   const id = `task-${view.nextId}`
-  const firstLine = question.split('\n')[0]!.trim()
-  const title = clip(kind === 'approval' ? `Approve ${ctx.approval!.tool}: ${firstLine}` : firstLine, TASK_LIMITS.title).replace(/[\u0000-\u001f]/gu, ' ')
-  const status = 'ready' as const
-  const entry = entryOf({ now: ctx.now, actor: { kind: 'bot', botId: ctx.botId } }, kind === 'approval' ? 'approval-asked' : 'asked', null, status)
   const record: Ask = {
     kind,
     botId: ctx.botId,
@@ -73,14 +69,23 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): Extract<Re
     deadline,
     ...(ctx.approval ? { approval: ctx.approval } : {}),
   }
-  const task: Task = {
+  const entry = entryOf({ now: ctx.now, actor: { kind: 'bot', botId: ctx.botId } }, kind === 'approval' ? 'approval-asked' : 'asked', null, 'ready')
+  const task = askTask(id, record, entry, ctx)
+  return { ok: true, changes: [{ task, entry }], intents: [], id }
+}
+
+/** A new task for the person holding `record` (pure). */
+function askTask(id: string, record: Ask, entry: HistoryEntry, ctx: { now: string; chain: Chain }): Task {
+  const firstLine = record.question.split('\n')[0]!.trim()
+  const title = clip(record.kind === 'approval' ? `Approve ${record.approval!.tool}: ${firstLine}` : firstLine, TASK_LIMITS.title)
+  return {
     id,
     title: title || 'A question',
-    brief: question,
+    brief: record.question,
     acceptance: '',
-    creator: { kind: 'bot', botId: ctx.botId },
+    creator: { kind: 'bot', botId: record.botId },
     assignee: { kind: 'user' },
-    status,
+    status: entry.to,
     blockedBy: [],
     artifacts: [],
     attempts: [],
@@ -94,7 +99,6 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): Extract<Re
     updatedAt: ctx.now,
     ask: record,
   }
-  return { ok: true, changes: [{ task, entry }], intents: [], id }
 }
 
 /** The person's answer: to a question (text or one of its choices), or allow / deny to an approval. */
@@ -111,7 +115,8 @@ export function answerWords(task: Task, s: Settlement, answer: string | undefine
   const a = task.ask!
   const q = clip(a.question, 300)
   if (a.kind === 'question') {
-    if (s.verdict === 'expired') return `Your question ${task.id} to the user ("${q}") got no answer by its deadline (${a.deadline}); decide without it or ask again later.`
+    if (s.verdict === 'expired')
+      return `Your question ${task.id} to the user ("${q}") got no answer by its deadline (${a.deadline}); decide without it or ask again later.`
     return `The user answered your question ${task.id} ("${q}"): ${answer}`
   }
   const call = `${a.approval!.tool} (call ${a.approval!.callId}) with ${clip(a.approval!.args, 600)}`
@@ -196,4 +201,55 @@ export function nextDeadline(view: TaskView): number | undefined {
   let next = Number.POSITIVE_INFINITY
   for (const t of view.inbox()) if (t.ask && t.status === 'ready') next = Math.min(next, Date.parse(t.ask.deadline))
   return Number.isFinite(next) ? next : undefined
+}
+
+/** A question team state held before v6 (`pendingQuestions`), as the migration left it. */
+export interface ImportedQuestion {
+  id: string
+  botId: string
+  sessionId?: string | undefined
+  question: string
+  options?: string[] | undefined
+  askedAt: string
+  status: 'open' | 'answered' | 'cancelled'
+  answer?: string | undefined
+}
+
+/**
+ * The questions of a v5 team file into the ledger (once: one already taken, by its id, is skipped).
+ * An open one waits for the person (its deadline 24 h from now); an answered one is `done` with its
+ * answer, a cancelled one `cancelled` — neither tells anyone again. A question of a Bot that is gone
+ * (or with no Session to answer into) is `cancelled`.
+ */
+export function importQuestions(
+  view: TaskView & { all(): Iterable<Task> },
+  questions: readonly ImportedQuestion[],
+  ctx: { now: string; sessionOf: (botId: string) => string | undefined },
+): Result {
+  const taken = new Set<string>()
+  for (const t of view.all()) if (t.ask?.imported) taken.add(t.ask.imported)
+  const changes: Change[] = []
+  let next = view.nextId
+  for (const q of questions) {
+    if (taken.has(q.id)) continue
+    taken.add(q.id)
+    const sessionId = q.sessionId ?? ctx.sessionOf(q.botId)
+    const choices = (q.options ?? []).slice(0, TASK_LIMITS.choices).map((o) => clip(o.replace(/\s+/g, ' ').trim() || '-', TASK_LIMITS.choice))
+    const status = q.status === 'answered' ? 'done' : q.status === 'cancelled' || !sessionId ? 'cancelled' : 'ready'
+    const record: Ask = {
+      kind: 'question',
+      botId: q.botId,
+      sessionId: sessionId ?? 'none',
+      question: clip(q.question.trim() || '(an empty question)', TASK_LIMITS.question),
+      ...(choices.length ? { choices } : {}),
+      deadline: new Date(Date.parse(ctx.now) + TASK_LIMITS.askDefaultMs).toISOString(),
+      imported: q.id,
+      ...(q.status === 'answered'
+        ? { answer: { at: ctx.now, verdict: 'answered' as const, ...(q.answer ? { text: clip(q.answer, TASK_LIMITS.question) } : {}) } }
+        : {}),
+    }
+    const entry = entryOf({ now: ctx.now, actor: { kind: 'system' } }, 'imported', null, status, `from team state (${q.id}, asked ${q.askedAt})`)
+    changes.push({ task: askTask(`task-${next++}`, record, entry, { now: ctx.now, chain: { hop: 0 } }), entry })
+  }
+  return { ok: true, changes, intents: [] }
 }

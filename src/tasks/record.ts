@@ -152,6 +152,8 @@ export const askSchema = z.object({
     .object({ at: time, verdict: z.enum(ASK_VERDICTS), text: units(TASK_LIMITS.question).optional(), choice: z.int().min(0).max(100).optional() })
     .optional(),
   grant: z.object({ used: z.boolean(), usedAt: time.optional(), callId: id.optional() }).optional(),
+  /** The id it had in team state before v6 (`question-<n>`), when it was moved from there. */
+  imported: id.optional(),
 })
 
 export const taskSchema = z.object({
@@ -175,7 +177,7 @@ export const taskSchema = z.object({
   createdAt: time,
   updatedAt: time,
   worktree: worktreeSchema.optional(),
-  /** The person reviews it (a submit lands in the inbox); absent: its creator does. */
+  /** Only the person reviews it (a submit lands in the inbox); absent: its creator, a Main Bot or the person. */
   reviewer: z.literal('user').optional(),
   /** A question or an approval waiting for the person. */
   ask: askSchema.optional(),
@@ -213,15 +215,16 @@ export function assignedBot(task: Pick<Task, 'assignee'>): string | undefined {
   return task.assignee?.kind === 'bot' ? task.assignee.botId : undefined
 }
 
-/** Whether the person reviews a task: marked so, or the person created it. */
-export function personReviews(task: Pick<Task, 'reviewer' | 'creator'>): boolean {
-  return task.reviewer === 'user' || task.creator.kind === 'user'
+/** Whether only the person reviews a task (marked so: its acceptance says so). */
+export function personReviews(task: Pick<Task, 'reviewer'>): boolean {
+  return task.reviewer === 'user'
 }
 
 /** What a task waits for from the person, if anything: a question, an approval, a review. */
 export function inboxKind(task: Task): 'question' | 'approval' | 'review' | undefined {
   if (task.ask && task.status === 'ready') return task.ask.kind
-  if (task.status === 'review' && personReviews(task)) return 'review'
+  // A task the person created is the person's to review too (a Main Bot may also review it).
+  if (task.status === 'review' && (personReviews(task) || task.creator.kind === 'user')) return 'review'
   return undefined
 }
 
@@ -264,7 +267,12 @@ const stopIntent = z.object({ kind: z.literal('stop'), taskId: z.string().regex(
 export const intentDraftSchema = z.discriminatedUnion('kind', [dispatchIntent, notifyIntent, answerIntent, stopIntent])
 const meta = { id: z.string().min(1).max(40), at: time }
 /** An intent in the outbox: the draft with its id (`<record seq>.<index>`) and when it was recorded. */
-export const intentSchema = z.discriminatedUnion('kind', [dispatchIntent.extend(meta), notifyIntent.extend(meta), answerIntent.extend(meta), stopIntent.extend(meta)])
+export const intentSchema = z.discriminatedUnion('kind', [
+  dispatchIntent.extend(meta),
+  notifyIntent.extend(meta),
+  answerIntent.extend(meta),
+  stopIntent.extend(meta),
+])
 
 export type IntentDraft = z.infer<typeof intentDraftSchema>
 export type Intent = z.infer<typeof intentSchema>

@@ -49,7 +49,7 @@ import {
 import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, personReviews, taskNumber } from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
-import { ask, expiredAsks, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
+import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -471,7 +471,7 @@ export class BotTasks extends Service {
   private async answerAgent(intent: Extract<Intent, { kind: 'answer' }>): Promise<Agent> {
     const owner = this.roster.ownerOf(intent.sessionId)
     const bot = this.roster.bot(intent.botId)!
-    const current = owner?.kind === 'own' ? (await this.roster.agentOf(bot.id)) : undefined
+    const current = owner?.kind === 'own' ? await this.roster.agentOf(bot.id) : undefined
     if (current) return current
     return this.roster.sessions.resume(intent.sessionId, bot.model)
   }
@@ -561,6 +561,7 @@ export class BotTasks extends Service {
         await this.roster.ensureTeam()
         await this.store.recover()
         await this.store.settled()
+        await this.importQuestions()
         const pending = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [`${i.taskId}#${i.attempt}`] : [])))
         for (const task of this.board.working()) {
           const lease = task.lease
@@ -574,6 +575,22 @@ export class BotTasks extends Service {
         this.pump()
       })(),
     )
+  }
+
+  /** The questions a v5 team file held (`ledgerImport`): into the ledger once, then out of team state. */
+  private async importQuestions(): Promise<void> {
+    const list = this.teamStore.state.ledgerImport
+    if (!list?.length) return
+    const r = await this.transact((view) =>
+      importQuestions(view, list, { now: this.now(), sessionOf: (botId) => this.roster.bot(botId)?.sessionParts.at(-1)?.sessionId }),
+    )
+    if (!r.ok) {
+      warn(this.ctx, 'the questions of the older team file could not be moved into the task ledger', new Error(r.refusal), 'tasks')
+      return
+    }
+    await this.teamStore.update((s) => {
+      delete s.ledgerImport
+    })
   }
 
   /** Tasks whose lease ran out and whose attempt is being ended now. */
@@ -804,7 +821,15 @@ export class BotTasks extends Service {
    * an approval for the person — the tool, its arguments masked, the Bot, why — or refused (at most
    * 5 waiting per Bot). Returns the sentence the Bot reads instead of the call's result.
    */
-  async approvalWaits(input: { sessionId: string; botId: string; tool: string; callId: string; args: string; key: string; reason: string | undefined }): Promise<string> {
+  async approvalWaits(input: {
+    sessionId: string
+    botId: string
+    tool: string
+    callId: string
+    args: string
+    key: string
+    reason: string | undefined
+  }): Promise<string> {
     const chain = this.askingChain(input.sessionId)
     const question = clip(input.reason?.trim() || `${input.tool} needs approval`, 2_000)
     try {
@@ -813,7 +838,13 @@ export class BotTasks extends Service {
         const r = ask(
           view,
           { question },
-          { now: this.now(), botId: input.botId, sessionId: input.sessionId, chain, approval: { tool: input.tool, args: input.args, key: input.key, callId: input.callId } },
+          {
+            now: this.now(),
+            botId: input.botId,
+            sessionId: input.sessionId,
+            chain,
+            approval: { tool: input.tool, args: input.args, key: input.key, callId: input.callId },
+          },
         )
         if (r.ok) id = r.id
         return r

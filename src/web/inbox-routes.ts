@@ -16,7 +16,14 @@ const words = z
   .string()
   .max(4 * TASK_LIMITS.question, `at most ${TASK_LIMITS.question} characters`)
   .optional()
-const AnswerBody = z.strictObject({ text: words, choice: z.int().min(0).max(TASK_LIMITS.choices - 1).optional() })
+const AnswerBody = z.strictObject({
+  text: words,
+  choice: z
+    .int()
+    .min(0)
+    .max(TASK_LIMITS.choices - 1)
+    .optional(),
+})
 const AllowBody = z.strictObject({})
 const DenyBody = z.strictObject({ reason: words })
 
