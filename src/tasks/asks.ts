@@ -122,7 +122,8 @@ export function answerWords(task: Task, s: Settlement, answer: string | undefine
   const call = `${a.approval!.tool} (call ${a.approval!.callId}) with ${clip(a.approval!.args, 600)}`
   if (s.verdict === 'allowed')
     return `The user allowed ${call}. Make exactly that call again now, with the same arguments: it is allowed once, in this turn only; any other call that needs approval is still refused.`
-  if (s.verdict === 'denied') return `The user denied ${call}${answer ? `: ${answer}` : '.'} Do not try it again; go on without it or tell whoever asked.`
+  if (s.verdict === 'denied')
+    return `The user denied ${call}${answer ? ` (they said: ${answer})` : ''}. Do not try it again; go on without it or tell whoever asked.`
   return `Nobody answered the approval of ${call} by its deadline (${a.deadline}); it was not run. Go on without it, or ask the user in your own chat.`
 }
 
