@@ -467,12 +467,17 @@ export class BotTasks extends Service {
     await this.ctx.sessions.flush(agent.session)
   }
 
-  /** The Session an answer goes to: the asking one while it is the Bot's (its chat's current part otherwise). */
+  /**
+   * The Session an answer goes to: a task Session while its task is being worked on there (the
+   * attempt goes on with the answer); anything else — the own chat, a group Session, a task that
+   * moved on — the Bot's own chat, its current part.
+   */
   private async answerAgent(intent: Extract<Intent, { kind: 'answer' }>): Promise<Agent> {
     const owner = this.roster.ownerOf(intent.sessionId)
     const bot = this.roster.bot(intent.botId)!
-    const current = owner?.kind === 'own' ? await this.roster.agentOf(bot.id) : undefined
-    if (current) return current
+    const task = owner?.kind === 'task' ? this.board.get(owner.taskId) : undefined
+    const stays = owner?.botId === bot.id && task?.status === 'working' && task.lease?.sessionId === intent.sessionId
+    if (!stays) return this.roster.agentOf(bot.id)
     return this.roster.sessions.resume(intent.sessionId, bot.model)
   }
 
