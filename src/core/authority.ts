@@ -213,6 +213,7 @@ const REASONS = {
   reassignTask: "Only a task's creator, a Main Bot or the user gives it to another Bot. Ask one of them. Nothing changed.",
   reviewPerson: "The user reviews this task (its acceptance says so); no Bot may review it. It waits in the user's inbox. Nothing changed.",
   askSelf: 'The user answers questions in the inbox; the user does not ask them. Nothing was created.',
+  askMain: 'A Main Bot asks the user in its own chat, where the user talks to it; the inbox is for the other Bots. Nothing was asked.',
   answerBot:
     "Only the person answers a question or an approval, from the paired team page; no Bot can, not even a Main Bot, and an answer never opens a turn of the person's. Nothing changed.",
 } as const
@@ -247,7 +248,7 @@ const REASONS = {
  * | review_task       | yes ⁷                     | yes, never its own task       | its creator, never its own task   |
  * | cancel_task       | yes                       | yes                           | its creator only                  |
  * | reassign_task     | yes ⁷                     | yes                           | its creator only                  |
- * | ask_person        | no*                       | yes                           | yes                               |
+ * | ask_person        | no*                       | no* (the person is in its chat) | yes                             |
  * | answer_task       | yes, paired only ⁹        | no                            | no                                |
  *
  * ¹ refused when it would leave the team with no Main Bot (`wouldRemoveLastMain`).
@@ -413,7 +414,8 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
       return isUser || isMain || target.callerCreatedTask ? ALLOW : refuse(REASONS.reassignTask)
 
     case 'ask_person':
-      return isUser ? refuse(REASONS.askSelf) : ALLOW
+      if (isUser) return refuse(REASONS.askSelf)
+      return isMain ? refuse(REASONS.askMain) : ALLOW
 
     case 'answer_task':
       if (!isUser) return refuse(REASONS.answerBot)

@@ -144,11 +144,11 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'ask_person',
-      description: "Ask the user a question; it waits in their inbox. The answer comes back as a new turn here. Don't wait in this turn.",
+      description: 'Ask the user; the answer arrives later as a new turn.',
       parameters: {
         question: { type: 'string', required: true },
         choices: { type: 'array', items: { type: 'string' } },
-        deadline_hours: { type: 'number', description: 'Default 24.' },
+        deadline_hours: { type: 'number' },
       },
       output: textOutput,
       async execute(args, exec) {

@@ -619,6 +619,7 @@ type TaskRefusal =
   | 'cancel'
   | 'reassign'
   | 'ask-self'
+  | 'ask-main'
   | 'answer-bot'
   | 'review-person'
 
@@ -636,6 +637,7 @@ const TASK_REASONS: Record<TaskRefusal, RegExp> = {
   cancel: /^Only a task's creator, a Main Bot or the user cancels it\./,
   reassign: /^Only a task's creator, a Main Bot or the user gives it to another Bot\./,
   'ask-self': /^The user answers questions in the inbox; the user does not ask them\./,
+  'ask-main': /^A Main Bot asks the user in its own chat/,
   'answer-bot': /^Only the person answers a question or an approval, from the paired team page/,
   'review-person': /^The user reviews this task \(its acceptance says so\); no Bot may review it\./,
 }
@@ -677,7 +679,8 @@ function taskExpected(who: 'user' | 'unpaired' | 'main' | 'bot', action: TaskAct
       if (who === 'unpaired') return 'not-paired'
       return who === 'bot' && !creator ? 'reassign' : 'allow'
     case 'ask_person':
-      return person ? 'ask-self' : 'allow'
+      if (person) return 'ask-self'
+      return who === 'main' ? 'ask-main' : 'allow'
     case 'answer_task':
       if (!person) return 'answer-bot'
       return who === 'unpaired' ? 'not-paired' : 'allow'
