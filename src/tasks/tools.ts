@@ -71,7 +71,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     defineTeamTool({
       name: 'plan_tasks',
       description:
-        'Create tasks for the team (at most 50), each with a self-contained brief, in one call. blocked_by names keys of this plan or existing task ids: a task starts once all of them are done. A ready task with an assignee starts in its own task Session; you are told when it is submitted for your review.',
+        "Plan tasks (≤ 50) in one call. A task starts once its blocked_by (keys here or task ids) are done, in its assignee's own task Session; you review it when submitted.",
       parameters: {
         tasks: {
           type: 'array',
@@ -80,11 +80,11 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
             type: 'object',
             additionalProperties: false,
             properties: {
-              key: { type: 'string', description: 'A name for blocked_by within this plan.' },
+              key: { type: 'string', description: 'Name for blocked_by.' },
               title: { type: 'string', required: true },
-              brief: { type: 'string', required: true, description: 'Everything the assignee needs; it sees nothing else.' },
+              brief: { type: 'string', required: true, description: 'All the assignee needs; it sees nothing else.' },
               acceptance: { type: 'string' },
-              assignee: { type: 'string', description: 'A Bot by name or id.' },
+              assignee: { type: 'string', description: 'Bot name or id.' },
               blocked_by: { type: 'array', items: { type: 'string' } },
             },
           },
@@ -105,8 +105,8 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'list_tasks',
-      description: "The team's tasks, newest first (at most 50): id, status, title, assignee, attempt.",
-      parameters: { status: { type: 'string', enum: STATUSES, description: 'Only this status ("open": not done, failed or cancelled).' } },
+      description: "The team's tasks, newest first (at most 50).",
+      parameters: { status: { type: 'string', enum: STATUSES, description: '"open": not done, failed or cancelled.' } },
       output: textOutput,
       isConcurrencySafe: () => true,
       async execute(args) {
@@ -119,11 +119,11 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'review_task',
-      description: 'Review a submitted task: accept it (done; what it blocked may start), or reject it with a reason (it is tried again, up to 3 attempts).',
+      description: 'Accept a submitted task (done), or reject it with a reason (retried, up to 3 attempts).',
       parameters: {
         task: { type: 'string', required: true },
         verdict: { type: 'string', enum: ['accept', 'reject'], required: true },
-        reason: { type: 'string', description: 'Required to reject: what is wrong.' },
+        reason: { type: 'string', description: 'Required to reject.' },
       },
       output: textOutput,
       async execute(args, exec) {
@@ -135,7 +135,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'cancel_task',
-      description: 'Cancel a task (its running attempt is stopped). Tasks it blocks cannot start afterwards.',
+      description: 'Cancel a task: its attempt stops; tasks it blocks cannot start.',
       parameters: { task: { type: 'string', required: true }, reason: { type: 'string' } },
       output: textOutput,
       async execute(args, exec) {
