@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '../secrets/service.ts'
+import type { Task } from '../tasks/record.ts'
+import type {} from '../tasks/service.ts'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { HttpError, sendJson } from './http.ts'
 import { deliveryLog, teamView, DELIVERY_LOG_MAX, type TeamView } from './team-view.ts'
@@ -216,6 +218,13 @@ export class TeamFeed {
   }
 }
 
+/** How much waits for the person, and each Bot's own questions and approvals among it (pure). */
+function inboxCounts(items: readonly Task[]): { count: number; byBot: Map<string, number> } {
+  const byBot = new Map<string, number>()
+  for (const t of items) if (t.ask) byBot.set(t.ask.botId, (byBot.get(t.ask.botId) ?? 0) + 1)
+  return { count: items.length, byBot }
+}
+
 /** Build the feed from the plugin's services and keep it told of changes (Cordis effects). */
 export function mountTeamFeed(ctx: Context): TeamFeed {
   const feed = new TeamFeed(
@@ -237,6 +246,7 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
           return agent !== undefined && endedStopped(agent.session.events as readonly LogEventLike[])
         },
         held: (botId) => ctx.get('botPause')?.heldBecause({ botId }),
+        ...(ctx.get('botTasks') ? { inbox: () => inboxCounts(ctx.get('botTasks')!.inbox()) } : {}),
       })
     },
     (groupId) => ctx.get('botRooms')?.transcript(groupId),
@@ -261,6 +271,8 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
       feed.changed()
   })
   ctx.on('bot-team/work-released', () => feed.changed())
+  // The inbox's badge and each Bot's "waiting for the person" follow the ledger.
+  ctx.on('bot-team/tasks', () => feed.changed())
   const store = ctx.get('botStore')
   if (store) store.subscribe(() => feed.changed())
   return feed

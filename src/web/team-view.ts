@@ -33,6 +33,8 @@ export interface BotView {
   chatSessionId?: string
   /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
   earlierParts?: EarlierPart[]
+  /** Its questions and approvals waiting for the person in the inbox ("waiting for the person"); absent: none. */
+  waitsForPerson?: number
 }
 
 export interface EarlierPart {
@@ -68,6 +70,8 @@ export interface TeamView {
   problems: Problem[]
   /** Set while the person has paused Bot-started work (the sidebar's "Team paused" line). */
   paused?: { at: string; reason?: string }
+  /** What waits for the person in the inbox (the badge); absent: the task ledger is not running. */
+  inbox?: number
 }
 
 export interface TeamFacts {
@@ -82,6 +86,8 @@ export interface TeamFacts {
   stopped?: (sessionId: string) => boolean
   /** Why Bot-started work for the Bot is held (team paused, a usage cap), if it is (absent: never). */
   held?: (botId: string) => string | undefined
+  /** The inbox: how much waits for the person, and each Bot's questions and approvals among it. */
+  inbox?: () => { count: number; byBot: ReadonlyMap<string, number> }
 }
 
 /** The facts one Bot's status is decided from. */
@@ -148,6 +154,7 @@ export function teamView(facts: TeamFacts): TeamView {
   const { state } = facts
   const pending = new Map<string, number>()
   for (const d of state.deliveries) if (d.status === 'pending') pending.set(d.to, (pending.get(d.to) ?? 0) + 1)
+  const inbox = facts.inbox?.()
   const bots: BotView[] = []
   for (const bot of Object.values(state.bots)) {
     if (bot.deleted) continue
@@ -177,6 +184,7 @@ export function teamView(facts: TeamFacts): TeamView {
       ...(bot.noNetwork ? { noNetwork: true as const } : {}),
       ...(chat ? { chatSessionId: chat } : {}),
       ...earlierPartsOf(bot),
+      ...(inbox?.byBot.get(bot.id) ? { waitsForPerson: inbox.byBot.get(bot.id)! } : {}),
     })
   }
   bots.sort(compareBots)
@@ -192,7 +200,15 @@ export function teamView(facts: TeamFacts): TeamView {
     }))
     .sort((a, b) => a.name.localeCompare(b.name))
   const paused = state.paused ? { paused: { at: state.paused.at, ...(state.paused.reason ? { reason: state.paused.reason } : {}) } } : {}
-  return { mode: facts.store.mode, revision: facts.store.revision, bots, groups, problems: teamProblems(facts), ...paused }
+  return {
+    mode: facts.store.mode,
+    revision: facts.store.revision,
+    bots,
+    groups,
+    problems: teamProblems(facts),
+    ...paused,
+    ...(inbox ? { inbox: inbox.count } : {}),
+  }
 }
 
 export interface DeliveryRow {
