@@ -24,6 +24,7 @@ afterEach(() => {
   for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true })
 })
 const track = disposedAfterEach()
+const SECRET = 'sk-live-7f3a9c2e5b8d4f1a'
 
 /** Assistant steps since the turn's last real user message (0: the turn's first request). */
 function stepInTurn(req: RecordedRequest): number {
@@ -221,17 +222,18 @@ describe('approvals that wait', () => {
     expect(b.web.host.ctx.botTasks.inbox().map((t) => t.id)).toEqual(['task-2'])
   })
 
-  it('a grant does not open the same tool with other arguments; a deny tells the Bot and runs nothing', async () => {
+  it('a grant does not open the same tool with other arguments; the arguments shown are masked; a deny tells the Bot and runs nothing', async () => {
     const home = mkdtempSync(join(tmpdir(), 'bot-team-approval-other-'))
     homes.push(home)
     const { web } = await approvalTeam(
       approvalModel((step) =>
-        step === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: 'other.txt', description: 'the first try' } }] } : { text: 'ok' },
+        step === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: `other-${SECRET}.txt`, description: 'the first try' } }] } : { text: 'ok' },
       ),
       home,
     )
     const host: DshHost = web.host
     const bot = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await host.ctx.botSecrets.set('API_TOKEN', { value: SECRET, scope: 'all' })
     const agent = await host.ctx.botRoster.agentOf(bot.id)
     fromBot(agent, 'please write the file')
     await taskWhere(host, 'task-1', (t) => t.status === 'ready')
@@ -241,7 +243,9 @@ describe('approvals that wait', () => {
     await calm(host)
     // other arguments: not granted; the grant stays unused, and that call waits as task-2
     expect(host.ctx.botTasks.board.get('task-1')!.ask!.grant).toEqual({ used: false })
-    expect(host.ctx.botTasks.board.get('task-2')!.ask!.approval!.args).toBe('{"path":"other.txt","description":"the first try"}')
+    const shown = host.ctx.botTasks.board.get('task-2')!.ask!.approval!.args
+    expect(shown).toMatch(/^\{"path":"other-.+\.txt","description":"the first try"\}$/)
+    expect(shown).not.toContain(SECRET)
     expect((agent.session.events as any[]).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome)).toEqual(['rejected', 'rejected'])
     const denied = await host.ctx.botTasks.decideApproval(user, 'task-2', 'denied', 'not that file')
     expect(denied).toMatchObject({ status: 'done', ask: { answer: { verdict: 'denied', text: 'not that file' } } })
@@ -251,7 +255,7 @@ describe('approvals that wait', () => {
       .filter((r) => r.sessionId === String(agent.id))
       .at(-1)!
     expect(lastUserText(last)).toMatch(
-      /^The user denied needs_approval \(call .*\) with \{"path":"other.txt",.*\} \(they said: not that file\)\. Do not try it again/,
+      /^The user denied needs_approval \(call .*\) with \{"path":"other-.*\} \(they said: not that file\)\. Do not try it again/,
     )
     expect(answerTurns(agent).at(-1)).not.toHaveProperty('grant')
   })
