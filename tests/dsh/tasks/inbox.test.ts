@@ -1,7 +1,8 @@
 // The person's inbox on real DSH in-process: ask_person end to end (the answer is a turn on the
 // asking chain, never the person's), and approvals that wait — a Bot-started turn's call that needs
 // DSH's approval waits in the inbox across a restart, a shell cannot answer it, an allow runs one
-// new turn whose one-shot grant opens exactly that call once, and a deny or the deadline tells the Bot.
+// new turn whose one-shot grant opens exactly that call once, and a deny or the deadline tells the Bot;
+// reviews the person makes land in the inbox on submit.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,7 +18,7 @@ import { BROWSER_HEADERS, captureTerminal, pairBrowser, startWebTeamHost, type W
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
 import { FakeClock } from '../operations/fake-clock.ts'
 import { toolResults } from '../delivery/helpers.ts'
-import { calm, taskWhere, user } from './helpers.ts'
+import { calm, submits, taskTeam, taskWhere, user } from './helpers.ts'
 
 const homes: string[] = []
 afterEach(() => {
@@ -279,5 +280,33 @@ describe('approvals that wait', () => {
     }
     expect(host.ctx.botTasks.inbox().map((t) => t.ask!.approval!.args)).toEqual([1, 2, 3, 4, 5].map((i) => `{"path":"write ${i}"}`))
     expect(toolResults(agent, 'needs_approval').at(-1)).toMatch(/^Not approved: .*already has 5 approvals waiting/)
+  })
+})
+
+describe('reviews the person makes', () => {
+  it('a task whose acceptance says the user reviews lands in the inbox on submit; no Bot may review it, the person does', async () => {
+    const { host, ids } = await taskTeam(['Ada'], { Ada: submits })
+    track(host)
+    const main = host.ctx.botRoster.bots().find((b) => b.main)!
+    const mainChat = await host.ctx.botRoster.agentOf(main.id)
+    const { ids: planned } = await host.ctx.botTasks.plan(user, {
+      tasks: [
+        { title: 'Draft', brief: 'Write the draft.', acceptance: 'The user reviews the wording.', assignee: 'Ada' },
+        { title: 'Notes', brief: 'Write notes.', assignee: 'Ada', reviewer: 'user' },
+      ],
+    })
+    const submitted = await taskWhere(host, planned[0]!, (t) => t.status === 'review')
+    await taskWhere(host, planned[1]!, (t) => t.status === 'review')
+    await calm(host)
+    expect(submitted).toMatchObject({ reviewer: 'user', assignee: { kind: 'bot', botId: ids.Ada } })
+    expect(host.ctx.botTasks.inbox().map((t) => [t.id, t.status])).toEqual([
+      [planned[0], 'review'],
+      [planned[1], 'review'],
+    ])
+    await expect(host.ctx.botTasks.review({ kind: 'bot', sessionId: String(mainChat.id) }, planned[0], 'accept')).rejects.toThrow(/The user reviews this task/)
+    await expect(host.ctx.botTasks.review({ kind: 'bot', sessionId: String(mainChat.id) }, planned[1], 'accept')).rejects.toThrow(/The user reviews this task/)
+    await host.ctx.botTasks.review(user, planned[0], 'accept')
+    expect(host.ctx.botTasks.board.get(planned[0]!)!.status).toBe('done')
+    expect(host.ctx.botTasks.inbox().map((t) => t.id)).toEqual([planned[1]])
   })
 })
