@@ -212,6 +212,11 @@ describe('approvals that wait', () => {
     expect(answers).toEqual([
       expect.objectContaining({ taskId: 'task-1', grant: { tool: 'needs_approval', key: callKey('needs_approval', { path: 'a.txt' }) } }),
     ])
+    // the grant turn runs on the asking chain, not as a turn of the person (preset raises stay refused there)
+    expect(b.web.host.ctx.botRoster.turnOf(sessionId)).toMatchObject({
+      origin: { kind: 'chain', chain: { hop: 1, budget: 'budget:from-eve' } },
+      grant: { taskId: 'task-1' },
+    })
     const newTurns = (after.session.events as any[]).filter((e) => e.type === 'turn/start').length
     expect(newTurns).toBe(2)
     expect(b.web.host.adapter.model.loopRequests().length - turnsBefore).toBe(3)
