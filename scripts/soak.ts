@@ -1,10 +1,12 @@
 // `npm run soak`: SIGKILL the store's crash writer 500 times and the delivery child 500 times
 // (issue 10), with the same runner and checks as the crash tests (tests/support/crash-runs.ts),
 // and print one line each; `--tasks N` also kills the task ledger's writer N times (the runner of
-// tests/dsh/tasks/crash.test.ts). Exits non-zero when anything was corrupt, lost or duplicated.
+// tests/dsh/tasks/crash.test.ts), `--plans N` a DSH process running plans with the whole plugin N
+// times (tests/dsh/tasks/plan-crash.test.ts). Exits non-zero when anything was corrupt, lost or duplicated.
 //
-// usage: node scripts/soak.ts [--store N] [--delivery N] [--tasks N] [--lanes N]
+// usage: node scripts/soak.ts [--store N] [--delivery N] [--tasks N] [--plans N] [--lanes N]
 import { deliveryLine, runDeliveryCrashes, runStoreCrashes, storeLine } from '../tests/support/crash-runs.ts'
+import { planCrashLine, runPlanCrashes } from '../tests/support/plan-crash-runs.ts'
 import { runTaskCrashes, taskCrashLine } from '../tests/support/task-crash-runs.ts'
 
 function count(name: string, fallback: number): number {
@@ -23,6 +25,7 @@ function count(name: string, fallback: number): number {
 const storeKills = count('--store', 500)
 const deliveryRuns = count('--delivery', 500)
 const taskKills = count('--tasks', 0)
+const planKills = count('--plans', 0)
 const lanes = Math.max(1, count('--lanes', 2))
 let failed = false
 const report = (line: string, problems: string[]) => {
@@ -46,5 +49,10 @@ if (taskKills > 0) {
   const t = Date.now()
   const k = await runTaskCrashes({ kills: taskKills, lanes })
   report(`${taskCrashLine('soak tasks', k)} seconds=${Math.round((Date.now() - t) / 1000)}`, k.problems)
+}
+if (planKills > 0) {
+  const t = Date.now()
+  const p = await runPlanCrashes({ kills: planKills, lanes })
+  report(`${planCrashLine('soak plans', p)} seconds=${Math.round((Date.now() - t) / 1000)}`, p.problems)
 }
 process.exit(failed ? 1 : 0)

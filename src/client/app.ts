@@ -449,7 +449,7 @@ export function makeApp(services: AppServices): App {
             h('button', { type: 'submit', className: 'bt-btn primary', disabled: busy, 'data-testid': 'bt-save' }, t('save')),
           ),
         ),
-        bot ? h(BotSettings, { bot, t }) : null,
+        bot ? h(BotSettings, { key: bot.id, bot, t }) : null,
         bot?.earlierParts?.length
           ? h(
               'nav',

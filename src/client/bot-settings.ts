@@ -3,7 +3,7 @@
  * part now") and the Main Bot switch, each request on its own with the service's refusal shown next
  * to it. Deliberately presentation only; every rule is the API's.
  */
-import { useEffect, useState, type ReactNode } from 'react'
+import { useState, type ReactNode } from 'react'
 import { fieldErrors } from './field-errors.ts'
 import type { Translate } from './i18n.ts'
 import { h } from './shared.ts'
@@ -24,16 +24,12 @@ function messageFor(key: Key, error: unknown): string {
 }
 
 export function makeBotSettings(deps: BotSettingsDeps) {
+  /** Keyed by the Bot where it is drawn: another Bot's settings never show this one's form. */
   function BotSettings({ bot, t }: { bot: BotView; t: Translate }): ReactNode {
     const [folder, setFolder] = useState(bot.workFolder ?? '')
     const [errors, setErrors] = useState<Partial<Record<Key, string>>>({})
     const [done, setDone] = useState<string | undefined>(undefined)
     const [busy, setBusy] = useState<Key | undefined>(undefined)
-    useEffect(() => {
-      setFolder(bot.workFolder ?? '')
-      setErrors({})
-      setDone(undefined)
-    }, [bot.id])
     const act = async (key: Key, work: () => Promise<unknown>, ok: string) => {
       setBusy(key)
       setDone(undefined)

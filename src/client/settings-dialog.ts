@@ -36,11 +36,15 @@ const waiting = (team: TeamState) => (team.view?.bots ?? []).reduce((n, b) => n 
 const asText = (limits: Record<string, number>) => Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, String(v)]))
 
 export function makeSettingsDialog(deps: SettingsDeps) {
+  /** Mounted only while open, so an opening never draws the previous opening's form. */
   function SettingsDialog(): ReactNode {
+    return deps.useOpen() ? h(SettingsBody, null) : null
+  }
+
+  function SettingsBody(): ReactNode {
     const t = deps.useT()
     const lang = deps.useLang()
     const team = deps.useTeam()
-    const open = deps.useOpen()
     const [data, setData] = useState<LimitsAnswer | undefined>(undefined)
     const [form, setForm] = useState<Record<string, string>>({})
     const [errors, setErrors] = useState<FieldErrors>({ fields: {} })
@@ -85,18 +89,13 @@ export function makeSettingsDialog(deps: SettingsDeps) {
       setLoadError(undefined)
     }
     useEffect(() => {
-      if (!open) return
-      setErrors({ fields: {} })
-      setUnpaired(false)
-      setSaved(false)
       load(true).catch((e: unknown) => setLoadError(errorText(e)))
-    }, [open])
+    }, [])
     useEffect(() => {
       // Another change (elsewhere) while open: refresh what is shown; keep what the person typed.
-      if (open && data) load(false).catch(() => {})
+      if (data) load(false).catch(() => {})
     }, [team.view?.revision])
-    useEscape(open, deps.close)
-    if (!open) return null
+    useEscape(true, deps.close)
 
     const keys = data ? Object.keys(data.config) : []
     const run = async (work: () => Promise<unknown>, resetForm: boolean) => {

@@ -703,7 +703,9 @@ export function release(view: TaskView, botId: string, input: Act & { reason?: u
       kind: 'notify',
       taskId: task.id,
       to: task.creator,
-      text: clipNotice(`Task ${task.id} "${task.title}" no longer has an assignee (${why}); it is ${status}. Assign it to another Bot.`),
+      text: clipNotice(
+        `Task ${task.id} "${task.title}" no longer has an assignee (${why}); it is ${status}. ${task.creator.kind === 'user' ? 'Reassign it to another Bot.' : 'Cancel it and plan it again for another Bot, or ask the user to reassign it.'}`,
+      ),
     })
   }
   return ok(changes, intents)

@@ -549,6 +549,8 @@ export class BotTasks extends Service {
     this.track(this.flushTokens(taskId))
     const ran = this.attemptTurns.get(sessionId)
     if (!ran || ran.turn !== turn || this.moving.has(sessionId)) return
+    // Its Bot is being deleted (its Sessions close first): `release` withdraws the attempt.
+    if (!this.roster.bot(owner.botId)) return
     this.attemptTurns.delete(sessionId)
     const task = this.board.get(taskId)
     if (task?.status !== 'working' || task.lease?.sessionId !== sessionId || task.lease.attempt !== ran.attempt) return

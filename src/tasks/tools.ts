@@ -70,8 +70,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
   return [
     defineTeamTool({
       name: 'plan_tasks',
-      description:
-        "Plan tasks (≤ 50) in one call. A task starts once its blocked_by (keys here or task ids) are done, in its assignee's own task Session; you review it when submitted.",
+      description: "Plan up to 50 tasks. Each runs in its assignee's own Session once its blocked_by (plan keys or task ids) are done; you review it.",
       parameters: {
         tasks: {
           type: 'array',
@@ -80,11 +79,11 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
             type: 'object',
             additionalProperties: false,
             properties: {
-              key: { type: 'string', description: 'Name for blocked_by.' },
+              key: { type: 'string' },
               title: { type: 'string', required: true },
-              brief: { type: 'string', required: true, description: 'All the assignee needs; it sees nothing else.' },
+              brief: { type: 'string', required: true, description: 'All the assignee sees.' },
               acceptance: { type: 'string' },
-              assignee: { type: 'string', description: 'Bot name or id.' },
+              assignee: { type: 'string' },
               blocked_by: { type: 'array', items: { type: 'string' } },
             },
           },
@@ -105,8 +104,8 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'list_tasks',
-      description: "The team's tasks, newest first (at most 50).",
-      parameters: { status: { type: 'string', enum: STATUSES, description: '"open": not done, failed or cancelled.' } },
+      description: "The team's tasks, newest first.",
+      parameters: { status: { type: 'string', enum: STATUSES } },
       output: textOutput,
       isConcurrencySafe: () => true,
       async execute(args) {
@@ -119,7 +118,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'review_task',
-      description: 'Accept a submitted task (done), or reject it with a reason (retried, up to 3 attempts).',
+      description: 'Accept a submitted task, or reject it with a reason (it is retried).',
       parameters: {
         task: { type: 'string', required: true },
         verdict: { type: 'string', enum: ['accept', 'reject'], required: true },
@@ -135,7 +134,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'cancel_task',
-      description: 'Cancel a task: its attempt stops; tasks it blocks cannot start.',
+      description: 'Cancel a task and stop its attempt; tasks it blocks cannot start.',
       parameters: { task: { type: 'string', required: true }, reason: { type: 'string' } },
       output: textOutput,
       async execute(args, exec) {

@@ -41,7 +41,10 @@ describe('the secret card inside DSH Web', () => {
     // Unpaired: the API's refusal is shown, the input is emptied, nothing is saved.
     await input.fill(VALUE)
     await card.getByTestId('bt-secret-save').click()
-    await expect(card.getByTestId('bt-secret-error').textContent()).resolves.toMatch(/paired/)
+    // The error line is in the card from the start, hidden: wait until the refusal shows it.
+    const error = card.getByTestId('bt-secret-error')
+    await error.waitFor({ state: 'visible' })
+    await expect(error.textContent()).resolves.toMatch(/paired/)
     expect(await input.inputValue()).toBe('')
     expect((await savedSecrets()).secrets).toEqual([])
     expect(await page.content()).not.toContain(VALUE)

@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url'
 import { TaskStore } from '../../src/tasks/store.ts'
 
 const CHILD = fileURLToPath(new URL('../dsh/tasks/fixtures/plan-child.ts', import.meta.url))
+/** A kill lands this long after the process opened its ledger, at most. */
+const KILL_WINDOW_MS = 1500
 
 export interface PlanCrashStats {
   kills: number
@@ -31,9 +33,13 @@ export interface PlanCrashStats {
   problems: string[]
 }
 
+/** How long the final process may take to close every task (it reports, it does not hang the run). */
+const FINAL_MS = 180_000
+
 function child(home: string, mode: 'run' | 'final', killAfterMs?: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [CHILD, home, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const stall = mode === 'final' ? setTimeout(() => p.kill('SIGKILL'), FINAL_MS) : undefined
     const lines: string[] = []
     let buf = ''
     let err = ''
@@ -50,7 +56,9 @@ function child(home: string, mode: 'run' | 'final', killAfterMs?: number): Promi
       err += d
     })
     p.once('exit', (code, signal) => {
-      if (signal === 'SIGKILL' || (code === 0 && killAfterMs === undefined)) resolve(lines)
+      clearTimeout(stall)
+      if (mode === 'final' && signal === 'SIGKILL') reject(new Error(`the final run did not close every task within ${FINAL_MS / 1000} s`))
+      else if (signal === 'SIGKILL' || (code === 0 && killAfterMs === undefined)) resolve(lines)
       else reject(new Error(`plan child (${mode}) ended with ${code ?? signal}: ${err.slice(-800)}`))
     })
   })
@@ -63,7 +71,8 @@ async function lane(kills: number, stats: PlanCrashStats) {
   for (let i = 0; i < kills; i++) {
     let lines: string[]
     try {
-      lines = await child(home, 'run', Math.random() * 600)
+      // At any moment of a plan: before the first dispatch, mid-turn, between a submit and its review.
+      lines = await child(home, 'run', Math.random() * KILL_WINDOW_MS)
     } catch (error) {
       stats.problems.push(`run ${i + 1}: ${(error as Error).message}`)
       continue
@@ -135,5 +144,5 @@ export async function runPlanCrashes(opts: { kills: number; lanes?: number }): P
 }
 
 export function planCrashLine(prefix: string, s: PlanCrashStats): string {
-  return `${prefix}: kills=${s.kills} lost=${s.lost} done_twice=${s.doneTwice} ran_twice=${s.ranTwice} open_left=${s.openLeft} pending_left=${s.pendingLeft} corrupt=${s.corrupt} tasks=${s.tasks} attempts=${s.attempts} crashed_attempts=${s.crashed} acknowledged=${s.acknowledged}`
+  return `${prefix}: kills=${s.kills} lost_transitions=${s.lost} done_twice=${s.doneTwice} unfinished=${s.openLeft} ran_twice=${s.ranTwice} pending_left=${s.pendingLeft} corrupt=${s.corrupt} tasks=${s.tasks} attempts=${s.attempts} crashed_attempts=${s.crashed} acknowledged=${s.acknowledged}`
 }

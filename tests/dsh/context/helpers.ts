@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { afterEach, expect } from 'vitest'
+import { expect, onTestFinished } from 'vitest'
 import { HANDOFF_ACK } from '../../../src/context/note.ts'
 import { readSource } from '../../../src/core/sources.ts'
 import type { DshHost } from '../../support/dsh-host.ts'
@@ -13,15 +13,15 @@ import type { DshHost } from '../../support/dsh-host.ts'
 /** The user messages of a log (an event's data is the message). */
 export const userMessages = (events: readonly any[]) => events.filter((e) => e.type === 'user/message').map((e) => e.data.message ?? e.data)
 
-/** A fresh temp home per call, removed after the test (for hosts restarted on the same folder). */
+/**
+ * A fresh temp home per call (inside a test), removed when the test has finished: after every
+ * `afterEach` hook, so the hosts running on it are disposed first whatever order the hooks were
+ * declared in (a host still writing while its folder is removed fails the test with ENOTEMPTY).
+ */
 export function tempHomes(prefix: string): () => string {
-  const homes: string[] = []
-  afterEach(() => {
-    for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
-  })
   return () => {
     const h = mkdtempSync(join(tmpdir(), prefix))
-    homes.push(h)
+    onTestFinished(() => rmSync(h, { recursive: true, force: true }))
     return h
   }
 }

@@ -120,7 +120,7 @@ describe('services started in the order Cordis gives them', () => {
       const lines = stderr.mock.calls.map(([chunk]) => String(chunk)).filter((l) => l.startsWith('dsh-bot-team:'))
       expect(lines).toEqual([
         'dsh-bot-team: the pause service failed to start; the rest of the plugin keeps working (broken on purpose)\n',
-        'dsh-bot-team: not started, for want of botPause: delivery, rooms, schedules\n',
+        'dsh-bot-team: not started, for want of botPause: delivery, rooms, schedules, task ledger\n',
       ])
       // What starts Bot work asks the pause first, so it waits; the rest of the team runs.
       for (const name of ['botPause', 'botDelivery', 'botRooms', 'botSchedules']) expect(host.ctx.get(name)).toBeUndefined()

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   lastToolResults,
+  offersTool,
   userTextsSinceLastAssistant,
   type RecordedRequest,
   type Reply,
@@ -18,6 +19,7 @@ import type * as botTeam from '../../../src/index.ts'
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { from, quiesce, toolResults, turnsAtOnce, user, userPrompt } from '../delivery/helpers.ts'
 import { bots, roomLog, say } from '../rooms/helpers.ts'
+import { taskWhere } from '../tasks/helpers.ts'
 import { advance, FakeClock } from './fake-clock.ts'
 
 const track = disposedAfterEach()
@@ -286,6 +288,22 @@ const rows: Row[] = [
       await expect(host.ctx.botRooms.post(from(host, mainId(host)), 'G', 'a round, please')).rejects.toThrow(
         /^Bots have started 0 rounds in group G since the user last wrote there \(limit 0\)/,
       )
+    },
+  },
+  {
+    limit: 'taskLeaseMs',
+    to: 60_000,
+    by: 'tasks: an attempt whose turn takes no step for 61 s ends as lease-expired (the config says 30 min)',
+    clock: new FakeClock(START),
+    script: { ada: { fallback: (req) => (offersTool(req, 'submit_task') ? { fail: 'stall' } : { text: 'ok' }) } },
+    async prove(host) {
+      await bots(host, ['Ada'])
+      const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Build', brief: 'Build it.', assignee: 'Ada' }] })
+      await taskWhere(host, ids[0]!, (t) => t.status === 'working')
+      await host.ctx.botTasks.settled()
+      this.clock!.advance(61_000)
+      const task = await taskWhere(host, ids[0]!, (t) => t.attempts[0]?.outcome !== null && t.attempts[0]?.outcome !== undefined)
+      expect(task.attempts[0]).toMatchObject({ outcome: 'lease-expired', reason: 'the lease ran out' })
     },
   },
   {

@@ -1,7 +1,8 @@
 // Dispatch on real DSH in-process: held while the team is paused (not lost), within the team's
 // Bot-started turns at once, one running task per Bot; a lease that runs out ends the attempt and
 // its turn (on the plugin's clock); cancelling a running task stops its turn; deleting a Bot
-// returns its tasks unassigned and tells their creators; two claims at once, one wins.
+// returns its tasks unassigned and tells their creators, and ends a running one's Session; two
+// claims at once, one wins.
 import { expect, it } from 'vitest'
 import { lastUserText, offersTool, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { claim } from '../../../src/tasks/policy.ts'
@@ -125,6 +126,27 @@ it('deleting a Bot returns its tasks to ready without an assignee and tells thei
   expect(host.ctx.botTasks.board.get(ids[0]!)).toMatchObject({ status: 'ready', assignee: null })
   const main = await host.ctx.botRoster.agentOf(host.ctx.botRoster.bots().find((b) => b.main)!.id)
   expect(injectedTexts(main, 'task-notice')).toEqual([expect.stringMatching(/no longer has an assignee \(.*was deleted: left the team\); it is ready/)])
+})
+
+it("deleting a Bot in the middle of its task's turn ends that task Session, and the task goes back to ready without an assignee", async () => {
+  const stalled = signal()
+  const ada = (req: RecordedRequest): Reply => {
+    if (!offersTool(req, 'submit_task')) return { text: 'ok' }
+    stalled.fire()
+    return { fail: 'stall' }
+  }
+  const { host } = await taskTeam(['Ada'], { Ada: ada })
+  track(host)
+  const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Long', brief: 'x', assignee: 'Ada' }] })
+  await stalled.fired
+  const session = host.ctx.botTasks.board.get(ids[0]!)!.sessionId!
+  expect(host.ctx.agents.get(session as never)?.status).toBe('running')
+  await host.ctx.botRoster.delete(user, 'Ada', 'left the team')
+  await calm(host)
+  expect(host.ctx.agents.get(session as never)).toBeUndefined()
+  const task = host.ctx.botTasks.board.get(ids[0]!)!
+  expect(task).toMatchObject({ status: 'ready', assignee: null, lease: null })
+  expect(task.attempts.map((a) => a.outcome)).toEqual(['withdrawn'])
 })
 
 it('two claims of one task at once: one wins, the other is refused and changes nothing', async () => {

@@ -28,7 +28,17 @@ describe('Config defaults', () => {
         requireLock: false,
         sqlite: 'auto',
         rooms: { limits: {} },
-        team: { hopLimit: 6, sendsPerTurn: 5, workBudget: 40, maxBots: 50, maxGroups: 30, createsPerTurn: 3, botTurnsAtOnce: 4, keepFinished: 500 },
+        team: {
+          hopLimit: 6,
+          sendsPerTurn: 5,
+          taskLeaseMs: 1_800_000,
+          workBudget: 40,
+          maxBots: 50,
+          maxGroups: 30,
+          createsPerTurn: 3,
+          botTurnsAtOnce: 4,
+          keepFinished: 500,
+        },
         memory: {
           limits: { entry: 300, memoryFile: 4000, topicFile: 16000, topics: 40, scopeTotal: 64000 },
           review: { enabled: true, maxChanges: 4, maxTokens: 1024 },
