@@ -906,14 +906,18 @@ export class BotTasks extends Service {
     if (!this.active || this.store.mode !== 'writer') return
     const next = nextDeadline(this.board)
     if (next === undefined) return
-    this.askTimer = this.clock.setTimeout(() => this.expireAsks(), Math.max(0, next - this.clock.now()))
+    // A timer waits at most ~24.8 days (2^31 - 1 ms); a later deadline is planned again when it fires.
+    this.askTimer = this.clock.setTimeout(() => this.expireAsks(), Math.min(2 ** 31 - 1, Math.max(0, next - this.clock.now())))
   }
 
   private expireAsks(): void {
     this.askTimer = undefined
     if (!this.mayDispatch()) return
-    for (const t of expiredAsks(this.board, this.now()))
-      this.track(this.transact((view) => settle(view, t.id, { now: this.now(), actor: SYSTEM, verdict: 'expired' })))
+    const due = expiredAsks(this.board, this.now()).map((t) =>
+      this.transact((view) => settle(view, t.id, { now: this.now(), actor: SYSTEM, verdict: 'expired' })),
+    )
+    // The next deadline is planned again whatever came of these (a refused one changes nothing).
+    this.track(Promise.allSettled(due).then(() => this.planExpiry()))
   }
 
   /** The team's tasks, newest first, filtered (a status, a Bot), at most `limit`. */
