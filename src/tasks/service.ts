@@ -900,14 +900,14 @@ export class BotTasks extends Service {
   private askTimer: unknown
 
   /** One timer for the next deadline of a waiting question or approval (writer only). */
-  private planExpiry(): void {
+  private planExpiry(atLeastMs = 0): void {
     if (this.askTimer !== undefined) this.clock.clearTimeout(this.askTimer)
     this.askTimer = undefined
     if (!this.active || this.store.mode !== 'writer') return
     const next = nextDeadline(this.board)
     if (next === undefined) return
     // A timer waits at most ~24.8 days (2^31 - 1 ms); a later deadline is planned again when it fires.
-    this.askTimer = this.clock.setTimeout(() => this.expireAsks(), Math.min(2 ** 31 - 1, Math.max(0, next - this.clock.now())))
+    this.askTimer = this.clock.setTimeout(() => this.expireAsks(), Math.min(2 ** 31 - 1, Math.max(atLeastMs, next - this.clock.now())))
   }
 
   private expireAsks(): void {
@@ -916,8 +916,9 @@ export class BotTasks extends Service {
     const due = expiredAsks(this.board, this.now()).map((t) =>
       this.transact((view) => settle(view, t.id, { now: this.now(), actor: SYSTEM, verdict: 'expired' })),
     )
-    // The next deadline is planned again whatever came of these (a refused one changes nothing).
-    this.track(Promise.allSettled(due).then(() => this.planExpiry()))
+    // The next deadline is planned again whatever came of these; one that could not be settled is
+    // tried again in a minute, not at once.
+    this.track(Promise.allSettled(due).then((rs) => this.planExpiry(rs.some((r) => r.status === 'rejected' || !r.value.ok) ? 60_000 : 0)))
   }
 
   /** The team's tasks, newest first, filtered (a status, a Bot), at most `limit`. */
