@@ -6,6 +6,7 @@
 // | leaves: src/core, src/dsh, version.ts   | other leaves                                        |
 // | src/store                               | leaves                                              |
 // | the task ledger's core (src/tasks/…)    | leaves; the store's types only                      |
+// | the git layer (src/worktrees)           | leaves                                              |
 // | services (roster … operations, tasks)   | leaves, store; other services' types only           |
 // | src/web, src/backup, index.ts, config.ts| everything above, values too                        |
 // | src/client                              | client code, the named leaves, the web's view types |
@@ -13,6 +14,8 @@ const LEAVES = '^src/(core|dsh)/|^src/version[.]ts$'
 const SERVICES = 'roster|delivery|rooms|context|archive|memory|secrets|usage|operations|tasks'
 // The ledger's core inside src/tasks: leaf-like (the service and its tools sit beside it).
 const LEDGER_CORE = '^src/tasks/(record|board|policy|journal|store)[.]ts$'
+// The git layer for project tasks: a library the task service will call, below every service.
+const WORKTREES = '^src/worktrees/'
 const TOP = '^src/(web|backup)/|^src/(index|config)[.]ts$'
 const CLIENT_LEAVES = '^src/core/(sources|log-lines|errors)[.]ts$'
 
@@ -46,6 +49,13 @@ module.exports = {
       to: { path: '^src/', pathNot: `${LEAVES}|${LEDGER_CORE}|^src/store/` },
     },
     {
+      name: 'worktrees-import-leaves',
+      comment: 'The git layer is leaf-like: leaves and its own files, never the store or a service.',
+      severity: 'error',
+      from: { path: WORKTREES },
+      to: { path: '^src/', pathNot: `${LEAVES}|${WORKTREES}` },
+    },
+    {
       name: 'tasks-take-only-types-from-the-store',
       severity: 'error',
       from: { path: LEDGER_CORE },
@@ -61,7 +71,7 @@ module.exports = {
     {
       name: 'services-stay-below-the-top',
       severity: 'error',
-      from: { path: `^src/(${SERVICES}|store|tasks|core|dsh)/` },
+      from: { path: `^src/(${SERVICES}|store|tasks|worktrees|core|dsh)/` },
       to: { path: `${TOP}|^src/client/` },
     },
     {
@@ -69,7 +79,7 @@ module.exports = {
       comment: 'The browser half bundles what it imports: client code, named pure leaves, and type-only views.',
       severity: 'error',
       from: { path: '^src/client/' },
-      to: { path: '^src/', pathNot: `^src/client/|${CLIENT_LEAVES}|^src/web/team-view[.]ts$` },
+      to: { path: '^src/', pathNot: `^src/client/|${CLIENT_LEAVES}|^src/web/(team-view|task-cards)[.]ts$` },
     },
     {
       name: 'client-takes-only-types-from-the-web',

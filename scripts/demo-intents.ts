@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noAssignInExpressions: each intent is one `if ((m = pattern.exec(text)))`, read top to bottom.
 // What the offline demo model understands (pure): a handful of plain requests in English and
 // Chinese, each turned into one team tool call — create a Bot named X (who does Y), ask X to …,
-// create a group with X and Y, post in a group, stop X. Anything else is not understood and the
+// create a group with X and Y, post in a group, stop X, make a plan to … (three tasks in a row). Anything else is not understood and the
 // demo says what it can do.
 // Deliberately narrow: patterns over the person's last message, no model; names are taken as
 // written (the team tools validate them and answer a refusal the demo then shows).
@@ -12,6 +12,42 @@ export type DemoIntent =
   | { tool: 'manage_group'; args: { action: 'create'; name: string; members: string[] } }
   | { tool: 'post_to_group'; args: { group: string; text: string } }
   | { tool: 'stop_bot'; args: { to: string; reason: string } }
+  | { tool: 'plan_tasks'; args: { tasks: PlannedTask[] } }
+
+export interface PlannedTask {
+  key: string
+  title: string
+  brief: string
+  acceptance: string
+  blocked_by?: string[]
+  assignee?: string
+}
+
+/** A small plan for `goal`: outline, draft, check, each after the one before. */
+export function demoPlan(goal: string, chinese: boolean): PlannedTask[] {
+  const g = goal
+    .replace(/[.。!！]+$/u, '')
+    .trim()
+    .slice(0, 100)
+  const steps = chinese
+    ? [
+        ['outline', `列提纲：${g}`, `为「${g}」列一个三点提纲。`, '三点提纲。'],
+        ['draft', `写初稿：${g}`, `按提纲为「${g}」写一段初稿。`, '一段初稿。'],
+        ['check', `检查：${g}`, `检查「${g}」的初稿并列出修改。`, '修改清单。'],
+      ]
+    : [
+        ['outline', `Outline: ${g}`, `Write a three-point outline for: ${g}.`, 'An outline of three points.'],
+        ['draft', `Draft: ${g}`, `Write a first draft, following the outline, for: ${g}.`, 'One paragraph of draft.'],
+        ['check', `Check: ${g}`, `Check the draft for: ${g}, and list the changes it needs.`, 'A list of changes.'],
+      ]
+  return steps.map(([key, title, brief, acceptance], i) => ({
+    key: key!,
+    title: title!.slice(0, 120),
+    brief: brief!,
+    acceptance: acceptance!,
+    ...(i ? { blocked_by: [steps[i - 1]![0]!] } : {}),
+  }))
+}
 
 const NAME = String.raw`["“]?([\p{L}\p{N}_-]{1,40})["”]?`
 /** In Chinese sentences a name touches the words around it: Latin names, or any name set off by spaces or quotes. */
@@ -85,6 +121,13 @@ export function understand(raw: string): DemoIntent | undefined {
   ) {
     return { tool: 'stop_bot', args: { to: m[1]!, reason: '用户要求停止。' } }
   }
+  // make a plan to …
+  if ((m = /^(?:please\s+)?(?:make|create|draw up|write)\s+(?:a\s+)?plan\s+(?:to|for)\s+(.+)$/isu.exec(text))) {
+    return { tool: 'plan_tasks', args: { tasks: demoPlan(m[1]!, false) } }
+  }
+  if ((m = /^(?:请)?(?:制定|做|定|拟定|订)(?:一个|个)?计划[，,：:]?\s*(?:来|去|用来)?(.+)$/su.exec(text))) {
+    return { tool: 'plan_tasks', args: { tasks: demoPlan(m[1]!, true) } }
+  }
   // ask X to …
   if ((m = new RegExp(String.raw`^(?:please\s+)?(?:ask|tell)\s+${NAME}\s+to\s+(.+)$`, 'isu').exec(text))) {
     return { tool: 'message_bot', args: { to: m[1]!, message: `Please ${m[2]!.trim()}`, reply_to: 'user' } }
@@ -98,6 +141,6 @@ export function understand(raw: string): DemoIntent | undefined {
 /** What the demo says it can do, in the person's language. */
 export function canDo(chinese: boolean): string {
   return chinese
-    ? '我是离线演示模型，能听懂这几句：「创建一个叫 Writer 的 Bot，负责写作」「让 Writer 写一首诗」「创建群组，成员有 Writer 和 Main」「在 Writer-Main 群里发：大家好」「停止 Writer」。'
-    : 'I am the offline demo model and understand a few plain requests: "create a Bot named Writer who writes drafts", "ask Writer to draft a haiku", "create a group with Writer and Main", "post in Writer-Main: hello all", "stop Writer".'
+    ? '我是离线演示模型，能听懂这几句：「创建一个叫 Writer 的 Bot，负责写作」「让 Writer 写一首诗」「创建群组，成员有 Writer 和 Main」「在 Writer-Main 群里发：大家好」「停止 Writer」「制定一个计划：写发布说明」。'
+    : 'I am the offline demo model and understand a few plain requests: "create a Bot named Writer who writes drafts", "ask Writer to draft a haiku", "create a group with Writer and Main", "post in Writer-Main: hello all", "stop Writer", "make a plan to write a launch note".'
 }

@@ -2,8 +2,9 @@
 // Owns: what the offline demo model says — it introduces itself as the offline demo model, says that
 // no DEEPSEEK_API_KEY is set, and when the user asks about bots/the team and `list_bots` is offered,
 // calls list_bots and then summarises the tool result; a handful of plain requests in English and
-// Chinese (`demo-intents.ts`: create a Bot, ask a Bot, create a group, post in it, stop a Bot) become
-// one team tool call each, and the tool's answer is shown.
+// Chinese (`demo-intents.ts`: create a Bot, ask a Bot, create a group, post in it, stop a Bot, make
+// a plan) become one team tool call each, and the tool's answer is shown; a plan's tasks go to the
+// planning Bot, and in a task Session the demo hands the task in (`submit_task`).
 // Deliberately does not: start a server (run `node scripts/scripted-model/server.ts --script
 // scripts/demo-script.ts`) or pretend to be a real model (it never answers the question itself).
 
@@ -29,7 +30,12 @@ function summarise(text: string, isError: boolean | undefined): string {
 }
 
 /** The demo's only rule: every loop request is answered from the request itself, so it never runs out. */
-const INTENT_TOOLS = ['manage_bot', 'message_bot', 'manage_group', 'post_to_group', 'stop_bot']
+const INTENT_TOOLS = ['manage_bot', 'message_bot', 'manage_group', 'post_to_group', 'stop_bot', 'plan_tasks']
+
+/** The Bot's own id, from the identity line of its system prompt ("… (id bot-…)."). */
+export function ownBotId(system: string): string | undefined {
+  return /a long-lived Bot on a team of Bots in DeepSeek Harness \(id ([^)\s]{1,200})\)/.exec(system)?.[1]
+}
 
 export function demoReply(req: RecordedRequest): Reply {
   const said = lastUserText(req) ?? ''
@@ -39,7 +45,17 @@ export function demoReply(req: RecordedRequest): Reply {
     const body = acted.text.length > 2000 ? `${acted.text.slice(0, 2000)}…` : acted.text
     return { text: zh ? `我调用了 \`${acted.name}\`，结果：\n\n${body}` : `I called \`${acted.name}\`. It said:\n\n${body}` }
   }
+  // A task Session: hand the task in at once (the person reviews it on the board).
+  if (offersTool(req, 'submit_task')) {
+    if (lastToolResults(req).some((r) => r.name === 'submit_task')) return { text: zh ? '已提交审核。' : 'Handed in for review.' }
+    return { toolCalls: [{ name: 'submit_task', args: { note: zh ? '离线演示模型完成了这一步。' : 'Done by the offline demo model.' } }] }
+  }
   const intent = understand(said)
+  if (intent?.tool === 'plan_tasks' && offersTool(req, 'plan_tasks')) {
+    const me = ownBotId(req.system)
+    const tasks = intent.args.tasks.map((t) => (me ? { ...t, assignee: me } : t))
+    return { text: zh ? '好的，我来规划。' : 'Here is a small plan.', toolCalls: [{ name: 'plan_tasks', args: { tasks } }] }
+  }
   if (intent && offersTool(req, intent.tool)) return { text: zh ? '好的。' : 'On it.', toolCalls: [{ name: intent.tool, args: intent.args }] }
   const listed = lastToolResults(req).find((r) => r.name === 'list_bots')
   if (listed !== undefined) return { text: summarise(listed.text, listed.isError) }

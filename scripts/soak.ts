@@ -2,12 +2,14 @@
 // (issue 10), with the same runner and checks as the crash tests (tests/support/crash-runs.ts),
 // and print one line each; `--tasks N` also kills the task ledger's writer N times (the runner of
 // tests/dsh/tasks/crash.test.ts), `--plans N` a DSH process running plans with the whole plugin N
-// times (tests/dsh/tasks/plan-crash.test.ts). Exits non-zero when anything was corrupt, lost or duplicated.
+// times (tests/dsh/tasks/plan-crash.test.ts), `--worktrees N` the worktree child during clones,
+// merges and removals (tests/dsh/worktrees/crash.test.ts's runner). Exits non-zero on any problem.
 //
-// usage: node scripts/soak.ts [--store N] [--delivery N] [--tasks N] [--plans N] [--lanes N]
+// usage: node scripts/soak.ts [--store N] [--delivery N] [--tasks N] [--plans N] [--worktrees N] [--lanes N]
 import { deliveryLine, runDeliveryCrashes, runStoreCrashes, storeLine } from '../tests/support/crash-runs.ts'
 import { planCrashLine, runPlanCrashes } from '../tests/support/plan-crash-runs.ts'
 import { runTaskCrashes, taskCrashLine } from '../tests/support/task-crash-runs.ts'
+import { runWorktreeCrashes, worktreeCrashLine } from '../tests/support/worktree-crash-runs.ts'
 
 function count(name: string, fallback: number): number {
   const args = process.argv.slice(2)
@@ -26,6 +28,7 @@ const storeKills = count('--store', 500)
 const deliveryRuns = count('--delivery', 500)
 const taskKills = count('--tasks', 0)
 const planKills = count('--plans', 0)
+const worktreeKills = count('--worktrees', 0)
 const lanes = Math.max(1, count('--lanes', 2))
 let failed = false
 const report = (line: string, problems: string[]) => {
@@ -54,5 +57,10 @@ if (planKills > 0) {
   const t = Date.now()
   const p = await runPlanCrashes({ kills: planKills, lanes })
   report(`${planCrashLine('soak plans', p)} seconds=${Math.round((Date.now() - t) / 1000)}`, p.problems)
+}
+if (worktreeKills > 0) {
+  const t = Date.now()
+  const w = await runWorktreeCrashes({ kills: worktreeKills, lanes })
+  report(`${worktreeCrashLine('soak worktrees', w)} seconds=${Math.round((Date.now() - t) / 1000)}`, w.problems)
 }
 process.exit(failed ? 1 : 0)

@@ -15,6 +15,8 @@ import { makePartView, type PartToShow } from './part-view.ts'
 import { makePanelDialogs } from './panel-dialogs.ts'
 import { makeUsageScreen } from './usage-screen.ts'
 import { makeSettingsDialog } from './settings-dialog.ts'
+import { makeTaskBoard } from './task-board.ts'
+import { WaitingWatch } from './task-notify.ts'
 import { livePosts, progressText, roomItems, type RoomItem } from './room-view.ts'
 import { h, isOurs, useEscape, useValue, Value } from './shared.ts'
 import { shadowedEntry, type SlotsLike } from './slots.ts'
@@ -58,7 +60,11 @@ type Dialog =
   | { kind: 'pairing' }
   | { kind: 'secrets' }
   | ({ kind: 'part' } & PartToShow)
+  | { kind: 'board'; taskId?: string }
   | undefined
+
+/** The query that opens DSH Web with the task board shown (`/?bt-board`). */
+const BOARD_QUERY = 'bt-board'
 
 function storage(): { getItem(k: string): string | null; setItem(k: string, v: string): void } | undefined {
   try {
@@ -87,6 +93,7 @@ export interface App {
   UsageDialog: ComponentType<any>
   SettingsDialog: ComponentType<any>
   PartDialog: ComponentType<any>
+  TaskBoard: ComponentType<any>
   SessionBadge: ComponentType<any>
   UserNode: ComponentType<any>
   ContextNode: ComponentType<any>
@@ -95,7 +102,9 @@ export interface App {
 
 export function makeApp(services: AppServices): App {
   const store = new TeamStore()
-  const dialog = new Value<Dialog>(undefined)
+  const search = (globalThis as { location?: { search?: string } }).location?.search
+  const atBoard = typeof search === 'string' && new URLSearchParams(search).has(BOARD_QUERY)
+  const dialog = new Value<Dialog>(atBoard ? { kind: 'board' } : undefined)
   const sidebar = new Value<'team' | 'dsh'>(storage()?.getItem(SIDEBAR_KEY) === 'dsh' ? 'dsh' : 'team')
   const setSidebar = (mode: 'team' | 'dsh') => {
     try {
@@ -237,6 +246,23 @@ export function makeApp(services: AppServices): App {
     )
   }
 
+  /** The board's button in the team sidebar, with the count of what waits for the person. */
+  function TasksButton({ t, waiting }: { t: Translate; waiting: number | undefined }): ReactNode {
+    return h(
+      'button',
+      { type: 'button', className: 'bt-btn', 'data-testid': 'bt-tasks', onClick: () => dialog.set({ kind: 'board' }) },
+      t('tasks.open'),
+      waiting
+        ? h(
+            'span',
+            { className: 'bt-count', 'data-testid': 'bt-tasks-waiting', 'data-count': String(waiting) },
+            String(waiting),
+            h('span', { className: 'bt-sr' }, ` ${t('tasks.waitingBadge', { count: waiting })}`),
+          )
+        : null,
+    )
+  }
+
   function TeamSidebar(props: Record<string, unknown>): ReactNode {
     const t = useT()
     const team = useTeam()
@@ -254,6 +280,7 @@ export function makeApp(services: AppServices): App {
       h(
         'div',
         { style: { display: 'flex', gap: '6px', flexWrap: 'wrap' } },
+        h(TasksButton, { t, waiting: team.view?.tasksWaiting }),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-delivery-log', onClick: () => dialog.set({ kind: 'log' }) }, t('deliveryLog')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-usage', onClick: () => dialog.set({ kind: 'usage' }) }, t('usage')),
         h('button', { type: 'button', className: 'bt-btn', 'data-testid': 'bt-settings', onClick: () => dialog.set({ kind: 'settings' }) }, t('settings.open')),
@@ -862,6 +889,29 @@ export function makeApp(services: AppServices): App {
     changed: () => void store.refresh(),
   })
 
+  const { TaskBoard } = makeTaskBoard({
+    useLang,
+    useTeam,
+    store,
+    useOpen: () => {
+      const d = useValue(dialog)
+      return d?.kind === 'board' ? (d.taskId ? { taskId: d.taskId } : {}) : undefined
+    },
+    openTask: (taskId) => dialog.set(taskId ? { kind: 'board', taskId } : { kind: 'board' }),
+    close: () => dialog.set(undefined),
+    pair,
+    openNow: atBoard,
+  })
+  // The opt-in notification: a rise in what waits for the person, while this page is open.
+  const watch = new WaitingWatch()
+  store.subscribe(() =>
+    watch.check(store.getSnapshot().view?.tasksWaiting, () => {
+      const t = translator(langOf(locale().getSnapshot().active))
+      const count = store.getSnapshot().view?.tasksWaiting ?? 0
+      return { title: t('tasks.notifyTitle'), body: t('tasks.notifyBody', { count }) }
+    }),
+  )
+
   const noList = { getSnapshot: () => undefined, subscribe: () => () => {} }
   /** The Session DSH Web shows now (its sessions service's selection), if it can be read. */
   const useCurrentSession = (): string | undefined => {
@@ -972,6 +1022,7 @@ export function makeApp(services: AppServices): App {
     UsageDialog,
     SettingsDialog,
     PartDialog,
+    TaskBoard,
     SessionBadge,
     UserNode: chatNode('user'),
     ContextNode: chatNode('context'),

@@ -86,6 +86,7 @@ export function apply(ctx: ClientContext): void {
   mount('shell.overlay', { id: 'bot-team.usage' }, 'the usage screen', app.UsageDialog)
   mount('shell.overlay', { id: 'bot-team.settings' }, 'team settings', app.SettingsDialog)
   mount('shell.overlay', { id: 'bot-team.part' }, 'an earlier part', app.PartDialog)
+  mount('shell.overlay', { id: 'bot-team.board' }, 'the task board', app.TaskBoard)
   mount('conversation.session.header.actions', { id: 'bot-team.badge' }, 'the Bot badge', app.SessionBadge, true)
   mount('conversation.chat.node', { key: 'user', priority: -1, locale: 'conversation' }, 'a team message', app.UserNode)
   mount('conversation.chat.node', { key: 'context', priority: -1, locale: 'conversation' }, 'a team message', app.ContextNode)

@@ -1,6 +1,7 @@
 /**
  * An ended part of a Bot's chat, read-only, inside DSH Web (DSH Web rc.8 never shows an archived
- * Session as the current chat): read from DSH's own `session.history` and drawn as lines.
+ * Session as the current chat): read from DSH's own `session.history` and drawn as lines (the
+ * task board's transcripts use the same read and list).
  * Deliberately read-only; a failing or slow call is one error line.
  */
 import { useEffect, useState, type ReactNode } from 'react'
@@ -10,7 +11,8 @@ import { h } from './shared.ts'
 import { REQUEST_TIMEOUT_MS } from './team-client.ts'
 import { errorText } from '../core/errors.ts'
 
-async function history(sessionId: string): Promise<unknown> {
+/** DSH's own `session.history` of a Session (read-only): its events. */
+export async function sessionHistory(sessionId: string): Promise<unknown> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS)
   try {
@@ -27,6 +29,15 @@ async function history(sessionId: string): Promise<unknown> {
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** A transcript's lines as a list; `who` names each line's speaker. */
+export function TranscriptList({ lines, label, who }: { lines: readonly PartLine[]; label: string; who: (l: PartLine) => string }): ReactNode {
+  return h(
+    'ol',
+    { className: 'bt-part', 'aria-label': label },
+    ...lines.map((l, i) => h('li', { key: i, 'data-who': l.who }, h('b', null, who(l)), h('span', { className: 'bt-body' }, l.text))),
+  )
 }
 
 export interface PartToShow {
@@ -46,7 +57,7 @@ export function makePartView(deps: { useT: () => Translate; useShown: () => Part
       setError(undefined)
       if (!shown) return
       let live = true
-      history(shown.sessionId).then(
+      sessionHistory(shown.sessionId).then(
         (events) => {
           if (live) setLines(partLines(events))
         },
@@ -90,13 +101,7 @@ export function makePartView(deps: { useT: () => Translate; useShown: () => Part
         error ? h('p', { className: 'bt-err', role: 'alert' }, error) : null,
         lines === undefined && !error ? h('span', { className: 'bt-note' }, t('loading')) : null,
         lines && lines.length === 0 ? h('span', { className: 'bt-note' }, t('bots.partEmpty')) : null,
-        lines?.length
-          ? h(
-              'ol',
-              { className: 'bt-part', 'aria-label': t('bots.partTitle', { name: shown.botName, part: shown.part }) },
-              ...lines.map((l, i) => h('li', { key: i, 'data-who': l.who }, h('b', null, who(l)), h('span', { className: 'bt-body' }, l.text))),
-            )
-          : null,
+        lines?.length ? h(TranscriptList, { lines, label: t('bots.partTitle', { name: shown.botName, part: shown.part }), who }) : null,
         h('div', { className: 'bt-actions' }, h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close'))),
       ),
     )

@@ -11,6 +11,7 @@ declare module 'react' {
   export function useEffect(effect: () => void | (() => void), deps?: readonly unknown[]): void
   export function useMemo<T>(make: () => T, deps: readonly unknown[]): T
   export function useRef<T>(initial: T): { current: T }
+  export function memo<P>(component: (props: P) => ReactNode): ComponentType<P>
   export function useSyncExternalStore<T>(subscribe: (listener: () => void) => () => void, getSnapshot: () => T): T
   export class Component<P = {}, S = {}> {
     constructor(props: P)

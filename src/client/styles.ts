@@ -58,6 +58,23 @@ export const CSS = `
 .bt-panel[hidden],.bt-panel [hidden]{display:none!important}
 .bt-list{margin:4px 0;padding-left:1.2rem}.bt-list li{margin:3px 0}.bt-code{font-family:ui-monospace,monospace;font-size:15px}.bt-start{justify-content:flex-start}
 .bt-badge{display:inline-flex;align-items:center;gap:6px;font-size:12px;padding:2px 8px;border-radius:12px;border:1px solid var(--dsw-alias-border-l2,#bbb);color:var(--dsw-alias-label-primary,#111)}
+.bt-count{display:inline-block;margin-left:6px;min-width:18px;padding:0 5px;border-radius:9px;background:#c92a2a;color:#fff;font-size:11px;font-weight:700;text-align:center}
+.bt-board{width:96vw;max-width:none;height:90vh;max-height:90vh;display:flex;flex-direction:column;overflow:hidden}
+.bt-board-head{display:flex;align-items:center;gap:10px;margin-bottom:8px}.bt-board-head h2{margin:0;flex:1}
+.bt-cols{flex:1;min-height:0;display:flex;gap:10px;overflow-x:auto}
+.bt-col{flex:1 0 150px;max-width:280px;display:flex;flex-direction:column;min-height:0;border-radius:10px;background:rgba(127,127,127,.07);padding:6px}
+.bt-col.inbox{background:rgba(201,42,42,.07)}
+.bt-col h3{margin:2px 4px 6px;font-size:12px;font-weight:600;color:var(--dsw-alias-label-primary,#111)}
+.bt-col-count{font-weight:400;color:var(--dsw-alias-label-secondary,#444)}
+.bt-col ul{list-style:none;margin:0;padding:0;overflow-y:auto;display:flex;flex-direction:column;gap:5px}
+.bt-card{content-visibility:auto;contain-intrinsic-size:auto 58px}
+.bt-card-open{width:100%;display:flex;flex-direction:column;gap:2px;text-align:left;padding:6px 8px;border-radius:8px;border:1px solid var(--dsw-alias-border-l2,#ccc);background:var(--dsw-alias-button-elevated-fill,#fff);color:inherit;font-size:12px;cursor:pointer}
+.bt-card.waits .bt-card-open{border-left:3px solid #c92a2a}
+.bt-card-open:focus-visible{outline:2px solid #4d6bfe;outline-offset:1px}
+.bt-card-title{font-weight:600;font-size:13px;overflow-wrap:anywhere}
+.bt-card-open small{color:var(--dsw-alias-label-secondary,#444)}
+.bt-facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0 0 8px}.bt-facts dt{color:var(--dsw-alias-label-secondary,#444)}.bt-facts dd{margin:0}
+.bt-text{white-space:pre-wrap;margin:2px 0 8px;text-align:left}
 `
 
 /** Add the stylesheet once (no-op without a document). */

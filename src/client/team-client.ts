@@ -160,6 +160,8 @@ export class TeamStore {
   private readonly listeners = new Set<() => void>()
   private source: EventSourceLike | undefined
   private readonly open: () => EventSourceLike | undefined
+  private readonly taskListeners = new Set<(data: unknown) => void>()
+  private lost = false
 
   constructor(open: () => EventSourceLike | undefined = openFeed) {
     this.open = open
@@ -172,6 +174,28 @@ export class TeamStore {
     this.start()
     return () => {
       this.listeners.delete(listener)
+    }
+  }
+
+  /**
+   * Listen to the stream's `tasks` events (the cards that changed); after the stream was lost and
+   * came back, listeners get `{reload: true}` (events may have been missed).
+   */
+  onTasks(listener: (data: unknown) => void): () => void {
+    this.taskListeners.add(listener)
+    this.start()
+    return () => {
+      this.taskListeners.delete(listener)
+    }
+  }
+
+  private tellTasks(data: unknown): void {
+    for (const l of this.taskListeners) {
+      try {
+        l(data)
+      } catch {
+        // a listener's failure is its own
+      }
     }
   }
 
@@ -203,10 +227,21 @@ export class TeamStore {
     }
     if (!this.source) return
     this.source.addEventListener('team', (e: { data?: unknown }) => {
+      if (this.lost) {
+        this.lost = false
+        this.tellTasks({ reload: true })
+      }
       try {
         this.accept(JSON.parse(String(e.data)))
       } catch {
         this.set({ ...this.state, error: 'the team API sent a broken event' })
+      }
+    })
+    this.source.addEventListener('tasks', (e: { data?: unknown }) => {
+      try {
+        this.tellTasks(JSON.parse(String(e.data)))
+      } catch {
+        this.tellTasks({ reload: true })
       }
     })
     this.source.addEventListener('secrets', () => this.set({ ...this.state, secrets: (this.state.secrets ?? 0) + 1 }))
@@ -220,7 +255,10 @@ export class TeamStore {
       if (progress) this.set({ ...this.state, rooms: { ...this.state.rooms, [progress.groupId]: progress } })
     })
     // EventSource retries by itself; until then the sidebar says the team is unreachable.
-    this.source.onerror = () => this.set({ ...this.state, error: 'unreachable' })
+    this.source.onerror = () => {
+      this.lost = true
+      this.set({ ...this.state, error: 'unreachable' })
+    }
   }
 
   /** Re-read once (after a change the person made), without waiting for the push. */

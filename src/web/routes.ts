@@ -134,6 +134,7 @@ export const ROUTES = [
   ['PUT', '/bot-team/api/secrets/<name>'],
   ['DELETE', '/bot-team/api/secrets/<name>'],
   ['GET', '/bot-team/api/tasks'],
+  ['GET', '/bot-team/api/tasks/board'],
   ['POST', '/bot-team/api/tasks'],
   ['GET', '/bot-team/api/tasks/<task>'],
   ['POST', '/bot-team/api/tasks/<task>/cancel'],

@@ -1,6 +1,6 @@
 /**
  * The tasks API under `/bot-team/api/tasks`, acting as the person: GET `/tasks[?status=&bot=]`,
- * POST `/tasks` (a plan: `{tasks: […]}`, a paired browser only), GET `/tasks/<id>`, POST
+ * GET `/tasks/board` (the board's cards), POST `/tasks` (a plan, paired only), GET `/tasks/<id>`, POST
  * `/tasks/<id>/cancel` `{reason?}`, `/tasks/<id>/reassign` `{to, reason?}` and `/tasks/<id>/review`
  * `{verdict, reason?}` (both paired). Bodies are bounded and read whole; the task service checks
  * them and `decide()` refuses an unpaired plan, review or reassign. Deliberately narrow: no rules.
@@ -14,6 +14,7 @@ import type { BotTasks } from '../tasks/service.ts'
 import { SMALL_BODY_BYTES } from './bots-routes.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { Pairing } from './pairing.ts'
+import { boardView } from './task-cards.ts'
 
 /** A plan of 50 tasks with the longest briefs and criteria fits (the service refuses more tasks). */
 export const PLAN_BODY_BYTES = 2 * 1024 * 1024
@@ -54,6 +55,10 @@ export async function tasksApi(
       return [201, { ids, tasks: made.map((t) => view(tasks, t)) }]
     }
     throw new HttpError(405, `${method} not allowed on /tasks`)
+  }
+  if (ref === 'board' && action === undefined) {
+    if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /tasks/board`)
+    return [200, boardView(tasks.board.all(), (t) => tasks.waitsFor(t))]
   }
   const task = tasks.board.get(ref)
   if (!task) throw new HttpError(404, `No task "${ref.slice(0, 60)}". GET /bot-team/api/tasks lists the tasks.`)

@@ -1,6 +1,6 @@
 /**
  * The browser half's team API: `/team` (the view), `/deliveries`, `/rooms/<group>/posts` (posts as
- * data), `/events` (the view pushed on every change, `secrets` and `room` events) and its ticket for
+ * data), `/events` (the view pushed on every change, `secrets`, `room` and `tasks` events) and its ticket for
  * paired browsers. It cannot be flooded: streams are capped in all, per client and for paired
  * browsers, and one that stops reading is dropped. Deliberately read only.
  */
@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-agent'
 import type {} from '../secrets/service.ts'
-import type { Task } from '../tasks/record.ts'
 import type {} from '../tasks/service.ts'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { HttpError, sendJson } from './http.ts'
@@ -19,6 +18,8 @@ import { z } from 'zod'
 import type { RoundProgress } from '../rooms/progress.ts'
 import type { RoomNote } from '../core/sources.ts'
 import { formatIssues } from '../core/zod-issues.ts'
+import type { Task } from '../tasks/record.ts'
+import { CARDS_PER_EVENT, taskCard, waitingCount, type TaskFeedEvent } from './task-cards.ts'
 
 export const COALESCE_MS = 25
 export const KEEPALIVE_MS = 25_000
@@ -159,6 +160,12 @@ export class TeamFeed {
     }
   }
 
+  /** Tell every stream which tasks changed (their cards), or to read the board again. */
+  tasks(event: TaskFeedEvent): void {
+    const json = JSON.stringify(event)
+    for (const stream of this.streams) this.write(stream, `event: tasks\ndata: ${json}\n\n`)
+  }
+
   /** Tell every stream that `event` happened (no data: the client reads the matching route). */
   signal(event: 'secrets'): void {
     for (const stream of this.streams) this.write(stream, `event: ${event}\ndata: {}\n\n`)
@@ -218,11 +225,22 @@ export class TeamFeed {
   }
 }
 
-/** How much waits for the person, and each Bot's own questions and approvals among it (pure). */
-function inboxCounts(items: readonly Task[]): { count: number; byBot: Map<string, number> } {
-  const byBot = new Map<string, number>()
-  for (const t of items) if (t.ask) byBot.set(t.ask.botId, (byBot.get(t.ask.botId) ?? 0) + 1)
-  return { count: items.length, byBot }
+/**
+ * The `tasks` event of a ledger change: the changed tasks' cards and those of the tasks they block
+ * (a blocker's end changes why they wait), or `reload` for a reloaded ledger or a large change.
+ */
+function taskEvent(ctx: Context, change: { tasks: readonly Task[]; reloaded: boolean }): TaskFeedEvent {
+  const tasks = ctx.get('botTasks')
+  if (!tasks) return { reload: true, waiting: 0 }
+  const waiting = waitingCount(tasks.board.all())
+  if (change.reloaded || change.tasks.length > CARDS_PER_EVENT) return { reload: true, waiting }
+  const changed = new Map<string, Task>()
+  for (const t of change.tasks) {
+    changed.set(t.id, tasks.board.get(t.id) ?? t)
+    for (const d of tasks.board.dependents(t.id)) changed.set(d.id, d)
+  }
+  if (changed.size > CARDS_PER_EVENT) return { reload: true, waiting }
+  return { cards: [...changed.values()].map((t) => taskCard(t, t.status === 'blocked' ? tasks.waitsFor(t) : undefined)), waiting }
 }
 
 /** Build the feed from the plugin's services and keep it told of changes (Cordis effects). */
@@ -246,7 +264,15 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
           return agent !== undefined && endedStopped(agent.session.events as readonly LogEventLike[])
         },
         held: (botId) => ctx.get('botPause')?.heldBecause({ botId }),
-        ...(ctx.get('botTasks') ? { inbox: () => inboxCounts(ctx.get('botTasks')!.inbox()) } : {}),
+        tasksWaiting: () => {
+          const tasks = ctx.get('botTasks')
+          return tasks ? waitingCount(tasks.board.all()) : undefined
+        },
+        asksWaiting: (botId) =>
+          ctx
+            .get('botTasks')
+            ?.inbox()
+            .filter((t) => t.ask?.botId === botId).length ?? 0,
       })
     },
     (groupId) => ctx.get('botRooms')?.transcript(groupId),
@@ -262,6 +288,10 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
     if (ctx.get('botRoster')?.ownerOf(String(agent.id))) feed.changed()
   })
   ctx.on('bot-team/secret-requested', () => feed.signal('secrets'))
+  ctx.on('bot-team/tasks', (change) => {
+    feed.changed()
+    if (feed.streamCount) feed.tasks(taskEvent(ctx, change))
+  })
   // A Bot Session's approval prompt opening or closing, a turn ending stopped, held work released.
   ctx.on('session/event', (session, event) => {
     if (
@@ -271,8 +301,6 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
       feed.changed()
   })
   ctx.on('bot-team/work-released', () => feed.changed())
-  // The inbox's badge and each Bot's "waiting for the person" follow the ledger.
-  ctx.on('bot-team/tasks', () => feed.changed())
   const store = ctx.get('botStore')
   if (store) store.subscribe(() => feed.changed())
   return feed

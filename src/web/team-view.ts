@@ -1,7 +1,7 @@
 /**
  * The team as the browser half draws it (pure): every live Bot with its look and status (read-only /
  * follower, approval, working, stopped, queued, idle — first match wins), every live group, the
- * problems, whether the team is paused. Deliberately no I/O and no DSH types.
+ * problems, whether the team is paused, how many tasks wait for the person. Deliberately no I/O and no DSH types.
  */
 import { shownName } from '../core/names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
@@ -34,7 +34,7 @@ export interface BotView {
   /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
   earlierParts?: EarlierPart[]
   /** Its questions and approvals waiting for the person in the inbox ("waiting for the person"); absent: none. */
-  waitsForPerson?: number
+  asksWaiting?: number
 }
 
 export interface EarlierPart {
@@ -70,8 +70,8 @@ export interface TeamView {
   problems: Problem[]
   /** Set while the person has paused Bot-started work (the sidebar's "Team paused" line). */
   paused?: { at: string; reason?: string }
-  /** What waits for the person in the inbox (the badge); absent: the task ledger is not running. */
-  inbox?: number
+  /** How many tasks wait for the person (the sidebar's badge); absent without the task ledger. */
+  tasksWaiting?: number
 }
 
 export interface TeamFacts {
@@ -86,8 +86,10 @@ export interface TeamFacts {
   stopped?: (sessionId: string) => boolean
   /** Why Bot-started work for the Bot is held (team paused, a usage cap), if it is (absent: never). */
   held?: (botId: string) => string | undefined
-  /** The inbox: how much waits for the person, and each Bot's questions and approvals among it. */
-  inbox?: () => { count: number; byBot: ReadonlyMap<string, number> }
+  /** How many tasks wait for the person (absent: no task ledger). */
+  tasksWaiting?: () => number | undefined
+  /** How many of a Bot's questions and approvals wait for the person (absent: none). */
+  asksWaiting?: (botId: string) => number
 }
 
 /** The facts one Bot's status is decided from. */
@@ -150,11 +152,15 @@ function earlierPartsOf(bot: Bot): { earlierParts?: EarlierPart[] } {
   }
 }
 
+function asksOf(facts: TeamFacts, botId: string): { asksWaiting?: number } {
+  const n = facts.asksWaiting?.(botId) ?? 0
+  return n ? { asksWaiting: n } : {}
+}
+
 export function teamView(facts: TeamFacts): TeamView {
   const { state } = facts
   const pending = new Map<string, number>()
   for (const d of state.deliveries) if (d.status === 'pending') pending.set(d.to, (pending.get(d.to) ?? 0) + 1)
-  const inbox = facts.inbox?.()
   const bots: BotView[] = []
   for (const bot of Object.values(state.bots)) {
     if (bot.deleted) continue
@@ -184,7 +190,7 @@ export function teamView(facts: TeamFacts): TeamView {
       ...(bot.noNetwork ? { noNetwork: true as const } : {}),
       ...(chat ? { chatSessionId: chat } : {}),
       ...earlierPartsOf(bot),
-      ...(inbox?.byBot.get(bot.id) ? { waitsForPerson: inbox.byBot.get(bot.id)! } : {}),
+      ...asksOf(facts, bot.id),
     })
   }
   bots.sort(compareBots)
@@ -200,6 +206,7 @@ export function teamView(facts: TeamFacts): TeamView {
     }))
     .sort((a, b) => a.name.localeCompare(b.name))
   const paused = state.paused ? { paused: { at: state.paused.at, ...(state.paused.reason ? { reason: state.paused.reason } : {}) } } : {}
+  const waiting = facts.tasksWaiting?.()
   return {
     mode: facts.store.mode,
     revision: facts.store.revision,
@@ -207,7 +214,7 @@ export function teamView(facts: TeamFacts): TeamView {
     groups,
     problems: teamProblems(facts),
     ...paused,
-    ...(inbox ? { inbox: inbox.count } : {}),
+    ...(waiting === undefined ? {} : { tasksWaiting: waiting }),
   }
 }
 

@@ -1,10 +1,11 @@
 // e2e (DSH Web + Chromium + the packed bundle): axe-core over the plugin's own DOM on each screen
 // of the team surface — the sidebar with a chat's badge, the Bot form, the delivery log, the memory
-// panel, a secret card, the usage screen, team settings, this browser's pairing and the saved
-// secrets: no serious or critical finding. DSH's own DOM is not checked (its findings are not ours).
+// panel, a secret card, the usage screen, team settings, this browser's pairing, the saved
+// secrets, the task board and a task's detail: no serious or critical finding. DSH's own DOM is not checked (its findings are not ours).
 import { describe, expect, it } from 'vitest'
 import { openDshWeb, secretAskingScript, sendInComposer, useSurface } from '../support/surface.ts'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
+import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
 
 const AXE = axeSource()
 
@@ -62,6 +63,28 @@ describe('accessibility of the team surface (axe-core)', () => {
     await page.getByTestId('bt-secrets').click()
     await page.getByTestId('bt-secrets-dialog').getByText('No secret is saved.').waitFor()
     await check('saved secrets')
+    await page.getByTestId('bt-secrets-dialog').getByRole('button', { name: 'Close' }).click()
+
+    // The board with a task in each of a few columns (planned by the person through the API).
+    const token = await pairWithTerminalCode(surface().web)
+    const plan = await fetch(`${surface().web.url}/bot-team/api/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-bot-team-pairing': token },
+      body: JSON.stringify({
+        tasks: [
+          { key: 'a', title: 'Outline the note', brief: 'Outline it.', assignee: 'Main' },
+          { title: 'Draft the note', brief: 'Draft it.', assignee: 'Main', blockedBy: ['a'] },
+          { title: 'Pick a name', brief: 'Pick one.' },
+        ],
+      }),
+    })
+    expect(plan.status).toBe(201)
+    await page.getByTestId('bt-tasks').click()
+    await page.getByTestId('bt-board').locator('[data-task="task-2"]').waitFor()
+    await check('task board')
+    await page.getByTestId('bt-board').locator('[data-task="task-3"] button').click()
+    await page.getByTestId('bt-task-detail').getByRole('button', { name: 'Assign', exact: true }).waitFor()
+    await check('task detail')
 
     expect(findings).toEqual({})
   })

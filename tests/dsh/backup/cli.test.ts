@@ -1,17 +1,13 @@
 // The `dsh-bot-team` command's own behaviour (what the bin runs), on a team made by the in-process
 // DSH: where the archive goes, exit codes, and one-line refusals without a stack.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { runCli } from '../../../src/backup/cli.ts'
 import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const track = disposedAfterEach()
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
 
 function io(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = []
@@ -32,8 +28,7 @@ describe('dsh-bot-team command', () => {
     expect(statSync(archive).mode & 0o777).toBe(0o600)
     expect(statSync(join(host.home, 'backups')).mode & 0o777).toBe(0o700)
 
-    const other = mkdtempSync(join(tmpdir(), 'bot-team-cli-'))
-    dirs.push(other)
+    const other = tempDir('bot-team-cli-')
     const restore = io()
     expect(await runCli(['restore', archive, '--home', other, '--session-compression', 'none'], restore.io)).toBe(0)
     expect(restore.out[0]).toMatch(/^restored into .*: \d+ Sessions \(\d+ events\), \d+ team files/)

@@ -2,22 +2,17 @@
 // for a link, or a folder above it swapped for a link, between listing and reading is skipped and
 // its target never read; a hard link to secrets.json in the workspace stays out of a backup
 // "without secrets".
-import { linkSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { readListedFile, takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
 import { decodeArchive } from '../../../src/backup/format.ts'
 import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const track = disposedAfterEach()
-const dirs: string[] = []
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
 function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'bot-team-listed-'))
-  dirs.push(dir)
+  const dir = tempDir('bot-team-listed-')
   return dir
 }
 const SECRET = 'the-secret-value-42'

@@ -4,28 +4,23 @@
 // schedules come back lowered, listed in the report, until the person confirms them; the archive
 // is read as a stream and refused at its first bad entry; no folder outside the new home is
 // created unless the person names it.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { randomBytes } from 'node:crypto'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
 import { openDshStores } from '../../../src/backup/dsh-runtime.ts'
 import { ARCHIVE_MAGIC, decodeArchive, encodeArchive, readArchive, type ArchiveEntry } from '../../../src/backup/format.ts'
 import { restoreBackup } from '../../../src/backup/restore.ts'
 import { disposedAfterEach, prompt, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { quiesce, user } from '../delivery/helpers.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const track = disposedAfterEach()
-const homes: string[] = []
-afterEach(() => {
-  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
-})
 
 function freshHome(): string {
-  const base = mkdtempSync(join(tmpdir(), 'bot-team-restore-'))
-  homes.push(base)
+  const base = tempDir('bot-team-restore-')
   const home = join(base, 'home')
   mkdirSync(home)
   return realpathSync(home)

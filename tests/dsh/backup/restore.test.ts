@@ -2,10 +2,9 @@
 // memory, backed up while it runs, restored into a new DSH_HOME at another absolute path, and
 // started there — team, chats (re-written by DSH's persistence with the new working folder),
 // workspace, memory and the archive index all come back and a Bot answers with its history.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { userTextsSinceLastAssistant, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import { takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
 import { openDshStores } from '../../../src/backup/dsh-runtime.ts'
@@ -15,18 +14,14 @@ import { disposedAfterEach, prompt, startTeamHost } from '../../support/dsh-host
 import { quiesce } from '../delivery/helpers.ts'
 import { bots, say, user } from '../rooms/helpers.ts'
 import { from } from '../delivery/helpers.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const track = disposedAfterEach()
 const script: ScriptMap = { mock: { fallback: { text: 'ok' } }, ada: { fallback: { text: 'Ada answers' } }, bob: { fallback: { text: 'Bob answers' } } }
-const homes: string[] = []
-afterEach(() => {
-  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
-})
 
 /** A fresh folder for a restored home, deeper than and apart from the first one's. */
 function otherHome(): string {
-  const base = mkdtempSync(join(tmpdir(), 'bot-team-moved-'))
-  homes.push(base)
+  const base = tempDir('bot-team-moved-')
   const home = join(base, 'another user', 'dsh home')
   mkdirSync(home, { recursive: true })
   return realpathSync(home)

@@ -2,32 +2,23 @@
 // so are the task Sessions, which only the ledger names (a Bot with its own working folder keeps
 // its task Sessions there, outside the team folder); a restored team has its tasks and their
 // Sessions, and goes on numbering new tasks after them.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
 import { openDshStores } from '../../../src/backup/dsh-runtime.ts'
 import { decodeArchive } from '../../../src/backup/format.ts'
 import { restoreBackup } from '../../../src/backup/restore.ts'
 import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
 import { calm, submits, taskTeam, taskWhere, user } from '../tasks/helpers.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const track = disposedAfterEach()
-const homes: string[] = []
-afterEach(() => {
-  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
-})
-const temp = (prefix: string) => {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
-  homes.push(dir)
-  return dir
-}
 
 it("backs up the ledger and every task Session, also one in a Bot's own working folder, which only the ledger names", async () => {
   const { host } = await taskTeam(['Ada'], { Ada: submits })
   track(host)
-  const folder = join(temp('bot-team-ada-folder-'), 'ada')
+  const folder = join(tempDir('bot-team-ada-folder-'), 'ada')
   mkdirSync(folder)
   await host.ctx.botRoster.update(user, 'Ada', { workFolder: folder })
   const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Build', brief: 'x', assignee: 'Ada' }] })
@@ -50,7 +41,7 @@ it('a restored team has its tasks and their Sessions, and numbers new tasks afte
   const { archive } = await takeBackup({ home: host.home, sessions: host.ctx.sessionPersistence as unknown as SessionReader })
   await host.dispose()
 
-  const home = join(temp('bot-team-tasks-moved-'), 'home')
+  const home = join(tempDir('bot-team-tasks-moved-'), 'home')
   mkdirSync(home)
   const stores = await openDshStores(home, { compression: 'none', workspaces: true })
   await restoreBackup({ archive, home, sessions: stores.sessions, workspaces: stores.workspaces! })

@@ -1,26 +1,13 @@
-// Rooms recover after a crash: a child process running real DSH in-process is SIGKILLed at one
-// deterministic point — mid-round, while a member's turn runs (and, in one case, with a second
-// post queued in the room's inbox). A restart on the same home finishes the work without new
-// input: the cut round resumes at the member that was speaking (who already spoke is not called
-// again), the queued post is re-driven under its own message id, and every post is in the
-// transcript exactly once, by its real author; a cut round that owes its poster a report reports
-// once, through the outbox.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SessionId } from '@deepseek-ai/dsh-session'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { userTextsSinceLastAssistant } from '../../../scripts/scripted-model/format.ts'
 import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { killedAtMarker } from '../../support/kill-point.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const CHILD = fileURLToPath(new URL('./fixtures/room-child.ts', import.meta.url))
 const track = disposedAfterEach()
-const homes: string[] = []
-afterEach(() => {
-  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true })
-})
 
 interface KillPoint {
   groupId: string
@@ -66,8 +53,7 @@ const turnsOf = (host: DshHost, model: string) =>
 
 describe('rooms recover after a crash', () => {
   it('SIGKILL mid-round with a post queued: the cut round resumes at the speaking member, the queued post is re-driven, every post once', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'bot-rooms-crash-'))
-    homes.push(home)
+    const home = tempDir('bot-rooms-crash-')
     const k = await killedAtKillPoint(home, 'queued')
     expect(k).toMatchObject({ roomInbox: 1, posts: 2 }) // "first" and Ada's answer are in the post log
 
@@ -111,8 +97,7 @@ describe('rooms recover after a crash', () => {
   })
 
   it('SIGKILL mid-round with nothing queued: the room is woken and finishes the cut round', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'bot-rooms-crash-'))
-    homes.push(home)
+    const home = tempDir('bot-rooms-crash-')
     const k = await killedAtKillPoint(home, 'cut')
     expect(k).toMatchObject({ roomInbox: 0, posts: 2 })
     const host = await restart(home)
@@ -133,8 +118,7 @@ describe('rooms recover after a crash', () => {
   })
 
   it('SIGKILL with a post queued in the room and a room turn queued in a member Session: the post is re-driven, the stale turn dropped, the member answers once', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'bot-rooms-crash-'))
-    homes.push(home)
+    const home = tempDir('bot-rooms-crash-')
     const k = await killedAtKillPoint(home, 'stale')
     expect(k).toMatchObject({ roomInbox: 1, memberInbox: 1 })
     const host = await restart(home)
@@ -151,8 +135,7 @@ describe('rooms recover after a crash', () => {
   })
 
   it("SIGKILL mid-round of a Bot's post that asked for the replies: the round finished after the restart reports to the poster once, and a further start reports nothing again", async () => {
-    const home = mkdtempSync(join(tmpdir(), 'bot-rooms-crash-'))
-    homes.push(home)
+    const home = tempDir('bot-rooms-crash-')
     const k = await killedAtKillPoint(home, 'report')
     const reports = async (host: DshHost) => {
       const ada = await host.ctx.botRoster.agentOf(k.ids.Ada!)

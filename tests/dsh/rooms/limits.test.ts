@@ -124,10 +124,8 @@ describe('stopping activity', () => {
     const { createUserMessage } = await import('@deepseek-ai/dsh-llm')
     room.followup(createUserMessage({ content: [{ type: 'text', text: '@Ada go' }], source: { kind: 'user' } }))
     while (!host.ctx.botRooms.group('R')!.memberSessions[ids.Ada!]) await new Promise((r) => setTimeout(r, 5))
-    const t0 = Date.now()
     await host.ctx.botRooms.updateGroup(user, 'R', { members: ['Bob', 'Cy'] })
     await room.whenIdle()
-    expect(Date.now() - t0).toBeLessThan(1_500)
     expect(
       host.ctx.botRooms
         .rounds()

@@ -191,8 +191,8 @@ describe('approvals that wait', () => {
     })
     // the sidebar's badge, and Ada's chat shows it waits for the person
     const team = (await b.web.send('GET', '/team')).body
-    expect(team.inbox).toBe(1)
-    expect(team.bots.find((x: any) => x.name === 'Ada').waitsForPerson).toBe(1)
+    expect(team.tasksWaiting).toBe(1)
+    expect(team.bots.find((x: any) => x.name === 'Ada').asksWaiting).toBe(1)
     // A shell (no pairing) cannot answer it: 403, nothing changed.
     const shell = await b.web.send('POST', '/inbox/task-1/allow', {})
     expect(shell.status).toBe(403)

@@ -1,7 +1,7 @@
 // An ended part drawn read-only (pure): the lines of a Session's history as DSH's /api returns it.
 import { describe, expect, it } from 'vitest'
 import { LINE_MAX, PART_LINES_MAX, partLines } from '../../../src/client/part-lines.ts'
-import { bootstrapSource, deliverySource, handoffSource } from '../../../src/core/sources.ts'
+import { bootstrapSource, deliverySource, handoffSource, taskSource } from '../../../src/core/sources.ts'
 
 const text = (t: string) => [{ type: 'text', text: t }]
 const user = (t: string, source: unknown = { kind: 'user' }) => ({ event: { type: 'user/message', data: { id: 'm', source, content: text(t) } } })
@@ -24,15 +24,27 @@ describe('partLines', () => {
     ])
   })
 
-  it("leaves out the plugin's internal turns (bootstrap, handoff package) and empty messages", () => {
+  it("leaves out the plugin's internal turns (bootstrap, handoff package), DSH's runtime-context snapshot and empty messages", () => {
     const events = [
       user('Ada joined the team.', bootstrapSource('Ada joined the team.')),
       user('# Handoff …', handoffSource(2, false)),
       user('  '),
+      user('Current runtime context. This snapshot supersedes earlier runtime-context snapshots.', {
+        kind: 'plugin',
+        plugin: '@deepseek-ai/dsh-system-prompt',
+      }),
       bot(''),
       user('hi'),
     ]
     expect(partLines(events)).toEqual([{ who: 'person', text: 'hi' }])
+  })
+
+  it("draws a task Session's attempt brief as the task's line", () => {
+    const events = [user('Task task-1: Outline', taskSource({ taskId: 'task-1', attempt: 1, intentId: '3.0', byPerson: true }, { hop: 0 })), bot('handed in')]
+    expect(partLines(events)).toEqual([
+      { who: 'task', text: 'Task task-1: Outline' },
+      { who: 'bot', text: 'handed in' },
+    ])
   })
 
   it('is bounded and survives malformed input', () => {

@@ -44,3 +44,17 @@ describe('understand', () => {
     expect(canDo(false)).toContain('create a Bot named Writer')
   })
 })
+
+describe('understand: plans', () => {
+  it('reads "make a plan to …" in English and Chinese as a three-task plan_tasks call', () => {
+    const en = understand('Make a plan to write a launch note.')
+    expect(en?.tool).toBe('plan_tasks')
+    expect(en?.tool === 'plan_tasks' && en.args.tasks.map((t) => t.title)).toEqual([
+      'Outline: write a launch note',
+      'Draft: write a launch note',
+      'Check: write a launch note',
+    ])
+    const zh = understand('制定一个计划：写发布说明')
+    expect(zh?.tool === 'plan_tasks' && zh.args.tasks.map((t) => t.title)).toEqual(['列提纲：写发布说明', '写初稿：写发布说明', '检查：写发布说明'])
+  })
+})

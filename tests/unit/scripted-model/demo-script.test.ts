@@ -56,3 +56,39 @@ describe('demo script', () => {
     expect(text(m.respond({ ...req([{ role: 'user', text: 'hi there' }]), purpose: 'session-title' }))).toBe('Offline demo: hi there')
   })
 })
+
+describe('demo script: a plan that moves across the board', () => {
+  const SYSTEM = "You are Main, the team's lead, a long-lived Bot on a team of Bots in DeepSeek Harness (id bot-main1)."
+  it('answers "make a plan to …" with plan_tasks: three tasks in a row, each assigned to the planning Bot', () => {
+    const m = new ScriptedModel(demoScript)
+    const reply = m.respond({ ...req([{ role: 'user', text: 'make a plan to write a launch note' }, RUNTIME], ['plan_tasks']), system: SYSTEM })
+    const call = (reply as { toolCalls?: { name: string; args: { tasks: Record<string, unknown>[] } }[] }).toolCalls?.[0]
+    expect(call?.name).toBe('plan_tasks')
+    expect(call?.args.tasks.map((t) => [t.key, t.assignee, t.blocked_by])).toEqual([
+      ['outline', 'bot-main1', undefined],
+      ['draft', 'bot-main1', ['outline']],
+      ['check', 'bot-main1', ['draft']],
+    ])
+    expect(call?.args.tasks[0]?.title).toBe('Outline: write a launch note')
+  })
+
+  it('hands the task in with submit_task in a task Session, then ends the turn', () => {
+    const m = new ScriptedModel(demoScript)
+    const brief = 'Task task-1: Outline: write a launch note'
+    const first = m.respond(req([{ role: 'user', text: brief }, RUNTIME], ['submit_task', 'update_task']))
+    expect(first).toMatchObject({ toolCalls: [{ name: 'submit_task' }] })
+    const after = m.respond(
+      req(
+        [
+          { role: 'user', text: brief },
+          RUNTIME,
+          { role: 'assistant', text: '', toolCalls: [{ id: 'c', name: 'submit_task', arguments: '{}', args: {} }] },
+          { role: 'tool', text: 'Submitted task-1 for review (attempt 1).', toolCallId: 'c', toolName: 'submit_task' },
+        ],
+        ['submit_task', 'update_task'],
+      ),
+    )
+    expect(text(after)).toBe('Handed in for review.')
+    expect('toolCalls' in after).toBe(false)
+  })
+})
