@@ -40,10 +40,29 @@ export type TeamAction =
   | TaskAction
 
 /** What can be done with the team's shared tasks (the task ledger). */
-export type TaskAction = 'plan_tasks' | 'claim_task' | 'update_task' | 'submit_task' | 'review_task' | 'cancel_task' | 'reassign_task'
+export type TaskAction =
+  | 'plan_tasks'
+  | 'claim_task'
+  | 'update_task'
+  | 'submit_task'
+  | 'review_task'
+  | 'cancel_task'
+  | 'reassign_task'
+  | 'ask_person'
+  | 'answer_task'
 
 /** The task actions, in a stable order. */
-export const TASK_ACTIONS: readonly TaskAction[] = ['plan_tasks', 'claim_task', 'update_task', 'submit_task', 'review_task', 'cancel_task', 'reassign_task']
+export const TASK_ACTIONS: readonly TaskAction[] = [
+  'plan_tasks',
+  'claim_task',
+  'update_task',
+  'submit_task',
+  'review_task',
+  'cancel_task',
+  'reassign_task',
+  'ask_person',
+  'answer_task',
+]
 
 /** Every action, in a stable order (for UIs, prompts and test matrices). */
 export const TEAM_ACTIONS: readonly TeamAction[] = [
@@ -114,6 +133,8 @@ export interface Target {
   callerIsAssignee?: boolean
   /** The task is assigned to a Bot other than the caller (`claim_task`). */
   assignedToOther?: boolean
+  /** The person reviews that task (marked so, or the person created it). */
+  personReviews?: boolean
 }
 
 /** `reason` is a plain sentence the model can read and act on. */
@@ -126,7 +147,7 @@ function refuse(reason: string): Decision {
 }
 
 const BOT_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(['update_bot', 'delete_bot', 'message_bot', 'interrupt_bot', 'stop_bot'])
-const TASK_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(TASK_ACTIONS.filter((a) => a !== 'plan_tasks'))
+const TASK_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(TASK_ACTIONS.filter((a) => a !== 'plan_tasks' && a !== 'ask_person'))
 const GROUP_TARGETED: ReadonlySet<TeamAction> = new Set<TeamAction>(['update_group', 'delete_group', 'post_to_group', 'read_group_chat'])
 
 type MainOnlyAction = 'create_bot' | 'update_bot' | 'delete_bot' | 'interrupt_bot' | 'stop_bot' | 'create_group' | 'delete_group'
@@ -190,6 +211,11 @@ const REASONS = {
   reviewTask: "Only a task's creator, a Main Bot or the user reviews it. Ask one of them. Nothing changed.",
   cancelTask: "Only a task's creator, a Main Bot or the user cancels it. Ask one of them. Nothing changed.",
   reassignTask: "Only a task's creator, a Main Bot or the user gives it to another Bot. Ask one of them. Nothing changed.",
+  reviewPerson: "The user reviews this task (its acceptance says so); no Bot may review it. It waits in the user's inbox. Nothing changed.",
+  askSelf: 'The user answers questions in the inbox; the user does not ask them. Nothing was created.',
+  askMain: 'A Main Bot asks the user in its own chat, where the user talks to it; the inbox is for the other Bots. Nothing was asked.',
+  answerBot:
+    "Only the person answers a question or an approval, from the paired team page; no Bot can, not even a Main Bot, and an answer never opens a turn of the person's. Nothing changed.",
 } as const
 
 /**
@@ -222,6 +248,8 @@ const REASONS = {
  * | review_task       | yes ⁷                     | yes, never its own task       | its creator, never its own task   |
  * | cancel_task       | yes                       | yes                           | its creator only                  |
  * | reassign_task     | yes ⁷                     | yes                           | its creator only                  |
+ * | ask_person        | no*                       | no* (the person is in its chat) | yes                             |
+ * | answer_task       | yes, paired only ⁹        | no                            | no                                |
  *
  * ¹ refused when it would leave the team with no Main Bot (`wouldRemoveLastMain`).
  * ² refused while a round runs in that group.  ³ a group's admin counts as a member.
@@ -237,6 +265,9 @@ const REASONS = {
  *   and no task planned, reviewed (an accept starts the work it unblocks) or given to another Bot*.
  * ⁸ in a turn the user did not open: no preset above the turn's mode (`exceedsTurnMode`), and no
  *   Main Bot, hidden Bot or group admin (`makesMain`, `hides`, `makesAdmin`).
+ * ⁹ answering a question or an approval (allow, deny) is the person's alone, and only from a paired
+ *   browser: a shell that answers could approve its own Bot's call. `review_task` of a task the
+ *   person reviews (`personReviews`) is the person's too.
  * - A plain DSH Session (`non-bot-session`) is refused everything; a Bot caller without a `botId` too.
  * - Actions aimed at one Bot (update/delete/message/interrupt/stop) need `target.botId`, actions
  *   aimed at one group (update/delete/post/read chat) need `target.groupId`, task actions but
@@ -371,6 +402,7 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
     case 'review_task':
       if (unpaired) return refuse(REASONS.notPaired)
       if (isUser) return ALLOW
+      if (target.personReviews) return refuse(REASONS.reviewPerson)
       if (target.callerIsAssignee) return refuse(REASONS.reviewOwn)
       return isMain || target.callerCreatedTask ? ALLOW : refuse(REASONS.reviewTask)
 
@@ -380,6 +412,14 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
     case 'reassign_task':
       if (unpaired) return refuse(REASONS.notPaired)
       return isUser || isMain || target.callerCreatedTask ? ALLOW : refuse(REASONS.reassignTask)
+
+    case 'ask_person':
+      if (isUser) return refuse(REASONS.askSelf)
+      return isMain ? refuse(REASONS.askMain) : ALLOW
+
+    case 'answer_task':
+      if (!isUser) return refuse(REASONS.answerBot)
+      return unpaired ? refuse(REASONS.notPaired) : ALLOW
 
     default: {
       // An action this build does not know (e.g. from an untyped HTTP body): fail closed.

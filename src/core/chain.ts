@@ -50,7 +50,7 @@ export function raises(current: string | undefined, next: string | undefined): b
  * | `handoff`     | a new part's package (the chain rides its source)      | the previous part's last chain               |
  * | `bot` (task)  | an attempt of a task a Bot planned, a report to its creator | the planning chain's (one draw per attempt) |
  * | `person-task` | an attempt of a task the person created                | assignee's preset · the task's own budget · 0 |
- * | `answer`      | (inbox) an answer to a Bot's question or approval      | the asking chain (a click is not a turn the person opened) |
+ * | `answer`      | the person's answer to a Bot's question or approval (the inbox), an approval's grant turn | the asking chain's · the asking chain's · the asking chain's (a click is not a turn the person opened) |
  * | `other`       | DSH's own wake-ups (a background job ended), other      | the Session's last chain, until the person   |
  * |               | plugins' notices, the plugin's notices, a handoff      | speaks again; none known: read-only, no budget |
  * |               | written before chains rode it, a turn claiming nothing | to draw on                                   |
@@ -87,6 +87,7 @@ const SOURCE_KINDS: Readonly<Record<TeamSourceType, ChainKind | 'other'>> = {
   'person-task': 'person-task',
   'task-report': 'bot',
   'task-notice': 'other',
+  answer: 'answer',
 }
 
 /** What a claimed message's source says about the turn it opens (pure; any input). */

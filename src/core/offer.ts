@@ -54,6 +54,7 @@ export const TEAM_TOOLS: Readonly<Record<string, { actions: readonly TeamAction[
   cancel_task: { actions: ['cancel_task'], kinds: ['own'] },
   submit_task: { actions: ['submit_task'], kinds: ['task'] },
   update_task: { actions: ['update_task'], kinds: ['task'] },
+  ask_person: { actions: ['ask_person'], kinds: ['own'] },
 }
 
 /**

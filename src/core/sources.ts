@@ -175,6 +175,19 @@ export interface TaskReportSource extends Base, Chain {
   intentId: string
 }
 
+/**
+ * The person's answer to a Bot's question or approval (from the inbox), entered into the asking
+ * Session: a turn on the asking chain, never a turn the person opened. `grant`: an allowed
+ * approval, the one-shot grant for exactly that call (tool and the key of its arguments).
+ */
+export interface AnswerSource extends Base, Chain {
+  form: 'relay'
+  type: 'answer'
+  taskId: string
+  intentId: string
+  grant?: { tool: string; key: string }
+}
+
 /** One line about a task in a Bot's own chat (it started, it ended) or for the person; starts no turn. */
 export interface TaskNoticeSource extends Base {
   form: 'notice'
@@ -200,6 +213,7 @@ export type TeamSource =
   | RoleNoticeSource
   | TaskSource
   | TaskReportSource
+  | AnswerSource
   | TaskNoticeSource
 
 export type TeamSourceType = TeamSource['type']
@@ -319,6 +333,10 @@ export function taskReportSource(t: { taskId: string; intentId: string }, chain:
   return { ...base, form: 'relay', type: 'task-report', taskId: t.taskId, intentId: t.intentId, ...chainFields(chain) }
 }
 
+export function answerSource(t: { taskId: string; intentId: string; grant?: { tool: string; key: string } }, chain: Chain): AnswerSource {
+  return { ...base, form: 'relay', type: 'answer', taskId: t.taskId, intentId: t.intentId, ...(t.grant ? { grant: t.grant } : {}), ...chainFields(chain) }
+}
+
 export function taskNoticeSource(taskId: string, summary: string, intentId?: string): TaskNoticeSource {
   return { ...base, form: 'notice', type: 'task-notice', summary: oneLine(summary), taskId, ...(intentId ? { intentId } : {}) }
 }
@@ -393,6 +411,15 @@ const readers = z.discriminatedUnion('type', [
     ...chain,
   }),
   z.object({ ...plugin, form: z.literal('relay'), type: z.literal('task-report'), taskId: id, intentId: id, ...chain }),
+  z.object({
+    ...plugin,
+    form: z.literal('relay'),
+    type: z.literal('answer'),
+    taskId: id,
+    intentId: id,
+    grant: z.object({ tool: z.string().min(1).max(200), key: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
+    ...chain,
+  }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('task-notice'), summary: z.string(), taskId: id, intentId: id.optional() }),
 ])
 

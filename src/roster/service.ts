@@ -28,7 +28,7 @@ import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
 import { raises, type Chain, type SandboxMode } from '../core/chain.ts'
 import { chainOf, readSource } from '../core/sources.ts'
-import { REASON_MAX } from '../core/text-limits.ts'
+import { clip, REASON_MAX } from '../core/text-limits.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
@@ -1019,6 +1019,15 @@ export class BotRoster extends Service {
           botId,
         )
       },
+      // The call waits for the person in the inbox (the task ledger), its arguments masked.
+      wait: async (call) => {
+        const tasks = this.ctx.get('botTasks')
+        if (!tasks) return undefined
+        const json = JSON.stringify(call.args ?? {}) ?? '{}'
+        const masked = this.ctx.get('botSecrets')?.mask(json) ?? json
+        return tasks.approvalWaits({ sessionId, botId, tool: call.tool, callId: call.callId, args: clip(masked, 4_000), key: call.key, reason: call.reason })
+      },
+      useGrant: (grant, call) => this.ctx.get('botTasks')?.useGrant(grant, { ...call, botId }) ?? false,
     }))
       track(dispose)
     track(this.pickers.switchModes(agent, botId))

@@ -21,6 +21,21 @@ export interface TurnInfo {
    * turns; the chain's for the others (absent for a chain recorded before budgets existed).
    */
   budget?: string
+  /** The one-shot grant the turn's opening carries (the person allowed exactly one call). */
+  grant?: TurnGrant
+}
+
+/** An allowed approval's grant, as the answer that opened a turn carries it. */
+export interface TurnGrant {
+  taskId: string
+  tool: string
+  key: string
+}
+
+/** The grant a claimed message carries, if it is an allowed approval's answer (pure). */
+function grantOf(source: UserMessage['source']): TurnGrant | undefined {
+  const s = readSource(source)
+  return s?.type === 'answer' && s.grant ? { taskId: s.taskId, tool: s.grant.tool, key: s.grant.key } : undefined
 }
 
 /** Who a claimed message says started the turn (pure). */
@@ -32,6 +47,7 @@ export function whoOf(source: UserMessage['source']): string {
   if (s?.type === 'schedule') return `scheduled task ${s.scheduleId}`
   if (s?.type === 'handoff') return 'the move to a new part of this chat'
   if (s?.type === 'task' || s?.type === 'person-task' || s?.type === 'task-report') return `task ${s.taskId}`
+  if (s?.type === 'answer') return `the user's answer to ${s.taskId} (from the inbox)`
   if (s) return 'the Bot team plugin'
   return source.kind === 'plugin' ? `the ${source.plugin} plugin` : `a ${source.kind} message`
 }
@@ -70,7 +86,7 @@ export function chainOfLog(events: readonly LogEvent[], sessionId: string): Chai
 interface Entry {
   turn: number
   /** The messages of the turn's first step, with who sent them. */
-  opening: Array<{ opener: Opener; who: string }>
+  opening: Array<{ opener: Opener; who: string; grant?: TurnGrant | undefined }>
   /** The first step's messages are all in: later ones are steered in and change nothing. */
   sealed: boolean
   origin?: TurnOrigin
@@ -93,7 +109,7 @@ export class TurnTracker {
         queueMicrotask(() => this.seal(sessionId, fresh))
         entry = fresh
       }
-      if (!entry.sealed) entry.opening.push({ opener: openerOf(message.source), who: whoOf(message.source) })
+      if (!entry.sealed) entry.opening.push({ opener: openerOf(message.source), who: whoOf(message.source), grant: grantOf(message.source) })
     })
     return () => {
       dispose()
@@ -139,11 +155,13 @@ export class TurnTracker {
     const origin = this.originOf(sessionId, entry)
     const first = entry.opening.find((c) => c.opener.kind !== 'person')
     const chain = chainAfterTurn(origin, personBudgetId(sessionId, entry.turn))
+    const grant = origin.kind === 'person' ? undefined : entry.opening.find((c) => c.grant)?.grant
     return {
       turn: entry.turn,
       origin,
       who: origin.kind === 'person' ? 'the user' : (first?.who ?? 'a wake-up that entered no message'),
       ...(chain.budget ? { budget: chain.budget } : {}),
+      ...(grant ? { grant } : {}),
     }
   }
 

@@ -88,8 +88,23 @@ export const migrationV4toV5: Migration = {
   },
 }
 
+/**
+ * v5 → v6 (0.3): `pendingQuestions` leaves team state; questions are tasks for the person in the
+ * task ledger. The entries a v5 file held move to `ledgerImport`, which the ledger takes once (by
+ * their ids) at its next start as the writer, then removes. An empty list leaves nothing behind.
+ */
+export const migrationV5toV6: Migration = {
+  from: 5,
+  describe: 'v5 → v6: pending questions move into the task ledger (held in ledgerImport until it takes them)',
+  up(doc) {
+    const { pendingQuestions, ...rest } = doc
+    const questions = Array.isArray(pendingQuestions) ? pendingQuestions : []
+    return { ...rest, version: 6, ...(questions.length ? { ledgerImport: questions } : {}) }
+  },
+}
+
 /** The production chain, indexed by `from`. */
-export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3, migrationV3toV4, migrationV4toV5]
+export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3, migrationV3toV4, migrationV4toV5, migrationV5toV6]
 
 /**
  * Example of a real step (not in `MIGRATIONS`): v2 would move `preferences.theme` (a loose

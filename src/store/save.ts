@@ -6,7 +6,7 @@
 import { writePrivateFile } from '../core/private-file.ts'
 
 /** The fields whose entries are written one per line. */
-const PER_LINE = new Set(['bots', 'groups', 'deliveries', 'pendingQuestions'])
+const PER_LINE = new Set(['bots', 'groups', 'deliveries', 'ledgerImport'])
 
 /** Text of one entity, from the cache when the (frozen) object was written before. */
 function entityText(value: unknown, cache: WeakMap<object, string> | undefined): string {

@@ -22,8 +22,10 @@ import { LimitOverrides } from '../core/limits.ts'
  * and a message's `reply` (the reply recorded for it, or `none`), so a reply a crash cut is sent
  * once at the next start. The version moves so that a v4 build opens such a team read-only
  * instead of refusing a `report` record or sending a reply twice.
+ * v6 (0.3): `pendingQuestions` (never used) is gone: questions live in the task ledger as tasks for
+ * the person. Those a v5 file held wait in `ledgerImport` until the ledger has taken them (once).
  */
-export const STATE_VERSION = 5
+export const STATE_VERSION = 6
 
 /** Sandbox modes, lowest first (the authority a chain carries). */
 const sandboxMode = z.enum(['read-only', 'workspace-write', 'danger-full-access'])
@@ -293,7 +295,6 @@ export const stateSchema = keepUnknownJson(
     deliveries: z.array(deliverySchema),
     budgets: z.array(budgetSchema),
     preferences: z.record(z.string(), z.json()),
-    pendingQuestions: z.array(pendingQuestionSchema),
     /** kind → next number; ids are `<kind>-<n>` and are never reused, even after deletion. */
     nextIds: z.record(z.string().regex(/^[a-z][a-z0-9]*$/), z.int().min(1)),
     /** Usage ledger settings: prices, daily caps, caps reported (optional; src/usage/). */
@@ -310,6 +311,8 @@ export const stateSchema = keepUnknownJson(
     limits: keepUnknownJson(z.looseObject(LimitOverrides.shape)).optional(),
     /** Settings awaiting the person's confirmation (v4). */
     held: z.array(heldItemSchema).max(10_000).optional(),
+    /** Questions of a v5 file, until the task ledger has taken them (v6; then removed). */
+    ledgerImport: z.array(pendingQuestionSchema).max(500).optional(),
   }),
 ).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })
@@ -363,7 +366,6 @@ export function emptyState(pluginVersion = '0.0.0', now = new Date()): TeamState
     deliveries: [],
     budgets: [],
     preferences: {},
-    pendingQuestions: [],
     nextIds: {},
   }
 }

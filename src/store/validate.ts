@@ -4,15 +4,15 @@
  * same verdict as `stateSchema` (a unit test compares them). Deliberately no freezing, no serialising.
  */
 import { z } from 'zod'
-import { type TeamState, botSchema, deliverySchema, groupSchema, pendingQuestionSchema, stateSchema, teamInvariantIssues } from './schema.ts'
+import { type TeamState, botSchema, deliverySchema, groupSchema, stateSchema, teamInvariantIssues } from './schema.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 
 const STATE_WORDING = { root: '(root)', max: 5 }
 
-type Kind = 'bots' | 'groups' | 'deliveries' | 'pendingQuestions'
-const ENTITY: Record<Kind, z.ZodType> = { bots: botSchema, groups: groupSchema, deliveries: deliverySchema, pendingQuestions: pendingQuestionSchema }
+type Kind = 'bots' | 'groups' | 'deliveries'
+const ENTITY: Record<Kind, z.ZodType> = { bots: botSchema, groups: groupSchema, deliveries: deliverySchema }
 const RECORDS = ['bots', 'groups'] as const
-const ARRAYS = ['deliveries', 'pendingQuestions'] as const
+const ARRAYS = ['deliveries'] as const
 const shape = stateSchema.shape
 /** Every top-level field except the entity containers, parsed whole on every save. */
 const smallFields = z.object({
@@ -30,15 +30,17 @@ const smallFields = z.object({
   limits: shape.limits,
   // Settings held for the person's confirmation (v4; optional, small).
   held: shape.held,
+  // Questions of a v5 file until the task ledger takes them (v6; optional, at most 500).
+  ledgerImport: shape.ledgerImport,
 })
 const recordKey = z.string().min(1).max(200)
 const json = z.json()
 const KNOWN_FIELDS = new Set(Object.keys(shape))
 
 export class KnownValid {
-  private sets: Record<Kind, WeakSet<object>> = { bots: new WeakSet(), groups: new WeakSet(), deliveries: new WeakSet(), pendingQuestions: new WeakSet() }
+  private sets: Record<Kind, WeakSet<object>> = { bots: new WeakSet(), groups: new WeakSet(), deliveries: new WeakSet() }
   /** Whole containers (the `bots` record, the `deliveries` array, …) whose keys and entries all passed. */
-  private containers: Record<Kind, WeakSet<object>> = { bots: new WeakSet(), groups: new WeakSet(), deliveries: new WeakSet(), pendingQuestions: new WeakSet() }
+  private containers: Record<Kind, WeakSet<object>> = { bots: new WeakSet(), groups: new WeakSet(), deliveries: new WeakSet() }
 
   has(kind: Kind, value: unknown): boolean {
     return typeof value === 'object' && value !== null && Object.isFrozen(value) && this.sets[kind].has(value)

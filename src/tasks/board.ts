@@ -6,7 +6,7 @@
  * Deliberately narrow: no rules (`policy.ts` reads it through `TaskView`), no I/O; tasks are
  * frozen when put, and replaced whole.
  */
-import { type Task, isClosed, taskNumber } from './record.ts'
+import { type Task, inboxKind, isClosed, taskNumber } from './record.ts'
 
 /** What the policy may ask of the ledger. */
 export interface TaskView {
@@ -19,6 +19,8 @@ export interface TaskView {
   running(botId: string): Task | undefined
   /** Every task being worked on. */
   working(): Task[]
+  /** What waits for the person (questions, approvals, reviews the person makes), oldest first. */
+  inbox(): Task[]
   /** Tasks not done, failed or cancelled. */
   readonly openCount: number
   /** The number the next new task gets. */
@@ -53,6 +55,7 @@ export class TaskBoard implements TaskView {
   private readonly dependentsOf = new Map<string, Set<string>>()
   private readonly openByBot = new Map<string, Set<string>>()
   private readonly workingIds = new Set<string>()
+  private readonly inboxIds = new Set<string>()
   private open = 0
   private next = 1
 
@@ -105,6 +108,10 @@ export class TaskBoard implements TaskView {
     return this.pick(this.workingIds)
   }
 
+  inbox(): Task[] {
+    return this.pick(this.inboxIds)
+  }
+
   /** Put a task (new or replacing the one with its id); it is frozen from now on. */
   put(task: Task): void {
     const old = this.tasks.get(task.id)
@@ -114,9 +121,10 @@ export class TaskBoard implements TaskView {
     for (const b of task.blockedBy) addTo(this.dependentsOf, b, task.id)
     if (!isClosed(task)) {
       this.open++
-      if (task.assignee) addTo(this.openByBot, task.assignee.botId, task.id)
+      if (task.assignee?.kind === 'bot') addTo(this.openByBot, task.assignee.botId, task.id)
     }
     if (task.status === 'working') this.workingIds.add(task.id)
+    if (inboxKind(task)) this.inboxIds.add(task.id)
     this.next = Math.max(this.next, taskNumber(task.id) + 1)
   }
 
@@ -124,9 +132,10 @@ export class TaskBoard implements TaskView {
     for (const b of task.blockedBy) removeFrom(this.dependentsOf, b, task.id)
     if (!isClosed(task)) {
       this.open--
-      if (task.assignee) removeFrom(this.openByBot, task.assignee.botId, task.id)
+      if (task.assignee?.kind === 'bot') removeFrom(this.openByBot, task.assignee.botId, task.id)
     }
     this.workingIds.delete(task.id)
+    this.inboxIds.delete(task.id)
   }
 
   private pick(ids: Iterable<string> | undefined): Task[] {

@@ -25,6 +25,8 @@ import {
   TASK_LIMITS,
   appendAttempt,
   appendHistory,
+  assignedBot,
+  personReviews,
   failedAttempts,
   isClosed,
 } from './record.ts'
@@ -72,7 +74,7 @@ const LINE_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066
 const TEXT_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u202a-\u202e\u2066-\u2069]/u
 
 /** A text field: trimmed, at most `max` characters, one line or several. */
-function text(max: number, opts: { required?: boolean; oneLine?: boolean } = {}) {
+export function text(max: number, opts: { required?: boolean; oneLine?: boolean } = {}) {
   return z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be text') }).transform((raw, ctx) => {
     const value = raw.trim()
     const n = charCount(value)
@@ -89,6 +91,8 @@ function text(max: number, opts: { required?: boolean; oneLine?: boolean } = {})
 }
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/
+/** Acceptance criteria saying the person reviews (this only narrows who may review, never widens). */
+const PERSON_REVIEWS = /\b(?:the )?(?:user|person|human) (?:reviews|must review|will review|approves)\b/i
 const ref = z.string().min(1).max(200)
 
 export const planTaskInput = z
@@ -105,6 +109,8 @@ export const planTaskInput = z
     acceptance: text(TASK_LIMITS.acceptance).default(''),
     /** A Bot id (the service resolves names first). */
     assignee: ref.optional(),
+    /** `user`: the person reviews it (its submit lands in the inbox). */
+    reviewer: z.literal('user', { error: 'is "user" or absent' }).optional(),
     /** Keys of this plan's tasks or ids of existing tasks. */
     blockedBy: z
       .array(ref)
@@ -159,23 +165,23 @@ const asActor = (c: Creator): Actor => (c.kind === 'user' ? { kind: 'user' } : {
 const SYSTEM: Actor = Object.freeze({ kind: 'system' })
 
 /** The task after a transition: the patch, the time, and the entry appended to its history. */
-function moved(task: Task, patch: Partial<Task>, entry: HistoryEntry | null, now: string): Change {
+export function moved(task: Task, patch: Partial<Task>, entry: HistoryEntry | null, now: string): Change {
   const next: Task = { ...task, ...patch, updatedAt: now }
   return { task: entry ? { ...next, ...appendHistory(task, entry) } : next, entry }
 }
 
-function entryOf(act: Act, what: string, from: TaskStatus | null, to: TaskStatus, reason?: string): HistoryEntry {
+export function entryOf(act: Act, what: string, from: TaskStatus | null, to: TaskStatus, reason?: string): HistoryEntry {
   return { at: act.now, actor: act.actor, what, from, to, ...(reason ? { reason } : {}) }
 }
 
-function find(view: TaskView, taskId: unknown): { ok: true; task: Task } | { ok: false; refusal: string } {
+export function find(view: TaskView, taskId: unknown): { ok: true; task: Task } | { ok: false; refusal: string } {
   const id = typeof taskId === 'string' ? taskId.trim() : ''
   const task = id ? view.get(id) : undefined
   if (!task) return refuse(`No task ${JSON.stringify(id || String(taskId))} exists. list_tasks shows the team's tasks.`)
   return { ok: true, task }
 }
 
-function statusRefusal(task: Task, doing: string): string {
+export function statusRefusal(task: Task, doing: string): string {
   const where: Record<TaskStatus, string> = {
     blocked: 'is blocked (waiting for its blockers)',
     ready: 'is ready and not being worked on',
@@ -391,6 +397,7 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       sessionId: null,
       createdAt: ctx.now,
       updatedAt: ctx.now,
+      ...(t.reviewer || PERSON_REVIEWS.test(t.acceptance) ? { reviewer: 'user' as const } : {}),
     }
     return { task, entry }
   })
@@ -423,10 +430,10 @@ export function claim(view: TaskView, taskId: string, input: ClaimInput): Result
     return refuse(`Task ${task.id} cannot start yet: it ${r.ready ? 'is blocked' : r.reason}.`)
   }
   if (task.status === 'working')
-    return refuse(`Task ${task.id} is already being worked on (attempt ${task.lease?.attempt}, by ${task.assignee?.botId}). One attempt runs at a time.`)
+    return refuse(`Task ${task.id} is already being worked on (attempt ${task.lease?.attempt}, by ${assignedBot(task)}). One attempt runs at a time.`)
   if (task.status !== 'ready') return refuse(statusRefusal(task, 'be claimed'))
-  if (task.assignee && task.assignee.botId !== input.botId)
-    return refuse(`Task ${task.id} is assigned to ${task.assignee.botId}, not ${input.botId}. Nothing changed.`)
+  if (task.assignee && assignedBot(task) !== input.botId)
+    return refuse(`Task ${task.id} is assigned to ${assignedBot(task) ?? 'the user'}, not ${input.botId}. Nothing changed.`)
   const busy = view.running(input.botId)
   if (busy) return refuse(`${input.botId} is already working on ${busy.id}; ${task.id} waits until that attempt ends (one running task per Bot).`)
   const n = (task.attempts.at(-1)?.n ?? 0) + 1
@@ -469,7 +476,7 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
     return refuse(`The lease of attempt ${task.lease!.attempt} of ${task.id} ran out at ${task.lease!.expiresAt}; it can no longer be submitted.`)
   const artifacts = withArtifacts(task, input.artifacts ?? [], input)
   if (!artifacts.ok) return artifacts
-  const by = task.assignee?.botId ?? 'its assignee'
+  const by = assignedBot(task) ?? 'its assignee'
   const n = task.lease!.attempt
   return ok(
     [
@@ -486,7 +493,9 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
         taskId: task.id,
         to: task.creator,
         text: clipNotice(
-          `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}) and waits for your review: review_task with accept, or reject with a reason.`,
+          personReviews(task) && task.creator.kind === 'bot'
+            ? `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}); the user reviews it (it waits in their inbox).`
+            : `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}) and waits for your review: review_task with accept, or reject with a reason.`,
         ),
       },
     ],
@@ -578,7 +587,7 @@ export function checkFailed(
     entryOf(input, 'check-failed', 'working', 'working', r.reason),
     input.now,
   )
-  return ok([c], [{ kind: 'dispatch', taskId: task.id, attempt: n, botId: task.assignee!.botId, sessionId: input.sessionId }])
+  return ok([c], [{ kind: 'dispatch', taskId: task.id, attempt: n, botId: assignedBot(task)!, sessionId: input.sessionId }])
 }
 
 // ── review ─────────────────────────────────────────────────────────────────────────────────────
@@ -658,7 +667,8 @@ export function reassign(view: TaskView, taskId: string, input: Act & { to: stri
   const task = found.task
   if (task.status === 'review' || isClosed(task)) return refuse(statusRefusal(task, 'be reassigned'))
   if (input.to !== null && !input.bots.has(input.to)) return refuse(`${JSON.stringify(input.to)} is not a Bot of the team. Nothing changed.`)
-  if ((task.assignee?.botId ?? null) === input.to)
+  if (task.assignee?.kind === 'user') return refuse(`Task ${task.id} waits for the user; it is answered, not reassigned. Nothing changed.`)
+  if ((assignedBot(task) ?? null) === input.to)
     return refuse(`Task ${task.id} is already ${input.to ? `assigned to ${input.to}` : 'unassigned'}. Nothing changed.`)
   const r = parseReason(input.reason, false)
   if (!r.ok) return r

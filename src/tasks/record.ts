@@ -36,6 +36,17 @@ export const TASK_LIMITS = Object.freeze({
   notice: 2_000,
   /** Sessions one attempt may move to (context moves in the middle of its turn). */
   moves: 10,
+  /** A question to the person, an answer, and why an approval is asked. */
+  question: 2_000,
+  choices: 10,
+  choice: 200,
+  /** The masked arguments of a call waiting for approval (JSON, clipped). */
+  approvalArgs: 4_000,
+  /** Open approvals one Bot may have waiting. */
+  approvalsPerBot: 5,
+  /** A question's or approval's deadline when none is given, and the longest one (ms). */
+  askDefaultMs: 24 * 3_600_000,
+  askMaxMs: 30 * 24 * 3_600_000,
 })
 
 /** Statuses in the order a task usually moves; the last three are closed. (A `waiting` status can join here.) */
@@ -60,8 +71,8 @@ const count = z.int().min(0)
 export const botRefSchema = z.object({ kind: z.literal('bot'), botId: id })
 /** Who created a task: the person or a Bot. */
 export const creatorSchema = z.discriminatedUnion('kind', [z.object({ kind: z.literal('user') }), botRefSchema])
-/** Who works on it: a Bot (the person as an assignee is a later member of this union). */
-export const assigneeSchema = z.discriminatedUnion('kind', [botRefSchema])
+/** Who works on it: a Bot, or the person (questions and approvals: the inbox). */
+export const assigneeSchema = z.discriminatedUnion('kind', [botRefSchema, z.object({ kind: z.literal('user') })])
 /** Who made a transition: the person, a Bot, or the team itself (a lease ran out, blockers finished). */
 export const actorSchema = z.discriminatedUnion('kind', [z.object({ kind: z.literal('user') }), botRefSchema, z.object({ kind: z.literal('system') })])
 
@@ -113,6 +124,38 @@ export const worktreeSchema = z.object({
 
 export const TASK_ID = /^task-[1-9][0-9]{0,9}$/
 
+/** How a question or an approval was settled. */
+export const ASK_VERDICTS = ['answered', 'allowed', 'denied', 'expired'] as const
+
+/**
+ * What a question or an approval holds: who asked from which Session (where the answer goes), the
+ * question (for an approval: why it was asked), the choices, the deadline, the call waiting for
+ * approval (its arguments masked, the key of its one-shot grant), the answer and the grant's use.
+ */
+export const askSchema = z.object({
+  kind: z.enum(['question', 'approval']),
+  botId: id,
+  sessionId: id,
+  question: units(TASK_LIMITS.question),
+  choices: z.array(units(TASK_LIMITS.choice)).max(TASK_LIMITS.choices).optional(),
+  deadline: time,
+  approval: z
+    .object({
+      tool: units(200),
+      args: units(TASK_LIMITS.approvalArgs),
+      /** The grant's key: sha-256 of the tool and its arguments without free-text ones. */
+      key: z.string().regex(/^[0-9a-f]{64}$/),
+      callId: id,
+    })
+    .optional(),
+  answer: z
+    .object({ at: time, verdict: z.enum(ASK_VERDICTS), text: units(TASK_LIMITS.question).optional(), choice: z.int().min(0).max(100).optional() })
+    .optional(),
+  grant: z.object({ used: z.boolean(), usedAt: time.optional(), callId: id.optional() }).optional(),
+  /** The id it had in team state before v6 (`question-<n>`), when it was moved from there. */
+  imported: id.optional(),
+})
+
 export const taskSchema = z.object({
   id: z.string().regex(TASK_ID),
   title: units(TASK_LIMITS.title).min(1),
@@ -134,6 +177,10 @@ export const taskSchema = z.object({
   createdAt: time,
   updatedAt: time,
   worktree: worktreeSchema.optional(),
+  /** Only the person reviews it (a submit lands in the inbox); absent: its creator, a Main Bot or the person. */
+  reviewer: z.literal('user').optional(),
+  /** A question or an approval waiting for the person. */
+  ask: askSchema.optional(),
 })
 
 export type Creator = z.infer<typeof creatorSchema>
@@ -142,6 +189,7 @@ export type HistoryEntry = z.infer<typeof historyEntrySchema>
 export type Attempt = z.infer<typeof attemptSchema>
 export type Artifact = z.infer<typeof artifactSchema>
 export type Tokens = z.infer<typeof tokensSchema>
+export type Ask = z.infer<typeof askSchema>
 export type Task = z.infer<typeof taskSchema> & { chain: Chain }
 
 /** The one history append: the entry after the others, the oldest beyond the limit dropped and counted (pure). */
@@ -160,6 +208,24 @@ export function appendAttempt(attempts: readonly Attempt[], next: Attempt): Atte
   if (all.length <= TASK_LIMITS.attempts) return all
   const i = all.findIndex((a) => a.outcome === 'withdrawn')
   return i >= 0 ? [...all.slice(0, i), ...all.slice(i + 1)] : all.slice(1)
+}
+
+/** The Bot a task is assigned to (undefined: the person, or nobody). */
+export function assignedBot(task: Pick<Task, 'assignee'>): string | undefined {
+  return task.assignee?.kind === 'bot' ? task.assignee.botId : undefined
+}
+
+/** Whether only the person reviews a task (marked so: its acceptance says so). */
+export function personReviews(task: Pick<Task, 'reviewer'>): boolean {
+  return task.reviewer === 'user'
+}
+
+/** What a task waits for from the person, if anything: a question, an approval, a review. */
+export function inboxKind(task: Task): 'question' | 'approval' | 'review' | undefined {
+  if (task.ask && task.status === 'ready') return task.ask.kind
+  // A task the person created is the person's to review too (a Main Bot may also review it).
+  if (task.status === 'review' && (personReviews(task) || task.creator.kind === 'user')) return 'review'
+  return undefined
 }
 
 /** The number of a task id (`task-12` → 12). */
@@ -185,13 +251,28 @@ export function failedAttempts(task: Pick<Task, 'attempts'>): number {
 const dispatchIntent = z.object({ kind: z.literal('dispatch'), taskId: z.string().regex(TASK_ID), attempt: z.int().min(1), botId: id, sessionId: id })
 /** Tell someone (a task's creator) what happened to a task. */
 const notifyIntent = z.object({ kind: z.literal('notify'), taskId: z.string().regex(TASK_ID), to: creatorSchema, text: units(TASK_LIMITS.notice) })
+/** The person's answer to a question or an approval, entered into the asking Session (a turn on the asking chain). */
+const answerIntent = z.object({
+  kind: z.literal('answer'),
+  taskId: z.string().regex(TASK_ID),
+  botId: id,
+  sessionId: id,
+  text: units(TASK_LIMITS.notice + TASK_LIMITS.question),
+  /** An allowed approval: the turn carries the one-shot grant. */
+  grant: z.boolean().optional(),
+})
 /** End the running turn of a task Session (the task was cancelled or taken away). */
 const stopIntent = z.object({ kind: z.literal('stop'), taskId: z.string().regex(TASK_ID), sessionId: id, reason: units(TASK_LIMITS.reason + 100) })
 
-export const intentDraftSchema = z.discriminatedUnion('kind', [dispatchIntent, notifyIntent, stopIntent])
+export const intentDraftSchema = z.discriminatedUnion('kind', [dispatchIntent, notifyIntent, answerIntent, stopIntent])
 const meta = { id: z.string().min(1).max(40), at: time }
 /** An intent in the outbox: the draft with its id (`<record seq>.<index>`) and when it was recorded. */
-export const intentSchema = z.discriminatedUnion('kind', [dispatchIntent.extend(meta), notifyIntent.extend(meta), stopIntent.extend(meta)])
+export const intentSchema = z.discriminatedUnion('kind', [
+  dispatchIntent.extend(meta),
+  notifyIntent.extend(meta),
+  answerIntent.extend(meta),
+  stopIntent.extend(meta),
+])
 
 export type IntentDraft = z.infer<typeof intentDraftSchema>
 export type Intent = z.infer<typeof intentSchema>

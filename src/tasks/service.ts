@@ -18,7 +18,7 @@ import type { Requester } from '../core/caller.ts'
 import { canStart, drawOn, type Chain } from '../core/chain.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { systemClock, type Clock } from '../core/clock.ts'
-import { readSource, taskNoticeSource, taskReportSource, taskSource } from '../core/sources.ts'
+import { answerSource, readSource, taskNoticeSource, taskReportSource, taskSource } from '../core/sources.ts'
 import { clip, REASON_MAX } from '../core/text-limits.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { afterBoot } from '../dsh/boot.ts'
@@ -46,9 +46,10 @@ import {
   review,
   submit,
 } from './policy.ts'
-import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, isClosed, taskNumber } from './record.ts'
+import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, personReviews, taskNumber } from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
+import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -86,7 +87,7 @@ function sessionsOfTask(task: Task): TaskSessionEntry[] {
   const out = new Map<string, TaskSessionEntry>()
   const open = !isClosed(task)
   for (const a of task.attempts) {
-    const botId = a.botId ?? task.assignee?.botId
+    const botId = a.botId ?? assignedBot(task)
     if (!botId) continue
     for (const sessionId of [a.sessionId, ...(a.moved ?? [])])
       out.set(sessionId, { sessionId, botId, taskId: task.id, current: open && sessionId === task.sessionId })
@@ -169,6 +170,7 @@ export class BotTasks extends Service {
       () => () => {
         this.active = false
         if (this.sweepTimer !== undefined) this.clock.clearTimeout(this.sweepTimer)
+        if (this.askTimer !== undefined) this.clock.clearTimeout(this.askTimer)
         void store.close()
       },
       'bot-tasks:store',
@@ -243,12 +245,13 @@ export class BotTasks extends Service {
       if (change.source === 'local' && !change.reloaded) this.closedHere(task)
     }
     this.planSweep()
+    this.planExpiry()
     this.pump()
   }
 
   /** A task this process closed: its Bot's own chat gets the end line, and its task Sessions end once idle. */
   private closedHere(task: Task): void {
-    const botId = task.assignee?.botId ?? task.attempts.at(-1)?.botId
+    const botId = assignedBot(task) ?? task.attempts.at(-1)?.botId
     if (botId && task.attempts.length) this.track(this.tellOwnChat(botId, task.id, taskLine(task, 'ended')))
     for (const s of sessionsOfTask(task)) {
       const agent = this.ctx.agents.get(SessionId(s.sessionId))
@@ -376,6 +379,7 @@ export class BotTasks extends Service {
       return r
     }
     if (intent.kind === 'notify') return this.deliverNotice(intent)
+    if (intent.kind === 'answer') return this.deliverAnswer(intent)
     const agent = this.ctx.agents.get(SessionId(intent.sessionId))
     if (agent && agent.status !== 'idle') agent.cancel({ kind: 'hook', reason: intent.reason })
   }
@@ -439,12 +443,53 @@ export class BotTasks extends Service {
     await this.ctx.sessions.flush(agent.session)
   }
 
+  /**
+   * The person's answer into the asking Session: a turn on the asking chain (drawn on its budget like
+   * a reply: it always goes, and counts); an allowed approval's turn carries the one-shot grant.
+   */
+  private async deliverAnswer(intent: Extract<Intent, { kind: 'answer' }>): Promise<'held' | undefined> {
+    const task = this.board.get(intent.taskId)
+    const bot = this.roster.bot(intent.botId)
+    if (!task?.ask || !bot) return
+    if (this.ctx.get('botPause')?.holdsBotWork({ botId: bot.id })) return 'held'
+    await this.teamStore.update((s) => {
+      drawOn(s, task.chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, force: true, open: { origin: bot.id, at: this.now() } })
+    })
+    const agent = await this.answerAgent(intent)
+    const approval = task.ask.approval
+    const grant = intent.grant && approval ? { tool: approval.tool, key: approval.key } : undefined
+    agent.followup(
+      createUserMessage({
+        content: [{ type: 'text', text: intent.text }],
+        source: answerSource({ taskId: task.id, intentId: intent.id, ...(grant ? { grant } : {}) }, task.chain),
+      }),
+    )
+    await this.ctx.sessions.flush(agent.session)
+  }
+
+  /**
+   * The Session an answer goes to: a task Session while its task is being worked on there (the
+   * attempt goes on with the answer); anything else — the own chat, a group Session, a task that
+   * moved on — the Bot's own chat, its current part.
+   */
+  private async answerAgent(intent: Extract<Intent, { kind: 'answer' }>): Promise<Agent> {
+    const owner = this.roster.ownerOf(intent.sessionId)
+    const bot = this.roster.bot(intent.botId)!
+    const task = owner?.kind === 'task' ? this.board.get(owner.taskId) : undefined
+    const stays = owner?.botId === bot.id && task?.status === 'working' && task.lease?.sessionId === intent.sessionId
+    if (!stays) return this.roster.agentOf(bot.id)
+    return this.roster.sessions.resume(intent.sessionId, bot.model)
+  }
+
   /** Whether an intent was handed over before a crash: its id in a message source of the Session it went to. */
   private async delivered(intent: Intent): Promise<boolean> {
     if (intent.kind === 'stop') return false
     let agent: Agent | undefined
     try {
-      if (intent.kind === 'dispatch') {
+      if (intent.kind === 'answer') {
+        if (!this.roster.bot(intent.botId)) return false
+        agent = await this.answerAgent(intent)
+      } else if (intent.kind === 'dispatch') {
         if (!this.roster.bot(intent.botId)) return false
         agent = await this.roster.sessions.resume(intent.sessionId, this.roster.bot(intent.botId)?.model)
       } else {
@@ -459,7 +504,7 @@ export class BotTasks extends Service {
     if (agent.session.events.some((e) => e.type === 'user/message' && names(e.data as UserMessage))) return true
     if (![...agent.inbox.nextStep, ...agent.inbox.nextTurn].some(names)) return false
     // A line injected for the person waits for the Main Bot's next turn; a turn's message is woken.
-    if (intent.kind === 'dispatch' || intent.to.kind === 'bot') redriveInbox(agent)
+    if (intent.kind !== 'notify' || intent.to.kind === 'bot') redriveInbox(agent)
     return true
   }
 
@@ -523,6 +568,7 @@ export class BotTasks extends Service {
         await this.roster.ensureTeam()
         await this.store.recover()
         await this.store.settled()
+        await this.importQuestions()
         const pending = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [`${i.taskId}#${i.attempt}`] : [])))
         for (const task of this.board.working()) {
           const lease = task.lease
@@ -532,9 +578,26 @@ export class BotTasks extends Service {
           const r = await this.transact((view) => endAttempt(view, task.id, { now: this.now(), actor: SYSTEM, outcome: 'crash', attempt: lease.attempt }))
           if (r.ok) this.crashed++
         }
+        this.planExpiry()
         this.pump()
       })(),
     )
+  }
+
+  /** The questions a v5 team file held (`ledgerImport`): into the ledger once, then out of team state. */
+  private async importQuestions(): Promise<void> {
+    const list = this.teamStore.state.ledgerImport
+    if (!list?.length) return
+    const r = await this.transact((view) =>
+      importQuestions(view, list, { now: this.now(), sessionOf: (botId) => this.roster.bot(botId)?.sessionParts.at(-1)?.sessionId }),
+    )
+    if (!r.ok) {
+      warn(this.ctx, 'the questions of the older team file could not be moved into the task ledger', new Error(r.refusal), 'tasks')
+      return
+    }
+    await this.teamStore.update((s) => {
+      delete s.ledgerImport
+    })
   }
 
   /** Tasks whose lease ran out and whose attempt is being ended now. */
@@ -623,8 +686,9 @@ export class BotTasks extends Service {
     if (task) {
       facts.taskId = task.id
       facts.callerCreatedTask = task.creator.kind === 'bot' ? task.creator.botId === caller.botId : caller.kind === 'user'
-      facts.callerIsAssignee = caller.botId !== undefined && task.assignee?.botId === caller.botId
-      facts.assignedToOther = task.assignee !== null && task.assignee.botId !== caller.botId
+      facts.callerIsAssignee = caller.botId !== undefined && assignedBot(task) === caller.botId
+      facts.assignedToOther = task.assignee !== null && assignedBot(task) !== caller.botId
+      facts.personReviews = personReviews(task)
     }
     const verdict = this.roster.check(caller, action, facts)
     if (!verdict.allowed) throw new TeamRefusal('forbidden', verdict.reason)
@@ -728,12 +792,141 @@ export class BotTasks extends Service {
     return changed!
   }
 
+  // ── the person's inbox: questions, approvals that wait, reviews ───────────────────────────
+
+  /** What waits for the person, oldest first. */
+  inbox(): Task[] {
+    return this.board.inbox()
+  }
+
+  /** The asking turn's own chain (what the answer's turn carries): its hop, budget and mode. */
+  private askingChain(sessionId: string): Chain {
+    const c = this.roster.chainFrom(sessionId)
+    return { ...c, hop: Math.max(0, c.hop - 1) }
+  }
+
+  /**
+   * `ask_person`: a question (optional choices, a deadline in hours, 24 by default) for the person,
+   * from a Bot's Session; the answer comes back into that Session as a turn on this turn's chain.
+   */
+  async askPerson(req: Requester, raw: unknown): Promise<Task> {
+    const caller = this.roster.caller(req)
+    this.require(caller, 'ask_person')
+    const sessionId = req.kind === 'bot' ? req.sessionId : ''
+    const chain = this.askingChain(sessionId)
+    let id = ''
+    await this.apply((view) => {
+      const r = ask(view, raw, { now: this.now(), botId: caller.botId!, sessionId, chain })
+      if (r.ok) id = r.id
+      return r
+    })
+    return this.board.get(id)!
+  }
+
+  /**
+   * A DSH tool call that needs approval in a Bot-started turn (the roster's guard asks): recorded as
+   * an approval for the person — the tool, its arguments masked, the Bot, why — or refused (at most
+   * 5 waiting per Bot). Returns the sentence the Bot reads instead of the call's result.
+   */
+  async approvalWaits(input: {
+    sessionId: string
+    botId: string
+    tool: string
+    callId: string
+    args: string
+    key: string
+    reason: string | undefined
+  }): Promise<string> {
+    const chain = this.askingChain(input.sessionId)
+    const question = clip(input.reason?.trim() || `${input.tool} needs approval`, 2_000)
+    try {
+      let id = ''
+      await this.apply((view) => {
+        const r = ask(
+          view,
+          { question },
+          {
+            now: this.now(),
+            botId: input.botId,
+            sessionId: input.sessionId,
+            chain,
+            approval: { tool: input.tool, args: input.args, key: input.key, callId: input.callId },
+          },
+        )
+        if (r.ok) id = r.id
+        return r
+      })
+      return `Not run yet: this turn was not opened by the user, so the call waits for the user's approval as ${id} in their inbox (default deadline 24 h). It is refused in this turn, and so is every later ${input.tool} call in it. If the user allows it, you get a new turn to make exactly this call once; if they deny it or it expires, you are told. End this turn or go on without it.`
+    } catch (error) {
+      const why = error instanceof TeamRefusal ? error.message : 'the inbox could not record it'
+      return `Not approved: this turn was not opened by the user, and the call could not wait for approval (${why}). It is refused in this turn, and so is every later ${input.tool} call in it.`
+    }
+  }
+
+  /**
+   * Use the one-shot grant a turn carries for a call (tool and argument key): true once, only while
+   * the approval was allowed and its grant is unused; the use is recorded in the ledger.
+   */
+  useGrant(grant: { taskId: string; tool: string; key: string }, call: { tool: string; key: string; callId: string; botId: string }): boolean {
+    const task = this.board.get(grant.taskId)
+    const a = task?.ask
+    if (!a?.approval || a.botId !== call.botId || a.answer?.verdict !== 'allowed' || a.grant?.used !== false) return false
+    if (this.usedGrants.has(grant.taskId) || a.approval.tool !== call.tool || a.approval.key !== call.key || grant.key !== call.key) return false
+    this.usedGrants.add(grant.taskId)
+    this.track(this.transact((view) => useGrant(view, grant.taskId, { now: this.now(), callId: call.callId })))
+    return true
+  }
+
+  private readonly usedGrants = new Set<string>()
+
+  /** The person answers a question (text, or one of its choices). */
+  async answer(req: Requester, ref: unknown, body: { text?: string | undefined; choice?: number | undefined }): Promise<Task> {
+    return this.settleAs(req, ref, { verdict: 'answered', text: body.text, choice: body.choice })
+  }
+
+  /** The person allows or denies a call waiting for approval. */
+  async decideApproval(req: Requester, ref: unknown, verdict: 'allowed' | 'denied', reason?: string): Promise<Task> {
+    return this.settleAs(req, ref, verdict === 'allowed' ? { verdict } : { verdict, reason })
+  }
+
+  private async settleAs(req: Requester, ref: unknown, s: Settlement): Promise<Task> {
+    const caller = this.roster.caller(req)
+    const task = this.taskOf(ref)
+    this.require(caller, 'answer_task', task)
+    const [changed] = await this.apply((view) => settle(view, task.id, { now: this.now(), actor: this.actorOf(caller), ...s }))
+    return changed!
+  }
+
+  private askTimer: unknown
+
+  /** One timer for the next deadline of a waiting question or approval (writer only). */
+  private planExpiry(atLeastMs = 0): void {
+    if (this.askTimer !== undefined) this.clock.clearTimeout(this.askTimer)
+    this.askTimer = undefined
+    if (!this.active || this.store.mode !== 'writer') return
+    const next = nextDeadline(this.board)
+    if (next === undefined) return
+    // A timer waits at most ~24.8 days (2^31 - 1 ms); a later deadline is planned again when it fires.
+    this.askTimer = this.clock.setTimeout(() => this.expireAsks(), Math.min(2 ** 31 - 1, Math.max(atLeastMs, next - this.clock.now())))
+  }
+
+  private expireAsks(): void {
+    this.askTimer = undefined
+    if (!this.mayDispatch()) return
+    const due = expiredAsks(this.board, this.now()).map((t) =>
+      this.transact((view) => settle(view, t.id, { now: this.now(), actor: SYSTEM, verdict: 'expired' })),
+    )
+    // The next deadline is planned again whatever came of these; one that could not be settled is
+    // tried again in a minute, not at once.
+    this.track(Promise.allSettled(due).then((rs) => this.planExpiry(rs.some((r) => r.status === 'rejected' || !r.value.ok) ? 60_000 : 0)))
+  }
+
   /** The team's tasks, newest first, filtered (a status, a Bot), at most `limit`. */
   list(filter: { status?: TaskStatus | 'open' | undefined; botId?: string | undefined; limit?: number } = {}): Task[] {
     const out: Task[] = []
     for (const t of this.board.all()) {
       if (filter.status === 'open' ? isClosed(t) : filter.status !== undefined && t.status !== filter.status) continue
-      if (filter.botId !== undefined && t.assignee?.botId !== filter.botId && !(t.creator.kind === 'bot' && t.creator.botId === filter.botId)) continue
+      if (filter.botId !== undefined && assignedBot(t) !== filter.botId && !(t.creator.kind === 'bot' && t.creator.botId === filter.botId)) continue
       out.push(t)
     }
     return out.sort((a, b) => taskNumber(b.id) - taskNumber(a.id)).slice(0, filter.limit ?? 200)
@@ -753,7 +946,8 @@ export class BotTasks extends Service {
    */
   async renewSession(taskId: string, from: string): Promise<{ agent: Agent; sessionId: string } | undefined> {
     const task = this.board.get(taskId)
-    const bot = task?.assignee ? this.roster.bot(task.assignee.botId) : undefined
+    const botId = task ? assignedBot(task) : undefined
+    const bot = botId ? this.roster.bot(botId) : undefined
     if (!task || !bot || task.lease?.sessionId !== from || !this.mayDispatch()) return undefined
     const sessionId = `session-${randomUUID()}`
     const done = this.roster.opens(sessionId, { kind: 'task', botId: bot.id, taskId })

@@ -10,11 +10,11 @@ import { requesterOf } from '../core/caller.ts'
 import { answer, textOutput } from '../core/refusal.ts'
 import { clip } from '../core/text-limits.ts'
 import { defineTeamTool } from '../dsh/team-tool.ts'
-import type { Task, TaskStatus } from './record.ts'
+import { assignedBot, type Task, type TaskStatus } from './record.ts'
 import type { BotTasks } from './service.ts'
 
 /** What the tools use of the service. */
-export type TaskToolHost = Pick<BotTasks, 'plan' | 'update' | 'submit' | 'review' | 'cancel' | 'list' | 'waitsFor'>
+export type TaskToolHost = Pick<BotTasks, 'plan' | 'update' | 'submit' | 'review' | 'cancel' | 'list' | 'waitsFor' | 'askPerson'>
 
 const ARTIFACTS = {
   type: 'array',
@@ -28,7 +28,7 @@ const ARTIFACTS = {
 
 /** One task as a line: id, status, title, who works on it, what it waits for. */
 export function summaryLine(task: Task, waits?: string): string {
-  const who = task.assignee ? ` · ${task.assignee.botId}` : ' · unassigned'
+  const who = task.assignee ? ` · ${assignedBot(task) ?? 'the user'}` : ' · unassigned'
   const attempt = task.attempts.length ? ` · attempt ${task.attempts.at(-1)!.n}` : ''
   return `${task.id} [${task.status}] ${clip(task.title, 120)}${who}${attempt}${waits ? ` · ${waits}` : ''}`
 }
@@ -139,6 +139,25 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
       output: textOutput,
       async execute(args, exec) {
         return answer(async () => summaryLine(await host.cancel(requesterOf(exec), args.task, args.reason)))
+      },
+    }),
+    defineTeamTool({
+      name: 'ask_person',
+      description: 'Ask the user; the answer arrives later as a new turn.',
+      parameters: {
+        question: { type: 'string', required: true },
+        choices: { type: 'array', items: { type: 'string' } },
+        deadline_hours: { type: 'number' },
+      },
+      output: textOutput,
+      async execute(args, exec) {
+        return answer(async () => {
+          const input: Record<string, unknown> = { question: args.question }
+          if (args.choices !== undefined) input.choices = args.choices
+          if (args.deadline_hours !== undefined) input.deadlineHours = args.deadline_hours
+          const task = await host.askPerson(requesterOf(exec), input)
+          return `Asked as ${task.id}; it waits for the user until ${task.ask!.deadline}. End your turn: the answer arrives as a new turn.`
+        })
       },
     }),
   ]

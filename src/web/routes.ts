@@ -29,6 +29,7 @@ import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
 import { secretsApi } from './secrets-routes.ts'
 import { tasksApi } from './tasks-routes.ts'
+import { inboxApi } from './inbox-routes.ts'
 import type { BotTasks } from '../tasks/service.ts'
 import { teamApi, type TeamFeed } from './team-api-routes.ts'
 import { errorText } from '../core/errors.ts'
@@ -139,6 +140,10 @@ export const ROUTES = [
   ['POST', '/bot-team/api/tasks/<task>/cancel'],
   ['POST', '/bot-team/api/tasks/<task>/reassign'],
   ['POST', '/bot-team/api/tasks/<task>/review'],
+  ['GET', '/bot-team/api/inbox'],
+  ['POST', '/bot-team/api/inbox/<task>/answer'],
+  ['POST', '/bot-team/api/inbox/<task>/allow'],
+  ['POST', '/bot-team/api/inbox/<task>/deny'],
 ] as const
 
 const segments = (path: string) => path.split('/').slice(1)
@@ -273,6 +278,12 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const tasks = options.tasks?.()
     if (!roster || !tasks) throw new HttpError(503, 'the task ledger is not available (see /bot-team/api/status)')
     const [status, body] = await tasksApi({ method, rest, req, url }, tasks, roster, pairing)
+    return sendJson(res, status, body)
+  }
+  if (head === 'inbox') {
+    const tasks = options.tasks?.()
+    if (!tasks) throw new HttpError(503, 'the task ledger is not available (see /bot-team/api/status)')
+    const [status, body] = await inboxApi({ method, rest, req }, tasks, pairing)
     return sendJson(res, status, body)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)

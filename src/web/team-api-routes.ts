@@ -268,6 +268,11 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
           const tasks = ctx.get('botTasks')
           return tasks ? waitingCount(tasks.board.all()) : undefined
         },
+        asksWaiting: (botId) =>
+          ctx
+            .get('botTasks')
+            ?.inbox()
+            .filter((t) => t.ask?.botId === botId).length ?? 0,
       })
     },
     (groupId) => ctx.get('botRooms')?.transcript(groupId),

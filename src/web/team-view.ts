@@ -33,6 +33,8 @@ export interface BotView {
   chatSessionId?: string
   /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
   earlierParts?: EarlierPart[]
+  /** Its questions and approvals waiting for the person in the inbox ("waiting for the person"); absent: none. */
+  asksWaiting?: number
 }
 
 export interface EarlierPart {
@@ -86,6 +88,8 @@ export interface TeamFacts {
   held?: (botId: string) => string | undefined
   /** How many tasks wait for the person (absent: no task ledger). */
   tasksWaiting?: () => number | undefined
+  /** How many of a Bot's questions and approvals wait for the person (absent: none). */
+  asksWaiting?: (botId: string) => number
 }
 
 /** The facts one Bot's status is decided from. */
@@ -148,6 +152,11 @@ function earlierPartsOf(bot: Bot): { earlierParts?: EarlierPart[] } {
   }
 }
 
+function asksOf(facts: TeamFacts, botId: string): { asksWaiting?: number } {
+  const n = facts.asksWaiting?.(botId) ?? 0
+  return n ? { asksWaiting: n } : {}
+}
+
 export function teamView(facts: TeamFacts): TeamView {
   const { state } = facts
   const pending = new Map<string, number>()
@@ -181,6 +190,7 @@ export function teamView(facts: TeamFacts): TeamView {
       ...(bot.noNetwork ? { noNetwork: true as const } : {}),
       ...(chat ? { chatSessionId: chat } : {}),
       ...earlierPartsOf(bot),
+      ...asksOf(facts, bot.id),
     })
   }
   bots.sort(compareBots)

@@ -176,7 +176,7 @@ export function registerApprovalTool(host: DshHost, reason = 'write outside the 
     defineTool({
       name: 'needs_approval',
       description: 'asks for approval',
-      parameters: {},
+      parameters: { path: { type: 'string' }, description: { type: 'string' } },
       output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
       async execute(_args, exec) {
         return `outcome=${await host.ctx.approval.request({ agent: exec.agent!, toolName: 'needs_approval', callId: exec.callId, reason, signal: exec.signal })}`

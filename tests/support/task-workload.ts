@@ -42,8 +42,11 @@ export function nextStep(view: TaskView & { all(): Iterable<Task> }, now: string
     }
   }
   for (const t of open) {
-    if (t.status === 'ready' && t.assignee && !view.running(t.assignee.botId))
-      return { name: `claim ${t.id}`, run: (v) => claim(v, t.id, { now, actor: SYSTEM, botId: t.assignee!.botId, sessionId: `s-${t.id}`, leaseMs: LEASE_MS }) }
+    if (t.status === 'ready' && t.assignee?.kind === 'bot' && !view.running(t.assignee.botId))
+      return {
+        name: `claim ${t.id}`,
+        run: (v) => claim(v, t.id, { now, actor: SYSTEM, botId: (t.assignee as { botId: string }).botId, sessionId: `s-${t.id}`, leaseMs: LEASE_MS }),
+      }
     if (t.status === 'blocked') {
       const r = readiness(t, view)
       if (!r.ready && r.stuckOn.length)

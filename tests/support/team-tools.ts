@@ -1,9 +1,9 @@
 // The team's tools, derived from what the plugin registers — never a hand-written list or name
 // pattern, so a tool added to the plugin is covered by every "no team tools here" check at once.
 //
-// Derivation (in-process, real DSH core, scripted model): the tool names a Main Bot's own chat is
-// offered on a host with the plugin, minus the names a Session is offered on the same DSH core
-// without the plugin. The baseline comes from a host without the plugin on purpose: taking it
+// Derivation (in-process, real DSH core, scripted model): the tool names a Main Bot's and another
+// Bot's own chats are offered on a host with the plugin (a few tools are for the other Bots only),
+// minus the names a Session is offered on the same DSH core without the plugin. The baseline comes from a host without the plugin on purpose: taking it
 // from a plain Session of the team host would hide any tool the plugin wrongly put there.
 // Computed once per test file (each file runs in its own module scope) and cached.
 import { startDshHost, startTeamHost, prompt, runTurn } from './dsh-host.ts'
@@ -22,13 +22,18 @@ async function derive(): Promise<{ team: readonly string[]; dsh: readonly string
   const team = await startTeamHost({ fallback: { text: 'ok' } })
   try {
     const main = team.ctx.botRoster.bots().find((b) => b.main)!
-    const agent = await team.ctx.botRoster.agentOf(main.id)
-    await prompt(team, agent, 'hello')
-    const own = team.adapter.model
-      .loopRequests()
-      .filter((r) => r.sessionId === String(agent.id))
-      .at(-1)!
-    const names = own.toolNames.filter((n) => !dsh.includes(n)).sort()
+    const other = await team.ctx.botRoster.create({ kind: 'user' }, { name: 'Probe' })
+    const offered = new Set<string>()
+    for (const botId of [main.id, other.id]) {
+      const agent = await team.ctx.botRoster.agentOf(botId)
+      await prompt(team, agent, 'hello')
+      const own = team.adapter.model
+        .loopRequests()
+        .filter((r) => r.sessionId === String(agent.id))
+        .at(-1)!
+      for (const n of own.toolNames) offered.add(n)
+    }
+    const names = [...offered].filter((n) => !dsh.includes(n)).sort()
     if (names.length === 0) throw new Error('the Main Bot was offered no team tools: the derivation would check nothing')
     return { team: names, dsh: [...dsh].sort() }
   } finally {
@@ -36,7 +41,7 @@ async function derive(): Promise<{ team: readonly string[]; dsh: readonly string
   }
 }
 
-/** Every tool the plugin offers a Main Bot's own chat and DSH alone does not offer (sorted). */
+/** Every tool the plugin offers a Main Bot's or another Bot's own chat and DSH alone does not offer (sorted). */
 export async function teamToolNames(): Promise<readonly string[]> {
   cached ??= derive()
   return (await cached).team

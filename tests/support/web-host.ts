@@ -16,9 +16,12 @@ export interface WebTeamHost {
   send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>
 }
 
-/** `script`: the scripted model's replies (default: "ok" to everything). */
-export async function startWebTeamHost(script: Parameters<typeof startDshHost>[0] = { fallback: { text: 'ok' } }): Promise<WebTeamHost> {
-  const host = await startDshHost(script)
+/** `script`: the scripted model's replies (default: "ok" to everything); `options`: a home of its own, DSH's permission stack. */
+export async function startWebTeamHost(
+  script: Parameters<typeof startDshHost>[0] = { fallback: { text: 'ok' } },
+  options: Parameters<typeof startDshHost>[1] = {},
+): Promise<WebTeamHost> {
+  const host = await startDshHost(script, options)
   await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
   await host.ctx.plugin(plugin, { dir: join(host.home, 'bot'), writer: 'always', defaultModel: 'mock/mock' } as plugin.Config)
   const origin = `http://127.0.0.1:${host.ctx.webServer.port}`

@@ -33,6 +33,7 @@ import {
   secretNoteSource,
   taskNoticeSource,
   taskReportSource,
+  answerSource,
   taskSource,
   usageNoticeSource,
   type TeamSourceType,
@@ -77,6 +78,11 @@ const SOURCES: Record<TeamSourceType, { source: unknown; kind: OriginKind; expec
   },
   'task-report': { source: taskReportSource({ taskId: 'task-1', intentId: '5.0' }, CHAIN), kind: 'bot', expect: 'message' },
   'task-notice': { source: taskNoticeSource('task-1', 'Started task-1'), kind: 'other', expect: 'inherit' },
+  answer: {
+    source: answerSource({ taskId: 'task-3', intentId: '6.0', grant: { tool: 'bash', key: 'a'.repeat(64) } }, CHAIN),
+    kind: 'answer',
+    expect: 'message',
+  },
 }
 
 /** Messages that are not ours, and ours of an older shape. */
@@ -123,6 +129,7 @@ describe('the origin table: every way a turn can start → (mode, budget, hop)',
         'person-task',
         'task-report',
         'task-notice',
+        'answer',
       ].sort(),
     )
   })

@@ -47,8 +47,9 @@ describe('plugin entry on real DSH (in-process)', () => {
     const final = events.filter((e) => e.type === 'assistant/message').at(-1)?.data as any
     expect(final.message.content[0].text).toBe(`Roster: ${roster}`)
 
-    // The Main Bot is offered every team tool (roster, delivery and group tools alike)…
-    expect(first?.toolNames).toEqual(expect.arrayContaining([...(await teamToolNames())]))
+    // The Main Bot is offered every team tool (roster, delivery and group tools alike) but ask_person (the person is in its chat)…
+    expect(first?.toolNames).toEqual(expect.arrayContaining([...(await teamToolNames())].filter((t) => t !== 'ask_person')))
+    expect(first?.toolNames).not.toContain('ask_person')
     // …a plain DSH Session exactly DSH's own tools — no team tool — and no team sections (and pays no tokens for them).
     await runTurn(host, 'hello')
     const plain = host.adapter.model.loopRequests().at(-1)!

@@ -15,7 +15,6 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { lastToolResults, lastUserText, userTextsSinceLastAssistant, type ScriptMap } from '../../../scripts/scripted-model/format.ts'
 import * as botTeam from '../../../src/index.ts'
 import { BotPause } from '../../../src/operations/pause.ts'
-import { unattendedNote } from '../../../src/roster/unattended.ts'
 import { disposedAfterEach, prompt, registerApprovalTool, startDshHost, startTeamHost } from '../../support/dsh-host.ts'
 import { from, quiesce, toolResults, user } from '../delivery/helpers.ts'
 
@@ -96,7 +95,9 @@ describe('services started in the order Cordis gives them', () => {
     const main = host.ctx.botRoster.bots().find((b) => b.main)!
     await host.ctx.botDelivery.send(from(host, main.id), { to: 'Ada', kind: 'message', body: 'please do it', replyMode: 'user' })
     await quiesce(host)
-    expect(toolResults(agent, 'needs_approval')).toEqual([unattendedNote('Bot Main', 'write outside the workspace')])
+    expect(toolResults(agent, 'needs_approval')).toEqual([
+      expect.stringMatching(/^Not run yet: this turn was not opened by the user, so the call waits for the user's approval as task-1/),
+    ])
     expect(host.ctx.botRoster.activity().at(-1)!.text).toMatch(/denied an approval request of needs_approval in Ada's turn started by Bot Main/)
     await stop()
   })

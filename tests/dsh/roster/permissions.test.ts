@@ -6,7 +6,6 @@ import { installModelSelection } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { describe, expect, it } from 'vitest'
-import { unattendedNote } from '../../../src/roster/unattended.ts'
 import { ScriptedAdapter } from '../../../scripts/scripted-model/adapter.ts'
 import { lastToolResults } from '../../../scripts/scripted-model/format.ts'
 import type { Script } from '../../../scripts/scripted-model/format.ts'
@@ -72,7 +71,7 @@ describe('approval requests in turns nobody is watching', () => {
     return { host, agent: await host.ctx.botRoster.agentOf(bot.id) }
   }
 
-  it('a turn started by another Bot gets an immediate, explained refusal instead of hanging', async () => {
+  it('a turn started by another Bot gets an immediate, explained refusal instead of hanging, and the call waits in the inbox', async () => {
     const { host, agent } = await withApprovalTool()
     agent.followup(
       createUserMessage({
@@ -82,7 +81,10 @@ describe('approval requests in turns nobody is watching', () => {
     )
     await agent.whenIdle()
     const result = agent.session.events.find((e) => e.type === 'tool/result') as any
-    expect(result.data.message.content[0].content[0].text).toBe(unattendedNote('Bot Ada', 'write outside the workspace'))
+    expect(result.data.message.content[0].content[0].text).toMatch(
+      /^Not run yet: this turn was not opened by the user, so the call waits for the user's approval as task-1 in their inbox/,
+    )
+    expect(host.ctx.botTasks.inbox().map((t) => t.ask?.question)).toEqual(['write outside the workspace'])
     expect(agent.session.events.filter((e: any) => e.type === 'approval/decided').at(-1)?.data).toMatchObject({ outcome: 'rejected' })
     expect(agent.session.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'completed' } } })
     expect(host.ctx.botRoster.activity().at(-1)!.text).toMatch(/denied an approval request of needs_approval .* started by Bot Ada/)

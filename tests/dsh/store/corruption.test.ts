@@ -16,7 +16,6 @@ const valid = () => ({
   deliveries: [],
   budgets: [],
   preferences: { keep: 'me' },
-  pendingQuestions: [],
   nextIds: { bot: 1 },
 })
 const text = (v: unknown) => Buffer.from(JSON.stringify(v, null, 2))

@@ -17,7 +17,6 @@ const valid = (extra: object = {}) => ({
   groups: {},
   deliveries: [],
   preferences: { keep: 'me' },
-  pendingQuestions: [],
   nextIds: {},
   ...extra,
 })

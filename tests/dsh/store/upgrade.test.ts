@@ -159,6 +159,34 @@ it('opens the state.json the schema-v3 build (3f0144e) saved, migrates it to the
   expect(userMessages(ada).filter((m) => (m.source as { answers?: string }).answers === 'delivery-1')).toHaveLength(1)
   const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))
   expect(saved.version).toBe(STATE_VERSION)
-  expect(STATE_VERSION).toBe(5)
   expect(saved.deliveries.find((d: any) => d.id === 'delivery-1').reply).toBe(message.reply)
+})
+
+it('opens the state.json the schema-v5 build (6a16b3b) saved: its pending questions move into the task ledger once (the open one waits in the inbox, the answered one is done), and the file is saved without them', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'bot-team-upgrade-v5-'))
+  homes.push(home)
+  mkdirSync(join(home, 'bot'))
+  copyFileSync(new URL('../../fixtures/state-v5-6a16b3b.json', import.meta.url), join(home, 'bot', 'state.json'))
+  const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home }))
+  expect(host.ctx.botStore.status().mode).toBe('writer')
+  await quiesce(host)
+  await host.ctx.botTasks.settled()
+  const tasks = [...host.ctx.botTasks.board.all()]
+  expect(tasks.map((t) => [t.id, t.status, t.assignee, t.ask?.imported, t.ask?.botId, t.ask?.question, t.ask?.choices, t.ask?.answer?.text])).toEqual([
+    ['task-1', 'ready', { kind: 'user' }, 'question-1', 'bot-2', 'Which licence should the README name?', ['MIT', 'Apache-2.0'], undefined],
+    ['task-2', 'done', { kind: 'user' }, 'question-2', 'bot-3', 'Is the draft ready?', undefined, 'Yes'],
+  ])
+  // the open one answers into the chat the v5 build recorded for Ada
+  expect(tasks[0]!.ask!.sessionId).toBe('session-v5-ada')
+  expect(host.ctx.botTasks.inbox().map((t) => t.id)).toEqual(['task-1'])
+  const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))
+  expect(saved.version).toBe(STATE_VERSION)
+  expect(saved.pendingQuestions).toBeUndefined()
+  expect(saved.ledgerImport).toBeUndefined()
+  await host.dispose()
+  // a second start takes nothing again
+  const again = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home }))
+  await quiesce(again)
+  await again.ctx.botTasks.settled()
+  expect(again.ctx.botTasks.board.size).toBe(2)
 })

@@ -75,7 +75,7 @@ it("a task the person created runs at the assignee's own preset, on a budget of 
   expect(host.ctx.botRoster.turnOf(session)?.origin).toEqual({ kind: 'chain', chain: { hop: 0, budget: `budget:${ids[0]}` }, from: 'message' })
 })
 
-it('an approval asked in a task turn is answered at once (nobody watches it), and the attempt goes on', async () => {
+it('an approval asked in a task turn is refused at once and waits in the inbox (nobody watches the turn), and the attempt goes on', async () => {
   const results: string[] = []
   const ada = (req: RecordedRequest): Reply => {
     const last = req.messages.at(-1)
@@ -92,5 +92,10 @@ it('an approval asked in a task turn is answered at once (nobody watches it), an
   const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Build', brief: 'Build it.', assignee: 'Ada' }] })
   await taskWhere(host, ids[0]!, (t) => t.status === 'review')
   await calm(host)
-  expect(results).toEqual([expect.stringMatching(/^Not approved: this turn was started by task task-1, not by the user at the screen/)])
+  expect(results).toEqual([expect.stringMatching(/^Not run yet: this turn was not opened by the user, so the call waits for the user's approval as task-2/)])
+  // the person's submitted task waits for their review, the call for their approval
+  expect(host.ctx.botTasks.inbox().map((t) => [t.id, t.ask?.kind ?? t.status, t.ask?.approval?.tool])).toEqual([
+    ['task-1', 'review', undefined],
+    ['task-2', 'approval', 'needs_approval'],
+  ])
 })

@@ -95,7 +95,7 @@ it('bad calls are refused with the reason and change nothing: a plan over the li
   expect(answers.at(-1)).toBe('Refused: A plan holds at most 50 tasks; this one has 51. Split it into smaller plans. Nothing was created.')
   expect(host.ctx.botTasks.board.size).toBe(0)
   await prompt(host, agent, 'mine')
-  expect(host.ctx.botTasks.board.get('task-1')!.assignee?.botId).toBe(mainBot.id)
+  expect(host.ctx.botTasks.board.get('task-1')!.assignee).toMatchObject({ kind: 'bot', botId: mainBot.id })
   await prompt(host, agent, 'review it')
   expect(answers.at(-1)).toBe('Refused: A Bot never reviews its own task. Its creator, a Main Bot or the user reviews it. Nothing changed.')
   await prompt(host, agent, 'nothing')

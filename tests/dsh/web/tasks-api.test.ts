@@ -71,7 +71,7 @@ describe('the tasks API (acting as the person)', () => {
     await web().send('POST', '/tasks', plan, paired)
     const unpaired = await web().send('POST', '/tasks/task-1/reassign', { to: 'Bob' })
     expect(unpaired.status).toBe(403)
-    expect(web().host.ctx.botTasks.board.get('task-1')!.assignee?.botId).toBe(ids.Ada)
+    expect(web().host.ctx.botTasks.board.get('task-1')!.assignee).toMatchObject({ kind: 'bot', botId: ids.Ada })
     const moved = await web().send('POST', '/tasks/task-1/reassign', { to: 'Bob', reason: 'Ada is busy' }, paired)
     expect(moved).toMatchObject({ status: 200, body: { task: { assignee: { botId: ids.Bob } } } })
     expect((await web().send('POST', '/tasks/task-1/review', { verdict: 'accept' })).status).toBe(403)

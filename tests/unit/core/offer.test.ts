@@ -35,6 +35,9 @@ const COULD: Record<TeamAction, (r: Role) => boolean> = {
   review_task: main,
   cancel_task: main,
   reassign_task: main,
+  // A Bot that is not a Main Bot asks the person through the inbox (a Main Bot's chat is where the person is); only the person answers.
+  ask_person: (r) => !r.main,
+  answer_task: () => false,
 }
 
 const key = (r: Role) => `${r.main ? 'Main' : 'Bot'}/${r.groups}/${r.kind}`
@@ -75,14 +78,15 @@ describe('the offer, derived from decide', () => {
   }
 
   it('names the tools of the own-chat and member roles (what each role pays for)', () => {
-    const own = 'add_schedule list_bots list_schedules message_bot read_own_chat recall remember remove_schedule request_secret'.split(' ')
+    const own = 'add_schedule ask_person list_bots list_schedules message_bot read_own_chat recall remember remove_schedule request_secret'.split(' ')
+    const notMain = (tools: readonly string[]) => tools.filter((t) => t !== 'ask_person')
     const tools = (r: Omit<Role, 'kind'>, kind: Role['kind'] = 'own') => offerFor({ ...r, kind }).tools
     expect(tools({ main: false, groups: 'none' })).toEqual(own)
     expect(tools({ main: false, groups: 'member' })).toEqual([...own, 'read_group_chat'].sort())
     expect(tools({ main: false, groups: 'admin' })).toEqual([...own, 'manage_group', 'post_to_group', 'read_group_chat'].sort())
     const ledger = ['cancel_task', 'list_tasks', 'plan_tasks', 'review_task']
     expect(tools({ main: true, groups: 'none' })).toEqual(
-      [...own, ...ledger, 'manage_bot', 'manage_group', 'post_to_group', 'read_group_chat', 'stop_bot'].sort(),
+      [...notMain(own), ...ledger, 'manage_bot', 'manage_group', 'post_to_group', 'read_group_chat', 'stop_bot'].sort(),
     )
     for (const r of ROLES.filter((x) => x.kind === 'member')) expect(offerFor(r).tools).toEqual(['read_group_chat'])
     // a task Session: its own task's tools, whatever the Bot's standing

@@ -603,6 +603,7 @@ interface TaskVariant {
   named: boolean
   rel: TaskRel
   assignedToOther: boolean
+  personReviews: boolean
 }
 type TaskRefusal =
   | 'no-task'
@@ -617,6 +618,10 @@ type TaskRefusal =
   | 'review'
   | 'cancel'
   | 'reassign'
+  | 'ask-self'
+  | 'ask-main'
+  | 'answer-bot'
+  | 'review-person'
 
 const TASK_REASONS: Record<TaskRefusal, RegExp> = {
   'no-task': /^No task was named\. .*list_tasks/,
@@ -631,6 +636,10 @@ const TASK_REASONS: Record<TaskRefusal, RegExp> = {
   review: /^Only a task's creator, a Main Bot or the user reviews it\./,
   cancel: /^Only a task's creator, a Main Bot or the user cancels it\./,
   reassign: /^Only a task's creator, a Main Bot or the user gives it to another Bot\./,
+  'ask-self': /^The user answers questions in the inbox; the user does not ask them\./,
+  'ask-main': /^A Main Bot asks the user in its own chat/,
+  'answer-bot': /^Only the person answers a question or an approval, from the paired team page/,
+  'review-person': /^The user reviews this task \(its acceptance says so\); no Bot may review it\./,
 }
 
 const TASK_CALLERS: Array<{ label: string; caller: Caller; who: 'user' | 'unpaired' | 'main' | 'bot' }> = [
@@ -642,7 +651,7 @@ const TASK_CALLERS: Array<{ label: string; caller: Caller; who: 'user' | 'unpair
 ]
 
 function taskExpected(who: 'user' | 'unpaired' | 'main' | 'bot', action: TaskAction, v: TaskVariant): 'allow' | TaskRefusal {
-  if (action !== 'plan_tasks' && !v.named) return 'no-task'
+  if (action !== 'plan_tasks' && action !== 'ask_person' && !v.named) return 'no-task'
   const person = who === 'user' || who === 'unpaired'
   const creator = v.rel === 'creator' || v.rel === 'both'
   const assignee = v.rel === 'assignee' || v.rel === 'both'
@@ -661,6 +670,7 @@ function taskExpected(who: 'user' | 'unpaired' | 'main' | 'bot', action: TaskAct
     case 'review_task':
       if (who === 'unpaired') return 'not-paired'
       if (person) return 'allow'
+      if (v.personReviews) return 'review-person'
       if (assignee) return 'review-own'
       return who === 'main' || creator ? 'allow' : 'review'
     case 'cancel_task':
@@ -668,12 +678,19 @@ function taskExpected(who: 'user' | 'unpaired' | 'main' | 'bot', action: TaskAct
     case 'reassign_task':
       if (who === 'unpaired') return 'not-paired'
       return who === 'bot' && !creator ? 'reassign' : 'allow'
+    case 'ask_person':
+      if (person) return 'ask-self'
+      return who === 'main' ? 'ask-main' : 'allow'
+    case 'answer_task':
+      if (!person) return 'answer-bot'
+      return who === 'unpaired' ? 'not-paired' : 'allow'
   }
 }
 
 function* taskVariants(): Generator<TaskVariant> {
   for (const named of [false, true])
-    for (const rel of ['none', 'creator', 'assignee', 'both'] as const) for (const assignedToOther of [false, true]) yield { named, rel, assignedToOther }
+    for (const rel of ['none', 'creator', 'assignee', 'both'] as const)
+      for (const assignedToOther of [false, true]) for (const personReviews of [false, true]) yield { named, rel, assignedToOther, personReviews }
 }
 
 function taskTarget(v: TaskVariant): Target {
@@ -682,6 +699,7 @@ function taskTarget(v: TaskVariant): Target {
     callerCreatedTask: v.rel === 'creator' || v.rel === 'both',
     callerIsAssignee: v.rel === 'assignee' || v.rel === 'both',
     assignedToOther: v.assignedToOther,
+    personReviews: v.personReviews,
   }
 }
 

@@ -103,7 +103,7 @@ describe('copy-on-write draft', () => {
     [
       'length truncation',
       (s) => {
-        s.pendingQuestions.length = 0
+        s.ledgerImport!.length = 0
       },
     ],
     [

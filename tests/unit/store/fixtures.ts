@@ -50,7 +50,7 @@ export function sampleState(): TeamState {
     },
   ]
   s.preferences = { theme: 'dark', nested: { a: [1, 2] } }
-  s.pendingQuestions = [{ id: 'question-1', botId: 'bot-1', question: 'Which?', askedAt: '2025-01-01T00:00:00.000Z', status: 'open' }]
+  s.ledgerImport = [{ id: 'question-1', botId: 'bot-1', question: 'Which?', askedAt: '2025-01-01T00:00:00.000Z', status: 'open' }]
   s.nextIds = { bot: 3, group: 2, delivery: 2, question: 2 }
   return s
 }

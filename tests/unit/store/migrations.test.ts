@@ -9,6 +9,7 @@ import {
   migrationV2toV3,
   migrationV3toV4,
   migrationV4toV5,
+  migrationV5toV6,
 } from '../../../src/store/migrations.ts'
 import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
 
@@ -23,13 +24,18 @@ describe('migration chain', () => {
     const v2 = fixtureV2()
     expect(v2.version).toBe(2)
     const r = migrate(v2, MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: 2, steps: [migrationV2toV3.describe, migrationV3toV4.describe, migrationV4toV5.describe] })
+    expect(r).toMatchObject({
+      ok: true,
+      from: 2,
+      steps: [migrationV2toV3.describe, migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe],
+    })
     if (!r.ok) return
     const parsed = stateSchema.safeParse(r.doc)
     expect(parsed.success).toBe(true)
     if (!parsed.success) return
     const { version, ...rest } = r.doc
-    const { version: _old, ...before } = v2
+    // v6 drops the (empty) pendingQuestions; everything else is as it was.
+    const { version: _old, pendingQuestions: _none, ...before } = v2
     expect(version).toBe(STATE_VERSION)
     expect(rest).toEqual(before)
     expect(parsed.data.paused).toBeUndefined()
@@ -42,8 +48,8 @@ describe('migration chain', () => {
     const v4 = migrationV3toV4.up(v3)
     expect(JSON.stringify(v3)).toBe(before)
     expect(v4.version).toBe(4)
-    // Read as the current version (v5 adds optional delivery fields only).
-    const parsed = stateSchema.parse(migrationV4toV5.up(v4))
+    // Read as the current version (v5 adds optional delivery fields only; v6 drops the empty questions).
+    const parsed = stateSchema.parse(migrationV5toV6.up(migrationV4toV5.up(v4)))
     expect(parsed.bots['bot-2']!.workFolder).toBeUndefined()
     expect(parsed.held).toEqual([
       { id: 'held-1', why: 'upgrade', at: v3.writtenBy.at, kind: 'work-folder', botId: 'bot-2', folder: '/tmp/bot-team-v3-fixture/ada-work' },
@@ -64,7 +70,7 @@ describe('migration chain', () => {
     expect(migrationV4toV5.up(v4)).toEqual({ ...v4, version: 5 })
     expect(JSON.stringify(v4)).toBe(before)
     const r = migrate(v3, MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: 3, steps: [migrationV3toV4.describe, migrationV4toV5.describe] })
+    expect(r).toMatchObject({ ok: true, from: 3, steps: [migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe] })
     expect(r.ok && stateSchema.safeParse(r.doc).success).toBe(true)
   })
 
@@ -141,5 +147,17 @@ describe('migration chain', () => {
     expect(migrate({ bots: {} }, MIGRATIONS, 1)).toMatchObject({ ok: false, kind: 'invalid' })
     expect(migrate([1, 2], MIGRATIONS, 1)).toMatchObject({ ok: false, kind: 'invalid' })
     expect(migrate({ version: '1' }, MIGRATIONS, 1)).toMatchObject({ ok: false, kind: 'invalid' })
+  })
+
+  it('v5 → v6 moves the pending questions to ledgerImport whole (an empty list leaves nothing), leaves the input alone, and gives a valid current state', () => {
+    const v5 = JSON.parse(readFileSync(new URL('../../fixtures/state-v5-6a16b3b.json', import.meta.url), 'utf8')) as Record<string, unknown>
+    const before = JSON.stringify(v5)
+    const { pendingQuestions, ...rest } = v5
+    expect(migrationV5toV6.up(v5)).toEqual({ ...rest, version: 6, ledgerImport: pendingQuestions })
+    expect(JSON.stringify(v5)).toBe(before)
+    expect(migrationV5toV6.up({ ...v5, pendingQuestions: [] })).toEqual({ ...rest, version: 6 })
+    const r = migrate(v5, MIGRATIONS, STATE_VERSION)
+    expect(r).toMatchObject({ ok: true, from: 5, steps: [migrationV5toV6.describe] })
+    expect(r.ok && stateSchema.safeParse(r.doc).success).toBe(true)
   })
 })

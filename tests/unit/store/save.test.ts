@@ -31,7 +31,7 @@ describe('serializeState', () => {
   })
 
   it('empty containers are written compactly and still parse', () => {
-    const s = { ...sampleState(), bots: {}, groups: {}, deliveries: [], pendingQuestions: [] }
+    const s = { ...sampleState(), bots: {}, groups: {}, deliveries: [], ledgerImport: [] }
     expect(JSON.parse(serializeState(s))).toEqual(s)
   })
 

@@ -148,7 +148,7 @@ const mutations: Array<[string, (s: any) => void]> = [
   [
     'a question without an id',
     (s) => {
-      delete s.pendingQuestions[0].id
+      delete (s.ledgerImport![0] as { id?: string }).id
     },
   ],
   [

@@ -21,7 +21,7 @@ import {
   submit,
   moveSession,
 } from '../../../src/tasks/policy.ts'
-import { TASK_STATUSES, type Task, type TaskStatus, intentSchema, taskSchema } from '../../../src/tasks/record.ts'
+import { TASK_STATUSES, assignedBot, type Task, type TaskStatus, intentSchema, taskSchema } from '../../../src/tasks/record.ts'
 import { BOTS, LEASE, MAIN, USER, at, claimAs, planOne, run, taskIn } from '../../support/task-builders.ts'
 
 const SYSTEM = { kind: 'system' } as const
@@ -30,7 +30,7 @@ const holder = (t: Task) => t.lease?.sessionId ?? 'no-lease'
 
 /** Each transition with valid input for `t` (the lease holder's Session where one is needed). */
 const TRANSITIONS: Record<string, (b: TaskBoard, t: Task) => Result> = {
-  claim: (b, t) => claim(b, t.id, { now: at(10), actor: SYSTEM, botId: t.assignee?.botId ?? 'bot-3', sessionId: 's-new', leaseMs: LEASE }),
+  claim: (b, t) => claim(b, t.id, { now: at(10), actor: SYSTEM, botId: assignedBot(t) ?? 'bot-3', sessionId: 's-new', leaseMs: LEASE }),
   renew: (b, t) => renew(b, t.id, { now: at(10), actor: SYSTEM, sessionId: holder(t), leaseMs: LEASE }),
   submit: (b, t) => submit(b, t.id, { now: at(10), actor: MAIN, sessionId: holder(t) }),
   accept: (b, t) => review(b, t.id, { now: at(10), actor: MAIN, verdict: 'accept' }),
@@ -40,7 +40,7 @@ const TRANSITIONS: Record<string, (b: TaskBoard, t: Task) => Result> = {
   'lease expired': (b, t) => endAttempt(b, t.id, { now: at(LEASE + 10), actor: SYSTEM, outcome: 'lease-expired' }),
   'check failed': (b, t) => checkFailed(b, t.id, { now: at(10), actor: SYSTEM, sessionId: holder(t), reason: 'lint fails', leaseMs: LEASE }),
   cancel: (b, t) => cancel(b, t.id, { now: at(10), actor: MAIN, reason: 'not needed' }),
-  reassign: (b, t) => reassign(b, t.id, { now: at(10), actor: MAIN, to: t.assignee?.botId === 'bot-3' ? 'bot-1' : 'bot-3', bots: BOTS }),
+  reassign: (b, t) => reassign(b, t.id, { now: at(10), actor: MAIN, to: assignedBot(t) === 'bot-3' ? 'bot-1' : 'bot-3', bots: BOTS }),
   artifacts: (b, t) => addArtifacts(b, t.id, { now: at(10), actor: MAIN, artifacts: [{ kind: 'file', value: 'src/a.ts' }] }),
   tokens: (b, t) => addTokens(b, t.id, { now: at(10), tokens: { input: 10, cached: 5, output: 2 } }),
 }

@@ -1,0 +1,140 @@
+// The inbox's transitions (pure): a question or an approval becomes a task for the person; it is
+// settled once (answer, allow, deny, expiry), each telling the asking Session; the grant is used
+// once; the v5 questions are taken once; a call's grant key ignores only free text.
+import { describe, expect, it } from 'vitest'
+import { callKey } from '../../../src/core/call-key.ts'
+import { ask, expiredAsks, importQuestions, nextDeadline, settle, useGrant } from '../../../src/tasks/asks.ts'
+import { TaskBoard } from '../../../src/tasks/board.ts'
+import { intentSchema, taskSchema } from '../../../src/tasks/record.ts'
+import { USER, at, planOne, run } from '../../support/task-builders.ts'
+
+const CHAIN = { hop: 2, budget: 'budget:eve#1', mode: 'read-only' as const }
+const ctx = (extra = {}) => ({ now: at(), botId: 'bot-2', sessionId: 's-ada', chain: CHAIN, ...extra })
+const approval = (path: string) => ({ tool: 'bash', args: JSON.stringify({ path }), key: callKey('bash', { path }), callId: `call-${path}` })
+
+describe('ask', () => {
+  it('a question is a ready task for the person with the asking chain, in the inbox; bad input creates nothing', () => {
+    const board = new TaskBoard()
+    const r = run(board, ask(board, { question: 'Which licence?\nMIT or Apache?', choices: ['MIT', 'Apache-2.0'], deadlineHours: 2 }, ctx()))
+    const t = board.get(r.id)!
+    expect(taskSchema.safeParse(t).success).toBe(true)
+    expect(t).toMatchObject({ title: 'Which licence?', status: 'ready', assignee: { kind: 'user' }, creator: { kind: 'bot', botId: 'bot-2' }, chain: CHAIN })
+    expect(t.ask!.deadline).toBe(at(2 * 3_600_000))
+    expect(board.inbox().map((x) => x.id)).toEqual([r.id])
+    for (const bad of [
+      {},
+      { question: '' },
+      { question: 'x'.repeat(2001) },
+      { question: 'q', choices: Array(11).fill('c') },
+      { question: 'q', deadlineHours: 0 },
+      { question: 'q', extra: 1 },
+    ])
+      expect(ask(board, bad, ctx())).toMatchObject({ ok: false, refusal: expect.stringMatching(/^The question was not accepted: .*Nothing was asked\.$/) })
+    expect(board.size).toBe(1)
+  })
+
+  it('at most 5 approvals of one Bot wait; another Bot still may ask', () => {
+    const board = new TaskBoard()
+    for (let i = 0; i < 5; i++) run(board, ask(board, { question: 'why' }, ctx({ approval: approval(`p${i}`) })))
+    expect(ask(board, { question: 'why' }, ctx({ approval: approval('p5') }))).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/already has 5 approvals waiting/),
+    })
+    expect(ask(board, { question: 'why' }, ctx({ botId: 'bot-3', approval: approval('p5') })).ok).toBe(true)
+  })
+})
+
+describe('settle', () => {
+  it('an answer closes the question once and tells the asking Session; a choice out of range or a second answer changes nothing', () => {
+    const board = new TaskBoard()
+    const { id } = run(board, ask(board, { question: 'Ship?', choices: ['yes', 'no'] }, ctx()))
+    expect(settle(board, id, { now: at(1), actor: USER, verdict: 'answered', choice: 2 })).toMatchObject({ ok: false })
+    expect(settle(board, id, { now: at(1), actor: USER, verdict: 'allowed' })).toMatchObject({ ok: false, refusal: expect.stringMatching(/is a question/) })
+    expect(settle(board, id, { now: at(1), actor: USER, verdict: 'answered' })).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/needs text or one of the choices/),
+    })
+    const r = run(board, settle(board, id, { now: at(1), actor: USER, verdict: 'answered', choice: 1 }))
+    expect(board.get(id)).toMatchObject({ status: 'done', ask: { answer: { verdict: 'answered', choice: 1, text: '"no"' } } })
+    expect(r.intents).toEqual([
+      { kind: 'answer', taskId: id, botId: 'bot-2', sessionId: 's-ada', text: expect.stringMatching(/^The user answered your question .*: "no"$/) },
+    ])
+    expect(intentSchema.safeParse({ ...r.intents[0], id: '1.0', at: at(1) }).success).toBe(true)
+    expect(settle(board, id, { now: at(2), actor: USER, verdict: 'answered', text: 'again' })).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/is done/),
+    })
+    expect(board.inbox()).toEqual([])
+  })
+
+  it('an allow records an unused grant and an answer intent that carries it; the grant is used once', () => {
+    const board = new TaskBoard()
+    const { id } = run(board, ask(board, { question: 'write outside' }, ctx({ approval: approval('a.txt') })))
+    const r = run(board, settle(board, id, { now: at(1), actor: USER, verdict: 'allowed' }))
+    expect(r.intents[0]).toMatchObject({
+      kind: 'answer',
+      grant: true,
+      text: expect.stringMatching(/^The user allowed bash \(call call-a.txt\) with \{"path":"a.txt"\}/),
+    })
+    expect(board.get(id)!.ask!.grant).toEqual({ used: false })
+    run(board, useGrant(board, id, { now: at(2), callId: 'call-9' }))
+    expect(board.get(id)!.ask!.grant).toEqual({ used: true, usedAt: at(2), callId: 'call-9' })
+    expect(useGrant(board, id, { now: at(3), callId: 'call-10' })).toMatchObject({ ok: false, refusal: expect.stringMatching(/used already/) })
+  })
+
+  it('a deny tells the Bot with the reason; a plain task cannot be settled', () => {
+    const board = new TaskBoard()
+    const { id } = run(board, ask(board, { question: 'why' }, ctx({ approval: approval('b.txt') })))
+    const r = run(board, settle(board, id, { now: at(1), actor: USER, verdict: 'denied', reason: 'not that file' }))
+    expect(board.get(id)).toMatchObject({ status: 'done', ask: { answer: { verdict: 'denied', text: 'not that file' } } })
+    expect(r.intents[0]).not.toHaveProperty('grant')
+    const work = planOne(board)
+    expect(settle(board, work, { now: at(1), actor: USER, verdict: 'answered', text: 'x' })).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/is not a question or an approval/),
+    })
+  })
+
+  it('the deadline: the next one is known, and an expired question is cancelled with the Bot told', () => {
+    const board = new TaskBoard()
+    const { id } = run(board, ask(board, { question: 'q', deadlineHours: 1 }, ctx()))
+    run(board, ask(board, { question: 'later' }, ctx()))
+    expect(nextDeadline(board)).toBe(Date.parse(at(3_600_000)))
+    expect(expiredAsks(board, at(3_599_999))).toEqual([])
+    expect(expiredAsks(board, at(3_600_000)).map((t) => t.id)).toEqual([id])
+    const r = run(board, settle(board, id, { now: at(3_600_000), actor: { kind: 'system' }, verdict: 'expired' }))
+    expect(board.get(id)).toMatchObject({ status: 'cancelled', ask: { answer: { verdict: 'expired' } } })
+    expect(r.intents[0]!.kind === 'answer' && r.intents[0]!.text).toMatch(/got no answer by its deadline/)
+  })
+})
+
+describe('importQuestions (the v5 file)', () => {
+  const questions = [
+    { id: 'question-1', botId: 'bot-2', question: 'Which?', options: ['a', 'b'], askedAt: at(), status: 'open' as const },
+    { id: 'question-2', botId: 'bot-3', question: 'Done?', askedAt: at(), status: 'answered' as const, answer: 'Yes' },
+    { id: 'question-3', botId: 'bot-gone', question: 'Lost?', askedAt: at(), status: 'open' as const },
+  ]
+  it('takes each once: open ones wait, answered ones are done, a gone Bot’s is cancelled; nobody is told', () => {
+    const board = new TaskBoard()
+    const sessionOf = (b: string) => (b === 'bot-gone' ? undefined : `s-${b}`)
+    const r = run(board, importQuestions(board, questions, { now: at(), sessionOf }))
+    expect(r.intents).toEqual([])
+    expect([...board.all()].map((t) => [t.status, t.ask!.imported, t.ask!.sessionId, t.ask!.choices])).toEqual([
+      ['ready', 'question-1', 's-bot-2', ['a', 'b']],
+      ['done', 'question-2', 's-bot-3', undefined],
+      ['cancelled', 'question-3', 'none', undefined],
+    ])
+    for (const t of board.all()) expect(taskSchema.safeParse(t).success).toBe(true)
+    expect(importQuestions(board, questions, { now: at(1), sessionOf })).toEqual({ ok: true, changes: [], intents: [] })
+  })
+})
+
+describe('callKey', () => {
+  it('ignores only the top-level free text and the key order', () => {
+    const k = callKey('bash', { command: 'ls', sandbox_permissions: 'require_escalated' })
+    expect(callKey('bash', { sandbox_permissions: 'require_escalated', command: 'ls', justification: 'to see', description: 'list' })).toBe(k)
+    expect(callKey('bash', { command: 'ls -a', sandbox_permissions: 'require_escalated' })).not.toBe(k)
+    expect(callKey('shell', { command: 'ls', sandbox_permissions: 'require_escalated' })).not.toBe(k)
+    expect(callKey('bash', { command: 'ls', sandbox_permissions: 'require_escalated', opts: { description: 'x' } })).not.toBe(k)
+  })
+})
