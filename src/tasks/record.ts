@@ -228,6 +228,11 @@ export function inboxKind(task: Task): 'question' | 'approval' | 'review' | unde
   return undefined
 }
 
+/** Whether an open task waits for the person: assigned to them, or in their inbox (`inboxKind`). */
+export function waitsForPerson(task: Task): boolean {
+  return !isClosed(task) && (task.assignee?.kind === 'user' || inboxKind(task) !== undefined)
+}
+
 /** The number of a task id (`task-12` → 12). */
 export function taskNumber(taskId: string): number {
   return Number(taskId.slice('task-'.length))

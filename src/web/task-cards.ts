@@ -1,11 +1,11 @@
 /**
  * The task board as the browser half draws it (pure): one small card per task (title, column,
- * assignee, blockers, attempts, tokens, branch and check), which tasks wait for the person (the inbox: tasks assigned
- * to the person; and tasks the person planned that wait for their review), and the board's cut:
+ * assignee, blockers, attempts, tokens, branch and check), which tasks wait for the person (the
+ * ledger's `waitsForPerson`), and the board's cut:
  * every open task, then the newest closed ones up to `BOARD_CARDS_MAX`. Deliberately no I/O, no rules.
  */
 import { clip } from '../core/text-limits.ts'
-import { type Task, type TaskStatus, isClosed, taskNumber } from '../tasks/record.ts'
+import { type Task, type TaskStatus, isClosed, taskNumber, waitsForPerson } from '../tasks/record.ts'
 
 /** The board's columns, in order: the person's inbox, then the statuses. */
 export const BOARD_COLUMNS = ['inbox', 'blocked', 'ready', 'working', 'review', 'done', 'failed', 'cancelled'] as const
@@ -52,18 +52,10 @@ export interface TaskBoardView {
 /** A task event of the team feed: the cards that changed, or `reload` (read the board again). */
 export type TaskFeedEvent = { cards: TaskCard[]; waiting: number } | { reload: true; waiting: number }
 
-/** Whose a task is, read loosely: the person as an assignee is `{kind: 'user'}`. */
+/** Whose a task is: a Bot's id, or `user` for the person. */
 function assigneeOf(task: Task): string | undefined {
-  const a = task.assignee as { kind: string; botId?: string } | null
-  if (!a) return undefined
-  return a.kind === 'bot' ? a.botId : 'user'
-}
-
-/** Whether the task waits for the person: open and assigned to them, or in review of theirs — planned by them or naming them its reviewer (pure). */
-export function waitsForPerson(task: Task): boolean {
-  if (isClosed(task)) return false
-  const reviewer = (task as { reviewer?: unknown }).reviewer
-  return assigneeOf(task) === 'user' || (task.status === 'review' && (task.creator.kind === 'user' || reviewer === 'user'))
+  if (!task.assignee) return undefined
+  return task.assignee.kind === 'bot' ? task.assignee.botId : 'user'
 }
 
 const COLUMN_SET: ReadonlySet<string> = new Set(BOARD_COLUMNS)

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { TaskBoard } from '../../../src/tasks/board.ts'
 import { plan } from '../../../src/tasks/policy.ts'
 import type { Task } from '../../../src/tasks/record.ts'
-import { boardView, taskCard, waitingCount, waitsForPerson } from '../../../src/web/task-cards.ts'
+import { waitsForPerson } from '../../../src/tasks/record.ts'
+import { boardView, taskCard, waitingCount } from '../../../src/web/task-cards.ts'
 import { at, BOTS, planOne, run, taskIn, USER } from '../../support/task-builders.ts'
 
 describe('task cards', () => {
