@@ -86,6 +86,9 @@ describe('secrets in DSH Web', () => {
     expect(result).not.toContain('E2eSecretValue')
     expect(JSON.stringify(model.requests)).not.toContain('E2eSecretValue')
 
+    // What stays on disk is what counts: stop DSH Web first (a live process's atomic saves come and
+    // go while a scan reads the folder).
+    await web.stop()
     const hits = walk(home.home)
       .filter((f) => readFileSync(f).includes('E2eSecretValue'))
       .map((f) => relative(home.home, f))
