@@ -5,7 +5,7 @@
 // brief, history, artifacts and the task Session's transcript read-only; accepting from an unpaired
 // browser is refused on screen and changes nothing; once paired, accepting moves the next task
 // across the board and the opt-in notification fires. Screenshots: .tmp/surface-board.png,
-// .tmp/surface-task-detail.png, .tmp/surface-inbox.png. Only the model is scripted.
+// .tmp/surface-task-detail.png. Only the model is scripted.
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, offersTool } from '../../scripts/scripted-model/format.ts'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
@@ -61,8 +61,6 @@ describe('the task board inside DSH Web', () => {
     await openDshWeb(page, web.url)
     // task-1 is handed in by its task Session: it waits for the person's review (the badge).
     await page.locator('[data-testid="bt-tasks-waiting"][data-count="1"]').waitFor({ timeout: 30_000 })
-    // The sidebar's Tasks button with what waits for the person (no task is the person's own yet).
-    await page.getByTestId('bt-team-sidebar').screenshot({ path: '.tmp/surface-inbox.png' })
     await page.getByTestId('bt-tasks').click()
     const board = page.getByTestId('bt-board')
     await board.locator('[data-column="review"] [data-task="task-1"]').waitFor({ timeout: 30_000 })
