@@ -12,7 +12,7 @@ export type DemoIntent =
   | { tool: 'manage_group'; args: { action: 'create'; name: string; members: string[] } }
   | { tool: 'post_to_group'; args: { group: string; text: string } }
   | { tool: 'stop_bot'; args: { to: string; reason: string } }
-  | { tool: 'plan_tasks'; args: { tasks: PlannedTask[] } }
+  | { tool: 'plan_tasks'; args: { tasks: PlannedTask[] }; goal: string }
 
 export interface PlannedTask {
   key: string
@@ -23,12 +23,17 @@ export interface PlannedTask {
   assignee?: string
 }
 
-/** A small plan for `goal`: outline, draft, check, each after the one before. */
-export function demoPlan(goal: string, chinese: boolean): PlannedTask[] {
-  const g = goal
+/** The goal as the plan names it: no closing stop, at most 100 characters. */
+export function planGoal(goal: string): string {
+  return goal
     .replace(/[.。!！]+$/u, '')
     .trim()
     .slice(0, 100)
+}
+
+/** A small plan for `goal`: outline, draft, check, each after the one before; `note` (the person's answer) ends each brief. */
+export function demoPlan(goal: string, chinese: boolean, note?: string): PlannedTask[] {
+  const g = planGoal(goal)
   const steps = chinese
     ? [
         ['outline', `列提纲：${g}`, `为「${g}」列一个三点提纲。`, '三点提纲。'],
@@ -43,7 +48,7 @@ export function demoPlan(goal: string, chinese: boolean): PlannedTask[] {
   return steps.map(([key, title, brief, acceptance], i) => ({
     key: key!,
     title: title!.slice(0, 120),
-    brief: brief!,
+    brief: note ? `${brief!}${chinese ? '' : ' '}${note}` : brief!,
     acceptance: acceptance!,
     ...(i ? { blocked_by: [steps[i - 1]![0]!] } : {}),
   }))
@@ -52,6 +57,11 @@ export function demoPlan(goal: string, chinese: boolean): PlannedTask[] {
 const NAME = String.raw`["“]?([\p{L}\p{N}_-]{1,40})["”]?`
 /** In Chinese sentences a name touches the words around it: Latin names, or any name set off by spaces or quotes. */
 const NAME_ZH = String.raw`["“「]?([A-Za-z0-9_-]{1,40}|[\p{L}\p{N}_-]{1,40}(?=\s|["”」]))["”」]?`
+
+/** The Bot's own id, from the identity line of its system prompt ("… (id bot-…)."). */
+export function ownBotId(system: string): string | undefined {
+  return /a long-lived Bot on a team of Bots in DeepSeek Harness \(id ([^)\s]{1,200})\)/.exec(system)?.[1]
+}
 
 /** True when the text is mostly Chinese (answers follow the person's language). */
 export function isChinese(text: string): boolean {
@@ -123,10 +133,10 @@ export function understand(raw: string): DemoIntent | undefined {
   }
   // make a plan to …
   if ((m = /^(?:please\s+)?(?:make|create|draw up|write)\s+(?:a\s+)?plan\s+(?:to|for)\s+(.+)$/isu.exec(text))) {
-    return { tool: 'plan_tasks', args: { tasks: demoPlan(m[1]!, false) } }
+    return { tool: 'plan_tasks', args: { tasks: demoPlan(m[1]!, false) }, goal: planGoal(m[1]!) }
   }
   if ((m = /^(?:请)?(?:制定|做|定|拟定|订)(?:一个|个)?计划[，,：:]?\s*(?:来|去|用来)?(.+)$/su.exec(text))) {
-    return { tool: 'plan_tasks', args: { tasks: demoPlan(m[1]!, true) } }
+    return { tool: 'plan_tasks', args: { tasks: demoPlan(m[1]!, true) }, goal: planGoal(m[1]!) }
   }
   // ask X to …
   if ((m = new RegExp(String.raw`^(?:please\s+)?(?:ask|tell)\s+${NAME}\s+to\s+(.+)$`, 'isu').exec(text))) {

@@ -3,14 +3,16 @@
 // no DEEPSEEK_API_KEY is set, and when the user asks about bots/the team and `list_bots` is offered,
 // calls list_bots and then summarises the tool result; a handful of plain requests in English and
 // Chinese (`demo-intents.ts`: create a Bot, ask a Bot, create a group, post in it, stop a Bot, make
-// a plan) become one team tool call each, and the tool's answer is shown; a plan's tasks go to the
-// planning Bot, and in a task Session the demo hands the task in (`submit_task`).
+// a plan) become one team tool call each, and the tool's answer is shown; before a plan, Scout (a
+// non-Main Bot the demo creates) asks the person one question, and the answer starts the plan
+// (`demo-ask.ts`); a plan's tasks go to the planning Bot; a task Session hands its task in.
 // Deliberately does not: start a server (run `node scripts/scripted-model/server.ts --script
 // scripts/demo-script.ts`) or pretend to be a real model (it never answers the question itself).
 
 import { lastToolResults, lastUserText, offersTool, userTextsSinceLastAssistant } from './scripted-model/format.ts'
 import type { RecordedRequest, Reply, Script } from './scripted-model/format.ts'
-import { canDo, isChinese, understand } from './demo-intents.ts'
+import { canDo, isChinese, ownBotId, understand } from './demo-intents.ts'
+import { questionFirst } from './demo-ask.ts'
 
 const NO_KEY = 'No DEEPSEEK_API_KEY is set, so Bot Team is running on this offline demo model instead of DeepSeek.'
 const HOW_TO = 'To talk to a real model, set DEEPSEEK_API_KEY (for example in your shell or a .env file) and start Bot Team again.'
@@ -32,14 +34,11 @@ function summarise(text: string, isError: boolean | undefined): string {
 /** The demo's only rule: every loop request is answered from the request itself, so it never runs out. */
 const INTENT_TOOLS = ['manage_bot', 'message_bot', 'manage_group', 'post_to_group', 'stop_bot', 'plan_tasks']
 
-/** The Bot's own id, from the identity line of its system prompt ("… (id bot-…)."). */
-export function ownBotId(system: string): string | undefined {
-  return /a long-lived Bot on a team of Bots in DeepSeek Harness \(id ([^)\s]{1,200})\)/.exec(system)?.[1]
-}
-
 export function demoReply(req: RecordedRequest): Reply {
   const said = lastUserText(req) ?? ''
   const zh = isChinese(said)
+  const asking = questionFirst(req, said, zh)
+  if (asking) return asking
   const acted = lastToolResults(req).find((r) => r.name !== undefined && INTENT_TOOLS.includes(r.name))
   if (acted !== undefined) {
     const body = acted.text.length > 2000 ? `${acted.text.slice(0, 2000)}…` : acted.text

@@ -1,6 +1,8 @@
-// The offline demo model on real DSH in-process: told "make a plan to …", the Main Bot plans three
-// tasks in a row for itself with plan_tasks; its task Session hands the first in with submit_task;
-// once the person accepts, the next starts and is handed in too — a small plan moving across the board.
+// The offline demo model on real DSH in-process: told "make a plan to …", the Main Bot creates Scout
+// (a non-Main Bot) and asks it to ask the person one question; the question waits in the inbox and
+// nothing is planned until the person answers; the answer's turn has Scout tell Main, which plans
+// three tasks in a row for itself (the answer in their briefs); its task Session hands the first in
+// with submit_task; once the person accepts, the next starts and is handed in too.
 import { expect, it } from 'vitest'
 import { demoReply } from '../../../scripts/demo-script.ts'
 import { disposedAfterEach, prompt } from '../../support/dsh-host.ts'
@@ -8,17 +10,33 @@ import { calm, taskTeam, taskWhere, user } from './helpers.ts'
 
 const track = disposedAfterEach()
 
-it('the demo model plans three tasks for its Bot on "make a plan to …" and hands each in as it starts', async () => {
+it('the demo asks the person one question through Scout on "make a plan to …"; the answer starts a three-task plan that moves across the board', async () => {
   const { host } = await taskTeam([], {}, { main: demoReply })
   track(host)
   const main = host.ctx.botRoster.bots().find((b) => b.main)!
   await prompt(host, await host.ctx.botRoster.agentOf(main.id), 'make a plan to write a launch note')
-  const first = await taskWhere(host, 'task-1', (t) => t.status === 'review')
+  const question = await taskWhere(host, 'task-1', (t) => t.status === 'ready')
+  const scout = host.ctx.botRoster.find('Scout')!
+  expect(scout.main).toBeFalsy()
+  expect(question).toMatchObject({
+    assignee: { kind: 'user' },
+    creator: { kind: 'bot', botId: scout.id },
+    ask: { kind: 'question', question: 'Before I plan "write a launch note": which tone should it take?', choices: ['Friendly', 'Formal'] },
+  })
+  await calm(host)
+  // Nothing is planned while the question waits.
+  expect(host.ctx.botTasks.inbox().map((t) => t.id)).toEqual(['task-1'])
+  expect(host.ctx.botTasks.board.get('task-2')).toBeUndefined()
+
+  await host.ctx.botTasks.answer(user, 'task-1', { choice: 0 })
+  const first = await taskWhere(host, 'task-2', (t) => t.status === 'review')
   expect(first).toMatchObject({ title: 'Outline: write a launch note', assignee: { kind: 'bot', botId: main.id } })
-  expect(host.ctx.botTasks.board.get('task-2')).toMatchObject({ status: 'blocked', blockedBy: ['task-1'], title: 'Draft: write a launch note' })
-  expect(host.ctx.botTasks.board.get('task-3')).toMatchObject({ status: 'blocked', blockedBy: ['task-2'] })
-  await host.ctx.botTasks.review(user, 'task-1', 'accept')
-  const second = await taskWhere(host, 'task-2', (t) => t.status === 'review')
+  expect(first.brief).toBe('Write a three-point outline for: write a launch note. The person answered: "Friendly".')
+  expect(host.ctx.botTasks.board.get('task-3')).toMatchObject({ status: 'blocked', blockedBy: ['task-2'], title: 'Draft: write a launch note' })
+  expect(host.ctx.botTasks.board.get('task-4')).toMatchObject({ status: 'blocked', blockedBy: ['task-3'] })
+  expect(host.ctx.botTasks.inbox().map((t) => t.id)).toEqual([])
+  await host.ctx.botTasks.review(user, 'task-2', 'accept')
+  const second = await taskWhere(host, 'task-3', (t) => t.status === 'review')
   expect(second.artifacts.map((a) => a.value)).toEqual(['Done by the offline demo model.'])
   await calm(host)
 })

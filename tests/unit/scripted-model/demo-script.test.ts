@@ -92,3 +92,56 @@ describe('demo script: a plan that moves across the board', () => {
     expect('toolCalls' in after).toBe(false)
   })
 })
+
+describe('demo script: one question before a plan', () => {
+  const call = (r: unknown) => (r as { toolCalls?: { name: string; args: Record<string, unknown> }[] }).toolCalls?.[0]
+  const TEAM = ['manage_bot', 'message_bot', 'plan_tasks']
+  it('has Main create Scout and message it on "make a plan to …" when it may, instead of planning at once', () => {
+    const m = new ScriptedModel(demoScript)
+    const first = call(m.respond(req([{ role: 'user', text: 'make a plan to write a launch note' }, RUNTIME], TEAM)))
+    expect(first).toMatchObject({ name: 'manage_bot', args: { action: 'create', name: 'Scout' } })
+    const second = call(
+      m.respond(
+        req(
+          [
+            { role: 'user', text: 'make a plan to write a launch note' },
+            { role: 'assistant', text: '' },
+            { role: 'tool', text: 'Created Scout.', toolName: 'manage_bot' },
+          ],
+          TEAM,
+        ),
+      ),
+    )
+    expect(second).toMatchObject({ name: 'message_bot', args: { to: 'Scout', reply_to: 'user' } })
+    expect(second?.args.message).toBe('Ask the person one question before the plan to write a launch note, then pass the answer on to Main.')
+  })
+
+  it('in Chinese: Scout asks with two choices, passes the answer on, and Main plans with the answer in each brief', () => {
+    const m = new ScriptedModel(demoScript)
+    const ask = call(
+      m.respond(
+        req(
+          [{ role: 'user', text: '[Message from Bot Main]\n\nAsk the person one question before the plan to 写发布说明, then pass the answer on to Main.' }],
+          ['ask_person', 'message_bot'],
+        ),
+      ),
+    )
+    expect(ask).toEqual({ name: 'ask_person', args: { question: '在规划「写发布说明」之前：用什么语气？', choices: ['亲切', '正式'] } })
+    const pass = call(
+      m.respond(
+        req(
+          [{ role: 'user', text: 'The user answered your question task-1 ("在规划「写发布说明」之前：用什么语气？"): "亲切"' }],
+          ['ask_person', 'message_bot'],
+        ),
+      ),
+    )
+    expect(pass).toMatchObject({ name: 'message_bot', args: { to: 'Main', message: 'The person answered: "亲切". Plan it now: 写发布说明' } })
+    const plan = call(m.respond(req([{ role: 'user', text: `[Message from Bot Scout]\n\n${pass?.args.message}` }], TEAM)))
+    expect(plan?.name).toBe('plan_tasks')
+    expect((plan!.args.tasks as { brief: string }[]).map((t) => t.brief)).toEqual([
+      '为「写发布说明」列一个三点提纲。用户的回答："亲切"。',
+      '按提纲为「写发布说明」写一段初稿。用户的回答："亲切"。',
+      '检查「写发布说明」的初稿并列出修改。用户的回答："亲切"。',
+    ])
+  })
+})
