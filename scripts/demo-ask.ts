@@ -8,7 +8,7 @@ import { lastToolResults, offersTool } from './scripted-model/format.ts'
 import type { RecordedRequest, Reply } from './scripted-model/format.ts'
 import { demoPlan, isChinese, ownBotId, understand } from './demo-intents.ts'
 
-export const SCOUT = 'Scout'
+const SCOUT = 'Scout'
 const ASK = /Ask the person one question before the plan to (.+?), then pass the answer on to Main\./s
 const ANSWERED =
   /^The user answered your question task-\d+ \("(?:Before I plan "(.+?)": which tone should it take\?|在规划「(.+?)」之前：用什么语气？)"\): (.+)$/s

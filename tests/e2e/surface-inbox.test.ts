@@ -37,16 +37,21 @@ const surface = useSurface('surface-inbox', () => ({
 
 const inboxIds = async (url: string) => ((await (await fetch(`${url}/bot-team/api/inbox`)).json()) as { items: { id: string }[] }).items.map((t) => t.id)
 
+/** Pair, then create Scout (a non-Main Bot) from the paired client; the pairing token. */
+async function withScout(url: string, token: string): Promise<string> {
+  const created = await fetch(`${url}/bot-team/api/bots`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-bot-team-pairing': token },
+    body: JSON.stringify({ name: 'Scout' }),
+  })
+  expect(created.status).toBe(201)
+  return token
+}
+
 describe("the person's inbox on the task board", () => {
   it("shows a non-Main Bot's question in the Inbox column with the badge, refuses an unpaired answer, and delivers the paired answer to the asking chat", async () => {
     const { web, browser } = surface()
-    const token = await pairWithTerminalCode(web)
-    const created = await fetch(`${web.url}/bot-team/api/bots`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-bot-team-pairing': token },
-      body: JSON.stringify({ name: 'Scout' }),
-    })
-    expect(created.status).toBe(201)
+    const token = await withScout(web.url, await pairWithTerminalCode(web))
     const scout = (await api(web.url, 'session.list', {})).items.find((s: any) => s.projections?.values?.title === 'Scout')
     await api(web.url, 'session.prompt', { sessionId: scout.sessionId, mode: 'queue', content: [{ type: 'text', text: 'ask the person about the licence' }] })
     await untilEvents(web.url, scout.sessionId, answeredLastPrompt, "Scout's question turn")
@@ -99,13 +104,7 @@ describe("the person's inbox on the task board", () => {
 
   it('a call that needed approval in a Bot-started turn waits as an approval card; Allow once (paired) runs exactly one new turn that makes the call, Deny tells the Bot', async () => {
     const { web, browser } = surface()
-    const token = await pairWithTerminalCode(web)
-    const created = await fetch(`${web.url}/bot-team/api/bots`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-bot-team-pairing': token },
-      body: JSON.stringify({ name: 'Scout' }),
-    })
-    expect(created.status).toBe(201)
+    const token = await withScout(web.url, await pairWithTerminalCode(web))
     const sessions = (await api(web.url, 'session.list', {})).items
     const scout = sessions.find((s: any) => s.projections?.values?.title === 'Scout').sessionId
     const main = sessions.find((s: any) => s.projections?.values?.title === 'Main').sessionId
