@@ -1,9 +1,10 @@
 // e2e (DSH Web + Chromium + the packed bundle): the person's inbox on the task board. A non-Main
 // Bot's question (ask_person with choices) waits in the Inbox column with the sidebar's badge; an
 // unpaired answer is refused on screen and changes nothing; the paired choice leaves the inbox and
-// reaches the asking chat as a turn that is not the person's; axe finds nothing serious there. A
-// real DSH approval (a shell escalation in a Bot-started turn) waits as a card: Allow once runs one
-// new turn whose call runs; Deny tells the Bot. Screenshot: .tmp/surface-inbox.png.
+// reaches the asking chat as a turn on the asking chain, not the person's; axe finds nothing serious
+// on the inbox or the question's detail. A real DSH approval (a shell escalation in a Bot-started
+// turn) waits as a card: Allow once runs one new turn whose call runs; Deny tells the Bot.
+// Screenshot: .tmp/surface-inbox.png.
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, lastUserText, offersTool } from '../../scripts/scripted-model/format.ts'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
@@ -67,13 +68,15 @@ describe("the person's inbox on the task board", () => {
     await card.waitFor({ timeout: 30_000 })
     await expect(card.textContent()).resolves.toContain('Which licence should the release use?')
     await screenshot(page, 'surface-inbox')
-    expect(await pluginAxeFindings(page, axeSource())).toEqual([])
+    const axe = axeSource()
+    expect(await pluginAxeFindings(page, axe)).toEqual([])
 
     // Unpaired: the answer is refused where it was given, and the question still waits.
     await card.locator('button').click()
     const detail = page.getByTestId('bt-task-detail')
     const question = detail.getByTestId('bt-task-question')
     await expect(question.textContent()).resolves.toContain('Which licence should the release use?')
+    expect(await pluginAxeFindings(page, axe)).toEqual([])
     await question.getByRole('button', { name: 'Apache-2.0' }).click()
     await expect(detail.getByTestId('bt-task-error').textContent()).resolves.toMatch(/pair/i)
     await detail.getByRole('button', { name: 'Pair this browser' }).waitFor()
@@ -98,7 +101,9 @@ describe("the person's inbox on the task board", () => {
     )
     const answer = events.filter((e) => e.type === 'user/message' && JSON.stringify(e.data).includes('The user answered your question task-1'))
     expect(answer).toHaveLength(1)
-    expect(answer[0].data.source?.kind).not.toBe('user')
+    // A plugin relay on the asking turn's chain (its hop and budget), not a turn the person opened.
+    expect(answer[0].data.source).toMatchObject({ kind: 'plugin', plugin: 'bot-team', type: 'answer', taskId: 'task-1', hop: 0, mode: 'workspace-write' })
+    expect(answer[0].data.source.budget).toMatch(new RegExp(`^budget:${scout.sessionId}#`))
     await context.close()
   })
 
