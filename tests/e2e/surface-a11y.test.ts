@@ -1,7 +1,8 @@
 // e2e (DSH Web + Chromium + the packed bundle): axe-core over the plugin's own DOM on each screen
 // of the team surface — the sidebar with a chat's badge, the Bot form, the delivery log, the memory
 // panel, a secret card, the usage screen, team settings, this browser's pairing, the saved
-// secrets, the task board and a task's detail: no serious or critical finding. DSH's own DOM is not checked (its findings are not ours).
+// secrets, the task board and a task's detail: no serious or critical finding (the inbox with a
+// question and its detail: tests/e2e/surface-inbox.test.ts). DSH's own DOM is not checked (its findings are not ours).
 import { describe, expect, it } from 'vitest'
 import { openDshWeb, secretAskingScript, sendInComposer, useSurface } from '../support/surface.ts'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
