@@ -136,7 +136,16 @@ interface ColumnProps {
 }
 
 const Column = memo(function Column({ column, cards, names, t, open }: ColumnProps): ReactNode {
-  const who = (c: TaskCard) => (c.assignee === undefined ? t('tasks.nobody') : c.assignee === 'user' ? t('bots.you') : (names.get(c.assignee) ?? c.assignee))
+  const name = (id: string) => names.get(id) ?? id
+  // In the inbox every card is the person's: it names the Bot that asked instead.
+  const who = (c: TaskCard) =>
+    c.column === 'inbox' && c.creator !== 'user'
+      ? t('tasks.askedBy', { name: name(c.creator) })
+      : c.assignee === undefined
+        ? t('tasks.nobody')
+        : c.assignee === 'user'
+          ? t('bots.you')
+          : name(c.assignee)
   const title = `bt-col-${column}`
   return h(
     'section',

@@ -66,7 +66,7 @@ describe("the person's inbox on the task board", () => {
     const board = page.getByTestId('bt-board')
     const card = board.locator('[data-column="inbox"] [data-task="task-1"]')
     await card.waitFor({ timeout: 30_000 })
-    await expect(card.textContent()).resolves.toContain('Which licence should the release use?')
+    await expect(card.textContent()).resolves.toMatch(/^Which licence should the release use\?task-1 · asked by Scout$/)
     await screenshot(page, 'surface-inbox')
     const axe = axeSource()
     expect(await pluginAxeFindings(page, axe)).toEqual([])
