@@ -43,8 +43,10 @@ describe('pairing in DSH Desktop (no terminal)', () => {
     // The person at the window: Team settings, "Pair this window".
     await page.getByTestId('bt-settings').click()
     const dialog = page.getByTestId('bt-settings-dialog')
-    const windowPairing = dialog.getByTestId('bt-window-pairing')
-    await expect(windowPairing.getAttribute('data-paired', { timeout: 15_000 })).resolves.toBe('false')
+    // The panel is drawn first and marked paired or not once its pairing answer arrives.
+    const windowPairing = dialog.locator('[data-testid="bt-window-pairing"][data-paired]')
+    await windowPairing.waitFor({ timeout: 15_000 })
+    expect(await windowPairing.getAttribute('data-paired')).toBe('false')
     await screenshot(page, 'desktop-pairing')
     await dialog.getByTestId('bt-pair-window').click()
     await dialog.locator('[data-testid="bt-window-pairing"][data-paired="true"]').waitFor({ timeout: 15_000 })
