@@ -118,7 +118,12 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   mount(ctx.plugin(BotDelivery), 'delivery')
   mount(ctx.plugin(BotRooms), 'rooms')
   mount(ctx.plugin(BotSchedules, { maxSchedules: config.operations.maxSchedules }), 'schedules')
-  mount(ctx.plugin(BotTasks, { dir: paths.dir }), 'task ledger')
+  const projectForbidden = [
+    { label: 'the DSH home', path: dshHomePath() },
+    { label: 'the team folder', path: paths.dir },
+    { label: 'the team workspace', path: paths.workspace },
+  ]
+  mount(ctx.plugin(BotTasks, { dir: paths.dir, protectedFolders: projectForbidden }), 'task ledger')
   mount(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
   mount(
     ctx.plugin(BotMemory, {

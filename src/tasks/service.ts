@@ -50,6 +50,9 @@ import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
+import { PROJECT_FILE, readProject, type TeamProject, writeProject } from './project.ts'
+import { GitRunner } from '../worktrees/git.ts'
+import { makePrivateDir } from '../core/private-file.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -64,6 +67,8 @@ declare module '@deepseek-ai/cordis' {
 export const Config = z.object({
   /** The bot folder (absolute): the ledger lives in `<dir>/tasks`. */
   dir: z.string(),
+  /** Folders a project may not lie in or hold (the DSH home, the team folder, the workspace). */
+  protectedFolders: z.array(z.object({ label: z.string(), path: z.string() })).default([]),
 })
 export type Config = z.input<typeof Config>
 
@@ -123,6 +128,8 @@ export class BotTasks extends Service {
   private readonly closedIds = new Set<string>()
   /** The attempts the crash check at the last start or takeover ended. */
   crashed = 0
+  private projectValue: TeamProject | null = null
+  private projectQueue: Promise<unknown> = Promise.resolve()
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botTasks')
@@ -158,6 +165,7 @@ export class BotTasks extends Service {
 
   async [Service.init](): Promise<void> {
     this.clock = this.ctx.get('botClock') ?? systemClock
+    this.projectValue = await readProject(join(this.config.dir, PROJECT_FILE))
     const store = await TaskStore.open({
       dir: join(this.config.dir, 'tasks'),
       mayWrite: () => this.ctx.get('botStore')?.isWriter() ?? false,
@@ -705,6 +713,32 @@ export class BotTasks extends Service {
     const r = await this.transact(fn)
     if (!r.ok) throw new TeamRefusal('invalid', r.refusal)
     return r.tasks
+  }
+
+  /** The team's project (the repository and target branch project tasks work on), or `null`. */
+  project(): TeamProject | null {
+    return this.projectValue
+  }
+
+  /**
+   * Name the team's project (`{ path, branch }`): the person through a paired browser only. The
+   * repository is validated by the git layer and written to `<dir>/project.json`; a bad one is
+   * refused with the reason and changes nothing.
+   */
+  setProject(req: Requester, input: unknown): Promise<TeamProject> {
+    const run = this.projectQueue.then(async () => {
+      if (req.kind !== 'user' || req.paired === false)
+        throw new TeamRefusal('forbidden', "The team's project is named only by the person, from the paired team page. Nothing was changed.")
+      await this.writable()
+      const home = join(this.config.dir, 'git-home')
+      await makePrivateDir(home)
+      const r = await writeProject(join(this.config.dir, PROJECT_FILE), new GitRunner({ emptyHome: home }), input, this.config.protectedFolders, this.now())
+      if (!r.ok) throw new TeamRefusal('invalid', r.problem)
+      this.projectValue = r.project
+      return r.project
+    })
+    this.projectQueue = run.catch(() => {})
+    return run
   }
 
   /**
