@@ -17,6 +17,7 @@ import type { Caller, TaskAction, Target } from '../core/authority.ts'
 import type { Requester } from '../core/caller.ts'
 import { canStart, drawOn, type Chain } from '../core/chain.ts'
 import { TeamRefusal } from '../core/refusal.ts'
+import { errorText } from '../core/errors.ts'
 import { systemClock, type Clock } from '../core/clock.ts'
 import { answerSource, readSource, taskNoticeSource, taskReportSource, taskSource } from '../core/sources.ts'
 import { clip, REASON_MAX } from '../core/text-limits.ts'
@@ -44,14 +45,18 @@ import {
   release,
   renew,
   review,
+  setWorktree,
   submit,
 } from './policy.ts'
 import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, personReviews, taskNumber } from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
-import { PROJECT_FILE, readProject, type TeamProject, writeProject } from './project.ts'
+import { PROJECT_FILE, readProject, realForbidden, type TeamProject, writeProject } from './project.ts'
 import { GitRunner } from '../worktrees/git.ts'
+import { projectTaskModeProblem } from '../worktrees/policy.ts'
+import { Worktrees } from '../worktrees/worktrees.ts'
+import { createHash } from 'node:crypto'
 import { makePrivateDir } from '../core/private-file.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -69,6 +74,8 @@ export const Config = z.object({
   dir: z.string(),
   /** Folders a project may not lie in or hold (the DSH home, the team folder, the workspace). */
   protectedFolders: z.array(z.object({ label: z.string(), path: z.string() })).default([]),
+  /** The folder holding one root per project (integration clone, task clones); absent: no project tasks. */
+  worktrees: z.string().optional(),
 })
 export type Config = z.input<typeof Config>
 
@@ -85,6 +92,15 @@ export function taskLine(task: Task, what: 'started' | 'ended'): string {
   if (what === 'started') return `Task ${task.id} "${title}" started in its own task Session (attempt ${task.lease?.attempt ?? 1}).`
   const how = task.status === 'done' ? 'is done' : task.status === 'failed' ? 'failed' : task.status === 'cancelled' ? 'was cancelled' : 'was taken from you'
   return `Task ${task.id} "${title}" ${how}.`
+}
+
+/** Why a merge sent the task back: the conflicting paths and both commits, and how to resolve it in the clone (pure). */
+export function conflictReason(c: { ours: string; theirs: string; paths: readonly string[]; pathCount: number }): string {
+  const more = c.pathCount > c.paths.length ? ` and ${c.pathCount - c.paths.length} more` : ''
+  return clip(
+    `Merging your branch into the integration branch conflicts in ${c.paths.join(', ')}${more}. Integration head ${c.ours}, your head ${c.theirs}. In your clone: git fetch integration, git merge ${c.ours}, resolve, commit, then submit_task again.`,
+    REASON_MAX,
+  )
 }
 
 /** The task Sessions a task has (every attempt's, and where each moved), with whose they are. */
@@ -129,6 +145,8 @@ export class BotTasks extends Service {
   /** The attempts the crash check at the last start or takeover ended. */
   crashed = 0
   private projectValue: TeamProject | null = null
+  /** The project's worktrees, opened at the first need (and at start when project tasks are open). */
+  private worktreesValue: Promise<Worktrees> | undefined
   private projectQueue: Promise<unknown> = Promise.resolve()
 
   constructor(ctx: Context, config: Config) {
@@ -265,6 +283,16 @@ export class BotTasks extends Service {
       const agent = this.ctx.agents.get(SessionId(s.sessionId))
       this.track((agent?.whenIdle() ?? Promise.resolve()).then(() => this.roster.sessions.close(s.sessionId, `task ${task.id} ${task.status}`)))
     }
+    // A project task's clone goes once its turn is over: uncommitted work kept as a WIP commit, the branch kept unless merged.
+    if (task.worktree && this.projectValue) {
+      const idle = sessionsOfTask(task).map((s) => this.ctx.agents.get(SessionId(s.sessionId))?.whenIdle())
+      this.track(
+        Promise.all(idle)
+          .then(() => this.worktrees())
+          .then((w) => w.removeClone(task.id, `task ${task.status}`))
+          .catch((error) => warn(this.ctx, `The clone of ${task.id} could not be removed`, error, 'worktrees')),
+      )
+    }
   }
 
   /** A line in a Bot's own chat that starts no turn (injected: read at its next turn). */
@@ -353,10 +381,17 @@ export class BotTasks extends Service {
     }
     const reuse = task.sessionId && this.roster.ownerOf(task.sessionId)?.botId === botId ? task.sessionId : undefined
     const sessionId = reuse ?? `session-${randomUUID()}`
+    // A project task works in its own clone, on its own branch: that folder is its Session's working folder.
+    let cwd = this.roster.folderOf(bot)
+    if (task.worktree && !reuse) {
+      const clone = await this.cloneFor(task)
+      if (!clone) return
+      cwd = clone
+    }
     const done = reuse ? () => {} : this.roster.opens(sessionId, { kind: 'task', botId, taskId })
     try {
       if (!reuse) {
-        await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd: this.roster.folderOf(bot) })
+        await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd })
       }
       const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
       const claimed = await this.transact((view) => claim(view, taskId, { now: this.now(), actor: SYSTEM, botId, sessionId, leaseMs }))
@@ -366,6 +401,20 @@ export class BotTasks extends Service {
     }
     // Task Sessions are hidden from DSH Web's list (its client filters archived Sessions).
     if (!reuse) await this.roster.sessions.archive(sessionId)
+  }
+
+  /** The task's clone (made from the integration head on its branch, or the one it has), its branch recorded; `null`: the task failed. */
+  private async cloneFor(task: Task): Promise<string | null> {
+    try {
+      const clone = await (await this.worktrees()).createClone(task.id, task.title)
+      if (task.worktree?.branch !== clone.branch)
+        await this.transact((view) => setWorktree(view, task.id, { now: this.now(), worktree: { branch: clone.branch } }))
+      return clone.dir
+    } catch (error) {
+      const reason = clip(`Its clone of the project could not be made: ${errorText(error)}`, REASON_MAX)
+      await this.transact((view) => cancel(view, task.id, { now: this.now(), actor: SYSTEM, reason }))
+      return null
+    }
   }
 
   /** Room under the cap, or work released: held hand-overs go (the outbox asks again), then ready tasks. */
@@ -577,6 +626,9 @@ export class BotTasks extends Service {
         await this.store.recover()
         await this.store.settled()
         await this.importQuestions()
+        // Start-up reconciliation of the project's clones (those of tasks no longer open go, their work kept).
+        if (this.projectValue && this.config.worktrees && [...this.board.all()].some((t) => t.worktree))
+          await this.worktrees().catch((error) => warn(this.ctx, "The project's clones could not be opened", error, 'worktrees'))
         const pending = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [`${i.taskId}#${i.attempt}`] : [])))
         for (const task of this.board.working()) {
           const lease = task.lease
@@ -715,6 +767,39 @@ export class BotTasks extends Service {
     return r.tasks
   }
 
+  /** What `plan` needs for project tasks: the project's path, or why this chain may not plan them. */
+  private projectFacts(chain: Chain): { project?: string; projectRefusal?: string } {
+    const project = this.projectValue
+    if (!project || !this.config.worktrees)
+      return { projectRefusal: 'The team has no project: the person names one on the team page (PUT /bot-team/api/project). Nothing was created.' }
+    const mode = projectTaskModeProblem(chain.mode)
+    return mode ? { projectRefusal: mode } : { project: project.path }
+  }
+
+  /**
+   * The project's worktrees (one root per project under the configured folder), opened once:
+   * the integration clone made on first use, clones of tasks no longer open removed (work kept).
+   */
+  private worktrees(): Promise<Worktrees> {
+    const project = this.projectValue
+    if (!project || !this.config.worktrees) return Promise.reject(new Error('the team has no project'))
+    this.worktreesValue ??= (async () => {
+      const root = join(this.config.worktrees!, createHash('sha256').update(project.path).digest('hex').slice(0, 12))
+      const active = new Set([...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id))
+      const { worktrees, reconciled } = await Worktrees.open(
+        { root, project: { gitDir: project.gitDir, branch: project.branch }, forbidden: await realForbidden(this.config.protectedFolders) },
+        active,
+      )
+      for (const item of reconciled)
+        if (item.kind === 'kept-unknown') warn(this.ctx, `A task clone nobody knows was kept: ${item.dir} (${item.why}).`, undefined, 'worktrees')
+      return worktrees
+    })()
+    this.worktreesValue.catch(() => {
+      this.worktreesValue = undefined
+    })
+    return this.worktreesValue
+  }
+
   /** The team's project (the repository and target branch project tasks work on), or `null`. */
   project(): TeamProject | null {
     return this.projectValue
@@ -764,7 +849,7 @@ export class BotTasks extends Service {
     const bots = new Set(this.roster.bots().map((b) => b.id))
     let ids: string[] = []
     const tasks = await this.apply((view) => {
-      const r = plan(view, input, { now: this.now(), creator: this.creatorOf(caller), chain, bots })
+      const r = plan(view, input, { now: this.now(), creator: this.creatorOf(caller), chain, bots, ...this.projectFacts(chain) })
       if (r.ok) ids = r.ids
       return r
     })
@@ -798,7 +883,18 @@ export class BotTasks extends Service {
     const task = this.taskOf(ref)
     this.require(caller, 'review_task', task)
     if (verdict !== 'accept' && verdict !== 'reject') throw new TeamRefusal('invalid', 'A review is "accept" or "reject" (with a reason). Nothing changed.')
-    return this.apply((view) => review(view, task.id, { now: this.now(), actor: this.actorOf(caller), verdict, reason }))
+    const act = { now: this.now(), actor: this.actorOf(caller) }
+    if (verdict === 'accept' && task.worktree && task.status === 'review') {
+      await this.writable()
+      // Accepting a project task merges its branch; a conflict sends it back to its assignee instead.
+      const merged = await (await this.worktrees()).merge(task.id)
+      if (merged.kind === 'conflict') {
+        await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'conflict' } }))
+        return this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: conflictReason(merged) }))
+      }
+      await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'merged' } }))
+    }
+    return this.apply((view) => review(view, task.id, { ...act, verdict, reason }))
   }
 
   /** `cancel_task`: its creator, a Main Bot or the person. */

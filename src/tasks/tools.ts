@@ -85,6 +85,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
               acceptance: { type: 'string' },
               assignee: { type: 'string' },
               blocked_by: { type: 'array', items: { type: 'string' } },
+              project: { type: 'boolean', description: "In its own clone of the team's git project." },
             },
           },
         },
