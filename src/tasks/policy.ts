@@ -118,6 +118,8 @@ export const planTaskInput = z
       .default([]),
     /** Work in its own clone of the team's project (on a branch merged when it is accepted). */
     project: z.boolean().optional(),
+    /** A project task's check command, run in its clone on submit. */
+    check: text(4000).optional(),
   })
   .strict()
 
@@ -370,6 +372,10 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       problems.push(`${name(i)} is assigned to ${JSON.stringify(t.assignee)}, which is not a Bot of the team`)
   })
   if (problems.length) return refuse(`The plan was not accepted: ${problems.join('; ')}. Nothing was created.`)
+  tasks.forEach((t, i) => {
+    if (t.check && !t.project) problems.push(`${name(i)} has a check but is not a project task (add project: true)`)
+  })
+  if (problems.length) return refuse(`The plan was not accepted: ${problems.join('; ')}. Nothing was created.`)
   if (tasks.some((t) => t.project)) {
     if (ctx.projectRefusal || !ctx.project) return refuse(ctx.projectRefusal ?? 'The team has no project. Nothing was created.')
   }
@@ -407,7 +413,7 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       createdAt: ctx.now,
       updatedAt: ctx.now,
       ...(t.reviewer || PERSON_REVIEWS.test(t.acceptance) ? { reviewer: 'user' as const } : {}),
-      ...(t.project && ctx.project ? { worktree: { project: ctx.project, merge: 'none' as const } } : {}),
+      ...(t.project && ctx.project ? { worktree: { project: ctx.project, ...(t.check ? { command: t.check } : {}), merge: 'none' as const } } : {}),
     }
     return { task, entry }
   })

@@ -34,6 +34,7 @@ import {
   addTokens,
   attemptBrief,
   cancel,
+  checkFailed,
   claim,
   endAttempt,
   expiredLeases,
@@ -56,6 +57,8 @@ import { PROJECT_FILE, readProject, realForbidden, type TeamProject, writeProjec
 import { GitRunner } from '../worktrees/git.ts'
 import { projectTaskModeProblem } from '../worktrees/policy.ts'
 import { Worktrees } from '../worktrees/worktrees.ts'
+import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { makePrivateDir } from '../core/private-file.ts'
 
@@ -873,7 +876,47 @@ export class BotTasks extends Service {
     this.require(caller, 'submit_task', task)
     const artifacts = withNote(input.artifacts, input.note)
     const sessionId = req.kind === 'bot' ? req.sessionId : ''
+    if (task.worktree?.command && task.status === 'working' && task.lease?.sessionId === sessionId) {
+      const failed = await this.runTaskCheck(task, task.worktree.command, sessionId)
+      if (failed) return failed
+    }
     const [changed] = await this.apply((view) => submit(view, task.id, { now: this.now(), actor: this.actorOf(caller), sessionId, artifacts }))
+    return changed!
+  }
+
+  /**
+   * Run a project task's check in its clone, in the task Session's sandbox (its mode: the lowest
+   * along the chain), masked. Passing: `null` (the submit goes on). Failing: the attempt ends
+   * `check-failed` with the output's tail as its reason and the next starts (or the task fails).
+   */
+  private async runTaskCheck(task: Task, command: string, sessionId: string): Promise<Task | null> {
+    await this.writable()
+    const dir = (await this.worktrees()).dirOf(task.id)
+    const mode = this.roster.modeOf(sessionId)
+    const sandbox = this.ctx.get('sandbox')
+    const mask = (text: string) => this.ctx.get('botSecrets')?.mask(text) ?? text
+    let result: { ok: boolean; summary: string; lastLines: string }
+    if (mode !== 'danger-full-access' && !sandbox) {
+      result = { ok: false, summary: `failed (no sandbox here to run it at ${mode ?? 'an unknown mode'})`, lastLines: '' }
+    } else {
+      const spawner: CheckSpawner = (cmd, { cwd, env }) => {
+        const argv = ['/bin/sh', '-c', cmd]
+        const run =
+          mode === 'danger-full-access' || !sandbox
+            ? argv
+            : sandbox.confine(argv, { mode: mode ?? 'read-only', workspaceRoot: cwd, sessionId: SessionId(sessionId) }).argv
+        return spawn(run[0]!, run.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      }
+      result = await runCheck({ command, cwd: dir, mask, spawner })
+    }
+    const now = this.now()
+    const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX) }
+    await this.transact((view) => setWorktree(view, task.id, { now, worktree: { check } }))
+    if (result.ok) return null
+    const head = `The check \`${mask(clip(command, 80))}\` ${result.summary}:\n`
+    const tail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
+    const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
+    const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + tail, leaseMs }))
     return changed!
   }
 

@@ -101,6 +101,38 @@ describe('project tasks', () => {
     expect(back!.assignee).toEqual({ kind: 'bot', botId: host.ctx.botRoster.find('Bob')!.id })
   })
 
+  it("runs a task's check in its clone on submit, masked: failing starts the next attempt with the output, passing goes to review", async () => {
+    const VALUE = 'tok-9f8e7d6c5b4a3210'
+    const { host, ids: bots } = await projectTeam({
+      Ada: works(`if [ -f .tried ]; then printf 'hi\\n' > greet.js && ${COMMIT}; fi; touch .tried`),
+    })
+    await host.ctx.botSecrets.set('GH_TOKEN', { value: VALUE, scope: [bots.Ada!] })
+    const { ids } = await host.ctx.botTasks.plan(user, {
+      tasks: [{ title: 'Greet', brief: 'Write greet.js.', assignee: 'Ada', project: true, check: `echo ${VALUE}; test -f greet.js` }],
+    })
+    const t = await taskWhere(host, ids[0]!, (x) => x.status === 'review')
+    expect(t.attempts.map((a) => a.outcome)).toEqual(['check-failed', 'submitted'])
+    expect(t.attempts[0]!.reason).toMatch(/^The check `echo \[secret:GH_TOKEN\]; test -f greet\.js` failed \(exit 1, .*\):\n\[secret:GH_TOKEN\]$/)
+    expect(JSON.stringify([t.attempts, t.worktree?.check, t.history])).not.toContain(VALUE)
+    expect(t.worktree?.check).toMatchObject({ ok: true, summary: expect.stringMatching(/^passed/) })
+  })
+
+  it("runs the check in the task Session's sandbox: a write outside its clone is denied, and three failed checks fail the task", async () => {
+    const { host, g } = await projectTeam({ Ada: works('true') })
+    const outside = path.join(path.dirname(g.pluginRoot), 'outside.txt')
+    const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Escape', brief: 'x', assignee: 'Ada', project: true, check: `touch ${outside}` }] })
+    const t = await taskWhere(host, ids[0]!, (x) => x.status === 'failed')
+    expect(t.attempts.map((a) => a.outcome)).toEqual(['check-failed', 'check-failed', 'check-failed'])
+    expect(existsSync(outside)).toBe(false)
+    expect(t.worktree?.check).toMatchObject({ ok: false })
+  })
+
+  it('refuses a check on a task that is not a project task', async () => {
+    const { host } = await projectTeam({ Ada: works('true') })
+    await expect(host.ctx.botTasks.plan(user, { tasks: [{ title: 't', brief: 'b', check: 'true' }] })).rejects.toThrow(/has a check but is not a project task/)
+    expect(host.ctx.botTasks.board.size).toBe(0)
+  })
+
   it("refuses a read-only chain's plan of project tasks (they edit and commit), creating nothing", async () => {
     let host!: DshHost
     let planned: Promise<string> | undefined
