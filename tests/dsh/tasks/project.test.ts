@@ -2,21 +2,25 @@
 // Session's working folder) on `team/<id>-<slug>`; accepting merges the branch into the
 // integration branch, so a dependent task's clone starts from a head holding its blocker's work;
 // a conflict sends the task back with the paths and both commits; an ended task's clone goes.
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { lastToolResults, lastUserText, offersTool, type RecordedRequest, type Reply, type Rule } from '../../../scripts/scripted-model/format.ts'
 import { type DshHost, prompt } from '../../support/dsh-host.ts'
 import { type GitHome, initProject, makeGitHome, probeGit } from '../../support/git-project.ts'
-import { taskTeam, taskWhere, user } from './helpers.ts'
+import { calm, taskTeam, taskWhere, user } from './helpers.ts'
 
 let hosts: DshHost[] = []
 let homes: GitHome[] = []
+let cleanups: (() => void)[] = []
 afterEach(async () => {
   for (const h of hosts) await h.dispose()
   for (const h of homes) h.cleanup()
+  for (const c of cleanups) c()
   hosts = []
   homes = []
+  cleanups = []
 })
 
 const COMMIT = 'git add -A && git -c user.name=Bot -c user.email=bot@example.com -c core.hooksPath=/dev/null commit -qm work'
@@ -32,12 +36,12 @@ function works(command: string): Rule {
   }
 }
 
-async function projectTeam(rules: Record<string, Rule>) {
+async function projectTeam(rules: Record<string, Rule>, home?: string) {
   const g = makeGitHome()
   homes.push(g)
   initProject(g, { 'README.md': '# project\n', 'src/a.txt': 'one\n' })
   const worktrees = path.dirname(g.pluginRoot)
-  const { host, ids } = await taskTeam(Object.keys(rules), rules, { shell: true, config: { worktrees } })
+  const { host, ids } = await taskTeam(Object.keys(rules), rules, { shell: true, config: { worktrees }, ...(home ? { home } : {}) })
   hosts.push(host)
   await host.ctx.botTasks.setProject(user, { path: g.project, branch: 'main' })
   return { g, host, ids, worktrees }
@@ -125,6 +129,42 @@ describe('project tasks', () => {
     expect(t.attempts.map((a) => a.outcome)).toEqual(['check-failed', 'check-failed', 'check-failed'])
     expect(existsSync(outside)).toBe(false)
     expect(t.worktree?.check).toMatchObject({ ok: false })
+  })
+
+  it("keeps a cancelled task's uncommitted work as a WIP commit on its branch and removes its clone", async () => {
+    const { g, host, worktrees } = await projectTeam({ Ada: works(`printf 'draft\\n' > draft.txt`) })
+    const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Draft it', brief: 'x', assignee: 'Ada', project: true }] })
+    await taskWhere(host, ids[0]!, (t) => t.status === 'review')
+    const gitDir = integration(worktrees)
+    const clone = path.join(path.dirname(gitDir), 'clones', 'task-1')
+    expect(existsSync(path.join(clone, 'draft.txt'))).toBe(true)
+    await host.ctx.botTasks.cancel(user, ids[0]!, 'not needed')
+    await host.ctx.botTasks.settled()
+    expect(existsSync(clone)).toBe(false)
+    const git = probeGit(g)
+    const log = (await git.run(['log', '-1', '--format=%s', 'team/task-1-draft-it'], { cwd: gitDir, gitDir })).stdout.trim()
+    expect(log).toBe('WIP: task-1 — task cancelled')
+    expect((await git.run(['show', 'team/task-1-draft-it:draft.txt'], { cwd: gitDir, gitDir })).stdout).toBe('draft\n')
+  })
+
+  it("reopens the project's clones at start-up: a half-made clone folder is swept, a clone made before the restart is still the task's", async () => {
+    // The team's own home, kept across the restart (a host removes only a home it made).
+    const home = mkdtempSync(path.join(tmpdir(), 'bot-team-project-restart-'))
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }))
+    const { g, host, worktrees } = await projectTeam({ Ada: works(`printf 'x\\n' > x.txt && ${COMMIT}`) }, home)
+    const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'X', brief: 'x', assignee: 'Ada', project: true }] })
+    await taskWhere(host, ids[0]!, (t) => t.status === 'review')
+    const clones = path.join(path.dirname(integration(worktrees)), 'clones')
+    await host.dispose()
+    hosts = hosts.filter((h) => h !== host)
+    mkdirSync(path.join(clones, '.new-task-9'))
+    const again = await taskTeam([], {}, { shell: true, home, config: { worktrees } })
+    hosts.push(again.host)
+    await calm(again.host)
+    expect(readdirSync(clones)).toEqual(['task-1'])
+    await again.host.ctx.botTasks.review(user, ids[0]!, 'accept')
+    const gitDir = integration(worktrees)
+    expect((await probeGit(g).run(['show', 'team/integration:x.txt'], { cwd: gitDir, gitDir })).stdout).toBe('x\n')
   })
 
   it('refuses a check on a task that is not a project task', async () => {
