@@ -58,6 +58,7 @@ import { GitRunner } from '../worktrees/git.ts'
 import { projectTaskModeProblem } from '../worktrees/policy.ts'
 import { Worktrees } from '../worktrees/worktrees.ts'
 import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
+import { release as releaseInto } from '../worktrees/release.ts'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { makePrivateDir } from '../core/private-file.ts'
@@ -918,6 +919,34 @@ export class BotTasks extends Service {
     const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
     const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + tail, leaseMs }))
     return changed!
+  }
+
+  /**
+   * Release the integration branch into the project's target branch: the person through a paired
+   * browser only, after `check` (the project's full check, the person's command) passed on a
+   * checkout of the integration head; refused with the reason (a failing check, the target checked
+   * out with changes, a conflict), changing nothing.
+   */
+  async releaseProject(req: Requester, check: string): Promise<{ from: string; to: string; fastForward: boolean; check: string }> {
+    if (req.kind !== 'user' || req.paired === false)
+      throw new TeamRefusal('forbidden', "Only the person releases the team's work, from the paired team page. Nothing was changed.")
+    const project = this.projectValue
+    if (!project) throw new TeamRefusal('invalid', 'The team has no project to release into. Nothing was changed.')
+    await this.writable()
+    const w = await this.worktrees()
+    const { dir, head, done } = await w.checkoutIntegration()
+    let result: Awaited<ReturnType<typeof runCheck>>
+    try {
+      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.ctx.get('botSecrets')?.mask(text) ?? text })
+    } catch (error) {
+      throw new TeamRefusal('invalid', errorText(error))
+    } finally {
+      await done()
+    }
+    if (!result.ok) throw new TeamRefusal('invalid', `The full check ${result.summary} on ${head.slice(0, 12)}, so nothing was released:\n${result.lastLines}`)
+    const r = await releaseInto(w.git, w.integration, { gitDir: project.gitDir, branch: project.branch }, head)
+    if (!r.ok) throw new TeamRefusal('invalid', r.reason)
+    return { from: r.from, to: r.to, fastForward: r.fastForward, check: result.summary }
   }
 
   /** `review_task`: accept, or reject with a reason (never by the task's own assignee). */

@@ -146,6 +146,7 @@ export const ROUTES = [
   ['POST', '/bot-team/api/inbox/<task>/deny'],
   ['GET', '/bot-team/api/project'],
   ['PUT', '/bot-team/api/project'],
+  ['POST', '/bot-team/api/project/release'],
 ] as const
 
 const segments = (path: string) => path.split('/').slice(1)
@@ -288,10 +289,10 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const [status, body] = await inboxApi({ method, rest, req }, tasks, pairing)
     return sendJson(res, status, body)
   }
-  if (head === 'project' && rest.length === 0) {
+  if (head === 'project' && rest.length <= 1) {
     const tasks = options.tasks?.()
     if (!tasks) throw new HttpError(503, 'the task ledger is not available (see /bot-team/api/status)')
-    const [status, body] = await projectApi({ method, req }, tasks, pairing)
+    const [status, body] = await projectApi({ method, req, ...(rest[0] !== undefined ? { sub: rest[0] } : {}) }, tasks, pairing)
     return sendJson(res, status, body)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)

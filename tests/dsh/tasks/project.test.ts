@@ -2,7 +2,7 @@
 // Session's working folder) on `team/<id>-<slug>`; accepting merges the branch into the
 // integration branch, so a dependent task's clone starts from a head holding its blocker's work;
 // a conflict sends the task back with the paths and both commits; an ended task's clone goes.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -165,6 +165,25 @@ describe('project tasks', () => {
     await again.host.ctx.botTasks.review(user, ids[0]!, 'accept')
     const gitDir = integration(worktrees)
     expect((await probeGit(g).run(['show', 'team/integration:x.txt'], { cwd: gitDir, gitDir })).stdout).toBe('x\n')
+  })
+
+  it('releases the integration branch into the target only for the paired person, after the full check passed; a failing check or the target checked out with changes refuses', async () => {
+    const { g, host } = await projectTeam({ Ada: works(`printf 'hi\\n' > greet.js && ${COMMIT}`) })
+    const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Greet', brief: 'x', assignee: 'Ada', project: true }] })
+    await taskWhere(host, ids[0]!, (t) => t.status === 'review')
+    await host.ctx.botTasks.review(user, ids[0]!, 'accept')
+    const before = g.sh(g.project, 'rev-parse', 'main').trim()
+    const tasks = host.ctx.botTasks
+    await expect(tasks.releaseProject({ kind: 'user', paired: false }, 'true')).rejects.toThrow(/paired team page/)
+    await expect(tasks.releaseProject(user, 'test -f missing.txt')).rejects.toThrow(/The full check failed \(exit 1.*nothing was released/s)
+    writeFileSync(path.join(g.project, 'README.md'), 'edited\n')
+    await expect(tasks.releaseProject(user, 'test -f greet.js')).rejects.toThrow(/main is checked out in .* with uncommitted changes/)
+    expect(g.sh(g.project, 'rev-parse', 'main').trim()).toBe(before)
+    g.sh(g.project, 'checkout', '--', 'README.md')
+    const released = await tasks.releaseProject(user, 'test -f greet.js')
+    expect(released).toMatchObject({ from: before, fastForward: true, check: expect.stringMatching(/^passed/) })
+    expect(g.sh(g.project, 'rev-parse', 'main').trim()).toBe(released.to)
+    expect(readFileSync(path.join(g.project, 'greet.js'), 'utf8')).toBe('hi\n')
   })
 
   it('refuses a check on a task that is not a project task', async () => {

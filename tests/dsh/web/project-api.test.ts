@@ -59,6 +59,16 @@ describe('the team project API', () => {
     expect(readFileSync(file(), 'utf8')).toBe(before)
   })
 
+  it('releases only from a paired browser, with a check command (the release itself: tests/dsh/tasks/project.test.ts)', async () => {
+    const unpaired = await web().send('POST', '/project/release', { check: 'true' })
+    expect(unpaired.status).toBe(403)
+    const paired = await web().pairedHeaders()
+    expect((await web().send('POST', '/project/release', {}, paired)).status).toBe(400)
+    const none = await web().send('POST', '/project/release', { check: 'true' }, paired)
+    expect(none).toMatchObject({ status: 400, body: { error: expect.stringMatching(/no project to release into/) } })
+    expect((await web().send('GET', '/project/release')).status).toBe(405)
+  })
+
   it('reads the project back after a restart on the same team folder', async () => {
     const h = project()
     const set = await web().send('PUT', '/project', { path: h.project, branch: 'main' }, await web().pairedHeaders())
