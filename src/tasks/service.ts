@@ -819,11 +819,19 @@ export class BotTasks extends Service {
       if (req.kind !== 'user' || req.paired === false)
         throw new TeamRefusal('forbidden', "The team's project is named only by the person, from the paired team page. Nothing was changed.")
       await this.writable()
+      const open = [...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id)
+      if (open.length)
+        throw new TeamRefusal(
+          'unavailable',
+          `Project tasks are open (${open.slice(0, 10).join(', ')}); finish or cancel them before naming the project again. Nothing was changed.`,
+        )
       const home = join(this.config.dir, 'git-home')
       await makePrivateDir(home)
       const r = await writeProject(join(this.config.dir, PROJECT_FILE), new GitRunner({ emptyHome: home }), input, this.config.protectedFolders, this.now())
       if (!r.ok) throw new TeamRefusal('invalid', r.problem)
       this.projectValue = r.project
+      // The next project work opens the new project's own root.
+      this.worktreesValue = undefined
       return r.project
     })
     this.projectQueue = run.catch(() => {})

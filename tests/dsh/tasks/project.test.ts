@@ -186,6 +186,15 @@ describe('project tasks', () => {
     expect(readFileSync(path.join(g.project, 'greet.js'), 'utf8')).toBe('hi\n')
   })
 
+  it('refuses naming the project again while project tasks are open', async () => {
+    const { g, host } = await projectTeam({ Ada: works('true') })
+    await host.ctx.botPause.pause('user')
+    await host.ctx.botTasks.plan(user, { tasks: [{ title: 'T', brief: 'x', assignee: 'Ada', project: true }] })
+    await expect(host.ctx.botTasks.setProject(user, { path: g.project, branch: 'main' })).rejects.toThrow(/Project tasks are open \(task-1\)/)
+    await host.ctx.botTasks.cancel(user, 'task-1', 'stop')
+    await expect(host.ctx.botTasks.setProject(user, { path: g.project, branch: 'main' })).resolves.toMatchObject({ branch: 'main' })
+  })
+
   it('refuses a check on a task that is not a project task', async () => {
     const { host } = await projectTeam({ Ada: works('true') })
     await expect(host.ctx.botTasks.plan(user, { tasks: [{ title: 't', brief: 'b', check: 'true' }] })).rejects.toThrow(/has a check but is not a project task/)
