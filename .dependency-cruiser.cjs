@@ -7,7 +7,7 @@
 // | src/store                               | leaves                                              |
 // | the task ledger's core (src/tasks/…)    | leaves; the store's types only                      |
 // | the git layer (src/worktrees)           | leaves                                              |
-// | services (roster … operations, tasks)   | leaves, store; other services' types only           |
+// | services (roster … operations, tasks)   | leaves, store, worktrees; other services' types only|
 // | src/web, src/backup, index.ts, config.ts| everything above, values too                        |
 // | src/client                              | client code, the named leaves, the web's view types |
 const LEAVES = '^src/(core|dsh)/|^src/version[.]ts$'

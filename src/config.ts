@@ -20,6 +20,8 @@ export const Config = z
     dir: z.string().refine(isAbsolute, 'bot.dir must be an absolute path').optional(),
     /** Working folder for Bot Sessions. Default: `<dir>/workspace`. */
     workspace: z.string().refine(isAbsolute, 'bot.workspace must be an absolute path').optional(),
+    /** Folder for the project's integration clone and task clones (never under `/tmp`). Default: `~/.local/share/dsh-bot-team/worktrees`. */
+    worktrees: z.string().refine(isAbsolute, 'bot.worktrees must be an absolute path').optional(),
     /**
      * Extra Host authorities (besides loopback) the plugin's HTTP routes accept, e.g. `myhost:3080`.
      * Mirrors DSH Web's own `--trusted-host`.

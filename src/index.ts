@@ -4,7 +4,8 @@
  * and then the routes. `apply` never throws for a reason the person can repair (a throw kills DSH's
  * boot): a failing service is reported and the rest keep working.
  */
-import { dirname } from 'node:path'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
 import type { Context, Fiber } from '@deepseek-ai/cordis'
 import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
@@ -118,7 +119,13 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   mount(ctx.plugin(BotDelivery), 'delivery')
   mount(ctx.plugin(BotRooms), 'rooms')
   mount(ctx.plugin(BotSchedules, { maxSchedules: config.operations.maxSchedules }), 'schedules')
-  mount(ctx.plugin(BotTasks, { dir: paths.dir }), 'task ledger')
+  const projectForbidden = [
+    { label: 'the DSH home', path: dshHomePath() },
+    { label: 'the team folder', path: paths.dir },
+    { label: 'the team workspace', path: paths.workspace },
+  ]
+  const worktrees = config.worktrees ?? join(homedir(), '.local', 'share', 'dsh-bot-team', 'worktrees')
+  mount(ctx.plugin(BotTasks, { dir: paths.dir, protectedFolders: projectForbidden, worktrees }), 'task ledger')
   mount(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
   mount(
     ctx.plugin(BotMemory, {

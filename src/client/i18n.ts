@@ -314,6 +314,8 @@ export const STRINGS = {
     'tasks.pair': 'Pair this browser',
     'tasks.checkPassed': '{branch}: check passed',
     'tasks.checkFailed': '{branch}: check failed',
+    'tasks.merged': 'merged',
+    'tasks.conflict': 'merge conflict',
   },
   zh: {
     team: 'Bot 团队',
@@ -617,6 +619,8 @@ export const STRINGS = {
     'tasks.pair': '配对此浏览器',
     'tasks.checkPassed': '{branch}：检查通过',
     'tasks.checkFailed': '{branch}：检查未通过',
+    'tasks.merged': '已合并',
+    'tasks.conflict': '合并冲突',
   },
 } as const
 

@@ -114,6 +114,7 @@ const Card = memo(function Card({ card, who, t, open }: CardProps): ReactNode {
     meta.push(card.failed ? t('tasks.attemptsFailed', { count: card.attempts, failed: card.failed }) : t('tasks.attempts', { count: card.attempts }))
   if (card.tokens) meta.push(t('tasks.tokens', { count: fmtTokens(card.tokens) }))
   if (card.branch) meta.push(card.check ? t(card.check === 'passed' ? 'tasks.checkPassed' : 'tasks.checkFailed', { branch: card.branch }) : card.branch)
+  if (card.merge) meta.push(t(card.merge === 'merged' ? 'tasks.merged' : 'tasks.conflict'))
   return h(
     'li',
     { className: `bt-card${card.waiting ? ' waits' : ''}`, 'data-task': card.id, 'data-status': card.status },

@@ -116,6 +116,10 @@ export const planTaskInput = z
       .array(ref)
       .max(TASK_LIMITS.blockedBy, { error: `at most ${TASK_LIMITS.blockedBy} blockers per task` })
       .default([]),
+    /** Work in its own clone of the team's project (on a branch merged when it is accepted). */
+    project: z.boolean().optional(),
+    /** A project task's check command, run in its clone on submit. */
+    check: text(4000).optional(),
   })
   .strict()
 
@@ -289,6 +293,10 @@ export interface PlanContext {
   /** The live Bots' ids: an assignee must be one. */
   bots: ReadonlySet<string>
   rules?: TaskRules
+  /** The team's project (its path), for tasks planned with `project: true`. */
+  project?: string
+  /** Why this plan may not hold project tasks (no project, a read-only chain); absent: it may. */
+  projectRefusal?: string
 }
 
 /** A cycle among the plan's keys (the first found, as a path that ends where it starts), or null. */
@@ -364,6 +372,13 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       problems.push(`${name(i)} is assigned to ${JSON.stringify(t.assignee)}, which is not a Bot of the team`)
   })
   if (problems.length) return refuse(`The plan was not accepted: ${problems.join('; ')}. Nothing was created.`)
+  tasks.forEach((t, i) => {
+    if (t.check && !t.project) problems.push(`${name(i)} has a check but is not a project task (add project: true)`)
+  })
+  if (problems.length) return refuse(`The plan was not accepted: ${problems.join('; ')}. Nothing was created.`)
+  if (tasks.some((t) => t.project)) {
+    if (ctx.projectRefusal || !ctx.project) return refuse(ctx.projectRefusal ?? 'The team has no project. Nothing was created.')
+  }
   const cycle = findCycle(edges)
   if (cycle) return refuse(`The plan has a cycle: ${cycle.map((k) => `'${k}'`).join(' → ')}. A task cannot wait for itself. Nothing was created.`)
 
@@ -398,6 +413,7 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       createdAt: ctx.now,
       updatedAt: ctx.now,
       ...(t.reviewer || PERSON_REVIEWS.test(t.acceptance) ? { reviewer: 'user' as const } : {}),
+      ...(t.project && ctx.project ? { worktree: { project: ctx.project, ...(t.check ? { command: t.check } : {}), merge: 'none' as const } } : {}),
     }
     return { task, entry }
   })
@@ -747,6 +763,14 @@ export function addTokens(view: TaskView, taskId: string, input: { now: string; 
   if (!good(t?.input) || !good(t?.cached) || !good(t?.output)) return refuse('Tokens are whole numbers ≥ 0 (input, cached, output). Nothing changed.')
   const now = found.task.tokens
   return ok([moved(found.task, { tokens: { input: now.input + t.input, cached: now.cached + t.cached, output: now.output + t.output } }, null, input.now)])
+}
+
+/** The worktree fields of a project task (its branch, check result, merge state), merged into what it has; no history entry. */
+export function setWorktree(view: TaskView, taskId: string, input: { now: string; worktree: NonNullable<Task['worktree']> }): Result {
+  const found = find(view, taskId)
+  if (!found.ok) return found
+  if (!found.task.worktree) return refuse(`${found.task.id} is not a project task. Nothing changed.`)
+  return ok([moved(found.task, { worktree: { ...found.task.worktree, ...input.worktree } }, null, input.now)])
 }
 
 // ── what comes next ────────────────────────────────────────────────────────────────────────────

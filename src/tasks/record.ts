@@ -114,9 +114,11 @@ export const tokensSchema = z.object({ input: count, cached: count, output: coun
 
 export const chainSchema = z.object({ hop: count.max(1000), budget: id.optional(), mode: z.enum(SANDBOX_MODES).optional() })
 
-/** Reserved for worktrees: kept as written, not used by this build. */
+/** A project task's worktree: the project, its check command, branch, last check and merge state. */
 export const worktreeSchema = z.object({
   project: units(1000).optional(),
+  /** The check run in the task's clone on submit. */
+  command: units(4000).optional(),
   branch: units(250).optional(),
   check: z.object({ ok: z.boolean(), at: time, summary: units(TASK_LIMITS.reason).optional() }).optional(),
   merge: z.enum(['none', 'pending', 'merged', 'conflict']).optional(),

@@ -17,6 +17,7 @@ import type { Caller, TaskAction, Target } from '../core/authority.ts'
 import type { Requester } from '../core/caller.ts'
 import { canStart, drawOn, type Chain } from '../core/chain.ts'
 import { TeamRefusal } from '../core/refusal.ts'
+import { errorText } from '../core/errors.ts'
 import { systemClock, type Clock } from '../core/clock.ts'
 import { answerSource, readSource, taskNoticeSource, taskReportSource, taskSource } from '../core/sources.ts'
 import { clip, REASON_MAX } from '../core/text-limits.ts'
@@ -33,6 +34,7 @@ import {
   addTokens,
   attemptBrief,
   cancel,
+  checkFailed,
   claim,
   endAttempt,
   expiredLeases,
@@ -44,12 +46,22 @@ import {
   release,
   renew,
   review,
+  setWorktree,
   submit,
 } from './policy.ts'
 import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, personReviews, taskNumber } from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
+import { PROJECT_FILE, readProject, realForbidden, type TeamProject, writeProject } from './project.ts'
+import { GitRunner } from '../worktrees/git.ts'
+import { projectTaskModeProblem } from '../worktrees/policy.ts'
+import { Worktrees } from '../worktrees/worktrees.ts'
+import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
+import { release as releaseInto } from '../worktrees/release.ts'
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { makePrivateDir } from '../core/private-file.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -64,6 +76,10 @@ declare module '@deepseek-ai/cordis' {
 export const Config = z.object({
   /** The bot folder (absolute): the ledger lives in `<dir>/tasks`. */
   dir: z.string(),
+  /** Folders a project may not lie in or hold (the DSH home, the team folder, the workspace). */
+  protectedFolders: z.array(z.object({ label: z.string(), path: z.string() })).default([]),
+  /** The folder holding one root per project (integration clone, task clones); absent: no project tasks. */
+  worktrees: z.string().optional(),
 })
 export type Config = z.input<typeof Config>
 
@@ -80,6 +96,15 @@ export function taskLine(task: Task, what: 'started' | 'ended'): string {
   if (what === 'started') return `Task ${task.id} "${title}" started in its own task Session (attempt ${task.lease?.attempt ?? 1}).`
   const how = task.status === 'done' ? 'is done' : task.status === 'failed' ? 'failed' : task.status === 'cancelled' ? 'was cancelled' : 'was taken from you'
   return `Task ${task.id} "${title}" ${how}.`
+}
+
+/** Why a merge sent the task back: the conflicting paths and both commits, and how to resolve it in the clone (pure). */
+export function conflictReason(c: { ours: string; theirs: string; paths: readonly string[]; pathCount: number }): string {
+  const more = c.pathCount > c.paths.length ? ` and ${c.pathCount - c.paths.length} more` : ''
+  return clip(
+    `Merging your branch into the integration branch conflicts in ${c.paths.join(', ')}${more}. Integration head ${c.ours}, your head ${c.theirs}. In your clone: git fetch integration, git merge ${c.ours}, resolve, commit, then submit_task again.`,
+    REASON_MAX,
+  )
 }
 
 /** The task Sessions a task has (every attempt's, and where each moved), with whose they are. */
@@ -123,6 +148,10 @@ export class BotTasks extends Service {
   private readonly closedIds = new Set<string>()
   /** The attempts the crash check at the last start or takeover ended. */
   crashed = 0
+  private projectValue: TeamProject | null = null
+  /** The project's worktrees, opened at the first need (and at start when project tasks are open). */
+  private worktreesValue: Promise<Worktrees> | undefined
+  private projectQueue: Promise<unknown> = Promise.resolve()
 
   constructor(ctx: Context, config: Config) {
     super(ctx, 'botTasks')
@@ -158,6 +187,7 @@ export class BotTasks extends Service {
 
   async [Service.init](): Promise<void> {
     this.clock = this.ctx.get('botClock') ?? systemClock
+    this.projectValue = await readProject(join(this.config.dir, PROJECT_FILE))
     const store = await TaskStore.open({
       dir: join(this.config.dir, 'tasks'),
       mayWrite: () => this.ctx.get('botStore')?.isWriter() ?? false,
@@ -257,6 +287,16 @@ export class BotTasks extends Service {
       const agent = this.ctx.agents.get(SessionId(s.sessionId))
       this.track((agent?.whenIdle() ?? Promise.resolve()).then(() => this.roster.sessions.close(s.sessionId, `task ${task.id} ${task.status}`)))
     }
+    // A project task's clone goes once its turn is over: uncommitted work kept as a WIP commit, the branch kept unless merged.
+    if (task.worktree && this.projectValue) {
+      const idle = sessionsOfTask(task).map((s) => this.ctx.agents.get(SessionId(s.sessionId))?.whenIdle())
+      this.track(
+        Promise.all(idle)
+          .then(() => this.worktrees())
+          .then((w) => w.removeClone(task.id, `task ${task.status}`))
+          .catch((error) => warn(this.ctx, `The clone of ${task.id} could not be removed`, error, 'worktrees')),
+      )
+    }
   }
 
   /** A line in a Bot's own chat that starts no turn (injected: read at its next turn). */
@@ -345,10 +385,17 @@ export class BotTasks extends Service {
     }
     const reuse = task.sessionId && this.roster.ownerOf(task.sessionId)?.botId === botId ? task.sessionId : undefined
     const sessionId = reuse ?? `session-${randomUUID()}`
+    // A project task works in its own clone, on its own branch: that folder is its Session's working folder.
+    let cwd = this.roster.folderOf(bot)
+    if (task.worktree && !reuse) {
+      const clone = await this.cloneFor(task)
+      if (!clone) return
+      cwd = clone
+    }
     const done = reuse ? () => {} : this.roster.opens(sessionId, { kind: 'task', botId, taskId })
     try {
       if (!reuse) {
-        await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd: this.roster.folderOf(bot) })
+        await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd })
       }
       const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
       const claimed = await this.transact((view) => claim(view, taskId, { now: this.now(), actor: SYSTEM, botId, sessionId, leaseMs }))
@@ -358,6 +405,20 @@ export class BotTasks extends Service {
     }
     // Task Sessions are hidden from DSH Web's list (its client filters archived Sessions).
     if (!reuse) await this.roster.sessions.archive(sessionId)
+  }
+
+  /** The task's clone (made from the integration head on its branch, or the one it has), its branch recorded; `null`: the task failed. */
+  private async cloneFor(task: Task): Promise<string | null> {
+    try {
+      const clone = await (await this.worktrees()).createClone(task.id, task.title)
+      if (task.worktree?.branch !== clone.branch)
+        await this.transact((view) => setWorktree(view, task.id, { now: this.now(), worktree: { branch: clone.branch } }))
+      return clone.dir
+    } catch (error) {
+      const reason = clip(`Its clone of the project could not be made: ${errorText(error)}`, REASON_MAX)
+      await this.transact((view) => cancel(view, task.id, { now: this.now(), actor: SYSTEM, reason }))
+      return null
+    }
   }
 
   /** Room under the cap, or work released: held hand-overs go (the outbox asks again), then ready tasks. */
@@ -569,6 +630,9 @@ export class BotTasks extends Service {
         await this.store.recover()
         await this.store.settled()
         await this.importQuestions()
+        // Start-up reconciliation of the project's clones (those of tasks no longer open go, their work kept).
+        if (this.projectValue && this.config.worktrees && [...this.board.all()].some((t) => t.worktree))
+          await this.worktrees().catch((error) => warn(this.ctx, "The project's clones could not be opened", error, 'worktrees'))
         const pending = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [`${i.taskId}#${i.attempt}`] : [])))
         for (const task of this.board.working()) {
           const lease = task.lease
@@ -707,6 +771,73 @@ export class BotTasks extends Service {
     return r.tasks
   }
 
+  /** What `plan` needs for project tasks: the project's path, or why this chain may not plan them. */
+  private projectFacts(chain: Chain): { project?: string; projectRefusal?: string } {
+    const project = this.projectValue
+    if (!project || !this.config.worktrees)
+      return { projectRefusal: 'The team has no project: the person names one on the team page (PUT /bot-team/api/project). Nothing was created.' }
+    const mode = projectTaskModeProblem(chain.mode)
+    return mode ? { projectRefusal: mode } : { project: project.path }
+  }
+
+  /**
+   * The project's worktrees (one root per project under the configured folder), opened once:
+   * the integration clone made on first use, clones of tasks no longer open removed (work kept).
+   */
+  private worktrees(): Promise<Worktrees> {
+    const project = this.projectValue
+    if (!project || !this.config.worktrees) return Promise.reject(new Error('the team has no project'))
+    this.worktreesValue ??= (async () => {
+      const root = join(this.config.worktrees!, createHash('sha256').update(project.path).digest('hex').slice(0, 12))
+      const active = new Set([...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id))
+      const { worktrees, reconciled } = await Worktrees.open(
+        { root, project: { gitDir: project.gitDir, branch: project.branch }, forbidden: await realForbidden(this.config.protectedFolders) },
+        active,
+      )
+      for (const item of reconciled)
+        if (item.kind === 'kept-unknown') warn(this.ctx, `A task clone nobody knows was kept: ${item.dir} (${item.why}).`, undefined, 'worktrees')
+      return worktrees
+    })()
+    this.worktreesValue.catch(() => {
+      this.worktreesValue = undefined
+    })
+    return this.worktreesValue
+  }
+
+  /** The team's project (the repository and target branch project tasks work on), or `null`. */
+  project(): TeamProject | null {
+    return this.projectValue
+  }
+
+  /**
+   * Name the team's project (`{ path, branch }`): the person through a paired browser only. The
+   * repository is validated by the git layer and written to `<dir>/project.json`; a bad one is
+   * refused with the reason and changes nothing.
+   */
+  setProject(req: Requester, input: unknown): Promise<TeamProject> {
+    const run = this.projectQueue.then(async () => {
+      if (req.kind !== 'user' || req.paired === false)
+        throw new TeamRefusal('forbidden', "The team's project is named only by the person, from the paired team page. Nothing was changed.")
+      await this.writable()
+      const open = [...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id)
+      if (open.length)
+        throw new TeamRefusal(
+          'unavailable',
+          `Project tasks are open (${open.slice(0, 10).join(', ')}); finish or cancel them before naming the project again. Nothing was changed.`,
+        )
+      const home = join(this.config.dir, 'git-home')
+      await makePrivateDir(home)
+      const r = await writeProject(join(this.config.dir, PROJECT_FILE), new GitRunner({ emptyHome: home }), input, this.config.protectedFolders, this.now())
+      if (!r.ok) throw new TeamRefusal('invalid', r.problem)
+      this.projectValue = r.project
+      // The next project work opens the new project's own root.
+      this.worktreesValue = undefined
+      return r.project
+    })
+    this.projectQueue = run.catch(() => {})
+    return run
+  }
+
   /**
    * Plan several tasks with their dependencies (`plan_tasks`, the person's create). Assignees are
    * named by name or id; the chain of the planning turn is recorded (a Bot's plan runs at its
@@ -730,7 +861,7 @@ export class BotTasks extends Service {
     const bots = new Set(this.roster.bots().map((b) => b.id))
     let ids: string[] = []
     const tasks = await this.apply((view) => {
-      const r = plan(view, input, { now: this.now(), creator: this.creatorOf(caller), chain, bots })
+      const r = plan(view, input, { now: this.now(), creator: this.creatorOf(caller), chain, bots, ...this.projectFacts(chain) })
       if (r.ok) ids = r.ids
       return r
     })
@@ -754,8 +885,76 @@ export class BotTasks extends Service {
     this.require(caller, 'submit_task', task)
     const artifacts = withNote(input.artifacts, input.note)
     const sessionId = req.kind === 'bot' ? req.sessionId : ''
+    if (task.worktree?.command && task.status === 'working' && task.lease?.sessionId === sessionId) {
+      const failed = await this.runTaskCheck(task, task.worktree.command, sessionId)
+      if (failed) return failed
+    }
     const [changed] = await this.apply((view) => submit(view, task.id, { now: this.now(), actor: this.actorOf(caller), sessionId, artifacts }))
     return changed!
+  }
+
+  /**
+   * Run a project task's check in its clone, in the task Session's sandbox (its mode: the lowest
+   * along the chain), masked. Passing: `null` (the submit goes on). Failing: the attempt ends
+   * `check-failed` with the output's tail as its reason and the next starts (or the task fails).
+   */
+  private async runTaskCheck(task: Task, command: string, sessionId: string): Promise<Task | null> {
+    await this.writable()
+    const dir = (await this.worktrees()).dirOf(task.id)
+    const mode = this.roster.modeOf(sessionId)
+    const sandbox = this.ctx.get('sandbox')
+    const mask = (text: string) => this.ctx.get('botSecrets')?.mask(text) ?? text
+    let result: { ok: boolean; summary: string; lastLines: string }
+    if (mode !== 'danger-full-access' && !sandbox) {
+      result = { ok: false, summary: `failed (no sandbox here to run it at ${mode ?? 'an unknown mode'})`, lastLines: '' }
+    } else {
+      const spawner: CheckSpawner = (cmd, { cwd, env }) => {
+        const argv = ['/bin/sh', '-c', cmd]
+        const run =
+          mode === 'danger-full-access' || !sandbox
+            ? argv
+            : sandbox.confine(argv, { mode: mode ?? 'read-only', workspaceRoot: cwd, sessionId: SessionId(sessionId) }).argv
+        return spawn(run[0]!, run.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      }
+      result = await runCheck({ command, cwd: dir, mask, spawner })
+    }
+    const now = this.now()
+    const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX) }
+    await this.transact((view) => setWorktree(view, task.id, { now, worktree: { check } }))
+    if (result.ok) return null
+    const head = `The check \`${mask(clip(command, 80))}\` ${result.summary}:\n`
+    const tail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
+    const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
+    const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + tail, leaseMs }))
+    return changed!
+  }
+
+  /**
+   * Release the integration branch into the project's target branch: the person through a paired
+   * browser only, after `check` (the project's full check, the person's command) passed on a
+   * checkout of the integration head; refused with the reason (a failing check, the target checked
+   * out with changes, a conflict), changing nothing.
+   */
+  async releaseProject(req: Requester, check: string): Promise<{ from: string; to: string; fastForward: boolean; check: string }> {
+    if (req.kind !== 'user' || req.paired === false)
+      throw new TeamRefusal('forbidden', "Only the person releases the team's work, from the paired team page. Nothing was changed.")
+    const project = this.projectValue
+    if (!project) throw new TeamRefusal('invalid', 'The team has no project to release into. Nothing was changed.')
+    await this.writable()
+    const w = await this.worktrees()
+    const { dir, head, done } = await w.checkoutIntegration()
+    let result: Awaited<ReturnType<typeof runCheck>>
+    try {
+      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.ctx.get('botSecrets')?.mask(text) ?? text })
+    } catch (error) {
+      throw new TeamRefusal('invalid', errorText(error))
+    } finally {
+      await done()
+    }
+    if (!result.ok) throw new TeamRefusal('invalid', `The full check ${result.summary} on ${head.slice(0, 12)}, so nothing was released:\n${result.lastLines}`)
+    const r = await releaseInto(w.git, w.integration, { gitDir: project.gitDir, branch: project.branch }, head)
+    if (!r.ok) throw new TeamRefusal('invalid', r.reason)
+    return { from: r.from, to: r.to, fastForward: r.fastForward, check: result.summary }
   }
 
   /** `review_task`: accept, or reject with a reason (never by the task's own assignee). */
@@ -764,7 +963,18 @@ export class BotTasks extends Service {
     const task = this.taskOf(ref)
     this.require(caller, 'review_task', task)
     if (verdict !== 'accept' && verdict !== 'reject') throw new TeamRefusal('invalid', 'A review is "accept" or "reject" (with a reason). Nothing changed.')
-    return this.apply((view) => review(view, task.id, { now: this.now(), actor: this.actorOf(caller), verdict, reason }))
+    const act = { now: this.now(), actor: this.actorOf(caller) }
+    if (verdict === 'accept' && task.worktree && task.status === 'review') {
+      await this.writable()
+      // Accepting a project task merges its branch; a conflict sends it back to its assignee instead.
+      const merged = await (await this.worktrees()).merge(task.id)
+      if (merged.kind === 'conflict') {
+        await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'conflict' } }))
+        return this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: conflictReason(merged) }))
+      }
+      await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'merged' } }))
+    }
+    return this.apply((view) => review(view, task.id, { ...act, verdict, reason }))
   }
 
   /** `cancel_task`: its creator, a Main Bot or the person. */

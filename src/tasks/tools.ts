@@ -44,6 +44,8 @@ export function taskSessionTools(host: TaskToolHost, taskId: string): ToolDefini
       async execute(args, exec) {
         return answer(async () => {
           const task = await host.submit(requesterOf(exec), taskId, { artifacts: args.artifacts, note: args.note })
+          if (task.status === 'working')
+            return `The check failed, so attempt ${task.attempts.at(-1)?.n} starts in this Session with its output: ${task.worktree?.check?.summary ?? ''}. End your turn.`
           return `Submitted ${task.id} for review (attempt ${task.attempts.at(-1)?.n}). Its creator reviews it; you may end your turn.`
         })
       },
@@ -85,6 +87,8 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
               acceptance: { type: 'string' },
               assignee: { type: 'string' },
               blocked_by: { type: 'array', items: { type: 'string' } },
+              project: { type: 'boolean', description: 'In a clone of the team repo.' },
+              check: { type: 'string', description: 'Test command (project).' },
             },
           },
         },

@@ -28,8 +28,8 @@ import { Pairing, type QuietPort } from './pairing.ts'
 import { pairingApi } from './pairing-routes.ts'
 import { usageApi } from './usage-routes.ts'
 import { secretsApi } from './secrets-routes.ts'
-import { tasksApi } from './tasks-routes.ts'
 import { inboxApi } from './inbox-routes.ts'
+import { projectApi, tasksApi } from './tasks-routes.ts'
 import type { BotTasks } from '../tasks/service.ts'
 import { teamApi, type TeamFeed } from './team-api-routes.ts'
 import { errorText } from '../core/errors.ts'
@@ -144,6 +144,9 @@ export const ROUTES = [
   ['POST', '/bot-team/api/inbox/<task>/answer'],
   ['POST', '/bot-team/api/inbox/<task>/allow'],
   ['POST', '/bot-team/api/inbox/<task>/deny'],
+  ['GET', '/bot-team/api/project'],
+  ['PUT', '/bot-team/api/project'],
+  ['POST', '/bot-team/api/project/release'],
 ] as const
 
 const segments = (path: string) => path.split('/').slice(1)
@@ -284,6 +287,12 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
     const tasks = options.tasks?.()
     if (!tasks) throw new HttpError(503, 'the task ledger is not available (see /bot-team/api/status)')
     const [status, body] = await inboxApi({ method, rest, req }, tasks, pairing)
+    return sendJson(res, status, body)
+  }
+  if (head === 'project' && rest.length <= 1) {
+    const tasks = options.tasks?.()
+    if (!tasks) throw new HttpError(503, 'the task ledger is not available (see /bot-team/api/status)')
+    const [status, body] = await projectApi({ method, req, ...(rest[0] !== undefined ? { sub: rest[0] } : {}) }, tasks, pairing)
     return sendJson(res, status, body)
   }
   throw new HttpError(404, `no such route: ${path.slice(0, 200)}`)

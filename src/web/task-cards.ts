@@ -38,6 +38,8 @@ export interface TaskCard {
   /** Its worktree's branch and check, once tasks run in worktrees. */
   branch?: string
   check?: 'passed' | 'failed'
+  /** Its branch's merge into the integration branch: done, or sent back on a conflict. */
+  merge?: 'merged' | 'conflict'
   updatedAt: string
 }
 
@@ -88,6 +90,7 @@ export function taskCard(task: Task, waitsFor?: string): TaskCard {
     updatedAt: task.updatedAt,
     ...(wt?.branch ? { branch: clip(wt.branch, 120) } : {}),
     ...(wt?.check ? { check: wt.check.ok ? 'passed' : 'failed' } : {}),
+    ...(wt?.merge === 'merged' || wt?.merge === 'conflict' ? { merge: wt.merge } : {}),
   }
 }
 

@@ -2,7 +2,7 @@
  * The tasks API under `/bot-team/api/tasks`, acting as the person: GET `/tasks[?status=&bot=]`,
  * GET `/tasks/board` (the board's cards), POST `/tasks` (a plan, paired only), GET `/tasks/<id>`, POST
  * `/tasks/<id>/cancel` `{reason?}`, `/tasks/<id>/reassign` `{to, reason?}` and `/tasks/<id>/review`
- * `{verdict, reason?}` (both paired). Bodies are bounded and read whole; the task service checks
+ * `{verdict, reason?}` (both paired); GET and PUT `/project` `{path, branch}`, POST `/project/release` `{check}` (paired). Bodies are bounded and read whole; the task service checks
  * them and `decide()` refuses an unpaired plan, review or reassign. Deliberately narrow: no rules.
  */
 import type { IncomingMessage } from 'node:http'
@@ -32,6 +32,29 @@ const ListQuery = z.strictObject({ status: z.enum([...TASK_STATUSES, 'open']).op
 function view(tasks: BotTasks, task: Task): Task & { waitsFor?: string } {
   const waits = task.status === 'blocked' ? tasks.waitsFor(task) : undefined
   return waits ? { ...task, waitsFor: waits } : task
+}
+
+const ProjectBody = z.strictObject({ path: z.string().min(1).max(4096), branch: z.string().min(1).max(200) })
+const ReleaseBody = z.strictObject({ check: z.string().trim().min(1).max(4000) })
+
+/** The team's project: GET shows it (`null` when none), PUT names it — paired only, asked before the body is read. */
+export async function projectApi(
+  { method, req, sub }: { method: string; req: IncomingMessage; sub?: string },
+  tasks: BotTasks,
+  pairing: Pairing,
+): Promise<[number, unknown]> {
+  if (sub === 'release') {
+    if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /project/release`)
+    await pairing.requirePaired(req)
+    const body = parseBody(ReleaseBody, await readJsonBody(req, SMALL_BODY_BYTES))
+    return [200, { release: await tasks.releaseProject(await pairing.person(req), body.check) }]
+  }
+  if (sub !== undefined) throw new HttpError(404, 'no such project route')
+  if (method === 'GET') return [200, { project: tasks.project() }]
+  if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /project`)
+  await pairing.requirePaired(req)
+  const body = parseBody(ProjectBody, await readJsonBody(req, SMALL_BODY_BYTES))
+  return [200, { project: await tasks.setProject(await pairing.person(req), body) }]
 }
 
 export async function tasksApi(

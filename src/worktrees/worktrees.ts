@@ -170,6 +170,17 @@ export class Worktrees {
     })
   }
 
+  /** A throwaway checkout of the integration head (for the project's full check before a release); `done` removes it. */
+  checkoutIntegration(): Promise<{ dir: string; head: string; done: () => Promise<void> }> {
+    return this.#serial(async () => {
+      const head = await this.integrationHead()
+      const dir = path.join(this.#scratch, `release-${randomBytes(6).toString('hex')}`)
+      await this.git.run(['clone', '--quiet', '--shared', '--no-checkout', '--template=', '--', this.integration.gitDir, dir], { cwd: this.#scratch })
+      await this.git.run(['checkout', '--quiet', '--detach', head], { cwd: dir, gitDir: path.join(dir, '.git'), workTree: dir })
+      return { dir, head, done: () => rm(dir, { recursive: true, force: true }) }
+    })
+  }
+
   /** Copy the task's branch from its clone into the integration clone (never forced: a rewritten branch keeps its old head aside). */
   async #collect(taskId: string, entry: CloneEntry): Promise<string> {
     const repo = await cloneRepo(this.dirOf(taskId))

@@ -190,3 +190,17 @@ describe('readiness', () => {
     })
   })
 })
+
+describe('project tasks in a plan', () => {
+  it('records the project and its check on tasks planned with project: true; refuses them with the reason when it is given, and a check without project', () => {
+    const board = new TaskBoard()
+    const withProject = { ...ctx, project: '/src/app' }
+    const r = run(board, plan(board, { tasks: [t('a', [], { project: true, check: 'npm test' }), t('b')] }, withProject))
+    expect(r.changes.map((c) => c.task.worktree)).toEqual([{ project: '/src/app', command: 'npm test', merge: 'none' }, undefined])
+    expect(refusal(new TaskBoard(), [t('a', [], { project: true })], { ...ctx, projectRefusal: 'This chain runs read-only. Nothing was planned.' })).toBe(
+      'This chain runs read-only. Nothing was planned.',
+    )
+    expect(refusal(new TaskBoard(), [t('a', [], { check: 'npm test' })], withProject)).toMatch(/'a' has a check but is not a project task/)
+    expect(refusal(new TaskBoard(), [t('a', [], { project: 'yes' })], withProject)).toMatch(/project/)
+  })
+})

@@ -22,10 +22,13 @@ describe('task cards', () => {
     expect(card).toMatchObject({ assignee: 'bot-2', creator: 'bot-1', blockedBy: blocked.blockedBy, tokens: 123, waitsFor: 'waits for task-1', waiting: false })
   })
 
-  it("shows a worktree's branch and check, and puts a status without a column of its own in Blocked", () => {
+  it("shows a worktree's branch, check and merge state (merged or conflict only), and puts a status without a column of its own in Blocked", () => {
     const board = new TaskBoard()
     const task = taskIn(board, 'working')
     expect(taskCard({ ...task, worktree: { branch: 'task/7', check: { ok: false, at: at() } } })).toMatchObject({ branch: 'task/7', check: 'failed' })
+    expect(taskCard({ ...task, worktree: { branch: 'task/7', merge: 'conflict' } }).merge).toBe('conflict')
+    expect(taskCard({ ...task, worktree: { branch: 'task/7', merge: 'merged' } }).merge).toBe('merged')
+    expect(taskCard({ ...task, worktree: { branch: 'task/7', merge: 'none' } }).merge).toBeUndefined()
     expect(taskCard({ ...task, status: 'waiting' } as unknown as Task).column).toBe('blocked')
   })
 

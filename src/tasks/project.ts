@@ -1,0 +1,67 @@
+/**
+ * The team's project: the git repository and target branch the person names for project tasks,
+ * checked by the git layer's `validateProject` and kept whole in `<dir>/project.json` (0600,
+ * written durably), outside the state file. Read at start and validated; a damaged file is an
+ * error, never dropped. Deliberately no authority and no clones: the service decides who sets it.
+ */
+import { readFile, realpath } from 'node:fs/promises'
+import { z } from 'zod'
+import { writePrivateFile } from '../core/private-file.ts'
+import { formatIssues } from '../core/zod-issues.ts'
+import type { GitRunner } from '../worktrees/git.ts'
+import type { Forbidden } from '../worktrees/policy.ts'
+import { validateProject } from '../worktrees/project.ts'
+
+export const PROJECT_FILE = 'project.json'
+
+const projectSchema = z.strictObject({
+  path: z.string().min(1).max(4096),
+  branch: z.string().min(1).max(200),
+  gitDir: z.string().min(1).max(4096),
+  bare: z.boolean(),
+  /** The target branch's head when the person named the project. */
+  head: z.string().regex(/^[0-9a-f]{40,64}$/),
+  setAt: z.string().min(1).max(40),
+})
+const fileSchema = z.strictObject({ version: z.literal(1), project: projectSchema })
+export type TeamProject = z.infer<typeof projectSchema>
+
+/** The forbidden folders with their real paths (a folder not made yet stays as given). */
+export async function realForbidden(folders: readonly Forbidden[]): Promise<Forbidden[]> {
+  return Promise.all(folders.map(async (f) => ({ label: f.label, path: await realpath(f.path).catch(() => f.path) })))
+}
+
+/** Read `file` (missing: no project). Throws with the file's name when it fails validation. */
+export async function readProject(file: string): Promise<TeamProject | null> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+    throw error
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    throw new Error(`${file} is not JSON; move it aside and name the project again.`)
+  }
+  const parsed = fileSchema.safeParse(json)
+  if (!parsed.success) throw new Error(`${file} is damaged: ${formatIssues(parsed.error)}; move it aside and name the project again.`)
+  return parsed.data.project
+}
+
+/** Validate `input` (`{ path, branch }`) and, when it is a project, write it: the project, or the problem (nothing written). */
+export async function writeProject(
+  file: string,
+  git: GitRunner,
+  input: unknown,
+  forbidden: readonly Forbidden[],
+  now: string,
+): Promise<{ ok: true; project: TeamProject } | { ok: false; problem: string }> {
+  const check = await validateProject(git, input, await realForbidden(forbidden))
+  if (!check.ok) return check
+  const project: TeamProject = { path: check.path, branch: check.branch, gitDir: check.gitDir, bare: check.bare, head: check.head, setAt: now }
+  await writePrivateFile(file, `${JSON.stringify({ version: 1, project }, null, 1)}\n`)
+  return { ok: true, project }
+}

@@ -1,0 +1,85 @@
+// The team's project on a real DSH web server and real git: named only from a paired browser,
+// validated by the git layer (a folder that is no repository, a missing branch, a repository in
+// the team folder refused with the reason, nothing written), kept in `project.json` across a restart.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import * as plugin from '../../../src/index.ts'
+import { startDshHost } from '../../support/dsh-host.ts'
+import { type GitHome, initProject, makeGitHome } from '../../support/git-project.ts'
+import { webTeamHostPerTest } from '../../support/web-host.ts'
+
+const web = webTeamHostPerTest()
+let homes: GitHome[] = []
+afterEach(() => {
+  for (const h of homes) h.cleanup()
+  homes = []
+})
+function project(): GitHome {
+  const h = makeGitHome()
+  homes.push(h)
+  initProject(h)
+  return h
+}
+const file = () => path.join(web().host.home, 'bot', 'project.json')
+
+describe('the team project API', () => {
+  it('names the project only from a paired browser; shows it; keeps it in project.json (0600)', async () => {
+    const h = project()
+    expect(await web().send('GET', '/project')).toMatchObject({ status: 200, body: { project: null } })
+    const unpaired = await web().send('PUT', '/project', { path: h.project, branch: 'main' })
+    expect(unpaired.status).toBe(403)
+    expect(unpaired.body.error).toMatch(/paired team page/)
+    expect(existsSync(file())).toBe(false)
+    const head = h.sh(h.project, 'rev-parse', 'main').trim()
+    const set = await web().send('PUT', '/project', { path: h.project, branch: 'main' }, await web().pairedHeaders())
+    expect(set).toMatchObject({ status: 200, body: { project: { path: h.project, branch: 'main', gitDir: path.join(h.project, '.git'), bare: false, head } } })
+    expect((await web().send('GET', '/project')).body.project).toEqual(set.body.project)
+    expect(statSync(file()).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(readFileSync(file(), 'utf8'))).toEqual({ version: 1, project: set.body.project })
+  })
+
+  it('refuses a folder that is no repository, a missing branch, a repository inside the team folder and a bad body, changing nothing', async () => {
+    const h = project()
+    const paired = await web().pairedHeaders()
+    await web().send('PUT', '/project', { path: h.project, branch: 'main' }, paired)
+    const before = readFileSync(file(), 'utf8')
+    const plain = path.join(h.base, 'plain')
+    mkdirSync(plain)
+    expect((await web().send('PUT', '/project', { path: plain, branch: 'main' }, paired)).body.error).toMatch(/is not a git repository\. Nothing was changed/)
+    expect((await web().send('PUT', '/project', { path: h.project, branch: 'release' }, paired)).body.error).toMatch(/has no branch "release"/)
+    const inside = path.join(web().host.home, 'bot', 'workspace', 'repo')
+    mkdirSync(inside, { recursive: true })
+    execFileSync('git', ['init', '-q', '-b', 'main', inside])
+    const refused = await web().send('PUT', '/project', { path: inside, branch: 'main' }, paired)
+    expect(refused).toMatchObject({ status: 400, body: { error: expect.stringMatching(/lies inside the team (folder|workspace)/) } })
+    expect((await web().send('PUT', '/project', { path: h.project, branch: 'main', extra: 1 }, paired)).status).toBe(400)
+    expect((await web().send('PUT', '/project', { path: h.project, branch: '-x' }, paired)).body.error).toMatch(/not a valid branch name/)
+    expect(readFileSync(file(), 'utf8')).toBe(before)
+  })
+
+  it('releases only from a paired browser, with a check command (the release itself: tests/dsh/tasks/project.test.ts)', async () => {
+    const unpaired = await web().send('POST', '/project/release', { check: 'true' })
+    expect(unpaired.status).toBe(403)
+    const paired = await web().pairedHeaders()
+    expect((await web().send('POST', '/project/release', {}, paired)).status).toBe(400)
+    const none = await web().send('POST', '/project/release', { check: 'true' }, paired)
+    expect(none).toMatchObject({ status: 400, body: { error: expect.stringMatching(/no project to release into/) } })
+    expect((await web().send('GET', '/project/release')).status).toBe(405)
+  })
+
+  it('reads the project back after a restart on the same team folder', async () => {
+    const h = project()
+    const set = await web().send('PUT', '/project', { path: h.project, branch: 'main' }, await web().pairedHeaders())
+    const again = await startDshHost({ fallback: { text: 'ok' } }, { home: web().host.home })
+    try {
+      // The first host still writes; the second opens the same folder and reads the file at start.
+      await again.ctx.plugin(plugin, { dir: path.join(web().host.home, 'bot'), writer: 'never', defaultModel: 'mock/mock' } as plugin.Config)
+      await again.ctx.botTasks.settled()
+      expect(again.ctx.botTasks.project()).toEqual(set.body.project)
+    } finally {
+      await again.dispose()
+    }
+  })
+})
