@@ -1,14 +1,14 @@
 // Real git repositories for the worktree tests, laid out like a real install: a home in the OS
 // temp folder with a DSH home, its team folder and workspace and a project in `src/`; the plugin's
-// folder under this repository's `.tmp/` (the plugin refuses shared temp folders, where every Bot
-// may write). The "Bot" commits with hooks off, so a marker can only come from the plugin's git.
+// folder under this repository's `.tmp/` or, for a clone in a temp folder, the user's cache (the
+// plugin refuses shared temp folders, where every Bot may write). The "Bot" commits with hooks off, so a marker can only come from the plugin's git.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { GitRunner } from '../../src/worktrees/git.ts'
-import type { Forbidden } from '../../src/worktrees/policy.ts'
+import { type Forbidden, isInside, SHARED_TEMP_DIRS } from '../../src/worktrees/policy.ts'
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -25,9 +25,20 @@ export interface GitHome {
   cleanup(): void
 }
 
+/**
+ * Where the plugin's folders go: this repository's `.tmp/`, unless the clone itself lies in a
+ * shared temporary folder (the plugin refuses those), then a folder of the user's cache.
+ */
+function pluginParent(): string {
+  const inRepo = path.join(REPO, '.tmp', 'worktrees')
+  const shared = [...SHARED_TEMP_DIRS, os.tmpdir()].map((d) => (existsSync(d) ? realpathSync(d) : d))
+  if (!shared.some((d) => isInside(realpathSync(REPO), d))) return inRepo
+  return path.join(os.homedir(), '.cache', 'dsh-bot-team-tests', 'worktrees')
+}
+
 export function makeGitHome(): GitHome {
   const base = mkdtempSync(path.join(os.tmpdir(), 'wt-home-'))
-  const parent = path.join(REPO, '.tmp', 'worktrees')
+  const parent = pluginParent()
   mkdirSync(parent, { recursive: true })
   const owned = mkdtempSync(path.join(parent, 'root-'))
   const dshHome = path.join(base, '.dsh')
