@@ -25,6 +25,8 @@ export const WORKTREE_LIMITS = Object.freeze({
   clones: 200,
   /** Attempts at an `update-ref` whose old value moved under it. */
   casRetries: 3,
+  /** A file larger than this is left out of a work-in-progress commit. */
+  wipFileBytes: 64 * 1024 * 1024,
 })
 
 /** The integration branch inside the plugin's integration clone. */

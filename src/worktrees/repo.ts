@@ -1,7 +1,7 @@
 /**
  * Small git questions every part asks, each one plumbing command through the runner: a ref's
  * commit, ancestry, a repository's config list, a fetch whose serving side runs with the same
- * overrides, and that a clone's `.git` is a real folder (never a pointer a Bot planted elsewhere).
+ * overrides, and that a clone's `.git` is its own (never a pointer a Bot planted elsewhere).
  * Deliberately no policy and no layout.
  */
 import { lstat } from 'node:fs/promises'
@@ -44,10 +44,29 @@ export async function fetchFrom(git: GitRunner, into: Repo, from: string, refspe
   )
 }
 
-/** The clone's git dir, refused unless `<dir>/.git` is a real folder (a `.git` file or link could point anywhere). */
-export async function cloneRepo(dir: string): Promise<Repo> {
-  const gitDir = path.join(dir, '.git')
+/** What in a clone's git dir could send git elsewhere: a `commondir` file, or a link in place of its parts. */
+const POINTERS = ['commondir', 'HEAD', 'config', 'index', 'objects', 'refs', 'packed-refs'] as const
+
+/**
+ * Throws unless `<dir>/.git` is a real folder (a `.git` file or link could point anywhere) holding
+ * no `commondir` and no link in place of its parts: git follows those (git 2.39 reads `commondir`
+ * even with `GIT_COMMON_DIR` set), so a Bot could send the plugin's writes into another repository.
+ */
+export async function assertOwnGitDir(gitDir: string): Promise<void> {
   const st = await lstat(gitDir)
   if (!st.isDirectory()) throw new Error(`${gitDir} is not a folder (it was replaced); the plugin leaves it alone.`)
+  for (const name of POINTERS) {
+    const part = await lstat(path.join(gitDir, name)).catch(() => undefined)
+    if (part && (name === 'commondir' || part.isSymbolicLink()))
+      throw new Error(
+        `${gitDir} holds ${name === 'commondir' ? 'a commondir file' : `a link as ${name}`} that could point into another repository; the plugin leaves it alone.`,
+      )
+  }
+}
+
+/** The clone's git dir, checked by `assertOwnGitDir`. */
+export async function cloneRepo(dir: string): Promise<Repo> {
+  const gitDir = path.join(dir, '.git')
+  await assertOwnGitDir(gitDir)
   return { gitDir, workTree: dir }
 }
