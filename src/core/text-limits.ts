@@ -13,6 +13,8 @@ export const MESSAGE_MAX = 8_000
 export const REASON_MAX = 500
 /** A finished delivery record keeps this much of its body. */
 export const FINISHED_BODY_MAX = 300
+/** The masked arguments of a call that waits for the person's approval, shown whole (a longer call does not wait). */
+export const APPROVAL_ARGS_MAX = 4_000
 
 /** Length in Unicode code points (what every limit here counts: '小明' is 2, not bytes or UTF-16 units). */
 export function charCount(s: string): number {

@@ -28,7 +28,7 @@ import { PickerSync } from './pickers.ts'
 import { TurnTracker, type TurnInfo } from './turns.ts'
 import { raises, type Chain, type SandboxMode } from '../core/chain.ts'
 import { chainOf, readSource } from '../core/sources.ts'
-import { clip, REASON_MAX } from '../core/text-limits.ts'
+import { APPROVAL_ARGS_MAX, REASON_MAX } from '../core/text-limits.ts'
 import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
@@ -1025,7 +1025,10 @@ export class BotRoster extends Service {
         if (!tasks) return undefined
         const json = JSON.stringify(call.args ?? {}) ?? '{}'
         const masked = this.ctx.get('botSecrets')?.mask(json) ?? json
-        return tasks.approvalWaits({ sessionId, botId, tool: call.tool, callId: call.callId, args: clip(masked, 4_000), key: call.key, reason: call.reason })
+        // The person approves what they see: arguments too long to show whole never wait (the grant would cover the hidden rest).
+        if (masked.length > APPROVAL_ARGS_MAX)
+          return `This call cannot wait for the person's approval: its arguments are ${masked.length} characters, more than the ${APPROVAL_ARGS_MAX} an approval shows whole. Make the call shorter.`
+        return tasks.approvalWaits({ sessionId, botId, tool: call.tool, callId: call.callId, args: masked, key: call.key, reason: call.reason })
       },
       useGrant: (grant, call) => this.ctx.get('botTasks')?.useGrant(grant, { ...call, botId }) ?? false,
     }))

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod'
 import { SANDBOX_MODES, type Chain } from '../core/sources.ts'
-import { REASON_MAX } from '../core/text-limits.ts'
+import { APPROVAL_ARGS_MAX, REASON_MAX } from '../core/text-limits.ts'
 
 /** Every limit of the ledger (characters are code points). */
 export const TASK_LIMITS = Object.freeze({
@@ -40,8 +40,8 @@ export const TASK_LIMITS = Object.freeze({
   question: 2_000,
   choices: 10,
   choice: 200,
-  /** The masked arguments of a call waiting for approval (JSON, clipped). */
-  approvalArgs: 4_000,
+  /** The masked arguments of a call waiting for approval (JSON, whole: a longer call does not wait). */
+  approvalArgs: APPROVAL_ARGS_MAX,
   /** Open approvals one Bot may have waiting. */
   approvalsPerBot: 5,
   /** A question's or approval's deadline when none is given, and the longest one (ms). */

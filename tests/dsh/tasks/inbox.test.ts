@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { lastToolResults, lastUserText, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { callKey } from '../../../src/core/call-key.ts'
 import { deliverySource, readSource } from '../../../src/core/sources.ts'
+import { APPROVAL_ARGS_MAX } from '../../../src/core/text-limits.ts'
 import { laterCallNote } from '../../../src/roster/unattended.ts'
 import { disposedAfterEach, registerApprovalTool, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
 import { BROWSER_HEADERS, captureTerminal, pairBrowser, startWebTeamHost, type WebTeamHost } from '../../support/web-host.ts'
@@ -285,6 +286,21 @@ describe('approvals that wait', () => {
     }
     expect(host.ctx.botTasks.inbox().map((t) => t.ask!.approval!.args)).toEqual([1, 2, 3, 4, 5].map((i) => `{"path":"write ${i}"}`))
     expect(toolResults(agent, 'needs_approval').at(-1)).toMatch(/^Not approved: .*already has 5 approvals waiting/)
+  })
+
+  it('a call whose arguments are too long to show whole never waits: no approval in the inbox, the Bot is told why', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-approval-long-'))
+    homes.push(home)
+    // A harmless-looking start and a tail the card could not show: the grant would cover the tail.
+    const path = `${'a'.repeat(APPROVAL_ARGS_MAX)}; the hidden rest`
+    const { web } = await approvalTeam((req) => (stepInTurn(req) === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path } }] } : { text: 'ok' }), home)
+    const host = web.host
+    const bot = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const agent = await host.ctx.botRoster.agentOf(bot.id)
+    fromBot(agent, 'write the long one')
+    await calm(host)
+    expect(host.ctx.botTasks.inbox()).toEqual([])
+    expect(toolResults(agent, 'needs_approval').at(-1)).toMatch(/cannot wait for the person's approval: its arguments are \d+ characters, more than the 4000/)
   })
 })
 
