@@ -246,7 +246,7 @@ const REASONS = {
  * | update_task       | yes                       | yes                           | its creator or assignee           |
  * | submit_task       | no                        | its assignee only (lease: the ledger) | its assignee only          |
  * | review_task       | yes ⁷                     | yes, never its own task       | its creator, never its own task   |
- * | cancel_task       | yes                       | yes                           | its creator only                  |
+ * | cancel_task       | yes ⁷                     | yes                           | its creator only                  |
  * | reassign_task     | yes ⁷                     | yes                           | its creator only                  |
  * | ask_person        | no*                       | no* (the person is in its chat) | yes                             |
  * | answer_task       | yes, paired only ⁹        | no                            | no                                |
@@ -407,6 +407,8 @@ export function decide(caller: Caller, action: TeamAction, target: Target): Deci
       return isMain || target.callerCreatedTask ? ALLOW : refuse(REASONS.reviewTask)
 
     case 'cancel_task':
+      // A Bot's shell on loopback is an unpaired client: it must not cancel others' work as the person.
+      if (unpaired) return refuse(REASONS.notPaired)
       return isUser || isMain || target.callerCreatedTask ? ALLOW : refuse(REASONS.cancelTask)
 
     case 'reassign_task':

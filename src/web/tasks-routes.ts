@@ -2,8 +2,8 @@
  * The tasks API under `/bot-team/api/tasks`, acting as the person: GET `/tasks[?status=&bot=]`,
  * GET `/tasks/board` (the board's cards), POST `/tasks` (a plan, paired only), GET `/tasks/<id>`, POST
  * `/tasks/<id>/cancel` `{reason?}`, `/tasks/<id>/reassign` `{to, reason?}` and `/tasks/<id>/review`
- * `{verdict, reason?}` (both paired); GET and PUT `/project` `{path, branch}`, POST `/project/release` `{check}` (paired). Bodies are bounded and read whole; the task service checks
- * them and `decide()` refuses an unpaired plan, review or reassign. Deliberately narrow: no rules.
+ * `{verdict, reason?}` (all three paired); GET and PUT `/project` `{path, branch}`, POST `/project/release` `{check}` (paired). Bodies are bounded and read whole; the task service checks
+ * them and `decide()` refuses an unpaired plan, cancel, review or reassign. Deliberately narrow: no rules.
  */
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'

@@ -66,7 +66,7 @@ describe('the tasks API (acting as the person)', () => {
     expect(web().host.ctx.botTasks.board.size).toBe(0)
   })
 
-  it('gives a task to another Bot only from a paired browser; cancels from anywhere behind the fence; reviews only a submitted task, paired', async () => {
+  it('gives a task to another Bot, cancels it and reviews only a submitted task, each only from a paired browser', async () => {
     const paired = await web().pairedHeaders()
     await web().send('POST', '/tasks', plan, paired)
     const unpaired = await web().send('POST', '/tasks/task-1/reassign', { to: 'Bob' })
@@ -77,9 +77,11 @@ describe('the tasks API (acting as the person)', () => {
     expect((await web().send('POST', '/tasks/task-1/review', { verdict: 'accept' })).status).toBe(403)
     const early = await web().send('POST', '/tasks/task-1/review', { verdict: 'accept' }, paired)
     expect(early).toMatchObject({ status: 400, body: { error: expect.stringMatching(/is ready and not being worked on, so it cannot be reviewed/) } })
-    const cancelled = await web().send('POST', '/tasks/task-1/cancel', { reason: 'not needed' })
+    expect((await web().send('POST', '/tasks/task-1/cancel', { reason: 'a shell on loopback' })).status).toBe(403)
+    expect(web().host.ctx.botTasks.board.get('task-1')!.status).toBe('ready')
+    const cancelled = await web().send('POST', '/tasks/task-1/cancel', { reason: 'not needed' }, paired)
     expect(cancelled).toMatchObject({ status: 200, body: { task: { status: 'cancelled' } } })
     expect((await web().send('GET', '/tasks/task-2')).body.task.waitsFor).toMatch(/blocked by task-1 \(cancelled\), which will not be done/)
-    expect((await web().send('POST', '/tasks/task-1/cancel', { reason: 'x'.repeat(3000) })).status).toBe(400)
+    expect((await web().send('POST', '/tasks/task-1/cancel', { reason: 'x'.repeat(3000) }, paired)).status).toBe(400)
   })
 })

@@ -674,6 +674,7 @@ function taskExpected(who: 'user' | 'unpaired' | 'main' | 'bot', action: TaskAct
       if (assignee) return 'review-own'
       return who === 'main' || creator ? 'allow' : 'review'
     case 'cancel_task':
+      if (who === 'unpaired') return 'not-paired'
       return who === 'bot' && !creator ? 'cancel' : 'allow'
     case 'reassign_task':
       if (who === 'unpaired') return 'not-paired'
