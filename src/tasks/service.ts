@@ -15,7 +15,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import type { Caller, TaskAction, Target } from '../core/authority.ts'
 import type { Requester } from '../core/caller.ts'
-import { canStart, drawOn, type Chain } from '../core/chain.ts'
+import { canStart, drawOn, type Chain, type SandboxMode } from '../core/chain.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { errorText } from '../core/errors.ts'
 import { systemClock, type Clock } from '../core/clock.ts'
@@ -901,23 +901,11 @@ export class BotTasks extends Service {
   private async runTaskCheck(task: Task, command: string, sessionId: string): Promise<Task | null> {
     await this.writable()
     const dir = (await this.worktrees()).dirOf(task.id)
-    const mode = this.roster.modeOf(sessionId)
-    const sandbox = this.ctx.get('sandbox')
+    const mode = this.roster.modeOf(sessionId) ?? 'read-only'
     const mask = (text: string) => this.ctx.get('botSecrets')?.mask(text) ?? text
-    let result: { ok: boolean; summary: string; lastLines: string }
-    if (mode !== 'danger-full-access' && !sandbox) {
-      result = { ok: false, summary: `failed (no sandbox here to run it at ${mode ?? 'an unknown mode'})`, lastLines: '' }
-    } else {
-      const spawner: CheckSpawner = (cmd, { cwd, env }) => {
-        const argv = ['/bin/sh', '-c', cmd]
-        const run =
-          mode === 'danger-full-access' || !sandbox
-            ? argv
-            : sandbox.confine(argv, { mode: mode ?? 'read-only', workspaceRoot: cwd, sessionId: SessionId(sessionId) }).argv
-        return spawn(run[0]!, run.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-      }
-      result = await runCheck({ command, cwd: dir, mask, spawner })
-    }
+    const spawner = this.confinedSpawner(mode, sessionId)
+    const result: { ok: boolean; summary: string; lastLines: string } =
+      typeof spawner === 'string' ? { ok: false, summary: `failed (${spawner})`, lastLines: '' } : await runCheck({ command, cwd: dir, mask, spawner })
     const now = this.now()
     const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX) }
     await this.transact((view) => setWorktree(view, task.id, { now, worktree: { check } }))
@@ -930,9 +918,26 @@ export class BotTasks extends Service {
   }
 
   /**
+   * A check's spawner inside DSH's sandbox at `mode` (the check's folder its workspace root), or
+   * why there is none: a check runs the team's code, so it never runs unconfined below full access.
+   */
+  private confinedSpawner(mode: SandboxMode, sessionId?: string): CheckSpawner | string {
+    const sandbox = this.ctx.get('sandbox')
+    if (mode !== 'danger-full-access' && !sandbox) return `no sandbox here to run it at ${mode}`
+    return (cmd, { cwd, env }) => {
+      const argv = ['/bin/sh', '-c', cmd]
+      const run =
+        mode === 'danger-full-access' || !sandbox
+          ? argv
+          : sandbox.confine(argv, { mode, workspaceRoot: cwd, ...(sessionId ? { sessionId: SessionId(sessionId) } : {}) }).argv
+      return spawn(run[0]!, run.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    }
+  }
+
+  /**
    * Release the integration branch into the project's target branch: the person through a paired
-   * browser only, after `check` (the project's full check, the person's command) passed on a
-   * checkout of the integration head; refused with the reason (a failing check, the target checked
+   * browser only, after `check` (the project's full check, the person's command, confined at
+   * workspace-write to its checkout) passed on a checkout of the integration head; refused with the reason (a failing check, the target checked
    * out with changes, a conflict), changing nothing.
    */
   async releaseProject(req: Requester, check: string): Promise<{ from: string; to: string; fastForward: boolean; check: string }> {
@@ -945,7 +950,10 @@ export class BotTasks extends Service {
     const { dir, head, done } = await w.checkoutIntegration()
     let result: Awaited<ReturnType<typeof runCheck>>
     try {
-      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.ctx.get('botSecrets')?.mask(text) ?? text })
+      // The person's command runs the team's code: confined like a task's check, writing only its checkout.
+      const spawner = this.confinedSpawner('workspace-write')
+      if (typeof spawner === 'string') throw new Error(`The full check cannot run: ${spawner}. Nothing was released.`)
+      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.ctx.get('botSecrets')?.mask(text) ?? text, spawner })
     } catch (error) {
       throw new TeamRefusal('invalid', errorText(error))
     } finally {

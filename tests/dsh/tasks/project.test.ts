@@ -186,6 +186,18 @@ describe('project tasks', () => {
     expect(readFileSync(path.join(g.project, 'greet.js'), 'utf8')).toBe('hi\n')
   })
 
+  it("runs the release's full check confined to its checkout: the team's code cannot write outside it, and nothing is released", async () => {
+    const { g, host } = await projectTeam({ Ada: works(`printf 'hi\\n' > greet.js && ${COMMIT}`) })
+    const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Greet', brief: 'x', assignee: 'Ada', project: true }] })
+    await taskWhere(host, ids[0]!, (t) => t.status === 'review')
+    await host.ctx.botTasks.review(user, ids[0]!, 'accept')
+    const before = g.sh(g.project, 'rev-parse', 'main').trim()
+    const outside = path.join(path.dirname(g.pluginRoot), 'release-outside.txt')
+    await expect(host.ctx.botTasks.releaseProject(user, `touch ${outside}`)).rejects.toThrow(/The full check failed.*nothing was released/s)
+    expect(existsSync(outside)).toBe(false)
+    expect(g.sh(g.project, 'rev-parse', 'main').trim()).toBe(before)
+  })
+
   it('refuses naming the project again while project tasks are open', async () => {
     const { g, host } = await projectTeam({ Ada: works('true') })
     await host.ctx.botPause.pause('user')
