@@ -235,16 +235,24 @@ export function drawOn(
   const id = chain.budget
   if (id === undefined) return { ok: true, left: Number.POSITIVE_INFINITY }
   if (id === NO_BUDGET) return { ok: false, reason: NO_BUDGET_REASON }
-  if (opts.open && !draft.budgets.some((b) => b.id === id)) {
-    draft.budgets.push({ id, openedBy: opts.open.by ?? 'user', origin: opts.open.origin, openedAt: opts.open.at, limit: opts.limit, used: 0 })
-    draft.budgets = boundBudgets(draft.budgets)
-  }
+  if (opts.open) openBudget(draft, chain, { limit: opts.limit, open: opts.open })
   const verdict = draw(draft.budgets, id)
   if (!verdict.ok && opts.force) {
     const budget = draft.budgets.find((b) => b.id === id)
     if (budget) budget.used++
   }
   return verdict
+}
+
+/**
+ * Open the chain's budget if it is not there yet, drawing nothing (pure on the draft): for work
+ * that will draw later (a question's answer), so a budget dropped meanwhile is gone, never new.
+ */
+export function openBudget(draft: { budgets: Budget[] }, chain: Chain, opts: { limit: number; open: { origin: string; by?: string; at: string } }): void {
+  const id = chain.budget
+  if (id === undefined || id === NO_BUDGET || draft.budgets.some((b) => b.id === id)) return
+  draft.budgets.push({ id, openedBy: opts.open.by ?? 'user', origin: opts.open.origin, openedAt: opts.open.at, limit: opts.limit, used: 0 })
+  draft.budgets = boundBudgets(draft.budgets)
 }
 
 /**

@@ -15,7 +15,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import type { Caller, TaskAction, Target } from '../core/authority.ts'
 import type { Requester } from '../core/caller.ts'
-import { canStart, drawOn, type Chain, type SandboxMode } from '../core/chain.ts'
+import { canStart, drawOn, openBudget, type Chain, type SandboxMode } from '../core/chain.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { errorText } from '../core/errors.ts'
 import { systemClock, type Clock } from '../core/clock.ts'
@@ -359,9 +359,9 @@ export class BotTasks extends Service {
     return task.creator.kind === 'user' ? { hop: 0, budget: `budget:${task.id}` } : task.chain
   }
 
-  /** Who a task's budget is opened for, when its first draw finds none (the person's task: its own; a Bot's: the planning chain's). */
-  private budgetOpening(task: Task): { origin: string; by?: string; at: string } {
-    return task.creator.kind === 'user' ? { origin: task.id, by: 'user', at: this.now() } : { origin: task.creator.botId, at: this.now() }
+  /** The person's task opens its own budget at its first draw; a Bot's task draws on the planning chain's, opened when it planned. */
+  private budgetOpening(task: Task): { origin: string; by?: string; at: string } | undefined {
+    return task.creator.kind === 'user' ? { origin: task.id, by: 'user', at: this.now() } : undefined
   }
 
   /**
@@ -484,7 +484,7 @@ export class BotTasks extends Service {
       if (this.ctx.get('botPause')?.holdsBotWork({ botId: bot.id })) return 'held'
       const chain = task ? this.chainOf(task) : { hop: 0 }
       await this.teamStore.update((s) => {
-        drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, force: true, ...(task ? { open: this.budgetOpening(task) } : {}) })
+        drawOn(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, force: true, open: task && this.budgetOpening(task) })
       })
       const agent = await this.roster.agentOf(bot.id)
       const message = createUserMessage({
@@ -513,8 +513,9 @@ export class BotTasks extends Service {
     const bot = this.roster.bot(intent.botId)
     if (!task?.ask || !bot) return
     if (this.ctx.get('botPause')?.holdsBotWork({ botId: bot.id })) return 'held'
+    // Drawn, never opened: the budget was opened when the Bot asked; one dropped since is gone.
     await this.teamStore.update((s) => {
-      drawOn(s, task.chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, force: true, open: { origin: bot.id, at: this.now() } })
+      drawOn(s, task.chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, force: true })
     })
     const agent = await this.answerAgent(intent)
     const approval = task.ask.approval
@@ -857,6 +858,8 @@ export class BotTasks extends Service {
           'limit',
           `No task was planned: the hop limit (${hopLimit}) is reached; this turn is ${chain.hop - 1} Bot-to-Bot steps deep. Do the work yourself or report back.`,
         )
+      // Opened now: its tasks only draw on it, so a budget dropped before a dispatch is gone, never new.
+      await this.openAskingBudget(chain, caller.botId!)
     }
     const bots = new Set(this.roster.bots().map((b) => b.id))
     let ids: string[] = []
@@ -1027,11 +1030,19 @@ export class BotTasks extends Service {
    * `ask_person`: a question (optional choices, a deadline in hours, 24 by default) for the person,
    * from a Bot's Session; the answer comes back into that Session as a turn on this turn's chain.
    */
+  /** A Bot's chain's budget, opened now for work that draws on it later (an answer, a planned task). */
+  private async openAskingBudget(chain: Chain, botId: string): Promise<void> {
+    await this.teamStore.update((s) =>
+      openBudget(s, chain, { limit: this.ctx.botLimits.inForce(s.limits).workBudget, open: { origin: botId, at: this.now() } }),
+    )
+  }
+
   async askPerson(req: Requester, raw: unknown): Promise<Task> {
     const caller = this.roster.caller(req)
     this.require(caller, 'ask_person')
     const sessionId = req.kind === 'bot' ? req.sessionId : ''
     const chain = this.askingChain(sessionId)
+    await this.openAskingBudget(chain, caller.botId!)
     let id = ''
     await this.apply((view) => {
       const r = ask(view, raw, { now: this.now(), botId: caller.botId!, sessionId, chain })
@@ -1056,6 +1067,7 @@ export class BotTasks extends Service {
     reason: string | undefined
   }): Promise<string> {
     const chain = this.askingChain(input.sessionId)
+    await this.openAskingBudget(chain, input.botId)
     const question = clip(input.reason?.trim() || `${input.tool} needs approval`, 2_000)
     try {
       let id = ''

@@ -104,6 +104,28 @@ describe('ask_person', () => {
     await expect(host.ctx.botTasks.answer(user, 'task-1', { text: 'Apache' })).rejects.toThrow(/is done, so it cannot be answered/)
   })
 
+  it('an answer draws on the budget opened when the Bot asked, and never opens a new one: a budget dropped while the question waited stays gone', async () => {
+    const ada = (req: RecordedRequest): Reply =>
+      (lastUserText(req) ?? '').includes('pick a licence') && stepInTurn(req) === 0
+        ? { toolCalls: [{ name: 'ask_person', args: { question: 'Which licence?' } }] }
+        : { text: 'ok' }
+    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ada: { fallback: ada } }))
+    const bot = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const agent = await host.ctx.botRoster.agentOf(bot.id)
+    fromBot(agent, 'please pick a licence')
+    await taskWhere(host, 'task-1', (t) => t.status === 'ready')
+    await calm(host)
+    expect(host.ctx.botStore.state.budgets.map((b) => b.id)).toContain('budget:from-eve')
+    // Newer budgets pushed it out (the team keeps the newest only) while the question waited.
+    await host.ctx.botStore.update((s) => {
+      s.budgets = s.budgets.filter((b) => b.id !== 'budget:from-eve')
+    })
+    await host.ctx.botTasks.answer(user, 'task-1', { text: 'MIT' })
+    await calm(host)
+    expect(answerTurns(agent)).toHaveLength(1)
+    expect(host.ctx.botStore.state.budgets.map((b) => b.id)).not.toContain('budget:from-eve')
+  })
+
   it('a question nobody answers by its deadline is cancelled and the asking Bot is told (on the plugin clock)', async () => {
     const clock = new FakeClock('2026-12-01T10:00:00.000Z')
     const ada = (req: RecordedRequest): Reply =>
