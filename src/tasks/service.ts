@@ -1068,7 +1068,9 @@ export class BotTasks extends Service {
   }): Promise<string> {
     const chain = this.askingChain(input.sessionId)
     await this.openAskingBudget(chain, input.botId)
-    const question = clip(input.reason?.trim() || `${input.tool} needs approval`, 2_000)
+    // The reason comes with the call (a Bot may write it): masked like the arguments.
+    const reason = input.reason?.trim() || `${input.tool} needs approval`
+    const question = clip(this.ctx.get('botSecrets')?.mask(reason) ?? reason, 2_000)
     try {
       let id = ''
       await this.apply((view) => {

@@ -164,11 +164,11 @@ function approvalModel(grantTurn: (step: number) => Reply) {
   }
 }
 
-async function approvalTeam(script: (req: RecordedRequest) => Reply, home: string): Promise<{ web: WebTeamHost; terminal: string[] }> {
+async function approvalTeam(script: (req: RecordedRequest) => Reply, home: string, reason?: string): Promise<{ web: WebTeamHost; terminal: string[] }> {
   const terminal = captureTerminal()
   const web = await startWebTeamHost({ mock: { fallback: { text: 'ok' } }, ada: { fallback: script } }, { home, permissions: true })
   track(web.host)
-  registerApprovalTool(web.host)
+  registerApprovalTool(web.host, reason)
   return { web, terminal }
 }
 
@@ -251,7 +251,7 @@ describe('approvals that wait', () => {
     expect(b.web.host.ctx.botTasks.inbox().map((t) => t.id)).toEqual(['task-2'])
   })
 
-  it('a grant does not open the same tool with other arguments; the arguments shown are masked; a deny tells the Bot and runs nothing', async () => {
+  it('a grant does not open the same tool with other arguments; the arguments and the reason shown are masked; a deny tells the Bot and runs nothing', async () => {
     const home = mkdtempSync(join(tmpdir(), 'bot-team-approval-other-'))
     homes.push(home)
     const { web } = await approvalTeam(
@@ -259,6 +259,7 @@ describe('approvals that wait', () => {
         step === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: `other-${SECRET}.txt`, description: 'the first try' } }] } : { text: 'ok' },
       ),
       home,
+      `write other-${SECRET}.txt`,
     )
     const host: DshHost = web.host
     const bot = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
@@ -275,6 +276,10 @@ describe('approvals that wait', () => {
     const shown = host.ctx.botTasks.board.get('task-2')!.ask!.approval!.args
     expect(shown).toMatch(/^\{"path":"other-.+\.txt","description":"the first try"\}$/)
     expect(shown).not.toContain(SECRET)
+    // Why the call asks comes with it too: masked like its arguments.
+    const question = host.ctx.botTasks.board.get('task-2')!.ask!.question
+    expect(question).toMatch(/^write other-.+\.txt$/)
+    expect(question).not.toContain(SECRET)
     expect((agent.session.events as any[]).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome)).toEqual(['rejected', 'rejected'])
     const denied = await host.ctx.botTasks.decideApproval(user, 'task-2', 'denied', 'not that file')
     expect(denied).toMatchObject({ status: 'done', ask: { answer: { verdict: 'denied', text: 'not that file' } } })
