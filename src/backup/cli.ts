@@ -144,7 +144,7 @@ export function runThrough(argv: readonly string[], io: Pick<CliIo, 'env' | 'cwd
     if (at >= 0) args.push(...(flag === '--secrets' ? [flag] : [flag, argv[at + 1] ?? '']))
   }
   args.push('--home', homeOf(typeof values.home === 'string' ? values.home : undefined, io.env, cwd))
-  const dsh = join(homedir(), 'dsh', 'node_modules', '.bin', 'dsh')
+  const dsh = join(io.env.HOME || homedir(), 'dsh', 'node_modules', '.bin', 'dsh')
   return [
     'Run it through the dsh you installed (the README puts it in ~/dsh; use your own path if it is elsewhere):',
     `  ${dsh} plugin --profile ${quote(profile)} exec dsh-bot-team ${args.map(quote).join(' ')}`,
