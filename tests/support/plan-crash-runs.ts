@@ -4,12 +4,12 @@
 // counted, not thrown. After each kill: no problem but a torn tail, no transition the process
 // printed as durable is missing. At the end (a final process runs every task to its end): every
 // task done, failed or cancelled, none accepted twice, no attempt's turn run twice, nothing pending.
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TaskStore } from '../../src/tasks/store.ts'
+import { runChild } from './child-run.ts'
 
 const CHILD = fileURLToPath(new URL('../dsh/tasks/fixtures/plan-child.ts', import.meta.url))
 /** A kill lands this long after the process opened its ledger, at most. */
@@ -36,32 +36,14 @@ export interface PlanCrashStats {
 /** How long the final process may take to close every task (it reports, it does not hang the run). */
 const FINAL_MS = 180_000
 
-function child(home: string, mode: 'run' | 'final', killAfterMs?: number): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHILD, home, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const stall = mode === 'final' ? setTimeout(() => p.kill('SIGKILL'), FINAL_MS) : undefined
-    const lines: string[] = []
-    let buf = ''
-    let err = ''
-    p.stdout.on('data', (d: Buffer) => {
-      buf += d
-      const parts = buf.split('\n')
-      buf = parts.pop()!
-      for (const line of parts) {
-        lines.push(line)
-        if (killAfterMs !== undefined && line.startsWith('open ')) setTimeout(() => p.kill('SIGKILL'), killAfterMs)
-      }
-    })
-    p.stderr.on('data', (d) => {
-      err += d
-    })
-    p.once('exit', (code, signal) => {
-      clearTimeout(stall)
-      if (mode === 'final' && signal === 'SIGKILL') reject(new Error(`the final run did not close every task within ${FINAL_MS / 1000} s`))
-      else if (signal === 'SIGKILL' || (code === 0 && killAfterMs === undefined)) resolve(lines)
-      else reject(new Error(`plan child (${mode}) ended with ${code ?? signal}: ${err.slice(-800)}`))
-    })
+async function child(home: string, mode: 'run' | 'final', killAfterMs?: number): Promise<string[]> {
+  const r = await runChild(CHILD, [home, mode], {
+    ...(killAfterMs === undefined ? {} : { kill: { armedBy: (line) => line.startsWith('open '), ms: killAfterMs } }),
+    ...(mode === 'final' ? { stallMs: FINAL_MS } : {}),
   })
+  if (mode === 'final' && r.signal === 'SIGKILL') throw new Error(`the final run did not close every task within ${FINAL_MS / 1000} s`)
+  if (r.signal === 'SIGKILL' || (r.code === 0 && killAfterMs === undefined)) return r.lines
+  throw new Error(`plan child (${mode}) ended with ${r.code ?? r.signal}: ${r.stderr.slice(-800)}`)
 }
 
 async function lane(kills: number, stats: PlanCrashStats) {

@@ -5,12 +5,12 @@
 // the digest at a printed seq is the one printed; the next child rebuilds what the reader saw.
 // At the end (a final child closes every task): each acknowledged intent handed over exactly once,
 // none pending, every task done, failed or cancelled, no history broken.
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TaskStore } from '../../src/tasks/store.ts'
+import { runChild } from './child-run.ts'
 import { ledgerDigest } from './task-workload.ts'
 
 const CHILD = fileURLToPath(new URL('../dsh/tasks/fixtures/task-child.ts', import.meta.url))
@@ -45,29 +45,14 @@ interface Printed {
   killed: boolean
 }
 
-function child(dir: string, handed: string, mode: 'run' | 'final', killAfterMs?: number): Promise<Printed> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHILD, dir, handed, mode], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const lines: string[] = []
-    let buf = ''
-    let err = ''
-    p.stdout.on('data', (d: Buffer) => {
-      buf += d
-      const parts = buf.split('\n')
-      buf = parts.pop()!
-      for (const line of parts) {
-        lines.push(line)
-        if (killAfterMs !== undefined && line.startsWith('open ')) setTimeout(() => p.kill('SIGKILL'), killAfterMs)
-      }
-    })
-    p.stderr.on('data', (d) => {
-      err += d
-    })
-    p.once('exit', (code, signal) => {
-      if (signal === 'SIGKILL' || (code === 0 && killAfterMs === undefined)) resolve({ lines, killed: signal === 'SIGKILL' })
-      else reject(new Error(`task child (${mode}) ended with ${code ?? signal}: ${err.slice(0, 500)}`))
-    })
-  })
+async function child(dir: string, handed: string, mode: 'run' | 'final', killAfterMs?: number): Promise<Printed> {
+  const r = await runChild(
+    CHILD,
+    [dir, handed, mode],
+    killAfterMs === undefined ? {} : { kill: { armedBy: (line) => line.startsWith('open '), ms: killAfterMs } },
+  )
+  if (r.signal === 'SIGKILL' || (r.code === 0 && killAfterMs === undefined)) return { lines: r.lines, killed: r.signal === 'SIGKILL' }
+  throw new Error(`task child (${mode}) ended with ${r.code ?? r.signal}: ${r.stderr.slice(0, 500)}`)
 }
 
 async function read(dir: string) {

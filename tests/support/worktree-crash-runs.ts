@@ -5,11 +5,11 @@
 // integration branch is a whole merge (two parents, the tree merge-tree gives them); every folder
 // under clones/ is in the registry or was listed; no half-made folder or ref lock is left. At the
 // end a last child finishes its task and every Bot commit printed is in the integration clone.
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worktrees } from '../../src/worktrees/worktrees.ts'
+import { runChild } from './child-run.ts'
 import { type GitHome, initProject, makeGitHome } from './git-project.ts'
 
 const CHILD = fileURLToPath(new URL('../dsh/worktrees/fixtures/worktree-child.ts', import.meta.url))
@@ -33,36 +33,13 @@ interface Run {
   killed: boolean
 }
 
-function child(args: string[], killAfterMs?: number): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    const lines: string[] = []
-    let buf = ''
-    let err = ''
-    let killed = false
-    p.stdout.on('data', (d: Buffer) => {
-      buf += d
-      const parts = buf.split('\n')
-      buf = parts.pop()!
-      for (const line of parts) {
-        lines.push(line)
-        if (killAfterMs !== undefined && line === 'phase open')
-          setTimeout(() => {
-            killed = true
-            try {
-              process.kill(-p.pid!, 'SIGKILL')
-            } catch {}
-          }, killAfterMs)
-      }
-    })
-    p.stderr.on('data', (d) => {
-      err += d
-    })
-    p.once('exit', (code, signal) => {
-      if (killed || (code === 0 && killAfterMs === undefined)) resolve({ lines, killed: signal === 'SIGKILL' })
-      else reject(new Error(`worktree child ended with ${code ?? signal}: ${err.slice(0, 800)}`))
-    })
+async function child(args: string[], killAfterMs?: number): Promise<Run> {
+  const r = await runChild(CHILD, args, {
+    group: true,
+    ...(killAfterMs === undefined ? {} : { kill: { armedBy: (line) => line === 'phase open', ms: killAfterMs } }),
   })
+  if (r.killed || (r.code === 0 && killAfterMs === undefined)) return { lines: r.lines, killed: r.killed }
+  throw new Error(`worktree child ended with ${r.code ?? r.signal}: ${r.stderr.slice(0, 800)}`)
 }
 
 function locks(dir: string): string[] {
