@@ -162,11 +162,11 @@ it('opens the state.json the schema-v3 build (3f0144e) saved, migrates it to the
   expect(saved.deliveries.find((d: any) => d.id === 'delivery-1').reply).toBe(message.reply)
 })
 
-it('opens the state.json the schema-v5 build (6a16b3b) saved: its pending questions move into the task ledger once (the open one waits in the inbox, the answered one is done), and the file is saved without them', async () => {
+it('opens the state.json the schema-v5 build (64c4f22) saved: its pending questions move into the task ledger once (the open one waits in the inbox, the answered one is done), and the file is saved without them', async () => {
   const home = mkdtempSync(join(tmpdir(), 'bot-team-upgrade-v5-'))
   homes.push(home)
   mkdirSync(join(home, 'bot'))
-  copyFileSync(new URL('../../fixtures/state-v5-6a16b3b.json', import.meta.url), join(home, 'bot', 'state.json'))
+  copyFileSync(new URL('../../fixtures/state-v5-64c4f22.json', import.meta.url), join(home, 'bot', 'state.json'))
   const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home }))
   expect(host.ctx.botStore.status().mode).toBe('writer')
   await quiesce(host)

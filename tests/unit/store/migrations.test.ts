@@ -150,7 +150,7 @@ describe('migration chain', () => {
   })
 
   it('v5 → v6 moves the pending questions to ledgerImport whole (an empty list leaves nothing), leaves the input alone, and gives a valid current state', () => {
-    const v5 = JSON.parse(readFileSync(new URL('../../fixtures/state-v5-6a16b3b.json', import.meta.url), 'utf8')) as Record<string, unknown>
+    const v5 = JSON.parse(readFileSync(new URL('../../fixtures/state-v5-64c4f22.json', import.meta.url), 'utf8')) as Record<string, unknown>
     const before = JSON.stringify(v5)
     const { pendingQuestions, ...rest } = v5
     expect(migrationV5toV6.up(v5)).toEqual({ ...rest, version: 6, ledgerImport: pendingQuestions })
