@@ -4,10 +4,10 @@
  * files written whole, private and durable. Deliberately decides nothing and does not serialise
  * writers or check the writer.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
-import { makePrivateDir, PRIVATE_FILE_MODE, safeSegment, syncDir, writePrivateFile } from '../core/private-file.ts'
+import { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, safeSegment, syncDir, writePrivateFile, writePrivateFileSync } from '../core/private-file.ts'
 
 export type ScopeKey = 'team' | `bot:${string}`
 
@@ -134,10 +134,12 @@ export class MemoryFiles {
     return existsSync(file) ? readFileSync(file, 'utf8') : undefined
   }
 
-  async writeFrozen(sessionId: string, text: string): Promise<void> {
+  /** Synchronous: nothing of it is left running when the service stops. */
+  writeFrozen(sessionId: string, text: string): void {
     const file = this.frozenPath(sessionId)
-    await makePrivateDir(path.dirname(file))
-    await writePrivateFile(file, text)
+    mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE })
+    chmodSync(path.dirname(file), PRIVATE_DIR_MODE)
+    writePrivateFileSync(file, text)
   }
 }
 

@@ -209,7 +209,11 @@ export class BotMemory extends Service {
     const kind = this.roster.ownerOf(sessionId)?.kind
     const where = kind === 'member' ? 'group' : kind === 'task' ? 'task' : 'own-chat'
     const text = renderMemorySection(own, this.files.read('team'), { where })
-    if (this.store.isWriter()) void this.files.writeFrozen(sessionId, text).catch(() => {})
+    // Written at once (a write left running could land after the service stopped); a failure only costs the next render.
+    if (this.store.isWriter())
+      try {
+        this.files.writeFrozen(sessionId, text)
+      } catch {}
     return text
   }
 
