@@ -22,14 +22,13 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { Page } from 'playwright-core'
 import { buildAndPack } from '../scripts/pack.ts'
 import { lastToolResults, offersTool, type Script } from '../scripts/scripted-model/format.ts'
 import { startScriptedServer } from '../scripts/scripted-model/server.ts'
 import { launchChromium } from '../tests/support/browser.ts'
 import { api, initProfile, installBundle, makeHome, startWeb, untilTeamReady, WEB_APP_BUNDLES, type WebProcess } from '../tests/support/e2e.ts'
 import { pairWithTerminalCode } from '../tests/support/e2e-pairing.ts'
-import { listLoadMs, settledCount, watchList } from './lib/ui-measure.ts'
+import { lapTimer, median, sideBySide } from './lib/ui-pair.ts'
 
 const TASKS = Number(process.argv[2] ?? 500)
 const ROUNDS = Number(process.argv[3] ?? 5)
@@ -38,7 +37,6 @@ if (!(TASKS >= 1 && TASKS <= 500 && ROUNDS >= 1 && WORKERS >= 1 && WORKERS <= 40
   throw new Error('usage: node bench/ui-board.ts [tasks 1–500] [rounds ≥ 1] [workers 1–40]')
 
 const CARDS = '[data-testid="bt-board"] [data-task]'
-const DSH_ROWS = '[role="tree"] [role="treeitem"]'
 const PER_PLAN = 50
 
 const script: Script = {
@@ -48,9 +46,6 @@ const script: Script = {
     return { toolCalls: [{ name: 'submit_task', args: { note: 'done' } }] }
   },
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
 async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
   const res = await fetch(`${url}/bot-team/api${path}`, {
@@ -97,23 +92,10 @@ function unarchiveAll(home: string): number {
   return emptied
 }
 
-async function dismissNotice(page: Page): Promise<void> {
-  await page
-    .getByRole('button', { name: /^(Continue|继续)$/ })
-    .click({ timeout: 5000 })
-    .catch(() => {})
-}
-
 const started: { stop(): Promise<void> }[] = []
 const homes: string[] = []
 try {
-  let lap = performance.now()
-  const took = () => {
-    const now = performance.now()
-    const ms = now - lap
-    lap = now
-    return seconds(ms)
-  }
+  const took = lapTimer()
   const tarball = process.env.BENCH_UI_TARBALL || buildAndPack().tarball
   const home = makeHome('bench-ui-board')
   homes.push(dirname(home.home))
@@ -170,32 +152,16 @@ try {
 
   const browser = await launchChromium()
   started.push({ stop: () => browser.close() })
-  const viewport = { width: 1280, height: 900 }
-  const boardCtx = await browser.newContext({ viewport })
-  const dshCtx = await browser.newContext({ viewport })
-  const boardPage = await boardCtx.newPage()
-  const dshPage = await dshCtx.newPage()
   const boardUrl = `${team.url}/?bt-board`
-  await boardPage.goto(boardUrl)
-  await dismissNotice(boardPage)
-  await dshPage.goto(plain.url)
-  await dismissNotice(dshPage)
-  await dshPage.getByRole('button', { name: 'View options' }).click()
-  await dshPage.getByText('In one list').click()
-  const boardTarget = await settledCount(boardPage, CARDS)
-  const dshTarget = await settledCount(dshPage, DSH_ROWS)
-  if (boardTarget !== TASKS) throw new Error(`the board shows ${boardTarget} cards, there are ${TASKS} tasks`)
-  if (dshTarget < TASKS) throw new Error(`DSH's list shows ${dshTarget} rows, there are ${TASKS} task Sessions`)
-  await watchList(boardCtx, CARDS, boardTarget)
-  await watchList(dshCtx, DSH_ROWS, dshTarget)
-  await listLoadMs(boardPage, boardUrl)
-  await listLoadMs(dshPage, plain.url)
-  const boardMs: number[] = []
-  const dshMs: number[] = []
-  for (let round = 0; round < ROUNDS; round++) {
-    const sides = [() => listLoadMs(boardPage, boardUrl).then((ms) => boardMs.push(ms)), () => listLoadMs(dshPage, plain.url).then((ms) => dshMs.push(ms))]
-    for (const side of round % 2 ? sides.reverse() : sides) await side()
-  }
+  const {
+    oursMs: boardMs,
+    dshMs,
+    oursTarget: boardTarget,
+    dshTarget,
+  } = await sideBySide(browser, { url: boardUrl, selector: CARDS }, plain.url, ROUNDS, (cards, rows) => {
+    if (cards !== TASKS) throw new Error(`the board shows ${cards} cards, there are ${TASKS} tasks`)
+    if (rows < TASKS) throw new Error(`DSH's list shows ${rows} rows, there are ${TASKS} task Sessions`)
+  })
   console.log(
     `bench ui board loads: board_ms ${boardMs.map((ms) => ms.toFixed(0)).join(' ')} | dsh_ms ${dshMs.map((ms) => ms.toFixed(0)).join(' ')} (cards ${boardTarget}, dsh rows ${dshTarget})`,
   )

@@ -30,13 +30,13 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import type { Page } from 'playwright-core'
 import { buildAndPack } from '../scripts/pack.ts'
 import { lastToolResults, lastUserText, offersTool, type Script } from '../scripts/scripted-model/format.ts'
 import { startScriptedServer } from '../scripts/scripted-model/server.ts'
 import { launchChromium } from '../tests/support/browser.ts'
 import { api, initProfile, installBundle, makeHome, startWeb, untilTeamReady, WEB_APP_BUNDLES, type WebProcess } from '../tests/support/e2e.ts'
-import { listLoadMs, pushMs, settledCount, untilIdle, watchList } from './lib/ui-measure.ts'
+import { pushMs, untilIdle } from './lib/ui-measure.ts'
+import { lapTimer, median, sideBySide } from './lib/ui-pair.ts'
 
 const BOTS = Number(process.argv[2] ?? 200)
 const GROUPS = Number(process.argv[3] ?? 50)
@@ -50,7 +50,6 @@ const CREATE_AT_ONCE = 4
 if (!(BOTS >= 3 && GROUPS >= 1 && ROUNDS >= 1 && SAMPLES >= 1)) throw new Error('usage: node bench/ui.ts [bots ≥ 3] [groups ≥ 1] [rounds ≥ 1] [samples ≥ 1]')
 
 const TEAM_ENTRIES = '[data-testid="bt-team-sidebar"] [data-bot], [data-testid="bt-team-sidebar"] [data-group]'
-const DSH_ROWS = '[role="tree"] [role="treeitem"]'
 const WORK = 'bench: start working'
 
 const botName = (i: number) => `Bot${String(i).padStart(3, '0')}`
@@ -74,9 +73,7 @@ const script: Script = {
   },
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(p * xs.length) - 1)]!
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
 async function teamView(url: string): Promise<any> {
   const res = await fetch(`${url}/bot-team/api/team`)
@@ -123,24 +120,10 @@ async function untilTeamOpen(url: string, bots: number, groups: number): Promise
   throw new Error('the team did not open after a restart in 60 s')
 }
 
-/** DSH Web's first-visit notice (once per home), if it shows. */
-async function dismissNotice(page: Page): Promise<void> {
-  await page
-    .getByRole('button', { name: /^(Continue|继续)$/ })
-    .click({ timeout: 5000 })
-    .catch(() => {})
-}
-
 const started: { stop(): Promise<void> }[] = []
 const homes: string[] = []
 try {
-  let lap = performance.now()
-  const took = () => {
-    const now = performance.now()
-    const ms = now - lap
-    lap = now
-    return seconds(ms)
-  }
+  const took = lapTimer()
   // The e2e smoke test hands over the tarball its global set-up packed.
   const tarball = process.env.BENCH_UI_TARBALL || buildAndPack().tarball
   const home = makeHome('bench-ui')
@@ -183,35 +166,18 @@ try {
 
   const browser = await launchChromium()
   started.push({ stop: () => browser.close() })
-  const viewport = { width: 1280, height: 900 }
-  const teamCtx = await browser.newContext({ viewport })
-  const dshCtx = await browser.newContext({ viewport })
-  const teamPage = await teamCtx.newPage()
-  const dshPage = await dshCtx.newPage()
-  // Warm-up visit of each: the notice, DSH's list switched to "In one list" (it remembers), and
-  // what "every entry" is on each side.
-  await teamPage.goto(team.url)
-  await dismissNotice(teamPage)
-  await dshPage.goto(plain.url)
-  await dismissNotice(dshPage)
-  await dshPage.getByRole('button', { name: 'View options' }).click()
-  await dshPage.getByText('In one list').click()
-  const teamTarget = await settledCount(teamPage, TEAM_ENTRIES)
-  const dshTarget = await settledCount(dshPage, DSH_ROWS)
   const view = await teamView(team.url)
-  if (teamTarget !== view.bots.length + view.groups.length)
-    throw new Error(`the sidebar shows ${teamTarget} entries, the team has ${view.bots.length + view.groups.length}`)
-  if (dshTarget < sessions) throw new Error(`DSH's list shows ${dshTarget} rows, there are ${sessions} Sessions`)
-  await watchList(teamCtx, TEAM_ENTRIES, teamTarget)
-  await watchList(dshCtx, DSH_ROWS, dshTarget)
-  await listLoadMs(teamPage, team.url)
-  await listLoadMs(dshPage, plain.url)
-  const teamMs: number[] = []
-  const dshMs: number[] = []
-  for (let round = 0; round < ROUNDS; round++) {
-    const sides = [() => listLoadMs(teamPage, team.url).then((ms) => teamMs.push(ms)), () => listLoadMs(dshPage, plain.url).then((ms) => dshMs.push(ms))]
-    for (const side of round % 2 ? sides.reverse() : sides) await side()
-  }
+  const entries = view.bots.length + view.groups.length
+  const {
+    oursMs: teamMs,
+    dshMs,
+    oursTarget: teamTarget,
+    dshTarget,
+    oursPage: teamPage,
+  } = await sideBySide(browser, { url: team.url, selector: TEAM_ENTRIES }, plain.url, ROUNDS, (shown, rows) => {
+    if (shown !== entries) throw new Error(`the sidebar shows ${shown} entries, the team has ${entries}`)
+    if (rows < sessions) throw new Error(`DSH's list shows ${rows} rows, there are ${sessions} Sessions`)
+  })
   console.log(
     `bench ui loads: team_ms ${teamMs.map((ms) => ms.toFixed(0)).join(' ')} | dsh_ms ${dshMs.map((ms) => ms.toFixed(0)).join(' ')} (entries: team ${teamTarget}, dsh ${dshTarget} rows)`,
   )
