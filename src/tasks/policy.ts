@@ -120,6 +120,8 @@ export const planTaskInput = z
     project: z.boolean().optional(),
     /** A project task's check command, run in its clone on submit. */
     check: text(4000).optional(),
+    /** `false`: a passing check merges it with no review (a project task with a check only). */
+    review: z.literal(false, { error: 'is false (a passing check merges it) or absent' }).optional(),
   })
   .strict()
 
@@ -374,6 +376,10 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
   if (problems.length) return refuse(`The plan was not accepted: ${problems.join('; ')}. Nothing was created.`)
   tasks.forEach((t, i) => {
     if (t.check && !t.project) problems.push(`${name(i)} has a check but is not a project task (add project: true)`)
+    else if (t.review === false && !(t.project && t.check))
+      problems.push(`${name(i)} asks for no review but has no check to stand for it (a project task with a check only)`)
+    else if (t.review === false && (t.reviewer || PERSON_REVIEWS.test(t.acceptance)))
+      problems.push(`${name(i)} asks for no review but says the user reviews it`)
   })
   if (problems.length) return refuse(`The plan was not accepted: ${problems.join('; ')}. Nothing was created.`)
   if (tasks.some((t) => t.project)) {
@@ -413,7 +419,16 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       createdAt: ctx.now,
       updatedAt: ctx.now,
       ...(t.reviewer || PERSON_REVIEWS.test(t.acceptance) ? { reviewer: 'user' as const } : {}),
-      ...(t.project && ctx.project ? { worktree: { project: ctx.project, ...(t.check ? { command: t.check } : {}), merge: 'none' as const } } : {}),
+      ...(t.project && ctx.project
+        ? {
+            worktree: {
+              project: ctx.project,
+              ...(t.check ? { command: t.check } : {}),
+              ...(t.review === false ? { review: false as const } : {}),
+              merge: 'none' as const,
+            },
+          }
+        : {}),
     }
     return { task, entry }
   })
@@ -516,6 +531,55 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
       },
     ],
   )
+}
+
+/**
+ * A task that asked for no review, its check passed and its branch merged (or not): `working → done`
+ * by the lease holder, in time, with the attempt's artifacts (its dependents whose blockers are all
+ * done become `ready`, a Bot creator is told); with `conflict` (the merge's reason) the attempt is
+ * `rejected` and the task `ready` again for its assignee, or `failed` after `maxAttempts`.
+ */
+export function land(
+  view: TaskView,
+  taskId: string,
+  input: Act & { sessionId: string; artifacts?: unknown; conflict?: string },
+  rules = DEFAULT_RULES,
+): Result {
+  const found = find(view, taskId)
+  if (!found.ok) return found
+  const task = found.task
+  if (task.worktree?.review !== false) return refuse(`${task.id} waits for a review; it is submitted, not merged on its own. Nothing changed.`)
+  const bad = holderRefusal(task, input.sessionId, 'merge it')
+  if (bad) return refuse(bad)
+  if (past(input.now, task.lease!.expiresAt))
+    return refuse(`The lease of attempt ${task.lease!.attempt} of ${task.id} ran out at ${task.lease!.expiresAt}; it can no longer be merged.`)
+  const artifacts = withArtifacts(task, input.artifacts ?? [], input)
+  if (!artifacts.ok) return artifacts
+  const n = task.lease!.attempt
+  if (input.conflict !== undefined) {
+    const r = parseReason(input.conflict, true)
+    if (!r.ok) return r
+    const ended = { ...task, artifacts: artifacts.artifacts }
+    return afterFailure(view, ended, endRunning(task, 'rejected', r.reason!, input.now), input, 'rejected', r.reason!, rules)
+  }
+  const done = moved(
+    task,
+    { status: 'done', lease: null, attempts: endRunning(task, 'submitted', null, input.now), artifacts: artifacts.artifacts },
+    entryOf(input, 'merged', 'working', 'done', `attempt ${n}, its check passed`),
+    input.now,
+  )
+  const told: IntentDraft[] =
+    task.creator.kind === 'bot'
+      ? [
+          {
+            kind: 'notify',
+            taskId: task.id,
+            to: task.creator,
+            text: clipNotice(`Task ${task.id} "${task.title}" passed its check and was merged (no review asked).`),
+          },
+        ]
+      : []
+  return ok([done, ...unblocked(view, task.id, input)], told)
 }
 
 /**

@@ -122,6 +122,8 @@ export const worktreeSchema = z.object({
   branch: units(250).optional(),
   check: z.object({ ok: z.boolean(), at: time, summary: units(TASK_LIMITS.reason).optional() }).optional(),
   merge: z.enum(['none', 'pending', 'merged', 'conflict']).optional(),
+  /** `false`: a passing check merges it with no review. */
+  review: z.literal(false).optional(),
 })
 
 export const TASK_ID = /^task-[1-9][0-9]{0,9}$/

@@ -47,6 +47,7 @@ import {
   renew,
   review,
   setWorktree,
+  land,
   submit,
 } from './policy.ts'
 import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, personReviews, taskNumber } from './record.ts'
@@ -54,7 +55,7 @@ import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } fro
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
 import { PROJECT_FILE, readProject, realForbidden, type TeamProject, writeProject } from './project.ts'
-import { GitRunner } from '../worktrees/git.ts'
+import { type GitRun, GitRunner } from '../worktrees/git.ts'
 import { projectTaskModeProblem } from '../worktrees/policy.ts'
 import { Worktrees } from '../worktrees/worktrees.ts'
 import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
@@ -70,6 +71,8 @@ declare module '@deepseek-ai/cordis' {
   interface Events {
     /** The task ledger changed (a transition here, or records another process wrote); read only. */
     'bot-team/tasks'(change: { tasks: readonly Task[]; reloaded: boolean }): void
+    /** A git process of the project's clones, merges and removals finished (its arguments, exit code, wall time); read only. */
+    'bot-team/git'(run: GitRun): void
   }
 }
 
@@ -792,7 +795,12 @@ export class BotTasks extends Service {
       const root = join(this.config.worktrees!, createHash('sha256').update(project.path).digest('hex').slice(0, 12))
       const active = new Set([...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id))
       const { worktrees, reconciled } = await Worktrees.open(
-        { root, project: { gitDir: project.gitDir, branch: project.branch }, forbidden: await realForbidden(this.config.protectedFolders) },
+        {
+          root,
+          project: { gitDir: project.gitDir, branch: project.branch },
+          forbidden: await realForbidden(this.config.protectedFolders),
+          observe: (run) => this.ctx.emit('bot-team/git', run),
+        },
         active,
       )
       for (const item of reconciled)
@@ -891,8 +899,18 @@ export class BotTasks extends Service {
     if (task.worktree?.command && task.status === 'working' && task.lease?.sessionId === sessionId) {
       const failed = await this.runTaskCheck(task, task.worktree.command, sessionId)
       if (failed) return failed
+      if (task.worktree.review === false) return this.landUnreviewed(task, { now: this.now(), actor: this.actorOf(caller), sessionId, artifacts })
     }
     const [changed] = await this.apply((view) => submit(view, task.id, { now: this.now(), actor: this.actorOf(caller), sessionId, artifacts }))
+    return changed!
+  }
+
+  /** A task that asked for no review, its check passed: its branch merges now; a conflict sends it back like a rejection. */
+  private async landUnreviewed(task: Task, act: { now: string; actor: Actor; sessionId: string; artifacts: unknown }): Promise<Task> {
+    const merged = await (await this.worktrees()).merge(task.id)
+    const merge = merged.kind === 'conflict' ? ('conflict' as const) : ('merged' as const)
+    await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge } }))
+    const [changed] = await this.apply((view) => land(view, task.id, { ...act, ...(merged.kind === 'conflict' ? { conflict: conflictReason(merged) } : {}) }))
     return changed!
   }
 

@@ -46,6 +46,9 @@ export function taskSessionTools(host: TaskToolHost, taskId: string): ToolDefini
           const task = await host.submit(requesterOf(exec), taskId, { artifacts: args.artifacts, note: args.note })
           if (task.status === 'working')
             return `The check failed, so attempt ${task.attempts.at(-1)?.n} starts in this Session with its output: ${task.worktree?.check?.summary ?? ''}. End your turn.`
+          if (task.status === 'done') return `The check passed and ${task.id} was merged (no review asked). End your turn.`
+          if (task.worktree?.review === false)
+            return `The check passed but the merge conflicts; the next attempt starts in this Session with the paths. End your turn.\n${task.attempts.at(-1)?.reason ?? ''}`
           return `Submitted ${task.id} for review (attempt ${task.attempts.at(-1)?.n}). Its creator reviews it; you may end your turn.`
         })
       },
@@ -72,7 +75,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
   return [
     defineTeamTool({
       name: 'plan_tasks',
-      description: "Plan up to 50 tasks. Each runs in its assignee's own Session once its blocked_by (plan keys or task ids) are done; you review it.",
+      description: "Plan up to 50 tasks. Each runs in its assignee's Session once its blocked_by (keys or task ids) are done; you review it.",
       parameters: {
         tasks: {
           type: 'array',
@@ -87,8 +90,9 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
               acceptance: { type: 'string' },
               assignee: { type: 'string' },
               blocked_by: { type: 'array', items: { type: 'string' } },
-              project: { type: 'boolean', description: 'In a clone of the team repo.' },
-              check: { type: 'string', description: 'Test command (project).' },
+              project: { type: 'boolean', description: 'In a clone of the repo.' },
+              check: { type: 'string', description: 'Test command.' },
+              review: { type: 'boolean', description: 'false: a passing check merges.' },
             },
           },
         },
@@ -108,7 +112,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'list_tasks',
-      description: "The team's tasks, newest first.",
+      description: 'Tasks, newest first.',
       parameters: { status: { type: 'string', enum: STATUSES } },
       output: textOutput,
       isConcurrencySafe: () => true,
@@ -122,7 +126,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'review_task',
-      description: 'Accept a submitted task, or reject it with a reason (it is retried).',
+      description: 'Accept a submitted task or reject it (retried).',
       parameters: {
         task: { type: 'string', required: true },
         verdict: { type: 'string', enum: ['accept', 'reject'], required: true },
@@ -138,7 +142,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
     }),
     defineTeamTool({
       name: 'cancel_task',
-      description: 'Cancel a task and stop its attempt; tasks it blocks cannot start.',
+      description: 'Cancel a task; tasks it blocks cannot start.',
       parameters: { task: { type: 'string', required: true }, reason: { type: 'string' } },
       output: textOutput,
       async execute(args, exec) {

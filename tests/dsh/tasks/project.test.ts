@@ -26,7 +26,7 @@ afterEach(async () => {
 const COMMIT = 'git add -A && git -c user.name=Bot -c user.email=bot@example.com -c core.hooksPath=/dev/null commit -qm work'
 
 /** A task Session's model: runs `command` once in its working folder, submits with the output as its note. */
-function works(command: string): Rule {
+function works(command: string): (req: RecordedRequest) => Reply {
   return (req: RecordedRequest): Reply => {
     const last = lastToolResults(req)
     if (last.some((r) => r.name === 'submit_task')) return { text: 'Submitted.' }
@@ -103,6 +103,62 @@ describe('project tasks', () => {
     const rejected = back!.attempts.find((x) => x.outcome === 'rejected')!
     expect(rejected.reason).toMatch(/conflicts in src\/a\.txt\. Integration head [0-9a-f]{40}, your head [0-9a-f]{40}\./)
     expect(back!.assignee).toEqual({ kind: 'bot', botId: host.ctx.botRoster.find('Bob')!.id })
+  })
+
+  it('merges a task planned with review: false on its passing check, with no review; its dependent starts from the merged head', async () => {
+    const { g, host, worktrees } = await projectTeam({
+      Ada: works(`printf 'export const hi = 1\\n' > greet.js && ${COMMIT}`),
+      Bob: works(`cat greet.js && printf 'test\\n' > greet.test.js && ${COMMIT}`),
+    })
+    const { ids } = await host.ctx.botTasks.plan(user, {
+      tasks: [
+        { key: 'mod', title: 'Add greeting module', brief: 'Write greet.js.', assignee: 'Ada', project: true, check: 'test -f greet.js', review: false },
+        { title: 'Test it', brief: 'Test it.', assignee: 'Bob', blockedBy: ['mod'], project: true, check: 'test -f greet.test.js', review: false },
+      ],
+    })
+    const b = await taskWhere(host, ids[1]!, (t) => t.status === 'done')
+    const a = host.ctx.botTasks.board.get(ids[0]!)!
+    for (const t of [a, b]) {
+      expect(t.worktree).toMatchObject({ merge: 'merged', review: false, check: { ok: true } })
+      expect(t.history.map((h) => h.to)).not.toContain('review')
+    }
+    expect(b.artifacts.at(-1)!.value).toContain('export const hi = 1')
+    await host.ctx.botTasks.settled()
+    const gitDir = integration(worktrees)
+    const files = (await probeGit(g).run(['ls-tree', '-r', '--name-only', 'team/integration'], { cwd: gitDir, gitDir })).stdout.split('\n')
+    expect(files).toEqual(expect.arrayContaining(['greet.js', 'greet.test.js']))
+  })
+
+  it('sends a no-review task whose merge conflicts back to its assignee; resolved in its clone and submitted again, its check runs again and it merges', async () => {
+    // Both edit the same line from the same base: whichever merges second conflicts, whatever the order.
+    const resolving = (mine: string): Rule => {
+      const first = works(`printf '${mine}\\n' > src/a.txt && ${COMMIT}`)
+      return (req) => {
+        const head = /Integration head ([0-9a-f]{40})/.exec(lastUserText(req) ?? '')?.[1]
+        if (!head) return first(req)
+        return works(`git fetch -q integration && (git merge -q --no-edit ${head} || true) && printf 'ada\\nbob\\n' > src/a.txt && ${COMMIT}`)(req)
+      }
+    }
+    const { g, host, worktrees } = await projectTeam({ Ada: resolving('ada'), Bob: resolving('bob') })
+    const check = "grep -q . src/a.txt && ! grep -q '<<<<<<<' src/a.txt"
+    const { ids } = await host.ctx.botTasks.plan(user, {
+      tasks: [
+        { title: 'Ada edits a', brief: 'x', assignee: 'Ada', project: true, check, review: false },
+        { title: 'Bob edits a', brief: 'x', assignee: 'Bob', project: true, check, review: false },
+      ],
+    })
+    const done = await Promise.all(ids.map((id) => taskWhere(host, id, (t) => t.status === 'done')))
+    const back = done.filter((t) => t.attempts.some((x) => x.outcome === 'rejected'))
+    expect(back).toHaveLength(1)
+    const [conflicted] = back
+    expect(conflicted!.attempts.map((x) => x.outcome)).toEqual(['rejected', 'submitted'])
+    expect(conflicted!.attempts[0]!.reason).toMatch(/conflicts in src\/a\.txt\. Integration head [0-9a-f]{40}, your head [0-9a-f]{40}\./)
+    // the check ran again on the resubmit, after the conflict
+    expect(Date.parse(conflicted!.worktree!.check!.at)).toBeGreaterThan(Date.parse(conflicted!.attempts[0]!.endedAt!))
+    expect(conflicted!.worktree).toMatchObject({ merge: 'merged', check: { ok: true } })
+    await host.ctx.botTasks.settled()
+    const gitDir = integration(worktrees)
+    expect((await probeGit(g).run(['show', 'team/integration:src/a.txt'], { cwd: gitDir, gitDir })).stdout).toBe('ada\nbob\n')
   })
 
   it("runs a task's check in its clone on submit, masked: failing starts the next attempt with the output, passing goes to review", async () => {

