@@ -14,7 +14,7 @@ import type { RecordedRequest, Reply } from './scripted-model/format.ts'
 
 const CODER = 'Coder'
 export const GREETING_PLAN = /^(?:please\s+)?make\s+a\s+plan\s+to\s+add\s+a\s+greeting\s+module\s+with\s+tests[.!]?$/i
-const MODULE = "export function greet(name) {\n  return `Hello, ${name}!`\n}\n"
+const MODULE = 'export function greet(name) {\n  return `Hello, ${name}!`\n}\n'
 const TEST = [
   "import { test } from 'node:test'",
   "import assert from 'node:assert/strict'",
@@ -84,7 +84,8 @@ export function projectStep(req: RecordedRequest, said: string): Reply | undefin
   if (!GREETING_PLAN.test(said.trim()) || !offersTool(req, 'plan_tasks')) return undefined
   const planned = done('plan_tasks')
   if (planned) return { text: `I called \`plan_tasks\`. It said:\n\n${planned.text.slice(0, 2000)}` }
-  if (done('manage_bot') || !offersTool(req, 'manage_bot')) return { text: 'Here is the plan.', toolCalls: [{ name: 'plan_tasks', args: { tasks: GREETING_TASKS } }] }
+  if (done('manage_bot') || !offersTool(req, 'manage_bot'))
+    return { text: 'Here is the plan.', toolCalls: [{ name: 'plan_tasks', args: { tasks: GREETING_TASKS } }] }
   return { toolCalls: [{ name: 'manage_bot', args: { action: 'create', name: CODER, role: 'writes code', instructions: 'You write code.' } }] }
 }
 
@@ -101,7 +102,10 @@ export async function prepareDemoProject(repo: string, teamDir: string, forbidde
     mkdirSync(home, { recursive: true, mode: 0o700 })
     const git = new GitRunner({ emptyHome: home })
     await git.run(['init', '-q', '-b', 'main'], { cwd: repo })
-    writeFileSync(join(repo, 'README.md'), '# Greeting\n\nThe offline demo\'s repository: ask the Main Bot to "make a plan to add a greeting module with tests".\n')
+    writeFileSync(
+      join(repo, 'README.md'),
+      '# Greeting\n\nThe offline demo\'s repository: ask the Main Bot to "make a plan to add a greeting module with tests".\n',
+    )
     await git.run(['add', 'README.md'], { cwd: repo })
     await git.run(['commit', '-q', '-m', 'Start the greeting demo'], { cwd: repo })
   }

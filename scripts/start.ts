@@ -66,7 +66,10 @@ if (demo) {
   else {
     const patch = join(home, 'profiles', 'web', 'cordis.patch.yml')
     if (!existsSync(patch))
-      writeFileSync(patch, `# Written by npm start for the offline demo: project clones stay beside the home.\n- id: bot-team\n  config:\n    worktrees: ${JSON.stringify(join(beside, 'worktrees'))}\n`)
+      writeFileSync(
+        patch,
+        `# Written by npm start for the offline demo: project clones stay beside the home.\n- id: bot-team\n  config:\n    worktrees: ${JSON.stringify(join(beside, 'worktrees'))}\n`,
+      )
     const paths = resolvePaths(Config.parse({}), (...segments) => join(home, ...segments))
     say(await prepareDemoProject(join(beside, 'greeting-demo'), paths.dir, projectForbiddenFolders(home, paths)))
   }

@@ -397,7 +397,9 @@ export class BotTasks extends Service {
     const done = reuse ? () => {} : this.roster.opens(sessionId, { kind: 'task', botId, taskId })
     try {
       if (!reuse) {
-        await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd })
+        // A clone is no workspace in DSH Web's list: the archived Session lies in no workspace (see docs/worktrees.md).
+        const title = `${bot.name}: ${clip(task.title, 60)}`
+        await this.roster.sessions.create(sessionId, { title, model: bot.model, cwd, ...(task.worktree ? { workspace: false as const } : {}) })
       }
       const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
       const claimed = await this.transact((view) => claim(view, taskId, { now: this.now(), actor: SYSTEM, botId, sessionId, leaseMs }))
