@@ -4,8 +4,9 @@
 // greeting module with tests" the Main Bot creates Coder and plans two project tasks with checks;
 // Coder writes and commits the files in each task's clone and submits; the Main Bot accepts each.
 // Deliberately narrow: fixed files and wording; a team that has a project keeps it.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Config, projectForbiddenFolders, resolvePaths } from '../src/config.ts'
 import { nameProject, PROJECT_FILE } from '../src/tasks/project.ts'
 import { GitRunner } from '../src/worktrees/git.ts'
 import type { Forbidden } from '../src/worktrees/policy.ts'
@@ -111,4 +112,25 @@ export async function prepareDemoProject(repo: string, teamDir: string, forbidde
   }
   const r = await nameProject(teamDir, { path: repo, branch: 'main' }, forbidden, now)
   return r.ok ? `the demo repository ${r.project.path} is the team's project (branch main)` : r.problem
+}
+
+/**
+ * The demo for the DSH home `home`: its clones in `<beside>/worktrees` (the web profile's patch,
+ * written only while it has no entries) and `<beside>/greeting-demo` as the project. Returns a sentence.
+ */
+export async function setUpDemo(home: string, beside: string): Promise<string> {
+  const patch = join(home, 'profiles', 'web', 'cordis.patch.yml')
+  // DSH's own profile template is an empty list (`[]` under comments): that counts as not written.
+  if (
+    !existsSync(patch) ||
+    readFileSync(patch, 'utf8')
+      .replace(/^\s*#.*$/gm, '')
+      .trim() === '[]'
+  ) {
+    mkdirSync(join(home, 'profiles', 'web'), { recursive: true })
+    const text = `# Written by npm start for the offline demo: project clones stay beside the home.\n- id: bot-team\n  config:\n    worktrees: ${JSON.stringify(join(beside, 'worktrees'))}\n`
+    writeFileSync(patch, text)
+  }
+  const paths = resolvePaths(Config.parse({}), (...segments) => join(home, ...segments))
+  return prepareDemoProject(join(beside, 'greeting-demo'), paths.dir, projectForbiddenFolders(home, paths))
 }

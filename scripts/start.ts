@@ -5,12 +5,11 @@
 // also makes its repository and clone folder beside the home (`scripts/demo-project.ts`).
 // usage: node scripts/start.ts [--port 3080] [--home DIR] [--tarball FILE]
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { Config, projectForbiddenFolders, resolvePaths } from '../src/config.ts'
 import { isInside, SHARED_TEMP_DIRS } from '../src/worktrees/policy.ts'
-import { prepareDemoProject } from './demo-project.ts'
+import { setUpDemo } from './demo-project.ts'
 import demoScript from './demo-script.ts'
 import { buildAndPack, dshBin, node22, root, toolEnv } from './pack.ts'
 import { startScriptedServer } from './scripted-model/server.ts'
@@ -58,21 +57,12 @@ if (!packed.tarball.endsWith(`-${installed}.tgz`)) {
 
 // 3. The offline demo's project: a tiny repository and the clones' folder beside the home (outside
 // a shared temp folder, where every Bot may write), named on the person's behalf: this is their own
-// offline install. A profile patch the person wrote already is left alone (clones then go to the default folder).
+// offline install. A profile patch with entries is left alone (clones then go to the default folder).
 if (demo) {
   const beside = dirname(home)
   const shared = [...SHARED_TEMP_DIRS, tmpdir()].map((d) => (existsSync(d) ? realpathSync(d) : d))
   if (shared.some((d) => isInside(realpathSync(beside), d))) say(`the demo names no project: ${beside} lies in a shared temporary folder`)
-  else {
-    const patch = join(home, 'profiles', 'web', 'cordis.patch.yml')
-    if (!existsSync(patch))
-      writeFileSync(
-        patch,
-        `# Written by npm start for the offline demo: project clones stay beside the home.\n- id: bot-team\n  config:\n    worktrees: ${JSON.stringify(join(beside, 'worktrees'))}\n`,
-      )
-    const paths = resolvePaths(Config.parse({}), (...segments) => join(home, ...segments))
-    say(await prepareDemoProject(join(beside, 'greeting-demo'), paths.dir, projectForbiddenFolders(home, paths)))
-  }
+  else say(await setUpDemo(home, beside))
 }
 
 // 4. DSH Web, on loopback.

@@ -1,12 +1,11 @@
-// e2e (the offline demo's project in DSH Web): the demo repository named as the project the way
-// `npm start` names it, the demo model on loopback; "make a plan to add a greeting module with
+// e2e (the offline demo's project in DSH Web): the demo's clone folder and repository set up the
+// way `npm start` does it (`setUpDemo`), the demo model on loopback; "make a plan to add a greeting module with
 // tests" in the Main Bot's chat runs both project tasks to merges, and no task clone becomes a
 // workspace in the list DSH Web's session browser reads (`workspace.list`), nor shows a task Session.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, inject, it } from 'vitest'
-import { Config, projectForbiddenFolders, resolvePaths } from '../../src/config.ts'
-import { prepareDemoProject } from '../../scripts/demo-project.ts'
+import { setUpDemo } from '../../scripts/demo-project.ts'
 import demoScript from '../../scripts/demo-script.ts'
 import { root } from '../../scripts/pack.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
@@ -23,12 +22,7 @@ beforeEach(async () => {
   // The clones' folder must lie outside a shared temp folder: this repository's .tmp/, as a real install's data folder.
   mkdirSync(join(root, '.tmp'), { recursive: true })
   beside = mkdtempSync(join(root, '.tmp', 'demo-project-'))
-  writeFileSync(
-    join(home.home, 'profiles', 'web', 'cordis.patch.yml'),
-    `- id: bot-team\n  config:\n    worktrees: ${JSON.stringify(join(beside, 'worktrees'))}\n`,
-  )
-  const paths = resolvePaths(Config.parse({}), (...s) => join(home.home, ...s))
-  expect(await prepareDemoProject(join(beside, 'greeting-demo'), paths.dir, projectForbiddenFolders(home.home, paths))).toContain("is the team's project")
+  expect(await setUpDemo(home.home, beside)).toContain("is the team's project")
   web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'offline-demo' })
   await untilTeamReady(web.url)
 })
