@@ -62,7 +62,7 @@ if (demo) {
   const beside = dirname(home)
   const shared = [...SHARED_TEMP_DIRS, tmpdir()].map((d) => (existsSync(d) ? realpathSync(d) : d))
   if (shared.some((d) => isInside(realpathSync(beside), d))) say(`the demo names no project: ${beside} lies in a shared temporary folder`)
-  else say(await setUpDemo(home, beside))
+  else say(await setUpDemo(home, beside).catch((error: Error) => `the demo names no project: ${error.message}`))
 }
 
 // 4. DSH Web, on loopback.
