@@ -1,18 +1,15 @@
-// Offline demo script for the product's start command when no DEEPSEEK_API_KEY is set.
-// Owns: what the offline demo model says — it introduces itself as the offline demo model, says that
-// no DEEPSEEK_API_KEY is set, and when the user asks about bots/the team and `list_bots` is offered,
-// calls list_bots and then summarises the tool result; a handful of plain requests in English and
-// Chinese (`demo-intents.ts`: create a Bot, ask a Bot, create a group, post in it, stop a Bot, make
-// a plan) become one team tool call each, and the tool's answer is shown; before a plan, Scout (a
-// non-Main Bot the demo creates) asks the person one question, and the answer starts the plan
-// (`demo-ask.ts`); a plan's tasks go to the planning Bot; a task Session hands its task in.
+// Offline demo script for the product's start command when no DEEPSEEK_API_KEY is set: it says it is
+// the offline demo model; asked about the team it calls list_bots and summarises; a handful of plain
+// requests in English and Chinese (`demo-intents.ts`) become one team tool call each; before a plan,
+// Scout asks the person one question (`demo-ask.ts`); a plan's tasks go to the planning Bot and a
+// task Session hands its task in; the greeting plan runs two project tasks to merges (`demo-project.ts`).
 // Deliberately does not: start a server (run `node scripts/scripted-model/server.ts --script
 // scripts/demo-script.ts`) or pretend to be a real model (it never answers the question itself).
-
 import { lastToolResults, lastUserText, offersTool, userTextsSinceLastAssistant } from './scripted-model/format.ts'
 import type { RecordedRequest, Reply, Script } from './scripted-model/format.ts'
 import { canDo, isChinese, ownBotId, understand } from './demo-intents.ts'
 import { questionFirst } from './demo-ask.ts'
+import { projectStep } from './demo-project.ts'
 
 const NO_KEY = 'No DEEPSEEK_API_KEY is set, so Bot Team is running on this offline demo model instead of DeepSeek.'
 const HOW_TO = 'To talk to a real model, set DEEPSEEK_API_KEY (for example in your shell or a .env file) and start Bot Team again.'
@@ -37,6 +34,8 @@ const INTENT_TOOLS = ['manage_bot', 'message_bot', 'manage_group', 'post_to_grou
 export function demoReply(req: RecordedRequest): Reply {
   const said = lastUserText(req) ?? ''
   const zh = isChinese(said)
+  const project = projectStep(req, said)
+  if (project) return project
   const asking = questionFirst(req, said, zh)
   if (asking) return asking
   const acted = lastToolResults(req).find((r) => r.name !== undefined && INTENT_TOOLS.includes(r.name))

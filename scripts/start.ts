@@ -1,12 +1,15 @@
 // The README's start command (`npm start`, through scripts/run.mjs): DSH Web on 127.0.0.1 with
 // this bundle installed in a project-local DSH_HOME (`.demo/home`; never the user's ~/.dsh unless
 // `--home ~/.dsh` is passed), using DeepSeek when DEEPSEEK_API_KEY is set and the offline demo
-// model (the scripted model server with scripts/demo-script.ts, on loopback) otherwise.
-//
+// model (the scripted model server with scripts/demo-script.ts, on loopback) otherwise; the demo
+// also makes its repository and clone folder beside the home (`scripts/demo-project.ts`).
 // usage: node scripts/start.ts [--port 3080] [--home DIR] [--tarball FILE]
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { isInside, SHARED_TEMP_DIRS } from '../src/worktrees/policy.ts'
+import { setUpDemo } from './demo-project.ts'
 import demoScript from './demo-script.ts'
 import { buildAndPack, dshBin, node22, root, toolEnv } from './pack.ts'
 import { startScriptedServer } from './scripted-model/server.ts'
@@ -52,7 +55,17 @@ if (!packed.tarball.endsWith(`-${installed}.tgz`)) {
   }
 }
 
-// 3. DSH Web, on loopback.
+// 3. The offline demo's project: a tiny repository and the clones' folder beside the home (outside
+// a shared temp folder, where every Bot may write), named on the person's behalf: this is their own
+// offline install. A profile patch with entries is left alone (clones then go to the default folder).
+if (demo) {
+  const beside = dirname(home)
+  const shared = [...SHARED_TEMP_DIRS, tmpdir()].map((d) => (existsSync(d) ? realpathSync(d) : d))
+  if (shared.some((d) => isInside(realpathSync(beside), d))) say(`the demo names no project: ${beside} lies in a shared temporary folder`)
+  else say(await setUpDemo(home, beside).catch((error: Error) => `the demo names no project: ${error.message}`))
+}
+
+// 4. DSH Web, on loopback.
 const web = spawn(node22, [dshBin, 'web', '--no-open', '--host', '127.0.0.1', '--port', port], {
   cwd: work,
   env: toolEnv(env),

@@ -113,3 +113,12 @@ export function resolvePaths(config: Config, dshHomePath: (...segments: string[]
   const dir = config.dir ?? dshHomePath('bot')
   return { dir, workspace: config.workspace ?? `${dir}/workspace` }
 }
+
+/** The folders a team's project may not lie in or hold: the DSH home, the team folder, the workspace (pure). */
+export function projectForbiddenFolders(dshHome: string, paths: ResolvedPaths): { label: string; path: string }[] {
+  return [
+    { label: 'the DSH home', path: dshHome },
+    { label: 'the team folder', path: paths.dir },
+    { label: 'the team workspace', path: paths.workspace },
+  ]
+}

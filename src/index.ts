@@ -10,7 +10,7 @@ import type { Context, Fiber } from '@deepseek-ai/cordis'
 import { dshHomePath } from '@deepseek-ai/dsh-home-paths'
 import { BotArchive } from './archive/service.ts'
 import { BotCompaction } from './context/compaction/service.ts'
-import { Config, resolvePaths } from './config.ts'
+import { Config, projectForbiddenFolders, resolvePaths } from './config.ts'
 import { BotContext } from './context/service.ts'
 import { BotDelivery } from './delivery/service.ts'
 import { BotMemory } from './memory/service.ts'
@@ -119,11 +119,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   mount(ctx.plugin(BotDelivery), 'delivery')
   mount(ctx.plugin(BotRooms), 'rooms')
   mount(ctx.plugin(BotSchedules, { maxSchedules: config.operations.maxSchedules }), 'schedules')
-  const projectForbidden = [
-    { label: 'the DSH home', path: dshHomePath() },
-    { label: 'the team folder', path: paths.dir },
-    { label: 'the team workspace', path: paths.workspace },
-  ]
+  const projectForbidden = projectForbiddenFolders(dshHomePath(), paths)
   const worktrees = config.worktrees ?? join(homedir(), '.local', 'share', 'dsh-bot-team', 'worktrees')
   mount(ctx.plugin(BotTasks, { dir: paths.dir, protectedFolders: projectForbidden, worktrees }), 'task ledger')
   mount(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')

@@ -68,7 +68,7 @@ export class SessionOpener {
    * own would add a runtime-context message, and that one would be sent to the model). The
    * listener is removed when the turn ends.
    */
-  async create(sessionId: string, opts: { title: string; model?: string | undefined; bootstrap?: string; cwd?: string }): Promise<Agent> {
+  async create(sessionId: string, opts: { title: string; model?: string | undefined; bootstrap?: string; cwd?: string; workspace?: false }): Promise<Agent> {
     const api = this.api
     const cwd = opts.cwd ?? this.config.workspace
     if (api) {
@@ -76,7 +76,9 @@ export class SessionOpener {
       const agentPreset = await this.ctx.get('botCompaction')?.sessionPreset()
       // A Bot's own folder gets a workspace of its own in DSH Web's list (named by the folder), unless one is there.
       const workspaceTitle = cwd === this.config.workspace ? undefined : `Bot team: ${basename(cwd) || cwd}`
-      await createWebSession(api, this.registry, { sessionId, folder: cwd, title: opts.title, agentPreset, ...(workspaceTitle ? { workspaceTitle } : {}) })
+      // `workspace: false`: a folder that comes and goes (a task's clone) gets no workspace, its Session lies in none.
+      const registry = opts.workspace === false ? undefined : this.registry
+      await createWebSession(api, registry, { sessionId, folder: cwd, title: opts.title, agentPreset, ...(workspaceTitle ? { workspaceTitle } : {}) })
     } else {
       const handle = await this.ctx.agents.create({ sessionId: SessionId(sessionId), meta: { cwd }, ...this.agentOptions(opts.model) })
       this.handles.set(sessionId, handle)

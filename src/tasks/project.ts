@@ -5,10 +5,11 @@
  * error, never dropped. Deliberately no authority and no clones: the service decides who sets it.
  */
 import { readFile, realpath } from 'node:fs/promises'
+import { join } from 'node:path'
 import { z } from 'zod'
-import { writePrivateFile } from '../core/private-file.ts'
+import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { formatIssues } from '../core/zod-issues.ts'
-import type { GitRunner } from '../worktrees/git.ts'
+import { GitRunner } from '../worktrees/git.ts'
 import type { Forbidden } from '../worktrees/policy.ts'
 import { validateProject } from '../worktrees/project.ts'
 
@@ -64,4 +65,14 @@ export async function writeProject(
   const project: TeamProject = { path: check.path, branch: check.branch, gitDir: check.gitDir, bare: check.bare, head: check.head, setAt: now }
   await writePrivateFile(file, `${JSON.stringify({ version: 1, project }, null, 1)}\n`)
   return { ok: true, project }
+}
+
+/**
+ * Name the project of the team folder `dir`: git runs with `<dir>/git-home` as its empty home,
+ * then `writeProject`. The one path the person's PUT (through the service) and the offline demo take.
+ */
+export async function nameProject(dir: string, input: unknown, forbidden: readonly Forbidden[], now: string): ReturnType<typeof writeProject> {
+  const home = join(dir, 'git-home')
+  await makePrivateDir(home)
+  return writeProject(join(dir, PROJECT_FILE), new GitRunner({ emptyHome: home }), input, forbidden, now)
 }

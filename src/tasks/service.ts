@@ -54,15 +54,14 @@ import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
-import { PROJECT_FILE, readProject, realForbidden, type TeamProject, writeProject } from './project.ts'
-import { type GitRun, GitRunner } from '../worktrees/git.ts'
+import { nameProject, PROJECT_FILE, readProject, realForbidden, type TeamProject } from './project.ts'
+import type { GitRun } from '../worktrees/git.ts'
 import { projectTaskModeProblem } from '../worktrees/policy.ts'
 import { Worktrees } from '../worktrees/worktrees.ts'
 import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
 import { release as releaseInto } from '../worktrees/release.ts'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { makePrivateDir } from '../core/private-file.ts'
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -398,7 +397,9 @@ export class BotTasks extends Service {
     const done = reuse ? () => {} : this.roster.opens(sessionId, { kind: 'task', botId, taskId })
     try {
       if (!reuse) {
-        await this.roster.sessions.create(sessionId, { title: `${bot.name}: ${clip(task.title, 60)}`, model: bot.model, cwd })
+        // A clone is no workspace in DSH Web's list: the archived Session lies in no workspace (see docs/worktrees.md).
+        const title = `${bot.name}: ${clip(task.title, 60)}`
+        await this.roster.sessions.create(sessionId, { title, model: bot.model, cwd, ...(task.worktree ? { workspace: false as const } : {}) })
       }
       const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
       const claimed = await this.transact((view) => claim(view, taskId, { now: this.now(), actor: SYSTEM, botId, sessionId, leaseMs }))
@@ -834,9 +835,7 @@ export class BotTasks extends Service {
           'unavailable',
           `Project tasks are open (${open.slice(0, 10).join(', ')}); finish or cancel them before naming the project again. Nothing was changed.`,
         )
-      const home = join(this.config.dir, 'git-home')
-      await makePrivateDir(home)
-      const r = await writeProject(join(this.config.dir, PROJECT_FILE), new GitRunner({ emptyHome: home }), input, this.config.protectedFolders, this.now())
+      const r = await nameProject(this.config.dir, input, this.config.protectedFolders, this.now())
       if (!r.ok) throw new TeamRefusal('invalid', r.problem)
       this.projectValue = r.project
       // The next project work opens the new project's own root.
