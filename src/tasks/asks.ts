@@ -11,7 +11,7 @@ import { clip } from '../core/text-limits.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import type { TaskView } from './board.ts'
 import { type Act, type Change, type Result, entryOf, find, moved, statusRefusal, text } from './policy.ts'
-import { type Ask, type HistoryEntry, type Task, TASK_LIMITS } from './record.ts'
+import { type Ask, type HistoryEntry, newTask, type Task, TASK_LIMITS } from './record.ts'
 
 const refuse = (refusal: string): Extract<Result, { ok: false }> => ({ ok: false, refusal })
 
@@ -70,35 +70,17 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): (Extract<R
     ...(ctx.approval ? { approval: ctx.approval } : {}),
   }
   const entry = entryOf({ now: ctx.now, actor: { kind: 'bot', botId: ctx.botId } }, kind === 'approval' ? 'approval-asked' : 'asked', null, 'ready')
-  const task = askTask(id, record, entry, ctx)
+  const task = askTask(id, record, entry, ctx.chain)
   return { ok: true, changes: [{ task, entry }], intents: [], id }
 }
 
 /** A new task for the person holding `record` (pure). */
-function askTask(id: string, record: Ask, entry: HistoryEntry, ctx: { now: string; chain: Chain }): Task {
+function askTask(id: string, record: Ask, entry: HistoryEntry, chain: Chain): Task {
   const firstLine = record.question.split('\n')[0]!.trim()
   const title = clip(record.kind === 'approval' ? `Approve ${record.approval!.tool}: ${firstLine}` : firstLine, TASK_LIMITS.title)
-  return {
-    id,
-    title: title || 'A question',
-    brief: record.question,
-    acceptance: '',
-    creator: { kind: 'bot', botId: record.botId },
-    assignee: { kind: 'user' },
-    status: entry.to,
-    blockedBy: [],
-    artifacts: [],
-    attempts: [],
-    chain: { hop: ctx.chain.hop, ...(ctx.chain.budget ? { budget: ctx.chain.budget } : {}), ...(ctx.chain.mode ? { mode: ctx.chain.mode } : {}) },
-    tokens: { input: 0, cached: 0, output: 0 },
-    history: [entry],
-    historyDropped: 0,
-    lease: null,
-    sessionId: null,
-    createdAt: ctx.now,
-    updatedAt: ctx.now,
-    ask: record,
-  }
+  const creator = { kind: 'bot' as const, botId: record.botId }
+  const fields = { id, title: title || 'A question', brief: record.question, acceptance: '', creator, assignee: { kind: 'user' as const }, blockedBy: [] }
+  return newTask({ ...fields, ask: record }, entry, chain)
 }
 
 /** The person's answer: to a question (text or one of its choices), or allow / deny to an approval. */
@@ -250,7 +232,7 @@ export function importQuestions(
         : {}),
     }
     const entry = entryOf({ now: ctx.now, actor: { kind: 'system' } }, 'imported', null, status, `from team state (${q.id}, asked ${q.askedAt})`)
-    changes.push({ task: askTask(`task-${next++}`, record, entry, { now: ctx.now, chain: { hop: 0 } }), entry })
+    changes.push({ task: askTask(`task-${next++}`, record, entry, { hop: 0 }), entry })
   }
   return { ok: true, changes, intents: [] }
 }

@@ -29,6 +29,7 @@ import {
   personReviews,
   failedAttempts,
   isClosed,
+  newTask,
 } from './record.ts'
 
 /** One changed task and the history entry its transition added (`null`: no transition, e.g. tokens). */
@@ -399,37 +400,30 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
     const ready = blockedBy.every((b) => view.get(b)?.status === 'done')
     const status: TaskStatus = ready ? 'ready' : 'blocked'
     const entry = entryOf({ now: ctx.now, actor }, 'created', null, status)
-    const task: Task = {
-      id: ids[i]!,
-      title: t.title,
-      brief: t.brief,
-      acceptance: t.acceptance,
-      creator: ctx.creator,
-      assignee: t.assignee === undefined ? null : { kind: 'bot', botId: t.assignee },
-      status,
-      blockedBy,
-      artifacts: [],
-      attempts: [],
-      chain: { hop: ctx.chain.hop, ...(ctx.chain.budget ? { budget: ctx.chain.budget } : {}), ...(ctx.chain.mode ? { mode: ctx.chain.mode } : {}) },
-      tokens: { input: 0, cached: 0, output: 0 },
-      history: [entry],
-      historyDropped: 0,
-      lease: null,
-      sessionId: null,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-      ...(t.reviewer || PERSON_REVIEWS.test(t.acceptance) ? { reviewer: 'user' as const } : {}),
-      ...(t.project && ctx.project
-        ? {
-            worktree: {
-              project: ctx.project,
-              ...(t.check ? { command: t.check } : {}),
-              ...(t.review === false ? { review: false as const } : {}),
-              merge: 'none' as const,
-            },
-          }
-        : {}),
-    }
+    const task = newTask(
+      {
+        id: ids[i]!,
+        title: t.title,
+        brief: t.brief,
+        acceptance: t.acceptance,
+        creator: ctx.creator,
+        assignee: t.assignee === undefined ? null : { kind: 'bot', botId: t.assignee },
+        blockedBy,
+        ...(t.reviewer || PERSON_REVIEWS.test(t.acceptance) ? { reviewer: 'user' as const } : {}),
+        ...(t.project && ctx.project
+          ? {
+              worktree: {
+                project: ctx.project,
+                ...(t.check ? { command: t.check } : {}),
+                ...(t.review === false ? { review: false as const } : {}),
+                merge: 'none' as const,
+              },
+            }
+          : {}),
+      },
+      entry,
+      ctx.chain,
+    )
     return { task, entry }
   })
   return { ...ok(changes), ids }

@@ -214,6 +214,36 @@ export function appendAttempt(attempts: readonly Attempt[], next: Attempt): Atte
   return i >= 0 ? [...all.slice(0, i), ...all.slice(i + 1)] : all.slice(1)
 }
 
+/** What a new task is made of; the rest starts empty: no artifacts, attempts, tokens, lease or Session. */
+export type NewTask = Pick<Task, 'id' | 'title' | 'brief' | 'acceptance' | 'creator' | 'assignee' | 'blockedBy'> &
+  Partial<Pick<Task, 'reviewer' | 'worktree' | 'ask'>>
+
+/** A new task whose first history line is `entry` (its status is the entry's), on the chain facts `chain` (pure). */
+export function newTask(fields: NewTask, entry: HistoryEntry, chain: Chain): Task {
+  const { id, title, brief, acceptance, creator, assignee, blockedBy, ...rest } = fields
+  return {
+    id,
+    title,
+    brief,
+    acceptance,
+    creator,
+    assignee,
+    status: entry.to,
+    blockedBy,
+    artifacts: [],
+    attempts: [],
+    chain: { hop: chain.hop, ...(chain.budget ? { budget: chain.budget } : {}), ...(chain.mode ? { mode: chain.mode } : {}) },
+    tokens: { input: 0, cached: 0, output: 0 },
+    history: [entry],
+    historyDropped: 0,
+    lease: null,
+    sessionId: null,
+    createdAt: entry.at,
+    updatedAt: entry.at,
+    ...rest,
+  }
+}
+
 /** The Bot a task is assigned to (undefined: the person, or nobody). */
 export function assignedBot(task: Pick<Task, 'assignee'>): string | undefined {
   return task.assignee?.kind === 'bot' ? task.assignee.botId : undefined
