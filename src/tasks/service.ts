@@ -50,7 +50,19 @@ import {
   land,
   submit,
 } from './policy.ts'
-import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, personReviews, taskNumber } from './record.ts'
+import {
+  type Actor,
+  type Creator,
+  type Intent,
+  type Task,
+  type TaskStatus,
+  type Tokens,
+  CHECK_TAIL_MAX,
+  assignedBot,
+  isClosed,
+  personReviews,
+  taskNumber,
+} from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
@@ -814,6 +826,11 @@ export class BotTasks extends Service {
     return this.worktreesValue
   }
 
+  /** The project's worktrees when this process has opened them (a read: never opens, creates or reconciles). */
+  async openedWorktrees(): Promise<Worktrees | undefined> {
+    return this.worktreesValue?.catch(() => undefined)
+  }
+
   /** The team's project (the repository and target branch project tasks work on), or `null`. */
   project(): TeamProject | null {
     return this.projectValue
@@ -927,13 +944,14 @@ export class BotTasks extends Service {
     const result: { ok: boolean; summary: string; lastLines: string } =
       typeof spawner === 'string' ? { ok: false, summary: `failed (${spawner})`, lastLines: '' } : await runCheck({ command, cwd: dir, mask, spawner })
     const now = this.now()
-    const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX) }
+    const tail = result.lastLines.slice(-CHECK_TAIL_MAX)
+    const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX), ...(tail ? { tail } : {}) }
     await this.transact((view) => setWorktree(view, task.id, { now, worktree: { check } }))
     if (result.ok) return null
     const head = `The check \`${mask(clip(command, 80))}\` ${result.summary}:\n`
-    const tail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
+    const reasonTail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
     const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
-    const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + tail, leaseMs }))
+    const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + reasonTail, leaseMs }))
     return changed!
   }
 
@@ -997,10 +1015,12 @@ export class BotTasks extends Service {
       // Accepting a project task merges its branch; a conflict sends it back to its assignee instead.
       const merged = await (await this.worktrees()).merge(task.id)
       if (merged.kind === 'conflict') {
-        await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'conflict' } }))
+        const conflict = { paths: merged.paths, pathCount: merged.pathCount, ours: merged.ours, theirs: merged.theirs }
+        await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'conflict', conflict } }))
         return this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: conflictReason(merged) }))
       }
-      await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'merged' } }))
+      const commit = merged.kind === 'merged' ? { commit: merged.commit } : {}
+      await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'merged', ...commit, conflict: undefined } }))
     }
     return this.apply((view) => review(view, task.id, { ...act, verdict, reason }))
   }
