@@ -8,7 +8,7 @@ import type { BranchView, LogEntry, ProjectPanelView } from '../web/project-view
 import type { BoardColumn, TaskBoardView, TaskCard } from '../web/task-cards.ts'
 
 export type { BoardColumn, TaskCard } from '../web/task-cards.ts'
-export type { BranchView, LogEntry, ProjectPanelView } from '../web/project-view.ts'
+export type { BranchView, ProjectPanelView } from '../web/project-view.ts'
 
 /** The columns in the order drawn (the inbox first). */
 export const COLUMNS: readonly BoardColumn[] = ['inbox', 'blocked', 'ready', 'working', 'review', 'done', 'failed', 'cancelled']
