@@ -69,6 +69,7 @@ import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settl
 import { nameProject, PROJECT_FILE, readProject, realForbidden, type TeamProject } from './project.ts'
 import type { GitRun } from '../worktrees/git.ts'
 import { projectTaskModeProblem } from '../worktrees/policy.ts'
+import type { MergeOutcome } from '../worktrees/integration.ts'
 import { Worktrees } from '../worktrees/worktrees.ts'
 import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
 import { release as releaseInto } from '../worktrees/release.ts'
@@ -110,6 +111,12 @@ export function taskLine(task: Task, what: 'started' | 'ended'): string {
   if (what === 'started') return `Task ${task.id} "${title}" started in its own task Session (attempt ${task.lease?.attempt ?? 1}).`
   const how = task.status === 'done' ? 'is done' : task.status === 'failed' ? 'failed' : task.status === 'cancelled' ? 'was cancelled' : 'was taken from you'
   return `Task ${task.id} "${title}" ${how}.`
+}
+
+/** What a merge's outcome writes in the task's worktree record: its state, the merge commit or the conflict (pure). */
+function mergeFacts(m: MergeOutcome): NonNullable<Task['worktree']> {
+  if (m.kind === 'conflict') return { merge: 'conflict', conflict: { paths: m.paths, pathCount: m.pathCount, ours: m.ours, theirs: m.theirs } }
+  return { merge: 'merged', ...(m.kind === 'merged' ? { commit: m.commit } : {}), conflict: undefined }
 }
 
 /** Why a merge sent the task back: the conflicting paths and both commits, and how to resolve it in the clone (pure). */
@@ -924,8 +931,7 @@ export class BotTasks extends Service {
   /** A task that asked for no review, its check passed: its branch merges now; a conflict sends it back like a rejection. */
   private async landUnreviewed(task: Task, act: { now: string; actor: Actor; sessionId: string; artifacts: unknown }): Promise<Task> {
     const merged = await (await this.worktrees()).merge(task.id)
-    const merge = merged.kind === 'conflict' ? ('conflict' as const) : ('merged' as const)
-    await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge } }))
+    await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
     const [changed] = await this.apply((view) => land(view, task.id, { ...act, ...(merged.kind === 'conflict' ? { conflict: conflictReason(merged) } : {}) }))
     return changed!
   }
@@ -1015,12 +1021,10 @@ export class BotTasks extends Service {
       // Accepting a project task merges its branch; a conflict sends it back to its assignee instead.
       const merged = await (await this.worktrees()).merge(task.id)
       if (merged.kind === 'conflict') {
-        const conflict = { paths: merged.paths, pathCount: merged.pathCount, ours: merged.ours, theirs: merged.theirs }
-        await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'conflict', conflict } }))
+        await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
         return this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: conflictReason(merged) }))
       }
-      const commit = merged.kind === 'merged' ? { commit: merged.commit } : {}
-      await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'merged', ...commit, conflict: undefined } }))
+      await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
     }
     return this.apply((view) => review(view, task.id, { ...act, verdict, reason }))
   }
