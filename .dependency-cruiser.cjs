@@ -79,7 +79,7 @@ module.exports = {
       comment: 'The browser half bundles what it imports: client code, named pure leaves, and type-only views.',
       severity: 'error',
       from: { path: '^src/client/' },
-      to: { path: '^src/', pathNot: `^src/client/|${CLIENT_LEAVES}|^src/web/(team-view|task-cards)[.]ts$` },
+      to: { path: '^src/', pathNot: `^src/client/|${CLIENT_LEAVES}|^src/web/(team-view|task-cards|project-view)[.]ts$` },
     },
     {
       name: 'client-takes-only-types-from-the-web',

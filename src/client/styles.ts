@@ -73,6 +73,10 @@ export const CSS = `
 .bt-card-open:focus-visible{outline:2px solid #4d6bfe;outline-offset:1px}
 .bt-card-title{font-weight:600;font-size:13px;overflow-wrap:anywhere}
 .bt-card-open small{color:var(--dsw-alias-label-secondary,#444)}
+.bt-card-git{display:flex;flex-direction:column;gap:2px;padding:2px 8px 6px;font-size:12px;color:var(--dsw-alias-label-secondary,#444);overflow-wrap:anywhere}
+.bt-col ul.bt-card-commits{display:block;overflow:visible}.bt-card-commits li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.bt-card-tail{margin:0;max-height:7.5em;overflow:auto;font-size:11px;white-space:pre-wrap;background:var(--dsw-alias-fill-l1,#f4f4f4);color:var(--dsw-alias-label-primary,#111);padding:2px 4px;border-radius:4px}
+.bt-project{border:1px solid var(--dsw-alias-border-l2,#ccc);border-radius:8px;padding:8px 12px;margin:0 0 10px}.bt-project h3{margin:0 0 6px;font-size:14px}
 .bt-facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0 0 8px}.bt-facts dt{color:var(--dsw-alias-label-secondary,#444)}.bt-facts dd{margin:0}
 .bt-text{white-space:pre-wrap;margin:2px 0 8px;text-align:left}
 `

@@ -4,9 +4,11 @@
  * columns it touches, and an unchanged card keeps its object, so the board redraws only what moved.
  * Deliberately no React, no fetching; every answer is checked before it is kept.
  */
+import type { BranchView, LogEntry, ProjectPanelView } from '../web/project-view.ts'
 import type { BoardColumn, TaskBoardView, TaskCard } from '../web/task-cards.ts'
 
 export type { BoardColumn, TaskCard } from '../web/task-cards.ts'
+export type { BranchView, ProjectPanelView } from '../web/project-view.ts'
 
 /** The columns in the order drawn (the inbox first). */
 export const COLUMNS: readonly BoardColumn[] = ['inbox', 'blocked', 'ready', 'working', 'review', 'done', 'failed', 'cancelled']
@@ -128,4 +130,39 @@ export function taskActions(task: unknown): TaskActions {
   if (open && personal && ask?.kind === 'approval' && typeof ask.approval?.tool === 'string')
     out.approval = { tool: ask.approval.tool, args: String(ask.approval.args ?? '').slice(0, 4000), why: String(ask.question ?? '') }
   return out
+}
+
+const SHA = /^[0-9a-f]{40,64}$/
+const sha = (v: unknown): string | null => (typeof v === 'string' && SHA.test(v) ? v : null)
+const text = (v: unknown, max: number): string => (typeof v === 'string' ? v.slice(0, max) : '')
+
+/** The project panel as received (`GET /project/log`), each part checked and capped, or `undefined` when it is not one (pure). */
+export function readProjectPanel(value: unknown): ProjectPanelView | undefined {
+  const v = value as Partial<ProjectPanelView> | undefined
+  if (!v || typeof v !== 'object' || typeof v.paired !== 'boolean' || !Array.isArray(v.log) || !v.branches || typeof v.branches !== 'object') return undefined
+  const p = v.project
+  const project =
+    p && typeof p === 'object' && str(p.path, 4096) && str(p.branch, 200)
+      ? { path: p.path, branch: p.branch, targetHead: sha(p.targetHead), integrationHead: sha(p.integrationHead) }
+      : null
+  const log: LogEntry[] = []
+  for (const e of v.log.slice(0, 50)) {
+    if (!e || typeof e !== 'object' || !sha(e.commit) || !num(e.at)) continue
+    log.push({
+      commit: e.commit,
+      at: e.at,
+      subject: text(e.subject, 400),
+      ...(str(e.taskId, 40) ? { taskId: e.taskId } : {}),
+      ...(str(e.title, 400) ? { title: e.title } : {}),
+      ...(str(e.branch, 250) ? { branch: e.branch } : {}),
+    })
+  }
+  const branches: Record<string, BranchView> = {}
+  for (const [id, b] of Object.entries(v.branches as Record<string, Partial<BranchView>>).slice(0, 200)) {
+    if (!/^task-\d+$/.test(id) || !b || !str(b.branch, 250) || !num(b.commits) || !Array.isArray(b.recent)) continue
+    const from = b.from === 'clone' || b.from === 'merge' || b.from === 'kept' ? b.from : 'kept'
+    const recent = b.recent.slice(0, 10).flatMap((c) => (c && sha(c.commit) ? [{ commit: c.commit, subject: text(c.subject, 400) }] : []))
+    branches[id] = { branch: b.branch, from, commits: b.commits, more: b.more === true, recent }
+  }
+  return { project, paired: v.paired, log, branches, ...(str(v.note, 2000) ? { note: v.note } : {}) }
 }

@@ -11,9 +11,18 @@ import type { PartLine } from './part-lines.ts'
 import { partLines } from './part-lines.ts'
 import { sessionHistory, TranscriptList } from './part-view.ts'
 import { h, useEscape } from './shared.ts'
-import { BoardModel, COLUMNS, taskActions, type BoardColumn, type TaskCard } from './task-board-model.ts'
+import {
+  BoardModel,
+  type BranchView,
+  COLUMNS,
+  type ProjectPanelView,
+  readProjectPanel,
+  taskActions,
+  type BoardColumn,
+  type TaskCard,
+} from './task-board-model.ts'
 import { notifyState, setNotify, type NotifyState } from './task-notify.ts'
-import { ApiError, callApi, type TeamState, type TeamStore } from './team-client.ts'
+import { ApiError, callApi, pairingToken, type TeamState, type TeamStore } from './team-client.ts'
 import { errorText } from '../core/errors.ts'
 
 export interface BoardDeps {
@@ -34,6 +43,11 @@ class LiveBoard {
   model = new BoardModel()
   version = 0
   error: string | undefined
+  /** The project panel (`GET /project/log`): the project, the integration log, each project task's commits. */
+  project: ProjectPanelView | undefined
+  projectError: string | undefined
+  private projectLoading = false
+  private projectAgain = false
   private readonly listeners = new Set<() => void>()
   private off: (() => void) | undefined
   private loading = false
@@ -61,8 +75,40 @@ class LiveBoard {
       const r = this.model.apply(data)
       if (r === 'reload') this.reload()
       else if (r === 'changed') this.bump()
+      // A project task moved: its commits, its merge or the integration log may have too.
+      const cards = (data as { cards?: unknown } | undefined)?.cards
+      if (r === 'reload' || (Array.isArray(cards) && cards.some((c) => c && typeof c === 'object' && 'branch' in c))) this.reloadProject()
     })
     this.reload()
+    this.reloadProject()
+  }
+
+  reloadProject(): void {
+    if (this.projectLoading) {
+      this.projectAgain = true
+      return
+    }
+    this.projectLoading = true
+    callApi('GET', '/project/log')
+      .then(
+        (r) => {
+          const view = readProjectPanel(r)
+          this.projectError = view ? undefined : 'the project API answered something unexpected'
+          if (view) this.project = view
+        },
+        (e: unknown) => {
+          this.projectError = errorText(e)
+        },
+      )
+      .finally(() => {
+        this.projectLoading = false
+        if (this.projectAgain && this.off) {
+          this.projectAgain = false
+          this.reloadProject()
+        }
+        this.bump()
+      })
+      .catch(() => {})
   }
 
   stop(): void {
@@ -70,6 +116,8 @@ class LiveBoard {
     this.off = undefined
     this.model = new BoardModel()
     this.error = undefined
+    this.project = undefined
+    this.projectError = undefined
   }
 
   reload(): void {
@@ -104,17 +152,56 @@ const fmtTokens = (n: number) => (n < 1000 ? String(n) : n < 1_000_000 ? `${(n /
 interface CardProps {
   card: TaskCard
   who: string
+  git: BranchView | undefined
   t: Translate
   open: (id: string) => void
 }
 
-const Card = memo(function Card({ card, who, t, open }: CardProps): ReactNode {
+const short = (commit: string) => commit.slice(0, 12)
+
+/** A project task's branch, commits, last check and merge state, as the server computed them. */
+function CardGit({ card, git, t }: { card: TaskCard; git: BranchView | undefined; t: Translate }): ReactNode {
+  const c = card.conflict
+  const merge =
+    card.merge === 'merged'
+      ? t('tasks.mergedAt', { commit: card.mergeCommit ? short(card.mergeCommit) : '?' })
+      : card.merge === 'conflict' && c
+        ? t('tasks.conflictIn', {
+            paths: c.paths.join(', '),
+            more: c.pathCount > c.paths.length ? t('tasks.conflictMore', { count: c.pathCount - c.paths.length }) : '',
+            ours: short(c.ours),
+            theirs: short(c.theirs),
+          })
+        : t('tasks.notMerged')
+  return h(
+    'div',
+    { className: 'bt-card-git', 'data-testid': 'bt-card-git' },
+    h(
+      'small',
+      { 'data-testid': 'bt-card-branch' },
+      card.branch,
+      git ? ` · ${t(git.more ? 'tasks.commitsMore' : 'tasks.commits', { count: git.commits })}` : '',
+    ),
+    git?.recent.length
+      ? h(
+          'ul',
+          { className: 'bt-card-commits', 'data-testid': 'bt-card-commits' },
+          ...git.recent.map((x) => h('li', { key: x.commit }, h('code', null, x.commit.slice(0, 7)), ' ', x.subject)),
+        )
+      : null,
+    card.check
+      ? h('small', { 'data-testid': 'bt-card-check', 'data-check': card.check }, t('tasks.check', { summary: card.checkSummary ?? card.check }))
+      : null,
+    card.checkTail ? h('pre', { className: 'bt-card-tail', 'data-testid': 'bt-card-tail' }, card.checkTail) : null,
+    h('small', { 'data-testid': 'bt-card-merge', 'data-merge': card.merge ?? 'none' }, merge),
+  )
+}
+
+const Card = memo(function Card({ card, who, git, t, open }: CardProps): ReactNode {
   const meta: string[] = [who]
   if (card.attempts)
     meta.push(card.failed ? t('tasks.attemptsFailed', { count: card.attempts, failed: card.failed }) : t('tasks.attempts', { count: card.attempts }))
   if (card.tokens) meta.push(t('tasks.tokens', { count: fmtTokens(card.tokens) }))
-  if (card.branch) meta.push(card.check ? t(card.check === 'passed' ? 'tasks.checkPassed' : 'tasks.checkFailed', { branch: card.branch }) : card.branch)
-  if (card.merge) meta.push(t(card.merge === 'merged' ? 'tasks.merged' : 'tasks.conflict'))
   return h(
     'li',
     { className: `bt-card${card.waiting ? ' waits' : ''}`, 'data-task': card.id, 'data-status': card.status },
@@ -125,18 +212,20 @@ const Card = memo(function Card({ card, who, t, open }: CardProps): ReactNode {
       h('small', null, `${card.id} · ${meta.join(' · ')}`),
       card.blockedBy.length ? h('small', { className: 'bt-card-blockers' }, t('tasks.blockedBy', { ids: card.blockedBy.join(', ') })) : null,
     ),
+    card.branch ? h(CardGit, { card, git, t }) : null,
   )
 })
 
 interface ColumnProps {
   column: BoardColumn
   cards: readonly TaskCard[]
+  branches: Readonly<Record<string, BranchView>> | undefined
   names: ReadonlyMap<string, string>
   t: Translate
   open: (id: string) => void
 }
 
-const Column = memo(function Column({ column, cards, names, t, open }: ColumnProps): ReactNode {
+const Column = memo(function Column({ column, cards, branches, names, t, open }: ColumnProps): ReactNode {
   const name = (id: string) => names.get(id) ?? id
   // In the inbox every card is the person's: it names the Bot that asked instead.
   const who = (c: TaskCard) =>
@@ -153,7 +242,7 @@ const Column = memo(function Column({ column, cards, names, t, open }: ColumnPro
     { className: `bt-col${column === 'inbox' ? ' inbox' : ''}`, 'aria-labelledby': title, 'data-column': column },
     h('h3', { id: title }, t(`tasks.col.${column}`), ' ', h('span', { className: 'bt-col-count' }, String(cards.length))),
     cards.length
-      ? h('ul', null, ...cards.map((card) => h(Card, { key: card.id, card, who: who(card), t, open })))
+      ? h('ul', null, ...cards.map((card) => h(Card, { key: card.id, card, who: who(card), git: branches?.[card.id], t, open })))
       : h('p', { className: 'bt-quiet' }, t(column === 'inbox' ? 'tasks.inboxEmpty' : 'tasks.empty')),
   )
 })
@@ -221,13 +310,121 @@ export function makeTaskBoard(deps: BoardDeps) {
           h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.close() }, t('close')),
         ),
         live.error ? h('p', { className: 'bt-err', role: 'alert', 'data-testid': 'bt-board-error' }, live.error) : null,
+        live.project?.project ? h(ProjectPanel, { view: live.project, t }) : null,
         !model.loaded && !live.error ? h('span', { className: 'bt-note' }, t('loading')) : null,
         model.loaded
-          ? h('div', { className: 'bt-cols' }, ...COLUMNS.map((c) => h(Column, { key: c, column: c, cards: model.column(c), names, t, open: openTask })))
+          ? h(
+              'div',
+              { className: 'bt-cols' },
+              ...COLUMNS.map((c) => h(Column, { key: c, column: c, cards: model.column(c), branches: live.project?.branches, names, t, open: openTask })),
+            )
           : null,
         model.hiddenClosed ? h('p', { className: 'bt-quiet' }, t('tasks.hiddenClosed', { count: model.hiddenClosed })) : null,
       ),
       open.taskId ? h(TaskDetail, { taskId: open.taskId, t, names, updatedAt: model.get(open.taskId)?.updatedAt }) : null,
+    )
+  }
+
+  function ProjectPanel({ view, t }: { view: ProjectPanelView; t: Translate }): ReactNode {
+    const [check, setCheck] = useState('')
+    const [busy, setBusy] = useState(false)
+    const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>(undefined)
+    // Pairing in another dialog changes the token: read the panel again, so the release is offered.
+    const token = pairingToken()
+    useEffect(() => live.reloadProject(), [token])
+    const p = view.project!
+    const release = async () => {
+      setBusy(true)
+      try {
+        const r = (await callApi('POST', '/project/release', { check: check.trim() })) as { release?: { from?: string; to?: string; fastForward?: boolean } }
+        const from = String(r.release?.from ?? '')
+        const to = String(r.release?.to ?? '')
+        const how = t(r.release?.fastForward ? 'project.fastForward' : 'project.mergeCommit')
+        setOutcome({ ok: true, text: t('project.released', { branch: p.branch, from: short(from), to: short(to), how }) })
+      } catch (e) {
+        setOutcome({ ok: false, text: errorText(e) })
+      } finally {
+        setBusy(false)
+        live.reloadProject()
+      }
+    }
+    const when = (at: number) => new Date(at * 1000).toLocaleString()
+    return h(
+      'section',
+      { className: 'bt-project', 'aria-labelledby': 'bt-project-title', 'data-testid': 'bt-project' },
+      h('h3', { id: 'bt-project-title' }, t('project.title')),
+      h(
+        'dl',
+        { className: 'bt-facts' },
+        h('dt', null, t('project.repo')),
+        h('dd', { 'data-testid': 'bt-project-path' }, p.path),
+        h('dt', null, t('project.target')),
+        h('dd', { 'data-testid': 'bt-project-target', 'data-head': p.targetHead ?? '' }, p.targetHead ? `${p.branch} · ${short(p.targetHead)}` : p.branch),
+        h('dt', null, t('project.integration')),
+        h('dd', { 'data-testid': 'bt-project-integration', 'data-head': p.integrationHead ?? '' }, p.integrationHead ? short(p.integrationHead) : '—'),
+      ),
+      view.note ? h('p', { className: 'bt-hint bt-left' }, view.note) : null,
+      live.projectError ? h('p', { className: 'bt-err', role: 'alert' }, live.projectError) : null,
+      h('h4', { className: 'bt-sec', id: 'bt-project-log' }, t('project.log')),
+      view.log.length
+        ? h(
+            'ol',
+            { className: 'bt-list', 'aria-labelledby': 'bt-project-log', 'data-testid': 'bt-integration-log' },
+            ...view.log.map((e) =>
+              h(
+                'li',
+                { key: e.commit, 'data-commit': e.commit, 'data-task': e.taskId ?? '' },
+                h('code', null, short(e.commit)),
+                ` · ${e.taskId ? `${e.taskId}${e.title ? ` ${e.title}` : ''}` : e.subject} · ${when(e.at)}`,
+              ),
+            ),
+          )
+        : h('p', { className: 'bt-quiet bt-left' }, t('project.logEmpty')),
+      h(
+        'div',
+        { className: 'bt-field' },
+        h('label', { htmlFor: 'bt-release-check' }, t('project.check')),
+        h('input', {
+          id: 'bt-release-check',
+          value: check,
+          maxLength: 4000,
+          spellCheck: false,
+          onChange: (e: { target: { value: string } }) => setCheck(e.target.value),
+        }),
+      ),
+      view.paired
+        ? null
+        : h(
+            'p',
+            { className: 'bt-hint bt-left', 'data-testid': 'bt-release-unpaired' },
+            t('project.unpaired'),
+            ' ',
+            h('button', { type: 'button', className: 'bt-btn', onClick: () => deps.pair() }, t('tasks.pair')),
+          ),
+      h(
+        'div',
+        { className: 'bt-actions bt-start' },
+        h(
+          'button',
+          {
+            type: 'button',
+            className: 'bt-btn primary',
+            'data-testid': 'bt-release',
+            disabled: busy || !view.paired || !check.trim(),
+            onClick: () => void release(),
+          },
+          t('project.release'),
+        ),
+      ),
+      outcome
+        ? h(
+            'p',
+            outcome.ok
+              ? { className: 'bt-hint bt-left', role: 'status', 'data-testid': 'bt-release-result' }
+              : { className: 'bt-err bt-text', role: 'alert', 'data-testid': 'bt-release-error' },
+            outcome.text,
+          )
+        : null,
     )
   }
 

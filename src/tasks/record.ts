@@ -67,6 +67,7 @@ const units = (n: number) => z.string().max(2 * n)
 const id = z.string().min(1).max(200)
 const time = z.string().min(1).max(40)
 const count = z.int().min(0)
+const sha = z.string().regex(/^[0-9a-f]{40,64}$/)
 
 export const botRefSchema = z.object({ kind: z.literal('bot'), botId: id })
 /** Who created a task: the person or a Bot. */
@@ -114,16 +115,31 @@ export const tokensSchema = z.object({ input: count, cached: count, output: coun
 
 export const chainSchema = z.object({ hop: count.max(1000), budget: id.optional(), mode: z.enum(SANDBOX_MODES).optional() })
 
+/** Characters of a check's output tail a task keeps. */
+export const CHECK_TAIL_MAX = 2000
+
 /** A project task's worktree: the project, its check command, branch, last check and merge state. */
 export const worktreeSchema = z.object({
   project: units(1000).optional(),
   /** The check run in the task's clone on submit. */
   command: units(4000).optional(),
   branch: units(250).optional(),
-  check: z.object({ ok: z.boolean(), at: time, summary: units(TASK_LIMITS.reason).optional() }).optional(),
+  check: z
+    .object({
+      ok: z.boolean(),
+      at: time,
+      summary: units(TASK_LIMITS.reason).optional(),
+      /** The output's last lines, masked (at most `CHECK_TAIL_MAX` characters). */
+      tail: units(CHECK_TAIL_MAX).optional(),
+    })
+    .optional(),
   merge: z.enum(['none', 'pending', 'merged', 'conflict']).optional(),
   /** `false`: a passing check merges it with no review. */
   review: z.literal(false).optional(),
+  /** The merge commit on the integration branch, once merged. */
+  commit: sha.optional(),
+  /** The last merge's conflict: the paths (at most 50, `pathCount` all) and both sides' commits. */
+  conflict: z.object({ paths: z.array(units(1000)).max(50), pathCount: count, ours: sha, theirs: sha }).optional(),
 })
 
 export const TASK_ID = /^task-[1-9][0-9]{0,9}$/

@@ -50,13 +50,26 @@ import {
   land,
   submit,
 } from './policy.ts'
-import { type Actor, type Creator, type Intent, type Task, type TaskStatus, type Tokens, assignedBot, isClosed, personReviews, taskNumber } from './record.ts'
+import {
+  type Actor,
+  type Creator,
+  type Intent,
+  type Task,
+  type TaskStatus,
+  type Tokens,
+  CHECK_TAIL_MAX,
+  assignedBot,
+  isClosed,
+  personReviews,
+  taskNumber,
+} from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
 import { nameProject, PROJECT_FILE, readProject, realForbidden, type TeamProject } from './project.ts'
 import type { GitRun } from '../worktrees/git.ts'
 import { projectTaskModeProblem } from '../worktrees/policy.ts'
+import type { MergeOutcome } from '../worktrees/integration.ts'
 import { Worktrees } from '../worktrees/worktrees.ts'
 import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
 import { release as releaseInto } from '../worktrees/release.ts'
@@ -98,6 +111,12 @@ export function taskLine(task: Task, what: 'started' | 'ended'): string {
   if (what === 'started') return `Task ${task.id} "${title}" started in its own task Session (attempt ${task.lease?.attempt ?? 1}).`
   const how = task.status === 'done' ? 'is done' : task.status === 'failed' ? 'failed' : task.status === 'cancelled' ? 'was cancelled' : 'was taken from you'
   return `Task ${task.id} "${title}" ${how}.`
+}
+
+/** What a merge's outcome writes in the task's worktree record: its state, the merge commit or the conflict (pure). */
+function mergeFacts(m: MergeOutcome): NonNullable<Task['worktree']> {
+  if (m.kind === 'conflict') return { merge: 'conflict', conflict: { paths: m.paths, pathCount: m.pathCount, ours: m.ours, theirs: m.theirs } }
+  return { merge: 'merged', ...(m.kind === 'merged' ? { commit: m.commit } : {}), conflict: undefined }
 }
 
 /** Why a merge sent the task back: the conflicting paths and both commits, and how to resolve it in the clone (pure). */
@@ -814,6 +833,11 @@ export class BotTasks extends Service {
     return this.worktreesValue
   }
 
+  /** The project's worktrees when this process has opened them (a read: never opens, creates or reconciles). */
+  async openedWorktrees(): Promise<Worktrees | undefined> {
+    return this.worktreesValue?.catch(() => undefined)
+  }
+
   /** The team's project (the repository and target branch project tasks work on), or `null`. */
   project(): TeamProject | null {
     return this.projectValue
@@ -907,8 +931,7 @@ export class BotTasks extends Service {
   /** A task that asked for no review, its check passed: its branch merges now; a conflict sends it back like a rejection. */
   private async landUnreviewed(task: Task, act: { now: string; actor: Actor; sessionId: string; artifacts: unknown }): Promise<Task> {
     const merged = await (await this.worktrees()).merge(task.id)
-    const merge = merged.kind === 'conflict' ? ('conflict' as const) : ('merged' as const)
-    await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge } }))
+    await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
     const [changed] = await this.apply((view) => land(view, task.id, { ...act, ...(merged.kind === 'conflict' ? { conflict: conflictReason(merged) } : {}) }))
     return changed!
   }
@@ -927,13 +950,14 @@ export class BotTasks extends Service {
     const result: { ok: boolean; summary: string; lastLines: string } =
       typeof spawner === 'string' ? { ok: false, summary: `failed (${spawner})`, lastLines: '' } : await runCheck({ command, cwd: dir, mask, spawner })
     const now = this.now()
-    const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX) }
+    const tail = result.lastLines.slice(-CHECK_TAIL_MAX)
+    const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX), ...(tail ? { tail } : {}) }
     await this.transact((view) => setWorktree(view, task.id, { now, worktree: { check } }))
     if (result.ok) return null
     const head = `The check \`${mask(clip(command, 80))}\` ${result.summary}:\n`
-    const tail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
+    const reasonTail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
     const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
-    const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + tail, leaseMs }))
+    const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + reasonTail, leaseMs }))
     return changed!
   }
 
@@ -997,10 +1021,10 @@ export class BotTasks extends Service {
       // Accepting a project task merges its branch; a conflict sends it back to its assignee instead.
       const merged = await (await this.worktrees()).merge(task.id)
       if (merged.kind === 'conflict') {
-        await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'conflict' } }))
+        await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
         return this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: conflictReason(merged) }))
       }
-      await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: { merge: 'merged' } }))
+      await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
     }
     return this.apply((view) => review(view, task.id, { ...act, verdict, reason }))
   }

@@ -146,6 +146,7 @@ export const ROUTES = [
   ['POST', '/bot-team/api/inbox/<task>/deny'],
   ['GET', '/bot-team/api/project'],
   ['PUT', '/bot-team/api/project'],
+  ['GET', '/bot-team/api/project/log'],
   ['POST', '/bot-team/api/project/release'],
 ] as const
 

@@ -1,6 +1,6 @@
 /**
  * The task board as the browser half draws it (pure): one small card per task (title, column,
- * assignee, blockers, attempts, tokens, branch and check), which tasks wait for the person (the
+ * assignee, blockers, attempts, tokens; a project task's branch, check, merge and conflict), which tasks wait for the person (the
  * ledger's `waitsForPerson`), and the board's cut:
  * every open task, then the newest closed ones up to `BOARD_CARDS_MAX`. Deliberately no I/O, no rules.
  */
@@ -38,8 +38,16 @@ export interface TaskCard {
   /** Its worktree's branch and check, once tasks run in worktrees. */
   branch?: string
   check?: 'passed' | 'failed'
+  /** The last check in words: passed or failed, with its exit status or time limit, time and output size. */
+  checkSummary?: string
+  /** The last check's output, its last lines (masked when it ran). */
+  checkTail?: string
   /** Its branch's merge into the integration branch: done, or sent back on a conflict. */
   merge?: 'merged' | 'conflict'
+  /** The merge commit, once merged. */
+  mergeCommit?: string
+  /** The last conflict: the first paths, how many in all, and both sides' commits. */
+  conflict?: { paths: string[]; pathCount: number; ours: string; theirs: string }
   updatedAt: string
 }
 
@@ -89,9 +97,29 @@ export function taskCard(task: Task, waitsFor?: string): TaskCard {
     waiting: waitsForPerson(task),
     updatedAt: task.updatedAt,
     ...(wt?.branch ? { branch: clip(wt.branch, 120) } : {}),
-    ...(wt?.check ? { check: wt.check.ok ? 'passed' : 'failed' } : {}),
-    ...(wt?.merge === 'merged' || wt?.merge === 'conflict' ? { merge: wt.merge } : {}),
+    ...(wt ? worktreeFacts(wt) : {}),
   }
+}
+
+/** Paths of a conflict on a card, lines and characters of a check's tail. */
+const CARD_LIMITS = Object.freeze({ conflictPaths: 10, path: 200, tailLines: 8, tail: 800, summary: 200 })
+
+/** A project task's check and merge facts for its card, capped (pure). */
+function worktreeFacts(wt: NonNullable<Task['worktree']>): Partial<TaskCard> {
+  const out: Partial<TaskCard> = {}
+  if (wt.check) {
+    out.check = wt.check.ok ? 'passed' : 'failed'
+    if (wt.check.summary) out.checkSummary = clip(wt.check.summary, CARD_LIMITS.summary)
+    const tail = wt.check.tail?.split('\n').slice(-CARD_LIMITS.tailLines).join('\n').slice(-CARD_LIMITS.tail)
+    if (tail) out.checkTail = tail
+  }
+  if (wt.merge === 'merged' || wt.merge === 'conflict') out.merge = wt.merge
+  if (wt.merge === 'merged' && wt.commit) out.mergeCommit = wt.commit
+  if (wt.merge === 'conflict' && wt.conflict) {
+    const { paths, pathCount, ours, theirs } = wt.conflict
+    out.conflict = { paths: paths.slice(0, CARD_LIMITS.conflictPaths).map((p) => clip(p, CARD_LIMITS.path)), pathCount, ours, theirs }
+  }
+  return out
 }
 
 /** How many of the tasks wait for the person (pure). */

@@ -2,7 +2,8 @@
  * The tasks API under `/bot-team/api/tasks`, acting as the person: GET `/tasks[?status=&bot=]`,
  * GET `/tasks/board` (the board's cards), POST `/tasks` (a plan, paired only), GET `/tasks/<id>`, POST
  * `/tasks/<id>/cancel` `{reason?}`, `/tasks/<id>/reassign` `{to, reason?}` and `/tasks/<id>/review`
- * `{verdict, reason?}` (all three paired); GET and PUT `/project` `{path, branch}`, POST `/project/release` `{check}` (paired). Bodies are bounded and read whole; the task service checks
+ * `{verdict, reason?}` (all three paired); GET and PUT `/project` `{path, branch}`, GET `/project/log` (the board's project panel), POST
+ * `/project/release` `{check}` (paired). Bodies are bounded and read whole; the task service checks
  * them and `decide()` refuses an unpaired plan, cancel, review or reassign. Deliberately narrow: no rules.
  */
 import type { IncomingMessage } from 'node:http'
@@ -14,6 +15,7 @@ import type { BotTasks } from '../tasks/service.ts'
 import { SMALL_BODY_BYTES } from './bots-routes.ts'
 import { HttpError, parseBody, readJsonBody } from './http.ts'
 import type { Pairing } from './pairing.ts'
+import { projectPanel } from './project-view.ts'
 import { boardView } from './task-cards.ts'
 
 /** A plan of 50 tasks with the longest briefs and criteria fits (the service refuses more tasks). */
@@ -48,6 +50,10 @@ export async function projectApi(
     await pairing.requirePaired(req)
     const body = parseBody(ReleaseBody, await readJsonBody(req, SMALL_BODY_BYTES))
     return [200, { release: await tasks.releaseProject(await pairing.person(req), body.check) }]
+  }
+  if (sub === 'log') {
+    if (method !== 'GET') throw new HttpError(405, `${method} not allowed on /project/log`)
+    return [200, await projectPanel(tasks, (await pairing.check(req)).paired)]
   }
   if (sub !== undefined) throw new HttpError(404, 'no such project route')
   if (method === 'GET') return [200, { project: tasks.project() }]

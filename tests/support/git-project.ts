@@ -29,7 +29,7 @@ export interface GitHome {
  * Where the plugin's folders go: this repository's `.tmp/`, unless the clone itself lies in a
  * shared temporary folder (the plugin refuses those), then a folder of the user's cache.
  */
-function pluginParent(): string {
+export function pluginParent(): string {
   const inRepo = path.join(REPO, '.tmp', 'worktrees')
   const shared = [...SHARED_TEMP_DIRS, os.tmpdir()].map((d) => (existsSync(d) ? realpathSync(d) : d))
   if (!shared.some((d) => isInside(realpathSync(REPO), d))) return inRepo

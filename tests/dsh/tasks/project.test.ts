@@ -6,10 +6,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lastToolResults, lastUserText, offersTool, type RecordedRequest, type Reply, type Rule } from '../../../scripts/scripted-model/format.ts'
+import { lastUserText, type RecordedRequest, type Reply, type Rule } from '../../../scripts/scripted-model/format.ts'
 import { type DshHost, prompt } from '../../support/dsh-host.ts'
 import { type GitHome, initProject, makeGitHome, probeGit } from '../../support/git-project.ts'
 import { calm, taskTeam, taskWhere, user } from './helpers.ts'
+import { COMMIT, projectTeamOf, works } from './project-helpers.ts'
 
 let hosts: DshHost[] = []
 let homes: GitHome[] = []
@@ -23,29 +24,7 @@ afterEach(async () => {
   cleanups = []
 })
 
-const COMMIT = 'git add -A && git -c user.name=Bot -c user.email=bot@example.com -c core.hooksPath=/dev/null commit -qm work'
-
-/** A task Session's model: runs `command` once in its working folder, submits with the output as its note. */
-function works(command: string): (req: RecordedRequest) => Reply {
-  return (req: RecordedRequest): Reply => {
-    const last = lastToolResults(req)
-    if (last.some((r) => r.name === 'submit_task')) return { text: 'Submitted.' }
-    if (last.some((r) => r.name === 'bash')) return { toolCalls: [{ name: 'submit_task', args: { note: last[0]!.text.slice(0, 1000) } }] }
-    if (offersTool(req, 'submit_task')) return { toolCalls: [{ name: 'bash', args: { command, description: 'work in the clone' } }] }
-    return { text: 'ok' }
-  }
-}
-
-async function projectTeam(rules: Record<string, Rule>, home?: string) {
-  const g = makeGitHome()
-  homes.push(g)
-  initProject(g, { 'README.md': '# project\n', 'src/a.txt': 'one\n' })
-  const worktrees = path.dirname(g.pluginRoot)
-  const { host, ids } = await taskTeam(Object.keys(rules), rules, { shell: true, config: { worktrees }, ...(home ? { home } : {}) })
-  hosts.push(host)
-  await host.ctx.botTasks.setProject(user, { path: g.project, branch: 'main' })
-  return { g, host, ids, worktrees }
-}
+const projectTeam = (rules: Record<string, Rule>, home?: string) => projectTeamOf(rules, { homes, hosts }, home)
 
 const integration = (worktrees: string) => {
   const [root] = readdirSync(worktrees)
