@@ -57,8 +57,10 @@ if (!packed.tarball.endsWith(`-${installed}.tgz`)) {
 
 // 3. The offline demo's project: a tiny repository and the clones' folder beside the home (outside
 // a shared temp folder, where every Bot may write), named on the person's behalf: this is their own
-// offline install. A profile patch with entries is left alone (clones then go to the default folder).
-if (demo) {
+// offline install. A profile patch with entries is left alone (clones then go to the default folder),
+// and a home given with --home (it may be the person's own) gets no demo project.
+if (demo && arg('--home')) say('the demo names no project in a home given with --home')
+else if (demo) {
   const beside = dirname(home)
   const shared = [...SHARED_TEMP_DIRS, tmpdir()].map((d) => (existsSync(d) ? realpathSync(d) : d))
   if (shared.some((d) => isInside(realpathSync(beside), d))) say(`the demo names no project: ${beside} lies in a shared temporary folder`)

@@ -29,6 +29,7 @@ import {
   personReviews,
   failedAttempts,
   isClosed,
+  mergesOnCheck,
   newTask,
 } from './record.ts'
 
@@ -381,6 +382,8 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
       problems.push(`${name(i)} asks for no review but has no check to stand for it (a project task with a check only)`)
     else if (t.review === false && (t.reviewer || PERSON_REVIEWS.test(t.acceptance)))
       problems.push(`${name(i)} asks for no review but says the user reviews it`)
+    else if (t.review === false && ctx.creator.kind === 'bot' && t.assignee === ctx.creator.botId)
+      problems.push(`${name(i)} asks for no review but is assigned to the Bot planning it (its own work is reviewed by another)`)
   })
   if (problems.length) return refuse(`The plan was not accepted: ${problems.join('; ')}. Nothing was created.`)
   if (tasks.some((t) => t.project)) {
@@ -542,7 +545,7 @@ export function land(
   const found = find(view, taskId)
   if (!found.ok) return found
   const task = found.task
-  if (task.worktree?.review !== false) return refuse(`${task.id} waits for a review; it is submitted, not merged on its own. Nothing changed.`)
+  if (!mergesOnCheck(task)) return refuse(`${task.id} waits for a review; it is submitted, not merged on its own. Nothing changed.`)
   const bad = holderRefusal(task, input.sessionId, 'merge it')
   if (bad) return refuse(bad)
   if (past(input.now, task.lease!.expiresAt))

@@ -118,6 +118,9 @@ export const chainSchema = z.object({ hop: count.max(1000), budget: id.optional(
 /** Characters of a check's output tail a task keeps. */
 export const CHECK_TAIL_MAX = 2000
 
+/** The longest conflicting path a task record keeps (code points; a longer one is clipped). */
+export const CONFLICT_PATH_MAX = 1000
+
 /** A project task's worktree: the project, its check command, branch, last check and merge state. */
 export const worktreeSchema = z.object({
   project: units(1000).optional(),
@@ -139,7 +142,7 @@ export const worktreeSchema = z.object({
   /** The merge commit on the integration branch, once merged. */
   commit: sha.optional(),
   /** The last merge's conflict: the paths (at most 50, `pathCount` all) and both sides' commits. */
-  conflict: z.object({ paths: z.array(units(1000)).max(50), pathCount: count, ours: sha, theirs: sha }).optional(),
+  conflict: z.object({ paths: z.array(units(CONFLICT_PATH_MAX)).max(50), pathCount: count, ours: sha, theirs: sha }).optional(),
 })
 
 export const TASK_ID = /^task-[1-9][0-9]{0,9}$/
@@ -268,6 +271,12 @@ export function assignedBot(task: Pick<Task, 'assignee'>): string | undefined {
 /** Whether only the person reviews a task (marked so: its acceptance says so). */
 export function personReviews(task: Pick<Task, 'reviewer'>): boolean {
   return task.reviewer === 'user'
+}
+
+/** Whether a task's passing check merges it with no review: it asked for none, and its running attempt is not its creator Bot's own. */
+export function mergesOnCheck(task: Pick<Task, 'worktree' | 'creator' | 'attempts'>): boolean {
+  if (task.worktree?.review !== false) return false
+  return !(task.creator.kind === 'bot' && task.attempts.at(-1)?.botId === task.creator.botId)
 }
 
 /** What a task waits for from the person, if anything: a question, an approval, a review. */

@@ -59,7 +59,9 @@ import {
   type Tokens,
   CHECK_TAIL_MAX,
   assignedBot,
+  CONFLICT_PATH_MAX,
   isClosed,
+  mergesOnCheck,
   personReviews,
   taskNumber,
 } from './record.ts'
@@ -115,7 +117,8 @@ export function taskLine(task: Task, what: 'started' | 'ended'): string {
 
 /** What a merge's outcome writes in the task's worktree record: its state, the merge commit or the conflict (pure). */
 function mergeFacts(m: MergeOutcome): NonNullable<Task['worktree']> {
-  if (m.kind === 'conflict') return { merge: 'conflict', conflict: { paths: m.paths, pathCount: m.pathCount, ours: m.ours, theirs: m.theirs } }
+  if (m.kind === 'conflict')
+    return { merge: 'conflict', conflict: { paths: m.paths.map((p) => clip(p, CONFLICT_PATH_MAX)), pathCount: m.pathCount, ours: m.ours, theirs: m.theirs } }
   return { merge: 'merged', ...(m.kind === 'merged' ? { commit: m.commit } : {}), conflict: undefined }
 }
 
@@ -922,17 +925,21 @@ export class BotTasks extends Service {
     if (task.worktree?.command && task.status === 'working' && task.lease?.sessionId === sessionId) {
       const failed = await this.runTaskCheck(task, task.worktree.command, sessionId)
       if (failed) return failed
-      if (task.worktree.review === false) return this.landUnreviewed(task, { now: this.now(), actor: this.actorOf(caller), sessionId, artifacts })
+      if (mergesOnCheck(task)) return this.landUnreviewed(task.id, { actor: this.actorOf(caller), sessionId, artifacts })
     }
     const [changed] = await this.apply((view) => submit(view, task.id, { now: this.now(), actor: this.actorOf(caller), sessionId, artifacts }))
     return changed!
   }
 
   /** A task that asked for no review, its check passed: its branch merges now; a conflict sends it back like a rejection. */
-  private async landUnreviewed(task: Task, act: { now: string; actor: Actor; sessionId: string; artifacts: unknown }): Promise<Task> {
-    const merged = await (await this.worktrees()).merge(task.id)
-    await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
-    const [changed] = await this.apply((view) => land(view, task.id, { ...act, ...(merged.kind === 'conflict' ? { conflict: conflictReason(merged) } : {}) }))
+  private async landUnreviewed(taskId: string, who: { actor: Actor; sessionId: string; artifacts: unknown }): Promise<Task> {
+    // The check took time: a cancel, a reassignment or a lapsed lease meanwhile refuses the merge (a dry run on the ledger as it is now).
+    const act = { ...who, now: this.now() }
+    const still = land(this.board, taskId, act)
+    if (!still.ok) throw new TeamRefusal('invalid', still.refusal)
+    const merged = await (await this.worktrees()).merge(taskId)
+    await this.transact((view) => setWorktree(view, taskId, { now: act.now, worktree: mergeFacts(merged) }))
+    const [changed] = await this.apply((view) => land(view, taskId, { ...act, ...(merged.kind === 'conflict' ? { conflict: conflictReason(merged) } : {}) }))
     return changed!
   }
 

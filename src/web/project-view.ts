@@ -158,8 +158,23 @@ export function projectTasks(tasks: Iterable<Task>, max = PROJECT_VIEW_LIMITS.ta
   return [...open.sort(newest), ...closed.sort(newest)].slice(0, max)
 }
 
-/** The panel for the person (`paired`: whether the asking browser is). */
+const reading = new WeakMap<BotTasks, Promise<ProjectPanelView>>()
+
+/**
+ * The panel for the person (`paired`: whether the asking browser is). Requests that arrive while
+ * one is read share its reading, so a burst of them runs the git reads once, not once each.
+ */
 export async function projectPanel(tasks: BotTasks, paired: boolean): Promise<ProjectPanelView> {
+  let shared = reading.get(tasks)
+  if (!shared) {
+    shared = readPanel(tasks).finally(() => reading.delete(tasks))
+    reading.set(tasks, shared)
+  }
+  return { ...(await shared), paired }
+}
+
+async function readPanel(tasks: BotTasks): Promise<ProjectPanelView> {
+  const paired = false
   const project = tasks.project()
   if (!project) return { project: null, paired, log: [], branches: {} }
   const view: ProjectPanelView = {

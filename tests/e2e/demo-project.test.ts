@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, expect, inject, it } from 'vitest'
 import { setUpDemo } from '../../scripts/demo-project.ts'
 import demoScript from '../../scripts/demo-script.ts'
-import { root } from '../../scripts/pack.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
+import { pluginParent } from '../support/git-project.ts'
 import { api, homeWithBundle, startWeb, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
 
 let model: ScriptedServer
@@ -19,9 +19,9 @@ let beside: string
 beforeEach(async () => {
   model = await startScriptedServer(demoScript)
   home = await homeWithBundle('demo-project', inject('bundleTarball'), [{ name: 'web' }])
-  // The clones' folder must lie outside a shared temp folder: this repository's .tmp/, as a real install's data folder.
-  mkdirSync(join(root, '.tmp'), { recursive: true })
-  beside = mkdtempSync(join(root, '.tmp', 'demo-project-'))
+  // The clones' folder must lie outside a shared temp folder, as a real install's data folder is (this repository's .tmp/ unless the checkout is in one).
+  mkdirSync(pluginParent(), { recursive: true })
+  beside = mkdtempSync(join(pluginParent(), 'demo-project-'))
   expect(await setUpDemo(home.home, beside)).toContain("is the team's project")
   web = await startWeb(home, { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'offline-demo' })
   await untilTeamReady(web.url)

@@ -119,6 +119,15 @@ describe('land', () => {
     expect(landAs(board, b, { sessionId: 's-other' }).ok).toBe(false)
     expect(landAs(board, b, { now: at(LEASE + 1) })).toEqual({ ok: false, refusal: expect.stringMatching(/ran out .*; it can no longer be merged\.$/) })
   })
+
+  it('is refused for an attempt run by the Bot that planned the task: its own work waits for a review', () => {
+    const board = new TaskBoard()
+    const r = run(board, planIn(board, [{ title: 'Mine', brief: 'b', ...noReview }])) as { ids: string[] }
+    const id = r.ids[0]!
+    run(board, claim(board, id, { now: at(), actor: SYSTEM, botId: MAIN.botId, sessionId: `s-${id}`, leaseMs: LEASE }))
+    expect(landAs(board, id)).toEqual({ ok: false, refusal: `${id} waits for a review; it is submitted, not merged on its own. Nothing changed.` })
+    expect(board.get(id)!.status).toBe('working')
+  })
 })
 
 describe('asking for no review in a plan', () => {
@@ -130,7 +139,7 @@ describe('asking for no review in a plan', () => {
     }
   })
 
-  it('is refused whole, naming the task, without a check, outside a project, when the user reviews it, and for any value but false', () => {
+  it('is refused whole, naming the task, without a check, outside a project, when the user reviews it, assigned to the planning Bot, and for any value but false', () => {
     const refusal = (fields: Record<string, unknown>, creator: Creator = MAIN) => {
       const board = new TaskBoard()
       const r = planIn(board, [{ key: 'a', title: 'A', brief: 'b', ...fields }], creator)
@@ -142,6 +151,8 @@ describe('asking for no review in a plan', () => {
     expect(refusal({ review: false })).toMatch(/'a' asks for no review but has no check/)
     expect(refusal({ ...noReview, reviewer: 'user' })).toMatch(/'a' asks for no review but says the user reviews it/)
     expect(refusal({ ...noReview, acceptance: 'The user reviews the diff.' })).toMatch(/says the user reviews it/)
+    expect(refusal({ ...noReview, assignee: MAIN.botId })).toMatch(/'a' asks for no review but is assigned to the Bot planning it/)
+    expect(refusal({ ...noReview, assignee: 'bot-2' })).toBe('accepted')
     expect(refusal({ ...noReview, review: true })).toMatch(/review.*is false \(a passing check merges it\) or absent/)
   })
 })
