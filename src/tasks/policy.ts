@@ -39,7 +39,8 @@ export interface Change {
   entry: HistoryEntry | null
 }
 
-export type Result = { ok: true; changes: Change[]; intents: IntentDraft[] } | { ok: false; refusal: string }
+/** A transition's outcome: the changed tasks and the intents they cause (`drop`: pending intents removed unsent), or a refusal. */
+export type Result = { ok: true; changes: Change[]; intents: IntentDraft[]; drop?: string[] } | { ok: false; refusal: string }
 export type PlanResult = (Extract<Result, { ok: true }> & { ids: string[] }) | Extract<Result, { ok: false }>
 
 /** What every transition is given: when, and who acts. */

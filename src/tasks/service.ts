@@ -467,6 +467,7 @@ export class BotTasks extends Service {
     }
     if (intent.kind === 'notify') return this.deliverNotice(intent)
     if (intent.kind === 'answer') return this.deliverAnswer(intent)
+    if (intent.kind === 'tell') return this.deliverTell(intent)
     const agent = this.ctx.agents.get(SessionId(intent.sessionId))
     if (agent && agent.status !== 'idle') agent.cancel({ kind: 'hook', reason: intent.reason })
   }
@@ -555,6 +556,14 @@ export class BotTasks extends Service {
     await this.ctx.sessions.flush(agent.session)
   }
 
+  /** A line for a Bot's own chat (its current part) that starts no turn: it reads it at its next turn. */
+  private async deliverTell(intent: Extract<Intent, { kind: 'tell' }>): Promise<undefined> {
+    if (!this.roster.bot(intent.botId)) return
+    const agent = await this.roster.agentOf(intent.botId)
+    agent.inject(createUserMessage({ content: [{ type: 'text', text: intent.text }], source: taskNoticeSource(intent.taskId, intent.text, intent.id) }))
+    await this.ctx.sessions.flush(agent.session)
+  }
+
   /**
    * The Session an answer goes to: a task Session while its task is being worked on there (the
    * attempt goes on with the answer); anything else — the own chat, a group Session, a task that
@@ -581,7 +590,7 @@ export class BotTasks extends Service {
         if (!this.roster.bot(intent.botId)) return false
         agent = await this.roster.sessions.resume(intent.sessionId, this.roster.bot(intent.botId)?.model)
       } else {
-        const botId = intent.to.kind === 'bot' ? intent.to.botId : this.roster.bots().find((b) => b.main)?.id
+        const botId = intent.kind === 'tell' ? intent.botId : intent.to.kind === 'bot' ? intent.to.botId : this.roster.bots().find((b) => b.main)?.id
         if (!botId || !this.roster.bot(botId)) return false
         agent = await this.roster.agentOf(botId)
       }
@@ -591,8 +600,8 @@ export class BotTasks extends Service {
     const names = (m: { source: unknown }) => (readSource(m.source) as { intentId?: string } | undefined)?.intentId === intent.id
     if (agent.session.events.some((e) => e.type === 'user/message' && names(e.data as UserMessage))) return true
     if (![...agent.inbox.nextStep, ...agent.inbox.nextTurn].some(names)) return false
-    // A line injected for the person waits for the Main Bot's next turn; a turn's message is woken.
-    if (intent.kind !== 'notify' || intent.to.kind === 'bot') redriveInbox(agent)
+    // A line (for the person in the Main Bot's chat, or a Bot's `tell`) waits for the next turn; a turn's message is woken.
+    if (intent.kind === 'answer' || intent.kind === 'dispatch' || (intent.kind === 'notify' && intent.to.kind === 'bot')) redriveInbox(agent)
     return true
   }
 
