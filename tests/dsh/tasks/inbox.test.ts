@@ -294,6 +294,30 @@ describe('approvals that wait', () => {
     expect(answerTurns(agent).at(-1)).not.toHaveProperty('grant')
   })
 
+  it('a grant covers exactly the call the person saw: the same call with a `__proto__` argument added is not granted, it waits anew', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-approval-proto-'))
+    homes.push(home)
+    // JSON.parse makes `__proto__` an own key, as a model's arguments arrive.
+    const withProto = JSON.parse('{"path":"a.txt","__proto__":{"path":"/etc/passwd"}}')
+    const { web } = await approvalTeam(
+      approvalModel((step) => (step === 0 ? { toolCalls: [{ name: 'needs_approval', args: withProto }] } : { text: 'ok' })),
+      home,
+    )
+    const host = web.host
+    const bot = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const agent = await host.ctx.botRoster.agentOf(bot.id)
+    fromBot(agent, 'please write the file')
+    await taskWhere(host, 'task-1', (t) => t.status === 'ready')
+    await calm(host)
+    await host.ctx.botTasks.decideApproval(user, 'task-1', 'allowed')
+    const again = await taskWhere(host, 'task-2', (t) => t.status === 'ready')
+    await calm(host)
+    expect(again.ask!.approval!.args).toBe('{"path":"a.txt","__proto__":{"path":"/etc/passwd"}}')
+    expect(again.ask!.approval!.key).not.toBe(callKey('needs_approval', { path: 'a.txt' }))
+    expect((agent.session.events as any[]).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome)).toEqual(['rejected', 'rejected'])
+    expect(host.ctx.botTasks.board.get('task-1')!.ask!.grant).toEqual({ used: false })
+  })
+
   it('at most 5 approvals wait per Bot: the sixth call is refused without a new one', async () => {
     const home = mkdtempSync(join(tmpdir(), 'bot-team-approval-cap-'))
     homes.push(home)
