@@ -39,6 +39,10 @@ export interface AskContext {
   chain: Chain
   /** Present for a call waiting for approval (its arguments masked, the grant's key). */
   approval?: NonNullable<Ask['approval']>
+  /** Asked in a task Session: the attempt working there. */
+  attempt?: NonNullable<Ask['attempt']> | undefined
+  /** The asking Session's turn. */
+  turn?: number | undefined
 }
 
 /** Open questions or approvals of one Bot. */
@@ -68,6 +72,8 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): (Extract<R
     ...(choices?.length ? { choices } : {}),
     deadline,
     ...(ctx.approval ? { approval: ctx.approval } : {}),
+    ...(ctx.attempt ? { attempt: ctx.attempt } : {}),
+    ...(ctx.turn !== undefined ? { turn: ctx.turn } : {}),
   }
   const entry = entryOf({ now: ctx.now, actor: { kind: 'bot', botId: ctx.botId } }, kind === 'approval' ? 'approval-asked' : 'asked', null, 'ready')
   const task = askTask(id, record, entry, ctx.chain)
@@ -170,8 +176,22 @@ export function useGrant(view: TaskView, taskId: string, input: { now: string; c
   const grant = task.ask?.grant
   if (!grant) return refuse(`Task ${taskId} holds no grant. Nothing changed.`)
   if (grant.used) return refuse(`The grant of ${taskId} was used already (call ${grant.callId ?? '?'}); it is one-shot. Nothing changed.`)
+  if (grant.cancelled) return refuse(`The grant of ${taskId} was cancelled (${grant.cancelled.reason}). Nothing changed.`)
   const ask: Ask = { ...task.ask!, grant: { used: true, usedAt: input.now, callId: input.callId } }
   return { ok: true, changes: [moved(task, { ask }, null, input.now)], intents: [] }
+}
+
+/** An allowed approval's unused grant is cancelled by the team (the asking Session or attempt is over): it never opens a call. */
+export function cancelGrant(view: TaskView, taskId: string, input: { now: string; reason: string }): Result {
+  const found = find(view, taskId)
+  if (!found.ok) return found
+  const task = found.task
+  const grant = task.ask?.grant
+  if (!grant || grant.used || grant.cancelled) return refuse(`Task ${taskId} holds no unused grant. Nothing changed.`)
+  const reason = clip(input.reason, TASK_LIMITS.reason)
+  const ask: Ask = { ...task.ask!, grant: { ...grant, cancelled: { at: input.now, reason } } }
+  const entry = entryOf({ now: input.now, actor: { kind: 'system' } }, 'grant-cancelled', task.status, task.status, reason)
+  return { ok: true, changes: [moved(task, { ask }, entry, input.now)], intents: [] }
 }
 
 /** Questions and approvals whose deadline has passed (still waiting). */

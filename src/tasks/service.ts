@@ -52,6 +52,7 @@ import {
 } from './policy.ts'
 import {
   type Actor,
+  type Ask,
   type Creator,
   type Intent,
   type Task,
@@ -67,7 +68,8 @@ import {
 } from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
-import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
+import { ask, cancelGrant, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
+import { grantCancelledWords } from './formats.ts'
 import { nameProject, PROJECT_FILE, readProject, realForbidden, type TeamProject } from './project.ts'
 import type { GitRun } from '../worktrees/git.ts'
 import { projectTaskModeProblem } from '../worktrees/policy.ts'
@@ -546,10 +548,18 @@ export class BotTasks extends Service {
     })
     const agent = await this.answerAgent(intent)
     const approval = task.ask.approval
-    const grant = intent.grant && approval ? { tool: approval.tool, key: approval.key } : undefined
+    let grant = intent.grant && approval ? { tool: approval.tool, key: approval.key } : undefined
+    let text = intent.text
+    // The attempt or Session that asked ended after the allow: the grant goes nowhere else.
+    const gone = grant ? this.askGone(task.ask) : undefined
+    if (gone) {
+      grant = undefined
+      text = grantCancelledWords(task, gone)
+      await this.transact((view) => cancelGrant(view, task.id, { now: this.now(), reason: gone }))
+    }
     agent.followup(
       createUserMessage({
-        content: [{ type: 'text', text: intent.text }],
+        content: [{ type: 'text', text }],
         source: answerSource({ taskId: task.id, intentId: intent.id, ...(grant ? { grant } : {}) }, task.chain),
       }),
     )
@@ -1102,7 +1112,7 @@ export class BotTasks extends Service {
     await this.openAskingBudget(chain, caller.botId!)
     let id = ''
     await this.apply((view) => {
-      const r = ask(view, raw, { now: this.now(), botId: caller.botId!, sessionId, chain })
+      const r = ask(view, raw, { now: this.now(), botId: caller.botId!, sessionId, chain, ...this.askedFrom(sessionId) })
       if (r.ok) id = r.id
       return r
     })
@@ -1122,6 +1132,8 @@ export class BotTasks extends Service {
     args: string
     key: string
     reason: string | undefined
+    /** The asking Session's turn. */
+    turn?: number | undefined
   }): Promise<string> {
     const chain = this.askingChain(input.sessionId)
     await this.openAskingBudget(chain, input.botId)
@@ -1140,6 +1152,7 @@ export class BotTasks extends Service {
             sessionId: input.sessionId,
             chain,
             approval: { tool: input.tool, args: input.args, key: input.key, callId: input.callId },
+            ...this.askedFrom(input.sessionId, input.turn),
           },
         )
         if (r.ok) id = r.id
@@ -1152,14 +1165,47 @@ export class BotTasks extends Service {
     }
   }
 
+  /** Where a Bot asks from, as its ask records it: the attempt working in its task Session, if any, and the Session's turn. */
+  private askedFrom(sessionId: string, turn?: number): { attempt?: NonNullable<Ask['attempt']>; turn?: number } {
+    const owner = this.roster.ownerOf(sessionId)
+    const task = owner?.kind === 'task' ? this.board.get(owner.taskId) : undefined
+    const n = task?.status === 'working' && task.lease?.sessionId === sessionId ? task.lease.attempt : undefined
+    const at = turn ?? this.roster.turnOf(sessionId)?.turn
+    return { ...(task && n !== undefined ? { attempt: { taskId: task.id, n } } : {}), ...(at !== undefined ? { turn: at } : {}) }
+  }
+
   /**
-   * Use the one-shot grant a turn carries for a call (tool and argument key): true once, only while
-   * the approval was allowed and its grant is unused; the use is recorded in the ledger.
+   * Why the Session that asked can no longer take the answer's grant (undefined: it can). A grant
+   * holds while that Session is open — the Bot's current own-chat part, its current Session in the
+   * group — and, in a task Session, while the same attempt works there.
    */
-  useGrant(grant: { taskId: string; tool: string; key: string }, call: { tool: string; key: string; callId: string; botId: string }): boolean {
+  private askGone(a: Ask): string | undefined {
+    const bot = this.roster.bot(a.botId)
+    if (!bot) return 'the Bot that asked was deleted'
+    const owner = this.roster.ownerOf(a.sessionId)
+    if (owner?.botId !== a.botId) return `the Session that asked is no longer ${bot.name}'s`
+    if (owner.kind === 'own') return bot.sessionParts.at(-1)?.sessionId === a.sessionId ? undefined : `${bot.name}'s chat moved to a new part since it asked`
+    if (owner.kind === 'member')
+      return this.roster.state.groups[owner.groupId]?.memberSessions[a.botId] === a.sessionId ? undefined : `${bot.name}'s Session in that group is over`
+    if (a.attempt?.taskId !== owner.taskId) return `it was asked in a task Session of ${owner.taskId} whose attempt was not recorded`
+    const task = this.board.get(owner.taskId)
+    if (task?.status === 'working' && task.lease?.attempt === a.attempt.n && task.lease.sessionId === a.sessionId) return undefined
+    return `it was asked in attempt ${a.attempt.n} of ${owner.taskId}, which is over (the task ${task ? `is ${task.status}` : 'is gone'})`
+  }
+
+  /**
+   * Use the one-shot grant a turn carries for a call (tool and argument key): true once, only in
+   * the Session that asked while it may still take it (`askGone`), while the approval was allowed
+   * and its grant is unused and not cancelled; the use is recorded in the ledger.
+   */
+  useGrant(
+    grant: { taskId: string; tool: string; key: string },
+    call: { tool: string; key: string; callId: string; botId: string; sessionId: string },
+  ): boolean {
     const task = this.board.get(grant.taskId)
     const a = task?.ask
-    if (!a?.approval || a.botId !== call.botId || a.answer?.verdict !== 'allowed' || a.grant?.used !== false) return false
+    if (!a?.approval || a.botId !== call.botId || a.answer?.verdict !== 'allowed' || a.grant?.used !== false || a.grant.cancelled) return false
+    if (a.sessionId !== call.sessionId || this.askGone(a)) return false
     if (this.usedGrants.has(grant.taskId) || a.approval.tool !== call.tool || a.approval.key !== call.key || grant.key !== call.key) return false
     this.usedGrants.add(grant.taskId)
     this.track(this.transact((view) => useGrant(view, grant.taskId, { now: this.now(), callId: call.callId })))
@@ -1182,6 +1228,12 @@ export class BotTasks extends Service {
     const caller = this.roster.caller(req)
     const task = this.taskOf(ref)
     this.require(caller, 'answer_task', task)
+    const gone = s.verdict === 'allowed' && task.status === 'ready' && task.ask?.kind === 'approval' ? this.askGone(task.ask) : undefined
+    if (gone)
+      throw new TeamRefusal(
+        'invalid',
+        `${task.id} can no longer be allowed: ${gone}. An allow now would run the call somewhere other than where it was asked, so nothing was allowed. Deny it (the Bot is told) or let it expire.`,
+      )
     const [changed] = await this.apply((view) => settle(view, task.id, { now: this.now(), actor: this.actorOf(caller), ...s }))
     return changed!
   }

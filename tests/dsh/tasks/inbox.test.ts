@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lastToolResults, lastUserText, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
+import { lastToolResults, lastUserText, offersTool, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { callKey } from '../../../src/core/call-key.ts'
 import { deliverySource, readSource } from '../../../src/core/sources.ts'
 import { APPROVAL_ARGS_MAX } from '../../../src/core/text-limits.ts'
@@ -19,7 +19,7 @@ import { BROWSER_HEADERS, captureTerminal, pairBrowser, startWebTeamHost, type W
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
 import { FakeClock } from '../operations/fake-clock.ts'
 import { toolResults } from '../delivery/helpers.ts'
-import { calm, submits, taskTeam, taskWhere, user } from './helpers.ts'
+import { calm, sourcedTexts, submits, taskTeam, taskWhere, user } from './helpers.ts'
 
 const homes: string[] = []
 afterEach(() => {
@@ -352,6 +352,98 @@ describe('approvals that wait', () => {
     await calm(host)
     expect(host.ctx.botTasks.inbox()).toEqual([])
     expect(toolResults(agent, 'needs_approval').at(-1)).toMatch(/cannot wait for the person's approval: its arguments are \d+ characters, more than the 4000/)
+  })
+})
+
+describe('a grant holds only where it was asked', () => {
+  /** Ada: in a task Session, the call that needs approval, then `then`; in her own chat, the allowed call made again. */
+  const taskAsks =
+    (then: Reply) =>
+    (req: RecordedRequest): Reply => {
+      const said = lastUserText(req) ?? ''
+      if (said.startsWith('The user allowed'))
+        return stepInTurn(req) === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: 't.txt' } }] } : { text: 'ok' }
+      if (lastToolResults(req).some((r) => r.name === 'submit_task')) return { text: 'submitted' }
+      if (offersTool(req, 'submit_task')) return stepInTurn(req) === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: 't.txt' } }] } : then
+      return { text: 'ok' }
+    }
+  /** Every approval decided in the Bot's Sessions (own chat parts and task Sessions, closed ones too), from their logs. */
+  const outcomes = async (host: DshHost, botId: string) => {
+    const out: string[] = []
+    for (const id of host.ctx.botRoster.sessionsOf(botId)) {
+      const { events } = await host.ctx.sessionPersistence.inspect(id as never)
+      for (const e of events as any[]) if (e.type === 'approval/decided') out.push(e.data.outcome)
+    }
+    return out
+  }
+
+  it('an approval asked in a task attempt records that attempt; once the task is cancelled an allow is refused with the reason, and nothing runs', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-grant-attempt-'))
+    homes.push(home)
+    const { web } = await approvalTeam(taskAsks({ toolCalls: [{ name: 'submit_task', args: { note: 'asked' } }] }), home)
+    const host = web.host
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Write t', brief: 'Write t.txt.', assignee: 'Ada' }] })
+    const asked = await taskWhere(host, 'task-2', (t) => t.status === 'ready')
+    await taskWhere(host, 'task-1', (t) => t.status === 'review')
+    await calm(host)
+    const taskSession = host.ctx.botTasks.board.get('task-1')!.sessionId!
+    expect(asked.ask).toMatchObject({ kind: 'approval', sessionId: taskSession, attempt: { taskId: 'task-1', n: 1 }, turn: expect.any(Number) })
+    await host.ctx.botTasks.cancel(user, 'task-1', 'not needed')
+    await expect(host.ctx.botTasks.decideApproval(user, 'task-2', 'allowed')).rejects.toThrow(
+      /^task-2 can no longer be allowed: it was asked in attempt 1 of task-1, which is over \(the task is cancelled\)\. .*nothing was allowed\. Deny it/,
+    )
+    expect(host.ctx.botTasks.board.get('task-2')).toMatchObject({ status: 'ready' })
+    await host.ctx.botTasks.decideApproval(user, 'task-2', 'denied')
+    await calm(host)
+    expect(await outcomes(host, ada.id)).toEqual(['rejected'])
+  })
+
+  it('an allow given while the attempt worked is cancelled when the attempt is over before its turn: the Bot is told, no call runs anywhere else', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-grant-late-'))
+    homes.push(home)
+    // The attempt's turn stays open (a stalled model) until the task is cancelled.
+    const { web } = await approvalTeam(taskAsks({ fail: 'stall' }), home)
+    const host = web.host
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Write t', brief: 'Write t.txt.', assignee: 'Ada' }] })
+    await taskWhere(host, 'task-2', (t) => t.status === 'ready')
+    // Held work: the allow's turn waits while the task is cancelled.
+    await host.ctx.botPause.pause('user')
+    const allowed = await host.ctx.botTasks.decideApproval(user, 'task-2', 'allowed')
+    expect(allowed.ask!.grant).toEqual({ used: false })
+    await host.ctx.botTasks.cancel(user, 'task-1', 'not needed')
+    await host.ctx.botPause.resume()
+    const cancelled = await taskWhere(host, 'task-2', (t) => t.ask?.grant?.cancelled !== undefined)
+    await calm(host)
+    expect(cancelled.ask!.grant).toMatchObject({
+      used: false,
+      cancelled: { reason: expect.stringMatching(/^it was asked in attempt 1 of task-1, which is over/) },
+    })
+    const own = await host.ctx.botRoster.agentOf(ada.id)
+    expect(answerTurns(own)).toEqual([expect.not.objectContaining({ grant: expect.anything() })])
+    expect(sourcedTexts(own, 'answer')).toEqual([expect.stringMatching(/^The user's allow of needs_approval .* no longer holds: it was asked in attempt 1/)])
+    expect(await outcomes(host, ada.id)).toEqual(['rejected'])
+  })
+
+  it("an approval asked in a Bot's own chat cannot be allowed once the chat moved to a new part", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-grant-part-'))
+    homes.push(home)
+    const { web } = await approvalTeam(
+      approvalModel((step) => (step === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: 'a.txt' } }] } : { text: 'ok' })),
+      home,
+    )
+    const host = web.host
+    const bot = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    fromBot(await host.ctx.botRoster.agentOf(bot.id), 'please write the file')
+    await taskWhere(host, 'task-1', (t) => t.status === 'ready')
+    await calm(host)
+    await host.ctx.botRoster.openOwnChat(bot.id)
+    await expect(host.ctx.botTasks.decideApproval(user, 'task-1', 'allowed')).rejects.toThrow(
+      /^task-1 can no longer be allowed: Ada's chat moved to a new part since it asked\./,
+    )
+    await calm(host)
+    expect(await outcomes(host, bot.id)).toEqual(['rejected'])
   })
 })
 
