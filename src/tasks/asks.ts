@@ -55,12 +55,24 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): (Extract<R
   const parsed = askInput.safeParse(input)
   if (!parsed.success) return refuse(`The question was not accepted: ${formatIssues(parsed.error, { root: 'question' })}. Nothing was asked.`)
   const kind: Ask['kind'] = ctx.approval ? 'approval' : 'question'
-  if (view.openCount + 1 > TASK_LIMITS.openTasks)
-    return refuse(`The team has ${view.openCount} open tasks, the most there may be (${TASK_LIMITS.openTasks}). Nothing was asked.`)
+  const most = TASK_LIMITS.openTasks - TASK_LIMITS.personReserve
+  if (view.openCount + 1 > most)
+    return refuse(
+      `The team has ${view.openCount} open tasks; Bots' questions and approvals may bring it to at most ${most} (the last ${TASK_LIMITS.personReserve} are the user's). Nothing was asked.`,
+    )
   if (kind === 'approval' && openAsks(view, ctx.botId, 'approval').length >= TASK_LIMITS.approvalsPerBot)
     return refuse(
       `This Bot already has ${TASK_LIMITS.approvalsPerBot} approvals waiting for the user, the most there may be; nothing new was asked. Wait for the user's answers.`,
     )
+  if (kind === 'question') {
+    if (openAsks(view, ctx.botId, 'question').length >= TASK_LIMITS.questionsPerBot)
+      return refuse(
+        `This Bot already has ${TASK_LIMITS.questionsPerBot} questions waiting for the user (from all its chats), the most there may be; nothing new was asked. Wait for the answers, or decide without them.`,
+      )
+    const last = view.lastAsk(ctx.botId, 'question')
+    if (ctx.turn !== undefined && last?.ask?.sessionId === ctx.sessionId && last.ask.turn === ctx.turn)
+      return refuse(`This turn already asked the user (${last.id}); a Bot asks at most one question per turn. Nothing new was asked.`)
+  }
   const { question, choices, deadlineHours } = parsed.data
   const deadline = new Date(Date.parse(ctx.now) + (deadlineHours ? deadlineHours * 3_600_000 : TASK_LIMITS.askDefaultMs)).toISOString()
   const id = `task-${view.nextId}`

@@ -150,6 +150,77 @@ describe('ask_person', () => {
   })
 })
 
+describe('a bounded inbox', () => {
+  let sent = 0
+  /** A message from another Bot (a Bot-started turn), each with its own delivery id. */
+  const wake = (agent: Agent, text: string) =>
+    agent.followup(
+      createUserMessage({
+        content: [{ type: 'text', text }],
+        source: deliverySource({ id: `delivery-bound-${++sent}`, from: 'bot-9', kind: 'message' }, 'Eve', { hop: 1, budget: 'budget:from-eve' }),
+      }),
+    )
+  /** A Bot that asks on "ask N": N questions in one step; otherwise says ok. */
+  const asker = (req: RecordedRequest): Reply => {
+    const m = /^ask (\d+) (\w+)/.exec(lastUserText(req) ?? '')
+    if (!m || stepInTurn(req) !== 0) return { text: 'ok' }
+    return { toolCalls: Array.from({ length: Number(m[1]) }, (_, i) => ({ name: 'ask_person', args: { question: `${m[2]} ${i}?`, deadline_hours: 720 } })) }
+  }
+
+  it("holds one question per turn and 5 per Bot across its chats, keeps Bots' asks 50 below the open-task limit, and never refuses the person's plans or answers because of them", async () => {
+    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ada: { fallback: asker }, bob: { fallback: asker } }))
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const bob = await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
+    const tasks = host.ctx.botTasks
+    // seven questions in one turn: the first waits, the other six are refused
+    const adaChat = await host.ctx.botRoster.agentOf(ada.id)
+    wake(adaChat, 'ask 7 first')
+    await calm(host)
+    expect(tasks.inbox().map((t) => t.ask!.question)).toEqual(['first 0?'])
+    const results = toolResults(adaChat, 'ask_person')
+    expect(results[0]).toMatch(/^Asked as task-1;/)
+    expect(results.slice(1)).toEqual(
+      Array(6).fill('Refused: This turn already asked the user (task-1); a Bot asks at most one question per turn. Nothing new was asked.'),
+    )
+    // one per turn up to 5 waiting, counted across the Bot's chats: a new part of its chat does not reset it
+    for (const word of ['second', 'third', 'fourth']) {
+      wake(adaChat, `ask 1 ${word}`)
+      await calm(host)
+    }
+    await host.ctx.botRoster.openOwnChat(ada.id)
+    const part2 = await host.ctx.botRoster.agentOf(ada.id)
+    expect(String(part2.id)).not.toBe(String(adaChat.id))
+    wake(part2, 'ask 1 fifth')
+    await calm(host)
+    wake(part2, 'ask 1 sixth')
+    await calm(host)
+    expect(tasks.inbox().map((t) => t.ask!.question)).toEqual(['first 0?', 'second 0?', 'third 0?', 'fourth 0?', 'fifth 0?'])
+    expect(toolResults(part2, 'ask_person').at(-1)).toMatch(/^Refused: This Bot already has 5 questions waiting for the user \(from all its chats\)/)
+    // the person's own tasks (assigned to nobody) bring the team to 449 open; Bots' asks stop at 450
+    const planOf = (n: number, from: number) => ({ tasks: Array.from({ length: n }, (_, i) => ({ title: `Chore ${from + i}`, brief: 'x' })) })
+    for (let at = 0; at < 444; at += 50) await tasks.plan(user, planOf(Math.min(50, 444 - at), at))
+    expect(tasks.board.openCount).toBe(449)
+    const bobChat = await host.ctx.botRoster.agentOf(bob.id)
+    wake(bobChat, 'ask 1 bobs')
+    await calm(host)
+    wake(bobChat, 'ask 1 again')
+    await calm(host)
+    expect(tasks.board.openCount).toBe(450)
+    expect(toolResults(bobChat, 'ask_person').at(-1)).toBe(
+      "Refused: The team has 450 open tasks; Bots' questions and approvals may bring it to at most 450 (the last 50 are the user's). Nothing was asked.",
+    )
+    // the person plans the last 50 and more: Bots' 6 questions are not counted against the person's plans
+    await tasks.plan(user, planOf(50, 444))
+    await tasks.plan(user, planOf(6, 494))
+    expect(tasks.board.openCount).toBe(506)
+    await expect(tasks.plan(user, planOf(1, 500))).rejects.toThrow(
+      /^The team has 500 open tasks \(the Bots' questions and approvals not counted\) and at most 500 may be open; this plan adds 1\./,
+    )
+    // and answers
+    await expect(tasks.answer(user, 'task-1', { text: 'yes' })).resolves.toMatchObject({ status: 'done' })
+  })
+})
+
 /** Ada's model for the approval tests: the call that needs approval, then the same tool again in that turn; in a grant turn, `grantTurn`. */
 function approvalModel(grantTurn: (step: number) => Reply) {
   return (req: RecordedRequest): Reply => {
