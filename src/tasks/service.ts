@@ -211,6 +211,16 @@ export class BotTasks extends Service {
     return new Date(this.clock.now()).toISOString()
   }
 
+  /** `text` through the secrets masker (git text, check output, a Bot's words) before it is stored or served. */
+  mask(text: string): string {
+    return this.ctx.get('botSecrets')?.mask(text) ?? text
+  }
+
+  /** A merge's outcome with its conflicting paths masked (they come from a Bot's clone). */
+  private maskedMerge(m: MergeOutcome): MergeOutcome {
+    return m.kind === 'conflict' ? { ...m, paths: m.paths.map((p) => this.mask(p)), messages: m.messages.map((x) => this.mask(x)) } : m
+  }
+
   async [Service.init](): Promise<void> {
     this.clock = this.ctx.get('botClock') ?? systemClock
     this.projectValue = await readProject(join(this.config.dir, PROJECT_FILE))
@@ -438,12 +448,13 @@ export class BotTasks extends Service {
   /** The task's clone (made from the integration head on its branch, or the one it has), its branch recorded; `null`: the task failed. */
   private async cloneFor(task: Task): Promise<string | null> {
     try {
-      const clone = await (await this.worktrees()).createClone(task.id, task.title)
+      // The branch's name is made from the title: masked first, so no secret becomes a ref name.
+      const clone = await (await this.worktrees()).createClone(task.id, this.mask(task.title))
       if (task.worktree?.branch !== clone.branch)
         await this.transact((view) => setWorktree(view, task.id, { now: this.now(), worktree: { branch: clone.branch } }))
       return clone.dir
     } catch (error) {
-      const reason = clip(`Its clone of the project could not be made: ${errorText(error)}`, REASON_MAX)
+      const reason = clip(this.mask(`Its clone of the project could not be made: ${errorText(error)}`), REASON_MAX)
       await this.transact((view) => cancel(view, task.id, { now: this.now(), actor: SYSTEM, reason }))
       return null
     }
@@ -956,7 +967,7 @@ export class BotTasks extends Service {
     const act = { ...who, now: this.now() }
     const still = land(this.board, taskId, act)
     if (!still.ok) throw new TeamRefusal('invalid', still.refusal)
-    const merged = await (await this.worktrees()).merge(taskId)
+    const merged = this.maskedMerge(await (await this.worktrees()).merge(taskId))
     await this.transact((view) => setWorktree(view, taskId, { now: act.now, worktree: mergeFacts(merged) }))
     const [changed] = await this.apply((view) => land(view, taskId, { ...act, ...(merged.kind === 'conflict' ? { conflict: conflictReason(merged) } : {}) }))
     return changed!
@@ -971,16 +982,19 @@ export class BotTasks extends Service {
     await this.writable()
     const dir = (await this.worktrees()).dirOf(task.id)
     const mode = this.roster.modeOf(sessionId) ?? 'read-only'
-    const mask = (text: string) => this.ctx.get('botSecrets')?.mask(text) ?? text
+    const mask = (text: string) => this.mask(text)
+    const capped = this.ctx.get('botSecrets')?.capped
     const spawner = this.confinedSpawner(mode, sessionId)
     const result: { ok: boolean; summary: string; lastLines: string } =
-      typeof spawner === 'string' ? { ok: false, summary: `failed (${spawner})`, lastLines: '' } : await runCheck({ command, cwd: dir, mask, spawner })
+      typeof spawner === 'string'
+        ? { ok: false, summary: `failed (${spawner})`, lastLines: '' }
+        : await runCheck({ command, cwd: dir, mask, spawner, ...(capped ? { capped } : {}) })
     const now = this.now()
     const tail = result.lastLines.slice(-CHECK_TAIL_MAX)
     const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX), ...(tail ? { tail } : {}) }
     await this.transact((view) => setWorktree(view, task.id, { now, worktree: { check } }))
     if (result.ok) return null
-    const head = `The check \`${mask(clip(command, 80))}\` ${result.summary}:\n`
+    const head = `The check \`${clip(mask(command), 80)}\` ${result.summary}:\n`
     const reasonTail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
     const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
     const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + reasonTail, leaseMs }))
@@ -1023,15 +1037,16 @@ export class BotTasks extends Service {
       // The person's command runs the team's code: confined like a task's check, writing only its checkout.
       const spawner = this.confinedSpawner('workspace-write')
       if (typeof spawner === 'string') throw new Error(`The full check cannot run: ${spawner}. Nothing was released.`)
-      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.ctx.get('botSecrets')?.mask(text) ?? text, spawner })
+      const capped = this.ctx.get('botSecrets')?.capped
+      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.mask(text), spawner, ...(capped ? { capped } : {}) })
     } catch (error) {
-      throw new TeamRefusal('invalid', errorText(error))
+      throw new TeamRefusal('invalid', this.mask(errorText(error)))
     } finally {
       await done()
     }
     if (!result.ok) throw new TeamRefusal('invalid', `The full check ${result.summary} on ${head.slice(0, 12)}, so nothing was released:\n${result.lastLines}`)
     const r = await releaseInto(w.git, w.integration, { gitDir: project.gitDir, branch: project.branch }, head)
-    if (!r.ok) throw new TeamRefusal('invalid', r.reason)
+    if (!r.ok) throw new TeamRefusal('invalid', this.mask(r.reason))
     return { from: r.from, to: r.to, fastForward: r.fastForward, check: result.summary }
   }
 
@@ -1045,7 +1060,7 @@ export class BotTasks extends Service {
     if (verdict === 'accept' && task.worktree && task.status === 'review') {
       await this.writable()
       // Accepting a project task merges its branch; a conflict sends it back to its assignee instead.
-      const merged = await (await this.worktrees()).merge(task.id)
+      const merged = this.maskedMerge(await (await this.worktrees()).merge(task.id))
       if (merged.kind === 'conflict') {
         await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
         return this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: conflictReason(merged) }))
@@ -1139,7 +1154,7 @@ export class BotTasks extends Service {
     await this.openAskingBudget(chain, input.botId)
     // The reason comes with the call (a Bot may write it): masked like the arguments.
     const reason = input.reason?.trim() || `${input.tool} needs approval`
-    const question = clip(this.ctx.get('botSecrets')?.mask(reason) ?? reason, 2_000)
+    const question = clip(this.mask(reason), 2_000)
     try {
       let id = ''
       await this.apply((view) => {
