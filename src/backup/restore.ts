@@ -11,7 +11,7 @@ import fsp from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { readArchive } from './format.ts'
-import { restoreLedger } from './ledger.ts'
+import { ledgerProblem, restoreLedger } from './ledger.ts'
 import { decideBotFile, holdRaises, isWithin, manifestSchema, rebase, workspacesEntrySchema, type Manifest } from './plan.ts'
 import { classifyRead } from '../store/load.ts'
 import { serializeState } from '../store/save.ts'
@@ -157,6 +157,8 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     notCreated.add(folder)
     return false
   }
+  const ledger = ledgerProblem(entries)
+  if (ledger) throw new RestoreError(`the archive cannot be restored: ${ledger}. Nothing was restored.`)
   for (const { header } of sessions) if (header.cwd !== undefined) refuseFolder(`Session ${header.id}'s folder`, moved(header.cwd), teamFolder)
   for (const record of workspaces.workspaces) refuseFolder('the workspace', moved(record.path), teamFolder)
 

@@ -2,17 +2,18 @@
 // so are the task Sessions, which only the ledger names (a Bot with its own working folder keeps
 // its task Sessions there, outside the team folder); a restored team has its tasks and their
 // Sessions, and goes on numbering new tasks after them.
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { expect, it } from 'vitest'
 import { lastToolResults, lastUserText, offersTool, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { deliverySource } from '../../../src/core/sources.ts'
+import { TASKS_FORMAT } from '../../../src/tasks/journal.ts'
 import { RESTORED } from '../../../src/tasks/restored.ts'
 import { takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
 import { openDshStores } from '../../../src/backup/dsh-runtime.ts'
-import { decodeArchive } from '../../../src/backup/format.ts'
+import { decodeArchive, encodeArchive } from '../../../src/backup/format.ts'
 import { restoreBackup } from '../../../src/backup/restore.ts'
 import { disposedAfterEach, registerApprovalTool, startTeamHost } from '../../support/dsh-host.ts'
 import { calm, injectedTexts, submits, taskTeam, taskWhere, user } from '../tasks/helpers.ts'
@@ -159,4 +160,35 @@ it("a restored ledger carries no decision: waiting asks, an unused grant and und
   const decided = (again.session.events as any[]).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome)
   expect(decided.filter((o) => o !== 'rejected')).toEqual([])
   expect(done.sessionId).not.toBe(working.sessionId)
+})
+
+it('refuses, writing nothing, an archive whose ledger a newer build wrote (it could not carry it over)', async () => {
+  const { host } = await taskTeam(['Ada'], { Ada: submits })
+  track(host)
+  await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Build', brief: 'x', assignee: 'Ada' }] })
+  await calm(host)
+  const { archive } = await takeBackup({ home: host.home, sessions: host.ctx.sessionPersistence as unknown as SessionReader })
+  const newer = encodeArchive(
+    decodeArchive(archive).map((e) =>
+      e.path === 'bot/tasks/journal.jsonl'
+        ? {
+            path: e.path,
+            data: Buffer.from(
+              Buffer.from(e.data)
+                .toString('utf8')
+                .replace(/^\{"v":\d+/, `{"v":${TASKS_FORMAT + 1}`),
+            ),
+          }
+        : e,
+    ),
+  )
+  const home = join(tempDir('bot-team-ledger-newer-'), 'home')
+  mkdirSync(home)
+  const stores = await openDshStores(home, { compression: 'none' })
+  await expect(restoreBackup({ archive: newer, home, sessions: stores.sessions })).rejects.toThrow(
+    new RegExp(`task ledger \\(bot/tasks/journal\\.jsonl\\) is format ${TASKS_FORMAT + 1}, newer than this build's ${TASKS_FORMAT}.*Nothing was restored\\.$`),
+  )
+  expect(await stores.sessions.list()).toEqual([])
+  await stores.close()
+  expect(existsSync(join(home, 'bot'))).toBe(false)
 })
