@@ -165,11 +165,11 @@ export function createMasker(entries: readonly MaskEntry[]): Masker {
     }
     return pick(out)
   }
-  /** `text` from `from` on (a code-unit index), every value found in the whole of it replaced; one `from` cuts is kept whole. */
-  const maskFrom = (text: string, from: number): string => {
+  /** `text` from `from` on (a code-unit index), every value `found` in the whole of it replaced; one `from` cuts is kept whole. */
+  const maskFrom = (text: string, from: number, found: readonly Range[]): string => {
     let out = ''
     let at = from
-    for (const r of ranges(text)) {
+    for (const r of found) {
       if (r.end <= from) continue
       out += text.slice(at, Math.max(at, r.start)) + placeholder(r.name)
       at = r.end
@@ -180,14 +180,15 @@ export function createMasker(entries: readonly MaskEntry[]): Masker {
     margin,
     mask(text) {
       if (typeof text !== 'string' || !text) return text
-      return maskFrom(text, 0)
+      const found = ranges(text)
+      return found.length ? maskFrom(text, 0, found) : text
     },
     maskTail(bytes, cap) {
       const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
       const start = utf8Boundary(buf, buf.length - cap - margin)
       const cut = utf8Boundary(buf, buf.length - cap)
       const text = buf.subarray(start).toString('utf8')
-      const masked = maskFrom(text, buf.subarray(start, cut).toString('utf8').length)
+      const masked = maskFrom(text, buf.subarray(start, cut).toString('utf8').length, ranges(text))
       return utf8Tail(Buffer.from(masked, 'utf8'), cap)
     },
     has(text) {

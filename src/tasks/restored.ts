@@ -82,12 +82,13 @@ export function carryNoDecisions(
         tell(task, 'waiting')
         said.push(`${task.id}: ${name(a.botId)}'s ${kindWords}, still waiting, was cancelled`)
       } else if (grant !== a.grant || undelivered.has(task.id)) {
+        // An allow (its grant unused, or its turn not yet handed over), or a question's answer not yet delivered.
         const ask: Ask = { ...a, ...(grant ? { grant } : {}) }
         const to = isClosed(task) ? 'cancelled' : task.status
         changes.push(moved(task, { status: to, ask }, entryOf(act, 'restored', task.status, to, reason), now))
-        tell(task, grant !== a.grant ? 'grant' : 'answer')
+        tell(task, a.kind === 'approval' ? 'grant' : 'answer')
         said.push(
-          grant !== a.grant
+          a.kind === 'approval'
             ? `${task.id}: the allow of ${name(a.botId)}'s ${kindWords} was cancelled unused`
             : `${task.id}: the answer to ${name(a.botId)}'s question, not yet delivered, was cancelled`,
         )

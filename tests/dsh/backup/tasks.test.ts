@@ -2,7 +2,8 @@
 // so are the task Sessions, which only the ledger names (a Bot with its own working folder keeps
 // its task Sessions there, outside the team folder); a restored team has its tasks and their
 // Sessions, and goes on numbering new tasks after them.
-import { existsSync, mkdirSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
@@ -11,8 +12,10 @@ import { lastToolResults, lastUserText, offersTool, type RecordedRequest, type R
 import { deliverySource } from '../../../src/core/sources.ts'
 import { TASKS_FORMAT } from '../../../src/tasks/journal.ts'
 import { RESTORED } from '../../../src/tasks/restored.ts'
+import { TaskStore } from '../../../src/tasks/store.ts'
 import { takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
 import { openDshStores } from '../../../src/backup/dsh-runtime.ts'
+import { restoreLedger } from '../../../src/backup/ledger.ts'
 import { decodeArchive, encodeArchive } from '../../../src/backup/format.ts'
 import { restoreBackup } from '../../../src/backup/restore.ts'
 import { disposedAfterEach, registerApprovalTool, startTeamHost } from '../../support/dsh-host.ts'
@@ -191,4 +194,30 @@ it('refuses, writing nothing, an archive whose ledger a newer build wrote (it co
   expect(await stores.sessions.list()).toEqual([])
   await stores.close()
   expect(existsSync(join(home, 'bot'))).toBe(false)
+})
+
+it('carries over the 09edfa6 ledger (format 1) with no decision: upgraded, then its allow, its waiting approval and question and its undelivered answer cancelled, each told in the words of its kind', async () => {
+  const dir = join(tempDir('bot-team-ledger-v1-restore-'), 'tasks')
+  mkdirSync(dir, { mode: 0o700 })
+  copyFileSync(fileURLToPath(new URL('../../fixtures/team-v6-09edfa6/tasks/journal.jsonl', import.meta.url)), join(dir, 'journal.jsonl'))
+  const said = await restoreLedger(dir, (id) => ({ 'bot-2': 'Ada' })[id])
+  expect(said).toEqual([
+    "task-1: the allow of Ada's approval of needs_approval was cancelled unused",
+    "task-2: Ada's approval of needs_approval, still waiting, was cancelled",
+    "task-3: Ada's question, still waiting, was cancelled",
+    "task-4: the answer to Ada's question, not yet delivered, was cancelled",
+  ])
+  const store = await TaskStore.open({ dir, mayWrite: () => false })
+  try {
+    expect([...store.board.all()].slice(0, 4).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled'])
+    expect(store.pending().filter((i) => i.kind === 'answer')).toEqual([])
+    expect(store.pending().flatMap((i) => (i.kind === 'tell' ? [[i.taskId, i.text.slice(0, 40)]] : []))).toEqual([
+      ['task-1', "The user's allow of needs_approval (call"],
+      ['task-2', 'Your approval task-2 of needs_approval ('],
+      ['task-3', 'Your question task-3 to the user ("Which'],
+      ['task-4', "The user's answer to your question task-"],
+    ])
+  } finally {
+    await store.close()
+  }
 })
