@@ -1,7 +1,7 @@
 /**
  * What a restored ledger carries (pure): no decision. Questions and approvals still waiting, unused
- * grants and answers not yet delivered come back cancelled, each asking Bot told in a line of its own
- * chat (read at its next turn); an attempt under way is withdrawn and every open task starts its next
+ * grants and answers not yet delivered come back cancelled, each asking Bot told in one line of its
+ * own chat (read at its next turn); an attempt under way is withdrawn and every open task starts its next
  * attempt in a new Session (its folder, or clone, is the one the new home gives it); a branch that is
  * not the task's own is dropped. Deliberately narrow: the backup command opens the store and applies it.
  */
@@ -19,19 +19,29 @@ const SYSTEM = { kind: 'system' } as const
 /** What a restore's carrying over did, task by task (for the report), with the transition. */
 export type Carried = Extract<Result, { ok: true }> & { said: string[] }
 
-/** The line the asking Bot reads about one of its asks the restore cancelled (pure). */
+/** One of a Bot's asks the restore cancelled, as its line names it (pure). */
 function told(task: Task, what: 'waiting' | 'grant' | 'answer'): string {
   const a = task.ask!
-  const q = clip(a.question, 200)
-  const call = a.approval ? `${a.approval.tool} (call ${a.approval.callId}) with ${clip(a.approval.args, 300)}` : ''
-  const tail =
-    a.kind === 'question'
-      ? 'Ask again if you still need the answer.'
-      : "Nothing ran. If you still need it, make the call again: it waits for the user's approval."
-  if (what === 'waiting')
-    return `Your ${a.kind === 'question' ? `question ${task.id} to the user ("${q}")` : `approval ${task.id} of ${call}`} was cancelled: ${RESTORED}. ${tail}`
-  if (what === 'grant') return `The user's allow of ${call} (${task.id}) no longer holds: ${RESTORED}. ${tail}`
-  return `The user's answer to your question ${task.id} ("${q}") was not delivered before the backup and was cancelled: ${RESTORED}. ${tail}`
+  const call = a.approval ? `${a.approval.tool} (call ${a.approval.callId}) with ${clip(a.approval.args, 200)}` : ''
+  if (what === 'waiting') return a.kind === 'question' ? `your question ${task.id} ("${clip(a.question, 120)}")` : `your approval ${task.id} of ${call}`
+  if (what === 'grant') return `the user's allow of ${call} (${task.id}), which never ran`
+  return `the user's answer to your question ${task.id} ("${clip(a.question, 120)}"), not yet delivered`
+}
+
+/** The one line a Bot reads about all of its asks the restore cancelled, within a notice's length (pure). */
+function toldAll(items: readonly string[]): string {
+  const head = `The team was restored from a backup, and nothing asked, allowed or answered before it carries over. Cancelled: `
+  const tail = ". Ask again if you still need an answer; a call you still need waits for the user's approval when you make it again."
+  const room = TASK_LIMITS.notice - head.length - tail.length - 40
+  let list = ''
+  let n = 0
+  for (const item of items) {
+    const next = list ? `${list}; ${item}` : item
+    if ([...next].length > room) break
+    list = next
+    n++
+  }
+  return `${head}${list}${n < items.length ? `; and ${items.length - n} more` : ''}${tail}`
 }
 
 /** A branch a task record may name: only the one `taskBranch` makes for that task. */
@@ -67,10 +77,15 @@ export function carryNoDecisions(
     }
   }
   const changes: Change[] = []
-  const intents: IntentDraft[] = []
   const said: string[] = []
-  const tell = (task: Task, what: 'waiting' | 'grant' | 'answer') =>
-    intents.push({ kind: 'tell', taskId: task.id, botId: task.ask!.botId, text: clip(told(task, what), TASK_LIMITS.notice) })
+  // One line per asking Bot (its first task's id names it), however many asks an archive holds.
+  const tells = new Map<string, { taskId: string; items: string[] }>()
+  const tell = (task: Task, what: 'waiting' | 'grant' | 'answer') => {
+    const botId = task.ask!.botId
+    const entry = tells.get(botId) ?? { taskId: task.id, items: [] }
+    entry.items.push(told(task, what))
+    tells.set(botId, entry)
+  }
   for (const task of view.all()) {
     const a = task.ask
     if (a) {
@@ -123,5 +138,6 @@ export function carryNoDecisions(
     }
     if (Object.keys(patch).length) changes.push(moved(task, patch, entry, now))
   }
+  const intents: IntentDraft[] = [...tells].map(([botId, t]) => ({ kind: 'tell', taskId: t.taskId, botId, text: clip(toldAll(t.items), TASK_LIMITS.notice) }))
   return { ok: true, changes, intents, ...(drop.length ? { drop } : {}), said }
 }

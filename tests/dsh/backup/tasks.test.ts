@@ -154,12 +154,14 @@ it("a restored ledger carries no decision: waiting asks, an unused grant and und
   const done = await taskWhere(moved, 'task-5', (t) => t.status === 'review')
   await calm(moved)
   expect(waits.ask).toMatchObject({ kind: 'approval', approval: { args: '{"path":"a.txt"}' } })
-  expect(injectedTexts(again, 'task-notice')).toEqual([
-    expect.stringMatching(/^The user's allow of needs_approval .* \(task-1\) no longer holds: the team was restored/),
-    expect.stringMatching(/^Your approval task-2 of needs_approval .* was cancelled: the team was restored/),
-    expect.stringMatching(/^Your question task-3 to the user \("Which licence\?"\) was cancelled: the team was restored/),
-    expect.stringMatching(/^The user's answer to your question task-4 .* was cancelled: the team was restored/),
+  // one line, read at her next turn, naming all four
+  const lines = injectedTexts(again, 'task-notice')
+  expect(lines).toEqual([
+    expect.stringMatching(/^The team was restored from a backup, and nothing asked, allowed or answered before it carries over\. Cancelled: /),
   ])
+  expect(lines[0]).toMatch(
+    /the user's allow of needs_approval .* \(task-1\), which never ran; your approval task-2 of needs_approval .*; your question task-3 \("Which licence\?"\); the user's answer to your question task-4 \("Is the draft ready\?"\), not yet delivered\. Ask again/,
+  )
   const decided = (again.session.events as any[]).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome)
   expect(decided.filter((o) => o !== 'rejected')).toEqual([])
   expect(done.sessionId).not.toBe(working.sessionId)
@@ -211,12 +213,11 @@ it('carries over the 09edfa6 ledger (format 1) with no decision: upgraded, then 
   try {
     expect([...store.board.all()].slice(0, 4).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled'])
     expect(store.pending().filter((i) => i.kind === 'answer')).toEqual([])
-    expect(store.pending().flatMap((i) => (i.kind === 'tell' ? [[i.taskId, i.text.slice(0, 40)]] : []))).toEqual([
-      ['task-1', "The user's allow of needs_approval (call"],
-      ['task-2', 'Your approval task-2 of needs_approval ('],
-      ['task-3', 'Your question task-3 to the user ("Which'],
-      ['task-4', "The user's answer to your question task-"],
-    ])
+    const tells = store.pending().flatMap((i) => (i.kind === 'tell' ? [i] : []))
+    expect(tells.map((i) => [i.taskId, i.botId])).toEqual([['task-1', 'bot-2']])
+    expect(tells[0]!.text).toMatch(
+      /Cancelled: the user's allow of needs_approval \(call call_0_0\) .* \(task-1\), which never ran; your approval task-2 .*; your question task-3 .*; the user's answer to your question task-4/,
+    )
   } finally {
     await store.close()
   }

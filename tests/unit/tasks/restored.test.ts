@@ -3,7 +3,8 @@
 // Session; a task with nothing of the kind is left as it is.
 import { describe, expect, it } from 'vitest'
 import { TaskBoard } from '../../../src/tasks/board.ts'
-import { taskSchema } from '../../../src/tasks/record.ts'
+import { intentDraftSchema, TASK_LIMITS, taskSchema } from '../../../src/tasks/record.ts'
+import { ask } from '../../../src/tasks/asks.ts'
 import { carryNoDecisions } from '../../../src/tasks/restored.ts'
 import { at, claimAs, planOne, run } from '../../support/task-builders.ts'
 
@@ -33,5 +34,26 @@ describe('carryNoDecisions', () => {
       `${other}: a branch or project path that is not the task's own was dropped`,
       `${relative}: a branch or project path that is not the task's own was dropped`,
     ])
+  })
+})
+
+describe('carryNoDecisions: what the Bots are told', () => {
+  it("tells each asking Bot once, within a notice's length, however many of its asks an archive holds", () => {
+    const board = new TaskBoard()
+    // An archive may hold far more than a Bot may ask (5): copies of one question, written by hand.
+    const ctx = { now: at(), botId: 'bot-2', sessionId: 's-1', chain: { hop: 1 } }
+    const { id } = run(board, ask(board, { question: 'Question long enough to fill a good part of a line?' }, ctx))
+    for (let i = 2; i <= 300; i++) board.put({ ...board.get(id)!, id: `task-${i}` })
+    run(board, ask(board, { question: 'Bob asks' }, { now: at(), botId: 'bot-3', sessionId: 's-bob', chain: { hop: 1 } }))
+    const r = carryNoDecisions(board, [], { now: at(1) })
+    expect(r.intents.map((i) => [i.kind, (i as { botId: string }).botId])).toEqual([
+      ['tell', 'bot-2'],
+      ['tell', 'bot-3'],
+    ])
+    const ada = (r.intents[0] as { text: string }).text
+    expect([...ada].length).toBeLessThanOrEqual(TASK_LIMITS.notice)
+    expect(ada).toMatch(/; and \d+ more\. Ask again/)
+    expect(r.changes).toHaveLength(301)
+    for (const i of r.intents) expect(intentDraftSchema.safeParse(i).success).toBe(true)
   })
 })
