@@ -1191,8 +1191,8 @@ export class BotTasks extends Service {
 
   /**
    * Why the Session that asked can no longer take the answer's grant (undefined: it can). A grant
-   * holds while that Session is open — the Bot's current own-chat part, its current Session in the
-   * group — and, in a task Session, while the same attempt works there.
+   * holds while that Session is open — the Bot's current own-chat part — and, in a task Session,
+   * while the same attempt works there; never in a group Session, where no answer's turn runs.
    */
   private askGone(a: Ask): string | undefined {
     const bot = this.roster.bot(a.botId)
@@ -1200,8 +1200,8 @@ export class BotTasks extends Service {
     const owner = this.roster.ownerOf(a.sessionId)
     if (owner?.botId !== a.botId) return `the Session that asked is no longer ${bot.name}'s`
     if (owner.kind === 'own') return bot.sessionParts.at(-1)?.sessionId === a.sessionId ? undefined : `${bot.name}'s chat moved to a new part since it asked`
-    if (owner.kind === 'member')
-      return this.roster.state.groups[owner.groupId]?.memberSessions[a.botId] === a.sessionId ? undefined : `${bot.name}'s Session in that group is over`
+    // An answer's turn never runs in a group Session (rooms drive those): it would run the call in the own chat instead.
+    if (owner.kind === 'member') return `it was asked in ${bot.name}'s Session in a group, and an allowed call runs only where it was asked`
     if (a.attempt?.taskId !== owner.taskId) return `it was asked in a task Session of ${owner.taskId} whose attempt was not recorded`
     const task = this.board.get(owner.taskId)
     if (task?.status === 'working' && task.lease?.attempt === a.attempt.n && task.lease.sessionId === a.sessionId) return undefined

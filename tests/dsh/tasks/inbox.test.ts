@@ -497,6 +497,30 @@ describe('a grant holds only where it was asked', () => {
     expect(await outcomes(host, ada.id)).toEqual(['rejected'])
   })
 
+  it("an approval asked in a Bot's Session in a group cannot be allowed: the answer's turn would run it in the Bot's own chat", async () => {
+    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }))
+    for (const name of ['Ada', 'Bob']) await host.ctx.botRoster.create(user, { name })
+    await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' })
+    const ada = host.ctx.botRoster.find('Ada')!
+    const member = String((await host.ctx.botRooms.memberAgent(host.ctx.botRooms.group('G')!.id, ada.id)).id)
+    expect(host.ctx.botRoster.ownerOf(member)).toMatchObject({ kind: 'member', botId: ada.id })
+    // the guard's call, as a member Session's unattended turn makes it
+    const said = await host.ctx.botTasks.approvalWaits({
+      sessionId: member,
+      botId: ada.id,
+      tool: 'bash',
+      callId: 'call-1',
+      args: '{}',
+      key: callKey('bash', {}),
+      reason: 'x',
+    })
+    expect(said).toMatch(/waits for the user's approval as task-1/)
+    await expect(host.ctx.botTasks.decideApproval(user, 'task-1', 'allowed')).rejects.toThrow(
+      /^task-1 can no longer be allowed: it was asked in Ada's Session in a group, and an allowed call runs only where it was asked\./,
+    )
+    await expect(host.ctx.botTasks.decideApproval(user, 'task-1', 'denied')).resolves.toMatchObject({ status: 'done' })
+  })
+
   it("an approval asked in a Bot's own chat cannot be allowed once the chat moved to a new part", async () => {
     const home = mkdtempSync(join(tmpdir(), 'bot-team-grant-part-'))
     homes.push(home)
