@@ -458,12 +458,12 @@ describe('a grant holds only where it was asked', () => {
     const asked = await taskWhere(host, 'task-2', (t) => t.status === 'ready')
     await taskWhere(host, 'task-1', (t) => t.status === 'review')
     await calm(host)
-    const taskSession = host.ctx.botTasks.board.get('task-1')!.sessionId!
-    expect(asked.ask).toMatchObject({ kind: 'approval', sessionId: taskSession, attempt: { taskId: 'task-1', n: 1 }, turn: expect.any(Number) })
     await host.ctx.botTasks.cancel(user, 'task-1', 'not needed')
     await expect(host.ctx.botTasks.decideApproval(user, 'task-2', 'allowed')).rejects.toThrow(
       /^task-2 can no longer be allowed: it was asked in attempt 1 of task-1, which is over \(the task is cancelled\)\. .*nothing was allowed\. Deny it/,
     )
+    const taskSession = host.ctx.botTasks.board.get('task-1')!.sessionId!
+    expect(asked.ask).toMatchObject({ kind: 'approval', sessionId: taskSession, attempt: { taskId: 'task-1', n: 1 }, turn: expect.any(Number) })
     expect(host.ctx.botTasks.board.get('task-2')).toMatchObject({ status: 'ready' })
     await host.ctx.botTasks.decideApproval(user, 'task-2', 'denied')
     await calm(host)
