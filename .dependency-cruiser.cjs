@@ -13,7 +13,7 @@
 const LEAVES = '^src/(core|dsh)/|^src/version[.]ts$'
 const SERVICES = 'roster|delivery|rooms|context|archive|memory|secrets|usage|operations|tasks'
 // The ledger's core inside src/tasks: leaf-like (the service and its tools sit beside it).
-const LEDGER_CORE = '^src/tasks/(record|board|policy|journal|store)[.]ts$'
+const LEDGER_CORE = '^src/tasks/(record|board|policy|journal|formats|store)[.]ts$'
 // The git layer for project tasks: a library the task service will call, below every service.
 const WORKTREES = '^src/worktrees/'
 const TOP = '^src/(web|backup)/|^src/(index|config)[.]ts$'

@@ -99,6 +99,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         })
         for (const warning of report.warnings) io.err(`warning: ${warning}`)
         for (const item of report.held) io.out(`held until you confirm it on the paired team page: ${item}`)
+        for (const item of report.cancelled) io.out(`not carried over: ${item}`)
         io.out(
           `restored into ${home}: ${report.sessions} Sessions (${report.events} events), ${report.files} team files, team folder ${report.teamFolder} (${Math.round(performance.now() - started)} ms)`,
         )

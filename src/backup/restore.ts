@@ -2,14 +2,16 @@
  * Restoring into a DSH_HOME: every Session written anew through DSH's persistence with its working
  * directory moved, the workspace through DSH's registry, then `bot/` with `state.json` last. It
  * carries no authority: raises come back lowered until the person confirms them, and no folder
- * outside the new home is created unless named. Refuses, changing nothing, a bad archive, a home
- * with a team or a lock, a folder inside the new home, existing Session ids.
+ * outside the new home is created unless named; the task ledger carries no decision. Refuses,
+ * changing nothing, a bad archive, a home with a team or a lock, a folder inside the new home,
+ * existing Session ids.
  */
 import { existsSync, realpathSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { readArchive } from './format.ts'
+import { ledgerProblem, restoreLedger } from './ledger.ts'
 import { decideBotFile, holdRaises, isWithin, manifestSchema, rebase, workspacesEntrySchema, type Manifest } from './plan.ts'
 import { classifyRead } from '../store/load.ts'
 import { serializeState } from '../store/save.ts'
@@ -44,6 +46,8 @@ export interface RestoreReport {
   warnings: string[]
   /** The settings restored lowered, in words: each waits for the person's confirmation. */
   held: string[]
+  /** What the restored task ledger does not carry over (questions, approvals, grants, answers, attempts), in words. */
+  cancelled: string[]
 }
 
 export class RestoreError extends Error {
@@ -153,17 +157,21 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     notCreated.add(folder)
     return false
   }
+  const ledger = ledgerProblem(entries)
+  if (ledger) throw new RestoreError(`the archive cannot be restored: ${ledger}. Nothing was restored.`)
   for (const { header } of sessions) if (header.cwd !== undefined) refuseFolder(`Session ${header.id}'s folder`, moved(header.cwd), teamFolder)
   for (const record of workspaces.workspaces) refuseFolder('the workspace', moved(record.path), teamFolder)
 
   // Team state: migrated and checked here, then whatever raises authority is held for the person.
   const stateEntry = entries.find((e) => e.path === 'bot/state.json')
   let held: string[] = []
+  let nameOf: (botId: string) => string | undefined = () => undefined
   if (stateEntry) {
     const read = classifyRead({ kind: 'bytes', bytes: stateEntry.data })
     if (read.kind !== 'ok') throw new RestoreError(`the archive's bot/state.json cannot be used: ${'problem' in read ? read.problem : 'it is empty'}`)
     const added = holdRaises(read.state, new Date().toISOString())
-    held = added.map((item) => heldText(item, (id) => read.state.bots[id]?.name))
+    nameOf = (id) => read.state.bots[id]?.name
+    held = added.map((item) => heldText(item, nameOf))
     stateEntry.data = Buffer.from(serializeState(read.state))
   }
   const botEntries = entries
@@ -202,18 +210,20 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     )
   }
 
-  // 3. bot/, state.json last.
+  // 3. bot/, the task ledger carrying no decision, state.json last.
   await makePrivateDir(botDir)
-  const ordered = [...botEntries.filter((e) => e.path !== 'bot/state.json'), ...botEntries.filter((e) => e.path === 'bot/state.json')]
-  for (const entry of ordered) {
+  const write = async (entry: (typeof botEntries)[number]) => {
     const file = join(home, entry.path)
     await makeDirs(botDir, dirname(file))
     await writePrivateFile(file, entry.data)
   }
+  for (const entry of botEntries) if (entry.path !== 'bot/state.json') await write(entry)
+  const cancelled = botEntries.some((e) => e.path.startsWith('bot/tasks/')) ? await restoreLedger(join(botDir, 'tasks'), nameOf) : []
+  for (const entry of botEntries) if (entry.path === 'bot/state.json') await write(entry)
   await ensureFolder(teamFolder)
   for (const folder of notCreated)
     warnings.push(`${folder} is outside ${home} and was not created (name it with --folder to create it); its Sessions open once it exists`)
-  return { manifest, teamFolder, files: botEntries.length, sessions: sessions.length, events, warnings, held }
+  return { manifest, teamFolder, files: botEntries.length, sessions: sessions.length, events, warnings, held, cancelled }
 }
 
 /** Create `dir` and its parents below `botDir`, each 0700. */

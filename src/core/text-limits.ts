@@ -30,3 +30,17 @@ export function clip(text: string, max: number): string {
   const marker = `… [${chars.length - max + 40} more characters cut]`
   return chars.slice(0, Math.max(0, max - 40)).join('') + marker
 }
+
+/** The first byte at or after `at` that starts a UTF-8 character (continuation bytes are `10xxxxxx`). */
+export function utf8Boundary(bytes: Uint8Array, at: number): number {
+  let i = Math.max(0, at)
+  while (i < bytes.length && (bytes[i]! & 0xc0) === 0x80) i++
+  return i
+}
+
+/** The last `cap` bytes of `bytes` (or fewer), as text, cut where a character starts. */
+export function utf8Tail(bytes: Uint8Array, cap: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .subarray(utf8Boundary(bytes, bytes.length - cap))
+    .toString('utf8')
+}

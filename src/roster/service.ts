@@ -1028,9 +1028,18 @@ export class BotRoster extends Service {
         // The person approves what they see: arguments too long to show whole never wait (the grant would cover the hidden rest).
         if (masked.length > APPROVAL_ARGS_MAX)
           return `This call cannot wait for the person's approval: its arguments are ${masked.length} characters, more than the ${APPROVAL_ARGS_MAX} an approval shows whole. Make the call shorter.`
-        return tasks.approvalWaits({ sessionId, botId, tool: call.tool, callId: call.callId, args: masked, key: call.key, reason: call.reason })
+        return tasks.approvalWaits({
+          sessionId,
+          botId,
+          tool: call.tool,
+          callId: call.callId,
+          args: masked,
+          key: call.key,
+          reason: call.reason,
+          turn: call.turn.turn,
+        })
       },
-      useGrant: (grant, call) => this.ctx.get('botTasks')?.useGrant(grant, { ...call, botId }) ?? false,
+      useGrant: (grant, call) => this.ctx.get('botTasks')?.useGrant(grant, { ...call, botId, sessionId }) ?? false,
     }))
       track(dispose)
     track(this.pickers.switchModes(agent, botId))

@@ -2,8 +2,10 @@
  * The secret masker (pure): one compiled pass replacing every saved value and its common encodings
  * (JSON-escaped, URL, base64 at every alignment, hex, spaced) with `[secret:NAME]` — whole values
  * only, never a piece (a prefix would answer probes); short values only where nothing touches them.
- * Deliberately does not find a value split, reversed, re-encoded otherwise or spelled out.
+ * Capped output is masked before it is cut (`maskTail`). Deliberately does not find a value split,
+ * reversed, re-encoded otherwise or spelled out.
  */
+import { utf8Boundary, utf8Tail } from '../core/text-limits.ts'
 
 /** Values this long or shorter are masked only at non-alphanumeric boundaries, and not encoded. */
 export const SHORT_MAX = 7
@@ -20,6 +22,19 @@ export interface Masker {
   has(text: string): boolean
   /** Names of the secrets found in `text`, sorted. */
   found(text: string): string[]
+  /**
+   * Bytes to keep beyond a cap so a value the cut crosses is whole when masked: the longest form of
+   * the longest value (an encoded form counted twice, for the whitespace a tool may put between its
+   * characters).
+   */
+  readonly margin: number
+  /**
+   * The last `cap` bytes of `bytes`, masked without leaving a piece of a value: give it at least
+   * `cap + margin` bytes when more were written. It masks them all, then keeps what lies in the last
+   * `cap` — a value the cut crosses as its whole placeholder, a piece before it never — and cuts
+   * the result to `cap` bytes where a character starts.
+   */
+  maskTail(bytes: Uint8Array, cap: number): string
 }
 
 export const placeholder = (name: string) => `[secret:${name}]`
@@ -118,7 +133,7 @@ function pick(ranges: Range[]): Range[] {
   return out
 }
 
-const IDENTITY: Masker = { mask: (t) => t, has: () => false, found: () => [] }
+const IDENTITY: Masker = { mask: (t) => t, has: () => false, found: () => [], margin: 0, maskTail: (bytes, cap) => utf8Tail(bytes, cap) }
 
 /** A masker for `entries` (entries with an empty value are ignored). */
 export function createMasker(entries: readonly MaskEntry[]): Masker {
@@ -131,6 +146,7 @@ export function createMasker(entries: readonly MaskEntry[]): Masker {
     for (const text of forms.encoded) encoded.push({ text, name, short: false })
   }
   if (!plain.length) return IDENTITY
+  const margin = Math.max(...plain.map((n) => Buffer.byteLength(n.text)), ...encoded.map((n) => 2 * Buffer.byteLength(n.text)))
   const ranges = (text: string): Range[] => {
     const out: Range[] = []
     search(text, plain, out)
@@ -149,18 +165,31 @@ export function createMasker(entries: readonly MaskEntry[]): Masker {
     }
     return pick(out)
   }
+  /** `text` from `from` on (a code-unit index), every value `found` in the whole of it replaced; one `from` cuts is kept whole. */
+  const maskFrom = (text: string, from: number, found: readonly Range[]): string => {
+    let out = ''
+    let at = from
+    for (const r of found) {
+      if (r.end <= from) continue
+      out += text.slice(at, Math.max(at, r.start)) + placeholder(r.name)
+      at = r.end
+    }
+    return out + text.slice(at)
+  }
   return {
+    margin,
     mask(text) {
       if (typeof text !== 'string' || !text) return text
       const found = ranges(text)
-      if (!found.length) return text
-      let out = ''
-      let at = 0
-      for (const r of found) {
-        out += text.slice(at, r.start) + placeholder(r.name)
-        at = r.end
-      }
-      return out + text.slice(at)
+      return found.length ? maskFrom(text, 0, found) : text
+    },
+    maskTail(bytes, cap) {
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      const start = utf8Boundary(buf, buf.length - cap - margin)
+      const cut = utf8Boundary(buf, buf.length - cap)
+      const text = buf.subarray(start).toString('utf8')
+      const masked = maskFrom(text, buf.subarray(start, cut).toString('utf8').length, ranges(text))
+      return utf8Tail(Buffer.from(masked, 'utf8'), cap)
     },
     has(text) {
       return typeof text === 'string' && text.length > 0 && ranges(text).length > 0

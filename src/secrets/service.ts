@@ -226,6 +226,21 @@ export class BotSecrets extends Service {
     return this.masker.mask(text)
   }
 
+  /**
+   * Masking for capped output (a check's tail): `margin`, the bytes to keep beyond the cap (read as
+   * the output arrives), and `tail`, the last `cap` bytes masked and cut (`Masker.maskTail`).
+   */
+  readonly capped = {
+    margin: (): number => {
+      this.follow()
+      return this.masker.margin
+    },
+    tail: (bytes: Uint8Array, cap: number): string => {
+      this.follow()
+      return this.masker.maskTail(bytes, cap)
+    },
+  }
+
   /** Does `text` hold a saved value? (memory refuses such an entry) */
   holdsSecret(text: string): boolean {
     this.follow()

@@ -39,6 +39,10 @@ export interface AskContext {
   chain: Chain
   /** Present for a call waiting for approval (its arguments masked, the grant's key). */
   approval?: NonNullable<Ask['approval']>
+  /** Asked in a task Session: the attempt working there. */
+  attempt?: NonNullable<Ask['attempt']> | undefined
+  /** The asking Session's turn. */
+  turn?: number | undefined
 }
 
 /** Open questions or approvals of one Bot. */
@@ -51,12 +55,24 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): (Extract<R
   const parsed = askInput.safeParse(input)
   if (!parsed.success) return refuse(`The question was not accepted: ${formatIssues(parsed.error, { root: 'question' })}. Nothing was asked.`)
   const kind: Ask['kind'] = ctx.approval ? 'approval' : 'question'
-  if (view.openCount + 1 > TASK_LIMITS.openTasks)
-    return refuse(`The team has ${view.openCount} open tasks, the most there may be (${TASK_LIMITS.openTasks}). Nothing was asked.`)
+  const most = TASK_LIMITS.openTasks - TASK_LIMITS.personReserve
+  if (view.openCount + 1 > most)
+    return refuse(
+      `The team has ${view.openCount} open tasks; Bots' questions and approvals may bring it to at most ${most} (the last ${TASK_LIMITS.personReserve} are the user's). Nothing was asked.`,
+    )
   if (kind === 'approval' && openAsks(view, ctx.botId, 'approval').length >= TASK_LIMITS.approvalsPerBot)
     return refuse(
       `This Bot already has ${TASK_LIMITS.approvalsPerBot} approvals waiting for the user, the most there may be; nothing new was asked. Wait for the user's answers.`,
     )
+  if (kind === 'question') {
+    if (openAsks(view, ctx.botId, 'question').length >= TASK_LIMITS.questionsPerBot)
+      return refuse(
+        `This Bot already has ${TASK_LIMITS.questionsPerBot} questions waiting for the user (from all its chats), the most there may be; nothing new was asked. Wait for the answers, or decide without them.`,
+      )
+    const last = view.lastAsk(ctx.botId, 'question')
+    if (ctx.turn !== undefined && last?.ask?.sessionId === ctx.sessionId && last.ask.turn === ctx.turn)
+      return refuse(`This turn already asked the user (${last.id}); a Bot asks at most one question per turn. Nothing new was asked.`)
+  }
   const { question, choices, deadlineHours } = parsed.data
   const deadline = new Date(Date.parse(ctx.now) + (deadlineHours ? deadlineHours * 3_600_000 : TASK_LIMITS.askDefaultMs)).toISOString()
   const id = `task-${view.nextId}`
@@ -68,6 +84,8 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): (Extract<R
     ...(choices?.length ? { choices } : {}),
     deadline,
     ...(ctx.approval ? { approval: ctx.approval } : {}),
+    ...(ctx.attempt ? { attempt: ctx.attempt } : {}),
+    ...(ctx.turn !== undefined ? { turn: ctx.turn } : {}),
   }
   const entry = entryOf({ now: ctx.now, actor: { kind: 'bot', botId: ctx.botId } }, kind === 'approval' ? 'approval-asked' : 'asked', null, 'ready')
   const task = askTask(id, record, entry, ctx.chain)
@@ -170,8 +188,22 @@ export function useGrant(view: TaskView, taskId: string, input: { now: string; c
   const grant = task.ask?.grant
   if (!grant) return refuse(`Task ${taskId} holds no grant. Nothing changed.`)
   if (grant.used) return refuse(`The grant of ${taskId} was used already (call ${grant.callId ?? '?'}); it is one-shot. Nothing changed.`)
+  if (grant.cancelled) return refuse(`The grant of ${taskId} was cancelled (${grant.cancelled.reason}). Nothing changed.`)
   const ask: Ask = { ...task.ask!, grant: { used: true, usedAt: input.now, callId: input.callId } }
   return { ok: true, changes: [moved(task, { ask }, null, input.now)], intents: [] }
+}
+
+/** An allowed approval's unused grant is cancelled by the team (the asking Session or attempt is over): it never opens a call. */
+export function cancelGrant(view: TaskView, taskId: string, input: { now: string; reason: string }): Result {
+  const found = find(view, taskId)
+  if (!found.ok) return found
+  const task = found.task
+  const grant = task.ask?.grant
+  if (!grant || grant.used || grant.cancelled) return refuse(`Task ${taskId} holds no unused grant. Nothing changed.`)
+  const reason = clip(input.reason, TASK_LIMITS.reason)
+  const ask: Ask = { ...task.ask!, grant: { ...grant, cancelled: { at: input.now, reason } } }
+  const entry = entryOf({ now: input.now, actor: { kind: 'system' } }, 'grant-cancelled', task.status, task.status, reason)
+  return { ok: true, changes: [moved(task, { ask }, entry, input.now)], intents: [] }
 }
 
 /** Questions and approvals whose deadline has passed (still waiting). */

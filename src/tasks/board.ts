@@ -1,7 +1,8 @@
 /**
  * The task board — the ledger's tasks in memory with the indexes every transition needs, so a
  * transition costs the same with 10 or 10,000 tasks: by id, the dependents of each task, the open
- * tasks of each Bot, the tasks being worked on, the count of open tasks and the next id.
+ * tasks of each Bot, the tasks being worked on, the counts of open tasks and open asks, each Bot's
+ * newest ask, and the next id.
  *
  * Deliberately narrow: no rules (`policy.ts` reads it through `TaskView`), no I/O; tasks are
  * frozen when put, and replaced whole.
@@ -23,6 +24,10 @@ export interface TaskView {
   inbox(): Task[]
   /** Tasks not done, failed or cancelled. */
   readonly openCount: number
+  /** Open questions and approvals (every one a Bot asked). */
+  readonly openAskCount: number
+  /** A Bot's newest question or approval (any status), if any. */
+  lastAsk(botId: string, kind: 'question' | 'approval'): Task | undefined
   /** The number the next new task gets. */
   readonly nextId: number
 }
@@ -56,7 +61,10 @@ export class TaskBoard implements TaskView {
   private readonly openByBot = new Map<string, Set<string>>()
   private readonly workingIds = new Set<string>()
   private readonly inboxIds = new Set<string>()
+  /** `<kind>:<botId>` → the id of the Bot's newest ask of that kind. */
+  private readonly lastAsks = new Map<string, string>()
   private open = 0
+  private openAsks = 0
   private next = 1
 
   constructor(tasks: Iterable<Task> = []) {
@@ -71,8 +79,17 @@ export class TaskBoard implements TaskView {
     return this.open
   }
 
+  get openAskCount(): number {
+    return this.openAsks
+  }
+
   get nextId(): number {
     return this.next
+  }
+
+  lastAsk(botId: string, kind: 'question' | 'approval'): Task | undefined {
+    const id = this.lastAsks.get(`${kind}:${botId}`)
+    return id === undefined ? undefined : this.tasks.get(id)
   }
 
   /** Raise the next id (a snapshot's counter; ids are never reused, even of tasks no longer kept). */
@@ -121,7 +138,13 @@ export class TaskBoard implements TaskView {
     for (const b of task.blockedBy) addTo(this.dependentsOf, b, task.id)
     if (!isClosed(task)) {
       this.open++
+      if (task.ask) this.openAsks++
       if (task.assignee?.kind === 'bot') addTo(this.openByBot, task.assignee.botId, task.id)
+    }
+    if (task.ask) {
+      const key = `${task.ask.kind}:${task.ask.botId}`
+      const last = this.lastAsks.get(key)
+      if (last === undefined || taskNumber(last) <= taskNumber(task.id)) this.lastAsks.set(key, task.id)
     }
     if (task.status === 'working') this.workingIds.add(task.id)
     if (inboxKind(task)) this.inboxIds.add(task.id)
@@ -132,6 +155,7 @@ export class TaskBoard implements TaskView {
     for (const b of task.blockedBy) removeFrom(this.dependentsOf, b, task.id)
     if (!isClosed(task)) {
       this.open--
+      if (task.ask) this.openAsks--
       if (task.assignee?.kind === 'bot') removeFrom(this.openByBot, task.assignee.botId, task.id)
     }
     this.workingIds.delete(task.id)

@@ -11,8 +11,8 @@ import type { TaskView } from './board.ts'
 import type { Change } from './policy.ts'
 import { type HistoryEntry, type Intent, type Task, appendHistory, historyEntrySchema, intentSchema, taskSchema } from './record.ts'
 
-/** The format this build writes; a newer one is opened read-only. */
-export const TASKS_FORMAT = 1
+/** The format this build writes; a newer one is opened read-only, an older one upgraded (`formats.ts`). */
+export const TASKS_FORMAT = 2
 export const SNAPSHOT_FILE = 'snapshot.jsonl'
 export const JOURNAL_FILE = 'journal.jsonl'
 /** A journal line longer than this is not read (a plan of 50 maximal tasks is about 2 MiB). */

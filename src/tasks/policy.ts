@@ -39,7 +39,8 @@ export interface Change {
   entry: HistoryEntry | null
 }
 
-export type Result = { ok: true; changes: Change[]; intents: IntentDraft[] } | { ok: false; refusal: string }
+/** A transition's outcome: the changed tasks and the intents they cause (`drop`: pending intents removed unsent), or a refusal. */
+export type Result = { ok: true; changes: Change[]; intents: IntentDraft[]; drop?: string[] } | { ok: false; refusal: string }
 export type PlanResult = (Extract<Result, { ok: true }> & { ids: string[] }) | Extract<Result, { ok: false }>
 
 /** What every transition is given: when, and who acts. */
@@ -344,9 +345,11 @@ export function plan(view: TaskView, input: unknown, ctx: PlanContext): PlanResu
   const parsed = planInput.safeParse(input)
   if (!parsed.success) return refuse(`The plan was not accepted: ${formatIssues(parsed.error, { root: 'plan' })}. Nothing was created.`)
   const tasks = parsed.data.tasks
-  if (view.openCount + tasks.length > rules.openTasks)
+  // The person's plans never wait on Bots' questions and approvals: those are left out of the person's count.
+  const open = ctx.creator.kind === 'user' ? view.openCount - view.openAskCount : view.openCount
+  if (open + tasks.length > rules.openTasks)
     return refuse(
-      `The team has ${view.openCount} open tasks and at most ${rules.openTasks} may be open; this plan adds ${tasks.length}. Finish or cancel tasks first. Nothing was created.`,
+      `The team has ${open} open tasks${open === view.openCount ? '' : " (the Bots' questions and approvals not counted)"} and at most ${rules.openTasks} may be open; this plan adds ${tasks.length}. Finish or cancel tasks first. Nothing was created.`,
     )
 
   const name = (i: number) => (tasks[i]!.key ? `'${tasks[i]!.key}'` : `task #${i + 1}`)

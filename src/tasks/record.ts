@@ -44,6 +44,10 @@ export const TASK_LIMITS = Object.freeze({
   approvalArgs: APPROVAL_ARGS_MAX,
   /** Open approvals one Bot may have waiting. */
   approvalsPerBot: 5,
+  /** Open questions one Bot may have waiting (all its Sessions together; one per turn). */
+  questionsPerBot: 5,
+  /** Open tasks kept for the person: Bots' questions and approvals never take the team above `openTasks` minus this. */
+  personReserve: 50,
   /** A question's or approval's deadline when none is given, and the longest one (ms). */
   askDefaultMs: 24 * 3_600_000,
   askMaxMs: 30 * 24 * 3_600_000,
@@ -147,8 +151,8 @@ export const worktreeSchema = z.object({
 
 export const TASK_ID = /^task-[1-9][0-9]{0,9}$/
 
-/** How a question or an approval was settled. */
-export const ASK_VERDICTS = ['answered', 'allowed', 'denied', 'expired'] as const
+/** How a question or an approval was settled (`cancelled`: by the team — a restore, an upgrade — never by the person). */
+export const ASK_VERDICTS = ['answered', 'allowed', 'denied', 'expired', 'cancelled'] as const
 
 /**
  * What a question or an approval holds: who asked from which Session (where the answer goes), the
@@ -174,9 +178,21 @@ export const askSchema = z.object({
   answer: z
     .object({ at: time, verdict: z.enum(ASK_VERDICTS), text: units(TASK_LIMITS.question).optional(), choice: z.int().min(0).max(100).optional() })
     .optional(),
-  grant: z.object({ used: z.boolean(), usedAt: time.optional(), callId: id.optional() }).optional(),
+  /** The one-shot grant of an allowed approval: used once, or cancelled unused (a restore, an older ledger). */
+  grant: z
+    .object({
+      used: z.boolean(),
+      usedAt: time.optional(),
+      callId: id.optional(),
+      cancelled: z.object({ at: time, reason: units(TASK_LIMITS.reason) }).optional(),
+    })
+    .optional(),
   /** The id it had in team state before v6 (`question-<n>`), when it was moved from there. */
   imported: id.optional(),
+  /** Asked in a task Session: the task and the attempt working there (format 2; a grant holds only while it works). */
+  attempt: z.object({ taskId: z.string().regex(TASK_ID), n: z.int().min(1) }).optional(),
+  /** The asking Session's turn (format 2; a Bot asks at most one question per turn). */
+  turn: z.int().min(0).optional(),
 })
 
 export const taskSchema = z.object({
@@ -325,16 +341,19 @@ const answerIntent = z.object({
   /** An allowed approval: the turn carries the one-shot grant. */
   grant: z.boolean().optional(),
 })
+/** A line for a Bot's own chat that starts no turn (it reads it at its next turn): an ask the team cancelled. */
+const tellIntent = z.object({ kind: z.literal('tell'), taskId: z.string().regex(TASK_ID), botId: id, text: units(TASK_LIMITS.notice) })
 /** End the running turn of a task Session (the task was cancelled or taken away). */
 const stopIntent = z.object({ kind: z.literal('stop'), taskId: z.string().regex(TASK_ID), sessionId: id, reason: units(TASK_LIMITS.reason + 100) })
 
-export const intentDraftSchema = z.discriminatedUnion('kind', [dispatchIntent, notifyIntent, answerIntent, stopIntent])
+export const intentDraftSchema = z.discriminatedUnion('kind', [dispatchIntent, notifyIntent, answerIntent, tellIntent, stopIntent])
 const meta = { id: z.string().min(1).max(40), at: time }
 /** An intent in the outbox: the draft with its id (`<record seq>.<index>`) and when it was recorded. */
 export const intentSchema = z.discriminatedUnion('kind', [
   dispatchIntent.extend(meta),
   notifyIntent.extend(meta),
   answerIntent.extend(meta),
+  tellIntent.extend(meta),
   stopIntent.extend(meta),
 ])
 

@@ -52,6 +52,7 @@ import {
 } from './policy.ts'
 import {
   type Actor,
+  type Ask,
   type Creator,
   type Intent,
   type Task,
@@ -67,7 +68,8 @@ import {
 } from './record.ts'
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
-import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
+import { ask, cancelGrant, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
+import { grantCancelledWords } from './formats.ts'
 import { nameProject, PROJECT_FILE, readProject, realForbidden, type TeamProject } from './project.ts'
 import type { GitRun } from '../worktrees/git.ts'
 import { projectTaskModeProblem } from '../worktrees/policy.ts'
@@ -207,6 +209,16 @@ export class BotTasks extends Service {
 
   private now(): string {
     return new Date(this.clock.now()).toISOString()
+  }
+
+  /** `text` through the secrets masker (git text, check output, a Bot's words) before it is stored or served. */
+  mask(text: string): string {
+    return this.ctx.get('botSecrets')?.mask(text) ?? text
+  }
+
+  /** A merge's outcome with its conflicting paths masked (they come from a Bot's clone). */
+  private maskedMerge(m: MergeOutcome): MergeOutcome {
+    return m.kind === 'conflict' ? { ...m, paths: m.paths.map((p) => this.mask(p)), messages: m.messages.map((x) => this.mask(x)) } : m
   }
 
   async [Service.init](): Promise<void> {
@@ -436,12 +448,13 @@ export class BotTasks extends Service {
   /** The task's clone (made from the integration head on its branch, or the one it has), its branch recorded; `null`: the task failed. */
   private async cloneFor(task: Task): Promise<string | null> {
     try {
-      const clone = await (await this.worktrees()).createClone(task.id, task.title)
+      // The branch's name is made from the title: masked first, so no secret becomes a ref name.
+      const clone = await (await this.worktrees()).createClone(task.id, this.mask(task.title))
       if (task.worktree?.branch !== clone.branch)
         await this.transact((view) => setWorktree(view, task.id, { now: this.now(), worktree: { branch: clone.branch } }))
       return clone.dir
     } catch (error) {
-      const reason = clip(`Its clone of the project could not be made: ${errorText(error)}`, REASON_MAX)
+      const reason = clip(this.mask(`Its clone of the project could not be made: ${errorText(error)}`), REASON_MAX)
       await this.transact((view) => cancel(view, task.id, { now: this.now(), actor: SYSTEM, reason }))
       return null
     }
@@ -467,6 +480,7 @@ export class BotTasks extends Service {
     }
     if (intent.kind === 'notify') return this.deliverNotice(intent)
     if (intent.kind === 'answer') return this.deliverAnswer(intent)
+    if (intent.kind === 'tell') return this.deliverTell(intent)
     const agent = this.ctx.agents.get(SessionId(intent.sessionId))
     if (agent && agent.status !== 'idle') agent.cancel({ kind: 'hook', reason: intent.reason })
   }
@@ -545,13 +559,29 @@ export class BotTasks extends Service {
     })
     const agent = await this.answerAgent(intent)
     const approval = task.ask.approval
-    const grant = intent.grant && approval ? { tool: approval.tool, key: approval.key } : undefined
+    let grant = intent.grant && approval ? { tool: approval.tool, key: approval.key } : undefined
+    let text = intent.text
+    // The attempt or Session that asked ended after the allow: the grant goes nowhere else.
+    const gone = grant ? this.askGone(task.ask) : undefined
+    if (gone) {
+      grant = undefined
+      text = grantCancelledWords(task, gone)
+      await this.transact((view) => cancelGrant(view, task.id, { now: this.now(), reason: gone }))
+    }
     agent.followup(
       createUserMessage({
-        content: [{ type: 'text', text: intent.text }],
+        content: [{ type: 'text', text }],
         source: answerSource({ taskId: task.id, intentId: intent.id, ...(grant ? { grant } : {}) }, task.chain),
       }),
     )
+    await this.ctx.sessions.flush(agent.session)
+  }
+
+  /** A line for a Bot's own chat (its current part) that starts no turn: it reads it at its next turn. */
+  private async deliverTell(intent: Extract<Intent, { kind: 'tell' }>): Promise<undefined> {
+    if (!this.roster.bot(intent.botId)) return
+    const agent = await this.roster.agentOf(intent.botId)
+    agent.inject(createUserMessage({ content: [{ type: 'text', text: intent.text }], source: taskNoticeSource(intent.taskId, intent.text, intent.id) }))
     await this.ctx.sessions.flush(agent.session)
   }
 
@@ -581,7 +611,7 @@ export class BotTasks extends Service {
         if (!this.roster.bot(intent.botId)) return false
         agent = await this.roster.sessions.resume(intent.sessionId, this.roster.bot(intent.botId)?.model)
       } else {
-        const botId = intent.to.kind === 'bot' ? intent.to.botId : this.roster.bots().find((b) => b.main)?.id
+        const botId = intent.kind === 'tell' ? intent.botId : intent.to.kind === 'bot' ? intent.to.botId : this.roster.bots().find((b) => b.main)?.id
         if (!botId || !this.roster.bot(botId)) return false
         agent = await this.roster.agentOf(botId)
       }
@@ -591,8 +621,8 @@ export class BotTasks extends Service {
     const names = (m: { source: unknown }) => (readSource(m.source) as { intentId?: string } | undefined)?.intentId === intent.id
     if (agent.session.events.some((e) => e.type === 'user/message' && names(e.data as UserMessage))) return true
     if (![...agent.inbox.nextStep, ...agent.inbox.nextTurn].some(names)) return false
-    // A line injected for the person waits for the Main Bot's next turn; a turn's message is woken.
-    if (intent.kind !== 'notify' || intent.to.kind === 'bot') redriveInbox(agent)
+    // A line (for the person in the Main Bot's chat, or a Bot's `tell`) waits for the next turn; a turn's message is woken.
+    if (intent.kind === 'answer' || intent.kind === 'dispatch' || (intent.kind === 'notify' && intent.to.kind === 'bot')) redriveInbox(agent)
     return true
   }
 
@@ -937,7 +967,7 @@ export class BotTasks extends Service {
     const act = { ...who, now: this.now() }
     const still = land(this.board, taskId, act)
     if (!still.ok) throw new TeamRefusal('invalid', still.refusal)
-    const merged = await (await this.worktrees()).merge(taskId)
+    const merged = this.maskedMerge(await (await this.worktrees()).merge(taskId))
     await this.transact((view) => setWorktree(view, taskId, { now: act.now, worktree: mergeFacts(merged) }))
     const [changed] = await this.apply((view) => land(view, taskId, { ...act, ...(merged.kind === 'conflict' ? { conflict: conflictReason(merged) } : {}) }))
     return changed!
@@ -952,16 +982,19 @@ export class BotTasks extends Service {
     await this.writable()
     const dir = (await this.worktrees()).dirOf(task.id)
     const mode = this.roster.modeOf(sessionId) ?? 'read-only'
-    const mask = (text: string) => this.ctx.get('botSecrets')?.mask(text) ?? text
+    const mask = (text: string) => this.mask(text)
+    const capped = this.ctx.get('botSecrets')?.capped
     const spawner = this.confinedSpawner(mode, sessionId)
     const result: { ok: boolean; summary: string; lastLines: string } =
-      typeof spawner === 'string' ? { ok: false, summary: `failed (${spawner})`, lastLines: '' } : await runCheck({ command, cwd: dir, mask, spawner })
+      typeof spawner === 'string'
+        ? { ok: false, summary: `failed (${spawner})`, lastLines: '' }
+        : await runCheck({ command, cwd: dir, mask, spawner, ...(capped ? { capped } : {}) })
     const now = this.now()
     const tail = result.lastLines.slice(-CHECK_TAIL_MAX)
     const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX), ...(tail ? { tail } : {}) }
     await this.transact((view) => setWorktree(view, task.id, { now, worktree: { check } }))
     if (result.ok) return null
-    const head = `The check \`${mask(clip(command, 80))}\` ${result.summary}:\n`
+    const head = `The check \`${clip(mask(command), 80)}\` ${result.summary}:\n`
     const reasonTail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
     const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
     const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + reasonTail, leaseMs }))
@@ -1004,15 +1037,16 @@ export class BotTasks extends Service {
       // The person's command runs the team's code: confined like a task's check, writing only its checkout.
       const spawner = this.confinedSpawner('workspace-write')
       if (typeof spawner === 'string') throw new Error(`The full check cannot run: ${spawner}. Nothing was released.`)
-      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.ctx.get('botSecrets')?.mask(text) ?? text, spawner })
+      const capped = this.ctx.get('botSecrets')?.capped
+      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.mask(text), spawner, ...(capped ? { capped } : {}) })
     } catch (error) {
-      throw new TeamRefusal('invalid', errorText(error))
+      throw new TeamRefusal('invalid', this.mask(errorText(error)))
     } finally {
       await done()
     }
     if (!result.ok) throw new TeamRefusal('invalid', `The full check ${result.summary} on ${head.slice(0, 12)}, so nothing was released:\n${result.lastLines}`)
     const r = await releaseInto(w.git, w.integration, { gitDir: project.gitDir, branch: project.branch }, head)
-    if (!r.ok) throw new TeamRefusal('invalid', r.reason)
+    if (!r.ok) throw new TeamRefusal('invalid', this.mask(r.reason))
     return { from: r.from, to: r.to, fastForward: r.fastForward, check: result.summary }
   }
 
@@ -1026,7 +1060,7 @@ export class BotTasks extends Service {
     if (verdict === 'accept' && task.worktree && task.status === 'review') {
       await this.writable()
       // Accepting a project task merges its branch; a conflict sends it back to its assignee instead.
-      const merged = await (await this.worktrees()).merge(task.id)
+      const merged = this.maskedMerge(await (await this.worktrees()).merge(task.id))
       if (merged.kind === 'conflict') {
         await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
         return this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: conflictReason(merged) }))
@@ -1093,7 +1127,7 @@ export class BotTasks extends Service {
     await this.openAskingBudget(chain, caller.botId!)
     let id = ''
     await this.apply((view) => {
-      const r = ask(view, raw, { now: this.now(), botId: caller.botId!, sessionId, chain })
+      const r = ask(view, raw, { now: this.now(), botId: caller.botId!, sessionId, chain, ...this.askedFrom(sessionId) })
       if (r.ok) id = r.id
       return r
     })
@@ -1113,12 +1147,14 @@ export class BotTasks extends Service {
     args: string
     key: string
     reason: string | undefined
+    /** The asking Session's turn. */
+    turn?: number | undefined
   }): Promise<string> {
     const chain = this.askingChain(input.sessionId)
     await this.openAskingBudget(chain, input.botId)
     // The reason comes with the call (a Bot may write it): masked like the arguments.
     const reason = input.reason?.trim() || `${input.tool} needs approval`
-    const question = clip(this.ctx.get('botSecrets')?.mask(reason) ?? reason, 2_000)
+    const question = clip(this.mask(reason), 2_000)
     try {
       let id = ''
       await this.apply((view) => {
@@ -1131,6 +1167,7 @@ export class BotTasks extends Service {
             sessionId: input.sessionId,
             chain,
             approval: { tool: input.tool, args: input.args, key: input.key, callId: input.callId },
+            ...this.askedFrom(input.sessionId, input.turn),
           },
         )
         if (r.ok) id = r.id
@@ -1143,14 +1180,47 @@ export class BotTasks extends Service {
     }
   }
 
+  /** Where a Bot asks from, as its ask records it: the attempt working in its task Session, if any, and the Session's turn. */
+  private askedFrom(sessionId: string, turn?: number): { attempt?: NonNullable<Ask['attempt']>; turn?: number } {
+    const owner = this.roster.ownerOf(sessionId)
+    const task = owner?.kind === 'task' ? this.board.get(owner.taskId) : undefined
+    const n = task?.status === 'working' && task.lease?.sessionId === sessionId ? task.lease.attempt : undefined
+    const at = turn ?? this.roster.turnOf(sessionId)?.turn
+    return { ...(task && n !== undefined ? { attempt: { taskId: task.id, n } } : {}), ...(at !== undefined ? { turn: at } : {}) }
+  }
+
   /**
-   * Use the one-shot grant a turn carries for a call (tool and argument key): true once, only while
-   * the approval was allowed and its grant is unused; the use is recorded in the ledger.
+   * Why the Session that asked can no longer take the answer's grant (undefined: it can). A grant
+   * holds while that Session is open — the Bot's current own-chat part — and, in a task Session,
+   * while the same attempt works there; never in a group Session, where no answer's turn runs.
    */
-  useGrant(grant: { taskId: string; tool: string; key: string }, call: { tool: string; key: string; callId: string; botId: string }): boolean {
+  private askGone(a: Ask): string | undefined {
+    const bot = this.roster.bot(a.botId)
+    if (!bot) return 'the Bot that asked was deleted'
+    const owner = this.roster.ownerOf(a.sessionId)
+    if (owner?.botId !== a.botId) return `the Session that asked is no longer ${bot.name}'s`
+    if (owner.kind === 'own') return bot.sessionParts.at(-1)?.sessionId === a.sessionId ? undefined : `${bot.name}'s chat moved to a new part since it asked`
+    // An answer's turn never runs in a group Session (rooms drive those): it would run the call in the own chat instead.
+    if (owner.kind === 'member') return `it was asked in ${bot.name}'s Session in a group, and an allowed call runs only where it was asked`
+    if (a.attempt?.taskId !== owner.taskId) return `it was asked in a task Session of ${owner.taskId} whose attempt was not recorded`
+    const task = this.board.get(owner.taskId)
+    if (task?.status === 'working' && task.lease?.attempt === a.attempt.n && task.lease.sessionId === a.sessionId) return undefined
+    return `it was asked in attempt ${a.attempt.n} of ${owner.taskId}, which is over (the task ${task ? `is ${task.status}` : 'is gone'})`
+  }
+
+  /**
+   * Use the one-shot grant a turn carries for a call (tool and argument key): true once, only in
+   * the Session that asked while it may still take it (`askGone`), while the approval was allowed
+   * and its grant is unused and not cancelled; the use is recorded in the ledger.
+   */
+  useGrant(
+    grant: { taskId: string; tool: string; key: string },
+    call: { tool: string; key: string; callId: string; botId: string; sessionId: string },
+  ): boolean {
     const task = this.board.get(grant.taskId)
     const a = task?.ask
-    if (!a?.approval || a.botId !== call.botId || a.answer?.verdict !== 'allowed' || a.grant?.used !== false) return false
+    if (!a?.approval || a.botId !== call.botId || a.answer?.verdict !== 'allowed' || a.grant?.used !== false || a.grant.cancelled) return false
+    if (a.sessionId !== call.sessionId || this.askGone(a)) return false
     if (this.usedGrants.has(grant.taskId) || a.approval.tool !== call.tool || a.approval.key !== call.key || grant.key !== call.key) return false
     this.usedGrants.add(grant.taskId)
     this.track(this.transact((view) => useGrant(view, grant.taskId, { now: this.now(), callId: call.callId })))
@@ -1173,6 +1243,12 @@ export class BotTasks extends Service {
     const caller = this.roster.caller(req)
     const task = this.taskOf(ref)
     this.require(caller, 'answer_task', task)
+    const gone = s.verdict === 'allowed' && task.status === 'ready' && task.ask?.kind === 'approval' ? this.askGone(task.ask) : undefined
+    if (gone)
+      throw new TeamRefusal(
+        'invalid',
+        `${task.id} can no longer be allowed: ${gone}. An allow now would run the call somewhere other than where it was asked, so nothing was allowed. Deny it (the Bot is told) or let it expire.`,
+      )
     const [changed] = await this.apply((view) => settle(view, task.id, { now: this.now(), actor: this.actorOf(caller), ...s }))
     return changed!
   }

@@ -27,6 +27,7 @@ import {
   snapshotText,
   splitLines,
 } from './journal.ts'
+import { FORMAT_STEPS } from './formats.ts'
 import type { Result } from './policy.ts'
 import { type Intent, type Task, intentSchema, taskSchema } from './record.ts'
 
@@ -129,6 +130,8 @@ interface Loaded {
   /** Something other than a torn tail was skipped: keep a copy before the next compaction drops it. */
   damaged: boolean
   newer: boolean
+  /** The oldest format a header of the files names (`TASKS_FORMAT` when none does and no task was read). */
+  format: number
   problems: Omit<TaskStoreProblem, 'at'>[]
 }
 
@@ -175,6 +178,8 @@ export class TaskStore {
   /** The snapshot as last seen while the journal was missing (`ino:size:mtime`, or `missing`). */
   private snapshotSig = 'missing'
   private lastReadProblem: string | undefined
+  /** The format of the files as read; the writer upgrades an older one before its first write. */
+  private format = TASKS_FORMAT
 
   private constructor(opts: TaskStoreOptions) {
     if (!path.isAbsolute(opts.dir)) throw new Error('the tasks folder must be an absolute path')
@@ -244,30 +249,56 @@ export class TaskStore {
    * causes) is appended and fsynced before this resolves; then the intents are handed over.
    * Throws a `StoreError` when this process may not write.
    */
-  transact(fn: (view: TaskReader) => Result): Promise<Applied> {
+  transact(fn: (view: TaskReader, pending: readonly Intent[]) => Result): Promise<Applied> {
     return this.enqueue(async () => {
       await this.ensureWriter()
-      const result = fn(this.boardValue)
+      const result = fn(this.boardValue, this.pending())
       if (!result.ok) return result
-      if (!result.changes.length && !result.intents.length) return { ok: true, seq: this.seqValue, tasks: [], intents: [] }
       if (result.intents.length && this.pendingIntents.size + result.intents.length > MAX_PENDING)
         return {
           ok: false,
           refusal: `${this.pendingIntents.size} deliveries of the task ledger wait to be handed over (at most ${MAX_PENDING}); nothing changed. Try again once they are.`,
         }
-      const seq = this.seqValue + 1
-      const at = this.now()
-      const add = result.intents.map((d, i) => ({ ...d, id: `${seq}.${i}`, at }) as Intent)
-      const record: JournalRecord = { seq, at, ops: encodeChanges(this.boardValue, result.changes), ...(add.length ? { add } : {}) }
-      const replayed = replay(this.boardValue, record, 'changes')
-      if (!replayed.ok) throw new StoreError('EINVALID', `The transition was not saved: it ${replayed.problem}.`)
-      await this.append(record)
-      this.apply(replayed.tasks, replayed.add, [], seq)
-      this.emit({ seq, tasks: replayed.tasks, source: 'local', reloaded: false })
-      this.handOver(replayed.add)
-      this.maybeCompact()
-      return { ok: true, seq, tasks: replayed.tasks, intents: replayed.add }
+      return this.commit(result)
     })
+  }
+
+  /** Append one transition's record (fsynced), apply it, tell the listeners and hand its intents over (writer, in the queue; `handOver: false`: left to the next recovery). */
+  private async commit(result: Extract<Result, { ok: true }>, handOver = true): Promise<Extract<Applied, { ok: true }>> {
+    const done = (result.drop ?? []).filter((id) => this.pendingIntents.has(id))
+    if (!result.changes.length && !result.intents.length && !done.length) return { ok: true, seq: this.seqValue, tasks: [], intents: [] }
+    const seq = this.seqValue + 1
+    const at = this.now()
+    const add = result.intents.map((d, i) => ({ ...d, id: `${seq}.${i}`, at }) as Intent)
+    const record: JournalRecord = {
+      seq,
+      at,
+      ops: encodeChanges(this.boardValue, result.changes),
+      ...(add.length ? { add } : {}),
+      ...(done.length ? { done } : {}),
+    }
+    const replayed = replay(this.boardValue, record, 'changes')
+    if (!replayed.ok) throw new StoreError('EINVALID', `The transition was not saved: it ${replayed.problem}.`)
+    await this.append(record)
+    this.apply(replayed.tasks, replayed.add, replayed.done, seq)
+    this.emit({ seq, tasks: replayed.tasks, source: 'local', reloaded: false })
+    if (handOver) this.handOver(replayed.add)
+    this.maybeCompact()
+    return { ok: true, seq, tasks: replayed.tasks, intents: replayed.add }
+  }
+
+  /**
+   * Bring a ledger an older build wrote to this build's format: each format step is one record,
+   * then a compaction writes the files in this format (a crash in between runs the steps again;
+   * they change nothing the second time).
+   */
+  private async upgrade() {
+    for (let f = this.format; f < TASKS_FORMAT; f++) {
+      const step = FORMAT_STEPS[f]
+      if (step) await this.commit(step(this.boardValue, this.pending(), this.now()), false)
+    }
+    await this.compactNow()
+    if (this.modeValue === 'writer') this.format = TASKS_FORMAT
   }
 
   /**
@@ -362,6 +393,7 @@ export class TaskStore {
       snapshotBytes: 0,
       damaged: false,
       newer: false,
+      format: Number.POSITIVE_INFINITY,
       problems: [],
     }
     const snap = await readOrNull(this.snapshotFile)
@@ -376,6 +408,8 @@ export class TaskStore {
       journal = null
     }
     if (journal) this.readJournal(journal, out)
+    // No header names a format: a ledger holding tasks is taken for the oldest (the steps are idempotent).
+    if (!Number.isFinite(out.format)) out.format = out.board.size ? 1 : TASKS_FORMAT
     return out
   }
 
@@ -396,6 +430,7 @@ export class TaskStore {
     }
     if (header?.success) {
       if (header.data.v > TASKS_FORMAT) out.newer = true
+      out.format = Math.min(out.format, header.data.v)
       out.seq = header.data.seq
       out.board.reserve(header.data.nextId)
     }
@@ -434,6 +469,7 @@ export class TaskStore {
       if (header?.success) {
         first = 1
         if (header.data.v > TASKS_FORMAT) out.newer = true
+        out.format = Math.min(out.format, header.data.v)
         if (header.data.base > out.seq) {
           out.problems.push({
             code: 'seq-gap',
@@ -503,6 +539,7 @@ export class TaskStore {
     this.snapshotBytes = loaded.snapshotBytes
     this.torn = loaded.torn
     this.damaged = loaded.damaged
+    this.format = loaded.format
     for (const p of loaded.problems) this.problem(p)
     if (loaded.newer) {
       this.modeValue = 'read-only'
@@ -576,6 +613,7 @@ export class TaskStore {
       await this.keepBrokenCopies()
       await this.compactNow()
     }
+    if (this.format < TASKS_FORMAT) await this.upgrade()
     if (this.opts.handOver && this.pendingIntents.size) void this.recover().catch(() => {})
   }
 

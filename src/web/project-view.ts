@@ -2,7 +2,8 @@
  * The board's project panel, computed here and only drawn by the browser: the project (path,
  * target branch and head, integration head), the integration log (the last merges on
  * `team/integration`) and each project task's branch with its commits, all read through the
- * plugin's git runner with every size capped. Deliberately reads only: it never opens, creates or
+ * plugin's git runner with every size capped and all git text masked before it is parsed or
+ * clipped (the route is unpaired). Deliberately reads only: it never opens, creates or
  * reconciles the worktrees (a process that has not opened them says so), and decides nothing.
  */
 import { errorText } from '../core/errors.ts'
@@ -71,6 +72,9 @@ export interface ProjectPanelView {
 const MERGE_SUBJECT = /^Merge (team\/task-[1-9][0-9]{0,9}-[a-z0-9-]{1,40}) \((task-[1-9][0-9]{0,9})\)$/
 const SEP = '\u001f'
 
+/** What git says, through the secrets masker before it is parsed or clipped (a commit subject, a ref name may hold one). */
+type Mask = (text: string) => string
+
 /** Commit lines of `git log --format=%H<SEP>%s` (pure). */
 function commitLines(stdout: string): CommitLine[] {
   const out: CommitLine[] = []
@@ -83,18 +87,18 @@ function commitLines(stdout: string): CommitLine[] {
 }
 
 /** The integration log: the last merges on `team/integration`, each named by its task when the subject says which. */
-async function integrationLog(git: GitRunner, integration: Repo, titles: ReadonlyMap<string, string>): Promise<LogEntry[]> {
+async function integrationLog(git: GitRunner, integration: Repo, titles: ReadonlyMap<string, string>, mask: Mask): Promise<LogEntry[]> {
   const r = await git.run(
     ['log', '--first-parent', '--merges', '--no-decorate', `-n${PROJECT_VIEW_LIMITS.log}`, `--format=%H${SEP}%ct${SEP}%s`, INTEGRATION_REF, '--'],
     { cwd: integration.gitDir, gitDir: integration.gitDir, maxOutput: PROJECT_VIEW_LIMITS.gitBytes },
   )
   const out: LogEntry[] = []
-  for (const line of r.stdout.split('\n')) {
+  for (const line of mask(r.stdout).split('\n')) {
     const [commit, at, ...rest] = line.split(SEP)
     if (!commit || !/^[0-9a-f]{40,64}$/.test(commit)) continue
     const subject = rest.join(SEP)
     const m = MERGE_SUBJECT.exec(subject)
-    const title = m ? titles.get(m[2]!) : undefined
+    const title = m && titles.has(m[2]!) ? mask(titles.get(m[2]!)!) : undefined
     out.push({
       commit,
       at: Number(at) || 0,
@@ -107,28 +111,29 @@ async function integrationLog(git: GitRunner, integration: Repo, titles: Readonl
 }
 
 /** The commits of `range` in `repo`: how many (capped) and the newest few. */
-async function commitsOf(git: GitRunner, repo: Repo, range: readonly string[]): Promise<Omit<BranchView, 'branch' | 'from'>> {
+async function commitsOf(git: GitRunner, repo: Repo, range: readonly string[], mask: Mask): Promise<Omit<BranchView, 'branch' | 'from'>> {
   const n = PROJECT_VIEW_LIMITS.countMax
   const r = await git.run(['log', '--no-decorate', `-n${n + 1}`, `--format=%H${SEP}%s`, ...range, '--'], {
     cwd: repo.gitDir,
     gitDir: repo.gitDir,
     maxOutput: PROJECT_VIEW_LIMITS.gitBytes,
   })
-  const lines = commitLines(r.stdout)
+  const lines = commitLines(mask(r.stdout))
   return { commits: Math.min(lines.length, n), more: lines.length > n, recent: lines.slice(0, PROJECT_VIEW_LIMITS.subjects) }
 }
 
 /** One task's branch: in its clone (from its base), at its merge (the merge's two parents), or the integration clone's kept copy. */
-async function branchOf(w: Worktrees, task: Task, base: string | undefined): Promise<BranchView | undefined> {
-  const branch = task.worktree?.branch
-  if (!branch) return undefined
-  const ref = `refs/heads/${branch}`
+async function branchOf(w: Worktrees, task: Task, base: string | undefined, mask: Mask): Promise<BranchView | undefined> {
+  const name = task.worktree?.branch
+  if (!name) return undefined
+  const ref = `refs/heads/${name}`
+  const branch = mask(name)
   if (base) {
     const repo = await cloneRepo(w.dirOf(task.id))
-    return { branch, from: 'clone', ...(await commitsOf(w.git, repo, [ref, `^${base}`])) }
+    return { branch, from: 'clone', ...(await commitsOf(w.git, repo, [ref, `^${base}`], mask)) }
   }
   const commit = task.worktree?.commit
-  if (commit) return { branch, from: 'merge', ...(await commitsOf(w.git, w.integration, [`${commit}^2`, `^${commit}^1`])) }
+  if (commit) return { branch, from: 'merge', ...(await commitsOf(w.git, w.integration, [`${commit}^2`, `^${commit}^1`], mask)) }
   const kept = await w.git
     .run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
       cwd: w.integration.gitDir,
@@ -137,7 +142,7 @@ async function branchOf(w: Worktrees, task: Task, base: string | undefined): Pro
     })
     .then((r) => r.code === 0)
   if (!kept) return undefined
-  return { branch, from: 'kept', ...(await commitsOf(w.git, w.integration, [ref, `^${INTEGRATION_REF}`])) }
+  return { branch, from: 'kept', ...(await commitsOf(w.git, w.integration, [ref, `^${INTEGRATION_REF}`], mask)) }
 }
 
 /** Run `work` over `items`, at most `n` at once. */
@@ -185,9 +190,10 @@ async function readPanel(tasks: BotTasks): Promise<ProjectPanelView> {
   }
   const w = await tasks.openedWorktrees()
   if (!w) return { ...view, note: 'The integration branch is made when the first project task starts (in the process that writes the team).' }
+  const mask: Mask = (text) => tasks.mask(text)
   const problems: string[] = []
   const [integrationHead] = await revParseAll(w.git, w.integration, [INTEGRATION_REF]).catch((e) => {
-    problems.push(errorText(e))
+    problems.push(mask(errorText(e)))
     return [null]
   })
   view.project!.integrationHead = integrationHead ?? null
@@ -201,17 +207,17 @@ async function readPanel(tasks: BotTasks): Promise<ProjectPanelView> {
   view.project!.targetHead = target?.code === 0 ? target.stdout.trim() : null
   const all = [...tasks.board.all()]
   const titles = new Map(all.filter((t) => t.worktree).map((t) => [t.id, t.title]))
-  view.log = await integrationLog(w.git, w.integration, titles).catch((e) => {
-    problems.push(errorText(e))
+  view.log = await integrationLog(w.git, w.integration, titles, mask).catch((e) => {
+    problems.push(mask(errorText(e)))
     return []
   })
   const bases = new Map(w.clones().flatMap((c) => (c.state === 'ready' ? [[c.taskId, c.base] as const] : [])))
   await eachLimited(projectTasks(all), PROJECT_VIEW_LIMITS.parallel, async (task) => {
     try {
-      const b = await branchOf(w, task, bases.get(task.id))
+      const b = await branchOf(w, task, bases.get(task.id), mask)
       if (b) view.branches[task.id] = b
     } catch (e) {
-      if (problems.length < 3) problems.push(`${task.id}: ${clip(errorText(e), 200)}`)
+      if (problems.length < 3) problems.push(`${task.id}: ${clip(mask(errorText(e)), 200)}`)
     }
   })
   return problems.length ? { ...view, note: `Some of the project could not be read: ${problems.join('; ')}` } : view

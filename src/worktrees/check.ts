@@ -1,12 +1,13 @@
 /**
  * The check runner: a task's check command in its clone, through a spawner the caller passes (the
  * assignee's sandbox in the service; `/bin/sh -c` by default), with a time limit (default 10
- * minutes; the whole process group is killed), the output's tail kept within a cap, and every line
- * passed through the caller's masking function before it becomes evidence. Deliberately no policy
- * on who may set the command, and no git.
+ * minutes; the whole process group is killed), the output's tail masked by the caller's masker
+ * before it is cut to its cap, so no piece of a secret becomes evidence. Deliberately no policy on
+ * who may set the command, and no git.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { checkCommand, WORKTREE_LIMITS } from './policy.ts'
+import { utf8Tail } from '../core/text-limits.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 
 /** Starts the command in `cwd`; must return a child with piped stdout and stderr, in its own process group. */
@@ -17,6 +18,11 @@ export interface CheckOptions {
   cwd: string
   /** The secrets masker (`botSecrets`' in the service). */
   mask: (text: string) => string
+  /**
+   * Masking the capped tail (`botSecrets.capped`): `margin()` bytes are kept beyond the cap so a
+   * value the cut crosses is masked whole, then `tail` masks and cuts. Absent: the cut text is masked.
+   */
+  capped?: { margin(): number; tail(bytes: Uint8Array, cap: number): string }
   timeoutMs?: number
   /** Bytes of output kept (the tail). */
   outputBytes?: number
@@ -73,7 +79,8 @@ export function runCheck(options: CheckOptions): Promise<CheckResult> {
     const take = (chunk: Buffer) => {
       total += chunk.length
       tail = Buffer.concat([tail, chunk])
-      if (tail.length > cap * 2) tail = tail.subarray(tail.length - cap)
+      const keep = cap + (options.capped?.margin() ?? 0)
+      if (tail.length > keep * 2) tail = tail.subarray(tail.length - keep)
     }
     child.stdout?.on('data', take)
     child.stderr?.on('data', take)
@@ -95,14 +102,16 @@ export function runCheck(options: CheckOptions): Promise<CheckResult> {
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       killGroup() // anything the command left running in its group
-      const kept = tail.length > cap ? tail.subarray(tail.length - cap) : tail
-      const lines = options.mask(kept.toString('utf8')).replace(/\s+$/, '').split('\n')
+      // Masked before it is cut: a value the cap crosses is never left as a readable piece.
+      const kept = Math.min(tail.length, cap)
+      const text = options.capped ? options.capped.tail(tail, cap) : options.mask(utf8Tail(tail, cap))
+      const lines = text.replace(/\s+$/, '').split('\n')
       const lastLines = lines.slice(-keepLines).join('\n')
       const ms = performance.now() - started
       const ok = !timedOut && code === 0
       const how = timedOut ? `stopped after ${Math.round(timeoutMs / 1000)} s` : code !== null ? `exit ${code}` : `killed by ${signal}`
       const summary = `${ok ? 'passed' : 'failed'} (${how}, ${(ms / 1000).toFixed(1)} s, ${total} bytes of output)`
-      resolve({ ok, exitCode: code, signal: signal ?? null, timedOut, ms, outputBytes: total, truncated: total > kept.length, lastLines, summary })
+      resolve({ ok, exitCode: code, signal: signal ?? null, timedOut, ms, outputBytes: total, truncated: total > kept, lastLines, summary })
     })
   })
 }

@@ -4,8 +4,11 @@
 import { readFileSync } from 'node:fs'
 import path, { join } from 'node:path'
 import { expect, it, onTestFinished } from 'vitest'
+import { lastToolResults, lastUserText, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
+import { readSource } from '../../../src/core/sources.ts'
 import { STATE_VERSION } from '../../../src/store/index.ts'
-import { disposedAfterEach, startTeamHost } from '../../support/dsh-host.ts'
+import { TASKS_FORMAT } from '../../../src/tasks/journal.ts'
+import { disposedAfterEach, registerApprovalTool, startTeamHost } from '../../support/dsh-host.ts'
 import { copyFixtureTeam } from '../../support/fixture-team.ts'
 import { initProject, makeGitHome } from '../../support/git-project.ts'
 import { tempDir } from '../../support/temp-dir.ts'
@@ -58,4 +61,64 @@ it('opens the team 09edfa6 saved (state v6, ledger format 1): the Bots, the paus
   await calm(host)
   const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))
   expect(saved.version).toBe(STATE_VERSION)
+})
+
+it('upgrades the 09edfa6 ledger (format 1) to format 2 and uses it: the unused grant of task-1 comes back cancelled, its queued grant turn becomes a turn saying so, and the call made again waits for approval instead of running', async () => {
+  const g = makeGitHome()
+  onTestFinished(() => g.cleanup())
+  initProject(g)
+  const home = tempDir('bot-team-fixture-v6-ledger-')
+  copyFixtureTeam(FIXTURE, home, { project: g.project })
+  // Ada makes the call again when told the allow no longer holds.
+  const ada = (req: RecordedRequest): Reply =>
+    /no longer holds/.test(lastUserText(req) ?? '') && lastToolResults(req).length === 0
+      ? { toolCalls: [{ name: 'needs_approval', args: { path: 'a.txt', description: 'again' } }] }
+      : { text: 'ok' }
+  const host = track(
+    await startTeamHost(
+      { mock: { fallback: { text: 'ok' } }, ada: { fallback: ada } },
+      { home, permissions: true, config: { worktrees: path.dirname(g.pluginRoot) } },
+    ),
+  )
+  registerApprovalTool(host)
+  const tasks = host.ctx.botTasks
+  await tasks.settled()
+  // the grant the person gave under format 1 is cancelled, said in its history; nothing else of task-1 changed
+  const t1 = tasks.board.get('task-1')!
+  expect(t1).toMatchObject({
+    status: 'done',
+    ask: {
+      answer: { verdict: 'allowed' },
+      grant: { used: false, cancelled: { reason: expect.stringMatching(/^it was allowed before the plugin recorded which Session and attempt asked/) } },
+    },
+  })
+  expect(t1.history.at(-1)).toMatchObject({ what: 'grant-cancelled', actor: { kind: 'system' }, from: 'done', to: 'done' })
+  // the queued grant turn is replaced by one without the grant (task-4's queued answer is untouched)
+  const answers = tasks.store.pending().filter((i) => i.kind === 'answer')
+  expect(answers.map((i) => [i.taskId, 'grant' in i])).toEqual([
+    ['task-4', false],
+    ['task-1', false],
+  ])
+  expect(answers[1]!.text).toMatch(/^The user's allow of needs_approval \(call call_0_0\) with .* \(task-1\) no longer holds: /)
+  // the files are format 2 now
+  const dir = join(home, 'bot', 'tasks')
+  for (const file of ['snapshot.jsonl', 'journal.jsonl']) expect(JSON.parse(readFileSync(join(dir, file), 'utf8').split('\n')[0]!).v).toBe(TASKS_FORMAT)
+  expect(TASKS_FORMAT).toBe(2)
+  // the person resumes the team: Ada reads both answers; the call she makes again waits for approval, it does not run
+  await host.ctx.botPause.resume()
+  await calm(host)
+  const chat = host.ctx.agents.list().find((a) => String(a.id) === 'session-v6-ada')!
+  const opened = (chat.session.events as any[]).filter((e) => e.type === 'user/message' && readSource(e.data.source)?.type === 'answer')
+  expect(opened.map((e) => readSource(e.data.source))).toEqual([
+    expect.objectContaining({ taskId: 'task-4' }),
+    expect.not.objectContaining({ grant: expect.anything() }),
+  ])
+  expect((chat.session.events as any[]).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome)).toEqual(['rejected'])
+  expect(tasks.inbox().map((t) => [t.id, t.ask?.approval?.args])).toEqual([
+    ['task-2', '{"path":"b.txt","description":"second"}'],
+    ['task-3', undefined],
+    ['task-9', '{"path":"a.txt","description":"again"}'],
+  ])
+  expect(tasks.board.get('task-9')!.ask).toMatchObject({ botId: 'bot-2', sessionId: 'session-v6-ada' })
+  expect(tasks.board.get('task-1')!.ask!.grant).toMatchObject({ used: false })
 })

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lastToolResults, lastUserText, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
+import { lastToolResults, lastUserText, offersTool, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
 import { callKey } from '../../../src/core/call-key.ts'
 import { deliverySource, readSource } from '../../../src/core/sources.ts'
 import { APPROVAL_ARGS_MAX } from '../../../src/core/text-limits.ts'
@@ -19,7 +19,7 @@ import { BROWSER_HEADERS, captureTerminal, pairBrowser, startWebTeamHost, type W
 import { PAIRING_HEADER } from '../../../src/web/pairing.ts'
 import { FakeClock } from '../operations/fake-clock.ts'
 import { toolResults } from '../delivery/helpers.ts'
-import { calm, submits, taskTeam, taskWhere, user } from './helpers.ts'
+import { calm, sourcedTexts, submits, taskTeam, taskWhere, user } from './helpers.ts'
 
 const homes: string[] = []
 afterEach(() => {
@@ -147,6 +147,77 @@ describe('ask_person', () => {
       .filter((r) => r.sessionId === String(agent.id))
       .at(-1)!
     expect(lastUserText(last)).toMatch(/^Your question task-1 to the user \("Ship today\?"\) got no answer by its deadline/)
+  })
+})
+
+describe('a bounded inbox', () => {
+  let sent = 0
+  /** A message from another Bot (a Bot-started turn), each with its own delivery id. */
+  const wake = (agent: Agent, text: string) =>
+    agent.followup(
+      createUserMessage({
+        content: [{ type: 'text', text }],
+        source: deliverySource({ id: `delivery-bound-${++sent}`, from: 'bot-9', kind: 'message' }, 'Eve', { hop: 1, budget: 'budget:from-eve' }),
+      }),
+    )
+  /** A Bot that asks on "ask N": N questions in one step; otherwise says ok. */
+  const asker = (req: RecordedRequest): Reply => {
+    const m = /^ask (\d+) (\w+)/.exec(lastUserText(req) ?? '')
+    if (!m || stepInTurn(req) !== 0) return { text: 'ok' }
+    return { toolCalls: Array.from({ length: Number(m[1]) }, (_, i) => ({ name: 'ask_person', args: { question: `${m[2]} ${i}?`, deadline_hours: 720 } })) }
+  }
+
+  it("holds one question per turn and 5 per Bot across its chats, keeps Bots' asks 50 below the open-task limit, and never refuses the person's plans or answers because of them", async () => {
+    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } }, ada: { fallback: asker }, bob: { fallback: asker } }))
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const bob = await host.ctx.botRoster.create(user, { name: 'Bob', model: 'mock/bob' })
+    const tasks = host.ctx.botTasks
+    // seven questions in one turn: the first waits, the other six are refused
+    const adaChat = await host.ctx.botRoster.agentOf(ada.id)
+    wake(adaChat, 'ask 7 first')
+    await calm(host)
+    expect(tasks.inbox().map((t) => t.ask!.question)).toEqual(['first 0?'])
+    const results = toolResults(adaChat, 'ask_person')
+    expect(results[0]).toMatch(/^Asked as task-1;/)
+    expect(results.slice(1)).toEqual(
+      Array(6).fill('Refused: This turn already asked the user (task-1); a Bot asks at most one question per turn. Nothing new was asked.'),
+    )
+    // one per turn up to 5 waiting, counted across the Bot's chats: a new part of its chat does not reset it
+    for (const word of ['second', 'third', 'fourth']) {
+      wake(adaChat, `ask 1 ${word}`)
+      await calm(host)
+    }
+    await host.ctx.botRoster.openOwnChat(ada.id)
+    const part2 = await host.ctx.botRoster.agentOf(ada.id)
+    expect(String(part2.id)).not.toBe(String(adaChat.id))
+    wake(part2, 'ask 1 fifth')
+    await calm(host)
+    wake(part2, 'ask 1 sixth')
+    await calm(host)
+    expect(tasks.inbox().map((t) => t.ask!.question)).toEqual(['first 0?', 'second 0?', 'third 0?', 'fourth 0?', 'fifth 0?'])
+    expect(toolResults(part2, 'ask_person').at(-1)).toMatch(/^Refused: This Bot already has 5 questions waiting for the user \(from all its chats\)/)
+    // the person's own tasks (assigned to nobody) bring the team to 449 open; Bots' asks stop at 450
+    const planOf = (n: number, from: number) => ({ tasks: Array.from({ length: n }, (_, i) => ({ title: `Chore ${from + i}`, brief: 'x' })) })
+    for (let at = 0; at < 444; at += 50) await tasks.plan(user, planOf(Math.min(50, 444 - at), at))
+    expect(tasks.board.openCount).toBe(449)
+    const bobChat = await host.ctx.botRoster.agentOf(bob.id)
+    wake(bobChat, 'ask 1 bobs')
+    await calm(host)
+    wake(bobChat, 'ask 1 again')
+    await calm(host)
+    expect(tasks.board.openCount).toBe(450)
+    expect(toolResults(bobChat, 'ask_person').at(-1)).toBe(
+      "Refused: The team has 450 open tasks; Bots' questions and approvals may bring it to at most 450 (the last 50 are the user's). Nothing was asked.",
+    )
+    // the person plans the last 50 and more: Bots' 6 questions are not counted against the person's plans
+    await tasks.plan(user, planOf(50, 444))
+    await tasks.plan(user, planOf(6, 494))
+    expect(tasks.board.openCount).toBe(506)
+    await expect(tasks.plan(user, planOf(1, 500))).rejects.toThrow(
+      /^The team has 500 open tasks \(the Bots' questions and approvals not counted\) and at most 500 may be open; this plan adds 1\./,
+    )
+    // and answers
+    await expect(tasks.answer(user, 'task-1', { text: 'yes' })).resolves.toMatchObject({ status: 'done' })
   })
 })
 
@@ -294,6 +365,30 @@ describe('approvals that wait', () => {
     expect(answerTurns(agent).at(-1)).not.toHaveProperty('grant')
   })
 
+  it('a grant covers exactly the call the person saw: the same call with a `__proto__` argument added is not granted, it waits anew', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-approval-proto-'))
+    homes.push(home)
+    // JSON.parse makes `__proto__` an own key, as a model's arguments arrive.
+    const withProto = JSON.parse('{"path":"a.txt","__proto__":{"path":"/etc/passwd"}}')
+    const { web } = await approvalTeam(
+      approvalModel((step) => (step === 0 ? { toolCalls: [{ name: 'needs_approval', args: withProto }] } : { text: 'ok' })),
+      home,
+    )
+    const host = web.host
+    const bot = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    const agent = await host.ctx.botRoster.agentOf(bot.id)
+    fromBot(agent, 'please write the file')
+    await taskWhere(host, 'task-1', (t) => t.status === 'ready')
+    await calm(host)
+    await host.ctx.botTasks.decideApproval(user, 'task-1', 'allowed')
+    const again = await taskWhere(host, 'task-2', (t) => t.status === 'ready')
+    await calm(host)
+    expect(again.ask!.approval!.args).toBe('{"path":"a.txt","__proto__":{"path":"/etc/passwd"}}')
+    expect(again.ask!.approval!.key).not.toBe(callKey('needs_approval', { path: 'a.txt' }))
+    expect((agent.session.events as any[]).filter((e) => e.type === 'approval/decided').map((e) => e.data.outcome)).toEqual(['rejected', 'rejected'])
+    expect(host.ctx.botTasks.board.get('task-1')!.ask!.grant).toEqual({ used: false })
+  })
+
   it('at most 5 approvals wait per Bot: the sixth call is refused without a new one', async () => {
     const home = mkdtempSync(join(tmpdir(), 'bot-team-approval-cap-'))
     homes.push(home)
@@ -328,6 +423,122 @@ describe('approvals that wait', () => {
     await calm(host)
     expect(host.ctx.botTasks.inbox()).toEqual([])
     expect(toolResults(agent, 'needs_approval').at(-1)).toMatch(/cannot wait for the person's approval: its arguments are \d+ characters, more than the 4000/)
+  })
+})
+
+describe('a grant holds only where it was asked', () => {
+  /** Ada: in a task Session, the call that needs approval, then `then`; in her own chat, the allowed call made again. */
+  const taskAsks =
+    (then: Reply) =>
+    (req: RecordedRequest): Reply => {
+      const said = lastUserText(req) ?? ''
+      if (said.startsWith('The user allowed'))
+        return stepInTurn(req) === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: 't.txt' } }] } : { text: 'ok' }
+      if (lastToolResults(req).some((r) => r.name === 'submit_task')) return { text: 'submitted' }
+      if (offersTool(req, 'submit_task')) return stepInTurn(req) === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: 't.txt' } }] } : then
+      return { text: 'ok' }
+    }
+  /** Every approval decided in the Bot's Sessions (own chat parts and task Sessions, closed ones too), from their logs. */
+  const outcomes = async (host: DshHost, botId: string) => {
+    const out: string[] = []
+    for (const id of host.ctx.botRoster.sessionsOf(botId)) {
+      const { events } = await host.ctx.sessionPersistence.inspect(id as never)
+      for (const e of events as any[]) if (e.type === 'approval/decided') out.push(e.data.outcome)
+    }
+    return out
+  }
+
+  it('an approval asked in a task attempt records that attempt; once the task is cancelled an allow is refused with the reason, and nothing runs', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-grant-attempt-'))
+    homes.push(home)
+    const { web } = await approvalTeam(taskAsks({ toolCalls: [{ name: 'submit_task', args: { note: 'asked' } }] }), home)
+    const host = web.host
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Write t', brief: 'Write t.txt.', assignee: 'Ada' }] })
+    const asked = await taskWhere(host, 'task-2', (t) => t.status === 'ready')
+    await taskWhere(host, 'task-1', (t) => t.status === 'review')
+    await calm(host)
+    await host.ctx.botTasks.cancel(user, 'task-1', 'not needed')
+    await expect(host.ctx.botTasks.decideApproval(user, 'task-2', 'allowed')).rejects.toThrow(
+      /^task-2 can no longer be allowed: it was asked in attempt 1 of task-1, which is over \(the task is cancelled\)\. .*nothing was allowed\. Deny it/,
+    )
+    const taskSession = host.ctx.botTasks.board.get('task-1')!.sessionId!
+    expect(asked.ask).toMatchObject({ kind: 'approval', sessionId: taskSession, attempt: { taskId: 'task-1', n: 1 }, turn: expect.any(Number) })
+    expect(host.ctx.botTasks.board.get('task-2')).toMatchObject({ status: 'ready' })
+    await host.ctx.botTasks.decideApproval(user, 'task-2', 'denied')
+    await calm(host)
+    expect(await outcomes(host, ada.id)).toEqual(['rejected'])
+  })
+
+  it('an allow given while the attempt worked is cancelled when the attempt is over before its turn: the Bot is told, no call runs anywhere else', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-grant-late-'))
+    homes.push(home)
+    // The attempt's turn stays open (a stalled model) until the task is cancelled.
+    const { web } = await approvalTeam(taskAsks({ fail: 'stall' }), home)
+    const host = web.host
+    const ada = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Write t', brief: 'Write t.txt.', assignee: 'Ada' }] })
+    await taskWhere(host, 'task-2', (t) => t.status === 'ready')
+    // Held work: the allow's turn waits while the task is cancelled.
+    await host.ctx.botPause.pause('user')
+    const allowed = await host.ctx.botTasks.decideApproval(user, 'task-2', 'allowed')
+    expect(allowed.ask!.grant).toEqual({ used: false })
+    await host.ctx.botTasks.cancel(user, 'task-1', 'not needed')
+    await host.ctx.botPause.resume()
+    const cancelled = await taskWhere(host, 'task-2', (t) => t.ask?.grant?.cancelled !== undefined)
+    await calm(host)
+    expect(cancelled.ask!.grant).toMatchObject({
+      used: false,
+      cancelled: { reason: expect.stringMatching(/^it was asked in attempt 1 of task-1, which is over/) },
+    })
+    const own = await host.ctx.botRoster.agentOf(ada.id)
+    expect(answerTurns(own)).toEqual([expect.not.objectContaining({ grant: expect.anything() })])
+    expect(sourcedTexts(own, 'answer')).toEqual([expect.stringMatching(/^The user's allow of needs_approval .* no longer holds: it was asked in attempt 1/)])
+    expect(await outcomes(host, ada.id)).toEqual(['rejected'])
+  })
+
+  it("an approval asked in a Bot's Session in a group cannot be allowed: the answer's turn would run it in the Bot's own chat", async () => {
+    const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }))
+    for (const name of ['Ada', 'Bob']) await host.ctx.botRoster.create(user, { name })
+    await host.ctx.botRooms.createGroup(user, { name: 'G', members: ['Ada', 'Bob'], admin: 'Ada' })
+    const ada = host.ctx.botRoster.find('Ada')!
+    const member = String((await host.ctx.botRooms.memberAgent(host.ctx.botRooms.group('G')!.id, ada.id)).id)
+    expect(host.ctx.botRoster.ownerOf(member)).toMatchObject({ kind: 'member', botId: ada.id })
+    // the guard's call, as a member Session's unattended turn makes it
+    const said = await host.ctx.botTasks.approvalWaits({
+      sessionId: member,
+      botId: ada.id,
+      tool: 'bash',
+      callId: 'call-1',
+      args: '{}',
+      key: callKey('bash', {}),
+      reason: 'x',
+    })
+    expect(said).toMatch(/waits for the user's approval as task-1/)
+    await expect(host.ctx.botTasks.decideApproval(user, 'task-1', 'allowed')).rejects.toThrow(
+      /^task-1 can no longer be allowed: it was asked in Ada's Session in a group, and an allowed call runs only where it was asked\./,
+    )
+    await expect(host.ctx.botTasks.decideApproval(user, 'task-1', 'denied')).resolves.toMatchObject({ status: 'done' })
+  })
+
+  it("an approval asked in a Bot's own chat cannot be allowed once the chat moved to a new part", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'bot-team-grant-part-'))
+    homes.push(home)
+    const { web } = await approvalTeam(
+      approvalModel((step) => (step === 0 ? { toolCalls: [{ name: 'needs_approval', args: { path: 'a.txt' } }] } : { text: 'ok' })),
+      home,
+    )
+    const host = web.host
+    const bot = await host.ctx.botRoster.create(user, { name: 'Ada', model: 'mock/ada' })
+    fromBot(await host.ctx.botRoster.agentOf(bot.id), 'please write the file')
+    await taskWhere(host, 'task-1', (t) => t.status === 'ready')
+    await calm(host)
+    await host.ctx.botRoster.openOwnChat(bot.id)
+    await expect(host.ctx.botTasks.decideApproval(user, 'task-1', 'allowed')).rejects.toThrow(
+      /^task-1 can no longer be allowed: Ada's chat moved to a new part since it asked\./,
+    )
+    await calm(host)
+    expect(await outcomes(host, bot.id)).toEqual(['rejected'])
   })
 })
 

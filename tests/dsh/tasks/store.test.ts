@@ -9,7 +9,8 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { isStoreError } from '../../../src/core/store-errors.ts'
-import { JOURNAL_FILE, SNAPSHOT_FILE } from '../../../src/tasks/journal.ts'
+import { formatTwo } from '../../../src/tasks/formats.ts'
+import { encodeChanges, JOURNAL_FILE, SNAPSHOT_FILE, TASKS_FORMAT } from '../../../src/tasks/journal.ts'
 import { claim, plan } from '../../../src/tasks/policy.ts'
 import type { Intent } from '../../../src/tasks/record.ts'
 import { type HandOver, TaskStore, type TaskStoreOptions } from '../../../src/tasks/store.ts'
@@ -273,13 +274,60 @@ describe('damaged files', () => {
     await a.compact()
     await a.close()
     const snap = path.join(dir, SNAPSHOT_FILE)
-    fs.writeFileSync(snap, fs.readFileSync(snap, 'utf8').replace('"v":1', '"v":2'))
+    fs.writeFileSync(snap, fs.readFileSync(snap, 'utf8').replace(`"v":${TASKS_FORMAT}`, `"v":${TASKS_FORMAT + 1}`))
     const before = fs.readdirSync(dir).map((n) => [n, fs.readFileSync(path.join(dir, n), 'utf8')])
     const b = await open(dir)
     expect(b.mode).toBe('read-only')
     expect(b.board.get('task-1')?.title).toBe('A')
     await expect(b.transact((v) => plan(v, PLAN, planCtx()))).rejects.toMatchObject({ code: 'EREADONLY' })
     expect(fs.readdirSync(dir).map((n) => [n, fs.readFileSync(path.join(dir, n), 'utf8')])).toEqual(before)
+  })
+})
+
+describe('formats', () => {
+  const FIXTURE_JOURNAL = fileURLToPath(new URL('../../fixtures/team-v6-09edfa6/tasks/journal.jsonl', import.meta.url))
+  const header = (dir: string, file: string) => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8').split('\n')[0]!)
+
+  it('a ledger an older build wrote is upgraded by the writer only, once: one record of the step, then files in this format; a follower reads it as it is', async () => {
+    const dir = tempTasks()
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fs.copyFileSync(FIXTURE_JOURNAL, path.join(dir, JOURNAL_FILE))
+    const before = fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')
+    const follower = await open(dir, { mayWrite: () => false })
+    expect(follower.board.get('task-1')!.ask!.grant).toEqual({ used: false })
+    expect(fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')).toBe(before)
+    await follower.close()
+    const writer = await open(dir)
+    expect(writer.seq).toBe(8)
+    expect(writer.board.get('task-1')!.ask!.grant).toMatchObject({ used: false, cancelled: { reason: expect.any(String) } })
+    expect(header(dir, SNAPSHOT_FILE)).toMatchObject({ v: TASKS_FORMAT, seq: 8 })
+    expect(header(dir, JOURNAL_FILE)).toEqual({ v: TASKS_FORMAT, base: 8 })
+    const digestAfter = digest(writer)
+    await writer.close()
+    // opened again: already this format, nothing more is written
+    const again = await open(dir)
+    expect([again.seq, digest(again)]).toEqual([8, digestAfter])
+    expect(journal(dir)).toBe(`${JSON.stringify({ v: TASKS_FORMAT, base: 8 })}\n`)
+  })
+
+  it('a step cut by a crash before its compaction runs again and changes nothing more', async () => {
+    const dir = tempTasks()
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fs.copyFileSync(FIXTURE_JOURNAL, path.join(dir, JOURNAL_FILE))
+    // The journal as a crash after the step's record leaves it: the format-1 records, then the step's record, no compaction.
+    const read = await open(dir, { mayWrite: () => false })
+    const at = '2026-12-07T10:00:00.000Z'
+    const step = formatTwo(read.board, read.pending(), at)
+    const seq = read.seq + 1
+    const add = step.intents.map((d, i) => ({ ...d, id: `${seq}.${i}`, at }))
+    const record = { seq, at, ops: encodeChanges(read.board, step.changes), add, done: step.drop }
+    await read.close()
+    fs.appendFileSync(path.join(dir, JOURNAL_FILE), `${JSON.stringify(record)}\n`)
+    const reopened = await open(dir)
+    expect(reopened.seq).toBe(seq)
+    expect(header(dir, SNAPSHOT_FILE)).toMatchObject({ v: TASKS_FORMAT, seq })
+    expect(reopened.board.get('task-1')!.history.filter((h) => h.what === 'grant-cancelled')).toHaveLength(1)
+    expect(reopened.pending().filter((i) => i.kind === 'answer' && i.taskId === 'task-1')).toEqual([expect.not.objectContaining({ grant: true })])
   })
 })
 

@@ -133,3 +133,34 @@ describe('masker: only whole values, never a piece of one', () => {
     expect(cut.mask('first-value-1-long')).toBe('[secret:T]')
   })
 })
+
+describe('maskTail: capped output masked before it is cut', () => {
+  const VALUE = 'tok-5e4d3c2b1a0f9e8d7c6b'
+  const m = createMasker([{ name: 'GH_TOKEN', value: VALUE }])
+  const bytes = (s: string) => Buffer.from(s, 'utf8')
+  const pieces = (text: string) => Array.from({ length: VALUE.length - 3 }, (_, i) => VALUE.slice(i, i + 4)).filter((p) => text.includes(p))
+
+  it('keeps a value the cut crosses as its whole placeholder, never its tail', () => {
+    for (let cut = 1; cut < VALUE.length; cut++) {
+      const out = `${'a'.repeat(100)}${VALUE}${'b'.repeat(40)}`
+      const cap = VALUE.length - cut + 40
+      const text = m.maskTail(bytes(out), cap)
+      expect(text).toBe(`[secret:GH_TOKEN]${'b'.repeat(40)}`.slice(-Math.min(cap, 17 + 40)))
+      expect(pieces(text)).toEqual([])
+    }
+  })
+
+  it('drops a piece of a value cut at the start of what it was given, and values wholly before the cut', () => {
+    const out = `${VALUE.slice(5)}x${VALUE}${'c'.repeat(10)}`
+    expect(m.maskTail(bytes(out), 10)).toBe('c'.repeat(10))
+    expect(m.maskTail(bytes(out), 11 + VALUE.length)).toBe(`x[secret:GH_TOKEN]${'c'.repeat(10)}`)
+  })
+
+  it('cuts where a character starts and keeps at most `cap` bytes; with no secrets it only cuts', () => {
+    const out = `é${'ü'.repeat(10)}`
+    expect(m.maskTail(bytes(out), 5)).toBe('üü')
+    expect(createMasker([]).maskTail(bytes(out), 5)).toBe('üü')
+    expect(Buffer.byteLength(m.maskTail(bytes(`${VALUE}${'d'.repeat(3)}`), 10))).toBeLessThanOrEqual(10)
+    expect(m.margin).toBeGreaterThanOrEqual(Buffer.byteLength(VALUE))
+  })
+})

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { callKey } from '../../../src/core/call-key.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, settle, useGrant } from '../../../src/tasks/asks.ts'
 import { TaskBoard } from '../../../src/tasks/board.ts'
+import { plan } from '../../../src/tasks/policy.ts'
 import { intentSchema, taskSchema } from '../../../src/tasks/record.ts'
 import { USER, at, planOne, run } from '../../support/task-builders.ts'
 
@@ -41,6 +42,63 @@ describe('ask', () => {
       refusal: expect.stringMatching(/already has 5 approvals waiting/),
     })
     expect(ask(board, { question: 'why' }, ctx({ botId: 'bot-3', approval: approval('p5') })).ok).toBe(true)
+  })
+})
+
+describe('a bounded inbox', () => {
+  it('one question per turn of a Session; another turn or another Session of the Bot may ask', () => {
+    const board = new TaskBoard()
+    const first = run(board, ask(board, { question: 'one?' }, ctx({ turn: 3 })))
+    expect(ask(board, { question: 'two?' }, ctx({ turn: 3 }))).toMatchObject({
+      ok: false,
+      refusal: `This turn already asked the user (${first.id}); a Bot asks at most one question per turn. Nothing new was asked.`,
+    })
+    // answered meanwhile: still this turn's one question
+    run(board, settle(board, first.id, { now: at(1), actor: USER, verdict: 'answered', text: 'yes' }))
+    expect(ask(board, { question: 'two?' }, ctx({ turn: 3 })).ok).toBe(false)
+    // an approval in that turn is not a question
+    expect(ask(board, { question: 'why' }, ctx({ turn: 3, approval: approval('x') })).ok).toBe(true)
+    expect(ask(board, { question: 'two?' }, ctx({ turn: 4 })).ok).toBe(true)
+    expect(ask(board, { question: 'two?' }, ctx({ turn: 4, sessionId: 's-ada-2' })).ok).toBe(true)
+  })
+
+  it('at most 5 questions of one Bot wait, from all its Sessions', () => {
+    const board = new TaskBoard()
+    for (let i = 0; i < 5; i++) run(board, ask(board, { question: `q${i}` }, ctx({ turn: i, sessionId: `s-${i % 2}` })))
+    expect(ask(board, { question: 'q5' }, ctx({ turn: 9, sessionId: 's-9' }))).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/^This Bot already has 5 questions waiting for the user \(from all its chats\)/),
+    })
+    expect(ask(board, { question: 'q5' }, ctx({ botId: 'bot-3' })).ok).toBe(true)
+  })
+
+  it("Bots' asks stop 50 below the open-task limit; the person's plans do not count them and go on to the limit", () => {
+    const board = new TaskBoard()
+    for (let i = 0; i < 448; i++) planOne(board, { assignee: undefined })
+    run(board, ask(board, { question: 'last?' }, ctx()))
+    run(board, ask(board, { question: 'why' }, ctx({ botId: 'bot-3', approval: approval('y') })))
+    expect(board.openCount).toBe(450)
+    expect(ask(board, { question: 'more?' }, ctx({ botId: 'bot-4' }))).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/may bring it to at most 450/),
+    })
+    const person = (n: number) =>
+      plan(
+        board,
+        { tasks: Array.from({ length: n }, (_, i) => ({ title: `t${i}`, brief: 'b' })) },
+        { now: at(), creator: USER, chain: { hop: 0 }, bots: new Set() },
+      )
+    run(board, person(50))
+    expect(board.openCount).toBe(500)
+    // a Bot's plan counts every open task; the person's leaves the two asks out
+    expect(
+      plan(board, { tasks: [{ title: 't', brief: 'b' }] }, { now: at(), creator: { kind: 'bot', botId: 'bot-1' }, chain: { hop: 1 }, bots: new Set() }).ok,
+    ).toBe(false)
+    run(board, person(2))
+    expect(person(1)).toMatchObject({
+      ok: false,
+      refusal: expect.stringMatching(/^The team has 500 open tasks \(the Bots' questions and approvals not counted\)/),
+    })
   })
 })
 

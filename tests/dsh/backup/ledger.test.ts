@@ -1,0 +1,76 @@
+// The restored task ledger as this build reads it (real files, real DSH runtime for the archive):
+// a ledger the 0.3 release wrote (format 1) comes back upgraded and carrying no decision, each
+// asking Bot told once; an archive whose ledger a newer build wrote is refused before anything is
+// written.
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { expect, it } from 'vitest'
+import { takeBackup, type SessionReader } from '../../../src/backup/backup.ts'
+import { openDshStores } from '../../../src/backup/dsh-runtime.ts'
+import { decodeArchive, encodeArchive } from '../../../src/backup/format.ts'
+import { restoreLedger } from '../../../src/backup/ledger.ts'
+import { restoreBackup } from '../../../src/backup/restore.ts'
+import { TASKS_FORMAT } from '../../../src/tasks/journal.ts'
+import { TaskStore } from '../../../src/tasks/store.ts'
+import { disposedAfterEach } from '../../support/dsh-host.ts'
+import { tempDir } from '../../support/temp-dir.ts'
+import { calm, submits, taskTeam, user } from '../tasks/helpers.ts'
+
+const track = disposedAfterEach()
+
+it('refuses, writing nothing, an archive whose ledger a newer build wrote (it could not carry it over)', async () => {
+  const { host } = await taskTeam(['Ada'], { Ada: submits })
+  track(host)
+  await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Build', brief: 'x', assignee: 'Ada' }] })
+  await calm(host)
+  const { archive } = await takeBackup({ home: host.home, sessions: host.ctx.sessionPersistence as unknown as SessionReader })
+  const newer = encodeArchive(
+    decodeArchive(archive).map((e) =>
+      e.path === 'bot/tasks/journal.jsonl'
+        ? {
+            path: e.path,
+            data: Buffer.from(
+              Buffer.from(e.data)
+                .toString('utf8')
+                .replace(/^\{"v":\d+/, `{"v":${TASKS_FORMAT + 1}`),
+            ),
+          }
+        : e,
+    ),
+  )
+  const home = join(tempDir('bot-team-ledger-newer-'), 'home')
+  mkdirSync(home)
+  const stores = await openDshStores(home, { compression: 'none' })
+  await expect(restoreBackup({ archive: newer, home, sessions: stores.sessions })).rejects.toThrow(
+    new RegExp(`task ledger \\(bot/tasks/journal\\.jsonl\\) is format ${TASKS_FORMAT + 1}, newer than this build's ${TASKS_FORMAT}.*Nothing was restored\\.$`),
+  )
+  expect(await stores.sessions.list()).toEqual([])
+  await stores.close()
+  expect(existsSync(join(home, 'bot'))).toBe(false)
+})
+
+it('carries over the 09edfa6 ledger (format 1) with no decision: upgraded, then its allow, its waiting approval and question and its undelivered answer cancelled, each told in the words of its kind', async () => {
+  const dir = join(tempDir('bot-team-ledger-v1-restore-'), 'tasks')
+  mkdirSync(dir, { mode: 0o700 })
+  copyFileSync(fileURLToPath(new URL('../../fixtures/team-v6-09edfa6/tasks/journal.jsonl', import.meta.url)), join(dir, 'journal.jsonl'))
+  const said = await restoreLedger(dir, (id) => ({ 'bot-2': 'Ada' })[id])
+  expect(said).toEqual([
+    "task-1: the allow of Ada's approval of needs_approval was cancelled unused",
+    "task-2: Ada's approval of needs_approval, still waiting, was cancelled",
+    "task-3: Ada's question, still waiting, was cancelled",
+    "task-4: the answer to Ada's question, not yet delivered, was cancelled",
+  ])
+  const store = await TaskStore.open({ dir, mayWrite: () => false })
+  try {
+    expect([...store.board.all()].slice(0, 4).map((t) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled'])
+    expect(store.pending().filter((i) => i.kind === 'answer')).toEqual([])
+    const tells = store.pending().flatMap((i) => (i.kind === 'tell' ? [i] : []))
+    expect(tells.map((i) => [i.taskId, i.botId])).toEqual([['task-1', 'bot-2']])
+    expect(tells[0]!.text).toMatch(
+      /Cancelled: the user's allow of needs_approval \(call call_0_0\) .* \(task-1\), which never ran; your approval task-2 .*; your question task-3 .*; the user's answer to your question task-4/,
+    )
+  } finally {
+    await store.close()
+  }
+})
