@@ -758,6 +758,8 @@ export class BotRoster extends Service {
     if (this.caller(req).kind !== 'user') throw new RosterRefusal('forbidden', 'Only the person, on the paired team page, confirms a held setting.')
     const item = this.held().find((h) => h.id === id)
     if (!item) throw new RosterRefusal('not-found', `No held setting with id "${id}".`)
+    // The project is named again through the task service (the whole check of PUT /project).
+    if (item.kind === 'project') throw new RosterRefusal('invalid', `The held setting "${id}" is the team's project; the task service settles it.`)
     const bot = 'botId' in item ? this.bot(item.botId) : undefined
     let folderReal: string | undefined
     if (confirm && bot && item.kind === 'work-folder')

@@ -26,7 +26,7 @@ import { afterBoot } from '../dsh/boot.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
 import { warn } from '../dsh/warn.ts'
 import type { BotRoster, TaskSessionEntry } from '../roster/service.ts'
-import type { BotStore } from '../store/index.ts'
+import { allocateId, type BotStore, type HeldItem } from '../store/index.ts'
 import type { UsageRow } from '../usage/rows.ts'
 import {
   type Result,
@@ -68,15 +68,18 @@ import {
 import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } from './store.ts'
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
-import { nameProject, PROJECT_FILE, readProject, realForbidden, type TeamProject } from './project.ts'
+import { forgetProject, nameProject, placementProblem, PROJECT_FILE, projectForbidden, readProject, realForbidden, type TeamProject } from './project.ts'
 import type { GitRun } from '../worktrees/git.ts'
-import { projectTaskModeProblem } from '../worktrees/policy.ts'
+import { type Forbidden, projectTaskModeProblem } from '../worktrees/policy.ts'
 import type { MergeOutcome } from '../worktrees/integration.ts'
 import { Worktrees } from '../worktrees/worktrees.ts'
 import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
 import { release as releaseInto } from '../worktrees/release.ts'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { realpath } from 'node:fs/promises'
+
+type HeldProject = Extract<HeldItem, { kind: 'project' }>
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -312,7 +315,7 @@ export class BotTasks extends Service {
       this.track((agent?.whenIdle() ?? Promise.resolve()).then(() => this.roster.sessions.close(s.sessionId, `task ${task.id} ${task.status}`)))
     }
     // A project task's clone goes once its turn is over: uncommitted work kept as a WIP commit, the branch kept unless merged.
-    if (task.worktree && this.projectValue) {
+    if (task.worktree && this.inForce()) {
       const idle = sessionsOfTask(task).map((s) => this.ctx.agents.get(SessionId(s.sessionId))?.whenIdle())
       this.track(
         Promise.all(idle)
@@ -374,6 +377,8 @@ export class BotTasks extends Service {
       if (!this.mayDispatch()) return
       if (this.turnsInUse() >= this.ctx.botLimits.inForce().botTurnsAtOnce) return
       if (pause?.holdsBotWork({ botId: bot.id })) continue
+      // A project task waits while the project is held (until the person names it again).
+      if (task.worktree && this.heldProject()) continue
       await this.dispatch(task.id, bot.id)
     }
   }
@@ -657,8 +662,9 @@ export class BotTasks extends Service {
         await this.store.recover()
         await this.store.settled()
         await this.importQuestions()
+        await this.holdMisplacedProject()
         // Start-up reconciliation of the project's clones (those of tasks no longer open go, their work kept).
-        if (this.projectValue && this.config.worktrees && [...this.board.all()].some((t) => t.worktree))
+        if (this.inForce() && this.config.worktrees && [...this.board.all()].some((t) => t.worktree))
           await this.worktrees().catch((error) => warn(this.ctx, "The project's clones could not be opened", error, 'worktrees'))
         const pending = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [`${i.taskId}#${i.attempt}`] : [])))
         for (const task of this.board.working()) {
@@ -800,7 +806,12 @@ export class BotTasks extends Service {
 
   /** What `plan` needs for project tasks: the project's path, or why this chain may not plan them. */
   private projectFacts(chain: Chain): { project?: string; projectRefusal?: string } {
-    const project = this.projectValue
+    const held = this.heldProject()
+    if (held)
+      return {
+        projectRefusal: `The team's project ${held.path} is held until the person names it again on the team page${held.problem ? ` (${held.problem})` : ''}. Nothing was created.`,
+      }
+    const project = this.inForce()
     if (!project || !this.config.worktrees)
       return { projectRefusal: 'The team has no project: the person names one on the team page (PUT /bot-team/api/project). Nothing was created.' }
     const mode = projectTaskModeProblem(chain.mode)
@@ -812,7 +823,7 @@ export class BotTasks extends Service {
    * the integration clone made on first use, clones of tasks no longer open removed (work kept).
    */
   private worktrees(): Promise<Worktrees> {
-    const project = this.projectValue
+    const project = this.inForce()
     if (!project || !this.config.worktrees) return Promise.reject(new Error('the team has no project'))
     this.worktreesValue ??= (async () => {
       const root = join(this.config.worktrees!, createHash('sha256').update(project.path).digest('hex').slice(0, 12))
@@ -841,9 +852,88 @@ export class BotTasks extends Service {
     return this.worktreesValue?.catch(() => undefined)
   }
 
-  /** The team's project (the repository and target branch project tasks work on), or `null`. */
+  /** The team's project (the repository and target branch project tasks work on), or `null` (none, or held). */
   project(): TeamProject | null {
-    return this.projectValue
+    return this.inForce()
+  }
+
+  /** The named project unless it is held for the person (state v7: named where a Bot may write, or restored). */
+  private inForce(): TeamProject | null {
+    return this.heldProject() ? null : this.projectValue
+  }
+
+  /** The held project, when one waits for the person to name it again. */
+  heldProject(): HeldProject | undefined {
+    return this.teamStore.state.held?.find((h): h is HeldProject => h.kind === 'project')
+  }
+
+  /** The folders a project may not lie in or hold, real paths (`projectForbidden`). */
+  private projectForbidden(): Promise<Forbidden[]> {
+    return projectForbidden({ protectedFolders: this.config.protectedFolders, worktrees: this.config.worktrees, bots: this.roster.bots() })
+  }
+
+  /**
+   * At the writer's start: a project named where a Bot may write (before v7 nothing refused it)
+   * is held for the person — no project task is planned or cloned from it until they name it again.
+   */
+  private async holdMisplacedProject(): Promise<void> {
+    const project = this.projectValue
+    if (!project || this.heldProject()) return
+    const problem = await placementProblem(project, await this.projectForbidden())
+    if (!problem) return
+    const at = this.now()
+    await this.teamStore.update((s) => {
+      const item: HeldProject = { id: allocateId(s, 'held'), why: 'upgrade', at, kind: 'project', path: project.path, branch: project.branch, problem }
+      s.held = [...(s.held ?? []), item]
+    })
+    warn(this.ctx, `The team's project is held until the person names it again: ${problem}`, undefined, 'project')
+  }
+
+  /**
+   * The person settles the held project (paired team page only): confirming names it again — the
+   * whole check of `PUT /project` — and letting it go forgets it (no project). Either is refused
+   * while project tasks are open on it, changing nothing.
+   */
+  async settleHeldProject(req: Requester, id: string, confirm: boolean): Promise<HeldProject> {
+    if (req.kind !== 'user' || req.paired === false)
+      throw new TeamRefusal('forbidden', 'Only the person, on the paired team page, settles a held project. Nothing was changed.')
+    const item = this.heldProject()
+    if (!item || item.id !== id) throw new TeamRefusal('not-found', `No held project with id "${id}". Nothing was changed.`)
+    if (confirm) {
+      await this.setProject(req, { path: item.path, branch: item.branch })
+      return item
+    }
+    const run = this.projectQueue.then(async () => {
+      await this.writable()
+      this.refuseWhileProjectTasks('letting the project go')
+      await forgetProject(join(this.config.dir, PROJECT_FILE))
+      this.projectValue = null
+      this.worktreesValue = undefined
+      await this.dropHeldProject()
+      return item
+    })
+    this.projectQueue = run.catch(() => {})
+    return run
+  }
+
+  /** Remove every held project item (the person named or let go the project). */
+  private async dropHeldProject(): Promise<void> {
+    if (!this.heldProject()) return
+    await this.teamStore.update((s) => {
+      const rest = (s.held ?? []).filter((h) => h.kind !== 'project')
+      if (rest.length) s.held = rest
+      else delete s.held
+    })
+    this.pump()
+  }
+
+  private refuseWhileProjectTasks(what: string, samePath = false): void {
+    const open = [...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id)
+    if (open.length && !samePath)
+      throw new TeamRefusal(
+        'unavailable',
+        `Project tasks are open (${open.slice(0, 10).join(', ')}); finish or cancel them before ${what}. Nothing was changed.`,
+      )
   }
 
   /**
@@ -856,17 +946,22 @@ export class BotTasks extends Service {
       if (req.kind !== 'user' || req.paired === false)
         throw new TeamRefusal('forbidden', "The team's project is named only by the person, from the paired team page. Nothing was changed.")
       await this.writable()
-      const open = [...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id)
-      if (open.length)
-        throw new TeamRefusal(
-          'unavailable',
-          `Project tasks are open (${open.slice(0, 10).join(', ')}); finish or cancel them before naming the project again. Nothing was changed.`,
-        )
-      const r = await nameProject(this.config.dir, input, this.config.protectedFolders, this.now())
+      // Confirming the held project (same repository, same branch) keeps the open tasks' clones where they are.
+      const named = (input ?? {}) as { path?: unknown; branch?: unknown }
+      const held = this.heldProject()
+      const same =
+        held !== undefined &&
+        typeof named.path === 'string' &&
+        named.branch === held.branch &&
+        held.path === this.projectValue?.path &&
+        (await realpath(named.path).catch(() => named.path)) === held.path
+      this.refuseWhileProjectTasks('naming the project again', same)
+      const r = await nameProject(this.config.dir, input, await this.projectForbidden(), this.now())
       if (!r.ok) throw new TeamRefusal('invalid', r.problem)
       this.projectValue = r.project
       // The next project work opens the new project's own root.
       this.worktreesValue = undefined
+      await this.dropHeldProject()
       return r.project
     })
     this.projectQueue = run.catch(() => {})
@@ -994,7 +1089,7 @@ export class BotTasks extends Service {
   async releaseProject(req: Requester, check: string): Promise<{ from: string; to: string; fastForward: boolean; check: string }> {
     if (req.kind !== 'user' || req.paired === false)
       throw new TeamRefusal('forbidden', "Only the person releases the team's work, from the paired team page. Nothing was changed.")
-    const project = this.projectValue
+    const project = this.inForce()
     if (!project) throw new TeamRefusal('invalid', 'The team has no project to release into. Nothing was changed.')
     await this.writable()
     const w = await this.worktrees()
