@@ -33,6 +33,9 @@ export async function realForbidden(folders: readonly Forbidden[]): Promise<Forb
   return Promise.all(folders.map(async (f) => ({ label: f.label, path: await realpath(f.path).catch(() => f.path) })))
 }
 
+/** How the plugin's worktrees folder is named among the forbidden ones. */
+export const WORKTREES_LABEL = "the plugin's worktrees folder"
+
 /** What the folders a project may not lie in or hold are made of (the service passes its own). */
 export interface ProjectPlaces {
   /** The DSH home, the team folder, the team workspace. */
@@ -53,7 +56,7 @@ export interface ProjectPlaces {
  */
 export async function projectForbidden(places: ProjectPlaces): Promise<Forbidden[]> {
   const out: Forbidden[] = [...places.protectedFolders]
-  if (places.worktrees) out.push({ label: "the plugin's worktrees folder", path: places.worktrees })
+  if (places.worktrees) out.push({ label: WORKTREES_LABEL, path: places.worktrees })
   for (const bot of places.bots)
     for (const folder of new Set([bot.workFolderReal, bot.workFolder])) if (folder) out.push({ label: `Bot ${bot.name}'s working folder`, path: folder })
   for (const t of places.sharedTemp ?? [...SHARED_TEMP_DIRS, tmpdir()])

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lastUserText, type RecordedRequest, type Reply, type Rule } from '../../../scripts/scripted-model/format.ts'
+import { lastToolResults, lastUserText, type RecordedRequest, type Reply, type Rule } from '../../../scripts/scripted-model/format.ts'
 import { type DshHost, prompt } from '../../support/dsh-host.ts'
 import { type GitHome, initProject, makeGitHome, probeGit } from '../../support/git-project.ts'
 import { calm, taskTeam, taskWhere, user } from './helpers.ts'
@@ -143,7 +143,8 @@ describe('project tasks', () => {
   it("runs a task's check in its clone on submit, masked: failing starts the next attempt with the output, passing goes to review", async () => {
     const VALUE = 'tok-9f8e7d6c5b4a3210'
     const { host, ids: bots } = await projectTeam({
-      Ada: works(`if [ -f .tried ]; then printf 'hi\\n' > greet.js && ${COMMIT}; fi; touch .tried`),
+      // (the first attempt's marker lies in .git, so its clone is clean and the submit goes to the check)
+      Ada: works(`if [ -f .git/tried ]; then printf 'hi\\n' > greet.js && ${COMMIT}; fi; touch .git/tried`),
     })
     await host.ctx.botSecrets.set('GH_TOKEN', { value: VALUE, scope: [bots.Ada!] })
     const { ids } = await host.ctx.botTasks.plan(user, {
@@ -151,9 +152,11 @@ describe('project tasks', () => {
     })
     const t = await taskWhere(host, ids[0]!, (x) => x.status === 'review')
     expect(t.attempts.map((a) => a.outcome)).toEqual(['check-failed', 'submitted'])
-    expect(t.attempts[0]!.reason).toMatch(/^The check `echo \[secret:GH_TOKEN\]; test -f greet\.js` failed \(exit 1, .*\):\n\[secret:GH_TOKEN\]$/)
+    expect(t.attempts[0]!.reason).toMatch(
+      /^The check `echo \[secret:GH_TOKEN\]; test -f greet\.js` failed \(exit 1, .*\) on [0-9a-f]{12}:\n\[secret:GH_TOKEN\]$/,
+    )
     expect(JSON.stringify([t.attempts, t.worktree?.check, t.history])).not.toContain(VALUE)
-    expect(t.worktree?.check).toMatchObject({ ok: true, summary: expect.stringMatching(/^passed/) })
+    expect(t.worktree?.check).toMatchObject({ ok: true, summary: expect.stringMatching(/^passed/), commit: t.worktree?.submitted })
   })
 
   it("runs the check in the task Session's sandbox: a write outside its clone is denied, and three failed checks fail the task", async () => {
@@ -166,10 +169,18 @@ describe('project tasks', () => {
     expect(t.worktree?.check).toMatchObject({ ok: false })
   })
 
-  it("keeps a cancelled task's uncommitted work as a WIP commit on its branch and removes its clone", async () => {
-    const { g, host, worktrees } = await projectTeam({ Ada: works(`printf 'draft\\n' > draft.txt`) })
+  it("refuses a submit with uncommitted changes (commit first); a cancelled task's uncommitted work is kept as a WIP commit on its branch and its clone removed", async () => {
+    const submits: string[] = []
+    const drafting = works(`printf 'draft\\n' > draft.txt`)
+    const ada = (req: RecordedRequest): Reply => {
+      for (const r of lastToolResults(req)) if (r.name === 'submit_task') submits.push(r.text)
+      return drafting(req)
+    }
+    const { g, host, worktrees } = await projectTeam({ Ada: ada })
     const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Draft it', brief: 'x', assignee: 'Ada', project: true }] })
-    await taskWhere(host, ids[0]!, (t) => t.status === 'review')
+    const t = await taskWhere(host, ids[0]!, (x) => x.attempts[0]?.outcome === 'ended-without-submit')
+    expect(t.history.map((h) => h.to)).not.toContain('review')
+    expect(submits[0]).toMatch(/^Refused: Your clone has uncommitted changes: commit first/)
     const gitDir = integration(worktrees)
     const clone = path.join(path.dirname(gitDir), 'clones', 'task-1')
     expect(existsSync(path.join(clone, 'draft.txt'))).toBe(true)

@@ -3,11 +3,24 @@
 // while the target is checked out with changes.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { validateProject } from '../../../src/worktrees/project.ts'
 import { release } from '../../../src/worktrees/release.ts'
 import { Worktrees } from '../../../src/worktrees/worktrees.ts'
+import { type RealSandbox, realSandbox } from '../../support/confine.ts'
 import { botCommit, type GitHome, initProject, makeGitHome, probeGit, writeFiles } from '../../support/git-project.ts'
+
+let sandbox: RealSandbox
+beforeAll(async () => {
+  sandbox = await realSandbox()
+})
+afterAll(() => sandbox.dispose())
+/** Submit the task's clone (fetched through the quarantine) and merge that commit. */
+async function mergeTask(w: Worktrees, taskId: string) {
+  const handed = await w.submitted(taskId, sandbox.as())
+  if (!handed.ok) throw new Error(handed.reason)
+  return w.merge(taskId, handed.commit)
+}
 
 let homes: GitHome[] = []
 afterEach(() => {
@@ -110,7 +123,7 @@ async function merged(h: GitHome) {
   })
   const a = await w.createClone('task-1', 'greeting')
   botCommit(h, a.dir, { 'greeting.js': 'export const hi = 1\n' })
-  const m = await w.merge('task-1')
+  const m = await mergeTask(w, 'task-1')
   if (m.kind !== 'merged') throw new Error(m.kind)
   return { w, head: m.commit }
 }
@@ -165,7 +178,7 @@ describe('release', () => {
     const { worktrees: w } = await Worktrees.open({ root: h.pluginRoot, project: { gitDir: bare, branch: 'main' }, forbidden: h.forbidden })
     const a = await w.createClone('task-1', 'greeting')
     botCommit(h, a.dir, { 'greeting.js': 'export const hi = 1\n' })
-    const m = await w.merge('task-1')
+    const m = await mergeTask(w, 'task-1')
     const r = await release(w.git, w.integration, { gitDir: bare, branch: 'main' })
     expect(r).toMatchObject({ ok: true, fastForward: true, movedCheckout: null, to: m.kind === 'merged' ? m.commit : '' })
     expect(h.sh(bare, 'rev-parse', 'main').trim()).toBe(m.kind === 'merged' ? m.commit : '')
