@@ -225,6 +225,8 @@ export class BotTasks extends Service {
   async [Service.init](): Promise<void> {
     this.clock = this.ctx.get('botClock') ?? systemClock
     this.projectValue = await readProject(join(this.config.dir, PROJECT_FILE))
+    // Named or held, the person's repository is no Bot's folder (held: it may still be named again).
+    this.roster.protectProject(this.projectValue)
     const store = await TaskStore.open({
       dir: join(this.config.dir, 'tasks'),
       mayWrite: () => this.ctx.get('botStore')?.isWriter() ?? false,
@@ -925,6 +927,7 @@ export class BotTasks extends Service {
       this.refuseWhileProjectTasks('letting the project go')
       await forgetProject(join(this.config.dir, PROJECT_FILE))
       this.projectValue = null
+      this.roster.protectProject(null)
       this.worktreesValue = undefined
       await this.dropHeldProject()
       return item
@@ -976,6 +979,7 @@ export class BotTasks extends Service {
       const r = await nameProject(this.config.dir, input, await this.projectForbidden(), this.now())
       if (!r.ok) throw new TeamRefusal('invalid', r.problem)
       this.projectValue = r.project
+      this.roster.protectProject(r.project)
       // The next project work opens the new project's own root.
       this.worktreesValue = undefined
       await this.dropHeldProject()

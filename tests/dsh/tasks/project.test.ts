@@ -253,6 +253,19 @@ describe('project tasks', () => {
     await expect(host.ctx.botTasks.setProject(user, { path: g.project, branch: 'main' })).resolves.toMatchObject({ branch: 'main' })
   })
 
+  it("refuses a Bot's working folder inside or over the team's project or the plugin's worktrees folder", async () => {
+    const { g, host, worktrees } = await projectTeam({ Ada: works('true') })
+    const roster = host.ctx.botRoster
+    const inWorktrees = path.join(worktrees, 'mine')
+    mkdirSync(inWorktrees, { recursive: true })
+    const src = path.join(g.project, 'src')
+    await expect(roster.create(user, { name: 'In', workFolder: src })).rejects.toThrow(/lies inside the team's project/)
+    await expect(roster.create(user, { name: 'Over', workFolder: path.dirname(g.project) })).rejects.toThrow(/holds the team's project/)
+    await expect(roster.create(user, { name: 'Wt', workFolder: inWorktrees })).rejects.toThrow(/lies inside the plugin's worktrees folder/)
+    await expect(roster.update(user, 'Ada', { workFolder: g.project })).rejects.toThrow(/team's project/)
+    expect(roster.find('In')).toBeUndefined()
+  })
+
   it('refuses a check on a task that is not a project task', async () => {
     const { host } = await projectTeam({ Ada: works('true') })
     await expect(host.ctx.botTasks.plan(user, { tasks: [{ title: 't', brief: 'b', check: 'true' }] })).rejects.toThrow(/has a check but is not a project task/)
