@@ -82,6 +82,18 @@ export async function forgetProject(file: string): Promise<void> {
   await rm(file, { force: true })
 }
 
+/** The project a `project.json` text names, or why it cannot be read (a restore checks the archive's copy). */
+export function parseProjectFile(text: string): { ok: true; project: TeamProject } | { ok: false; problem: string } {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return { ok: false, problem: 'it is not JSON' }
+  }
+  const parsed = fileSchema.safeParse(json)
+  return parsed.success ? { ok: true, project: parsed.data.project } : { ok: false, problem: formatIssues(parsed.error) }
+}
+
 /** Read `file` (missing: no project). Throws with the file's name when it fails validation. */
 export async function readProject(file: string): Promise<TeamProject | null> {
   let text: string
