@@ -140,6 +140,61 @@ describe('project tasks', () => {
     expect((await probeGit(g).run(['show', 'team/integration:src/a.txt'], { cwd: gitDir, gitDir })).stdout).toBe('ada\nbob\n')
   })
 
+  it('finding 4: a no-review task whose committed file differs from its working file never lands the commit its check did not see', async () => {
+    const { g, host, worktrees } = await projectTeam({
+      Ada: works(`printf 'bad\\n' > greet.js && ${COMMIT} && printf 'good\\n' > greet.js`),
+    })
+    const { ids } = await host.ctx.botTasks.plan(user, {
+      tasks: [{ title: 'Greet', brief: 'x', assignee: 'Ada', project: true, check: 'grep -qx good greet.js', review: false }],
+    })
+    const t = await taskWhere(host, ids[0]!, (x) => x.status === 'failed' || x.status === 'done')
+    expect(t.worktree?.merge).not.toBe('merged')
+    expect(t.status).toBe('failed')
+    await host.ctx.botTasks.settled()
+    const gitDir = integration(worktrees)
+    const shown = await probeGit(g)
+      .run(['show', 'team/integration:greet.js'], { cwd: gitDir, gitDir, okCodes: [0, 128] })
+      .then((r) => r.stdout)
+    expect(shown).not.toBe('bad\n')
+  })
+
+  it('accepting merges exactly the submitted, checked commit; a branch moved after the check goes back to its Bot ("the branch moved after the check; submit again")', async () => {
+    const after: Reply = { toolCalls: [{ name: 'bash', args: { command: `printf 'v2 unchecked\\n' > greet.js && ${COMMIT}`, description: 'one more' } }] }
+    // Attempt 1: commit v1 and submit; then, once, move the branch with a commit the check never saw.
+    let stage: 'work' | 'moving' | 'moved' = 'work'
+    let movedNow!: () => void
+    const moved = new Promise<void>((resolve) => {
+      movedNow = resolve
+    })
+    const first = works(`printf 'v1\\n' > greet.js && ${COMMIT}`)
+    const ada = (req: RecordedRequest): Reply => {
+      const last = lastToolResults(req)
+      if (stage === 'work' && last.some((r) => r.name === 'submit_task')) {
+        stage = 'moving'
+        return after
+      }
+      if (stage === 'moving') {
+        stage = 'moved'
+        movedNow()
+        return { text: 'Done.' }
+      }
+      return first(req)
+    }
+    const { g, host, worktrees } = await projectTeam({ Ada: ada })
+    const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Greet', brief: 'x', assignee: 'Ada', project: true, check: 'test -f greet.js' }] })
+    const t = await taskWhere(host, ids[0]!, (x) => x.status === 'review')
+    expect(t.worktree?.check?.commit).toBe(t.worktree?.submitted)
+    await moved
+    const [back] = await host.ctx.botTasks.review(user, ids[0]!, 'accept')
+    expect(back!.status).not.toBe('done')
+    expect(back!.attempts.find((a) => a.outcome === 'rejected')?.reason).toMatch(
+      /^The branch moved after the check; submit again: team\/task-1-greet is at [0-9a-f]{12}, the submitted and checked commit was [0-9a-f]{12}\. Nothing was merged\./,
+    )
+    const gitDir = integration(worktrees)
+    const ls = (await probeGit(g).run(['ls-tree', '--name-only', 'team/integration'], { cwd: gitDir, gitDir })).stdout
+    expect(ls).not.toContain('greet.js')
+  })
+
   it("runs a task's check in its clone on submit, masked: failing starts the next attempt with the output, passing goes to review", async () => {
     const VALUE = 'tok-9f8e7d6c5b4a3210'
     const { host, ids: bots } = await projectTeam({
