@@ -36,6 +36,15 @@ export async function cloneStatus(git: GitRunner, dir: string, at: ConfinedAt): 
 /** A clone's status with the overrides that neutralize its config's filters (reused by the commit). */
 export type ReadStatus = CloneStatus & { neutral: string[] }
 
+/**
+ * Clear the lock files a killed git left below the clone's `.git` — by the Bot's authority: a
+ * confined `find -delete` (no link followed; the sandbox lets it write the clone only). Only
+ * when no git of the Bot runs there (the caller ended its processes first).
+ */
+export async function clearCloneLocks(git: GitRunner, dir: string, at: ConfinedAt): Promise<void> {
+  await git.exec(['find', path.join(dir, '.git'), '-name', '*.lock', '-type', 'f', '-delete'], { cwd: dir, confined: at, okCodes: [0, 1] })
+}
+
 export type WipOutcome = { committed: boolean; status: ReadStatus }
 
 /**
@@ -47,7 +56,7 @@ export async function commitWip(git: GitRunner, dir: string, message: string, at
   const st = status ?? (await cloneStatus(git, dir, at))
   if (!st.dirty) return { committed: false, status: st }
   const opts = inClone(dir, at)
-  await git.exec(['find', path.join(dir, '.git'), '-name', '*.lock', '-type', 'f', '-delete'], { cwd: dir, confined: at, okCodes: [0, 1] })
+  await clearCloneLocks(git, dir, at)
   const neutral = st.neutral
   await git.run(['add', '-A', '--', '.'], { ...opts, config: neutral })
   await git.run(['commit', '--no-verify', '--quiet', '--allow-empty-message', '-m', message], { ...opts, config: neutral })

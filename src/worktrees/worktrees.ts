@@ -30,7 +30,7 @@ import {
 } from './policy.ts'
 import { CloneRegistry } from './registry.ts'
 import { fetchFrom, isAncestor, quarantineFetch, type Repo, revParseAll } from './repo.ts'
-import { cloneStatus, commitWip, type ReadStatus } from './wip.ts'
+import { clearCloneLocks, cloneStatus, commitWip, type ReadStatus } from './wip.ts'
 
 export interface WorktreesOptions {
   /** The plugin's folder for this project (created; outside `/tmp`, the DSH home, the team folder, the workspace). */
@@ -416,6 +416,15 @@ export class Worktrees {
         if (entry.state === 'creating') {
           await this.#registry.set(entry.taskId, { ...entry, state: 'ready' })
           out.push({ kind: 'completed', taskId: entry.taskId })
+        }
+        const leaving = entry.state === 'removing' || (active && !active.has(entry.taskId))
+        if (!leaving) {
+          // Its task goes on: locks a killed git left (the Bot's or the plugin's) are cleared by the Bot's authority, confined.
+          const at = as(entry.taskId)
+          if (!at.confine.unavailable(at.mode) && at.mode !== 'read-only') {
+            await endProcessesIn(dir)
+            await clearCloneLocks(this.git, dir, { ...at, root: dir }).catch(() => {})
+          }
         }
         if (entry.state === 'removing' || (active && !active.has(entry.taskId))) {
           if (entry.state === 'removing') await this.#registry.set(entry.taskId, { ...entry, state: 'ready' })
