@@ -8,7 +8,7 @@
 // 32 run plainly the same way (old_bare_git), so the time the new flow adds per task is printed.
 // Rounds alternate which side goes first; medians. The Bot's commits are made alike and not timed.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Worktrees } from '../../src/worktrees/worktrees.ts'
 import { type RealSandbox, realSandbox } from '../../tests/support/confine.ts'
@@ -117,13 +117,15 @@ function bareSide(files: number, flow: 'new' | 'old'): { ms: number; processes: 
     }
     // The quarantine: a bare repository borrowing the integration objects, fsck on, then into the integration clone.
     const newCollect = (c: { dir: string; branch: string }) => {
+      // Made by hand as the plugin makes it (no process), then fetched into.
       const q = path.join(root, 'tmp', 'q.git')
-      git(root, ['init', '-q', '--bare', '--template=', q])
-      mkdirSync(path.join(q, 'objects', 'info'), { recursive: true })
+      for (const sub of ['objects/info', 'objects/pack', 'refs/heads']) mkdirSync(path.join(q, sub), { recursive: true })
+      writeFileSync(path.join(q, 'HEAD'), 'ref: refs/heads/main\n')
+      writeFileSync(path.join(q, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n')
       writeFileSync(path.join(q, 'objects', 'info', 'alternates'), `${path.join(int, 'objects')}\n`)
       const fsck = ['-c', 'transfer.fsckObjects=true', '-c', 'fetch.fsckObjects=true', '-c', 'fetch.unpackLimit=1', '-c', 'transfer.unpackLimit=1']
       git(q, [...fsck, '--git-dir', q, 'fetch', '-q', '--no-tags', '--no-write-fetch-head', path.join(c.dir, '.git'), `+refs/heads/${c.branch}:refs/q/branch`])
-      const head = git(q, ['--git-dir', q, 'for-each-ref', '--format=%(objectname) %(refname)', 'refs/q/']).split(' ')[0]!
+      const head = readFileSync(path.join(q, 'refs', 'q', 'branch'), 'utf8').trim()
       git(int, ['--git-dir', int, 'fetch', '-q', '--no-tags', '--no-write-fetch-head', q, `refs/q/branch:refs/heads/${c.branch}`])
       rmSync(q, { recursive: true, force: true })
       return head

@@ -83,7 +83,7 @@ import type { Confine, GitRun } from '../worktrees/git.ts'
 import { sandboxConfine } from '../worktrees/confine.ts'
 import { type Forbidden, projectTaskModeProblem } from '../worktrees/policy.ts'
 import type { MergeOutcome } from '../worktrees/integration.ts'
-import { type ActAs, type RemoveOutcome, Worktrees } from '../worktrees/worktrees.ts'
+import { type ActAs, type CheckShell, type RemoveOutcome, Worktrees } from '../worktrees/worktrees.ts'
 import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
 import { release as releaseInto } from '../worktrees/release.ts'
 import { createHash } from 'node:crypto'
@@ -1040,9 +1040,15 @@ export class BotTasks extends Service {
     const sessionId = req.kind === 'bot' ? req.sessionId : ''
     if (task.worktree && task.status === 'working' && task.lease?.sessionId === sessionId) {
       // One commit from check to merge: the task branch's head as fetched now (a clean clone on that branch only).
-      const commit = await this.handIn(task, sessionId)
+      // The check's clone is made meanwhile (it needs no commit yet).
+      const shell = task.worktree.command ? (await this.worktrees()).checkShell() : undefined
+      shell?.catch(() => {})
+      const commit = await this.handIn(task, sessionId).catch(async (error: unknown) => {
+        await shell?.then((s) => s.drop()).catch(() => {})
+        throw error
+      })
       if (task.worktree.command) {
-        const failed = await this.runTaskCheck(task, task.worktree.command, sessionId, commit)
+        const failed = await this.runTaskCheck(task, task.worktree.command, sessionId, commit, shell)
         if (failed) return failed
         if (mergesOnCheck(task)) return this.landUnreviewed(task.id, commit, { actor: this.actorOf(caller), sessionId, artifacts })
       }
@@ -1082,11 +1088,11 @@ export class BotTasks extends Service {
    * masked. Passing: `null` (the submit goes on). Failing: the attempt ends `check-failed` with the
    * output's tail as its reason and the next starts (or the task fails).
    */
-  private async runTaskCheck(task: Task, command: string, sessionId: string, commit: string): Promise<Task | null> {
+  private async runTaskCheck(task: Task, command: string, sessionId: string, commit: string, shell?: Promise<CheckShell>): Promise<Task | null> {
     await this.writable()
     const as = this.actAs(task, sessionId)
     const mask = (text: string) => this.ctx.get('botSecrets')?.mask(text) ?? text
-    const result = await this.checkOn(await this.worktrees(), commit, command, as, mask)
+    const result = await this.checkOn(await this.worktrees(), commit, command, as, mask, shell)
     const now = this.now()
     const tail = result.lastLines.slice(-CHECK_TAIL_MAX)
     const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX), commit, ...(tail ? { tail } : {}) }
@@ -1106,15 +1112,20 @@ export class BotTasks extends Service {
     command: string,
     as: ActAs,
     mask: (text: string) => string,
+    shell?: Promise<CheckShell>,
   ): Promise<{ ok: boolean; summary: string; lastLines: string }> {
     const missing = as.confine.unavailable(as.mode)
-    if (missing) return { ok: false, summary: `failed (${missing})`, lastLines: '' }
-    const tree = await w.checkTree(commit)
+    if (missing) {
+      await shell?.then((s) => s.drop()).catch(() => {})
+      return { ok: false, summary: `failed (${missing})`, lastLines: '' }
+    }
+    const tree = await w.checkTree(commit, shell)
     try {
       const spawner: CheckSpawner = (cmd, { cwd, env }) => as.confine.spawn(['/bin/sh', '-c', cmd], { mode: as.mode, root: cwd, cwd, env })
       return await runCheck({ command, cwd: tree.dir, mask, spawner })
     } finally {
-      await tree.done(as.confine).catch((error) => warn(this.ctx, `The check's checkout ${tree.dir} could not be removed`, error, 'worktrees'))
+      // Removed beside the work that follows (nothing reads it again); a failure is swept at the next start.
+      this.track(tree.done(as.confine).catch((error) => warn(this.ctx, `The check's checkout ${tree.dir} could not be removed`, error, 'worktrees')))
     }
   }
 

@@ -5,7 +5,7 @@
  * Deliberately no policy and no layout.
  */
 import { randomBytes } from 'node:crypto'
-import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { type GitRunner, uploadPackCommand } from './git.ts'
 
@@ -84,8 +84,10 @@ export async function quarantineFetch(
   const dir = path.join(scratch, `q-${randomBytes(6).toString('hex')}.git`)
   const done = () => rm(dir, { recursive: true, force: true })
   try {
-    await git.run(['init', '--quiet', '--bare', '--template=', dir], { cwd: scratch })
-    await mkdir(path.join(dir, 'objects', 'info'), { recursive: true })
+    // A bare repository made by hand (what `git init --bare --template=` writes, less a process).
+    for (const sub of ['objects/info', 'objects/pack', 'refs/heads']) await mkdir(path.join(dir, sub), { recursive: true, mode: 0o700 })
+    await writeFile(path.join(dir, 'HEAD'), 'ref: refs/heads/main\n')
+    await writeFile(path.join(dir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n')
     await writeFile(path.join(dir, 'objects', 'info', 'alternates'), `${path.join(path.resolve(into.gitDir), 'objects')}\n`)
     const q: Repo = { gitDir: dir }
     await git.run(
@@ -94,12 +96,19 @@ export async function quarantineFetch(
     )
     const size = await sizeOf(path.join(dir, 'objects'))
     if (size > maxBytes) throw new Error(`the fetch brought ${size} bytes, more than the ${maxBytes} a task may add; nothing was taken.`)
-    const listed = (await git.run(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/q/'], at(q))).stdout
+    // The quarantine is the plugin's own: its loose refs are read as files (a fetch writes them loose).
     const refs = new Map<string, string>()
-    for (const line of listed.split('\n').filter(Boolean)) {
-      const [sha, ref] = line.split(' ')
-      refs.set(ref!, sha!)
+    const walk = async (rel: string): Promise<void> => {
+      for (const e of await readdir(path.join(dir, rel), { withFileTypes: true }).catch(() => [])) {
+        const name = `${rel}/${e.name}`
+        if (e.isDirectory()) await walk(name)
+        else if (e.isFile()) {
+          const sha = (await readFile(path.join(dir, name), 'utf8')).trim()
+          if (/^[0-9a-f]{40,64}$/.test(sha)) refs.set(name, sha)
+        }
+      }
     }
+    await walk('refs/q')
     return { repo: q, refs, done }
   } catch (error) {
     await done()

@@ -88,6 +88,13 @@ export type RemoveOutcome =
     }
   | { kind: 'kept'; dir: string; why: string }
 
+/** A check's clone before its checkout: only the plugin has written it (`drop` removes it plainly). */
+export interface CheckShell {
+  top: string
+  dir: string
+  drop(): Promise<void>
+}
+
 export type SubmitOutcome = { ok: true; commit: string; branch: string } | { ok: false; reason: string }
 
 /** The real path `p` has or will have: its deepest existing folder resolved, the rest as given. */
@@ -203,22 +210,33 @@ export class Worktrees {
   /**
    * A fresh checkout of exactly `commit` (in the integration clone) under `checks/<id>/tree`, made
    * by `git clone --shared`: the check runs there confined with `tree` its root, and no git of the
-   * plugin runs in it after that; `done` removes it through the sandbox (`confinedRemove`).
+   * plugin runs in it after that; `done` removes it through the sandbox (`confinedRemove`). Pass
+   * the `checkShell()` started earlier to overlap its clone with other work.
    */
-  checkTree(commit: string): Promise<{ dir: string; commit: string; done: (confine: Confine) => Promise<void> }> {
-    return this.#serial(async () => {
-      const top = path.join(this.#checks, randomBytes(6).toString('hex'))
-      await makePrivateDir(top)
-      const dir = path.join(top, 'tree')
-      try {
-        await this.git.run(['clone', '--quiet', '--shared', '--no-hardlinks', '--no-checkout', '--template=', '--', this.integration.gitDir, dir], { cwd: top })
-        await this.git.run(['checkout', '--quiet', '--detach', commit], { cwd: dir, gitDir: path.join(dir, '.git'), workTree: dir })
-      } catch (error) {
-        await rm(top, { recursive: true, force: true }) // no Bot's process has run there yet
-        throw error
-      }
-      return { dir, commit, done: (confine) => confinedRemove(this.git, top, confine) }
-    })
+  async checkTree(commit: string, shell?: Promise<CheckShell>): Promise<{ dir: string; commit: string; done: (confine: Confine) => Promise<void> }> {
+    // Not serialized: it only reads the integration clone and writes a folder of its own.
+    const { top, dir } = await (shell ?? this.checkShell())
+    try {
+      await this.git.run(['checkout', '--quiet', '--detach', commit], { cwd: dir, gitDir: path.join(dir, '.git'), workTree: dir })
+    } catch (error) {
+      await rm(top, { recursive: true, force: true }) // no Bot's process has run there yet
+      throw error
+    }
+    return { dir, commit, done: (confine: Confine) => confinedRemove(this.git, top, confine) }
+  }
+
+  /** The clone a check's checkout is made in (`git clone --shared --no-checkout`), before the commit is known; `drop` when no check follows. */
+  async checkShell(): Promise<CheckShell> {
+    const top = path.join(this.#checks, randomBytes(6).toString('hex'))
+    await makePrivateDir(top)
+    const dir = path.join(top, 'tree')
+    try {
+      await this.git.run(['clone', '--quiet', '--shared', '--no-hardlinks', '--no-checkout', '--template=', '--', this.integration.gitDir, dir], { cwd: top })
+    } catch (error) {
+      await rm(top, { recursive: true, force: true })
+      throw error
+    }
+    return { top, dir, drop: () => rm(top, { recursive: true, force: true }) }
   }
 
   /** A fresh checkout of the integration head (the project's full check before a release); `done` removes it through the sandbox. */
@@ -265,16 +283,17 @@ export class Worktrees {
    * uncommitted changes and a `HEAD` off the task branch; then only `refs/heads/<branch>` is read,
    * by the quarantined fetch. The commit is what the check runs on and what a merge takes.
    */
-  submitted(taskId: string, as: ActAs): Promise<SubmitOutcome> {
+  async submitted(taskId: string, as: ActAs): Promise<SubmitOutcome> {
+    const entry = this.#ready(taskId)
+    const dir = this.dirOf(taskId)
+    // The status reads only the clone (confined): outside the root's queue.
+    let status: CloneStatus
+    try {
+      status = await cloneStatus(this.git, dir, { ...as, root: dir })
+    } catch (error) {
+      return { ok: false, reason: `The state of your clone could not be read (${message(error)}); nothing was submitted.` }
+    }
     return this.#serial(async () => {
-      const entry = this.#ready(taskId)
-      const dir = this.dirOf(taskId)
-      let status: CloneStatus
-      try {
-        status = await cloneStatus(this.git, dir, { ...as, root: dir })
-      } catch (error) {
-        return { ok: false, reason: `The state of your clone could not be read (${message(error)}); nothing was submitted.` }
-      }
       if (status.dirty)
         return {
           ok: false,
@@ -314,11 +333,32 @@ export class Worktrees {
    * there only when merged), then the folder removed through the sandbox. Kept instead — never
    * deleted — when the sandbox is missing, the mode is read-only with work uncommitted, or a step fails.
    */
-  removeClone(taskId: string, why: string, as: ActAs): Promise<RemoveOutcome | null> {
-    return this.#serial(() => this.#remove(taskId, why, as))
+  async removeClone(taskId: string, why: string, as: ActAs): Promise<RemoveOutcome | null> {
+    // Only the fetch and the registry take the root's queue: the clone's own steps run beside other work.
+    const prepared = await this.#prepareRemoval(taskId, why, as)
+    if (prepared?.kind === 'absent') await this.#serial(() => this.#registry.set(taskId, null))
+    if (prepared?.kind !== 'ready') return prepared?.kind === 'done' ? prepared.outcome : null
+    const outcome = await this.#serial(() => this.#forget(taskId, prepared.committed, prepared.wipCopy))
+    if (outcome.kind === 'removed' && outcome.leftover) await this.#dispose(outcome, as.confine)
+    return outcome
   }
 
+  /** Removal inside a held queue (start-up reconciliation): all three steps in a row. */
   async #remove(taskId: string, why: string, as: ActAs): Promise<RemoveOutcome | null> {
+    const prepared = await this.#prepareRemoval(taskId, why, as)
+    if (prepared?.kind === 'absent') await this.#registry.set(taskId, null)
+    if (prepared?.kind !== 'ready') return prepared?.kind === 'done' ? prepared.outcome : null
+    const outcome = await this.#forget(taskId, prepared.committed, prepared.wipCopy)
+    if (outcome.kind === 'removed' && outcome.leftover) await this.#dispose(outcome, as.confine)
+    return outcome
+  }
+
+  /** The clone's own steps: its Bot's processes ended, its uncommitted work committed by the Bot's authority — or why it is kept. */
+  async #prepareRemoval(
+    taskId: string,
+    why: string,
+    as: ActAs,
+  ): Promise<{ kind: 'ready'; committed: boolean; wipCopy: boolean } | { kind: 'done'; outcome: RemoveOutcome } | { kind: 'absent' } | null> {
     const entry = this.#registry.get(taskId)
     if (!entry) return null
     const dir = this.dirOf(taskId)
@@ -326,36 +366,38 @@ export class Worktrees {
       () => true,
       () => false,
     )
-    if (!present) {
-      await this.#registry.set(taskId, null)
-      return null
-    }
-    const kept = (reason: string): RemoveOutcome => ({ kind: 'kept', dir, why: reason })
+    if (!present) return { kind: 'absent' }
+    const kept = (reason: string) => ({ kind: 'done' as const, outcome: { kind: 'kept' as const, dir, why: reason } })
     const missing = as.confine.unavailable('workspace-write') ?? as.confine.unavailable(as.mode)
     if (missing) return kept(`${missing}, so it is not committed or removed by the plugin`)
     await endProcessesIn(dir)
     const at = { ...as, root: dir }
-    let status: ReadStatus
-    let committed = false
     try {
-      status = await cloneStatus(this.git, dir, at)
+      const status: ReadStatus = await cloneStatus(this.git, dir, at)
       if (status.dirty && as.mode === 'read-only')
         return kept('it holds uncommitted work and its task ran read-only, so the work cannot be committed by its authority')
-      committed = (await commitWip(this.git, dir, `WIP: ${taskId} — ${why}`, at, status)).committed
+      const committed = (await commitWip(this.git, dir, `WIP: ${taskId} — ${why}`, at, status)).committed
+      // Work committed on another branch (or a detached HEAD) is kept beside the task branch, never under the Bot's name for it.
+      return { kind: 'ready', committed, wipCopy: committed && status.branch !== entry.branch }
     } catch (error) {
       return kept(`its uncommitted work could not be committed (${message(error)})`)
     }
+  }
+
+  /** In the root's queue: the branch fetched, the integration copy dropped when merged, the folder renamed away and forgotten. */
+  async #forget(taskId: string, committed: boolean, wipCopy: boolean): Promise<RemoveOutcome> {
+    const entry = this.#registry.get(taskId)!
+    const dir = this.dirOf(taskId)
     const ref = `refs/heads/${entry.branch}`
-    // Work committed on another branch (or a detached HEAD) is kept beside the task branch, never under the Bot's name for it.
-    const wipCopy = committed && status.branch !== entry.branch ? `${ref}-wip` : null
+    const copy = wipCopy ? `${ref}-wip` : null
     let refs: Map<string, string>
     try {
-      refs = await this.#collect(taskId, entry, wipCopy ? ['+HEAD:refs/q/wip'] : [], wipCopy ? [`+refs/q/wip:${wipCopy}`] : [])
+      refs = await this.#collect(taskId, entry, copy ? ['+HEAD:refs/q/wip'] : [], copy ? [`+refs/q/wip:${copy}`] : [])
     } catch (error) {
-      return kept(`its branch could not be fetched (${message(error)})`)
+      return { kind: 'kept', dir, why: `its branch could not be fetched (${message(error)})` }
     }
     const head = refs.get('refs/q/branch')!
-    const wip = committed ? (wipCopy ? refs.get('refs/q/wip')! : head) : null
+    const wip = committed ? (copy ? refs.get('refs/q/wip')! : head) : null
     const [integration] = await revParseAll(this.git, this.integration, [INTEGRATION_REF])
     const merged = await isAncestor(this.git, this.integration, head, integration!)
     if (merged && !committed) await this.git.run(['update-ref', '-d', ref, head], { cwd: this.integration.gitDir, gitDir: this.integration.gitDir })
@@ -363,11 +405,16 @@ export class Worktrees {
     const trash = path.join(this.#clones, `${CLONE_DIR.trash}${taskId}-${randomBytes(4).toString('hex')}`)
     await rename(dir, trash)
     await this.#registry.set(taskId, null)
-    const outcome: RemoveOutcome = { kind: 'removed', branch: entry.branch, head, wip, merged, keptAs: wipCopy ?? (merged && !committed ? null : ref) }
-    await confinedRemove(this.git, trash, as.confine).catch(() => {
-      outcome.leftover = trash
-    })
-    return outcome
+    return { kind: 'removed', branch: entry.branch, head, wip, merged, keptAs: copy ?? (merged && !committed ? null : ref), leftover: trash }
+  }
+
+  /** The renamed folder removed through the sandbox (`leftover` stays set when that fails: swept at the next start). */
+  async #dispose(outcome: Extract<RemoveOutcome, { kind: 'removed' }>, confine: Confine): Promise<void> {
+    const trash = outcome.leftover!
+    try {
+      await confinedRemove(this.git, trash, confine)
+      delete outcome.leftover
+    } catch {}
   }
 
   #ready(taskId: string): CloneEntry {
