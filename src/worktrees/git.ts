@@ -229,7 +229,13 @@ export class GitRunner {
         const c = options.confined
         child = c
           ? c.confine.spawn(command, { mode: c.mode, root: c.root, cwd: options.cwd, env })
-          : spawn(command[0]!, command.slice(1), { cwd: options.cwd, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+          : // Its own process group: a time limit ends what it started too (a fetch's upload-pack).
+            spawn(command[0]!, command.slice(1), {
+              cwd: options.cwd,
+              env,
+              detached: true,
+              stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+            })
       } catch (error) {
         return reject(error instanceof ConfineUnavailable ? error : new GitError('ESPAWN', `${what} could not be started: ${(error as Error).message}`))
       }
@@ -240,7 +246,7 @@ export class GitRunner {
       const stop = (e: GitError) => {
         failure ??= e
         try {
-          if (options.confined && child.pid) process.kill(-child.pid, 'SIGKILL')
+          if (child.pid) process.kill(-child.pid, 'SIGKILL')
           else child.kill('SIGKILL')
         } catch {
           child.kill('SIGKILL')

@@ -29,7 +29,7 @@ import {
   WORKTREE_LIMITS,
 } from './policy.ts'
 import { CloneRegistry } from './registry.ts'
-import { fetchFrom, isAncestor, quarantineFetch, type Repo, revParseAll } from './repo.ts'
+import { fetchFrom, isAncestor, type Quarantine, quarantineFetch, type Repo, revParseAll } from './repo.ts'
 import { clearCloneLocks, cloneStatus, commitWip, type ReadStatus } from './wip.ts'
 
 export interface WorktreesOptions {
@@ -246,20 +246,28 @@ export class Worktrees {
   }
 
   /**
-   * Fetch the clone's `refs/heads/<branch>` (and `extra` refspecs into `refs/q/…`) through a
-   * quarantine, then into the integration clone — never forced: a rewritten branch keeps its old
-   * head as `<branch>-before-<sha>`. Returns the quarantine's refs (`refs/q/branch` the branch).
+   * Fetch the clone's `refs/heads/<branch>` (and `extra` refspecs into `refs/q/…`) into a
+   * quarantine — outside the root's queue: it reads only the clone and writes only its own folder,
+   * so a clone that makes the fetch hang (a FIFO behind a link) holds up nothing else.
    */
-  async #collect(taskId: string, entry: CloneEntry, extra: readonly string[] = [], adopt: readonly string[] = []): Promise<Map<string, string>> {
-    const ref = `refs/heads/${entry.branch}`
-    const q = await quarantineFetch(
+  #quarantine(taskId: string, entry: CloneEntry, extra: readonly string[] = []): Promise<Quarantine> {
+    return quarantineFetch(
       this.git,
       this.integration,
       this.#scratch,
       path.join(this.dirOf(taskId), '.git'),
-      [`+${ref}:refs/q/branch`, ...extra],
+      [`+refs/heads/${entry.branch}:refs/q/branch`, ...extra],
       WORKTREE_LIMITS.fetchBytes,
     )
+  }
+
+  /**
+   * In the root's queue: the quarantined branch into the integration clone — never forced: a
+   * rewritten branch keeps its old head as `<branch>-before-<sha>` — and `adopt` refspecs. Returns
+   * the quarantine's refs (`refs/q/branch` the branch); the quarantine is deleted.
+   */
+  async #adopt(q: Quarantine, taskId: string, entry: CloneEntry, adopt: readonly string[] = []): Promise<Map<string, string>> {
+    const ref = `refs/heads/${entry.branch}`
     try {
       if (!q.refs.has('refs/q/branch')) throw new Error(`${entry.branch} was not found in ${taskId}'s clone`)
       try {
@@ -293,29 +301,30 @@ export class Worktrees {
     } catch (error) {
       return { ok: false, reason: `The state of your clone could not be read (${message(error)}); nothing was submitted.` }
     }
-    return this.#serial(async () => {
-      if (status.dirty)
-        return {
-          ok: false,
-          reason: `Your clone has uncommitted changes: commit first (git add -A && git commit), then call submit_task again. The check and the merge take only the commits on ${entry.branch}. Nothing was submitted.`,
-        }
-      if (status.branch !== entry.branch)
-        return {
-          ok: false,
-          reason: `HEAD is ${status.branch ? `on ${status.branch}` : 'detached'}, not on your task branch ${entry.branch}: put your commits on ${entry.branch} and check it out (git checkout ${entry.branch}), then call submit_task again. Nothing was submitted.`,
-        }
-      try {
-        const refs = await this.#collect(taskId, entry)
-        return { ok: true, commit: refs.get('refs/q/branch')!, branch: entry.branch }
-      } catch (error) {
-        return { ok: false, reason: `Your branch ${entry.branch} could not be fetched (${message(error)}); nothing was submitted.` }
+    if (status.dirty)
+      return {
+        ok: false,
+        reason: `Your clone has uncommitted changes: commit first (git add -A && git commit), then call submit_task again. The check and the merge take only the commits on ${entry.branch}. Nothing was submitted.`,
       }
-    })
+    if (status.branch !== entry.branch)
+      return {
+        ok: false,
+        reason: `HEAD is ${status.branch ? `on ${status.branch}` : 'detached'}, not on your task branch ${entry.branch}: put your commits on ${entry.branch} and check it out (git checkout ${entry.branch}), then call submit_task again. Nothing was submitted.`,
+      }
+    try {
+      const q = await this.#quarantine(taskId, entry)
+      const refs = await this.#serial(() => this.#adopt(q, taskId, entry))
+      return { ok: true, commit: refs.get('refs/q/branch')!, branch: entry.branch }
+    } catch (error) {
+      return { ok: false, reason: `Your branch ${entry.branch} could not be fetched (${message(error)}); nothing was submitted.` }
+    }
   }
 
   /** The task branch's head in the clone now (fetched again through the quarantine): accepting compares it with the checked commit. */
-  branchHead(taskId: string): Promise<string> {
-    return this.#serial(async () => (await this.#collect(taskId, this.#ready(taskId))).get('refs/q/branch')!)
+  async branchHead(taskId: string): Promise<string> {
+    const entry = this.#ready(taskId)
+    const q = await this.#quarantine(taskId, entry)
+    return (await this.#serial(() => this.#adopt(q, taskId, entry))).get('refs/q/branch')!
   }
 
   /** Merge `commit` (a submitted commit of the task's branch, already in the integration clone) into the integration branch. */
@@ -338,7 +347,7 @@ export class Worktrees {
     const prepared = await this.#prepareRemoval(taskId, why, as)
     if (prepared?.kind === 'absent') await this.#serial(() => this.#registry.set(taskId, null))
     if (prepared?.kind !== 'ready') return prepared?.kind === 'done' ? prepared.outcome : null
-    const outcome = await this.#serial(() => this.#forget(taskId, prepared.committed, prepared.wipCopy))
+    const outcome = await this.#serial(() => this.#forget(taskId, prepared.committed, prepared.wipCopy, prepared.q))
     if (outcome.kind === 'removed' && outcome.leftover) await this.#dispose(outcome, as.confine)
     return outcome
   }
@@ -348,7 +357,7 @@ export class Worktrees {
     const prepared = await this.#prepareRemoval(taskId, why, as)
     if (prepared?.kind === 'absent') await this.#registry.set(taskId, null)
     if (prepared?.kind !== 'ready') return prepared?.kind === 'done' ? prepared.outcome : null
-    const outcome = await this.#forget(taskId, prepared.committed, prepared.wipCopy)
+    const outcome = await this.#forget(taskId, prepared.committed, prepared.wipCopy, prepared.q)
     if (outcome.kind === 'removed' && outcome.leftover) await this.#dispose(outcome, as.confine)
     return outcome
   }
@@ -358,7 +367,7 @@ export class Worktrees {
     taskId: string,
     why: string,
     as: ActAs,
-  ): Promise<{ kind: 'ready'; committed: boolean; wipCopy: boolean } | { kind: 'done'; outcome: RemoveOutcome } | { kind: 'absent' } | null> {
+  ): Promise<{ kind: 'ready'; committed: boolean; wipCopy: boolean; q: Quarantine } | { kind: 'done'; outcome: RemoveOutcome } | { kind: 'absent' } | null> {
     const entry = this.#registry.get(taskId)
     if (!entry) return null
     const dir = this.dirOf(taskId)
@@ -372,27 +381,35 @@ export class Worktrees {
     if (missing) return kept(`${missing}, so it is not committed or removed by the plugin`)
     await endProcessesIn(dir)
     const at = { ...as, root: dir }
+    let committed: boolean
+    let wipCopy: boolean
     try {
       const status: ReadStatus = await cloneStatus(this.git, dir, at)
       if (status.dirty && as.mode === 'read-only')
         return kept('it holds uncommitted work and its task ran read-only, so the work cannot be committed by its authority')
-      const committed = (await commitWip(this.git, dir, `WIP: ${taskId} — ${why}`, at, status)).committed
+      committed = (await commitWip(this.git, dir, `WIP: ${taskId} — ${why}`, at, status)).committed
       // Work committed on another branch (or a detached HEAD) is kept beside the task branch, never under the Bot's name for it.
-      return { kind: 'ready', committed, wipCopy: committed && status.branch !== entry.branch }
+      wipCopy = committed && status.branch !== entry.branch
     } catch (error) {
       return kept(`its uncommitted work could not be committed (${message(error)})`)
+    }
+    try {
+      const q = await this.#quarantine(taskId, entry, wipCopy ? ['+HEAD:refs/q/wip'] : [])
+      return { kind: 'ready', committed, wipCopy, q }
+    } catch (error) {
+      return kept(`its branch could not be fetched (${message(error)})`)
     }
   }
 
   /** In the root's queue: the branch fetched, the integration copy dropped when merged, the folder renamed away and forgotten. */
-  async #forget(taskId: string, committed: boolean, wipCopy: boolean): Promise<RemoveOutcome> {
+  async #forget(taskId: string, committed: boolean, wipCopy: boolean, q: Quarantine): Promise<RemoveOutcome> {
     const entry = this.#registry.get(taskId)!
     const dir = this.dirOf(taskId)
     const ref = `refs/heads/${entry.branch}`
     const copy = wipCopy ? `${ref}-wip` : null
     let refs: Map<string, string>
     try {
-      refs = await this.#collect(taskId, entry, copy ? ['+HEAD:refs/q/wip'] : [], copy ? [`+refs/q/wip:${copy}`] : [])
+      refs = await this.#adopt(q, taskId, entry, copy ? [`+refs/q/wip:${copy}`] : [])
     } catch (error) {
       return { kind: 'kept', dir, why: `its branch could not be fetched (${message(error)})` }
     }
