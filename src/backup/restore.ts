@@ -189,6 +189,12 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     held = added.map((item) => heldText(item, (id) => read.state.bots[id]?.name))
     stateEntry.data = Buffer.from(serializeState(read.state))
   }
+  // A project with no team state to hold it in is not restored (it would be in force unchecked).
+  const orphanProject = !stateEntry && entries.findIndex((e) => e.path === `bot/${PROJECT_FILE}`)
+  if (typeof orphanProject === 'number' && orphanProject >= 0) {
+    entries.splice(orphanProject, 1)
+    warnings.push(`bot/${PROJECT_FILE} not restored: the archive holds no bot/state.json to hold it in; name the project again`)
+  }
   const botEntries = entries
     .filter((e) => e.path.startsWith('bot/'))
     .filter((e) => {
