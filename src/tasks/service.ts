@@ -1121,7 +1121,7 @@ export class BotTasks extends Service {
     }
     const tree = await w.checkTree(commit, shell)
     try {
-      const spawner: CheckSpawner = (cmd, { cwd, env }) => as.confine.spawn(['/bin/sh', '-c', cmd], { mode: as.mode, root: cwd, cwd, env })
+      const spawner: CheckSpawner = (cmd, { cwd, env }) => as.confine.spawn(['/bin/sh', '-c', cmd], { mode: as.mode, root: cwd, cwd, env, group: true })
       return await runCheck({ command, cwd: tree.dir, mask, spawner })
     } finally {
       // Removed beside the work that follows (nothing reads it again); a failure is swept at the next start.

@@ -16,17 +16,17 @@ export type WrapArgv = (argv: readonly string[], policy: { mode: 'read-only' | '
 /**
  * The `Confine` seam over DSH's sandbox: `read-only` and `workspace-write` through `wrap` (absent:
  * no sandbox here, and nothing runs), `danger-full-access` as that Bot's shell runs it (unconfined).
- * Every child is in its own process group with stdin closed.
+ * stdin closed; `group`: in a process group of its own (a check, killed whole at its limit).
  */
 export function sandboxConfine(wrap: WrapArgv | undefined): Confine {
   const unavailable = (mode: ConfineMode) => (mode === 'danger-full-access' || wrap ? null : `no sandbox here to run it at ${mode}`)
   return {
     unavailable,
-    spawn(argv, { mode, root, cwd, env }) {
+    spawn(argv, { mode, root, cwd, env, group = false }) {
       const why = unavailable(mode)
       if (why) throw new ConfineUnavailable(why)
       const run = mode === 'danger-full-access' ? [...argv] : wrap!(argv, { mode, workspaceRoot: root })
-      return spawn(run[0]!, run.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      return spawn(run[0]!, run.slice(1), { cwd, env, detached: group, stdio: ['ignore', 'pipe', 'pipe'] })
     },
   }
 }

@@ -6,7 +6,7 @@
  * repository layout and no policy: callers pass plumbing commands and the extra overrides they need.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 
 /** The identity every commit the plugin writes carries (never a repository's `user.*`). */
@@ -97,9 +97,39 @@ export type ConfineMode = 'read-only' | 'workspace-write' | 'danger-full-access'
  * the child (own process group, stdio piped) or throws `ConfineUnavailable`.
  */
 export interface Confine {
-  spawn(argv: readonly string[], options: { mode: ConfineMode; root: string; cwd: string; env: Record<string, string> }): ChildProcess
+  spawn(argv: readonly string[], options: { mode: ConfineMode; root: string; cwd: string; env: Record<string, string>; group?: boolean }): ChildProcess
   /** Why nothing can run confined at `mode` here (no sandbox), or `null`. */
   unavailable(mode: ConfineMode): string | null
+}
+
+/**
+ * SIGKILL `pid` and every process below it (read from `/proc/<pid>/task/<tid>/children`), children
+ * first seen first: a process stays in its parent's group, so a crash of the whole group still
+ * takes it, and a time limit still ends what it started. Best effort.
+ */
+export function killTree(pid: number): void {
+  const all: number[] = []
+  const walk = (p: number, depth: number) => {
+    if (depth > 20 || all.includes(p)) return
+    all.push(p)
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${p}/task`)
+    } catch {}
+    for (const t of tasks) {
+      let kids = ''
+      try {
+        kids = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8')
+      } catch {}
+      for (const k of kids.split(' ').filter(Boolean)) walk(Number(k), depth + 1)
+    }
+  }
+  walk(pid, 0)
+  for (const p of all) {
+    try {
+      process.kill(p, 'SIGKILL')
+    } catch {}
+  }
 }
 
 /** Thrown when a process that must run confined cannot (no sandbox on this host). */
@@ -229,11 +259,9 @@ export class GitRunner {
         const c = options.confined
         child = c
           ? c.confine.spawn(command, { mode: c.mode, root: c.root, cwd: options.cwd, env })
-          : // Its own process group: a time limit ends what it started too (a fetch's upload-pack).
-            spawn(command[0]!, command.slice(1), {
+          : spawn(command[0]!, command.slice(1), {
               cwd: options.cwd,
               env,
-              detached: true,
               stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
             })
       } catch (error) {
@@ -245,12 +273,9 @@ export class GitRunner {
       let failure: GitError | undefined
       const stop = (e: GitError) => {
         failure ??= e
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL')
-          else child.kill('SIGKILL')
-        } catch {
-          child.kill('SIGKILL')
-        }
+        // What it started too (a fetch's upload-pack): a time limit ends the whole tree.
+        if (child.pid) killTree(child.pid)
+        child.kill('SIGKILL')
       }
       const timer = setTimeout(() => stop(new GitError('ETIMEDOUT', `${what} ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`)), timeoutMs)
       const take = (into: Buffer[]) => (chunk: Buffer) => {
