@@ -106,4 +106,30 @@ describe('the team project API', () => {
     expect(existsSync(file())).toBe(false)
     expect((await put(h.project)).status).toBe(200)
   })
+
+  it('lists a held project with the held settings and in GET /project; the paired person lets it go through /held (the project is forgotten), an unpaired one cannot', async () => {
+    const h = project()
+    const paired = await web().pairedHeaders()
+    await web().send('PUT', '/project', { path: h.project, branch: 'main' }, paired)
+    // As an upgrade would have left it: held, with the reason.
+    await web().host.ctx.botStore.update((s) => {
+      s.held = [
+        { id: 'held-1', why: 'upgrade', at: new Date().toISOString(), kind: 'project', path: h.project, branch: 'main', problem: 'it was named before v7' },
+      ]
+    })
+    const listed = await web().send('GET', '/held')
+    expect(listed.body.held).toEqual([
+      expect.objectContaining({
+        id: 'held-1',
+        kind: 'project',
+        text: expect.stringMatching(/the team's project .* no project tasks until the person names it again: it was named before v7/),
+      }),
+    ])
+    expect((await web().send('GET', '/project')).body).toMatchObject({ project: null, held: { id: 'held-1', path: h.project, branch: 'main' } })
+    expect((await web().send('POST', '/held/held-1/dismiss', {})).status).toBe(403)
+    const gone = await web().send('POST', '/held/held-1/dismiss', {}, paired)
+    expect(gone).toMatchObject({ status: 200, body: { dismissed: { id: 'held-1', kind: 'project' }, held: [] } })
+    expect(existsSync(file())).toBe(false)
+    expect((await web().send('GET', '/project')).body).toEqual({ project: null })
+  })
 })
