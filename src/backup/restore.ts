@@ -17,6 +17,8 @@ import { classifyRead } from '../store/load.ts'
 import { serializeState } from '../store/save.ts'
 import { folderConflict } from '../roster/work-folder.ts'
 import { heldText } from '../roster/held.ts'
+import { allocateId } from '../store/schema.ts'
+import { PROJECT_FILE, parseProjectFile } from '../tasks/project.ts'
 import type { SessionPersistence } from '../dsh/services.ts'
 import type { WorkspaceRegistry } from '../dsh/web.ts'
 
@@ -169,10 +171,37 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
   if (stateEntry) {
     const read = classifyRead({ kind: 'bytes', bytes: stateEntry.data })
     if (read.kind !== 'ok') throw new RestoreError(`the archive's bot/state.json cannot be used: ${'problem' in read ? read.problem : 'it is empty'}`)
-    const added = holdRaises(read.state, new Date().toISOString())
+    const at = new Date().toISOString()
+    const added = holdRaises(read.state, at)
+    // The restored project is held too: no project task uses it until the person names it again (the checks of PUT /project).
+    const projectEntry = entries.find((e) => e.path === `bot/${PROJECT_FILE}`)
+    if (projectEntry) {
+      const named = parseProjectFile(Buffer.from(projectEntry.data).toString('utf8'))
+      if (named.ok) {
+        const item = {
+          id: allocateId(read.state, 'held'),
+          why: 'restore' as const,
+          at,
+          kind: 'project' as const,
+          path: named.project.path,
+          branch: named.project.branch,
+        }
+        read.state.held = [...(read.state.held ?? []).filter((h) => h.kind !== 'project'), item]
+        added.push(item)
+      } else {
+        warnings.push(`bot/${PROJECT_FILE} not restored: ${named.problem}`)
+        entries.splice(entries.indexOf(projectEntry), 1)
+      }
+    }
     nameOf = (id) => read.state.bots[id]?.name
     held = added.map((item) => heldText(item, nameOf))
     stateEntry.data = Buffer.from(serializeState(read.state))
+  }
+  // A project with no team state to hold it in is not restored (it would be in force unchecked).
+  const orphanProject = !stateEntry && entries.findIndex((e) => e.path === `bot/${PROJECT_FILE}`)
+  if (typeof orphanProject === 'number' && orphanProject >= 0) {
+    entries.splice(orphanProject, 1)
+    warnings.push(`bot/${PROJECT_FILE} not restored: the archive holds no bot/state.json to hold it in; name the project again`)
   }
   const botEntries = entries
     .filter((e) => e.path.startsWith('bot/'))

@@ -160,7 +160,7 @@ export function readProjectPanel(value: unknown): ProjectPanelView | undefined {
   const branches: Record<string, BranchView> = {}
   for (const [id, b] of Object.entries(v.branches as Record<string, Partial<BranchView>>).slice(0, 200)) {
     if (!/^task-\d+$/.test(id) || !b || !str(b.branch, 250) || !num(b.commits) || !Array.isArray(b.recent)) continue
-    const from = b.from === 'clone' || b.from === 'merge' || b.from === 'kept' ? b.from : 'kept'
+    const from = b.from === 'submitted' || b.from === 'merge' || b.from === 'kept' ? b.from : 'kept'
     const recent = b.recent.slice(0, 10).flatMap((c) => (c && sha(c.commit) ? [{ commit: c.commit, subject: text(c.subject, 400) }] : []))
     branches[id] = { branch: b.branch, from, commits: b.commits, more: b.more === true, recent }
   }

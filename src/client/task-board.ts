@@ -189,9 +189,11 @@ function CardGit({ card, git, t }: { card: TaskCard; git: BranchView | undefined
           ...git.recent.map((x) => h('li', { key: x.commit }, h('code', null, x.commit.slice(0, 7)), ' ', x.subject)),
         )
       : null,
+    card.submitted ? h('small', { 'data-testid': 'bt-card-submitted' }, t('tasks.submitted', { commit: card.submitted.slice(0, 12) })) : null,
     card.check
       ? h('small', { 'data-testid': 'bt-card-check', 'data-check': card.check }, t('tasks.check', { summary: card.checkSummary ?? card.check }))
       : null,
+    card.kept ? h('small', { 'data-testid': 'bt-card-kept' }, t('tasks.kept', { dir: card.kept.dir, why: card.kept.why })) : null,
     card.checkTail ? h('pre', { className: 'bt-card-tail', 'data-testid': 'bt-card-tail' }, card.checkTail) : null,
     h('small', { 'data-testid': 'bt-card-merge', 'data-merge': card.merge ?? 'none' }, merge),
   )

@@ -1,6 +1,6 @@
 /**
  * Held settings in words (pure): what the person is asked to confirm — a restore's raises kept
- * lowered and the working folders set before state v4 — for the roster's activity, the held list
+ * lowered, the working folders set before state v4, a project held by v7 — for the roster's activity, the held list
  * the team page shows and the restore report. What is held, and why, is `store/schema.ts`.
  */
 import type { HeldItem } from '../store/index.ts'
@@ -17,5 +17,7 @@ export function heldText(item: HeldItem, nameOf: (botId: string) => string | und
       return `working folder ${item.folder} of ${bot} (the team workspace until confirmed)`
     case 'schedule':
       return `schedule ${item.scheduleId} (not due until confirmed)`
+    case 'project':
+      return `the team's project ${item.path} (branch ${item.branch}; no project tasks until the person names it again${item.problem ? `: ${item.problem}` : ''})`
   }
 }

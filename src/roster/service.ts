@@ -33,7 +33,7 @@ import { AgentRegistrations } from '../dsh/agent-registrations.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { SessionOpener } from '../dsh/session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds, type TaskSessionEntry } from './ownership.ts'
-import { folderConflict, openConflict, WORKSPACE_WRITE_EXTRAS, writableAbove } from './work-folder.ts'
+import { folderConflict, type Guarded, guardedConflict, openConflict, WORKSPACE_WRITE_EXTRAS, writableAbove } from './work-folder.ts'
 import { heldText } from './held.ts'
 import { ShellGuard, type NetworkSwitch } from './shell-guard.ts'
 import { warn } from '../dsh/warn.ts'
@@ -74,6 +74,8 @@ export const Config = z.object({
    * the team folder (`work-folder.ts`); the team workspace is allowed.
    */
   protectedFolders: z.array(z.string()).default([]),
+  /** The plugin's worktrees folder (absolute): no Bot's own folder lies inside or over it (a task Session works in its clone there). */
+  worktrees: z.string().optional(),
   /** `provider/model` for Bots without their own model where DSH has no default (headless, tests). */
   defaultModel: z.string().optional(),
   /** Name of the Main Bot created on first start. */
@@ -160,6 +162,8 @@ export class BotRoster extends Service {
   private readonly frozen = new Map<string, PartRole>()
   /** Bot Sessions wired in this process, by Session id. */
   private readonly wired = new Map<string, { agent: Agent; owner: BotSessionOwner }>()
+  /** The team's project's folder and git folder (as named and real): no Bot's own folder lies inside or over them. */
+  private projectFolders: string[] = []
   private readonly toolOffers = new Set<ToolOffer>()
   private readonly offeredOn = new Map<Agent, Map<ToolOffer, Array<() => void>>>()
 
@@ -181,9 +185,9 @@ export class BotRoster extends Service {
     this.shell = new ShellGuard(this.ctx, {
       anyNoNetwork: () => liveBotList(this.state).some((b) => b.noNetwork),
       botOf: (sid) => this.workerOf(sid),
-      folderProblem: (botId, cwd) => {
+      folderProblem: (botId, cwd, sessionId) => {
         const bot = this.state.bots[botId]
-        return bot ? this.folderProblem(bot, cwd) : undefined
+        return bot ? this.folderProblem(bot, cwd, sessionId !== undefined && this.ownerOf(sessionId)?.kind === 'task' ? 'task' : 'own') : undefined
       },
       record: (text, botId) => this.record(text, botId),
     })
@@ -605,7 +609,7 @@ export class BotRoster extends Service {
         })
       }
       // The folder is checked once the caller may set one (a Bot is told whose act it is, not why the folder is bad).
-      if (input.workFolder !== undefined) workFolderReal = requireFolder(input.workFolder, 'The Bot was not created', this.config)
+      if (input.workFolder !== undefined) workFolderReal = requireFolder(input.workFolder, 'The Bot was not created', this.folderRules())
       // Invariants are checked here, inside the save, so parallel requests cannot both pass them.
       if (nameTaken(input.name, s.bots))
         throw new RosterRefusal('invalid', `The Bot was not created: a Bot named "${input.name}" already exists. Choose another name.`)
@@ -682,7 +686,7 @@ export class BotRoster extends Service {
         changesInstructions: patch.instructions !== undefined && patch.instructions !== b.instructions,
         wouldRemoveLastMain: patch.main === false && b.main && this.mainCount(s) === 1,
       })
-      if (typeof patch.workFolder === 'string') workFolderReal = requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.config)
+      if (typeof patch.workFolder === 'string') workFolderReal = requireFolder(patch.workFolder, `Bot ${bot.name} was not changed`, this.folderRules())
       if (patch.name !== undefined && nameTaken(patch.name, s.bots, bot.id)) {
         throw new RosterRefusal('invalid', `Bot ${bot.name} was not changed: a Bot named "${patch.name}" already exists.`)
       }
@@ -758,10 +762,12 @@ export class BotRoster extends Service {
     if (this.caller(req).kind !== 'user') throw new RosterRefusal('forbidden', 'Only the person, on the paired team page, confirms a held setting.')
     const item = this.held().find((h) => h.id === id)
     if (!item) throw new RosterRefusal('not-found', `No held setting with id "${id}".`)
+    // The project is named again through the task service (the whole check of PUT /project).
+    if (item.kind === 'project') throw new RosterRefusal('invalid', `The held setting "${id}" is the team's project; the task service settles it.`)
     const bot = 'botId' in item ? this.bot(item.botId) : undefined
     let folderReal: string | undefined
     if (confirm && bot && item.kind === 'work-folder')
-      folderReal = requireFolder(item.folder, `The working folder of Bot ${bot.name} was not confirmed`, this.config)
+      folderReal = requireFolder(item.folder, `The working folder of Bot ${bot.name} was not confirmed`, this.folderRules())
     if (confirm && bot && item.kind === 'preset' && bot.noNetwork && raises('workspace-write', this.pickers.presetMode(item.preset)))
       throw new RosterRefusal(
         'invalid',
@@ -931,7 +937,7 @@ export class BotRoster extends Service {
    * may: the real path must be the one stored when the person set the folder, lie inside the team
    * workspace's real path when it is named inside it, and stay clear of the protected folders.
    */
-  folderProblem(bot: FolderOwner, cwd: string): string | undefined {
+  folderProblem(bot: FolderOwner, cwd: string, kind: 'own' | 'task' = 'own'): string | undefined {
     const workspaceNow = realOrUndefined(this.config.workspace)
     if (workspaceNow !== this.workspaceReal)
       return `the team workspace ${this.config.workspace} now resolves to ${workspaceNow ?? 'nothing'}, not to ${this.workspaceReal}`
@@ -945,7 +951,33 @@ export class BotRoster extends Service {
       workspaceReal: this.workspaceReal,
       protectedFolders: [...new Set(this.config.protectedFolders.flatMap((p) => [p, real_(p)]))],
       stored: named ? bot.workFolderReal : undefined,
+      guarded: this.guarded(kind),
     })
+  }
+
+  /**
+   * The folders no Bot's own folder may lie inside or over: the plugin's worktrees folder (a task
+   * Session's clone lies there by design: `kind` task leaves it out) and the team's project.
+   */
+  private guarded(kind: 'own' | 'task'): Guarded[] {
+    const out: Guarded[] = []
+    if (kind === 'own' && this.config.worktrees)
+      out.push({ label: "the plugin's worktrees folder", paths: [...new Set([this.config.worktrees, real_(this.config.worktrees)])] })
+    if (this.projectFolders.length) out.push({ label: "the team's project", paths: this.projectFolders })
+    return out
+  }
+
+  /**
+   * The team's project joins the guarded folders (the task service says so when it names, holds
+   * or forgets one; `null`: none). Its folder and git folder, as named and real.
+   */
+  protectProject(project: { path: string; gitDir: string } | null): void {
+    this.projectFolders = project ? [...new Set([project.path, real_(project.path), project.gitDir, real_(project.gitDir)])] : []
+  }
+
+  /** What a working folder the person sets is checked against. */
+  private folderRules() {
+    return { protectedFolders: this.config.protectedFolders, workspace: this.config.workspace, guarded: this.guarded('own') }
   }
 
   /** Record and report a refused open; returns the message for the person. */
@@ -983,7 +1015,7 @@ export class BotRoster extends Service {
       throw new Error(`Bot Team: this Session belonged to Bot ${bot.name}, which was deleted; it stays archived.`)
     }
     const cwd = agent.session.header.cwd
-    const problem = cwd === undefined ? undefined : this.folderProblem(bot, cwd)
+    const problem = cwd === undefined ? undefined : this.folderProblem(bot, cwd, owner.kind === 'task' ? 'task' : 'own')
     // A synchronous throw vetoes publication: a Session whose folder resolves elsewhere never runs.
     if (problem) throw new Error(this.refuseOpen(bot, problem))
     if (!this.store.isWriter()) {
@@ -1265,14 +1297,15 @@ function realOrUndefined(path: string): string | undefined {
  * of the protected folders (refused with the field's name otherwise). Returns that real path, which
  * every later open compares with.
  */
-function requireFolder(folder: string, what: string, where: { protectedFolders: readonly string[]; workspace: string }): string {
+function requireFolder(folder: string, what: string, where: { protectedFolders: readonly string[]; workspace: string; guarded: readonly Guarded[] }): string {
   if (!isDirectory(folder))
     throw new RosterRefusal(
       'invalid',
       `${what}: workFolder: ${JSON.stringify(folder)} is not an existing folder. Create it first, or leave the field empty for the team workspace.`,
     )
   const real = real_(folder)
-  const conflict = folderConflict(real, [...new Set(where.protectedFolders.flatMap((p) => [p, real_(p)]))], real_(where.workspace))
+  const conflict =
+    folderConflict(real, [...new Set(where.protectedFolders.flatMap((p) => [p, real_(p)]))], real_(where.workspace)) ?? guardedConflict(real, where.guarded)
   if (conflict) throw new RosterRefusal('invalid', `${what}: workFolder: ${JSON.stringify(folder)} cannot be a Bot's working folder: ${conflict}.`)
   return real
 }

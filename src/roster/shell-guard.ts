@@ -20,7 +20,7 @@ export interface ShellGuardHost {
   /** The live Bot a Session works for: a Bot Session's, or one of the Sessions it started (sub-agents). */
   botOf(sessionId: string): { id: string; name: string; noNetwork?: boolean | undefined } | undefined
   /** Why a Session of the Bot may not work in `cwd` now (`BotRoster.folderProblem`). */
-  folderProblem(botId: string, cwd: string): string | undefined
+  folderProblem(botId: string, cwd: string, sessionId?: string): string | undefined
   record(text: string, botId?: string): void
 }
 
@@ -84,7 +84,7 @@ export class ShellGuard {
     const bot = sessionId === undefined ? undefined : this.host.botOf(sessionId)
     if (!bot || sessionId === undefined) return original(argv, policy)
     const cwd = this.ctx.agents.get(SessionId(sessionId))?.session.header.cwd
-    const problem = cwd === undefined ? undefined : this.host.folderProblem(bot.id, cwd)
+    const problem = cwd === undefined ? undefined : this.host.folderProblem(bot.id, cwd, sessionId)
     if (problem) throw new Error(`Bot Team refused this command: ${problem}. The person must set the working folder again.`)
     if (!bot.noNetwork) return original(argv, policy)
     if (this.network.state !== 'ready')

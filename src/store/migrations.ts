@@ -103,8 +103,22 @@ export const migrationV5toV6: Migration = {
   },
 }
 
+/**
+ * v6 → v7 (Trust III): `held` gains the `project` kind. The project's path lives in
+ * `bot/project.json`, not here, so this pure step only moves the version (a v6 build would use a
+ * held project); the team's first start as the writer checks the project against v7's rules and
+ * holds one named inside a protected folder, a Bot's folder or a shared temporary folder.
+ */
+export const migrationV6toV7: Migration = {
+  from: 6,
+  describe: 'v6 → v7: a held `project` kind (the next start holds a project named where a Bot may write)',
+  up(doc) {
+    return { ...doc, version: 7 }
+  },
+}
+
 /** The production chain, indexed by `from`. */
-export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3, migrationV3toV4, migrationV4toV5, migrationV5toV6]
+export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3, migrationV3toV4, migrationV4toV5, migrationV5toV6, migrationV6toV7]
 
 /**
  * Example of a real step (not in `MIGRATIONS`): v2 would move `preferences.theme` (a loose

@@ -24,8 +24,11 @@ import { LimitOverrides } from '../core/limits.ts'
  * instead of refusing a `report` record or sending a reply twice.
  * v6 (0.3): `pendingQuestions` (never used) is gone: questions live in the task ledger as tasks for
  * the person. Those a v5 file held wait in `ledgerImport` until the ledger has taken them (once).
+ * v7 (Trust III): a held `project` (a project named where a Bot may write, or restored from an
+ * archive) is not used until the person names it again. The version moves so that a v6 build
+ * does not use a held project.
  */
-export const STATE_VERSION = 6
+export const STATE_VERSION = 7
 
 /** Sandbox modes, lowest first (the authority a chain carries). */
 const sandboxMode = z.enum(['read-only', 'workspace-write', 'danger-full-access'])
@@ -269,19 +272,32 @@ export const scheduleSchema = keepUnknownJson(
   }),
 )
 
-/** Why a setting is held: a restore carries no authority, and a folder set before v4 has no real path stored. */
+/**
+ * Why a setting is held: a restore carries no authority, a folder set before v4 has no real path
+ * stored, and a project named before v7 may lie where a Bot can write.
+ */
 const heldWhy = z.enum(['restore', 'upgrade'])
 
 /**
  * A setting that raises authority, kept lowered (or off) until the person confirms it in a paired
  * browser: a preset above workspace-write (the Bot runs at workspace-write meanwhile), the
- * delegated-work flag (off), a working folder (the team workspace meanwhile), a schedule (not due).
+ * delegated-work flag (off), a working folder (the team workspace meanwhile), a schedule (not due),
+ * the team's project (no project tasks meanwhile; `problem` says why, when it failed the check).
  */
 export const heldItemSchema = z.discriminatedUnion('kind', [
   z.object({ id, why: heldWhy, at: isoTime, kind: z.literal('preset'), botId: id, preset: z.string().min(1).max(200) }),
   z.object({ id, why: heldWhy, at: isoTime, kind: z.literal('delegated-work'), botId: id }),
   z.object({ id, why: heldWhy, at: isoTime, kind: z.literal('work-folder'), botId: id, folder: z.string().min(1).max(4096) }),
   z.object({ id, why: heldWhy, at: isoTime, kind: z.literal('schedule'), scheduleId: id, nextDueAt: isoTime.optional() }),
+  z.object({
+    id,
+    why: heldWhy,
+    at: isoTime,
+    kind: z.literal('project'),
+    path: z.string().min(1).max(4096),
+    branch: z.string().min(1).max(200),
+    problem: z.string().min(1).max(2000).optional(),
+  }),
 ])
 
 export const stateSchema = keepUnknownJson(

@@ -509,6 +509,11 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
   if (!artifacts.ok) return artifacts
   const by = assignedBot(task) ?? 'its assignee'
   const n = task.lease!.attempt
+  // A project task: the review is of exactly the submitted commit (what its check ran on, what accepting merges).
+  const wt = task.worktree
+  const commit = wt?.submitted
+    ? ` Its commit ${wt.submitted.slice(0, 12)} on ${wt.branch ?? 'its branch'}${wt.check?.commit === wt.submitted && wt.check.ok ? ' (its check passed on it)' : ''} is what accepting merges.`
+    : ''
   return ok(
     [
       moved(
@@ -525,8 +530,8 @@ export function submit(view: TaskView, taskId: string, input: Act & { sessionId:
         to: task.creator,
         text: clipNotice(
           personReviews(task) && task.creator.kind === 'bot'
-            ? `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}); the user reviews it (it waits in their inbox).`
-            : `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}) and waits for your review: review_task with accept, or reject with a reason.`,
+            ? `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}); the user reviews it (it waits in their inbox).${commit}`
+            : `Task ${task.id} "${task.title}" was submitted by ${by} (attempt ${n}) and waits for your review: review_task with accept, or reject with a reason.${commit}`,
         ),
       },
     ],

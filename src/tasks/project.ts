@@ -4,13 +4,14 @@
  * written durably), outside the state file. Read at start and validated; a damaged file is an
  * error, never dropped. Deliberately no authority and no clones: the service decides who sets it.
  */
-import { readFile, realpath } from 'node:fs/promises'
+import { readFile, realpath, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import { GitRunner } from '../worktrees/git.ts'
-import type { Forbidden } from '../worktrees/policy.ts'
+import { type Forbidden, overlapProblem, SHARED_TEMP_DIRS } from '../worktrees/policy.ts'
 import { validateProject } from '../worktrees/project.ts'
 
 export const PROJECT_FILE = 'project.json'
@@ -30,6 +31,67 @@ export type TeamProject = z.infer<typeof projectSchema>
 /** The forbidden folders with their real paths (a folder not made yet stays as given). */
 export async function realForbidden(folders: readonly Forbidden[]): Promise<Forbidden[]> {
   return Promise.all(folders.map(async (f) => ({ label: f.label, path: await realpath(f.path).catch(() => f.path) })))
+}
+
+/** How the plugin's worktrees folder is named among the forbidden ones. */
+export const WORKTREES_LABEL = "the plugin's worktrees folder"
+
+/** What the folders a project may not lie in or hold are made of (the service passes its own). */
+export interface ProjectPlaces {
+  /** The DSH home, the team folder, the team workspace. */
+  protectedFolders: readonly Forbidden[]
+  /** The folder holding the plugin's worktree roots. */
+  worktrees?: string | undefined
+  /** Every live Bot's working folder (the real path stored when the person set it, else as named). */
+  bots: readonly { name: string; workFolder?: string | undefined; workFolderReal?: string | undefined }[]
+  /** Shared temporary folders (default `/tmp`, `/var/tmp`, `/dev/shm`, the OS temp folder). */
+  sharedTemp?: readonly string[]
+}
+
+/**
+ * The folders a project may not lie in or hold: where the team's own files are, the plugin's
+ * worktrees, every Bot's working folder (a Bot could plant links in the repository the release
+ * writes) and every shared temporary folder (DSH's Landlock runner lets every Bot at
+ * workspace-write write `/tmp`), with their real paths.
+ */
+export async function projectForbidden(places: ProjectPlaces): Promise<Forbidden[]> {
+  const out: Forbidden[] = [...places.protectedFolders]
+  if (places.worktrees) out.push({ label: WORKTREES_LABEL, path: places.worktrees })
+  for (const bot of places.bots)
+    for (const folder of new Set([bot.workFolderReal, bot.workFolder])) if (folder) out.push({ label: `Bot ${bot.name}'s working folder`, path: folder })
+  for (const t of places.sharedTemp ?? [...SHARED_TEMP_DIRS, tmpdir()])
+    out.push({ label: 'a shared temporary folder every Bot at workspace-write may write', path: t })
+  return realForbidden(out)
+}
+
+/** Why the named project may not be used where it lies now (its folder or its git folder), or `null` (no git). */
+export async function placementProblem(project: Pick<TeamProject, 'path' | 'gitDir'>, forbidden: readonly Forbidden[]): Promise<string | null> {
+  for (const [what, p] of [
+    ['The project', project.path],
+    ["The project's git folder", project.gitDir],
+  ] as const) {
+    const real = await realpath(p).catch(() => p)
+    const problem = overlapProblem(what, real, forbidden)
+    if (problem) return problem
+  }
+  return null
+}
+
+/** Forget the named project (the person let a held one go): its file is removed. */
+export async function forgetProject(file: string): Promise<void> {
+  await rm(file, { force: true })
+}
+
+/** The project a `project.json` text names, or why it cannot be read (a restore checks the archive's copy). */
+export function parseProjectFile(text: string): { ok: true; project: TeamProject } | { ok: false; problem: string } {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return { ok: false, problem: 'it is not JSON' }
+  }
+  const parsed = fileSchema.safeParse(json)
+  return parsed.success ? { ok: true, project: parsed.data.project } : { ok: false, problem: formatIssues(parsed.error) }
 }
 
 /** Read `file` (missing: no project). Throws with the file's name when it fails validation. */

@@ -138,8 +138,14 @@ export const worktreeSchema = z.object({
       summary: units(TASK_LIMITS.reason).optional(),
       /** The output's last lines, masked (at most `CHECK_TAIL_MAX` characters). */
       tail: units(CHECK_TAIL_MAX).optional(),
+      /** The commit the check ran on (ledger format 2). */
+      commit: sha.optional(),
     })
     .optional(),
+  /** The task branch's head the last submit fetched: what the check ran on, the review shows and accepting merges (ledger format 2). */
+  submitted: sha.optional(),
+  /** The clone was kept, not removed (no sandbox, a read-only task with uncommitted work, a failed step): where, and why (ledger format 2). */
+  kept: z.object({ dir: units(1000), why: units(TASK_LIMITS.reason) }).optional(),
   merge: z.enum(['none', 'pending', 'merged', 'conflict']).optional(),
   /** `false`: a passing check merges it with no review. */
   review: z.literal(false).optional(),

@@ -15,7 +15,7 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { z } from 'zod'
 import type { Caller, TaskAction, Target } from '../core/authority.ts'
 import type { Requester } from '../core/caller.ts'
-import { canStart, drawOn, openBudget, type Chain, type SandboxMode } from '../core/chain.ts'
+import { canStart, drawOn, lowerMode, openBudget, type Chain } from '../core/chain.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { errorText } from '../core/errors.ts'
 import { systemClock, type Clock } from '../core/clock.ts'
@@ -26,7 +26,7 @@ import { afterBoot } from '../dsh/boot.ts'
 import { redriveInbox } from '../dsh/session-opener.ts'
 import { warn } from '../dsh/warn.ts'
 import type { BotRoster, TaskSessionEntry } from '../roster/service.ts'
-import type { BotStore } from '../store/index.ts'
+import { allocateId, type BotStore, type HeldItem } from '../store/index.ts'
 import type { UsageRow } from '../usage/rows.ts'
 import {
   type Result,
@@ -70,15 +70,28 @@ import { type TaskChange, type TaskReader, TaskStore, type TaskStoreStatus } fro
 import { ledgerTools, taskSessionTools } from './tools.ts'
 import { ask, cancelGrant, expiredAsks, importQuestions, nextDeadline, type Settlement, settle, useGrant } from './asks.ts'
 import { grantCancelledWords } from './formats.ts'
-import { nameProject, PROJECT_FILE, readProject, realForbidden, type TeamProject } from './project.ts'
-import type { GitRun } from '../worktrees/git.ts'
-import { projectTaskModeProblem } from '../worktrees/policy.ts'
+import {
+  forgetProject,
+  nameProject,
+  placementProblem,
+  PROJECT_FILE,
+  projectForbidden,
+  readProject,
+  realForbidden,
+  type TeamProject,
+  WORKTREES_LABEL,
+} from './project.ts'
+import type { Confine, GitRun } from '../worktrees/git.ts'
+import { sandboxConfine } from '../worktrees/confine.ts'
+import { type Forbidden, projectTaskModeProblem } from '../worktrees/policy.ts'
 import type { MergeOutcome } from '../worktrees/integration.ts'
-import { Worktrees } from '../worktrees/worktrees.ts'
+import { type ActAs, type CheckShell, type RemoveOutcome, Worktrees } from '../worktrees/worktrees.ts'
 import { type CheckSpawner, runCheck } from '../worktrees/check.ts'
 import { release as releaseInto } from '../worktrees/release.ts'
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { realpath } from 'node:fs/promises'
+
+type HeldProject = Extract<HeldItem, { kind: 'project' }>
 
 declare module '@deepseek-ai/cordis' {
   interface Context {
@@ -224,6 +237,8 @@ export class BotTasks extends Service {
   async [Service.init](): Promise<void> {
     this.clock = this.ctx.get('botClock') ?? systemClock
     this.projectValue = await readProject(join(this.config.dir, PROJECT_FILE))
+    // Named or held, the person's repository is no Bot's folder (held: it may still be named again).
+    this.roster.protectProject(this.projectValue)
     const store = await TaskStore.open({
       dir: join(this.config.dir, 'tasks'),
       mayWrite: () => this.ctx.get('botStore')?.isWriter() ?? false,
@@ -324,12 +339,13 @@ export class BotTasks extends Service {
       this.track((agent?.whenIdle() ?? Promise.resolve()).then(() => this.roster.sessions.close(s.sessionId, `task ${task.id} ${task.status}`)))
     }
     // A project task's clone goes once its turn is over: uncommitted work kept as a WIP commit, the branch kept unless merged.
-    if (task.worktree && this.projectValue) {
+    if (task.worktree && this.inForce()) {
       const idle = sessionsOfTask(task).map((s) => this.ctx.agents.get(SessionId(s.sessionId))?.whenIdle())
       this.track(
         Promise.all(idle)
           .then(() => this.worktrees())
-          .then((w) => w.removeClone(task.id, `task ${task.status}`))
+          .then((w) => w.removeClone(task.id, `task ${task.status}`, this.actAs(task)))
+          .then((outcome) => this.removed(task.id, outcome))
           .catch((error) => warn(this.ctx, `The clone of ${task.id} could not be removed`, error, 'worktrees')),
       )
     }
@@ -386,6 +402,8 @@ export class BotTasks extends Service {
       if (!this.mayDispatch()) return
       if (this.turnsInUse() >= this.ctx.botLimits.inForce().botTurnsAtOnce) return
       if (pause?.holdsBotWork({ botId: bot.id })) continue
+      // A project task waits while the project is held (until the person names it again).
+      if (task.worktree && this.heldProject()) continue
       await this.dispatch(task.id, bot.id)
     }
   }
@@ -687,8 +705,9 @@ export class BotTasks extends Service {
         await this.store.recover()
         await this.store.settled()
         await this.importQuestions()
+        await this.holdMisplacedProject()
         // Start-up reconciliation of the project's clones (those of tasks no longer open go, their work kept).
-        if (this.projectValue && this.config.worktrees && [...this.board.all()].some((t) => t.worktree))
+        if (this.inForce() && this.config.worktrees && [...this.board.all()].some((t) => t.worktree))
           await this.worktrees().catch((error) => warn(this.ctx, "The project's clones could not be opened", error, 'worktrees'))
         const pending = new Set(this.store.pending().flatMap((i) => (i.kind === 'dispatch' ? [`${i.taskId}#${i.attempt}`] : [])))
         for (const task of this.board.working()) {
@@ -830,7 +849,12 @@ export class BotTasks extends Service {
 
   /** What `plan` needs for project tasks: the project's path, or why this chain may not plan them. */
   private projectFacts(chain: Chain): { project?: string; projectRefusal?: string } {
-    const project = this.projectValue
+    const held = this.heldProject()
+    if (held)
+      return {
+        projectRefusal: `The team's project ${held.path} is held until the person names it again on the team page${held.problem ? ` (${held.problem})` : ''}. Nothing was created.`,
+      }
+    const project = this.inForce()
     if (!project || !this.config.worktrees)
       return { projectRefusal: 'The team has no project: the person names one on the team page (PUT /bot-team/api/project). Nothing was created.' }
     const mode = projectTaskModeProblem(chain.mode)
@@ -842,22 +866,28 @@ export class BotTasks extends Service {
    * the integration clone made on first use, clones of tasks no longer open removed (work kept).
    */
   private worktrees(): Promise<Worktrees> {
-    const project = this.projectValue
+    const project = this.inForce()
     if (!project || !this.config.worktrees) return Promise.reject(new Error('the team has no project'))
     this.worktreesValue ??= (async () => {
       const root = join(this.config.worktrees!, createHash('sha256').update(project.path).digest('hex').slice(0, 12))
       const active = new Set([...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id))
+      // The root may not lie in or hold a Bot's folder, the project, the team's folders or a shared temp folder.
+      const forbidden = (await this.projectForbidden()).filter((f) => f.label !== WORKTREES_LABEL)
+      forbidden.push(...(await realForbidden([{ label: 'the project', path: project.path }])))
       const { worktrees, reconciled } = await Worktrees.open(
-        {
-          root,
-          project: { gitDir: project.gitDir, branch: project.branch },
-          forbidden: await realForbidden(this.config.protectedFolders),
-          observe: (run) => this.ctx.emit('bot-team/git', run),
-        },
+        { root, project: { gitDir: project.gitDir, branch: project.branch }, forbidden, observe: (run) => this.ctx.emit('bot-team/git', run) },
         active,
+        (taskId) => {
+          const task = taskId ? this.board.get(taskId) : undefined
+          return task ? this.actAs(task) : { confine: this.confined({}), mode: 'workspace-write' }
+        },
       )
-      for (const item of reconciled)
+      for (const item of reconciled) {
         if (item.kind === 'kept-unknown') warn(this.ctx, `A task clone nobody knows was kept: ${item.dir} (${item.why}).`, undefined, 'worktrees')
+        if (item.kind === 'kept') this.track(this.removed(item.taskId, { kind: 'kept', dir: item.dir, why: item.why }))
+        if (item.kind === 'removed') this.track(this.removed(item.taskId, item.outcome))
+        if (item.kind === 'leftover') warn(this.ctx, `A folder could not be removed through the sandbox: ${item.dir} (${item.why}).`, undefined, 'worktrees')
+      }
       return worktrees
     })()
     this.worktreesValue.catch(() => {
@@ -871,9 +901,89 @@ export class BotTasks extends Service {
     return this.worktreesValue?.catch(() => undefined)
   }
 
-  /** The team's project (the repository and target branch project tasks work on), or `null`. */
+  /** The team's project (the repository and target branch project tasks work on), or `null` (none, or held). */
   project(): TeamProject | null {
-    return this.projectValue
+    return this.inForce()
+  }
+
+  /** The named project unless it is held for the person (state v7: named where a Bot may write, or restored). */
+  private inForce(): TeamProject | null {
+    return this.heldProject() ? null : this.projectValue
+  }
+
+  /** The held project, when one waits for the person to name it again. */
+  heldProject(): HeldProject | undefined {
+    return this.teamStore.state.held?.find((h): h is HeldProject => h.kind === 'project')
+  }
+
+  /** The folders a project may not lie in or hold, real paths (`projectForbidden`). */
+  private projectForbidden(): Promise<Forbidden[]> {
+    return projectForbidden({ protectedFolders: this.config.protectedFolders, worktrees: this.config.worktrees, bots: this.roster.bots() })
+  }
+
+  /**
+   * At the writer's start: a project named where a Bot may write (before v7 nothing refused it)
+   * is held for the person — no project task is planned or cloned from it until they name it again.
+   */
+  private async holdMisplacedProject(): Promise<void> {
+    const project = this.projectValue
+    if (!project || this.heldProject()) return
+    const problem = await placementProblem(project, await this.projectForbidden())
+    if (!problem) return
+    const at = this.now()
+    await this.teamStore.update((s) => {
+      const item: HeldProject = { id: allocateId(s, 'held'), why: 'upgrade', at, kind: 'project', path: project.path, branch: project.branch, problem }
+      s.held = [...(s.held ?? []), item]
+    })
+    warn(this.ctx, `The team's project is held until the person names it again: ${problem}`, undefined, 'project')
+  }
+
+  /**
+   * The person settles the held project (paired team page only): confirming names it again — the
+   * whole check of `PUT /project` — and letting it go forgets it (no project). Either is refused
+   * while project tasks are open on it, changing nothing.
+   */
+  async settleHeldProject(req: Requester, id: string, confirm: boolean): Promise<HeldProject> {
+    if (req.kind !== 'user' || req.paired === false)
+      throw new TeamRefusal('forbidden', 'Only the person, on the paired team page, settles a held project. Nothing was changed.')
+    const item = this.heldProject()
+    if (!item || item.id !== id) throw new TeamRefusal('not-found', `No held project with id "${id}". Nothing was changed.`)
+    if (confirm) {
+      await this.setProject(req, { path: item.path, branch: item.branch })
+      return item
+    }
+    const run = this.projectQueue.then(async () => {
+      await this.writable()
+      this.refuseWhileProjectTasks('letting the project go')
+      await forgetProject(join(this.config.dir, PROJECT_FILE))
+      this.projectValue = null
+      this.roster.protectProject(null)
+      this.worktreesValue = undefined
+      await this.dropHeldProject()
+      return item
+    })
+    this.projectQueue = run.catch(() => {})
+    return run
+  }
+
+  /** Remove every held project item (the person named or let go the project). */
+  private async dropHeldProject(): Promise<void> {
+    if (!this.heldProject()) return
+    await this.teamStore.update((s) => {
+      const rest = (s.held ?? []).filter((h) => h.kind !== 'project')
+      if (rest.length) s.held = rest
+      else delete s.held
+    })
+    this.pump()
+  }
+
+  private refuseWhileProjectTasks(what: string, samePath = false): void {
+    const open = [...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id)
+    if (open.length && !samePath)
+      throw new TeamRefusal(
+        'unavailable',
+        `Project tasks are open (${open.slice(0, 10).join(', ')}); finish or cancel them before ${what}. Nothing was changed.`,
+      )
   }
 
   /**
@@ -886,17 +996,23 @@ export class BotTasks extends Service {
       if (req.kind !== 'user' || req.paired === false)
         throw new TeamRefusal('forbidden', "The team's project is named only by the person, from the paired team page. Nothing was changed.")
       await this.writable()
-      const open = [...this.board.all()].filter((t) => t.worktree && !isClosed(t)).map((t) => t.id)
-      if (open.length)
-        throw new TeamRefusal(
-          'unavailable',
-          `Project tasks are open (${open.slice(0, 10).join(', ')}); finish or cancel them before naming the project again. Nothing was changed.`,
-        )
-      const r = await nameProject(this.config.dir, input, this.config.protectedFolders, this.now())
+      // Confirming the held project (same repository, same branch) keeps the open tasks' clones where they are.
+      const named = (input ?? {}) as { path?: unknown; branch?: unknown }
+      const held = this.heldProject()
+      const same =
+        held !== undefined &&
+        typeof named.path === 'string' &&
+        named.branch === held.branch &&
+        held.path === this.projectValue?.path &&
+        (await realpath(named.path).catch(() => named.path)) === held.path
+      this.refuseWhileProjectTasks('naming the project again', same)
+      const r = await nameProject(this.config.dir, input, await this.projectForbidden(), this.now())
       if (!r.ok) throw new TeamRefusal('invalid', r.problem)
       this.projectValue = r.project
+      this.roster.protectProject(r.project)
       // The next project work opens the new project's own root.
       this.worktreesValue = undefined
+      await this.dropHeldProject()
       return r.project
     })
     this.projectQueue = run.catch(() => {})
@@ -952,70 +1068,136 @@ export class BotTasks extends Service {
     this.require(caller, 'submit_task', task)
     const artifacts = withNote(input.artifacts, input.note)
     const sessionId = req.kind === 'bot' ? req.sessionId : ''
-    if (task.worktree?.command && task.status === 'working' && task.lease?.sessionId === sessionId) {
-      const failed = await this.runTaskCheck(task, task.worktree.command, sessionId)
-      if (failed) return failed
-      if (mergesOnCheck(task)) return this.landUnreviewed(task.id, { actor: this.actorOf(caller), sessionId, artifacts })
+    if (task.worktree && task.status === 'working' && task.lease?.sessionId === sessionId) {
+      // One commit from check to merge: the task branch's head as fetched now (a clean clone on that branch only).
+      // The check's clone is made meanwhile (it needs no commit yet).
+      const shell = task.worktree.command ? (await this.worktrees()).checkShell() : undefined
+      shell?.catch(() => {})
+      const commit = await this.handIn(task, sessionId).catch(async (error: unknown) => {
+        await shell?.then((s) => s.drop()).catch(() => {})
+        throw error
+      })
+      if (task.worktree.command) {
+        const failed = await this.runTaskCheck(task, task.worktree.command, sessionId, commit, shell)
+        if (failed) return failed
+        if (mergesOnCheck(task)) return this.landUnreviewed(task.id, commit, { actor: this.actorOf(caller), sessionId, artifacts })
+      }
     }
     const [changed] = await this.apply((view) => submit(view, task.id, { now: this.now(), actor: this.actorOf(caller), sessionId, artifacts }))
     return changed!
   }
 
-  /** A task that asked for no review, its check passed: its branch merges now; a conflict sends it back like a rejection. */
-  private async landUnreviewed(taskId: string, who: { actor: Actor; sessionId: string; artifacts: unknown }): Promise<Task> {
+  /**
+   * What a project task hands in: a confined `git status` in its clone refuses uncommitted changes
+   * ("commit first") or a `HEAD` off the task branch; then the branch's head is fetched and
+   * recorded as the submitted commit — what the check runs on, the review shows and a merge takes.
+   */
+  private async handIn(task: Task, sessionId: string): Promise<string> {
+    await this.writable()
+    const r = await (await this.worktrees()).submitted(task.id, this.actAs(task, sessionId))
+    // git status lists paths a Bot chose: masked before the Bot or a log reads them.
+    if (!r.ok) throw new TeamRefusal('invalid', this.mask(r.reason))
+    await this.transact((view) => setWorktree(view, task.id, { now: this.now(), worktree: { submitted: r.commit } }))
+    return r.commit
+  }
+
+  /** A task that asked for no review, its check passed: the checked commit merges now; a conflict sends it back like a rejection. */
+  private async landUnreviewed(taskId: string, commit: string, who: { actor: Actor; sessionId: string; artifacts: unknown }): Promise<Task> {
     // The check took time: a cancel, a reassignment or a lapsed lease meanwhile refuses the merge (a dry run on the ledger as it is now).
     const act = { ...who, now: this.now() }
     const still = land(this.board, taskId, act)
     if (!still.ok) throw new TeamRefusal('invalid', still.refusal)
-    const merged = this.maskedMerge(await (await this.worktrees()).merge(taskId))
+    const merged = this.maskedMerge(await (await this.worktrees()).merge(taskId, commit))
     await this.transact((view) => setWorktree(view, taskId, { now: act.now, worktree: mergeFacts(merged) }))
     const [changed] = await this.apply((view) => land(view, taskId, { ...act, ...(merged.kind === 'conflict' ? { conflict: conflictReason(merged) } : {}) }))
     return changed!
   }
 
   /**
-   * Run a project task's check in its clone, in the task Session's sandbox (its mode: the lowest
-   * along the chain), masked. Passing: `null` (the submit goes on). Failing: the attempt ends
-   * `check-failed` with the output's tail as its reason and the next starts (or the task fails).
+   * Run a project task's check on a fresh checkout of exactly `commit`, in the task Session's
+   * sandbox (its mode: the lowest along the chain) with that checkout its only writable root,
+   * masked. Passing: `null` (the submit goes on). Failing: the attempt ends `check-failed` with the
+   * output's tail as its reason and the next starts (or the task fails).
    */
-  private async runTaskCheck(task: Task, command: string, sessionId: string): Promise<Task | null> {
+  private async runTaskCheck(task: Task, command: string, sessionId: string, commit: string, shell?: Promise<CheckShell>): Promise<Task | null> {
     await this.writable()
-    const dir = (await this.worktrees()).dirOf(task.id)
-    const mode = this.roster.modeOf(sessionId) ?? 'read-only'
+    const as = this.actAs(task, sessionId)
     const mask = (text: string) => this.mask(text)
-    const capped = this.ctx.get('botSecrets')?.capped
-    const spawner = this.confinedSpawner(mode, sessionId)
-    const result: { ok: boolean; summary: string; lastLines: string } =
-      typeof spawner === 'string'
-        ? { ok: false, summary: `failed (${spawner})`, lastLines: '' }
-        : await runCheck({ command, cwd: dir, mask, spawner, ...(capped ? { capped } : {}) })
+    const result = await this.checkOn(await this.worktrees(), commit, command, as, mask, shell)
     const now = this.now()
     const tail = result.lastLines.slice(-CHECK_TAIL_MAX)
-    const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX), ...(tail ? { tail } : {}) }
+    const check = { ok: result.ok, at: now, summary: clip(result.summary, REASON_MAX), commit, ...(tail ? { tail } : {}) }
     await this.transact((view) => setWorktree(view, task.id, { now, worktree: { check } }))
     if (result.ok) return null
-    const head = `The check \`${clip(mask(command), 80)}\` ${result.summary}:\n`
+    const head = `The check \`${clip(mask(command), 80)}\` ${result.summary} on ${commit.slice(0, 12)}:\n`
     const reasonTail = result.lastLines.slice(-Math.max(0, REASON_MAX - head.length - 1))
     const leaseMs = this.ctx.botLimits.inForce().taskLeaseMs
     const [changed] = await this.apply((view) => checkFailed(view, task.id, { now, actor: SYSTEM, sessionId, reason: head + reasonTail, leaseMs }))
     return changed!
   }
 
-  /**
-   * A check's spawner inside DSH's sandbox at `mode` (the check's folder its workspace root), or
-   * why there is none: a check runs the team's code, so it never runs unconfined below full access.
-   */
-  private confinedSpawner(mode: SandboxMode, sessionId?: string): CheckSpawner | string {
-    const sandbox = this.ctx.get('sandbox')
-    if (mode !== 'danger-full-access' && !sandbox) return `no sandbox here to run it at ${mode}`
-    return (cmd, { cwd, env }) => {
-      const argv = ['/bin/sh', '-c', cmd]
-      const run =
-        mode === 'danger-full-access' || !sandbox
-          ? argv
-          : sandbox.confine(argv, { mode, workspaceRoot: cwd, ...(sessionId ? { sessionId: SessionId(sessionId) } : {}) }).argv
-      return spawn(run[0]!, run.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  /** `command` on a fresh checkout of `commit` (`checks/<id>/tree`), confined as `as` says; the checkout is removed through the sandbox after. */
+  private async checkOn(
+    w: Worktrees,
+    commit: string,
+    command: string,
+    as: ActAs,
+    mask: (text: string) => string,
+    shell?: Promise<CheckShell>,
+  ): Promise<{ ok: boolean; summary: string; lastLines: string }> {
+    const missing = as.confine.unavailable(as.mode)
+    if (missing) {
+      await shell?.then((s) => s.drop()).catch(() => {})
+      return { ok: false, summary: `failed (${missing})`, lastLines: '' }
     }
+    const tree = await w.checkTree(commit, shell)
+    try {
+      const spawner: CheckSpawner = (cmd, { cwd, env }) => as.confine.spawn(['/bin/sh', '-c', cmd], { mode: as.mode, root: cwd, cwd, env, group: true })
+      const capped = this.ctx.get('botSecrets')?.capped
+      return await runCheck({ command, cwd: tree.dir, mask, spawner, ...(capped ? { capped } : {}) })
+    } finally {
+      // Removed beside the work that follows (nothing reads it again); a failure is swept at the next start.
+      this.track(tree.done(as.confine).catch((error) => warn(this.ctx, `The check's checkout ${tree.dir} could not be removed`, error, 'worktrees')))
+    }
+  }
+
+  /**
+   * THE seam for every process the plugin runs in a folder a Bot can write — checks, a clone's
+   * status, work-in-progress commits, removals: DSH's sandbox (as the roster wraps it for the Bot
+   * of `sessionId`), the caller naming the mode and the only writable root. The Bot's network
+   * level is wired here.
+   */
+  private confined(who: { botId?: string | undefined; sessionId?: string | undefined }): Confine {
+    const sandbox = this.ctx.get('sandbox')
+    const session = who.sessionId ? { sessionId: SessionId(who.sessionId) } : {}
+    return sandboxConfine(sandbox ? (argv, policy) => sandbox.confine(argv, { ...policy, ...session }).argv : undefined)
+  }
+
+  /**
+   * Whose authority a step in the task's clone runs with: its Bot's sandbox, at the task's mode —
+   * the lower of the chain it was planned on and what its Session runs at (read-only when unknown).
+   */
+  private actAs(task: Task, sessionId = task.lease?.sessionId ?? task.sessionId ?? task.attempts.at(-1)?.sessionId): ActAs {
+    const botId = assignedBot(task) ?? task.attempts.at(-1)?.botId
+    const session = sessionId ? this.roster.modeOf(sessionId) : undefined
+    return { confine: this.confined({ botId, sessionId }), mode: lowerMode(task.chain.mode, session) ?? 'read-only' }
+  }
+
+  /** What a clone's removal left: a kept clone is recorded on its task and the person told where it is. */
+  private async removed(taskId: string, outcome: RemoveOutcome | null): Promise<void> {
+    if (!outcome) return
+    if (outcome.kind === 'removed') {
+      if (outcome.leftover)
+        warn(this.ctx, `${taskId}'s clone could not be removed through the sandbox; it waits in ${outcome.leftover}`, undefined, 'worktrees')
+      return
+    }
+    const text = `The clone of ${taskId} was kept in ${outcome.dir}: ${outcome.why}. Its work is there; commit or copy what you need, then delete the folder.`
+    warn(this.ctx, text, undefined, 'worktrees')
+    this.ctx.get('botDiagnostics')?.note({ kind: 'tasks', level: 'warn', message: text })
+    if (this.board.get(taskId)?.worktree)
+      await this.transact((view) =>
+        setWorktree(view, taskId, { now: this.now(), worktree: { kept: { dir: clip(outcome.dir, 1000), why: clip(outcome.why, REASON_MAX) } } }),
+      )
   }
 
   /**
@@ -1027,22 +1209,20 @@ export class BotTasks extends Service {
   async releaseProject(req: Requester, check: string): Promise<{ from: string; to: string; fastForward: boolean; check: string }> {
     if (req.kind !== 'user' || req.paired === false)
       throw new TeamRefusal('forbidden', "Only the person releases the team's work, from the paired team page. Nothing was changed.")
-    const project = this.projectValue
+    const project = this.inForce()
     if (!project) throw new TeamRefusal('invalid', 'The team has no project to release into. Nothing was changed.')
     await this.writable()
     const w = await this.worktrees()
-    const { dir, head, done } = await w.checkoutIntegration()
-    let result: Awaited<ReturnType<typeof runCheck>>
+    const head = await w.integrationHead()
+    // The person's command runs the team's code: confined like a task's check, writing only its fresh checkout.
+    const as: ActAs = { confine: this.confined({}), mode: 'workspace-write' }
+    const missing = as.confine.unavailable(as.mode)
+    if (missing) throw new TeamRefusal('invalid', `The full check cannot run: ${missing}. Nothing was released.`)
+    let result: Awaited<ReturnType<typeof this.checkOn>>
     try {
-      // The person's command runs the team's code: confined like a task's check, writing only its checkout.
-      const spawner = this.confinedSpawner('workspace-write')
-      if (typeof spawner === 'string') throw new Error(`The full check cannot run: ${spawner}. Nothing was released.`)
-      const capped = this.ctx.get('botSecrets')?.capped
-      result = await runCheck({ command: check, cwd: dir, mask: (text) => this.mask(text), spawner, ...(capped ? { capped } : {}) })
+      result = await this.checkOn(w, head, check, as, (text) => this.mask(text))
     } catch (error) {
       throw new TeamRefusal('invalid', this.mask(errorText(error)))
-    } finally {
-      await done()
     }
     if (!result.ok) throw new TeamRefusal('invalid', `The full check ${result.summary} on ${head.slice(0, 12)}, so nothing was released:\n${result.lastLines}`)
     const r = await releaseInto(w.git, w.integration, { gitDir: project.gitDir, branch: project.branch }, head)
@@ -1059,8 +1239,23 @@ export class BotTasks extends Service {
     const act = { now: this.now(), actor: this.actorOf(caller) }
     if (verdict === 'accept' && task.worktree && task.status === 'review') {
       await this.writable()
-      // Accepting a project task merges its branch; a conflict sends it back to its assignee instead.
-      const merged = this.maskedMerge(await (await this.worktrees()).merge(task.id))
+      const w = await this.worktrees()
+      // Accepting merges the submitted (checked) commit — only while the branch still points at it.
+      const submitted = task.worktree.submitted
+      const moved = async (why: string) => this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: clip(why, REASON_MAX) }))
+      if (!submitted) return moved('This task was submitted before its commit was recorded; submit again so the commit that is reviewed is the one merged.')
+      let head: string
+      try {
+        head = await w.branchHead(task.id)
+      } catch (error) {
+        throw new TeamRefusal('unavailable', `${task.worktree.branch ?? 'The branch'} could not be fetched again (${errorText(error)}); nothing was merged.`)
+      }
+      if (head !== submitted)
+        return moved(
+          `The branch moved after the check; submit again: ${task.worktree.branch ?? 'the branch'} is at ${head.slice(0, 12)}, the submitted${task.worktree.check ? ' and checked' : ''} commit was ${submitted.slice(0, 12)}. Nothing was merged.`,
+        )
+      // Accepting a project task merges that commit; a conflict sends it back to its assignee instead.
+      const merged = this.maskedMerge(await w.merge(task.id, submitted))
       if (merged.kind === 'conflict') {
         await this.transact((view) => setWorktree(view, task.id, { now: act.now, worktree: mergeFacts(merged) }))
         return this.apply((view) => review(view, task.id, { ...act, verdict: 'reject', reason: conflictReason(merged) }))

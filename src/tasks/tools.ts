@@ -38,7 +38,8 @@ export function taskSessionTools(host: TaskToolHost, taskId: string): ToolDefini
   return [
     defineTeamTool({
       name: 'submit_task',
-      description: 'Hand this task in for review once its acceptance criteria are met, before the turn ends.',
+      description:
+        'Hand this task in for review once its acceptance criteria are met, before the turn ends. In a project clone, commit your work on the task branch first.',
       parameters: { artifacts: ARTIFACTS, note: { type: 'string' } },
       output: textOutput,
       async execute(args, exec) {
@@ -91,7 +92,7 @@ export function ledgerTools(host: TaskToolHost): ToolDefinition[] {
               assignee: { type: 'string' },
               blocked_by: { type: 'array', items: { type: 'string' } },
               project: { type: 'boolean', description: 'In a clone of the repo.' },
-              check: { type: 'string', description: 'Test command.' },
+              check: { type: 'string', description: 'Test command; runs on a fresh checkout of the committed branch (no ignored files such as node_modules).' },
               review: { type: 'boolean', description: 'false: a passing check merges.' },
             },
           },

@@ -12,7 +12,7 @@ import { isClosed, type Task } from '../tasks/record.ts'
 import type { BotTasks } from '../tasks/service.ts'
 import type { GitRunner } from '../worktrees/git.ts'
 import { INTEGRATION_REF } from '../worktrees/policy.ts'
-import { cloneRepo, type Repo, revParseAll } from '../worktrees/repo.ts'
+import { type Repo, revParseAll } from '../worktrees/repo.ts'
 import type { Worktrees } from '../worktrees/worktrees.ts'
 
 export const PROJECT_VIEW_LIMITS = Object.freeze({
@@ -41,7 +41,7 @@ export interface CommitLine {
 export interface BranchView {
   branch: string
   /** Where the commits were read: the task's clone, the merge commit, or the copy the integration clone keeps. */
-  from: 'clone' | 'merge' | 'kept'
+  from: 'submitted' | 'merge' | 'kept'
   /** Commits ahead of its start (at most `countMax`; `more` when there are more). */
   commits: number
   more: boolean
@@ -122,26 +122,27 @@ async function commitsOf(git: GitRunner, repo: Repo, range: readonly string[], m
   return { commits: Math.min(lines.length, n), more: lines.length > n, recent: lines.slice(0, PROJECT_VIEW_LIMITS.subjects) }
 }
 
-/** One task's branch: in its clone (from its base), at its merge (the merge's two parents), or the integration clone's kept copy. */
+/**
+ * One task's branch, read in the integration clone only (the plugin runs no git in a clone a Bot
+ * writes): as last fetched on submit (from its base), at its merge (the merge's two parents), or
+ * the kept copy of a removed clone. Its name and subjects are masked.
+ */
 async function branchOf(w: Worktrees, task: Task, base: string | undefined, mask: Mask): Promise<BranchView | undefined> {
   const name = task.worktree?.branch
   if (!name) return undefined
   const ref = `refs/heads/${name}`
   const branch = mask(name)
-  if (base) {
-    const repo = await cloneRepo(w.dirOf(task.id))
-    return { branch, from: 'clone', ...(await commitsOf(w.git, repo, [ref, `^${base}`], mask)) }
-  }
   const commit = task.worktree?.commit
-  if (commit) return { branch, from: 'merge', ...(await commitsOf(w.git, w.integration, [`${commit}^2`, `^${commit}^1`], mask)) }
-  const kept = await w.git
+  if (commit && !base) return { branch, from: 'merge', ...(await commitsOf(w.git, w.integration, [`${commit}^2`, `^${commit}^1`], mask)) }
+  const fetched = await w.git
     .run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
       cwd: w.integration.gitDir,
       gitDir: w.integration.gitDir,
       okCodes: [0, 1],
     })
     .then((r) => r.code === 0)
-  if (!kept) return undefined
+  if (!fetched) return undefined
+  if (base) return { branch, from: 'submitted', ...(await commitsOf(w.git, w.integration, [ref, `^${base}`], mask)) }
   return { branch, from: 'kept', ...(await commitsOf(w.git, w.integration, [ref, `^${INTEGRATION_REF}`], mask)) }
 }
 

@@ -238,7 +238,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: WebRout
   if (head === 'held') {
     const roster = options.roster()
     if (!roster) throw new HttpError(503, 'the team is not available (see /bot-team/api/status)')
-    const [status, body] = await heldApi({ method, rest, req }, roster, pairing)
+    const [status, body] = await heldApi({ method, rest, req }, roster, pairing, options.tasks?.())
     return sendJson(res, status, body)
   }
   if (head === 'groups' && rest.length <= 1) {

@@ -46,6 +46,10 @@ export interface TaskCard {
   merge?: 'merged' | 'conflict'
   /** The merge commit, once merged. */
   mergeCommit?: string
+  /** The submitted commit: what its check ran on, its review shows and accepting merges. */
+  submitted?: string
+  /** Where its clone was kept (not removed), and why. */
+  kept?: { dir: string; why: string }
   /** The last conflict: the first paths, how many in all, and both sides' commits. */
   conflict?: { paths: string[]; pathCount: number; ours: string; theirs: string }
   updatedAt: string
@@ -113,6 +117,8 @@ function worktreeFacts(wt: NonNullable<Task['worktree']>): Partial<TaskCard> {
     const tail = wt.check.tail?.split('\n').slice(-CARD_LIMITS.tailLines).join('\n').slice(-CARD_LIMITS.tail)
     if (tail) out.checkTail = tail
   }
+  if (wt.submitted) out.submitted = wt.submitted
+  if (wt.kept) out.kept = { dir: clip(wt.kept.dir, CARD_LIMITS.path), why: clip(wt.kept.why, CARD_LIMITS.summary) }
   if (wt.merge === 'merged' || wt.merge === 'conflict') out.merge = wt.merge
   if (wt.merge === 'merged' && wt.commit) out.mergeCommit = wt.commit
   if (wt.merge === 'conflict' && wt.conflict) {

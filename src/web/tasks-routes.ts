@@ -56,7 +56,10 @@ export async function projectApi(
     return [200, await projectPanel(tasks, (await pairing.check(req)).paired)]
   }
   if (sub !== undefined) throw new HttpError(404, 'no such project route')
-  if (method === 'GET') return [200, { project: tasks.project() }]
+  if (method === 'GET') {
+    const held = tasks.heldProject()
+    return [200, { project: tasks.project(), ...(held ? { held: { id: held.id, path: held.path, branch: held.branch, problem: held.problem ?? null } } : {}) }]
+  }
   if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /project`)
   await pairing.requirePaired(req)
   const body = parseBody(ProjectBody, await readJsonBody(req, SMALL_BODY_BYTES))

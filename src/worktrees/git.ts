@@ -5,8 +5,8 @@
  * limit, an output cap and an observer that sees each process's wall time. Deliberately knows no
  * repository layout and no policy: callers pass plumbing commands and the extra overrides they need.
  */
-import { spawn } from 'node:child_process'
-import { accessSync, constants } from 'node:fs'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 
 /** The identity every commit the plugin writes carries (never a repository's `user.*`). */
@@ -81,6 +81,67 @@ export interface GitRun {
   args: readonly string[]
   code: number | null
   ms: number
+  /** The program when it is not git (the confined `rm` and `find` of a removal). */
+  program?: string
+  /** Run through the Bot's sandbox (`Confine`), not as the plugin. */
+  confined?: boolean
+}
+
+/** The file-effect modes a confined process runs at (DSH's sandbox modes). */
+export type ConfineMode = 'read-only' | 'workspace-write' | 'danger-full-access'
+
+/**
+ * The one seam for every process the plugin runs as a Bot in a folder a Bot can write: starts
+ * `argv` through DSH's sandbox at `mode` with `root` its only writable folder (the task service
+ * passes the Bot's; `danger-full-access` runs it as that Bot's shell would, unconfined). Returns
+ * the child (own process group, stdio piped) or throws `ConfineUnavailable`.
+ */
+export interface Confine {
+  spawn(argv: readonly string[], options: { mode: ConfineMode; root: string; cwd: string; env: Record<string, string>; group?: boolean }): ChildProcess
+  /** Why nothing can run confined at `mode` here (no sandbox), or `null`. */
+  unavailable(mode: ConfineMode): string | null
+}
+
+/**
+ * SIGKILL `pid` and every process below it (read from `/proc/<pid>/task/<tid>/children`), children
+ * first seen first: a process stays in its parent's group, so a crash of the whole group still
+ * takes it, and a time limit still ends what it started. Best effort.
+ */
+export function killTree(pid: number): void {
+  const all: number[] = []
+  const walk = (p: number, depth: number) => {
+    if (depth > 20 || all.includes(p)) return
+    all.push(p)
+    let tasks: string[] = []
+    try {
+      tasks = readdirSync(`/proc/${p}/task`)
+    } catch {}
+    for (const t of tasks) {
+      let kids = ''
+      try {
+        kids = readFileSync(`/proc/${p}/task/${t}/children`, 'utf8')
+      } catch {}
+      for (const k of kids.split(' ').filter(Boolean)) walk(Number(k), depth + 1)
+    }
+  }
+  walk(pid, 0)
+  for (const p of all) {
+    try {
+      process.kill(p, 'SIGKILL')
+    } catch {}
+  }
+}
+
+/** Thrown when a process that must run confined cannot (no sandbox on this host). */
+export class ConfineUnavailable extends Error {
+  override name = 'ConfineUnavailable'
+}
+
+/** Where a call runs confined: the seam, the mode and the only writable root. */
+export interface ConfinedAt {
+  confine: Confine
+  mode: ConfineMode
+  root: string
 }
 
 export interface GitOptions {
@@ -99,6 +160,10 @@ export interface GitOptions {
   config?: readonly string[]
   /** More environment (only `GIT_INDEX_FILE` and the like; the base stays fixed). */
   env?: Readonly<Record<string, string>>
+  /** Run through the Bot's sandbox: every git in a folder a Bot can write runs so. */
+  confined?: ConfinedAt
+  /** The largest file the process may write (bytes; `prlimit --fsize`): a fetch's pack. */
+  fileSizeLimit?: number
 }
 
 export interface GitResult {
@@ -172,49 +237,68 @@ export class GitRunner {
     if (options.gitDir) full.push(`--git-dir=${options.gitDir}`)
     if (options.workTree) full.push(`--work-tree=${options.workTree}`)
     full.push(...args)
+    return this.#exec([this.git, ...full], args, options)
+  }
+
+  /** Run another program (`rm`, `find`) with the same environment, limits and observer — confined when `options.confined`. */
+  exec(argv: readonly string[], options: GitOptions): Promise<GitResult> {
+    return this.#exec(argv, argv, options, argv[0])
+  }
+
+  #exec(argv: readonly string[], args: readonly string[], options: GitOptions, program?: string): Promise<GitResult> {
     const okCodes = options.okCodes ?? [0]
     const limit = options.maxOutput ?? this.#maxOutput
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs
+    const what = program ?? `git ${args[0]}`
     const started = performance.now()
+    const env = options.env ? { ...this.#env, ...options.env } : this.#env
+    const command = options.fileSizeLimit === undefined ? argv : ['prlimit', `--fsize=${options.fileSizeLimit}`, '--', ...argv]
     return new Promise((resolve, reject) => {
-      const child = spawn(this.git, full, {
-        cwd: options.cwd,
-        env: options.env ? { ...this.#env, ...options.env } : this.#env,
-        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      })
+      let child: ChildProcess
+      try {
+        const c = options.confined
+        child = c
+          ? c.confine.spawn(command, { mode: c.mode, root: c.root, cwd: options.cwd, env })
+          : spawn(command[0]!, command.slice(1), {
+              cwd: options.cwd,
+              env,
+              stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+            })
+      } catch (error) {
+        return reject(error instanceof ConfineUnavailable ? error : new GitError('ESPAWN', `${what} could not be started: ${(error as Error).message}`))
+      }
       const out: Buffer[] = []
       const err: Buffer[] = []
       let size = 0
       let failure: GitError | undefined
       const stop = (e: GitError) => {
         failure ??= e
+        // What it started too (a fetch's upload-pack): a time limit ends the whole tree.
+        if (child.pid) killTree(child.pid)
         child.kill('SIGKILL')
       }
-      const timer = setTimeout(
-        () => stop(new GitError('ETIMEDOUT', `git ${args[0]} ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`)),
-        timeoutMs,
-      )
+      const timer = setTimeout(() => stop(new GitError('ETIMEDOUT', `${what} ran longer than ${Math.round(timeoutMs / 1000)} s and was stopped.`)), timeoutMs)
       const take = (into: Buffer[]) => (chunk: Buffer) => {
         size += chunk.length
-        if (size > limit) stop(new GitError('EOUTPUT', `git ${args[0]} wrote more than ${limit} bytes and was stopped.`))
+        if (size > limit) stop(new GitError('EOUTPUT', `${what} wrote more than ${limit} bytes and was stopped.`))
         else into.push(chunk)
       }
       child.stdout?.on('data', take(out))
       child.stderr?.on('data', take(err))
-      child.on('error', (e) => stop(new GitError('ESPAWN', `git could not be started: ${e.message}`)))
+      child.on('error', (e) => stop(new GitError('ESPAWN', `${what} could not be started: ${e.message}`)))
       if (options.input !== undefined) {
         child.stdin?.on('error', () => {})
         child.stdin?.end(options.input)
       }
       child.on('close', (code) => {
         clearTimeout(timer)
-        this.#observe?.({ args, code, ms: performance.now() - started })
+        this.#observe?.({ args, code, ms: performance.now() - started, ...(program ? { program } : {}), ...(options.confined ? { confined: true } : {}) })
         const stdout = Buffer.concat(out).toString('utf8')
         const stderr = Buffer.concat(err).toString('utf8')
         if (failure) return reject(failure)
         if (code === null || !okCodes.includes(code)) {
           const last = stderr.trim().split('\n').pop() ?? ''
-          return reject(new GitError('EGIT', `git ${args[0]} failed (exit ${code})${last ? `: ${last}` : ''}`, code, stderr))
+          return reject(new GitError('EGIT', `${what} failed (exit ${code})${last ? `: ${last}` : ''}`, code, stderr))
         }
         resolve({ code, stdout, stderr })
       })

@@ -36,10 +36,14 @@ export async function createIntegration(git: GitRunner, projectGitDir: string, b
   const tmp = path.join(scratch, `integration-${process.pid}-${Date.now()}.git`)
   await rm(tmp, { recursive: true, force: true })
   const config = INTEGRATION_CONFIG.flatMap((kv) => ['--config', kv])
-  await git.run(['clone', '--quiet', '--bare', '--no-tags', '--template=', '--single-branch', '--branch', branch, ...config, '--', projectGitDir, tmp], {
-    cwd: scratch,
-    timeoutMs: 30 * 60_000,
-  })
+  // Never hard links: a linked object file is the same inode in both repositories.
+  await git.run(
+    ['clone', '--quiet', '--bare', '--no-hardlinks', '--no-tags', '--template=', '--single-branch', '--branch', branch, ...config, '--', projectGitDir, tmp],
+    {
+      cwd: scratch,
+      timeoutMs: 30 * 60_000,
+    },
+  )
   await mkdir(path.join(tmp, 'info'), { recursive: true })
   await writeFile(path.join(tmp, 'info', 'attributes'), INTEGRATION_ATTRIBUTES)
   const repo: Repo = { gitDir: tmp }
@@ -50,9 +54,10 @@ export async function createIntegration(git: GitRunner, projectGitDir: string, b
 }
 
 /**
- * Remove lock files a killed git left in a repository the plugin owns — the integration clone or
- * a task clone (start-up only: no Bot turn and no other plugin process runs git there then, so a
- * lock at start belongs to no live process).
+ * Remove lock files a killed git left in the integration clone, which only the plugin writes
+ * (start-up only: no other plugin process runs git there then, so a lock at start belongs to no
+ * live process). Never in a task clone: a Bot writes there, and its confined work-in-progress
+ * commit clears those (`wip.ts`).
  */
 export async function clearStaleLocks(gitDir: string): Promise<string[]> {
   const removed: string[] = []

@@ -25,8 +25,8 @@ export const WORKTREE_LIMITS = Object.freeze({
   clones: 200,
   /** Attempts at an `update-ref` whose old value moved under it. */
   casRetries: 3,
-  /** A file larger than this is left out of a work-in-progress commit. */
-  wipFileBytes: 64 * 1024 * 1024,
+  /** The pack one fetch from a task clone may bring (its quarantine is refused above it). */
+  fetchBytes: 512 * 1024 * 1024,
 })
 
 /** The integration branch inside the plugin's integration clone. */
@@ -187,6 +187,39 @@ export function projectTaskModeProblem(mode: SandboxMode | undefined): string | 
   if (mode === 'read-only')
     return 'Project tasks edit and commit in their own clone, so they need workspace-write; this chain runs read-only. Nothing was planned.'
   return null
+}
+
+/** A clone's state as `git status --porcelain=v2 --branch -z` says it. */
+export interface CloneStatus {
+  /** The branch `HEAD` is on (`null`: detached). */
+  branch: string | null
+  /** `HEAD`'s commit (`null`: no commit yet). */
+  head: string | null
+  /** Anything uncommitted: tracked changes, conflicts, untracked files (not ignored). */
+  dirty: boolean
+}
+
+/** Read `git status --porcelain=v2 --branch -z` (pure). */
+export function parseStatus(out: string): CloneStatus {
+  let branch: string | null = null
+  let head: string | null = null
+  let dirty = false
+  const records = out.split('\0')
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!
+    if (r.startsWith('# branch.head ')) {
+      const name = r.slice('# branch.head '.length)
+      branch = name === '(detached)' ? null : name
+    } else if (r.startsWith('# branch.oid ')) {
+      const oid = r.slice('# branch.oid '.length)
+      head = /^[0-9a-f]{40,64}$/.test(oid) ? oid : null
+    } else if (r.startsWith('1 ') || r.startsWith('u ') || r.startsWith('? ')) dirty = true
+    else if (r.startsWith('2 ')) {
+      dirty = true
+      i++ // a rename's original path follows
+    }
+  }
+  return { branch, head, dirty }
 }
 
 /** Folder names under `clones/`: a task's clone, one being made, one being removed. */

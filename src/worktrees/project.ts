@@ -1,8 +1,9 @@
 /**
  * Project validation: the folder the person names must be the top of a real git repository (not
- * shallow), not inside or holding the DSH home, the team folder, the team workspace or the
- * plugin's own folder, with the named target branch; submodules and Git LFS are refused in this
- * version with a sentence that says so. Deliberately reads only (plumbing, no filters); changes nothing.
+ * shallow), it and its git folder not inside or holding any folder the caller forbids (the DSH
+ * home, the team folder, a Bot's folder, a shared temp folder…), with the named target branch;
+ * submodules and Git LFS are refused in this version with a sentence that says so. Deliberately
+ * reads only (plumbing, no filters); changes nothing.
  */
 import { realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
@@ -34,6 +35,8 @@ export async function validateProject(git: GitRunner, input: unknown, forbidden:
   const bare = bareLine === 'true'
   // The common git dir: for a linked worktree, the main repository's (where branches and objects are).
   const gitDir = path.resolve(folder, common!)
+  const gitOverlap = overlapProblem("The project's git folder", await realpath(gitDir).catch(() => gitDir), forbidden)
+  if (gitOverlap) return { ok: false, problem: gitOverlap + NOTHING }
   if (bare && (await realpath(gitDir)) !== folder)
     return { ok: false, problem: `${folder} lies inside the repository ${gitDir}; name the repository's folder.${NOTHING}` }
   if (!bare) {

@@ -6,6 +6,8 @@
  * a clean checkout of the target is moved with it. Deliberately no authority: the caller is the
  * person's paired request, after the full check passed on the head it names.
  */
+import { lstat, readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
 import { neutralizers, INTEGRATION_REF } from './policy.ts'
 import type { GitRunner } from './git.ts'
 import { mergeInto } from './integration.ts'
@@ -38,6 +40,77 @@ async function hasChanges(git: GitRunner, dir: string, neutral: readonly string[
   return unstaged.code === 1
 }
 
+/** The parts of a git dir a write goes through, each of which a link could send elsewhere. */
+const PARTS = [
+  'HEAD',
+  'config',
+  'index',
+  'packed-refs',
+  'refs',
+  'refs/heads',
+  'refs/tags',
+  'logs',
+  'logs/HEAD',
+  'logs/refs',
+  'logs/refs/heads',
+  'objects',
+  'objects/info',
+  'objects/info/alternates',
+  'objects/pack',
+  'info',
+  'info/attributes',
+  'worktrees',
+  'commondir',
+] as const
+
+/**
+ * What in the person's repository could send the release's writes elsewhere — a link in place of
+ * any part it writes through (`refs/heads` and every folder below `refs/` and `logs/`, an
+ * `objects/<xx>` folder, `objects/info/alternates`, `packed-refs`, `index`, `config`, `HEAD`,
+ * `info/attributes`, `worktrees/`), a `commondir` file, or a `.git` that is a link: the paths found
+ * (none: `[]`). Reads with `lstat` only, never following a link.
+ */
+export async function plantedLinks(gitDir: string, checkouts: readonly string[] = []): Promise<string[]> {
+  const found: string[] = []
+  const linked = async (p: string) => (await lstat(p).catch(() => null))?.isSymbolicLink() ?? false
+  for (const part of PARTS) {
+    const p = path.join(gitDir, part)
+    if (
+      part === 'commondir'
+        ? await lstat(p).then(
+            () => true,
+            () => false,
+          )
+        : await linked(p)
+    )
+      found.push(p)
+  }
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    if (depth > 20) return
+    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const full = path.join(dir, e.name)
+      if (e.isSymbolicLink()) found.push(full)
+      else if (e.isDirectory()) await walk(full, depth + 1)
+    }
+  }
+  for (const sub of ['refs', 'logs']) if (!(await linked(path.join(gitDir, sub)))) await walk(path.join(gitDir, sub), 0)
+  if (!(await linked(path.join(gitDir, 'objects'))))
+    for (const e of await readdir(path.join(gitDir, 'objects'), { withFileTypes: true }).catch(() => []))
+      if (e.isSymbolicLink()) found.push(path.join(gitDir, 'objects', e.name))
+  for (const dir of checkouts) {
+    const dotGit = path.join(dir, '.git')
+    const st = await lstat(dotGit).catch(() => null)
+    if (st?.isSymbolicLink()) found.push(dotGit)
+    else if (st?.isFile()) {
+      // A linked worktree: its own git dir holds the index and HEAD the checkout move writes.
+      const own = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8').catch(() => ''))?.[1]?.trim()
+      if (own)
+        for (const part of ['HEAD', 'index', 'logs', 'logs/HEAD']) if (await linked(path.resolve(dir, own, part))) found.push(path.resolve(dir, own, part))
+    }
+  }
+  return [...new Set(found)]
+}
+
 /** Release `integration`'s `team/integration` into `project`'s `branch`. `expectHead`: the head the full check passed on. */
 export async function release(git: GitRunner, integration: Repo, project: Repo & { branch: string }, expectHead?: string): Promise<ReleaseOutcome> {
   const int = { cwd: integration.gitDir, gitDir: integration.gitDir }
@@ -50,8 +123,15 @@ export async function release(git: GitRunner, integration: Repo, project: Repo &
   const [target] = await revParseAll(git, integration, [TARGET_REF])
   if (await isAncestor(git, integration, head!, target!))
     return { ok: false, reason: `${project.branch} already holds the integration branch; there is nothing to release.${NOTHING}` }
-  const neutral = neutralizers(await configList(git, project))
   const trees = await checkouts(git, project, project.branch)
+  // Before any write: nothing in the person's repository may send the writes elsewhere.
+  const links = await plantedLinks(project.gitDir, trees)
+  if (links.length)
+    return {
+      ok: false,
+      reason: `The project's repository holds links that could send the release's writes elsewhere: ${links.slice(0, 20).join(', ')}${links.length > 20 ? ` and ${links.length - 20} more` : ''}. Replace them with the real files or folders, then release again.${NOTHING}`,
+    }
+  const neutral = neutralizers(await configList(git, project))
   for (const dir of trees) {
     if (await hasChanges(git, dir, neutral)) {
       return {

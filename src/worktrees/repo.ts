@@ -1,10 +1,11 @@
 /**
  * Small git questions every part asks, each one plumbing command through the runner: a ref's
  * commit, ancestry, a repository's config list, a fetch whose serving side runs with the same
- * overrides, and that a clone's `.git` is its own (never a pointer a Bot planted elsewhere).
+ * overrides, and the quarantine fetch — the one way the plugin reads a folder a Bot writes.
  * Deliberately no policy and no layout.
  */
-import { lstat } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { type GitRunner, uploadPackCommand } from './git.ts'
 
@@ -44,29 +45,73 @@ export async function fetchFrom(git: GitRunner, into: Repo, from: string, refspe
   )
 }
 
-/** What in a clone's git dir could send git elsewhere: a `commondir` file, or a link in place of its parts. */
-const POINTERS = ['commondir', 'HEAD', 'config', 'index', 'objects', 'refs', 'packed-refs'] as const
-
-/**
- * Throws unless `<dir>/.git` is a real folder (a `.git` file or link could point anywhere) holding
- * no `commondir` and no link in place of its parts: git follows those (git 2.39 reads `commondir`
- * even with `GIT_COMMON_DIR` set), so a Bot could send the plugin's writes into another repository.
- */
-export async function assertOwnGitDir(gitDir: string): Promise<void> {
-  const st = await lstat(gitDir)
-  if (!st.isDirectory()) throw new Error(`${gitDir} is not a folder (it was replaced); the plugin leaves it alone.`)
-  for (const name of POINTERS) {
-    const part = await lstat(path.join(gitDir, name)).catch(() => undefined)
-    if (part && (name === 'commondir' || part.isSymbolicLink()))
-      throw new Error(
-        `${gitDir} holds ${name === 'commondir' ? 'a commondir file' : `a link as ${name}`} that could point into another repository; the plugin leaves it alone.`,
-      )
+/** Bytes of every file below `dir` (a folder the plugin made and only it writes; links not followed). */
+async function sizeOf(dir: string): Promise<number> {
+  let total = 0
+  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const full = path.join(dir, e.name)
+    if (e.isDirectory()) total += await sizeOf(full)
+    else if (e.isFile()) total += (await lstat(full)).size
   }
+  return total
 }
 
-/** The clone's git dir, checked by `assertOwnGitDir`. */
-export async function cloneRepo(dir: string): Promise<Repo> {
-  const gitDir = path.join(dir, '.git')
-  await assertOwnGitDir(gitDir)
-  return { gitDir, workTree: dir }
+/** A quarantine repository holding what was fetched from a folder a Bot can write; `done` deletes it. */
+export interface Quarantine {
+  repo: Repo
+  /** The fetched refs (`refs/q/…`) and their commits. */
+  refs: Map<string, string>
+  done(): Promise<void>
+}
+
+/**
+ * Fetch `refspecs` (each `<src>:refs/q/<name>`) from `from` — a task clone's git dir, which a Bot
+ * writes — into a new quarantine repository in `scratch` that borrows `into`'s objects: the
+ * serving `upload-pack` runs no program (the runner's overrides; `uploadpack.packObjectsHook` is
+ * honoured only from protected config) and writes nothing; the receiving side checks every object
+ * (`transfer.fsckObjects`) and may write one pack of at most `maxBytes` (`prlimit`, then the
+ * quarantine's size). Nothing is written anywhere else; the caller fetches what it keeps from the
+ * quarantine into `into`, then calls `done`.
+ */
+export async function quarantineFetch(
+  git: GitRunner,
+  into: Repo,
+  scratch: string,
+  from: string,
+  refspecs: readonly string[],
+  maxBytes: number,
+): Promise<Quarantine> {
+  const dir = path.join(scratch, `q-${randomBytes(6).toString('hex')}.git`)
+  const done = () => rm(dir, { recursive: true, force: true })
+  try {
+    // A bare repository made by hand (what `git init --bare --template=` writes, less a process).
+    for (const sub of ['objects/info', 'objects/pack', 'refs/heads']) await mkdir(path.join(dir, sub), { recursive: true, mode: 0o700 })
+    await writeFile(path.join(dir, 'HEAD'), 'ref: refs/heads/main\n')
+    await writeFile(path.join(dir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n')
+    await writeFile(path.join(dir, 'objects', 'info', 'alternates'), `${path.join(path.resolve(into.gitDir), 'objects')}\n`)
+    const q: Repo = { gitDir: dir }
+    await git.run(
+      ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', `--upload-pack=${uploadPackCommand(git.git)}`, from, ...refspecs],
+      { ...at(q), config: ['transfer.fsckObjects=true', 'fetch.fsckObjects=true', 'fetch.unpackLimit=1', 'transfer.unpackLimit=1'], fileSizeLimit: maxBytes },
+    )
+    const size = await sizeOf(path.join(dir, 'objects'))
+    if (size > maxBytes) throw new Error(`the fetch brought ${size} bytes, more than the ${maxBytes} a task may add; nothing was taken.`)
+    // The quarantine is the plugin's own: its loose refs are read as files (a fetch writes them loose).
+    const refs = new Map<string, string>()
+    const walk = async (rel: string): Promise<void> => {
+      for (const e of await readdir(path.join(dir, rel), { withFileTypes: true }).catch(() => [])) {
+        const name = `${rel}/${e.name}`
+        if (e.isDirectory()) await walk(name)
+        else if (e.isFile()) {
+          const sha = (await readFile(path.join(dir, name), 'utf8')).trim()
+          if (/^[0-9a-f]{40,64}$/.test(sha)) refs.set(name, sha)
+        }
+      }
+    }
+    await walk('refs/q')
+    return { repo: q, refs, done }
+  } catch (error) {
+    await done()
+    throw error
+  }
 }

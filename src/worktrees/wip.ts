@@ -1,78 +1,64 @@
 /**
- * A clone's uncommitted work as a commit, by plumbing alone: the tracked and untracked (not
- * ignored) files are hashed as they are (`hash-object --no-filters`), put in a temporary index and
- * written as a tree — no filter, hook or fsmonitor of the clone runs. The commit goes on the branch
- * the clone is on (or `<branch>-wip` when it is detached); a path through a linked folder and files
- * over the size limit are left out. Deliberately never touches the work tree.
+ * A clone's state and its uncommitted work, by the Bot's own authority: every process here runs
+ * through the Bot's sandbox (`ConfinedAt`) with the clone its only writable folder — the plugin
+ * never runs git, writes, deletes or follows a link in a clone as itself. `cloneStatus` reads the
+ * branch and whether anything is uncommitted; `commitWip` clears stale lock files below `.git`
+ * (`find -delete`, confined too), then `git add -A` and `git commit --no-verify`, the filters and
+ * diff programs the clone's config names emptied. Deliberately no fetch and no registry.
  */
-import { lstat, readFile, readlink, realpath, rm } from 'node:fs/promises'
 import path from 'node:path'
-import type { GitRunner } from './git.ts'
-import { isInside, WORKTREE_LIMITS } from './policy.ts'
-import { assertOwnGitDir, at, type Repo } from './repo.ts'
+import type { ConfinedAt, GitRunner } from './git.ts'
+import { type CloneStatus, neutralizers, parseStatus } from './policy.ts'
 
-export interface WipOutcome {
-  commit: string
-  ref: string
+/** The options of a confined git call in the clone `dir` (its git dir and work tree named). */
+function inClone(dir: string, at: ConfinedAt) {
+  return { cwd: dir, gitDir: path.join(dir, '.git'), workTree: dir, confined: at }
 }
 
-/** The tree of the work tree as it is now (tracked and untracked files not ignored), and HEAD's. */
-export async function workTreeTree(git: GitRunner, repo: Repo, indexFile: string): Promise<{ tree: string; head: string; headTree: string }> {
-  const opts = at(repo)
-  const [head, headTree] = (await git.run(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}'], opts)).stdout.trim().split('\n') as [string, string]
-  const listed = (await git.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name'], opts)).stdout.split('\0').filter(Boolean)
-  const files: { path: string; mode: string }[] = []
-  const links: { path: string; target: string }[] = []
-  const top = await realpath(repo.workTree!)
-  for (const p of new Set(listed)) {
-    if (p.includes('\n')) continue
-    const full = path.join(repo.workTree!, p)
-    let st: Awaited<ReturnType<typeof lstat>>
-    try {
-      // A folder on the way that is a link would make the plugin read a file outside the clone.
-      if (!isInside(await realpath(path.dirname(full)), top)) continue
-      st = await lstat(full)
-    } catch {
-      continue // deleted: left out of the tree
-    }
-    if (st.isSymbolicLink()) links.push({ path: p, target: await readlink(full) })
-    else if (st.isFile() && st.size <= WORKTREE_LIMITS.wipFileBytes) files.push({ path: p, mode: st.mode & 0o111 ? '100755' : '100644' })
-  }
-  const lines: string[] = []
-  if (files.length) {
-    const hashes = (
-      await git.run(['hash-object', '-w', '--no-filters', '--stdin-paths'], { ...opts, input: `${files.map((f) => f.path).join('\n')}\n` })
-    ).stdout
-      .trim()
-      .split('\n')
-    for (const [i, f] of files.entries()) lines.push(`${f.mode} ${hashes[i]}\t${f.path}`)
-  }
-  for (const l of links) {
-    const sha = (await git.run(['hash-object', '-w', '--no-filters', '--stdin'], { ...opts, input: l.target })).stdout.trim()
-    lines.push(`120000 ${sha}\t${l.path}`)
-  }
-  const env = { GIT_INDEX_FILE: indexFile }
-  try {
-    await git.run(['update-index', '-z', '--index-info'], { ...opts, env, input: lines.map((l) => `${l}\0`).join('') })
-    const tree = (await git.run(['write-tree'], { ...opts, env })).stdout.trim()
-    return { tree, head, headTree }
-  } finally {
-    await rm(indexFile, { force: true })
-  }
+/** The `-c` overrides that empty every filter and diff program the clone's config names (one confined `git config --list`). */
+async function cloneNeutralizers(git: GitRunner, dir: string, at: ConfinedAt): Promise<string[]> {
+  return neutralizers((await git.run(['config', '--list', '-z'], { ...inClone(dir, at), maxOutput: 1024 * 1024 })).stdout)
 }
 
-/** Commit the clone's uncommitted work (`null` when there is none). `branchRef` is the task branch. */
-export async function commitWip(git: GitRunner, repo: Repo, branchRef: string, message: string, indexFile: string): Promise<WipOutcome | null> {
-  await assertOwnGitDir(repo.gitDir)
-  const { tree, head, headTree } = await workTreeTree(git, repo, indexFile)
-  if (tree === headTree) return null
-  // Once more right before the writes: what the Bot may have planted since the clone was opened.
-  await assertOwnGitDir(repo.gitDir)
-  const opts = at(repo)
-  const commit = (await git.run(['commit-tree', '--no-gpg-sign', tree, '-p', head, '-m', message], opts)).stdout.trim()
-  const headFile = (await readFile(path.join(repo.gitDir, 'HEAD'), 'utf8')).trim()
-  const onRef = headFile.startsWith('ref: refs/heads/') ? headFile.slice('ref: '.length) : null
-  const ref = onRef ?? `${branchRef}-wip`
-  await git.run(['update-ref', '-m', 'bot-team: work in progress', ref, commit, ...(onRef ? [head] : [])], opts)
-  return { commit, ref }
+/**
+ * The clone's branch and whether anything is uncommitted (tracked or untracked, not ignored): a
+ * confined `git status`, the filters its config names emptied (a clean filter would run otherwise).
+ */
+export async function cloneStatus(git: GitRunner, dir: string, at: ConfinedAt): Promise<ReadStatus> {
+  const neutral = await cloneNeutralizers(git, dir, at)
+  const r = await git.run(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames'], {
+    ...inClone(dir, at),
+    config: neutral,
+  })
+  return { ...parseStatus(r.stdout), neutral }
+}
+
+/** A clone's status with the overrides that neutralize its config's filters (reused by the commit). */
+export type ReadStatus = CloneStatus & { neutral: string[] }
+
+/**
+ * Clear the lock files a killed git left below the clone's `.git` — by the Bot's authority: a
+ * confined `find -delete` (no link followed; the sandbox lets it write the clone only). Only
+ * when no git of the Bot runs there (the caller ended its processes first).
+ */
+export async function clearCloneLocks(git: GitRunner, dir: string, at: ConfinedAt): Promise<void> {
+  await git.exec(['find', path.join(dir, '.git'), '-name', '*.lock', '-type', 'f', '-delete'], { cwd: dir, confined: at, okCodes: [0, 1] })
+}
+
+export type WipOutcome = { committed: boolean; status: ReadStatus }
+
+/**
+ * Commit the clone's uncommitted work on whatever `HEAD` is (the branch it is on, or detached),
+ * confined at `at.mode` (never read-only: the caller keeps the clone then). Stale `*.lock` files
+ * below `.git` go first — no git of the Bot runs there now. Throws when a step fails.
+ */
+export async function commitWip(git: GitRunner, dir: string, message: string, at: ConfinedAt, status?: ReadStatus): Promise<WipOutcome> {
+  const st = status ?? (await cloneStatus(git, dir, at))
+  if (!st.dirty) return { committed: false, status: st }
+  const opts = inClone(dir, at)
+  await clearCloneLocks(git, dir, at)
+  const neutral = st.neutral
+  await git.run(['add', '-A', '--', '.'], { ...opts, config: neutral })
+  await git.run(['commit', '--no-verify', '--quiet', '--allow-empty-message', '-m', message], { ...opts, config: neutral })
+  return { committed: true, status: st }
 }

@@ -7,7 +7,6 @@
 // the profile). Screenshot: .tmp/screenshots/board-project.png.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { lastToolResults, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
@@ -15,7 +14,7 @@ import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted
 import { launchChromium } from '../support/browser.ts'
 import { homeWithBundle, startWeb, untilTeamReady, type WebProcess } from '../support/e2e.ts'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
-import { pluginParent } from '../support/git-project.ts'
+import { personParent, pluginParent } from '../support/git-project.ts'
 import { openDshWeb } from '../support/surface.ts'
 import { axeSource, pluginAxeFindings } from '../support/axe.ts'
 
@@ -54,7 +53,7 @@ describe('a project task on the board in DSH Web', () => {
     const worktrees = mkdtempSync(path.join(pluginParent(), 'e2e-'))
     cleanup.push(async () => rmSync(worktrees, { recursive: true, force: true }))
     writeFileSync(path.join(home.home, 'profiles', 'web', 'cordis.patch.yml'), `- id: bot-team\n  config:\n    worktrees: ${JSON.stringify(worktrees)}\n`)
-    const project = mkdtempSync(path.join(os.tmpdir(), 'bot-team-e2e-project-'))
+    const project = mkdtempSync(path.join(personParent(), 'bot-team-e2e-project-'))
     cleanup.push(async () => rmSync(project, { recursive: true, force: true }))
     git(project, 'init', '-q', '-b', 'main')
     writeFileSync(path.join(project, 'README.md'), '# greeting\n')

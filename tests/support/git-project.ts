@@ -1,7 +1,8 @@
-// Real git repositories for the worktree tests, laid out like a real install: a home in the OS
-// temp folder with a DSH home, its team folder and workspace and a project in `src/`; the plugin's
-// folder under this repository's `.tmp/` or, for a clone in a temp folder, the user's cache (the
-// plugin refuses shared temp folders, where every Bot may write). The "Bot" commits with hooks off, so a marker can only come from the plugin's git.
+// Real git repositories for the worktree tests, laid out like a real install: a home with a DSH
+// home, its team folder and workspace and a project in `src/` in the user's cache, and the
+// plugin's folder under this repository's `.tmp/` (or the cache, for a clone in a temp folder):
+// the plugin refuses a project or a folder of its own in a shared temp folder, where every Bot may
+// write. The "Bot" commits with hooks off, so a marker can only come from the plugin's git.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -36,8 +37,24 @@ export function pluginParent(): string {
   return path.join(os.homedir(), '.cache', 'dsh-bot-team-tests', 'worktrees')
 }
 
+/**
+ * Where the person's side of a test lives (their home, their repositories): the user's cache, as
+ * on a real machine outside every shared temporary folder and outside any repository (a folder
+ * under this clone's `.tmp/` would lie inside this repository for git). A cache in a shared temp
+ * folder falls back to `.tmp/` here.
+ */
+export function personParent(): string {
+  const cache = process.env.XDG_CACHE_HOME && path.isAbsolute(process.env.XDG_CACHE_HOME) ? process.env.XDG_CACHE_HOME : path.join(os.homedir(), '.cache')
+  const shared = [...SHARED_TEMP_DIRS, os.tmpdir()].map((d) => (existsSync(d) ? realpathSync(d) : d))
+  const inCache = path.join(cache, 'dsh-bot-team-tests', 'homes')
+  mkdirSync(inCache, { recursive: true })
+  const dir = shared.some((d) => isInside(realpathSync(inCache), d)) ? path.join(REPO, '.tmp', 'homes') : inCache
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+
 export function makeGitHome(): GitHome {
-  const base = mkdtempSync(path.join(os.tmpdir(), 'wt-home-'))
+  const base = mkdtempSync(path.join(personParent(), 'wt-home-'))
   const parent = pluginParent()
   mkdirSync(parent, { recursive: true })
   const owned = mkdtempSync(path.join(parent, 'root-'))

@@ -3,13 +3,15 @@
 // and its whole process group (git included) is SIGKILLed at a random moment. After each kill the
 // runner recovers as a start-up would (`Worktrees.open`) and checks: every new commit on the
 // integration branch is a whole merge (two parents, the tree merge-tree gives them); every folder
-// under clones/ is in the registry or was listed; no half-made folder or ref lock is left. At the
+// under clones/ is in the registry or was listed; no half-made folder, check tree or lock in a
+// plugin-owned repository is left (removals run confined through DSH's real sandbox). At the
 // end a last child finishes its task and every Bot commit printed is in the integration clone.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worktrees } from '../../src/worktrees/worktrees.ts'
 import { runChild } from './child-run.ts'
+import { type RealSandbox, realSandbox } from './confine.ts'
 import { type GitHome, initProject, makeGitHome } from './git-project.ts'
 
 const CHILD = fileURLToPath(new URL('../dsh/worktrees/fixtures/worktree-child.ts', import.meta.url))
@@ -55,7 +57,7 @@ function locks(dir: string): string[] {
   return out
 }
 
-async function lane(kills: number, stats: WorktreeCrashStats): Promise<void> {
+async function lane(kills: number, stats: WorktreeCrashStats, sandbox: RealSandbox): Promise<void> {
   const home: GitHome = makeGitHome()
   try {
     initProject(home, { 'README.md': '# soak\n', 'shared/0.txt': '0\n', 'shared/1.txt': '1\n', 'shared/2.txt': '2\n' })
@@ -89,7 +91,7 @@ async function lane(kills: number, stats: WorktreeCrashStats): Promise<void> {
       }
       // Recover as a start-up does; then check what a crash may never leave.
       const n = fs.existsSync(progress) ? (JSON.parse(fs.readFileSync(progress, 'utf8')) as { next: number }).next : 1
-      const { worktrees, reconciled } = await Worktrees.open(opts, new Set([`task-${n}`]))
+      const { worktrees, reconciled } = await Worktrees.open(opts, new Set([`task-${n}`]), () => sandbox.as())
       const listed = new Set(reconciled.filter((r) => r.kind === 'kept-unknown' || r.kind === 'foreign').map((r) => ('dir' in r ? r.dir : '')))
       const known = new Set(worktrees.clones().map((c) => worktrees.dirOf(c.taskId)))
       for (const name of fs.readdirSync(path.join(home.pluginRoot, 'clones'))) {
@@ -102,13 +104,18 @@ async function lane(kills: number, stats: WorktreeCrashStats): Promise<void> {
           stats.problems.push(`run ${i + 1}: ${name} is in no registry and was not listed`)
         }
       }
+      for (const name of fs.readdirSync(path.join(home.pluginRoot, 'checks'))) {
+        stats.leftovers++
+        stats.problems.push(`run ${i + 1}: checks/${name} left after recovery`)
+      }
       for (const c of worktrees.clones()) {
         if (!fs.existsSync(worktrees.dirOf(c.taskId))) {
           stats.unknownClones++
           stats.problems.push(`run ${i + 1}: the registry names ${c.taskId} but its folder is gone`)
         }
       }
-      const stale = locks(path.join(home.pluginRoot, 'integration.git', 'refs'))
+      // Plugin-owned repositories only: a lock in a clone is the Bot's, cleared by its confined work-in-progress commit.
+      const stale = locks(path.join(home.pluginRoot, 'integration.git'))
       stats.staleLocks += stale.length
       for (const s of stale) stats.problems.push(`run ${i + 1}: ${s} left after recovery`)
       for (const line of sh('rev-list', '--first-parent', '--parents', 'refs/heads/team/integration').trim().split('\n')) {
@@ -162,7 +169,12 @@ export async function runWorktreeCrashes({ kills, lanes = 1 }: { kills: number; 
     problems: [],
   }
   const per = Math.ceil(kills / lanes)
-  await Promise.all(Array.from({ length: lanes }, (_, i) => lane(Math.min(per, kills - i * per), stats)))
+  const sandbox = await realSandbox()
+  try {
+    await Promise.all(Array.from({ length: lanes }, (_, i) => lane(Math.min(per, kills - i * per), stats, sandbox)))
+  } finally {
+    await sandbox.dispose()
+  }
   return stats
 }
 

@@ -33,7 +33,7 @@ const kinds: Kind[] = [
     make: (f) => fs.writeFileSync(f, text({ ...valid(), bots: { a: { id: 'b' } } })),
     expect: 'broken-copy',
   },
-  { name: 'newer version', make: (f) => fs.writeFileSync(f, text({ ...valid(), version: 7, futureField: { x: 1 } })), expect: 'newer-version' },
+  { name: 'newer version', make: (f) => fs.writeFileSync(f, text({ ...valid(), version: STATE_VERSION + 1, futureField: { x: 1 } })), expect: 'newer-version' },
   {
     name: 'a directory in its place',
     make: (f) => {

@@ -1,7 +1,8 @@
 // The team folder release 09edfa6 saved (state v6, task ledger format 1, a named project) opens in
 // this build and is used: every later state step and ledger format starts from these files
 // (`docs/upgrades.md`), and each adds its own test here.
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path, { join } from 'node:path'
 import { expect, it, onTestFinished } from 'vitest'
 import { lastToolResults, lastUserText, type RecordedRequest, type Reply } from '../../../scripts/scripted-model/format.ts'
@@ -12,7 +13,7 @@ import { disposedAfterEach, registerApprovalTool, startTeamHost } from '../../su
 import { copyFixtureTeam } from '../../support/fixture-team.ts'
 import { initProject, makeGitHome } from '../../support/git-project.ts'
 import { tempDir } from '../../support/temp-dir.ts'
-import { calm } from '../tasks/helpers.ts'
+import { calm, user } from '../tasks/helpers.ts'
 
 const track = disposedAfterEach()
 const FIXTURE = 'team-v6-09edfa6'
@@ -121,4 +122,52 @@ it('upgrades the 09edfa6 ledger (format 1) to format 2 and uses it: the unused g
   ])
   expect(tasks.board.get('task-9')!.ask).toMatchObject({ botId: 'bot-2', sessionId: 'session-v6-ada' })
   expect(tasks.board.get('task-1')!.ask!.grant).toMatchObject({ used: false })
+})
+
+it('holds the project 09edfa6 named in a shared temporary folder (state v7): listed with the held settings, no project task is planned or dispatched from it, confirming it is refused while it lies there, and naming one elsewhere settles it', async () => {
+  // The person's repository where every Bot at workspace-write may write (the OS temp folder).
+  const repo = tempDir('bot-team-v6-project-in-tmp-')
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'core.hooksPath=/dev/null', ...args], {
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: repo, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' },
+    })
+  git('init', '-q', '-b', 'main')
+  writeFileSync(join(repo, 'a.txt'), 'one\ntwo\n')
+  git('add', '-A')
+  git('-c', 'user.name=P', '-c', 'user.email=p@example.com', 'commit', '-qm', 'initial')
+  const g = makeGitHome()
+  onTestFinished(() => g.cleanup())
+  initProject(g)
+  const home = tempDir('bot-team-fixture-v6-held-')
+  copyFixtureTeam(FIXTURE, home, { project: repo })
+  const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home, config: { worktrees: path.dirname(g.pluginRoot) } }))
+  const tasks = host.ctx.botTasks
+  await tasks.settled()
+  const held = tasks.heldProject()
+  expect(held).toMatchObject({
+    why: 'upgrade',
+    kind: 'project',
+    path: repo,
+    branch: 'main',
+    problem: expect.stringMatching(/lies inside a shared temporary folder/),
+  })
+  expect(host.ctx.botRoster.held().map((h) => h.kind)).toContain('project')
+  expect(tasks.project()).toBeNull()
+  await host.ctx.botPause.resume()
+  await expect(tasks.plan(user, { tasks: [{ title: 'Edit', brief: 'b', assignee: 'Ada', project: true }] })).rejects.toThrow(
+    /project .* is held until the person names it again/,
+  )
+  await calm(host)
+  // task-7 (a project task) waits: no clone, no attempt
+  expect(tasks.board.get('task-7')).toMatchObject({ status: 'ready', attempts: [] })
+  await expect(tasks.settleHeldProject(user, held!.id, true)).rejects.toThrow(/lies inside a shared temporary folder/)
+  expect(tasks.heldProject()).toBeDefined()
+  // Naming another repository needs the open project tasks gone; then the hold is settled.
+  await tasks.cancel(user, 'task-8', 'moving the project')
+  await tasks.cancel(user, 'task-7', 'moving the project')
+  await tasks.setProject(user, { path: g.project, branch: 'main' })
+  expect(tasks.heldProject()).toBeUndefined()
+  expect(host.ctx.botRoster.held().map((h) => h.kind)).not.toContain('project')
+  expect(tasks.project()).toMatchObject({ path: g.project })
 })

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lastUserText, type RecordedRequest, type Reply, type Rule } from '../../../scripts/scripted-model/format.ts'
+import { lastToolResults, lastUserText, type RecordedRequest, type Reply, type Rule } from '../../../scripts/scripted-model/format.ts'
 import { type DshHost, prompt } from '../../support/dsh-host.ts'
 import { type GitHome, initProject, makeGitHome, probeGit } from '../../support/git-project.ts'
 import { calm, taskTeam, taskWhere, user } from './helpers.ts'
@@ -140,10 +140,66 @@ describe('project tasks', () => {
     expect((await probeGit(g).run(['show', 'team/integration:src/a.txt'], { cwd: gitDir, gitDir })).stdout).toBe('ada\nbob\n')
   })
 
+  it('finding 4: a no-review task whose committed file differs from its working file never lands the commit its check did not see', async () => {
+    const { g, host, worktrees } = await projectTeam({
+      Ada: works(`printf 'bad\\n' > greet.js && ${COMMIT} && printf 'good\\n' > greet.js`),
+    })
+    const { ids } = await host.ctx.botTasks.plan(user, {
+      tasks: [{ title: 'Greet', brief: 'x', assignee: 'Ada', project: true, check: 'grep -qx good greet.js', review: false }],
+    })
+    const t = await taskWhere(host, ids[0]!, (x) => x.status === 'failed' || x.status === 'done')
+    expect(t.worktree?.merge).not.toBe('merged')
+    expect(t.status).toBe('failed')
+    await host.ctx.botTasks.settled()
+    const gitDir = integration(worktrees)
+    const shown = await probeGit(g)
+      .run(['show', 'team/integration:greet.js'], { cwd: gitDir, gitDir, okCodes: [0, 128] })
+      .then((r) => r.stdout)
+    expect(shown).not.toBe('bad\n')
+  })
+
+  it('accepting merges exactly the submitted, checked commit; a branch moved after the check goes back to its Bot ("the branch moved after the check; submit again")', async () => {
+    const after: Reply = { toolCalls: [{ name: 'bash', args: { command: `printf 'v2 unchecked\\n' > greet.js && ${COMMIT}`, description: 'one more' } }] }
+    // Attempt 1: commit v1 and submit; then, once, move the branch with a commit the check never saw.
+    let stage: 'work' | 'moving' | 'moved' = 'work'
+    let movedNow!: () => void
+    const moved = new Promise<void>((resolve) => {
+      movedNow = resolve
+    })
+    const first = works(`printf 'v1\\n' > greet.js && ${COMMIT}`)
+    const ada = (req: RecordedRequest): Reply => {
+      const last = lastToolResults(req)
+      if (stage === 'work' && last.some((r) => r.name === 'submit_task')) {
+        stage = 'moving'
+        return after
+      }
+      if (stage === 'moving') {
+        stage = 'moved'
+        movedNow()
+        return { text: 'Done.' }
+      }
+      return first(req)
+    }
+    const { g, host, worktrees } = await projectTeam({ Ada: ada })
+    const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Greet', brief: 'x', assignee: 'Ada', project: true, check: 'test -f greet.js' }] })
+    const t = await taskWhere(host, ids[0]!, (x) => x.status === 'review')
+    expect(t.worktree?.check?.commit).toBe(t.worktree?.submitted)
+    await moved
+    const [back] = await host.ctx.botTasks.review(user, ids[0]!, 'accept')
+    expect(back!.status).not.toBe('done')
+    expect(back!.attempts.find((a) => a.outcome === 'rejected')?.reason).toMatch(
+      /^The branch moved after the check; submit again: team\/task-1-greet is at [0-9a-f]{12}, the submitted and checked commit was [0-9a-f]{12}\. Nothing was merged\./,
+    )
+    const gitDir = integration(worktrees)
+    const ls = (await probeGit(g).run(['ls-tree', '--name-only', 'team/integration'], { cwd: gitDir, gitDir })).stdout
+    expect(ls).not.toContain('greet.js')
+  })
+
   it("runs a task's check in its clone on submit, masked: failing starts the next attempt with the output, passing goes to review", async () => {
     const VALUE = 'tok-9f8e7d6c5b4a3210'
     const { host, ids: bots } = await projectTeam({
-      Ada: works(`if [ -f .tried ]; then printf 'hi\\n' > greet.js && ${COMMIT}; fi; touch .tried`),
+      // (the first attempt's marker lies in .git, so its clone is clean and the submit goes to the check)
+      Ada: works(`if [ -f .git/tried ]; then printf 'hi\\n' > greet.js && ${COMMIT}; fi; touch .git/tried`),
     })
     await host.ctx.botSecrets.set('GH_TOKEN', { value: VALUE, scope: [bots.Ada!] })
     const { ids } = await host.ctx.botTasks.plan(user, {
@@ -151,9 +207,11 @@ describe('project tasks', () => {
     })
     const t = await taskWhere(host, ids[0]!, (x) => x.status === 'review')
     expect(t.attempts.map((a) => a.outcome)).toEqual(['check-failed', 'submitted'])
-    expect(t.attempts[0]!.reason).toMatch(/^The check `echo \[secret:GH_TOKEN\]; test -f greet\.js` failed \(exit 1, .*\):\n\[secret:GH_TOKEN\]$/)
+    expect(t.attempts[0]!.reason).toMatch(
+      /^The check `echo \[secret:GH_TOKEN\]; test -f greet\.js` failed \(exit 1, .*\) on [0-9a-f]{12}:\n\[secret:GH_TOKEN\]$/,
+    )
     expect(JSON.stringify([t.attempts, t.worktree?.check, t.history])).not.toContain(VALUE)
-    expect(t.worktree?.check).toMatchObject({ ok: true, summary: expect.stringMatching(/^passed/) })
+    expect(t.worktree?.check).toMatchObject({ ok: true, summary: expect.stringMatching(/^passed/), commit: t.worktree?.submitted })
   })
 
   it("runs the check in the task Session's sandbox: a write outside its clone is denied, and three failed checks fail the task", async () => {
@@ -166,10 +224,18 @@ describe('project tasks', () => {
     expect(t.worktree?.check).toMatchObject({ ok: false })
   })
 
-  it("keeps a cancelled task's uncommitted work as a WIP commit on its branch and removes its clone", async () => {
-    const { g, host, worktrees } = await projectTeam({ Ada: works(`printf 'draft\\n' > draft.txt`) })
+  it("refuses a submit with uncommitted changes (commit first); a cancelled task's uncommitted work is kept as a WIP commit on its branch and its clone removed", async () => {
+    const submits: string[] = []
+    const drafting = works(`printf 'draft\\n' > draft.txt`)
+    const ada = (req: RecordedRequest): Reply => {
+      for (const r of lastToolResults(req)) if (r.name === 'submit_task') submits.push(r.text)
+      return drafting(req)
+    }
+    const { g, host, worktrees } = await projectTeam({ Ada: ada })
     const { ids } = await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Draft it', brief: 'x', assignee: 'Ada', project: true }] })
-    await taskWhere(host, ids[0]!, (t) => t.status === 'review')
+    const t = await taskWhere(host, ids[0]!, (x) => x.attempts[0]?.outcome === 'ended-without-submit')
+    expect(t.history.map((h) => h.to)).not.toContain('review')
+    expect(submits[0]).toMatch(/^Refused: Your clone has uncommitted changes: commit first/)
     const gitDir = integration(worktrees)
     const clone = path.join(path.dirname(gitDir), 'clones', 'task-1')
     expect(existsSync(path.join(clone, 'draft.txt'))).toBe(true)
@@ -240,6 +306,19 @@ describe('project tasks', () => {
     await expect(host.ctx.botTasks.setProject(user, { path: g.project, branch: 'main' })).rejects.toThrow(/Project tasks are open \(task-1\)/)
     await host.ctx.botTasks.cancel(user, 'task-1', 'stop')
     await expect(host.ctx.botTasks.setProject(user, { path: g.project, branch: 'main' })).resolves.toMatchObject({ branch: 'main' })
+  })
+
+  it("refuses a Bot's working folder inside or over the team's project or the plugin's worktrees folder", async () => {
+    const { g, host, worktrees } = await projectTeam({ Ada: works('true') })
+    const roster = host.ctx.botRoster
+    const inWorktrees = path.join(worktrees, 'mine')
+    mkdirSync(inWorktrees, { recursive: true })
+    const src = path.join(g.project, 'src')
+    await expect(roster.create(user, { name: 'In', workFolder: src })).rejects.toThrow(/lies inside the team's project/)
+    await expect(roster.create(user, { name: 'Over', workFolder: path.dirname(g.project) })).rejects.toThrow(/holds the team's project/)
+    await expect(roster.create(user, { name: 'Wt', workFolder: inWorktrees })).rejects.toThrow(/lies inside the plugin's worktrees folder/)
+    await expect(roster.update(user, 'Ada', { workFolder: g.project })).rejects.toThrow(/team's project/)
+    expect(roster.find('In')).toBeUndefined()
   })
 
   it('refuses a check on a task that is not a project task', async () => {

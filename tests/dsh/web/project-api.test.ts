@@ -2,7 +2,8 @@
 // validated by the git layer (a folder that is no repository, a missing branch, a repository in
 // the team folder refused with the reason, nothing written), kept in `project.json` across a restart.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as plugin from '../../../src/index.ts'
@@ -81,5 +82,54 @@ describe('the team project API', () => {
     } finally {
       await again.dispose()
     }
+  })
+
+  it("refuses a repository in a shared temporary folder, or inside or over a Bot's working folder, changing nothing", async () => {
+    const paired = await web().pairedHeaders()
+    const repo = (dir: string) => {
+      mkdirSync(dir, { recursive: true })
+      execFileSync('git', ['init', '-q', '-b', 'main', dir])
+      execFileSync('git', ['-C', dir, '-c', 'user.name=P', '-c', 'user.email=p@example.com', 'commit', '-q', '--allow-empty', '-m', 'initial'])
+      return dir
+    }
+    const inTmp = repo(mkdtempSync(path.join(os.tmpdir(), 'bot-team-project-in-tmp-')))
+    homes.push({ cleanup: () => rmSync(inTmp, { recursive: true, force: true }) } as GitHome)
+    const put = (p: string) => web().send('PUT', '/project', { path: p, branch: 'main' }, paired)
+    expect((await put(inTmp)).body.error).toMatch(/lies inside a shared temporary folder every Bot at workspace-write may write \(.*\)\. Nothing was changed/)
+    const h = project()
+    // Ada works in <base>/ada: a repository inside it, or one that holds it, is refused.
+    const ada = path.join(h.base, 'ada')
+    mkdirSync(ada)
+    await web().host.ctx.botRoster.create({ kind: 'user' }, { name: 'Ada', workFolder: ada })
+    expect((await put(repo(path.join(ada, 'repo')))).body.error).toMatch(/lies inside Bot Ada's working folder/)
+    expect((await put(repo(h.base))).body.error).toMatch(/holds Bot Ada's working folder/)
+    expect(existsSync(file())).toBe(false)
+    expect((await put(h.project)).status).toBe(200)
+  })
+
+  it('lists a held project with the held settings and in GET /project; the paired person lets it go through /held (the project is forgotten), an unpaired one cannot', async () => {
+    const h = project()
+    const paired = await web().pairedHeaders()
+    await web().send('PUT', '/project', { path: h.project, branch: 'main' }, paired)
+    // As an upgrade would have left it: held, with the reason.
+    await web().host.ctx.botStore.update((s) => {
+      s.held = [
+        { id: 'held-1', why: 'upgrade', at: new Date().toISOString(), kind: 'project', path: h.project, branch: 'main', problem: 'it was named before v7' },
+      ]
+    })
+    const listed = await web().send('GET', '/held')
+    expect(listed.body.held).toEqual([
+      expect.objectContaining({
+        id: 'held-1',
+        kind: 'project',
+        text: expect.stringMatching(/the team's project .* no project tasks until the person names it again: it was named before v7/),
+      }),
+    ])
+    expect((await web().send('GET', '/project')).body).toMatchObject({ project: null, held: { id: 'held-1', path: h.project, branch: 'main' } })
+    expect((await web().send('POST', '/held/held-1/dismiss', {})).status).toBe(403)
+    const gone = await web().send('POST', '/held/held-1/dismiss', {}, paired)
+    expect(gone).toMatchObject({ status: 200, body: { dismissed: { id: 'held-1', kind: 'project' }, held: [] } })
+    expect(existsSync(file())).toBe(false)
+    expect((await web().send('GET', '/project')).body).toEqual({ project: null })
   })
 })

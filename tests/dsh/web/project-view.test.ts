@@ -58,7 +58,7 @@ describe("the board's project data", () => {
     expect(before.status).toBe(200)
     expect(before.body).toMatchObject({ paired: false, log: [], project: { path: g.project, branch: 'main', integrationHead: expect.stringMatching(SHA) } })
     expect(before.body.project.targetHead).toBe(g.sh(g.project, 'rev-parse', 'main').trim())
-    expect(before.body.branches[ids[0]!]).toMatchObject({ branch: 'team/task-1-add-greeting', from: 'clone', commits: 1, more: false })
+    expect(before.body.branches[ids[0]!]).toMatchObject({ branch: 'team/task-1-add-greeting', from: 'submitted', commits: 1, more: false })
     expect(before.body.branches[ids[0]!].recent).toEqual([{ commit: expect.stringMatching(SHA), subject: 'Add greet.js' }])
 
     await host.ctx.botTasks.review(user, ids[0]!, 'accept')

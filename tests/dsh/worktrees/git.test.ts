@@ -1,7 +1,7 @@
 // The git runner itself, with a stand-in `git` (a shell script) so each check is exact: what the
 // process gets (the overrides first on its command line, the fixed environment, nothing inherited),
 // the time limit and the output cap.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -72,5 +72,21 @@ describe('git runner', () => {
       message: 'git rev-parse failed (exit 1): fatal: no such ref',
     })
     expect((await runner.run(['merge-base'], { cwd: dir, okCodes: [0, 1] })).code).toBe(1)
+  })
+
+  it('a time limit ends what the process started too (a fetch leaves no upload-pack behind)', async () => {
+    const { dir, home } = fakeGit('sleep 60 & echo $! > "$0.child"; wait')
+    const runner = new GitRunner({ emptyHome: home, git: path.join(dir, 'git'), timeoutMs: 300 })
+    await expect(runner.run(['fetch'], { cwd: dir })).rejects.toMatchObject({ code: 'ETIMEDOUT' })
+    const child = Number(readFileSync(path.join(dir, 'git.child'), 'utf8'))
+    // Gone, or dead and not yet reaped by its new parent (state Z): either way it runs no more.
+    const state = (() => {
+      try {
+        return readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1]?.[0]
+      } catch {
+        return 'gone'
+      }
+    })()
+    expect(['gone', 'Z', 'X']).toContain(state)
   })
 })

@@ -3,13 +3,21 @@
 // diff), then drives the whole life of two tasks — validation, the integration clone, clones, a
 // clean merge, a conflict, WIP on cancel, removal, reconciliation and a release that merges into a
 // checked-out target — and checks that the planted program never wrote its marker.
-import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { validateProject } from '../../../src/worktrees/project.ts'
 import { release } from '../../../src/worktrees/release.ts'
 import { Worktrees } from '../../../src/worktrees/worktrees.ts'
+import { type RealSandbox, realSandbox } from '../../support/confine.ts'
 import { botCommit, type GitHome, initProject, makeGitHome, probeGit, writeFiles } from '../../support/git-project.ts'
+
+let sandbox: RealSandbox
+beforeAll(async () => {
+  sandbox = await realSandbox()
+})
+afterAll(() => sandbox.dispose())
 
 const HOOKS = [
   'applypatch-msg',
@@ -88,8 +96,9 @@ afterEach(() => {
 async function lifecycle(plant: Plant): Promise<string[]> {
   const home = makeGitHome()
   homes.push(home)
-  const markers = path.join(home.base, 'markers')
-  mkdirSync(markers)
+  // In the shared temp folder: a planted program that ran confined (DSH's sandbox lets it write /tmp) leaves its marker too.
+  const markers = mkdtempSync(path.join(os.tmpdir(), 'wt-markers-'))
+  homes.push({ cleanup: () => rmSync(markers, { recursive: true, force: true }) } as GitHome)
   initProject(home, { '.gitattributes': '* filter=evil merge=evil diff=evil\n', 'src/a.txt': 'one\ntwo\nthree\n', 'README.md': '# p\n' })
   const projectGit = path.join(home.project, '.git')
   plant(home, projectGit, markers, 'project')
@@ -97,7 +106,13 @@ async function lifecycle(plant: Plant): Promise<string[]> {
   const check = await validateProject(probeGit(home), { path: home.project, branch: 'main' }, home.forbidden)
   expect(check.ok).toBe(true)
   const opts = { root: home.pluginRoot, project: { gitDir: projectGit, branch: 'main' }, forbidden: home.forbidden }
-  const { worktrees: w } = await Worktrees.open(opts)
+  const as = sandbox.as()
+  const { worktrees: w } = await Worktrees.open(opts, undefined, () => as)
+  const merge = async (taskId: string) => {
+    const handed = await w.submitted(taskId, as)
+    if (!handed.ok) throw new Error(handed.reason)
+    return w.merge(taskId, handed.commit)
+  }
   const a = await w.createClone('task-1', 'one')
   const b = await w.createClone('task-2', 'two')
   botCommit(home, a.dir, { 'src/a.txt': 'one\nTWO a\nthree\n', 'a.txt': 'a\n' })
@@ -105,14 +120,13 @@ async function lifecycle(plant: Plant): Promise<string[]> {
   plant(home, path.join(a.dir, '.git'), markers, 'clone-a')
   plant(home, path.join(b.dir, '.git'), markers, 'clone-b')
 
-  expect((await w.merge('task-1')).kind).toBe('merged')
-  expect((await w.merge('task-2')).kind).toBe('conflict')
+  expect((await merge('task-1')).kind).toBe('merged')
+  expect((await merge('task-2')).kind).toBe('conflict')
   writeFiles(b.dir, { 'src/a.txt': 'dirty\n', 'untracked.txt': 'u\n' })
-  expect(await w.commitWip('task-2', 'cancelled')).not.toBeNull()
   writeFiles(a.dir, { 'later.txt': 'l\n' })
-  await w.removeClone('task-2', 'cancelled')
+  expect(await w.removeClone('task-2', 'cancelled', as)).toMatchObject({ kind: 'removed', wip: expect.any(String) })
   await w.createClone('task-3', 'three')
-  const reopened = await Worktrees.open(opts, new Set(['task-3']))
+  const reopened = await Worktrees.open(opts, new Set(['task-3']), () => as)
   expect(reopened.reconciled.some((r) => r.kind === 'removed')).toBe(true)
 
   // The person moved main meanwhile (with the planted programs switched off for their own commit).

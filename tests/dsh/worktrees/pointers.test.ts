@@ -1,62 +1,116 @@
-// A Bot owns its clone's `.git`: what it plants there must not send the plugin's git into another
-// repository, and a link on the way must not make the plugin read a file outside the clone. Real git.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+// A Bot owns its clone's `.git`: what it plants there must never make the plugin write, delete or
+// follow into another repository. Issue 32's findings 1–3 at the git layer, on real git and DSH's
+// real sandbox, with the person's repository outside every folder a Bot may write.
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, expect, it } from 'vitest'
-import { GitRunner } from '../../../src/worktrees/git.ts'
-import { cloneRepo } from '../../../src/worktrees/repo.ts'
-import { commitWip } from '../../../src/worktrees/wip.ts'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { Worktrees } from '../../../src/worktrees/worktrees.ts'
+import { type RealSandbox, realSandbox } from '../../support/confine.ts'
 import { type GitHome, initProject, makeGitHome } from '../../support/git-project.ts'
 
+let sandbox: RealSandbox
+beforeAll(async () => {
+  sandbox = await realSandbox()
+})
+afterAll(() => sandbox.dispose())
 let homes: GitHome[] = []
 afterEach(() => {
   for (const h of homes) h.cleanup()
   homes = []
 })
 
-function clonedProject() {
+async function cloned() {
   const home = makeGitHome()
   homes.push(home)
   initProject(home)
-  const clone = path.join(home.base, 'clone')
-  home.sh(home.base, 'clone', '-q', home.project, clone)
-  const empty = path.join(home.base, 'empty-home')
-  mkdirSync(empty)
-  return { home, clone, git: new GitRunner({ emptyHome: empty }), index: path.join(home.base, 'wip-index') }
+  const opts = { root: home.pluginRoot, project: { gitDir: path.join(home.project, '.git'), branch: 'main' }, forbidden: home.forbidden }
+  const { worktrees: w } = await Worktrees.open(opts, undefined, () => sandbox.as())
+  const clone = await w.createClone('task-1', 'one')
+  const person = path.join(home.project, '.git')
+  const fsck = () => home.sh(home.project, 'fsck', '--no-dangling')
+  return { home, w, clone, person, opts, fsck, main: () => home.sh(home.project, 'rev-parse', 'main').trim() }
 }
 
-it("refuses a clone whose .git holds a commondir pointing at the person's repository, and its branch never moves", async () => {
-  const { home, clone } = clonedProject()
-  const before = home.sh(home.project, 'rev-parse', 'main')
-  writeFileSync(path.join(clone, '.git', 'commondir'), `${path.join(home.project, '.git')}\n`)
-  await expect(cloneRepo(clone)).rejects.toThrow(/commondir/)
-  expect(home.sh(home.project, 'rev-parse', 'main')).toBe(before)
+it("finding 1: a clone whose refs/heads and object folders link into the person's repository, HEAD on main: the cancelled task's work-in-progress moves nothing there, fsck passes, the clone is kept", async () => {
+  const { clone, w, person, fsck, main } = await cloned()
+  const before = main()
+  const headFile = readFileSync(path.join(person, 'HEAD'), 'utf8')
+  rmSync(path.join(clone.dir, '.git', 'refs', 'heads'), { recursive: true })
+  symlinkSync(path.join(person, 'refs', 'heads'), path.join(clone.dir, '.git', 'refs', 'heads'))
+  for (let i = 0; i < 256; i++) {
+    const xx = i.toString(16).padStart(2, '0')
+    const dst = path.join(person, 'objects', xx)
+    mkdirSync(dst, { recursive: true })
+    symlinkSync(dst, path.join(clone.dir, '.git', 'objects', xx))
+  }
+  writeFileSync(path.join(clone.dir, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+  writeFileSync(path.join(clone.dir, 'evil.txt'), 'the Bot was here\n')
+  const out = await w.removeClone('task-1', 'cancelled', sandbox.as('workspace-write'))
+  expect(out).toMatchObject({ kind: 'kept', dir: clone.dir })
+  expect(main()).toBe(before)
+  expect(readFileSync(path.join(person, 'HEAD'), 'utf8')).toBe(headFile)
+  fsck()
+  expect(existsSync(path.join(clone.dir, 'evil.txt'))).toBe(true)
 })
 
-it("a commondir planted after the clone was opened is found before the work-in-progress commit: nothing is written, the person's main does not move", async () => {
-  const { home, clone, git, index } = clonedProject()
-  const before = home.sh(home.project, 'rev-parse', 'main')
-  const repo = await cloneRepo(clone)
-  writeFileSync(path.join(clone, '.git', 'commondir'), `${path.join(home.project, '.git')}\n`)
-  writeFileSync(path.join(clone, '.git', 'HEAD'), 'ref: refs/heads/main\n')
-  writeFileSync(path.join(clone, 'evil.txt'), 'the Bot was here\n')
-  await expect(commitWip(git, repo, 'refs/heads/team/task-1-x', 'WIP: task-1', index)).rejects.toThrow(/commondir/)
-  expect(home.sh(home.project, 'rev-parse', 'main')).toBe(before)
-  expect(home.sh(home.project, 'ls-tree', '--name-only', 'main')).not.toContain('evil.txt')
+it("finding 2: a clone whose .git/logs links to the person's .git: no reflog line reaches the person's HEAD, which still resolves", async () => {
+  const { home, clone, w, person, main } = await cloned()
+  const headFile = readFileSync(path.join(person, 'HEAD'), 'utf8')
+  rmSync(path.join(clone.dir, '.git', 'logs'), { recursive: true, force: true })
+  symlinkSync(person, path.join(clone.dir, '.git', 'logs'))
+  writeFileSync(path.join(clone.dir, 'draft.txt'), 'draft\n')
+  const before = main()
+  await w.removeClone('task-1', 'cancelled', sandbox.as('workspace-write'))
+  expect(readFileSync(path.join(person, 'HEAD'), 'utf8')).toBe(headFile)
+  expect(home.sh(home.project, 'rev-parse', 'HEAD').trim()).toBe(before)
 })
 
-it('a work-in-progress commit leaves out a file reached through a linked folder outside the clone', async () => {
-  const { home, clone, git, index } = clonedProject()
-  const outside = path.join(home.base, 'outside')
-  mkdirSync(outside)
-  writeFileSync(path.join(outside, 'key'), 'TOP-SECRET-OUTSIDE\n')
-  symlinkSync(outside, path.join(clone, 'link'))
-  writeFileSync(path.join(clone, '.git', 'info', 'exclude'), 'link\n')
-  const blob = home.sh(clone, 'hash-object', '-w', path.join(outside, 'key')).trim()
-  home.sh(clone, 'update-index', '--add', '--cacheinfo', `100644,${blob},link/key`)
-  writeFileSync(path.join(clone, 'mine.txt'), 'my own work\n')
-  const wip = await commitWip(git, await cloneRepo(clone), 'refs/heads/team/task-1-x', 'WIP: task-1', index)
-  const files = home.sh(clone, 'ls-tree', '-r', '--name-only', wip!.commit)
-  expect(files).toContain('mine.txt')
-  expect(files).not.toContain('link/key')
+it('finding 3: at start-up no lock file behind a planted .git/logs link is deleted (Cargo.lock, yarn.lock, the person’s index.lock)', async () => {
+  const { home, clone, person, opts } = await cloned()
+  const decoy = path.join(home.base, 'decoy')
+  mkdirSync(decoy)
+  for (const f of ['Cargo.lock', 'yarn.lock']) writeFileSync(path.join(decoy, f), 'keep me\n')
+  writeFileSync(path.join(person, 'index.lock'), 'the person is committing\n')
+  rmSync(path.join(clone.dir, '.git', 'logs'), { recursive: true, force: true })
+  symlinkSync(decoy, path.join(clone.dir, '.git', 'logs'))
+  symlinkSync(person, path.join(clone.dir, '.git', 'person'))
+  writeFileSync(path.join(clone.dir, 'draft.txt'), 'draft\n')
+  const { reconciled } = await Worktrees.open(opts, new Set(), () => sandbox.as())
+  // The confined commit cannot append its reflog through the link (the sandbox refuses): the clone is kept.
+  expect(reconciled).toEqual([{ kind: 'kept', taskId: 'task-1', dir: clone.dir, why: expect.stringMatching(/could not be committed/) }])
+  for (const f of ['Cargo.lock', 'yarn.lock']) expect(readFileSync(path.join(decoy, f), 'utf8')).toBe('keep me\n')
+  expect(existsSync(path.join(person, 'index.lock'))).toBe(true)
+  expect(readFileSync(path.join(clone.dir, 'draft.txt'), 'utf8')).toBe('draft\n')
+})
+
+it('a stale index.lock a killed Bot git left in its clone is cleared by the confined work-in-progress commit (never by the plugin), and the work is kept', async () => {
+  const { home, clone, w } = await cloned()
+  writeFileSync(path.join(clone.dir, '.git', 'index.lock'), '')
+  writeFileSync(path.join(clone.dir, 'draft.txt'), 'draft\n')
+  const out = await w.removeClone('task-1', 'cancelled', sandbox.as())
+  expect(out).toMatchObject({ kind: 'removed', wip: expect.any(String) })
+  expect(home.sh(w.integration.gitDir, 'show', `${out?.kind === 'removed' ? out.wip : ''}:draft.txt`)).toBe('draft\n')
+})
+
+it('a read-only task with uncommitted work keeps its clone (never deleted), and says where it is', async () => {
+  const { clone, w } = await cloned()
+  writeFileSync(path.join(clone.dir, 'draft.txt'), 'draft\n')
+  const out = await w.removeClone('task-1', 'cancelled', sandbox.as('read-only'))
+  expect(out).toEqual({ kind: 'kept', dir: clone.dir, why: expect.stringMatching(/uncommitted work and its task ran read-only/) })
+  expect(readFileSync(path.join(clone.dir, 'draft.txt'), 'utf8')).toBe('draft\n')
+})
+
+it('with no sandbox a clone is kept, never deleted', async () => {
+  const { clone, w } = await cloned()
+  const none = {
+    confine: {
+      unavailable: () => 'no sandbox here',
+      spawn: () => {
+        throw new Error('none')
+      },
+    },
+    mode: 'workspace-write' as const,
+  }
+  expect(await w.removeClone('task-1', 'cancelled', none)).toMatchObject({ kind: 'kept', dir: clone.dir })
+  expect(existsSync(clone.dir)).toBe(true)
 })

@@ -1,13 +1,26 @@
 // Project validation and the release on real repositories: every refusal says why and changes
 // nothing; the release merges into the target, moves a clean checkout with it, and is refused
 // while the target is checked out with changes.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { validateProject } from '../../../src/worktrees/project.ts'
 import { release } from '../../../src/worktrees/release.ts'
 import { Worktrees } from '../../../src/worktrees/worktrees.ts'
+import { type RealSandbox, realSandbox } from '../../support/confine.ts'
 import { botCommit, type GitHome, initProject, makeGitHome, probeGit, writeFiles } from '../../support/git-project.ts'
+
+let sandbox: RealSandbox
+beforeAll(async () => {
+  sandbox = await realSandbox()
+})
+afterAll(() => sandbox.dispose())
+/** Submit the task's clone (fetched through the quarantine) and merge that commit. */
+async function mergeTask(w: Worktrees, taskId: string) {
+  const handed = await w.submitted(taskId, sandbox.as())
+  if (!handed.ok) throw new Error(handed.reason)
+  return w.merge(taskId, handed.commit)
+}
 
 let homes: GitHome[] = []
 afterEach(() => {
@@ -110,7 +123,7 @@ async function merged(h: GitHome) {
   })
   const a = await w.createClone('task-1', 'greeting')
   botCommit(h, a.dir, { 'greeting.js': 'export const hi = 1\n' })
-  const m = await w.merge('task-1')
+  const m = await mergeTask(w, 'task-1')
   if (m.kind !== 'merged') throw new Error(m.kind)
   return { w, head: m.commit }
 }
@@ -124,6 +137,30 @@ describe('release', () => {
     expect(h.sh(h.project, 'rev-parse', 'main').trim()).toBe(head)
     expect(readFileSync(path.join(h.project, 'greeting.js'), 'utf8')).toBe('export const hi = 1\n')
     expect(h.sh(h.project, 'status', '--porcelain')).toBe('')
+  })
+
+  it("is refused, naming the paths, when the person's repository holds links a Bot could have planted (refs/heads, an objects folder, logs), and writes nothing there", async () => {
+    const h = home()
+    const { w, head } = await merged(h)
+    const gitDir = path.join(h.project, '.git')
+    const before = h.sh(h.project, 'rev-parse', 'main').trim()
+    const decoy = path.join(h.base, 'decoy')
+    mkdirSync(path.join(decoy, 'heads'), { recursive: true })
+    mkdirSync(path.join(decoy, 'logs'), { recursive: true })
+    // The person's branches moved behind a link (the decoy holds a copy), an objects folder and the logs linked too.
+    cpSync(path.join(gitDir, 'refs', 'heads'), path.join(decoy, 'heads'), { recursive: true })
+    rmSync(path.join(gitDir, 'refs', 'heads'), { recursive: true })
+    symlinkSync(path.join(decoy, 'heads'), path.join(gitDir, 'refs', 'heads'))
+    symlinkSync(decoy, path.join(gitDir, 'objects', 'zz'))
+    rmSync(path.join(gitDir, 'logs'), { recursive: true, force: true })
+    symlinkSync(path.join(decoy, 'logs'), path.join(gitDir, 'logs'))
+    const r = await release(w.git, w.integration, { gitDir, branch: 'main' }, head)
+    expect(r).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/holds links that could send the release's writes elsewhere: .*refs\/heads, .*\.git\/logs, .*objects\/zz\. /),
+    })
+    expect(h.sh(h.project, 'rev-parse', 'main').trim()).toBe(before)
+    expect(readdirSync(path.join(decoy, 'logs'))).toEqual([])
   })
 
   it('is refused while the target is checked out with changes, saying why, and changes nothing', async () => {
@@ -165,7 +202,7 @@ describe('release', () => {
     const { worktrees: w } = await Worktrees.open({ root: h.pluginRoot, project: { gitDir: bare, branch: 'main' }, forbidden: h.forbidden })
     const a = await w.createClone('task-1', 'greeting')
     botCommit(h, a.dir, { 'greeting.js': 'export const hi = 1\n' })
-    const m = await w.merge('task-1')
+    const m = await mergeTask(w, 'task-1')
     const r = await release(w.git, w.integration, { gitDir: bare, branch: 'main' })
     expect(r).toMatchObject({ ok: true, fastForward: true, movedCheckout: null, to: m.kind === 'merged' ? m.commit : '' })
     expect(h.sh(bare, 'rev-parse', 'main').trim()).toBe(m.kind === 'merged' ? m.commit : '')

@@ -1,13 +1,28 @@
-// The worktree library on real git: clones per task from the integration head, merges that are
-// one update-ref, conflicts that change nothing, edits kept on cancel and removal, start-up
-// reconciliation, and the root refused where every Bot may write.
+// The worktree library on real git and DSH's real sandbox: clones per task from the integration
+// head, the submitted commit fetched through a quarantine, merges that are one update-ref,
+// conflicts that change nothing, edits kept on cancel and removal (committed and removed confined),
+// start-up reconciliation, and the root refused where every Bot may write.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { INTEGRATION_REF } from '../../../src/worktrees/policy.ts'
 import { Worktrees } from '../../../src/worktrees/worktrees.ts'
+import { type RealSandbox, realSandbox } from '../../support/confine.ts'
 import { botCommit, type GitHome, initProject, makeGitHome } from '../../support/git-project.ts'
+
+let sandbox: RealSandbox
+beforeAll(async () => {
+  sandbox = await realSandbox()
+})
+afterAll(() => sandbox.dispose())
+
+/** What accepting a submitted task does: the clone's branch fetched (a clean clone on its branch), that commit merged. */
+async function mergeTask(w: Worktrees, taskId: string) {
+  const handed = await w.submitted(taskId, sandbox.as())
+  if (!handed.ok) throw new Error(handed.reason)
+  return w.merge(taskId, handed.commit)
+}
 
 let homes: GitHome[] = []
 afterEach(() => {
@@ -54,7 +69,7 @@ describe('clones per task', () => {
     const { home, w } = await setup()
     const a = await w.createClone('task-1', 'greeting')
     botCommit(home, a.dir, { 'greeting.js': 'export const hi = 1\n' })
-    const merged = await w.merge('task-1')
+    const merged = await mergeTask(w, 'task-1')
     expect(merged.kind).toBe('merged')
     const b = await w.createClone('task-2', 'tests')
     expect(b.base).toBe(await w.integrationHead())
@@ -90,14 +105,14 @@ describe('merges', () => {
     const before = await w.integrationHead()
     const a = await w.createClone('task-1', 'one')
     const theirs = botCommit(home, a.dir, { 'one.txt': '1\n' })
-    const out = await w.merge('task-1')
+    const out = await mergeTask(w, 'task-1')
     expect(out).toMatchObject({ kind: 'merged', ours: before, theirs, branch: a.branch })
     if (out.kind !== 'merged') return
     expect(await w.integrationHead()).toBe(out.commit)
     expect(parents(home, w, out.commit)).toEqual([before, theirs])
     expect(home.sh(w.integration.gitDir, 'show', `${out.commit}:one.txt`)).toBe('1\n')
     // Merging the same head again changes nothing.
-    expect((await w.merge('task-1')).kind).toBe('already-merged')
+    expect((await mergeTask(w, 'task-1')).kind).toBe('already-merged')
     expect(await w.integrationHead()).toBe(out.commit)
   })
 
@@ -107,10 +122,10 @@ describe('merges', () => {
     const b = await w.createClone('task-2', 'two')
     botCommit(home, a.dir, { 'src/a.txt': 'one\nTWO by a\nthree\n' })
     const theirs = botCommit(home, b.dir, { 'src/a.txt': 'one\nTWO by b\nthree\n', 'b.txt': 'b\n' })
-    const first = await w.merge('task-1')
+    const first = await mergeTask(w, 'task-1')
     expect(first.kind).toBe('merged')
     const head = await w.integrationHead()
-    const conflict = await w.merge('task-2')
+    const conflict = await mergeTask(w, 'task-2')
     expect(conflict).toMatchObject({ kind: 'conflict', ours: head, theirs, paths: ['src/a.txt'], pathCount: 1 })
     expect(await w.integrationHead()).toBe(head)
     expect(readFileSync(path.join(b.dir, 'src/a.txt'), 'utf8')).toBe('one\nTWO by b\nthree\n')
@@ -120,7 +135,7 @@ describe('merges', () => {
       home.sh(b.dir, '-c', 'user.name=Bot', '-c', 'user.email=b@x', 'merge', '-q', head)
     } catch {}
     botCommit(home, b.dir, { 'src/a.txt': 'one\nTWO by a and b\nthree\n' }, 'resolve')
-    const second = await w.merge('task-2')
+    const second = await mergeTask(w, 'task-2')
     expect(second.kind).toBe('merged')
     if (second.kind !== 'merged') return
     expect(home.sh(w.integration.gitDir, 'show', `${second.commit}:src/a.txt`)).toBe('one\nTWO by a and b\nthree\n')
@@ -137,13 +152,12 @@ describe('never lose an edit', () => {
     writeFileSync(path.join(a.dir, 'new.txt'), 'untracked\n')
     writeFileSync(path.join(a.dir, '.gitignore'), 'ignored.log\n')
     writeFileSync(path.join(a.dir, 'ignored.log'), 'noise\n')
-    const out = await w.removeClone('task-1', 'cancelled by the person')
-    expect(out).toMatchObject({ branch: a.branch, merged: false, keptAs: `refs/heads/${a.branch}` })
-    expect(out!.wip?.ref).toBe(`refs/heads/${a.branch}`)
+    const out = await w.removeClone('task-1', 'cancelled by the person', sandbox.as())
+    expect(out).toMatchObject({ kind: 'removed', branch: a.branch, merged: false, keptAs: `refs/heads/${a.branch}` })
     expect(existsSync(a.dir)).toBe(false)
     const ref = `refs/heads/${a.branch}`
     const kept = home.sh(w.integration.gitDir, 'rev-parse', ref).trim()
-    expect(kept).toBe(out!.wip!.commit)
+    expect(out?.kind === 'removed' && out.wip).toBe(kept)
     expect(home.sh(w.integration.gitDir, 'rev-parse', `${kept}^`).trim()).toBe(committed)
     expect(home.sh(w.integration.gitDir, 'show', `${kept}:src/a.txt`)).toBe('edited but not committed\n')
     expect(home.sh(w.integration.gitDir, 'show', `${kept}:new.txt`)).toBe('untracked\n')
@@ -156,9 +170,9 @@ describe('never lose an edit', () => {
     const { home, w } = await setup()
     const a = await w.createClone('task-1', 'one')
     botCommit(home, a.dir, { 'one.txt': '1\n' })
-    await w.merge('task-1')
-    const out = await w.removeClone('task-1', 'done')
-    expect(out).toMatchObject({ merged: true, keptAs: null, wip: null })
+    await mergeTask(w, 'task-1')
+    const out = await w.removeClone('task-1', 'done', sandbox.as())
+    expect(out).toMatchObject({ kind: 'removed', merged: true, keptAs: null, wip: null })
     expect(home.sh(w.integration.gitDir, 'for-each-ref', '--format=%(refname)', 'refs/heads/team/task-1-one')).toBe('')
   })
 
@@ -166,31 +180,35 @@ describe('never lose an edit', () => {
     const { home, w } = await setup()
     const a = await w.createClone('task-1', 'one')
     const first = botCommit(home, a.dir, { 'one.txt': '1\n' })
-    await w.merge('task-1')
+    await mergeTask(w, 'task-1')
     home.sh(a.dir, 'reset', '-q', '--hard', a.base)
     botCommit(home, a.dir, { 'two.txt': '2\n' })
-    expect((await w.merge('task-1')).kind).toBe('merged')
+    expect((await mergeTask(w, 'task-1')).kind).toBe('merged')
     expect(home.sh(w.integration.gitDir, 'rev-parse', `refs/heads/${a.branch}-before-${first.slice(0, 12)}`).trim()).toBe(first)
   })
 })
 
 describe('start-up reconciliation', () => {
-  it('an unknown clone holding unmerged work is kept and listed; one without is removed and listed', async () => {
+  it('an unknown clone is taken in: its uncommitted work committed, its branches fetched into refs/unknown/<dir>/*, then removed through the sandbox', async () => {
     const { home, w } = await setup()
     const a = await w.createClone('task-1', 'one')
-    botCommit(home, a.dir, { 'one.txt': '1\n' })
+    const one = botCommit(home, a.dir, { 'one.txt': '1\n' })
+    writeFileSync(path.join(a.dir, 'draft.txt'), 'draft\n')
     const b = await w.createClone('task-2', 'two')
     // The registry forgets both (as if it were restored from an older copy).
     writeFileSync(path.join(w.root, 'clones.json'), JSON.stringify({ version: 1, clones: [] }))
-    const { reconciled } = await Worktrees.open({
-      root: home.pluginRoot,
-      project: { gitDir: path.join(home.project, '.git'), branch: 'main' },
-      forbidden: home.forbidden,
-    })
-    expect(reconciled).toContainEqual({ kind: 'kept-unknown', dir: a.dir, why: 'it holds commits not in the integration branch' })
-    expect(reconciled).toContainEqual({ kind: 'removed-unknown', dir: b.dir })
-    expect(existsSync(a.dir)).toBe(true)
+    const { worktrees, reconciled } = await Worktrees.open(
+      { root: home.pluginRoot, project: { gitDir: path.join(home.project, '.git'), branch: 'main' }, forbidden: home.forbidden },
+      undefined,
+      () => sandbox.as(),
+    )
+    expect(reconciled).toContainEqual({ kind: 'removed-unknown', dir: a.dir, refs: 'refs/unknown/task-1/*' })
+    expect(reconciled).toContainEqual({ kind: 'removed-unknown', dir: b.dir, refs: 'refs/unknown/task-2/*' })
+    expect(existsSync(a.dir)).toBe(false)
     expect(existsSync(b.dir)).toBe(false)
+    const kept = home.sh(worktrees.integration.gitDir, 'rev-parse', `refs/unknown/task-1/${a.branch}`).trim()
+    expect(home.sh(worktrees.integration.gitDir, 'rev-parse', `${kept}^`).trim()).toBe(one)
+    expect(home.sh(worktrees.integration.gitDir, 'show', `${kept}:draft.txt`)).toBe('draft\n')
   })
 
   it('clones of tasks no longer active are removed with their work kept; half-made folders are swept', async () => {
@@ -202,13 +220,14 @@ describe('start-up reconciliation', () => {
     const { worktrees, reconciled } = await Worktrees.open(
       { root: home.pluginRoot, project: { gitDir: path.join(home.project, '.git'), branch: 'main' }, forbidden: home.forbidden },
       new Set(['task-2']),
+      () => sandbox.as(),
     )
     expect(reconciled.map((r) => r.kind).sort()).toEqual(['removed', 'swept'])
     expect(worktrees.clones().map((c) => c.taskId)).toEqual(['task-2'])
     expect(home.sh(worktrees.integration.gitDir, 'show', `refs/heads/${a.branch}:draft.txt`)).toBe('draft\n')
   })
 
-  it('a stale ref lock left by a killed git is cleared at start, and the next merge goes through', async () => {
+  it('a stale ref lock left by a killed git in the integration clone is cleared at start, and the next merge goes through', async () => {
     const { home, w } = await setup()
     const a = await w.createClone('task-1', 'one')
     botCommit(home, a.dir, { 'one.txt': '1\n' })
@@ -218,6 +237,32 @@ describe('start-up reconciliation', () => {
       project: { gitDir: path.join(home.project, '.git'), branch: 'main' },
       forbidden: home.forbidden,
     })
-    expect((await worktrees.merge('task-1')).kind).toBe('merged')
+    expect((await mergeTask(worktrees, 'task-1')).kind).toBe('merged')
+  })
+})
+
+describe('one commit from check to merge', () => {
+  it('refuses a submit with uncommitted changes ("commit first") or HEAD off the task branch, and reads only refs/heads/<task branch>', async () => {
+    const { home, w } = await setup()
+    const a = await w.createClone('task-1', 'one')
+    const committed = botCommit(home, a.dir, { 'one.txt': '1\n' })
+    writeFileSync(path.join(a.dir, 'one.txt'), 'not committed\n')
+    expect(await w.submitted('task-1', sandbox.as())).toMatchObject({ ok: false, reason: expect.stringMatching(/uncommitted changes: commit first/) })
+    home.sh(a.dir, 'checkout', '-q', '--', 'one.txt')
+    home.sh(a.dir, 'checkout', '-q', '-b', 'elsewhere')
+    expect(await w.submitted('task-1', sandbox.as())).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/HEAD is on elsewhere, not on your task branch/),
+    })
+    botCommit(home, a.dir, { 'elsewhere.txt': 'e\n' })
+    home.sh(a.dir, 'checkout', '-q', a.branch)
+    expect(await w.submitted('task-1', sandbox.as())).toEqual({ ok: true, commit: committed, branch: a.branch })
+    // The check's checkout is exactly that commit, fresh (no ignored files), and goes through the sandbox.
+    writeFileSync(path.join(a.dir, '.gitignore'), 'node_modules/\n')
+    const tree = await w.checkTree(committed)
+    expect(home.sh(tree.dir, 'rev-parse', 'HEAD').trim()).toBe(committed)
+    expect(existsSync(path.join(tree.dir, 'one.txt'))).toBe(true)
+    await tree.done(sandbox.confine)
+    expect(existsSync(path.dirname(tree.dir))).toBe(false)
   })
 })

@@ -10,6 +10,7 @@ import {
   migrationV3toV4,
   migrationV4toV5,
   migrationV5toV6,
+  migrationV6toV7,
 } from '../../../src/store/migrations.ts'
 import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
 
@@ -27,7 +28,7 @@ describe('migration chain', () => {
     expect(r).toMatchObject({
       ok: true,
       from: 2,
-      steps: [migrationV2toV3.describe, migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe],
+      steps: [migrationV2toV3.describe, migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe, migrationV6toV7.describe],
     })
     if (!r.ok) return
     const parsed = stateSchema.safeParse(r.doc)
@@ -49,7 +50,7 @@ describe('migration chain', () => {
     expect(JSON.stringify(v3)).toBe(before)
     expect(v4.version).toBe(4)
     // Read as the current version (v5 adds optional delivery fields only; v6 drops the empty questions).
-    const parsed = stateSchema.parse(migrationV5toV6.up(migrationV4toV5.up(v4)))
+    const parsed = stateSchema.parse(migrationV6toV7.up(migrationV5toV6.up(migrationV4toV5.up(v4))))
     expect(parsed.bots['bot-2']!.workFolder).toBeUndefined()
     expect(parsed.held).toEqual([
       { id: 'held-1', why: 'upgrade', at: v3.writtenBy.at, kind: 'work-folder', botId: 'bot-2', folder: '/tmp/bot-team-v3-fixture/ada-work' },
@@ -70,7 +71,11 @@ describe('migration chain', () => {
     expect(migrationV4toV5.up(v4)).toEqual({ ...v4, version: 5 })
     expect(JSON.stringify(v4)).toBe(before)
     const r = migrate(v3, MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: 3, steps: [migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe] })
+    expect(r).toMatchObject({
+      ok: true,
+      from: 3,
+      steps: [migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe, migrationV6toV7.describe],
+    })
     expect(r.ok && stateSchema.safeParse(r.doc).success).toBe(true)
   })
 
@@ -157,7 +162,28 @@ describe('migration chain', () => {
     expect(JSON.stringify(v5)).toBe(before)
     expect(migrationV5toV6.up({ ...v5, pendingQuestions: [] })).toEqual({ ...rest, version: 6 })
     const r = migrate(v5, MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: 5, steps: [migrationV5toV6.describe] })
+    expect(r).toMatchObject({ ok: true, from: 5, steps: [migrationV5toV6.describe, migrationV6toV7.describe] })
     expect(r.ok && stateSchema.safeParse(r.doc).success).toBe(true)
+  })
+
+  it('v6 → v7 moves only the version (the held project kind is new; the project itself is checked at the next start), and a held project is a valid v7 item', () => {
+    const v6 = JSON.parse(readFileSync(new URL('../../fixtures/team-v6-09edfa6/state.json', import.meta.url), 'utf8')) as Record<string, unknown>
+    const before = JSON.stringify(v6)
+    expect(migrationV6toV7.up(v6)).toEqual({ ...v6, version: 7 })
+    expect(JSON.stringify(v6)).toBe(before)
+    const r = migrate(v6, MIGRATIONS, STATE_VERSION)
+    expect(r).toMatchObject({ ok: true, from: 6 })
+    if (!r.ok) return
+    const held = {
+      id: 'held-9',
+      why: 'upgrade',
+      at: '2026-12-06T16:04:36.467Z',
+      kind: 'project',
+      path: '/tmp/repo',
+      branch: 'main',
+      problem: 'The project /tmp/repo lies inside a shared temporary folder',
+    }
+    expect(stateSchema.safeParse({ ...r.doc, held: [held] }).success).toBe(true)
+    expect(stateSchema.safeParse({ ...r.doc, held: [{ ...held, path: '' }] }).success).toBe(false)
   })
 })
