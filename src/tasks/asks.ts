@@ -69,8 +69,10 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): (Extract<R
       return refuse(
         `This Bot already has ${TASK_LIMITS.questionsPerBot} questions waiting for the user (from all its chats), the most there may be; nothing new was asked. Wait for the answers, or decide without them.`,
       )
-    const last = view.lastAsk(ctx.botId, 'question')
-    if (ctx.turn !== undefined && last?.ask?.sessionId === ctx.sessionId && last.ask.turn === ctx.turn)
+    // A Session's turns only go up: its newest question tells whether this turn asked one, whatever
+    // the Bot asked meanwhile from its other Sessions.
+    const last = view.lastAsk(ctx.botId, 'question', ctx.sessionId)
+    if (ctx.turn !== undefined && last?.ask?.turn === ctx.turn)
       return refuse(`This turn already asked the user (${last.id}); a Bot asks at most one question per turn. Nothing new was asked.`)
   }
   const { question, choices, deadlineHours } = parsed.data

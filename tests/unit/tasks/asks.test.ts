@@ -62,6 +62,18 @@ describe('a bounded inbox', () => {
     expect(ask(board, { question: 'two?' }, ctx({ turn: 4, sessionId: 's-ada-2' })).ok).toBe(true)
   })
 
+  it("a turn's second question is refused even when the Bot asked from another of its Sessions in between", () => {
+    const board = new TaskBoard()
+    const first = run(board, ask(board, { question: 'one?' }, ctx({ turn: 3 })))
+    // the same Bot's task Session asks meanwhile: the Bot's newest question is now that one
+    run(board, ask(board, { question: 'from the task?' }, ctx({ turn: 1, sessionId: 's-ada-task' })))
+    expect(ask(board, { question: 'two?' }, ctx({ turn: 3 }))).toMatchObject({
+      ok: false,
+      refusal: `This turn already asked the user (${first.id}); a Bot asks at most one question per turn. Nothing new was asked.`,
+    })
+    expect(ask(board, { question: 'two?' }, ctx({ turn: 4 })).ok).toBe(true)
+  })
+
   it('at most 5 questions of one Bot wait, from all its Sessions', () => {
     const board = new TaskBoard()
     for (let i = 0; i < 5; i++) run(board, ask(board, { question: `q${i}` }, ctx({ turn: i, sessionId: `s-${i % 2}` })))
