@@ -143,14 +143,18 @@ export function splitLines(buf: Buffer): { lines: Buffer[]; rest: number } {
   return { lines, rest: buf.length - start }
 }
 
-/** The text of a snapshot: its header, then every task, then every pending intent, one per line. */
+/**
+ * The text of a snapshot: its header, then every task, then every pending intent, one per line.
+ * `v`: the format its tasks are in (this build's unless a format step has not been recorded yet).
+ */
 export function snapshotText(
-  header: Omit<SnapshotHeader, 'v' | 'tasks' | 'intents'>,
+  header: Omit<SnapshotHeader, 'v' | 'tasks' | 'intents'> & { v?: number },
   tasks: readonly Task[],
   intents: readonly Intent[],
   cache?: WeakMap<object, string>,
 ): string {
-  const parts: string[] = [JSON.stringify({ v: TASKS_FORMAT, ...header, tasks: tasks.length, intents: intents.length })]
+  const { v = TASKS_FORMAT, ...rest } = header
+  const parts: string[] = [JSON.stringify({ v, ...rest, tasks: tasks.length, intents: intents.length })]
   for (const t of tasks) {
     let text = cache?.get(t)
     if (text === undefined) {
@@ -163,4 +167,5 @@ export function snapshotText(
   return `${parts.join('\n')}\n`
 }
 
-export const journalHeaderText = (base: number) => `${JSON.stringify({ v: TASKS_FORMAT, base })}\n`
+/** A journal's header line (`v` as for `snapshotText`). */
+export const journalHeaderText = (base: number, v = TASKS_FORMAT) => `${JSON.stringify({ v, base })}\n`

@@ -178,8 +178,10 @@ export class TaskStore {
   /** The snapshot as last seen while the journal was missing (`ino:size:mtime`, or `missing`). */
   private snapshotSig = 'missing'
   private lastReadProblem: string | undefined
-  /** The format of the files as read; the writer upgrades an older one before its first write. */
+  /** The format of the tasks as read (a compaction stamps it); the writer upgrades an older one before its first write. */
   private format = TASKS_FORMAT
+  /** Why the last try to record the format steps failed. */
+  private stepFailure = ''
 
   private constructor(opts: TaskStoreOptions) {
     if (!path.isAbsolute(opts.dir)) throw new Error('the tasks folder must be an absolute path')
@@ -191,10 +193,15 @@ export class TaskStore {
   /** Open the ledger: read what is on disk, then write (if `mayWrite()`) or follow. */
   static async open(opts: TaskStoreOptions): Promise<TaskStore> {
     const store = new TaskStore(opts)
-    await store.enqueue(async () => {
-      store.install(await store.load(), 'disk')
-      await store.settleMode()
-    })
+    try {
+      await store.enqueue(async () => {
+        store.install(await store.load(), 'disk')
+        await store.settleMode()
+      })
+    } catch (error) {
+      await store.close()
+      throw error
+    }
     return store
   }
 
@@ -288,17 +295,43 @@ export class TaskStore {
   }
 
   /**
-   * Bring a ledger an older build wrote to this build's format: each format step is one record,
-   * then a compaction writes the files in this format (a crash in between runs the steps again;
-   * they change nothing the second time).
+   * Bring a ledger an older build wrote to this build's format: each format step is recorded (one
+   * record), and only then is the new format stamped, by a compaction. A crash or a failed write
+   * before that leaves the files in their older format, and the steps run again; they change
+   * nothing the second time.
    */
   private async upgrade() {
     for (let f = this.format; f < TASKS_FORMAT; f++) {
       const step = FORMAT_STEPS[f]
       if (step) await this.commit(step(this.boardValue, this.pending(), this.now()), false)
     }
+    this.format = TASKS_FORMAT
     await this.compactNow()
-    if (this.modeValue === 'writer') this.format = TASKS_FORMAT
+  }
+
+  /**
+   * `upgrade`, a failure reported: until it succeeds the files keep their format, and the writer
+   * changes nothing and hands nothing over (`ensureWriter` tries again at every change). Returns
+   * whether the ledger is in this build's format now.
+   */
+  private async tryUpgrade(): Promise<boolean> {
+    try {
+      await this.upgrade()
+      return true
+    } catch (error) {
+      if (this.format >= TASKS_FORMAT) {
+        // The steps are recorded; only their compaction failed (the next one stamps the format).
+        this.problem({ code: 'write-failed', file: SNAPSHOT_FILE, message: `The tasks could not be compacted after their format step: ${errorText(error)}.` })
+        return true
+      }
+      this.stepFailure = `The task ledger was written by an older build, and the step to this build's format could not be recorded (${errorText(error)})`
+      this.problem({
+        code: 'write-failed',
+        file: JOURNAL_FILE,
+        message: `${this.stepFailure}; nothing is changed or handed over until it is, and it is tried again at the next change.`,
+      })
+      return false
+    }
   }
 
   /**
@@ -577,6 +610,15 @@ export class TaskStore {
         'EFOLLOWER',
         'Another DSH process writes the team and its tasks; this one only follows them. Make the change where the team is written (DSH Web).',
       )
+    if (this.format < TASKS_FORMAT) {
+      if (!(await this.tryUpgrade())) throw new StoreError('EREADONLY', `${this.stepFailure}; nothing changed. It is tried again at the next change.`)
+      this.recoverLater()
+    }
+  }
+
+  /** Hand over what is pending, in the background (after becoming the writer, or once the ledger is in this format). */
+  private recoverLater() {
+    if (this.opts.handOver && this.pendingIntents.size) void this.recover().catch(() => {})
   }
 
   private async becomeWriter() {
@@ -591,7 +633,7 @@ export class TaskStore {
     this.stopFollowing = undefined
     let fresh = false
     if (!fs.existsSync(this.journalFile)) {
-      await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue))
+      await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue, this.format))
       fresh = true
     }
     const journal = await openDurableAppend(this.journalFile)
@@ -609,12 +651,13 @@ export class TaskStore {
     this.ino = (await fsp.stat(this.journalFile)).ino
     this.journal = journal
     this.modeValue = 'writer'
-    if (this.damaged) {
-      await this.keepBrokenCopies()
-      await this.compactNow()
-    }
-    if (this.format < TASKS_FORMAT) await this.upgrade()
-    if (this.opts.handOver && this.pendingIntents.size) void this.recover().catch(() => {})
+    // A damaged ledger is copied as found, then compacted — by the format steps' own compaction
+    // when it is older (no compaction stamps the new format before the steps are recorded).
+    if (this.damaged) await this.keepBrokenCopies()
+    if (this.format < TASKS_FORMAT) {
+      if (!(await this.tryUpgrade())) return
+    } else if (this.damaged) await this.compactNow()
+    this.recoverLater()
   }
 
   private async becomeFollower() {
@@ -758,7 +801,8 @@ export class TaskStore {
 
   private async handOne(intent: Intent, probe: boolean): Promise<'found' | 'handed' | 'failed' | undefined> {
     const h = this.opts.handOver
-    if (!h || this.closed || this.modeValue !== 'writer' || !this.pendingIntents.has(intent.id) || this.inFlight.has(intent.id)) return undefined
+    if (!h || this.closed || this.modeValue !== 'writer' || this.format < TASKS_FORMAT || !this.pendingIntents.has(intent.id) || this.inFlight.has(intent.id))
+      return undefined
     this.inFlight.add(intent.id)
     try {
       let outcome: 'found' | 'handed' = 'handed'
@@ -808,7 +852,7 @@ export class TaskStore {
   private async compactNow() {
     if (this.modeValue !== 'writer') return
     const text = snapshotText(
-      { seq: this.seqValue, nextId: this.boardValue.nextId, at: this.now() },
+      { v: this.format, seq: this.seqValue, nextId: this.boardValue.nextId, at: this.now() },
       [...this.boardValue.all()],
       this.pending(),
       this.textCache,
@@ -817,7 +861,7 @@ export class TaskStore {
     this.snapshotBytes = Buffer.byteLength(text)
     // The old journal's records are all in the snapshot now: a crash (or a failure) before the new
     // journal replaces it only leaves them to be skipped, and appends go on to the old one.
-    await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue))
+    await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue, this.format))
     const old = this.journal
     try {
       this.journal = await openDurableAppend(this.journalFile)
