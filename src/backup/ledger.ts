@@ -1,7 +1,9 @@
 /**
- * The task ledger a restore brings back, opened once by this command as its writer (before team
- * state is written, so nothing else runs it): brought to this build's format, then carrying no
- * decision (`tasks/restored.ts`), compacted. Returns what it cancelled, in words, for the report.
+ * The task ledger a restore brings back, opened once by this command as its writer in a folder of
+ * its own (before anything of the restore is written, so nothing else runs it and a failure leaves
+ * nothing half made): brought to this build's format, then carrying no decision
+ * (`tasks/restored.ts`), compacted — every pass as records within the record limit. Returns what it
+ * cancelled, in words, for the report.
  */
 import { JOURNAL_FILE, SNAPSHOT_FILE, TASKS_FORMAT } from '../tasks/journal.ts'
 import { carryNoDecisions } from '../tasks/restored.ts'
@@ -27,7 +29,7 @@ export async function restoreLedger(dir: string, nameOf: (botId: string) => stri
   const store = await TaskStore.open({ dir, mayWrite: () => true })
   try {
     let said: string[] = []
-    const r = await store.transact((view, pending) => {
+    const r = await store.transactInParts((view, pending) => {
       const carried = carryNoDecisions(view, pending, { now: new Date().toISOString(), nameOf })
       said = carried.said
       return carried

@@ -1,10 +1,10 @@
 /**
  * The task store — the ledger's own durable files under `<bot dir>/tasks/`: a snapshot and an
- * append-only journal (one fsynced record per transition, whatever the number of tasks), compacted
- * into a new snapshot when the journal outgrows it. One writer (the process `mayWrite()` names);
- * others follow the journal. Its outbox hands each intent over once, recovered after a crash by
- * asking the hand-over whether it already happened. A torn or invalid record is reported and
- * skipped, never fatal. Deliberately narrow: no rules (`policy.ts`), no DSH, no Cordis.
+ * append-only journal (one fsynced record per transition; a whole-ledger pass in parts within the
+ * record limit), compacted when the journal outgrows the snapshot. One writer (the process
+ * `mayWrite()` names); others follow the journal. Its outbox hands each intent over once, recovered
+ * after a crash by asking the hand-over whether it already happened. A torn or invalid record is
+ * reported and skipped, never fatal. Deliberately narrow: no rules (`policy.ts`), no DSH, no Cordis.
  */
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
@@ -22,6 +22,7 @@ import {
   encodeChanges,
   journalHeaderSchema,
   journalHeaderText,
+  recordParts,
   replay,
   snapshotHeaderSchema,
   snapshotText,
@@ -261,13 +262,42 @@ export class TaskStore {
       await this.ensureWriter()
       const result = fn(this.boardValue, this.pending())
       if (!result.ok) return result
-      if (result.intents.length && this.pendingIntents.size + result.intents.length > MAX_PENDING)
-        return {
-          ok: false,
-          refusal: `${this.pendingIntents.size} deliveries of the task ledger wait to be handed over (at most ${MAX_PENDING}); nothing changed. Try again once they are.`,
-        }
+      const full = this.outboxFull(result)
+      if (full) return full
       return this.commit(result)
     })
+  }
+
+  /**
+   * Apply a whole-ledger pass (a restore's carrying over) that may change more tasks than one record
+   * holds: like `transact`, but written as several records, each within the record limit, a task's
+   * change with the intents it causes (`recordParts`). `fn` must be idempotent: cut by a crash
+   * between its records, run again it changes only what is left.
+   */
+  transactInParts(fn: (view: TaskReader, pending: readonly Intent[]) => Result): Promise<Extract<Result, { ok: false }> | { ok: true; seq: number }> {
+    return this.enqueue(async () => {
+      await this.ensureWriter()
+      const result = fn(this.boardValue, this.pending())
+      if (!result.ok) return result
+      const full = this.outboxFull(result)
+      if (full) return full
+      await this.commitInParts(result, true)
+      return { ok: true, seq: this.seqValue }
+    })
+  }
+
+  /** The refusal of a transition that would take the outbox past `MAX_PENDING`, if it would. */
+  private outboxFull(result: Extract<Result, { ok: true }>): Extract<Result, { ok: false }> | undefined {
+    if (!result.intents.length || this.pendingIntents.size + result.intents.length <= MAX_PENDING) return undefined
+    return {
+      ok: false,
+      refusal: `${this.pendingIntents.size} deliveries of the task ledger wait to be handed over (at most ${MAX_PENDING}); nothing changed. Try again once they are.`,
+    }
+  }
+
+  /** `commit` of a whole-ledger pass, part by part (each a record within the limits). */
+  private async commitInParts(pass: Extract<Result, { ok: true }>, handOver: boolean): Promise<void> {
+    for (const part of recordParts(this.boardValue, pass, (id) => this.pendingIntents.get(id)?.taskId)) await this.commit(part, handOver)
   }
 
   /** Append one transition's record (fsynced), apply it, tell the listeners and hand its intents over (writer, in the queue; `handOver: false`: left to the next recovery). */
@@ -295,15 +325,15 @@ export class TaskStore {
   }
 
   /**
-   * Bring a ledger an older build wrote to this build's format: each format step is recorded (one
-   * record), and only then is the new format stamped, by a compaction. A crash or a failed write
-   * before that leaves the files in their older format, and the steps run again; they change
-   * nothing the second time.
+   * Bring a ledger an older build wrote to this build's format: each format step is recorded (as
+   * records within the limit, `recordParts`), and only then is the new format stamped, by a
+   * compaction. A crash or a failed write before that leaves the files in their older format, and
+   * the steps run again; they change nothing the second time.
    */
   private async upgrade() {
     for (let f = this.format; f < TASKS_FORMAT; f++) {
       const step = FORMAT_STEPS[f]
-      if (step) await this.commit(step(this.boardValue, this.pending(), this.now()), false)
+      if (step) await this.commitInParts(step(this.boardValue, this.pending(), this.now()), false)
     }
     this.format = TASKS_FORMAT
     await this.compactNow()

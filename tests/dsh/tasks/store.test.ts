@@ -2,8 +2,8 @@
 // writer writes, a follower follows (across compactions too), torn and invalid records are reported
 // and skipped, compaction keeps every task, the outbox hands each intent over once and recovers,
 // file modes, a newer format is read-only; an older format is upgraded by the writer before any
-// compaction stamps the new one, and a step that cannot be recorded holds every change and
-// hand-over until it is.
+// compaction stamps the new one, in records within the limit, and a step that cannot be recorded
+// holds every change and hand-over until it is.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -16,7 +16,7 @@ import { encodeChanges, JOURNAL_FILE, SNAPSHOT_FILE, TASKS_FORMAT } from '../../
 import { claim, plan } from '../../../src/tasks/policy.ts'
 import type { Intent } from '../../../src/tasks/record.ts'
 import { type HandOver, TaskStore, type TaskStoreOptions } from '../../../src/tasks/store.ts'
-import { fixtureLedger } from '../../support/format1-ledger.ts'
+import { fixtureLedger, largeFormat1Ledger } from '../../support/format1-ledger.ts'
 import { historyProblems, ledgerDigest, nextStep } from '../../support/task-workload.ts'
 
 const CHILD = fileURLToPath(new URL('./fixtures/task-child.ts', import.meta.url))
@@ -388,6 +388,39 @@ describe('formats', () => {
     await s.settled()
     expect(s.board.get('task-1')!.ask!.grant).toMatchObject({ used: false, cancelled: { reason: expect.any(String) } })
     expect(handed.filter((i) => i.taskId === 'task-1')).toEqual([expect.not.objectContaining({ grant: true })])
+    expect(formats(dir)).toEqual([TASKS_FORMAT, TASKS_FORMAT])
+  })
+
+  it('a format step over more tasks than one record holds is recorded in parts within the limit: 2,500 unused grants come back cancelled, each queued grant turn replaced once', async () => {
+    const dir = tempTasks()
+    await largeFormat1Ledger(dir, 2_500)
+    const s = await open(dir)
+    const parts = s.seq - 1
+    expect(parts).toBeGreaterThan(1)
+    const tasks = [...s.board.all()]
+    expect(tasks.filter((t) => t.ask?.grant?.cancelled && t.history.filter((h) => h.what === 'grant-cancelled').length === 1)).toHaveLength(2_500)
+    const turns = s.pending().filter((i) => i.kind === 'answer')
+    expect([turns.length, turns.filter((i) => i.kind === 'answer' && i.grant).length, new Set(turns.map((i) => i.taskId)).size]).toEqual([2_500, 0, 2_500])
+    expect(formats(dir)).toEqual([TASKS_FORMAT, TASKS_FORMAT])
+  })
+
+  it('a format step cut between its parts runs again on what is left: every grant is cancelled once and every turn replaced once', async () => {
+    const dir = tempTasks()
+    await largeFormat1Ledger(dir, 2_500)
+    // the first part is recorded; the second is not (the process dies there)
+    diskFull(2)
+    const cut = await open(dir)
+    const first = cut.seq - 1
+    const cancelled = [...cut.board.all()].filter((t) => t.ask?.grant?.cancelled).length
+    expect([first, cancelled > 0 && cancelled < 2_500]).toEqual([1, true])
+    await cut.close()
+    vi.restoreAllMocks()
+    expect(formats(dir)).toEqual([1, 1])
+    const s = await open(dir)
+    const tasks = [...s.board.all()]
+    expect(tasks.filter((t) => t.ask?.grant?.cancelled && t.history.filter((h) => h.what === 'grant-cancelled').length === 1)).toHaveLength(2_500)
+    const turns = s.pending().filter((i) => i.kind === 'answer')
+    expect([turns.length, turns.filter((i) => i.kind === 'answer' && i.grant).length, new Set(turns.map((i) => i.taskId)).size]).toEqual([2_500, 0, 2_500])
     expect(formats(dir)).toEqual([TASKS_FORMAT, TASKS_FORMAT])
   })
 })
