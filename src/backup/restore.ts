@@ -217,21 +217,24 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     })
   const ledgerEntries = botEntries.filter((e) => e.path.startsWith('bot/tasks/'))
 
-  // 0. The task ledger, carried over with no decision where nothing reads it: a ledger that cannot
-  // be is refused, nothing written.
+  // 0. The task ledger (and the questions an older team file still lists for it), carried over
+  // with no decision where nothing reads it: a ledger that cannot be is refused, nothing written.
   const staging = join(home, LEDGER_STAGING)
   await fsp.rm(staging, { recursive: true, force: true })
   try {
     let cancelled: string[] = []
-    if (ledgerEntries.length) {
+    const questions = state?.ledgerImport ?? []
+    if (ledgerEntries.length || questions.length) {
       try {
         await makePrivateDir(staging)
         await makePrivateDir(join(staging, 'tasks'))
         for (const entry of ledgerEntries) await writeUnder(staging, entry.path.slice(4), entry.data)
-        cancelled = await restoreLedger(join(staging, 'tasks'), nameOf)
+        const bots = state?.bots ?? {}
+        cancelled = await restoreLedger(join(staging, 'tasks'), { nameOf, questions, sessionOf: (id) => bots[id]?.sessionParts.at(-1)?.sessionId })
       } catch (error) {
         throw new RestoreError(`the archive's task ledger could not be carried over: ${errorText(error)}. Nothing was restored.`)
       }
+      if (state) delete state.ledgerImport
     }
     if (state && stateEntry) stateEntry.data = Buffer.from(serializeState(state))
 

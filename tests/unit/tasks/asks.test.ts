@@ -199,6 +199,35 @@ describe('importQuestions (the v5 file)', () => {
   })
 })
 
+describe('importQuestions within the inbox bounds', () => {
+  const open = (n: number, botId = 'bot-2') =>
+    Array.from({ length: n }, (_, i) => ({ id: `question-${botId}-${i + 1}`, botId, question: `Q${i + 1}?`, askedAt: at(), status: 'open' as const }))
+  const sessionOf = (b: string) => `s-${b}`
+
+  it('at most 5 of a Bot wait, counting those already waiting; the rest come back cancelled saying why, another Bot keeps its own 5', () => {
+    const board = new TaskBoard()
+    run(board, ask(board, { question: 'asked already?' }, ctx()))
+    run(board, importQuestions(board, [...open(7), ...open(2, 'bot-3')], { now: at(), sessionOf }))
+    const imported = [...board.all()].filter((t) => t.ask?.imported)
+    expect(imported.map((t) => [t.ask!.botId, t.status])).toEqual([
+      ...Array(4).fill(['bot-2', 'ready']),
+      ...Array(3).fill(['bot-2', 'cancelled']),
+      ['bot-3', 'ready'],
+      ['bot-3', 'ready'],
+    ])
+    expect(imported[4]!.history.at(-1)!.reason).toMatch(/; cancelled: its Bot already has 5 questions waiting$/)
+    expect(board.inbox().filter((t) => t.ask?.botId === 'bot-2')).toHaveLength(5)
+  })
+
+  it("never takes the team's open tasks past the Bots' share (450)", () => {
+    const board = new TaskBoard()
+    for (let i = 0; i < 448; i++) planOne(board, { assignee: undefined })
+    run(board, importQuestions(board, open(3), { now: at(), sessionOf }))
+    expect([...board.all()].filter((t) => t.ask?.imported).map((t) => t.status)).toEqual(['ready', 'ready', 'cancelled'])
+    expect(board.openCount).toBe(450)
+  })
+})
+
 describe('callKey', () => {
   it('ignores only the top-level free text and the key order', () => {
     const k = callKey('bash', { command: 'ls', sandbox_permissions: 'require_escalated' })
