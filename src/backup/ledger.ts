@@ -1,9 +1,13 @@
 /**
- * The task ledger a restore brings back, opened once by this command as its writer (before team
- * state is written, so nothing else runs it): brought to this build's format, then carrying no
- * decision (`tasks/restored.ts`), compacted. Returns what it cancelled, in words, for the report.
+ * The task ledger a restore brings back, opened once by this command as its writer in a folder of
+ * its own (before anything of the restore is written, so nothing else runs it and a failure leaves
+ * nothing half made): brought to this build's format, the questions an older team file still lists
+ * taken in, then carrying no decision (`tasks/restored.ts`), compacted — every pass as records
+ * within the record limit. Returns what it cancelled, in words, for the report.
  */
+import { importQuestions, type ImportedQuestion } from '../tasks/asks.ts'
 import { JOURNAL_FILE, SNAPSHOT_FILE, TASKS_FORMAT } from '../tasks/journal.ts'
+import { taskNumber } from '../tasks/record.ts'
 import { carryNoDecisions } from '../tasks/restored.ts'
 import { TaskStore } from '../tasks/store.ts'
 
@@ -23,13 +27,35 @@ export function ledgerProblem(entries: readonly { path: string; data: Uint8Array
   return undefined
 }
 
-export async function restoreLedger(dir: string, nameOf: (botId: string) => string | undefined): Promise<string[]> {
+export interface LedgerCarry {
+  /** A Bot's name, for the report. */
+  nameOf: (botId: string) => string | undefined
+  /** The questions team state still lists for the ledger to take (`ledgerImport`, a v5 file's). */
+  questions?: readonly ImportedQuestion[] | undefined
+  /** The Session an imported question without one is answered in (its Bot's own chat). */
+  sessionOf?: (botId: string) => string | undefined
+}
+
+export async function restoreLedger(dir: string, carry: LedgerCarry): Promise<string[]> {
   const store = await TaskStore.open({ dir, mayWrite: () => true })
   try {
+    const now = new Date().toISOString()
+    const beyond: string[] = []
+    if (carry.questions?.length) {
+      const questions = carry.questions
+      const first = store.board.nextId
+      const r = await store.transactInParts((view) => importQuestions(view, questions, { now, sessionOf: carry.sessionOf ?? (() => undefined) }))
+      if (!r.ok) throw new Error(r.refusal)
+      // Those the import itself cancelled (beyond a Bot's bound) were waiting too: the report names them.
+      const open = new Set(questions.filter((q) => q.status === 'open').map((q) => q.id))
+      for (const t of store.board.all())
+        if (taskNumber(t.id) >= first && t.ask?.imported && open.has(t.ask.imported) && t.status === 'cancelled')
+          beyond.push(`${t.id}: ${carry.nameOf(t.ask.botId) ?? t.ask.botId}'s question from the older team file, still waiting, was cancelled`)
+    }
     let said: string[] = []
-    const r = await store.transact((view, pending) => {
-      const carried = carryNoDecisions(view, pending, { now: new Date().toISOString(), nameOf })
-      said = carried.said
+    const r = await store.transactInParts((view, pending) => {
+      const carried = carryNoDecisions(view, pending, { now, nameOf: carry.nameOf })
+      said = [...carried.said, ...beyond]
       return carried
     })
     if (!r.ok) throw new Error(r.refusal)

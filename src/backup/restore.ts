@@ -1,14 +1,16 @@
 /**
- * Restoring into a DSH_HOME: every Session written anew through DSH's persistence with its working
- * directory moved, the workspace through DSH's registry, then `bot/` with `state.json` last. It
- * carries no authority: raises come back lowered until the person confirms them, and no folder
- * outside the new home is created unless named; the task ledger carries no decision. Refuses,
- * changing nothing, a bad archive, a home with a team or a lock, a folder inside the new home,
- * existing Session ids.
+ * Restoring into a DSH_HOME: the task ledger first, carried over with no decision in a folder of its
+ * own (`bot.restoring/`, removed whatever happens); then every Session written anew through DSH's
+ * persistence with its working directory moved, the workspace through DSH's registry, then `bot/`
+ * with the ledger moved in and `state.json` last. It carries no authority: raises come back lowered
+ * until the person confirms them, and no folder outside the new home is created unless named.
+ * Refuses, changing nothing, a bad archive or ledger, a home with a team or a lock, a folder inside
+ * the new home, existing Session ids.
  */
-import { existsSync, realpathSync } from 'node:fs'
+import { existsSync, readdirSync, realpathSync } from 'node:fs'
 import fsp from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import { errorText } from '../core/errors.ts'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { readArchive } from './format.ts'
 import { ledgerProblem, restoreLedger } from './ledger.ts'
@@ -17,7 +19,7 @@ import { classifyRead } from '../store/load.ts'
 import { serializeState } from '../store/save.ts'
 import { folderConflict } from '../roster/work-folder.ts'
 import { heldText } from '../roster/held.ts'
-import { allocateId } from '../store/schema.ts'
+import { allocateId, type TeamState } from '../store/schema.ts'
 import { PROJECT_FILE, parseProjectFile } from '../tasks/project.ts'
 import type { SessionPersistence } from '../dsh/services.ts'
 import type { WorkspaceRegistry } from '../dsh/web.ts'
@@ -57,6 +59,8 @@ export class RestoreError extends Error {
 }
 
 const APPEND_BATCH = 500
+/** Where a restore carries the ledger over, in the new home, before anything else is written (a restore cut short leaves it; the next one removes it). */
+export const LEDGER_STAGING = 'bot.restoring'
 
 interface ParsedSession {
   header: Record<string, unknown> & { id: string; cwd?: string }
@@ -167,10 +171,12 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
   // Team state: migrated and checked here, then whatever raises authority is held for the person.
   const stateEntry = entries.find((e) => e.path === 'bot/state.json')
   let held: string[] = []
+  let state: TeamState | undefined
   let nameOf: (botId: string) => string | undefined = () => undefined
   if (stateEntry) {
     const read = classifyRead({ kind: 'bytes', bytes: stateEntry.data })
     if (read.kind !== 'ok') throw new RestoreError(`the archive's bot/state.json cannot be used: ${'problem' in read ? read.problem : 'it is empty'}`)
+    state = read.state
     const at = new Date().toISOString()
     const added = holdRaises(read.state, at)
     // The restored project is held too: no project task uses it until the person names it again (the checks of PUT /project).
@@ -195,7 +201,6 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     }
     nameOf = (id) => read.state.bots[id]?.name
     held = added.map((item) => heldText(item, nameOf))
-    stateEntry.data = Buffer.from(serializeState(read.state))
   }
   // A project with no team state to hold it in is not restored (it would be in force unchecked).
   const orphanProject = !stateEntry && entries.findIndex((e) => e.path === `bot/${PROJECT_FILE}`)
@@ -210,54 +215,85 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
       if (!decision.include) warnings.push(`${e.path} not restored: ${decision.reason}`)
       return decision.include
     })
+  const ledgerEntries = botEntries.filter((e) => e.path.startsWith('bot/tasks/'))
 
-  // 1. Sessions, through DSH's persistence, in their new working folder.
-  let events = 0
-  for (const { header, events: log } of sessions) {
-    const meta = header.cwd === undefined ? header : { ...header, cwd: moved(header.cwd) }
-    if (meta.cwd) await ensureFolder(meta.cwd as string)
-    await opts.sessions.create(meta)
-    for (let i = 0; i < log.length; i += APPEND_BATCH) await opts.sessions.append(header.id, log.slice(i, i + APPEND_BATCH))
-    events += log.length
-  }
-
-  // 2. The workspace storage DSH Web lists them by.
-  if (opts.workspaces) {
-    for (const record of workspaces.workspaces) {
-      const path = moved(record.path)
-      if (!(await ensureFolder(path))) continue
-      const workspace = await opts.workspaces.create(path, record.title)
-      // The registry may already have made it for the new Sessions' folder, titled by its name.
-      if (workspace.title !== record.title) await workspace.setTitle?.(record.title)
-      // attachSession puts a Session first: attach the last one first to keep the listed order.
-      for (const id of [...record.sessionIds].reverse()) if (!workspace.sessionIds.includes(id)) await workspace.attachSession(id)
+  // 0. The task ledger (and the questions an older team file still lists for it), carried over
+  // with no decision where nothing reads it: a ledger that cannot be is refused, nothing written.
+  const staging = join(home, LEDGER_STAGING)
+  await fsp.rm(staging, { recursive: true, force: true })
+  try {
+    let cancelled: string[] = []
+    const questions = state?.ledgerImport ?? []
+    if (ledgerEntries.length || questions.length) {
+      try {
+        await makePrivateDir(staging)
+        await makePrivateDir(join(staging, 'tasks'))
+        for (const entry of ledgerEntries) await writeUnder(staging, entry.path.slice(4), entry.data)
+        const bots = state?.bots ?? {}
+        cancelled = await restoreLedger(join(staging, 'tasks'), { nameOf, questions, sessionOf: (id) => bots[id]?.sessionParts.at(-1)?.sessionId })
+      } catch (error) {
+        throw new RestoreError(`the archive's task ledger could not be carried over: ${errorText(error)}. Nothing was restored.`)
+      }
+      if (state) delete state.ledgerImport
     }
-    for (const id of workspaces.archivedSessionIds) if (!opts.workspaces.archivedSessionIds?.includes(id)) await opts.workspaces.archiveSession(id)
-  } else if (workspaces.workspaces.length) {
-    warnings.push(
-      'this profile has no DSH workspace registry (not a web profile); the team\'s Sessions show as "Ungrouped" until the plugin creates its workspace',
-    )
-  }
+    if (state && stateEntry) stateEntry.data = Buffer.from(serializeState(state))
 
-  // 3. bot/, the task ledger carrying no decision, state.json last.
-  await makePrivateDir(botDir)
-  const write = async (entry: (typeof botEntries)[number]) => {
-    const file = join(home, entry.path)
-    await makeDirs(botDir, dirname(file))
-    await writePrivateFile(file, entry.data)
+    // 1. Sessions, through DSH's persistence, in their new working folder.
+    let events = 0
+    for (const { header, events: log } of sessions) {
+      const meta = header.cwd === undefined ? header : { ...header, cwd: moved(header.cwd) }
+      if (meta.cwd) await ensureFolder(meta.cwd as string)
+      await opts.sessions.create(meta)
+      for (let i = 0; i < log.length; i += APPEND_BATCH) await opts.sessions.append(header.id, log.slice(i, i + APPEND_BATCH))
+      events += log.length
+    }
+
+    // 2. The workspace storage DSH Web lists them by.
+    if (opts.workspaces) {
+      for (const record of workspaces.workspaces) {
+        const path = moved(record.path)
+        if (!(await ensureFolder(path))) continue
+        const workspace = await opts.workspaces.create(path, record.title)
+        // The registry may already have made it for the new Sessions' folder, titled by its name.
+        if (workspace.title !== record.title) await workspace.setTitle?.(record.title)
+        // attachSession puts a Session first: attach the last one first to keep the listed order.
+        for (const id of [...record.sessionIds].reverse()) if (!workspace.sessionIds.includes(id)) await workspace.attachSession(id)
+      }
+      for (const id of workspaces.archivedSessionIds) if (!opts.workspaces.archivedSessionIds?.includes(id)) await opts.workspaces.archiveSession(id)
+    } else if (workspaces.workspaces.length) {
+      warnings.push(
+        'this profile has no DSH workspace registry (not a web profile); the team\'s Sessions show as "Ungrouped" until the plugin creates its workspace',
+      )
+    }
+
+    // 3. bot/, the carried-over ledger moved in, state.json last.
+    await makePrivateDir(botDir)
+    for (const entry of botEntries)
+      if (entry.path !== 'bot/state.json' && !ledgerEntries.includes(entry)) await writeUnder(botDir, entry.path.slice(4), entry.data)
+    if (existsSync(join(staging, 'tasks'))) {
+      await makePrivateDir(join(botDir, 'tasks'))
+      for (const name of readdirSync(join(staging, 'tasks'))) await fsp.rename(join(staging, 'tasks', name), join(botDir, 'tasks', name))
+    }
+    if (stateEntry) await writeUnder(botDir, 'state.json', stateEntry.data)
+    await ensureFolder(teamFolder)
+    for (const folder of notCreated)
+      warnings.push(`${folder} is outside ${home} and was not created (name it with --folder to create it); its Sessions open once it exists`)
+    return { manifest, teamFolder, files: botEntries.length, sessions: sessions.length, events, warnings, held, cancelled }
+  } finally {
+    await fsp.rm(staging, { recursive: true, force: true })
   }
-  for (const entry of botEntries) if (entry.path !== 'bot/state.json') await write(entry)
-  const cancelled = botEntries.some((e) => e.path.startsWith('bot/tasks/')) ? await restoreLedger(join(botDir, 'tasks'), nameOf) : []
-  for (const entry of botEntries) if (entry.path === 'bot/state.json') await write(entry)
-  await ensureFolder(teamFolder)
-  for (const folder of notCreated)
-    warnings.push(`${folder} is outside ${home} and was not created (name it with --folder to create it); its Sessions open once it exists`)
-  return { manifest, teamFolder, files: botEntries.length, sessions: sessions.length, events, warnings, held, cancelled }
 }
 
-/** Create `dir` and its parents below `botDir`, each 0700. */
-async function makeDirs(botDir: string, dir: string): Promise<void> {
-  if (dir === botDir || existsSync(dir)) return
-  await makeDirs(botDir, dirname(dir))
+/** Write `data` at `rel` (`/`-separated) below `root`, making its folders (each 0700) on the way. */
+async function writeUnder(root: string, rel: string, data: Uint8Array): Promise<void> {
+  const file = join(root, rel)
+  await makeDirs(root, dirname(file))
+  await writePrivateFile(file, data)
+}
+
+/** Create `dir` and its parents below `root`, each 0700. */
+async function makeDirs(root: string, dir: string): Promise<void> {
+  if (dir === root || existsSync(dir)) return
+  await makeDirs(root, dirname(dir))
   await makePrivateDir(dir)
 }

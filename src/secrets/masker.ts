@@ -1,14 +1,21 @@
 /**
  * The secret masker (pure): one compiled pass replacing every saved value and its common encodings
- * (JSON-escaped, URL, base64 at every alignment, hex, spaced) with `[secret:NAME]` — whole values
- * only, never a piece (a prefix would answer probes); short values only where nothing touches them.
- * Capped output is masked before it is cut (`maskTail`). Deliberately does not find a value split,
- * reversed, re-encoded otherwise or spelled out.
+ * (JSON-escaped, URL, base64 at every alignment, hex; an encoding also wrapped or spaced by at most
+ * `MAX_GAP` ASCII whitespace characters between two of its characters) with `[secret:NAME]` — whole
+ * values only, never a piece (a prefix would answer probes); short values only where nothing touches
+ * them. Capped output is masked before it is cut (`maskTail`). Deliberately does not find a value
+ * split (a wider gap splits it), reversed, re-encoded otherwise or spelled out.
  */
 import { utf8Boundary, utf8Tail } from '../core/text-limits.ts'
 
 /** Values this long or shorter are masked only at non-alphanumeric boundaries, and not encoded. */
 export const SHORT_MAX = 7
+/**
+ * The most whitespace (ASCII: space, tab, line breaks) an encoded form is found with between two of
+ * its characters: a wrapping tool's line break (`\r\n`), spaced or grouped hex, a wrapped line's
+ * indent. Bounded, so a capped output's margin can hold any form found (`Masker.margin`).
+ */
+export const MAX_GAP = 8
 
 export interface MaskEntry {
   name: string
@@ -23,9 +30,9 @@ export interface Masker {
   /** Names of the secrets found in `text`, sorted. */
   found(text: string): string[]
   /**
-   * Bytes to keep beyond a cap so a value the cut crosses is whole when masked: the longest form of
-   * the longest value (an encoded form counted twice, for the whitespace a tool may put between its
-   * characters).
+   * Bytes to keep beyond a cap so a value the cut crosses is whole when masked: the longest form
+   * `mask` finds — an encoded form of `n` characters counted with `MAX_GAP` bytes of whitespace
+   * between each two of them.
    */
   readonly margin: number
   /**
@@ -63,7 +70,7 @@ const toUrlSafe = (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_')
 export interface Forms {
   /** Found as they are: the value, JSON-escaped, URL-encoded (and the encodings below). */
   plain: string[]
-  /** Also found with whitespace between their characters (wrapped base64, spaced hex). */
+  /** Also found with up to `MAX_GAP` ASCII whitespace characters between two of theirs (wrapped base64, spaced hex). */
   encoded: string[]
   /** Masked only where no letter or digit touches them. */
   short: boolean
@@ -104,8 +111,8 @@ interface Range {
 }
 
 const ALNUM = /[A-Za-z0-9]/
-const WS = /\s/
-const WS_ALL = /\s+/g
+const GAP = /[\t\n\v\f\r ]/
+const GAPS = /[\t\n\v\f\r ]+/g
 
 function touchesAlnum(text: string, start: number, end: number): boolean {
   return (start > 0 && ALNUM.test(text[start - 1]!)) || (end < text.length && ALNUM.test(text[end]!))
@@ -146,20 +153,30 @@ export function createMasker(entries: readonly MaskEntry[]): Masker {
     for (const text of forms.encoded) encoded.push({ text, name, short: false })
   }
   if (!plain.length) return IDENTITY
-  const margin = Math.max(...plain.map((n) => Buffer.byteLength(n.text)), ...encoded.map((n) => 2 * Buffer.byteLength(n.text)))
+  // Encoded forms are ASCII: `n` characters and at most `MAX_GAP` bytes between each two.
+  const margin = Math.max(...plain.map((n) => Buffer.byteLength(n.text)), ...encoded.map((n) => n.text.length + (n.text.length - 1) * MAX_GAP))
   const ranges = (text: string): Range[] => {
     const out: Range[] = []
     search(text, plain, out)
     search(text, encoded, out)
-    if (encoded.length && WS.test(text)) {
-      // Encoded forms wrapped or spaced by a tool: search the text without whitespace, and only
+    if (encoded.length && GAP.test(text)) {
+      // Encoded forms wrapped or spaced by a tool: search the text with each gap of at most
+      // MAX_GAP removed (a wider one kept as one space, which no encoded form holds), and only
       // when something is found build the map back to the text's positions.
-      const stripped = text.replace(WS_ALL, '')
+      const stripped = text.replace(GAPS, (gap) => (gap.length <= MAX_GAP ? '' : ' '))
       const hits: Range[] = []
       search(stripped, encoded, hits)
       if (hits.length) {
         const map: number[] = []
-        for (let i = 0; i < text.length; i++) if (!WS.test(text[i]!)) map.push(i)
+        for (let i = 0; i < text.length; ) {
+          if (!GAP.test(text[i]!)) {
+            map.push(i++)
+            continue
+          }
+          const start = i
+          while (i < text.length && GAP.test(text[i]!)) i++
+          if (i - start > MAX_GAP) map.push(start)
+        }
         for (const h of hits) out.push({ start: map[h.start]!, end: map[h.end - 1]! + 1, name: h.name })
       }
     }

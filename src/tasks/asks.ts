@@ -69,8 +69,10 @@ export function ask(view: TaskView, input: unknown, ctx: AskContext): (Extract<R
       return refuse(
         `This Bot already has ${TASK_LIMITS.questionsPerBot} questions waiting for the user (from all its chats), the most there may be; nothing new was asked. Wait for the answers, or decide without them.`,
       )
-    const last = view.lastAsk(ctx.botId, 'question')
-    if (ctx.turn !== undefined && last?.ask?.sessionId === ctx.sessionId && last.ask.turn === ctx.turn)
+    // A Session's turns only go up: its newest question tells whether this turn asked one, whatever
+    // the Bot asked meanwhile from its other Sessions.
+    const last = view.lastAsk(ctx.botId, 'question', ctx.sessionId)
+    if (ctx.turn !== undefined && last?.ask?.turn === ctx.turn)
       return refuse(`This turn already asked the user (${last.id}); a Bot asks at most one question per turn. Nothing new was asked.`)
   }
   const { question, choices, deadlineHours } = parsed.data
@@ -232,9 +234,11 @@ export interface ImportedQuestion {
 
 /**
  * The questions of a v5 team file into the ledger (once: one already taken, by its id, is skipped).
- * An open one waits for the person (its deadline 24 h from now); an answered one is `done` with its
- * answer, a cancelled one `cancelled` — neither tells anyone again. A question of a Bot that is gone
- * (or with no Session to answer into) is `cancelled`.
+ * An open one waits for the person (its deadline 24 h from now) within the bounds of `ask`: at most
+ * `questionsPerBot` of a Bot wait (those already in the ledger counted), and the team's open tasks
+ * stay `personReserve` below the limit; one beyond them is `cancelled`, its history saying why. An
+ * answered one is `done` with its answer, a cancelled one `cancelled` — none tells anyone. A
+ * question of a Bot that is gone (or with no Session to answer into) is `cancelled`.
  */
 export function importQuestions(
   view: TaskView & { all(): Iterable<Task> },
@@ -245,12 +249,26 @@ export function importQuestions(
   for (const t of view.all()) if (t.ask?.imported) taken.add(t.ask.imported)
   const changes: Change[] = []
   let next = view.nextId
+  let open = view.openCount
+  const waiting = new Map<string, number>()
+  const waitingOf = (botId: string) => waiting.get(botId) ?? openAsks(view, botId, 'question').length
   for (const q of questions) {
     if (taken.has(q.id)) continue
     taken.add(q.id)
     const sessionId = q.sessionId ?? ctx.sessionOf(q.botId)
     const choices = (q.options ?? []).slice(0, TASK_LIMITS.choices).map((o) => clip(o.replace(/\s+/g, ' ').trim() || '-', TASK_LIMITS.choice))
-    const status = q.status === 'answered' ? 'done' : q.status === 'cancelled' || !sessionId ? 'cancelled' : 'ready'
+    let status: Task['status'] = q.status === 'answered' ? 'done' : q.status === 'cancelled' || !sessionId ? 'cancelled' : 'ready'
+    let beyond = ''
+    if (status === 'ready') {
+      if (waitingOf(q.botId) >= TASK_LIMITS.questionsPerBot) beyond = `; cancelled: its Bot already has ${TASK_LIMITS.questionsPerBot} questions waiting`
+      else if (open + 1 > TASK_LIMITS.openTasks - TASK_LIMITS.personReserve)
+        beyond = `; cancelled: Bots' questions may bring the team to at most ${TASK_LIMITS.openTasks - TASK_LIMITS.personReserve} open tasks`
+      if (beyond) status = 'cancelled'
+      else {
+        waiting.set(q.botId, waitingOf(q.botId) + 1)
+        open++
+      }
+    }
     const record: Ask = {
       kind: 'question',
       botId: q.botId,
@@ -263,7 +281,8 @@ export function importQuestions(
         ? { answer: { at: ctx.now, verdict: 'answered' as const, ...(q.answer ? { text: clip(q.answer, TASK_LIMITS.question) } : {}) } }
         : {}),
     }
-    const entry = entryOf({ now: ctx.now, actor: { kind: 'system' } }, 'imported', null, status, `from team state (${q.id}, asked ${q.askedAt})`)
+    const why = clip(`from team state (${q.id}, asked ${q.askedAt})${beyond}`, TASK_LIMITS.reason)
+    const entry = entryOf({ now: ctx.now, actor: { kind: 'system' } }, 'imported', null, status, why)
     changes.push({ task: askTask(`task-${next++}`, record, entry, { hop: 0 }), entry })
   }
   return { ok: true, changes, intents: [] }

@@ -1,8 +1,8 @@
 /**
  * The task board — the ledger's tasks in memory with the indexes every transition needs, so a
  * transition costs the same with 10 or 10,000 tasks: by id, the dependents of each task, the open
- * tasks of each Bot, the tasks being worked on, the counts of open tasks and open asks, each Bot's
- * newest ask, and the next id.
+ * tasks of each Bot, the tasks being worked on, the counts of open tasks and open asks, the newest
+ * ask of each Bot's Session, and the next id.
  *
  * Deliberately narrow: no rules (`policy.ts` reads it through `TaskView`), no I/O; tasks are
  * frozen when put, and replaced whole.
@@ -26,8 +26,8 @@ export interface TaskView {
   readonly openCount: number
   /** Open questions and approvals (every one a Bot asked). */
   readonly openAskCount: number
-  /** A Bot's newest question or approval (any status), if any. */
-  lastAsk(botId: string, kind: 'question' | 'approval'): Task | undefined
+  /** The newest question or approval (any status) `botId` asked from `sessionId`, if any. */
+  lastAsk(botId: string, kind: 'question' | 'approval', sessionId: string): Task | undefined
   /** The number the next new task gets. */
   readonly nextId: number
 }
@@ -61,7 +61,7 @@ export class TaskBoard implements TaskView {
   private readonly openByBot = new Map<string, Set<string>>()
   private readonly workingIds = new Set<string>()
   private readonly inboxIds = new Set<string>()
-  /** `<kind>:<botId>` → the id of the Bot's newest ask of that kind. */
+  /** `<kind>:<botId>:<sessionId>` → the id of the newest ask of that kind the Bot made from that Session. */
   private readonly lastAsks = new Map<string, string>()
   private open = 0
   private openAsks = 0
@@ -87,8 +87,8 @@ export class TaskBoard implements TaskView {
     return this.next
   }
 
-  lastAsk(botId: string, kind: 'question' | 'approval'): Task | undefined {
-    const id = this.lastAsks.get(`${kind}:${botId}`)
+  lastAsk(botId: string, kind: 'question' | 'approval', sessionId: string): Task | undefined {
+    const id = this.lastAsks.get(`${kind}:${botId}:${sessionId}`)
     return id === undefined ? undefined : this.tasks.get(id)
   }
 
@@ -142,7 +142,7 @@ export class TaskBoard implements TaskView {
       if (task.assignee?.kind === 'bot') addTo(this.openByBot, task.assignee.botId, task.id)
     }
     if (task.ask) {
-      const key = `${task.ask.kind}:${task.ask.botId}`
+      const key = `${task.ask.kind}:${task.ask.botId}:${task.ask.sessionId}`
       const last = this.lastAsks.get(key)
       if (last === undefined || taskNumber(last) <= taskNumber(task.id)) this.lastAsks.set(key, task.id)
     }

@@ -8,8 +8,8 @@
  */
 import { z } from 'zod'
 import type { TaskView } from './board.ts'
-import type { Change } from './policy.ts'
-import { type HistoryEntry, type Intent, type Task, appendHistory, historyEntrySchema, intentSchema, taskSchema } from './record.ts'
+import type { Change, Result } from './policy.ts'
+import { type HistoryEntry, type Intent, type IntentDraft, type Task, appendHistory, historyEntrySchema, intentSchema, taskSchema } from './record.ts'
 
 /** The format this build writes; a newer one is opened read-only, an older one upgraded (`formats.ts`). */
 export const TASKS_FORMAT = 2
@@ -17,6 +17,8 @@ export const SNAPSHOT_FILE = 'snapshot.jsonl'
 export const JOURNAL_FILE = 'journal.jsonl'
 /** A journal line longer than this is not read (a plan of 50 maximal tasks is about 2 MiB). */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024
+/** A record holds at most this many ops, intents and marks each (`recordSchema`). */
+const MAX_RECORD_ITEMS = 10_000
 
 const count = z.int().min(0)
 const time = z.string().min(1).max(40)
@@ -43,10 +45,10 @@ export const recordSchema = z.object({
   at: time,
   ops: z
     .array(z.union([putOp, setOp]))
-    .max(10_000)
+    .max(MAX_RECORD_ITEMS)
     .optional(),
-  add: z.array(z.unknown()).max(10_000).optional(),
-  done: z.array(z.string().min(1).max(40)).max(10_000).optional(),
+  add: z.array(z.unknown()).max(MAX_RECORD_ITEMS).optional(),
+  done: z.array(z.string().min(1).max(40)).max(MAX_RECORD_ITEMS).optional(),
 })
 export interface JournalRecord {
   seq: number
@@ -68,6 +70,67 @@ export function encodeChanges(view: Pick<TaskView, 'get'>, changes: readonly Cha
     }
     return entry ? { id: task.id, set: set as Partial<Task>, log: entry } : { id: task.id, set: set as Partial<Task> }
   })
+}
+
+type Transition = Extract<Result, { ok: true }>
+
+/** How large one part of a whole-ledger pass may be: half the line limit (room for the record's own fields), a tenth of its items. */
+const PART_LIMITS = Object.freeze({ bytes: MAX_LINE_BYTES / 2, items: MAX_RECORD_ITEMS / 10 })
+
+/** Bytes an intent gains when recorded (its `id` and `at`), counted generously. */
+const INTENT_EXTRA = 80
+
+/**
+ * A whole-ledger pass (a format step, a restore's carrying over) cut into transitions that each fit
+ * one record: each task's changes stay with the intents naming it and the pending intents of it
+ * dropped (`taskOf`: a pending intent's task). A pass that fits is returned whole, as it is. The
+ * pass must be idempotent: a crash between its parts leaves it to be run again on what is left.
+ */
+export function recordParts(
+  view: Pick<TaskView, 'get'>,
+  pass: Transition,
+  taskOf: (intentId: string) => string | undefined,
+  limits: { bytes: number; items: number } = PART_LIMITS,
+): Transition[] {
+  interface Group {
+    changes: Change[]
+    intents: IntentDraft[]
+    drop: string[]
+  }
+  const groups = new Map<string, Group>()
+  const group = (taskId: string) => {
+    const g = groups.get(taskId) ?? { changes: [], intents: [], drop: [] }
+    groups.set(taskId, g)
+    return g
+  }
+  for (const c of pass.changes) group(c.task.id).changes.push(c)
+  for (const i of pass.intents) group(i.taskId).intents.push(i)
+  for (const id of pass.drop ?? []) group(taskOf(id) ?? '').drop.push(id)
+  const parts: Transition[] = []
+  let part: Group = { changes: [], intents: [], drop: [] }
+  let bytes = 0
+  const flush = () => {
+    if (!part.changes.length && !part.intents.length && !part.drop.length) return
+    parts.push({ ok: true, changes: part.changes, intents: part.intents, ...(part.drop.length ? { drop: part.drop } : {}) })
+    part = { changes: [], intents: [], drop: [] }
+    bytes = 0
+  }
+  for (const g of groups.values()) {
+    // Groups name different tasks: each encodes against the board as it is, whatever parts come first.
+    const size =
+      Buffer.byteLength(JSON.stringify(encodeChanges(view, g.changes))) +
+      Buffer.byteLength(JSON.stringify(g.intents)) +
+      INTENT_EXTRA * g.intents.length +
+      Buffer.byteLength(JSON.stringify(g.drop))
+    const items = (k: keyof Group) => part[k].length + g[k].length > limits.items
+    if (bytes + size > limits.bytes || items('changes') || items('intents') || items('drop')) flush()
+    part.changes.push(...g.changes)
+    part.intents.push(...g.intents)
+    part.drop.push(...g.drop)
+    bytes += size
+  }
+  flush()
+  return parts.length <= 1 ? [pass] : parts
 }
 
 export type Replayed = { ok: true; tasks: Task[]; add: Intent[]; done: string[] } | { ok: false; problem: string }
@@ -143,14 +206,18 @@ export function splitLines(buf: Buffer): { lines: Buffer[]; rest: number } {
   return { lines, rest: buf.length - start }
 }
 
-/** The text of a snapshot: its header, then every task, then every pending intent, one per line. */
+/**
+ * The text of a snapshot: its header, then every task, then every pending intent, one per line.
+ * `v`: the format its tasks are in (this build's unless a format step has not been recorded yet).
+ */
 export function snapshotText(
-  header: Omit<SnapshotHeader, 'v' | 'tasks' | 'intents'>,
+  header: Omit<SnapshotHeader, 'v' | 'tasks' | 'intents'> & { v?: number },
   tasks: readonly Task[],
   intents: readonly Intent[],
   cache?: WeakMap<object, string>,
 ): string {
-  const parts: string[] = [JSON.stringify({ v: TASKS_FORMAT, ...header, tasks: tasks.length, intents: intents.length })]
+  const { v = TASKS_FORMAT, ...rest } = header
+  const parts: string[] = [JSON.stringify({ v, ...rest, tasks: tasks.length, intents: intents.length })]
   for (const t of tasks) {
     let text = cache?.get(t)
     if (text === undefined) {
@@ -163,4 +230,5 @@ export function snapshotText(
   return `${parts.join('\n')}\n`
 }
 
-export const journalHeaderText = (base: number) => `${JSON.stringify({ v: TASKS_FORMAT, base })}\n`
+/** A journal's header line (`v` as for `snapshotText`). */
+export const journalHeaderText = (base: number, v = TASKS_FORMAT) => `${JSON.stringify({ v, base })}\n`

@@ -1,10 +1,10 @@
 /**
  * The task store — the ledger's own durable files under `<bot dir>/tasks/`: a snapshot and an
- * append-only journal (one fsynced record per transition, whatever the number of tasks), compacted
- * into a new snapshot when the journal outgrows it. One writer (the process `mayWrite()` names);
- * others follow the journal. Its outbox hands each intent over once, recovered after a crash by
- * asking the hand-over whether it already happened. A torn or invalid record is reported and
- * skipped, never fatal. Deliberately narrow: no rules (`policy.ts`), no DSH, no Cordis.
+ * append-only journal (one fsynced record per transition; a whole-ledger pass in parts within the
+ * record limit), compacted when the journal outgrows the snapshot. One writer (the process
+ * `mayWrite()` names); others follow the journal. Its outbox hands each intent over once, recovered
+ * after a crash by asking the hand-over whether it already happened. A torn or invalid record is
+ * reported and skipped, never fatal. Deliberately narrow: no rules (`policy.ts`), no DSH, no Cordis.
  */
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
@@ -22,6 +22,7 @@ import {
   encodeChanges,
   journalHeaderSchema,
   journalHeaderText,
+  recordParts,
   replay,
   snapshotHeaderSchema,
   snapshotText,
@@ -178,8 +179,10 @@ export class TaskStore {
   /** The snapshot as last seen while the journal was missing (`ino:size:mtime`, or `missing`). */
   private snapshotSig = 'missing'
   private lastReadProblem: string | undefined
-  /** The format of the files as read; the writer upgrades an older one before its first write. */
+  /** The format of the tasks as read (a compaction stamps it); the writer upgrades an older one before its first write. */
   private format = TASKS_FORMAT
+  /** Why the last try to record the format steps failed. */
+  private stepFailure = ''
 
   private constructor(opts: TaskStoreOptions) {
     if (!path.isAbsolute(opts.dir)) throw new Error('the tasks folder must be an absolute path')
@@ -191,10 +194,15 @@ export class TaskStore {
   /** Open the ledger: read what is on disk, then write (if `mayWrite()`) or follow. */
   static async open(opts: TaskStoreOptions): Promise<TaskStore> {
     const store = new TaskStore(opts)
-    await store.enqueue(async () => {
-      store.install(await store.load(), 'disk')
-      await store.settleMode()
-    })
+    try {
+      await store.enqueue(async () => {
+        store.install(await store.load(), 'disk')
+        await store.settleMode()
+      })
+    } catch (error) {
+      await store.close()
+      throw error
+    }
     return store
   }
 
@@ -254,13 +262,42 @@ export class TaskStore {
       await this.ensureWriter()
       const result = fn(this.boardValue, this.pending())
       if (!result.ok) return result
-      if (result.intents.length && this.pendingIntents.size + result.intents.length > MAX_PENDING)
-        return {
-          ok: false,
-          refusal: `${this.pendingIntents.size} deliveries of the task ledger wait to be handed over (at most ${MAX_PENDING}); nothing changed. Try again once they are.`,
-        }
+      const full = this.outboxFull(result)
+      if (full) return full
       return this.commit(result)
     })
+  }
+
+  /**
+   * Apply a whole-ledger pass (a restore's carrying over) that may change more tasks than one record
+   * holds: like `transact`, but written as several records, each within the record limit, a task's
+   * change with the intents it causes (`recordParts`). `fn` must be idempotent: cut by a crash
+   * between its records, run again it changes only what is left.
+   */
+  transactInParts(fn: (view: TaskReader, pending: readonly Intent[]) => Result): Promise<Extract<Result, { ok: false }> | { ok: true; seq: number }> {
+    return this.enqueue(async () => {
+      await this.ensureWriter()
+      const result = fn(this.boardValue, this.pending())
+      if (!result.ok) return result
+      const full = this.outboxFull(result)
+      if (full) return full
+      await this.commitInParts(result, true)
+      return { ok: true, seq: this.seqValue }
+    })
+  }
+
+  /** The refusal of a transition that would take the outbox past `MAX_PENDING`, if it would. */
+  private outboxFull(result: Extract<Result, { ok: true }>): Extract<Result, { ok: false }> | undefined {
+    if (!result.intents.length || this.pendingIntents.size + result.intents.length <= MAX_PENDING) return undefined
+    return {
+      ok: false,
+      refusal: `${this.pendingIntents.size} deliveries of the task ledger wait to be handed over (at most ${MAX_PENDING}); nothing changed. Try again once they are.`,
+    }
+  }
+
+  /** `commit` of a whole-ledger pass, part by part (each a record within the limits). */
+  private async commitInParts(pass: Extract<Result, { ok: true }>, handOver: boolean): Promise<void> {
+    for (const part of recordParts(this.boardValue, pass, (id) => this.pendingIntents.get(id)?.taskId)) await this.commit(part, handOver)
   }
 
   /** Append one transition's record (fsynced), apply it, tell the listeners and hand its intents over (writer, in the queue; `handOver: false`: left to the next recovery). */
@@ -288,17 +325,43 @@ export class TaskStore {
   }
 
   /**
-   * Bring a ledger an older build wrote to this build's format: each format step is one record,
-   * then a compaction writes the files in this format (a crash in between runs the steps again;
-   * they change nothing the second time).
+   * Bring a ledger an older build wrote to this build's format: each format step is recorded (as
+   * records within the limit, `recordParts`), and only then is the new format stamped, by a
+   * compaction. A crash or a failed write before that leaves the files in their older format, and
+   * the steps run again; they change nothing the second time.
    */
   private async upgrade() {
     for (let f = this.format; f < TASKS_FORMAT; f++) {
       const step = FORMAT_STEPS[f]
-      if (step) await this.commit(step(this.boardValue, this.pending(), this.now()), false)
+      if (step) await this.commitInParts(step(this.boardValue, this.pending(), this.now()), false)
     }
+    this.format = TASKS_FORMAT
     await this.compactNow()
-    if (this.modeValue === 'writer') this.format = TASKS_FORMAT
+  }
+
+  /**
+   * `upgrade`, a failure reported: until it succeeds the files keep their format, and the writer
+   * changes nothing and hands nothing over (`ensureWriter` tries again at every change). Returns
+   * whether the ledger is in this build's format now.
+   */
+  private async tryUpgrade(): Promise<boolean> {
+    try {
+      await this.upgrade()
+      return true
+    } catch (error) {
+      if (this.format >= TASKS_FORMAT) {
+        // The steps are recorded; only their compaction failed (the next one stamps the format).
+        this.problem({ code: 'write-failed', file: SNAPSHOT_FILE, message: `The tasks could not be compacted after their format step: ${errorText(error)}.` })
+        return true
+      }
+      this.stepFailure = `The task ledger was written by an older build, and the step to this build's format could not be recorded (${errorText(error)})`
+      this.problem({
+        code: 'write-failed',
+        file: JOURNAL_FILE,
+        message: `${this.stepFailure}; nothing is changed or handed over until it is, and it is tried again at the next change.`,
+      })
+      return false
+    }
   }
 
   /**
@@ -577,6 +640,15 @@ export class TaskStore {
         'EFOLLOWER',
         'Another DSH process writes the team and its tasks; this one only follows them. Make the change where the team is written (DSH Web).',
       )
+    if (this.format < TASKS_FORMAT) {
+      if (!(await this.tryUpgrade())) throw new StoreError('EREADONLY', `${this.stepFailure}; nothing changed. It is tried again at the next change.`)
+      this.recoverLater()
+    }
+  }
+
+  /** Hand over what is pending, in the background (after becoming the writer, or once the ledger is in this format). */
+  private recoverLater() {
+    if (this.opts.handOver && this.pendingIntents.size) void this.recover().catch(() => {})
   }
 
   private async becomeWriter() {
@@ -591,7 +663,7 @@ export class TaskStore {
     this.stopFollowing = undefined
     let fresh = false
     if (!fs.existsSync(this.journalFile)) {
-      await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue))
+      await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue, this.format))
       fresh = true
     }
     const journal = await openDurableAppend(this.journalFile)
@@ -609,12 +681,13 @@ export class TaskStore {
     this.ino = (await fsp.stat(this.journalFile)).ino
     this.journal = journal
     this.modeValue = 'writer'
-    if (this.damaged) {
-      await this.keepBrokenCopies()
-      await this.compactNow()
-    }
-    if (this.format < TASKS_FORMAT) await this.upgrade()
-    if (this.opts.handOver && this.pendingIntents.size) void this.recover().catch(() => {})
+    // A damaged ledger is copied as found, then compacted — by the format steps' own compaction
+    // when it is older (no compaction stamps the new format before the steps are recorded).
+    if (this.damaged) await this.keepBrokenCopies()
+    if (this.format < TASKS_FORMAT) {
+      if (!(await this.tryUpgrade())) return
+    } else if (this.damaged) await this.compactNow()
+    this.recoverLater()
   }
 
   private async becomeFollower() {
@@ -758,7 +831,8 @@ export class TaskStore {
 
   private async handOne(intent: Intent, probe: boolean): Promise<'found' | 'handed' | 'failed' | undefined> {
     const h = this.opts.handOver
-    if (!h || this.closed || this.modeValue !== 'writer' || !this.pendingIntents.has(intent.id) || this.inFlight.has(intent.id)) return undefined
+    if (!h || this.closed || this.modeValue !== 'writer' || this.format < TASKS_FORMAT || !this.pendingIntents.has(intent.id) || this.inFlight.has(intent.id))
+      return undefined
     this.inFlight.add(intent.id)
     try {
       let outcome: 'found' | 'handed' = 'handed'
@@ -808,7 +882,7 @@ export class TaskStore {
   private async compactNow() {
     if (this.modeValue !== 'writer') return
     const text = snapshotText(
-      { seq: this.seqValue, nextId: this.boardValue.nextId, at: this.now() },
+      { v: this.format, seq: this.seqValue, nextId: this.boardValue.nextId, at: this.now() },
       [...this.boardValue.all()],
       this.pending(),
       this.textCache,
@@ -817,7 +891,7 @@ export class TaskStore {
     this.snapshotBytes = Buffer.byteLength(text)
     // The old journal's records are all in the snapshot now: a crash (or a failure) before the new
     // journal replaces it only leaves them to be skipped, and appends go on to the old one.
-    await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue))
+    await writePrivateFile(this.journalFile, journalHeaderText(this.seqValue, this.format))
     const old = this.journal
     try {
       this.journal = await openDurableAppend(this.journalFile)

@@ -1,25 +1,29 @@
 // The task store on real files: restarts rebuild the same ledger, refusals write nothing, only the
 // writer writes, a follower follows (across compactions too), torn and invalid records are reported
 // and skipped, compaction keeps every task, the outbox hands each intent over once and recovers,
-// file modes, a newer format is read-only.
+// file modes, a newer format is read-only; an older format is upgraded by the writer before any
+// compaction stamps the new one, in records within the limit, and a step that cannot be recorded
+// holds every change and hand-over until it is.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { isStoreError } from '../../../src/core/store-errors.ts'
 import { formatTwo } from '../../../src/tasks/formats.ts'
 import { encodeChanges, JOURNAL_FILE, SNAPSHOT_FILE, TASKS_FORMAT } from '../../../src/tasks/journal.ts'
 import { claim, plan } from '../../../src/tasks/policy.ts'
 import type { Intent } from '../../../src/tasks/record.ts'
 import { type HandOver, TaskStore, type TaskStoreOptions } from '../../../src/tasks/store.ts'
+import { fixtureLedger, largeFormat1Ledger } from '../../support/format1-ledger.ts'
 import { historyProblems, ledgerDigest, nextStep } from '../../support/task-workload.ts'
 
 const CHILD = fileURLToPath(new URL('./fixtures/task-child.ts', import.meta.url))
 const opened: TaskStore[] = []
 const homes: string[] = []
 afterEach(async () => {
+  vi.restoreAllMocks()
   await Promise.all(opened.splice(0).map((s) => s.close()))
   for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true })
 })
@@ -328,6 +332,96 @@ describe('formats', () => {
     expect(header(dir, SNAPSHOT_FILE)).toMatchObject({ v: TASKS_FORMAT, seq })
     expect(reopened.board.get('task-1')!.history.filter((h) => h.what === 'grant-cancelled')).toHaveLength(1)
     expect(reopened.pending().filter((i) => i.kind === 'answer' && i.taskId === 'task-1')).toEqual([expect.not.objectContaining({ grant: true })])
+  })
+
+  /** The headers' formats of the snapshot and the journal (null: no file). */
+  const formats = (dir: string) => [SNAPSHOT_FILE, JOURNAL_FILE].map((f) => (fs.existsSync(path.join(dir, f)) ? header(dir, f).v : null))
+  /** Journal appends from now on: those numbered in `fail` (1 = the next) fail as on a full disk, the others are written. */
+  const diskFull = (...fail: number[]) => {
+    const proto = TaskStore.prototype as unknown as { append(this: TaskStore, r: unknown): Promise<void> }
+    const append = proto.append
+    let n = 0
+    vi.spyOn(proto, 'append').mockImplementation(function (this: TaskStore, r: unknown) {
+      if (fail.includes(++n)) return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }))
+      return append.call(this, r)
+    })
+  }
+  const grantTurns = (s: TaskStore, taskId: string) => s.pending().filter((i) => i.kind === 'answer' && i.taskId === taskId)
+
+  it("a damaged format-1 ledger gets its format step before the repair compaction: cut at the step's record, the files stay format 1, and the next start cancels the grant", async () => {
+    const dir = fixtureLedger(tempTasks())
+    fs.appendFileSync(path.join(dir, JOURNAL_FILE), 'this line is not JSON\n')
+    diskFull(1)
+    const cut = await open(dir)
+    expect(cut.problems().map((p) => p.code)).toEqual(expect.arrayContaining(['bad-record', 'broken-copy', 'write-failed']))
+    await cut.close()
+    // nothing stamped format 2 without the step (a compaction before it did)
+    expect(formats(dir)).toEqual([null, 1])
+    const next = await open(dir)
+    expect(formats(dir)).toEqual([TASKS_FORMAT, TASKS_FORMAT])
+    expect(next.board.get('task-1')!.ask!.grant).toMatchObject({ used: false, cancelled: { reason: expect.any(String) } })
+    expect(grantTurns(next, 'task-1')).toEqual([expect.not.objectContaining({ grant: true })])
+  })
+
+  it('a format step whose record cannot be written at a takeover holds every change and hand-over, saying why, and is recorded before the next change once it can be; only then is format 2 stamped', async () => {
+    const dir = fixtureLedger(tempTasks())
+    const handed: Intent[] = []
+    let may = false
+    const s = await open(dir, { mayWrite: () => may, handOver: { deliver: async (i) => handed.push(i), delivered: async () => false } })
+    diskFull(1, 2)
+    may = true
+    expect(await s.refresh()).toBe('writer')
+    expect(s.problems().at(-1)!.message).toMatch(
+      /^The task ledger was written by an older build, and the step to this build's format could not be recorded \(ENOSPC/,
+    )
+    // still full: a change is refused, saying why; a compaction keeps format 1; nothing is handed over
+    await expect(s.transact((v) => plan(v, PLAN, planCtx()))).rejects.toMatchObject({
+      code: 'EREADONLY',
+      message: expect.stringMatching(/could not be recorded \(ENOSPC.*nothing changed\. It is tried again at the next change\.$/),
+    })
+    await s.compact()
+    expect(formats(dir)).toEqual([1, 1])
+    expect(await s.recover()).toEqual({ found: 0, handed: 0, failed: 0 })
+    expect(handed).toEqual([])
+    // room again: the next change records the step first, then itself
+    expect((await s.transact((v) => plan(v, PLAN, planCtx()))).ok).toBe(true)
+    await s.settled()
+    expect(s.board.get('task-1')!.ask!.grant).toMatchObject({ used: false, cancelled: { reason: expect.any(String) } })
+    expect(handed.filter((i) => i.taskId === 'task-1')).toEqual([expect.not.objectContaining({ grant: true })])
+    expect(formats(dir)).toEqual([TASKS_FORMAT, TASKS_FORMAT])
+  })
+
+  it('a format step over more tasks than one record holds is recorded in parts within the limit: 2,500 unused grants come back cancelled, each queued grant turn replaced once', async () => {
+    const dir = tempTasks()
+    await largeFormat1Ledger(dir, 2_500)
+    const s = await open(dir)
+    const parts = s.seq - 1
+    expect(parts).toBeGreaterThan(1)
+    const tasks = [...s.board.all()]
+    expect(tasks.filter((t) => t.ask?.grant?.cancelled && t.history.filter((h) => h.what === 'grant-cancelled').length === 1)).toHaveLength(2_500)
+    const turns = s.pending().filter((i) => i.kind === 'answer')
+    expect([turns.length, turns.filter((i) => i.kind === 'answer' && i.grant).length, new Set(turns.map((i) => i.taskId)).size]).toEqual([2_500, 0, 2_500])
+    expect(formats(dir)).toEqual([TASKS_FORMAT, TASKS_FORMAT])
+  })
+
+  it('a format step cut between its parts runs again on what is left: every grant is cancelled once and every turn replaced once', async () => {
+    const dir = tempTasks()
+    await largeFormat1Ledger(dir, 2_500)
+    // the first part is recorded; the second is not (the process dies there)
+    diskFull(2)
+    const cut = await open(dir)
+    const first = cut.seq - 1
+    const cancelled = [...cut.board.all()].filter((t) => t.ask?.grant?.cancelled).length
+    expect([first, cancelled > 0 && cancelled < 2_500]).toEqual([1, true])
+    await cut.close()
+    vi.restoreAllMocks()
+    expect(formats(dir)).toEqual([1, 1])
+    const s = await open(dir)
+    const tasks = [...s.board.all()]
+    expect(tasks.filter((t) => t.ask?.grant?.cancelled && t.history.filter((h) => h.what === 'grant-cancelled').length === 1)).toHaveLength(2_500)
+    const turns = s.pending().filter((i) => i.kind === 'answer')
+    expect([turns.length, turns.filter((i) => i.kind === 'answer' && i.grant).length, new Set(turns.map((i) => i.taskId)).size]).toEqual([2_500, 0, 2_500])
+    expect(formats(dir)).toEqual([TASKS_FORMAT, TASKS_FORMAT])
   })
 })
 

@@ -1,6 +1,6 @@
 // botDiagnostics in a bare Cordis context on a temp bot folder: scrubbing (a saved secret through
 // the secrets service's masker, an API key through the generic shapes), the error's stack, size
-// rotation, and mode 0600; and `warn` (terminal line, Cordis logger, a diagnostics line).
+// rotation, and mode 0600; and `warn` (terminal line, Cordis logger, a diagnostics line, each masked).
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -83,8 +83,8 @@ describe('botDiagnostics', () => {
     await ctx.fiber.dispose()
   })
 
-  it('warn: one terminal line without a stack, the same text through ctx.logger, a diagnostics line with the stack', async () => {
-    const { ctx, diagnostics } = await mount()
+  /** Run `fn` with DSH's terminal (stderr) and Cordis's logger captured. */
+  function captured(ctx: Context, fn: () => void): { terminal: string[]; logged: Message[] } {
     const logged: Message[] = []
     ctx.logger.exporter({ levels: { default: 2 }, export: (message) => logged.push(message) })
     const terminal: string[] = []
@@ -93,11 +93,19 @@ describe('botDiagnostics', () => {
       return true
     })
     try {
-      warn(ctx, 'could not save group cursors', new Error('disk full'), 'rooms')
-      warn(ctx, 'the usage ledger is off: no driver')
+      fn()
     } finally {
       write.mockRestore()
     }
+    return { terminal, logged }
+  }
+
+  it('warn: one terminal line without a stack, the same text through ctx.logger, a diagnostics line with the stack', async () => {
+    const { ctx, diagnostics } = await mount()
+    const { terminal, logged } = captured(ctx, () => {
+      warn(ctx, 'could not save group cursors', new Error('disk full'), 'rooms')
+      warn(ctx, 'the usage ledger is off: no driver')
+    })
     expect(terminal).toEqual(['dsh-bot-team: could not save group cursors (disk full)\n', 'dsh-bot-team: the usage ledger is off: no driver\n'])
     expect(logged.map((m) => [m.type, m.name, ...m.args])).toEqual([
       ['warn', 'dsh-bot-team', 'could not save group cursors (disk full)'],
@@ -114,6 +122,19 @@ describe('botDiagnostics', () => {
     ])
     expect(lines[0].stack).toMatch(/diagnostics\.test\.ts/)
     expect(lines[1]).not.toHaveProperty('error')
+    await ctx.fiber.dispose()
+  })
+
+  it("warn masks a saved secret in the error's text on the terminal and in Cordis's logger, not only in the diagnostics log", async () => {
+    const { ctx, diagnostics } = await mount({ secrets: true })
+    // git's error text quoting a commit subject that holds the secret
+    const { terminal, logged } = captured(ctx, () =>
+      warn(ctx, 'the merge could not be recorded', new Error(`git commit failed: subject "use ${SAVED}"`), 'worktrees'),
+    )
+    const said = 'the merge could not be recorded (git commit failed: subject "use [secret:db-password]")'
+    expect(terminal).toEqual([`dsh-bot-team: ${said}\n`])
+    expect(logged.map((m) => m.args.join(' '))).toEqual([said])
+    expect(await diagnostics.read()).not.toContain(SAVED)
     await ctx.fiber.dispose()
   })
 

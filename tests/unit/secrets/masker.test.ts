@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { base64Cores, createMasker, maskDeep, SHORT_MAX } from '../../../src/secrets/masker.ts'
+import { base64Cores, createMasker, MAX_GAP, maskDeep, SHORT_MAX } from '../../../src/secrets/masker.ts'
 
 const VALUE = 'ghp_Zq81tY/vX+9=kk"quote\\back&more?'
 const m = createMasker([{ name: 'GH_TOKEN', value: VALUE }])
@@ -47,6 +47,16 @@ describe('masker: the exact value and its encodings', () => {
     expect(m.mask(hex.match(/../g)!.join(' '))).toBe(P)
     expect(m.mask(hex.replace(/.{60}/g, '$&\n'))).toBe(P)
   })
+  it(`finds an encoded form with up to ${MAX_GAP} ASCII whitespace characters between two of its characters; a wider gap splits it, and a split value is left as it is`, () => {
+    const hex = [...Buffer.from(VALUE).toString('hex')]
+    expect(m.mask(`x ${hex.join(' '.repeat(MAX_GAP))} y`)).toBe(`x ${P} y`)
+    expect(m.mask(`x ${hex.join('\r\n    ')} y`)).toBe(`x ${P} y`)
+    const split = `${hex[0]}${' '.repeat(MAX_GAP + 1)}${hex.slice(1).join(' ')}`
+    expect(m.mask(split)).toBe(split)
+    // only ASCII whitespace is a gap (a no-break space is a character like any other)
+    expect(m.mask(hex.join('\u00a0'))).toBe(hex.join('\u00a0'))
+  })
+
   it('names what it found and leaves other text alone', () => {
     expect(m.found(`x ${VALUE}`)).toEqual(['GH_TOKEN'])
     expect(m.found('nothing here')).toEqual([])
@@ -148,6 +158,24 @@ describe('maskTail: capped output masked before it is cut', () => {
       expect(text).toBe(`[secret:GH_TOKEN]${'b'.repeat(40)}`.slice(-Math.min(cap, 17 + 40)))
       expect(pieces(text)).toEqual([])
     }
+  })
+
+  it(`keeps an encoded form spread with the widest gaps mask finds (${MAX_GAP} between every two characters) whole wherever the cut crosses it: no piece shows`, () => {
+    const hex = Buffer.from(VALUE).toString('hex')
+    const b64 = base64Cores(Buffer.from(VALUE))[0]!
+    for (const form of [hex, b64]) {
+      const spread = [...form].join(' '.repeat(MAX_GAP))
+      expect(m.mask(`x ${spread} y`)).toBe('x [secret:GH_TOKEN] y')
+      for (let into = 1; into < spread.length; into += 7) {
+        const cap = spread.length - into + 50
+        const text = m.maskTail(bytes(`${'a'.repeat(5000)}${spread}${'b'.repeat(50)}`), cap)
+        const kept = text.replace(/\s+/g, '')
+        const shown = Array.from({ length: form.length - 11 }, (_, i) => form.slice(i, i + 12)).filter((p) => kept.includes(p))
+        expect(shown).toEqual([])
+        expect(text).toBe(`[secret:GH_TOKEN]${'b'.repeat(50)}`.slice(-cap))
+      }
+    }
+    expect(m.margin).toBe(hex.length + (hex.length - 1) * MAX_GAP)
   })
 
   it('drops a piece of a value cut at the start of what it was given, and values wholly before the cut', () => {

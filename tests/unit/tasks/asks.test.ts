@@ -62,6 +62,18 @@ describe('a bounded inbox', () => {
     expect(ask(board, { question: 'two?' }, ctx({ turn: 4, sessionId: 's-ada-2' })).ok).toBe(true)
   })
 
+  it("a turn's second question is refused even when the Bot asked from another of its Sessions in between", () => {
+    const board = new TaskBoard()
+    const first = run(board, ask(board, { question: 'one?' }, ctx({ turn: 3 })))
+    // the same Bot's task Session asks meanwhile: the Bot's newest question is now that one
+    run(board, ask(board, { question: 'from the task?' }, ctx({ turn: 1, sessionId: 's-ada-task' })))
+    expect(ask(board, { question: 'two?' }, ctx({ turn: 3 }))).toMatchObject({
+      ok: false,
+      refusal: `This turn already asked the user (${first.id}); a Bot asks at most one question per turn. Nothing new was asked.`,
+    })
+    expect(ask(board, { question: 'two?' }, ctx({ turn: 4 })).ok).toBe(true)
+  })
+
   it('at most 5 questions of one Bot wait, from all its Sessions', () => {
     const board = new TaskBoard()
     for (let i = 0; i < 5; i++) run(board, ask(board, { question: `q${i}` }, ctx({ turn: i, sessionId: `s-${i % 2}` })))
@@ -184,6 +196,35 @@ describe('importQuestions (the v5 file)', () => {
     ])
     for (const t of board.all()) expect(taskSchema.safeParse(t).success).toBe(true)
     expect(importQuestions(board, questions, { now: at(1), sessionOf })).toEqual({ ok: true, changes: [], intents: [] })
+  })
+})
+
+describe('importQuestions within the inbox bounds', () => {
+  const open = (n: number, botId = 'bot-2') =>
+    Array.from({ length: n }, (_, i) => ({ id: `question-${botId}-${i + 1}`, botId, question: `Q${i + 1}?`, askedAt: at(), status: 'open' as const }))
+  const sessionOf = (b: string) => `s-${b}`
+
+  it('at most 5 of a Bot wait, counting those already waiting; the rest come back cancelled saying why, another Bot keeps its own 5', () => {
+    const board = new TaskBoard()
+    run(board, ask(board, { question: 'asked already?' }, ctx()))
+    run(board, importQuestions(board, [...open(7), ...open(2, 'bot-3')], { now: at(), sessionOf }))
+    const imported = [...board.all()].filter((t) => t.ask?.imported)
+    expect(imported.map((t) => [t.ask!.botId, t.status])).toEqual([
+      ...Array(4).fill(['bot-2', 'ready']),
+      ...Array(3).fill(['bot-2', 'cancelled']),
+      ['bot-3', 'ready'],
+      ['bot-3', 'ready'],
+    ])
+    expect(imported[4]!.history.at(-1)!.reason).toMatch(/; cancelled: its Bot already has 5 questions waiting$/)
+    expect(board.inbox().filter((t) => t.ask?.botId === 'bot-2')).toHaveLength(5)
+  })
+
+  it("never takes the team's open tasks past the Bots' share (450)", () => {
+    const board = new TaskBoard()
+    for (let i = 0; i < 448; i++) planOne(board, { assignee: undefined })
+    run(board, importQuestions(board, open(3), { now: at(), sessionOf }))
+    expect([...board.all()].filter((t) => t.ask?.imported).map((t) => t.status)).toEqual(['ready', 'ready', 'cancelled'])
+    expect(board.openCount).toBe(450)
   })
 })
 

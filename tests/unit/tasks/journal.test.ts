@@ -1,10 +1,11 @@
 // The journal's records as data: a transition is encoded as new tasks whole and changed tasks by
 // their changed fields; replaying checks what it applies, never half applies a record, and gives
-// the writer's check and a reader's full check the same tasks.
+// the writer's check and a reader's full check the same tasks; a whole-ledger pass too large for one
+// record is cut into records within the limits, each task's change with its intents.
 import { describe, expect, it } from 'vitest'
 import { TaskBoard } from '../../../src/tasks/board.ts'
-import { encodeChanges, replay, splitLines } from '../../../src/tasks/journal.ts'
-import { claim } from '../../../src/tasks/policy.ts'
+import { encodeChanges, recordParts, replay, splitLines } from '../../../src/tasks/journal.ts'
+import { claim, entryOf, moved, type Result } from '../../../src/tasks/policy.ts'
 import { at, claimAs, planOne, run } from '../../support/task-builders.ts'
 import { nextStep } from '../../support/task-workload.ts'
 
@@ -108,5 +109,47 @@ describe('reserved fields', () => {
     const reader = new TaskBoard([JSON.parse(JSON.stringify(board.get(id)))])
     const replayed = replay(reader, JSON.parse(JSON.stringify({ seq: 2, at: at(1), ops: encodeChanges(board, r.changes) })))
     expect(replayed.ok && replayed.tasks[0]!.worktree).toEqual(worktree)
+  })
+})
+
+describe('a whole-ledger pass in parts', () => {
+  /** A pass over `n` planned tasks: each cancelled with a long reason, told to its Bot, and its pending intent `p<n>` dropped. */
+  function pass(n: number): { board: TaskBoard; result: Extract<Result, { ok: true }>; taskOf: (id: string) => string | undefined } {
+    const board = new TaskBoard()
+    for (let i = 0; i < n; i++) planOne(board)
+    const now = at(9)
+    const result: Extract<Result, { ok: true }> = { ok: true, changes: [], intents: [], drop: [] }
+    for (const task of board.all()) {
+      const entry = entryOf({ now, actor: { kind: 'system' } }, 'cancelled', task.status, 'cancelled', 'r'.repeat(400))
+      result.changes.push(moved(task, { status: 'cancelled' }, entry, now))
+      result.intents.push({ kind: 'tell', taskId: task.id, botId: 'bot-2', text: `${task.id} ${'t'.repeat(300)}` })
+      result.drop!.push(`p${task.id}`)
+    }
+    return { board, result, taskOf: (id) => id.slice(1) }
+  }
+  const recordBytes = (board: TaskBoard, part: Extract<Result, { ok: true }>) =>
+    Buffer.byteLength(JSON.stringify({ seq: 1, at: at(), ops: encodeChanges(board, part.changes), add: part.intents, done: part.drop }))
+
+  it('returns a pass that fits one record as it is', () => {
+    const { board, result, taskOf } = pass(5)
+    const parts = recordParts(board, result, taskOf)
+    expect(parts).toHaveLength(1)
+    expect(parts[0]).toBe(result)
+  })
+
+  it('cuts a larger pass into records within the byte and item limits, each task with its intents and drops, losing and repeating nothing', () => {
+    const { board, result, taskOf } = pass(60)
+    const limits = { bytes: 8_000, items: 7 }
+    const parts = recordParts(board, result, taskOf, limits)
+    expect(parts.length).toBeGreaterThan(8)
+    for (const part of parts) {
+      expect(recordBytes(board, part)).toBeLessThanOrEqual(limits.bytes + 100)
+      expect(Math.max(part.changes.length, part.intents.length, part.drop?.length ?? 0)).toBeLessThanOrEqual(limits.items)
+      const ids = new Set(part.changes.map((c) => c.task.id))
+      expect(part.intents.every((i) => ids.has(i.taskId)) && (part.drop ?? []).every((d) => ids.has(taskOf(d)!))).toBe(true)
+    }
+    expect(parts.flatMap((p) => p.changes)).toEqual(result.changes)
+    expect(parts.flatMap((p) => p.intents)).toEqual(result.intents)
+    expect(parts.flatMap((p) => p.drop ?? [])).toEqual(result.drop)
   })
 })
