@@ -110,8 +110,13 @@ export function carryNoDecisions(
       }
       continue
     }
-    if (isClosed(task)) continue
-    const patch: Partial<Task> = {}
+    // A kept clone names a folder on the machine the archive came from: no restored record keeps it.
+    const { kept, ...unkept } = task.worktree ?? {}
+    if (isClosed(task)) {
+      if (kept) changes.push(moved(task, { worktree: unkept }, null, now))
+      continue
+    }
+    const patch: Partial<Task> = kept ? { worktree: unkept } : {}
     let entry = null
     if (task.status === 'working' && task.lease) {
       const n = task.lease.attempt
@@ -122,7 +127,7 @@ export function carryNoDecisions(
       said.push(`${task.id}: its attempt ${n} was withdrawn; it starts again in a new Session`)
     }
     if (task.sessionId) patch.sessionId = null
-    const wt = task.worktree
+    const wt = task.worktree ? unkept : undefined
     if (
       wt &&
       ((wt.branch !== undefined && !ownBranch(task, wt.branch)) ||

@@ -35,6 +35,20 @@ describe('carryNoDecisions', () => {
       `${relative}: a branch or project path that is not the task's own was dropped`,
     ])
   })
+  it('keeps no clone folder a task record names as kept (open or closed): it lies on the machine the archive came from', () => {
+    const board = new TaskBoard()
+    const open = planOne(board)
+    const closed = planOne(board)
+    const kept = { dir: '/home/old/worktrees/clones/task-1', why: 'no sandbox' }
+    board.put({ ...board.get(open)!, worktree: { project: '/src/p', kept } })
+    board.put({ ...board.get(closed)!, status: 'cancelled', worktree: { project: '/src/p', kept } })
+    const r = carryNoDecisions(board, [], { now: at(1) })
+    run(board, r)
+    expect(board.get(open)!.worktree).toEqual({ project: '/src/p' })
+    expect(board.get(closed)!.worktree).toEqual({ project: '/src/p' })
+    expect(board.get(closed)!.status).toBe('cancelled')
+    for (const c of r.changes) expect(taskSchema.safeParse(c.task).success).toBe(true)
+  })
 })
 
 describe('carryNoDecisions: what the Bots are told', () => {
