@@ -7,11 +7,11 @@
 // | src/store                               | leaves                                              |
 // | the task ledger's core (src/tasks/…)    | leaves; the store's types only                      |
 // | the git layer (src/worktrees)           | leaves                                              |
-// | services (roster … operations, tasks)   | leaves, store, worktrees; other services' types only|
+// | services (roster … operations, tasks, network) | leaves, store, worktrees; other services' types only|
 // | src/web, src/backup, index.ts, config.ts| everything above, values too                        |
 // | src/client                              | client code, the named leaves, the web's view types |
 const LEAVES = '^src/(core|dsh)/|^src/version[.]ts$'
-const SERVICES = 'roster|delivery|rooms|context|archive|memory|secrets|usage|operations|tasks'
+const SERVICES = 'roster|delivery|rooms|context|archive|memory|secrets|usage|operations|tasks|network'
 // The ledger's core inside src/tasks: leaf-like (the service and its tools sit beside it).
 const LEDGER_CORE = '^src/tasks/(record|board|policy|journal|store)[.]ts$'
 // The git layer for project tasks: a library the task service will call, below every service.

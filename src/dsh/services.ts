@@ -56,9 +56,16 @@ export interface AgentDefaultModel {
   currentSelection(): { provider: string; model: string }
 }
 
-/** DSH's background job registry (dsh-jobs): what a caller's jobs are doing (`list` is per owner). */
+/** DSH's background job registry (dsh-jobs): what a caller's jobs are doing (`list` is per owner), and ending one. */
 export interface JobRegistry {
-  list(caller?: Agent): readonly { status: string; label: string }[]
+  list(caller?: Agent): readonly { id: string; status: string; label: string }[]
+  kill(id: string, caller?: Agent, reason?: string): 'requested' | 'already-finished'
+}
+
+/** DSH's persistent terminals (dsh-terminal): an owner's open terminals, and ending one. */
+export interface TerminalSessions {
+  list(owner: Agent): readonly { id: string }[]
+  kill(owner: Agent, id: string, reason?: string): Promise<boolean>
 }
 
 /** DSH's shell environment registry (dsh-shell-env): `DSH_*` variables for shell commands. */
@@ -88,5 +95,6 @@ declare module '@deepseek-ai/cordis' {
     shellEnv: ShellEnv
     agentDefaultModel: AgentDefaultModel
     jobs: JobRegistry
+    terminals: TerminalSessions
   }
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { LimitOverrides } from '../core/limits.ts'
+import { NETWORK_LEVELS } from '../core/network.ts'
 
 /**
  * The schema version this build writes. A file with a larger `version` is opened read-only.
@@ -113,8 +114,14 @@ export const botSchema = keepUnknownJson(
      * there must still resolve to it. Absent with `workFolder` only in a file from before v4.
      */
     workFolderReal: z.string().min(1).max(4096).optional(),
-    /** The person switched this Bot's network off: its shell runs in a namespace with no network. */
+    /** Before v8: the person switched this Bot's network off (read as level `none`). */
     noNetwork: z.boolean().optional(),
+    /**
+     * What the Bot's shell reaches (v8; set only by the person): `internet` (the default: never this
+     * machine), `none`, or `full` (the machine's network, as DSH alone gives it). Absent in files
+     * from before v8: read as `full` at danger-full-access, `none` with `noNetwork`, else `internet`.
+     */
+    network: z.enum(NETWORK_LEVELS).optional(),
   }),
 )
 

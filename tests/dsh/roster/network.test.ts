@@ -1,25 +1,27 @@
-// The person's network switch per Bot, on DSH's real sandbox (sandbox-local: Landlock on these
-// machines), real bash tool and real web server in-process: from a no-network Bot's shell, DSH's
-// `/api` (a stand-in route on the same server) and the plugin's routes are unreachable, DSH_WEB_URL
-// is unset and the workspace is writable; a normal Bot on the same team is unchanged. The switch
-// caps the Bot at workspace-write and refuses what would leave the namespace.
+// A Bot's network level, on DSH's real sandbox (sandbox-local: Landlock on these machines), the real
+// bash tool and a real web server in-process: at the default `internet` a Bot's shell reaches
+// neither DSH's `/api` (a stand-in route on the same server) nor the plugin's routes on loopback,
+// has no DSH_WEB_URL, runs as a non-zero uid with no capability and writes its workspace; at `none`
+// it has only its loopback; at `full` it reaches both. Levels cap the preset; only the person sets one.
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { defineTool } from '@deepseek-ai/dsh-tools'
 import { describe, expect, it } from 'vitest'
 import { lastToolResults, lastUserText, type Rule } from '../../../scripts/scripted-model/format.ts'
-import { disposedAfterEach, startTeamHost, type DshHost } from '../../support/dsh-host.ts'
+import { disposedAfterEach, startTeamHost, type DshHost, type TeamHostOptions } from '../../support/dsh-host.ts'
 import { quiesce, toolResults, user, userPrompt } from '../delivery/helpers.ts'
 import { bash } from '../secrets/helpers.ts'
 
 const track = disposedAfterEach()
 
-/** What the probe command prints: each route's status line (or "unreachable"), DSH_WEB_URL, the write. */
+/** What the probe command prints: each route's status line (or "unreachable"), DSH_WEB_URL, the devices, uid and capabilities, the write. */
 const probe = (port: number, file: string) =>
   [
     `for p in /api/ping /bot-team/api/status; do (exec 3<>/dev/tcp/127.0.0.1/${port} && printf "GET $p HTTP/1.0\\r\\nHost: 127.0.0.1:${port}\\r\\n\\r\\n" >&3 && head -1 <&3 | tr -d '\\r') 2>/dev/null || echo "unreachable $p"; done`,
     'echo "web=${DSH_WEB_URL-unset}"',
+    `echo "devices=$(tail -n +3 /proc/self/net/dev | cut -d: -f1 | tr -d ' ' | sort | tr '\\n' ,)"`,
+    `echo "uid=$(id -u) caps=$(grep CapEff /proc/self/status | cut -f2)"`,
     `touch ${file} && echo wrote`,
   ].join('; ')
 
@@ -30,7 +32,7 @@ interface NetTeam {
   probeFrom(name: string): Promise<string>
 }
 
-async function netTeam(extra: Record<string, { fallback: Rule }> = {}): Promise<NetTeam> {
+async function netTeam(extra: Record<string, { fallback: Rule }> = {}, options: Partial<TeamHostOptions> = {}): Promise<NetTeam> {
   let port = 0
   const prober: Rule = (req) => {
     if (lastToolResults(req).length) return { text: 'done' }
@@ -39,7 +41,7 @@ async function netTeam(extra: Record<string, { fallback: Rule }> = {}): Promise<
     return file ? bash(probe(port, file)) : { text: 'ok' }
   }
   const host = track(
-    await startTeamHost({ mock: { fallback: { text: 'ok' } }, nia: { fallback: prober }, ned: { fallback: prober }, ...extra }, { shell: true }),
+    await startTeamHost({ mock: { fallback: { text: 'ok' } }, nia: { fallback: prober }, ned: { fallback: prober }, ...extra }, { shell: true, ...options }),
   )
   await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
   port = host.ctx.webServer.port
@@ -61,7 +63,7 @@ async function netTeam(extra: Record<string, { fallback: Rule }> = {}): Promise<
   })
   await host.ctx.botRoster.create(user, { name: 'Nia', model: 'mock/nia' })
   await host.ctx.botRoster.create(user, { name: 'Ned', model: 'mock/ned' })
-  await until(() => host.ctx.botRoster.networkSwitch().state !== 'checking')
+  await host.ctx.botNetwork.whenProbed()
   return {
     host,
     port,
@@ -76,50 +78,53 @@ async function netTeam(extra: Record<string, { fallback: Rule }> = {}): Promise<
   }
 }
 
-/** Wait for a condition that an event elsewhere makes true (the probe's child process ending). */
-async function until(holds: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs
-  while (!holds()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((r) => setImmediate(r))
-  }
-}
+const CUT_OFF = /^unreachable \/api\/ping\nunreachable \/bot-team\/api\/status\nweb=unset\n/
+const REACHES = /^HTTP\/1\.1 200 OK\nHTTP\/1\.1 200 OK\nweb=http:\/\/127\.0\.0\.1:\d+\n/
 
-describe("a Bot's network switch", () => {
-  it('probes at start-up on this machine: unshare --net with the sandbox runner inside it works (only the loopback device is left)', async () => {
+describe("a Bot's network level", () => {
+  it('probes at start-up on this machine: a namespace set at internet with the sandbox runner inside it works', async () => {
     const { host } = await netTeam()
-    expect(host.ctx.botRoster.networkSwitch()).toEqual({ state: 'ready', unshare: expect.stringMatching(/\/unshare$/) })
+    expect(host.ctx.botRoster.networkProbe()).toMatchObject({ state: 'ready' })
   })
 
-  it("a no-network Bot's shell reaches neither DSH's /api nor the plugin's routes and has no DSH_WEB_URL, its workspace is writable; a normal Bot is unchanged", async () => {
+  it("a default Bot (internet) reaches neither DSH's /api nor the plugin's routes, has lo and tap0, a non-zero uid, no capability, and writes its workspace", async () => {
     const { host, probeFrom } = await netTeam()
-    const workspace = join(host.home, 'bot', 'workspace')
-    // Both reach everything while the network is on.
-    expect(await probeFrom('Nia')).toMatch(/^HTTP\/1\.1 200 OK\nHTTP\/1\.1 200 OK\nweb=http:\/\/127\.0\.0\.1:\d+\nwrote/)
-    await host.ctx.botRoster.setNetwork(user, 'Nia', false)
-    expect(host.ctx.botRoster.find('Nia')!.noNetwork).toBe(true)
-    expect(await probeFrom('Nia')).toMatch(/^unreachable \/api\/ping\nunreachable \/bot-team\/api\/status\nweb=unset\nwrote/)
-    expect(existsSync(join(workspace, 'nia-wrote.txt'))).toBe(true)
-    expect(await probeFrom('Ned')).toMatch(/^HTTP\/1\.1 200 OK\nHTTP\/1\.1 200 OK\nweb=http:\/\/127\.0\.0\.1:\d+\nwrote/)
-    expect(existsSync(join(workspace, 'ned-wrote.txt'))).toBe(true)
-    // Switched back on, Nia reaches them again.
-    await host.ctx.botRoster.setNetwork(user, 'Nia', true)
-    expect(await probeFrom('Nia')).toMatch(/^HTTP\/1\.1 200 OK\nHTTP\/1\.1 200 OK/)
+    expect(host.ctx.botRoster.find('Nia')!.network).toBe('internet')
+    const out = await probeFrom('Nia')
+    expect(out).toMatch(CUT_OFF)
+    expect(out).toMatch(/\ndevices=lo,tap0,\n/)
+    expect(out).toMatch(/\nuid=[1-9]\d* caps=0000000000000000\n/)
+    expect(out).toMatch(/wrote\n?$/)
+    expect(existsSync(join(host.home, 'bot', 'workspace', 'nia-wrote.txt'))).toBe(true)
   })
 
-  it('caps the Bot at workspace-write: switching it off lowers danger-full-access, a raise is refused while off; only the person switches it', async () => {
+  it('at none a Bot has only its loopback; at full it reaches both routes with DSH_WEB_URL; a Bot at internet beside them is unchanged', async () => {
+    const { host, probeFrom } = await netTeam()
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'none')
+    const none = await probeFrom('Nia')
+    expect(none).toMatch(CUT_OFF)
+    expect(none).toMatch(/\ndevices=lo,\n/)
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'full')
+    expect(await probeFrom('Nia')).toMatch(REACHES)
+    expect(await probeFrom('Ned')).toMatch(CUT_OFF)
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'internet')
+    expect(await probeFrom('Nia')).toMatch(CUT_OFF)
+  })
+
+  it('internet and none cap the Bot at workspace-write: setting one lowers danger-full-access, a raise is refused; only the person sets a level', async () => {
     const { host } = await netTeam()
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'full')
     await host.ctx.botRoster.update(user, 'Nia', { permissionPreset: 'danger-full-access' })
-    await host.ctx.botRoster.setNetwork(user, 'Nia', false)
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'internet')
     expect(host.ctx.botRoster.find('Nia')!.permissionPreset).toBe('workspace-write')
     await expect(host.ctx.botRoster.update(user, 'Nia', { permissionPreset: 'danger-full-access' })).rejects.toThrow(/caps it at workspace-write/)
     const main = host.ctx.botRoster.bots().find((b) => b.main)!
     const mainSession = main.sessionParts.at(-1)!.sessionId
-    await expect(host.ctx.botRoster.setNetwork({ kind: 'bot', sessionId: mainSession }, 'Ned', false)).rejects.toThrow(/Only the person/)
-    expect(host.ctx.botRoster.find('Ned')!.noNetwork).toBeUndefined()
+    await expect(host.ctx.botRoster.setNetwork({ kind: 'bot', sessionId: mainSession }, 'Ned', 'full')).rejects.toThrow(/Only the person/)
+    expect(host.ctx.botRoster.find('Ned')!.network).toBe('internet')
   })
 
-  it('refuses web_fetch and a bash escalation to danger-full-access for a no-network Bot, before anything runs', async () => {
+  it('refuses web_fetch at none, a web_fetch of loopback or a name resolving to it at internet, and a bash escalation to danger-full-access, before anything runs', async () => {
     let calls = 0
     const asks: Rule = (req) => {
       if (lastToolResults(req).length) return { text: 'done' }
@@ -127,6 +132,9 @@ describe("a Bot's network switch", () => {
         ? {
             toolCalls: [
               { name: 'web_fetch', args: { url: 'http://127.0.0.1/' } },
+              { name: 'web_fetch', args: { url: 'http://localhost:8080/x' } },
+              { name: 'web_fetch', args: { url: 'http://[::1]/' } },
+              { name: 'web_fetch', args: { url: 'http://169.254.169.254/latest/meta-data/' } },
               { name: 'bash', args: { command: 'echo out', description: 'x', sandbox_permissions: 'danger-full-access', justification: 'needs it' } },
             ],
           }
@@ -145,15 +153,35 @@ describe("a Bot's network switch", () => {
         },
       }),
     )
-    await host.ctx.botRoster.setNetwork(user, 'Nia', false)
     const agent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.find('Nia')!.id)
     userPrompt(agent, 'GO')
     await quiesce(host)
     expect(toolResults(agent)).toEqual([
-      expect.stringMatching(/Refused: Nia works without network .* web_fetch is not available to it/),
-      expect.stringMatching(/Refused: Nia works without network .* cannot leave the sandbox/),
+      expect.stringMatching(/Refused: Nia's network is "internet" .* web_fetch may not reach 127\.0\.0\.1/),
+      expect.stringMatching(/Refused: Nia's network is "internet" .* web_fetch may not reach localhost/),
+      expect.stringMatching(/Refused: Nia's network is "internet" .* web_fetch may not reach ::1/),
+      expect.stringMatching(/Refused: Nia's network is "internet" .* web_fetch may not reach 169\.254\.169\.254/),
+      expect.stringMatching(/Refused: Nia's network is "internet" .* cannot leave the sandbox/),
     ])
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'none')
+    userPrompt(agent, 'GO')
+    await quiesce(host)
+    expect(toolResults(agent).slice(5, 6)).toEqual([expect.stringMatching(/Refused: Nia's network is "none" .* web_fetch is not available to it/)])
     expect(calls).toBe(0)
+  })
+
+  it("with the probe's programs hidden, a default Bot's command is refused with one plain message naming the fix; a Bot at full still runs", async () => {
+    const { host, probeFrom } = await netTeam({}, { config: { network: { programDirs: [join('/nonexistent', 'bin')] } } })
+    const probeResult = host.ctx.botRoster.networkProbe()
+    expect(probeResult).toMatchObject({ state: 'unavailable', reason: expect.stringMatching(/lacks unshare, nsenter, slirp4netns, nft/) })
+    const nia = host.ctx.botRoster.find('Nia')!
+    expect(host.ctx.botRoster.networkProblem(nia)).toMatch(
+      /^Nia's shell commands are refused: its network is "internet", and this machine cannot give it a network of its own \(.*\)\. Fix: install .*slirp4netns.*nftables.*; or set Nia's network to "full" on the team page\.$/,
+    )
+    expect(await probeFrom('Nia')).toMatch(/Refused: Nia's shell commands are refused: .*Fix: install/)
+    expect(existsSync(join(host.home, 'bot', 'workspace', 'nia-wrote.txt'))).toBe(false)
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'full')
+    expect(await probeFrom('Nia')).toMatch(REACHES)
   })
 
   it("a live Session's folder swapped for a link to bot/ mid-life: its next shell command is refused before it runs, nothing written there", async () => {
