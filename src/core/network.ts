@@ -75,6 +75,9 @@ export function refusedList(own: readonly string[] = []): BlockList {
     list.addSubnet(net!, Number(bits), 'ipv4')
   }
   for (const cidr of REFUSED_V6) {
+    // Node's BlockList checks every IPv4 address against IPv4-mapped IPv6 rules too: a mapped
+    // address is judged by the IPv4 address it carries instead (`refusedAddress`).
+    if (cidr.startsWith('::ffff:')) continue
     const [net, bits] = cidr.split('/')
     list.addSubnet(net!, Number(bits), 'ipv6')
   }

@@ -727,6 +727,7 @@ export class BotRoster extends Service {
     const patch = parsed.data
     const turn = this.turnFacts(req)
     let workFolderReal: string | undefined
+    let levelBefore: NetworkLevel | undefined
     if (typeof patch.model === 'string' && patch.model !== bot.model) await this.requireServed(patch.model, `Bot ${bot.name} was not changed`)
     await this.writable()
     await this.store.update((s) => {
@@ -757,12 +758,12 @@ export class BotRoster extends Service {
           'invalid',
           `Bot ${shownName(bot.name)} was not changed: "${shownName(patch.name!)}" looks like ${shownName(lookalike)} (their letters are confusable).`,
         )
-      const level = this.levelOfBot(b)
-      if (level !== 'full' && preset !== undefined && raises('workspace-write', mode(preset)))
-        throw new RosterRefusal(
-          'invalid',
-          `Bot ${bot.name} was not changed: its network is "${level}", which caps it at workspace-write (danger-full-access runs commands unconfined, on the machine's whole network). The person sets its network to "full" first.`,
-        )
+      // danger-full-access runs commands unconfined: it means `full` (a raise is the person's alone, see `decide`).
+      levelBefore = this.levelOfBot(b)
+      if (levelBefore !== 'full' && preset !== undefined && raises('workspace-write', mode(preset))) {
+        b.network = 'full'
+        delete b.noNetwork
+      }
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue
         if (key === 'model' && value === null) delete b.model
@@ -778,6 +779,10 @@ export class BotRoster extends Service {
       bot.id,
     )
     if (patch.permissionPreset !== undefined) await this.pickers.applyEverywhere(updated)
+    if (levelBefore !== undefined && levelBefore !== this.levelOfBot(updated)) {
+      warn(this.ctx, `${updated.name} is at danger-full-access now, so its network is "full": ${LEVEL_WORDS.full}`, undefined, 'network')
+      await this.applyNetwork(updated, levelBefore, this.levelOfBot(updated))
+    }
     return updated
   }
 
@@ -828,11 +833,7 @@ export class BotRoster extends Service {
     let folderReal: string | undefined
     if (confirm && bot && item.kind === 'work-folder')
       folderReal = requireFolder(item.folder, `The working folder of Bot ${bot.name} was not confirmed`, this.config)
-    if (confirm && bot && item.kind === 'preset' && this.levelOfBot(bot) !== 'full' && raises('workspace-write', this.pickers.presetMode(item.preset)))
-      throw new RosterRefusal(
-        'invalid',
-        `Bot ${bot.name}'s network is "${this.levelOfBot(bot)}", which caps it at workspace-write: set its network to "full" first, then confirm ${item.preset}.`,
-      )
+    const levelBefore = bot ? this.levelOfBot(bot) : undefined
     await this.writable()
     await this.store.update((s) => {
       const rest = (s.held ?? []).filter((h) => h.id !== id)
@@ -842,8 +843,14 @@ export class BotRoster extends Service {
       if (!confirm) return
       const b = 'botId' in item ? own(s.bots, item.botId) : undefined
       if (b?.deleted) return
-      if (b && item.kind === 'preset') b.permissionPreset = item.preset
-      else if (b && item.kind === 'delegated-work') b.acceptsDelegatedWork = true
+      if (b && item.kind === 'preset') {
+        b.permissionPreset = item.preset
+        // danger-full-access means `full` (confirmed by the person).
+        if (raises('workspace-write', this.pickers.presetMode(item.preset)) && this.levelOfBot(b) !== 'full') {
+          b.network = 'full'
+          delete b.noNetwork
+        }
+      } else if (b && item.kind === 'delegated-work') b.acceptsDelegatedWork = true
       else if (b && item.kind === 'work-folder') Object.assign(b, { workFolder: item.folder, workFolderReal: folderReal })
       else if (item.kind === 'schedule') {
         const task = s.schedules?.find((t) => t.id === item.scheduleId)
@@ -851,7 +858,11 @@ export class BotRoster extends Service {
       }
     })
     this.record(`${confirm ? 'the person confirmed' : 'the person let go'} a held ${heldText(item, (botId) => this.state.bots[botId]?.name)}`, bot?.id)
-    if (confirm && bot && item.kind === 'preset') await this.pickers.applyEverywhere(this.state.bots[bot.id]!)
+    if (confirm && bot && item.kind === 'preset') {
+      const now = this.state.bots[bot.id]!
+      await this.pickers.applyEverywhere(now)
+      if (levelBefore !== undefined) await this.applyNetwork(now, levelBefore, this.levelOfBot(now))
+    }
     return item
   }
 

@@ -18,6 +18,7 @@ import type { Requester } from '../core/caller.ts'
 import { canStart, drawOn, openBudget, type Chain, type SandboxMode } from '../core/chain.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { errorText } from '../core/errors.ts'
+import { botOwner, type NetworkLevel } from '../core/network.ts'
 import { systemClock, type Clock } from '../core/clock.ts'
 import { answerSource, readSource, taskNoticeSource, taskReportSource, taskSource } from '../core/sources.ts'
 import { clip, REASON_MAX } from '../core/text-limits.ts'
@@ -952,8 +953,11 @@ export class BotTasks extends Service {
     await this.writable()
     const dir = (await this.worktrees()).dirOf(task.id)
     const mode = this.roster.modeOf(sessionId) ?? 'read-only'
+    const botId = this.roster.ownerOf(sessionId)?.botId
+    // The Bot's network level in this Session's turn (the strictest along its chain); no Bot known: none.
+    const level = this.roster.networkOf(sessionId) ?? 'none'
     const mask = (text: string) => this.ctx.get('botSecrets')?.mask(text) ?? text
-    const spawner = this.confinedSpawner(mode, sessionId)
+    const spawner = await this.confinedSpawner({ command, cwd: dir, mode, level, owner: botId ? botOwner(botId) : `task:${task.id}` })
     const result: { ok: boolean; summary: string; lastLines: string } =
       typeof spawner === 'string' ? { ok: false, summary: `failed (${spawner})`, lastLines: '' } : await runCheck({ command, cwd: dir, mask, spawner })
     const now = this.now()
@@ -969,20 +973,27 @@ export class BotTasks extends Service {
   }
 
   /**
-   * A check's spawner inside DSH's sandbox at `mode` (the check's folder its workspace root), or
-   * why there is none: a check runs the team's code, so it never runs unconfined below full access.
+   * A check's spawner: `command` in `cwd`, inside DSH's sandbox at `mode` and the owner's namespace
+   * set at `level` (`botNetwork.confine`, the one way to run at a level), or why there is none — a
+   * check runs the team's code, so it never runs unconfined below full access, nor without its level.
    */
-  private confinedSpawner(mode: SandboxMode, sessionId?: string): CheckSpawner | string {
-    const sandbox = this.ctx.get('sandbox')
-    if (mode !== 'danger-full-access' && !sandbox) return `no sandbox here to run it at ${mode}`
-    return (cmd, { cwd, env }) => {
-      const argv = ['/bin/sh', '-c', cmd]
-      const run =
-        mode === 'danger-full-access' || !sandbox
-          ? argv
-          : sandbox.confine(argv, { mode, workspaceRoot: cwd, ...(sessionId ? { sessionId: SessionId(sessionId) } : {}) }).argv
-      return spawn(run[0]!, run.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  private async confinedSpawner(req: { command: string; cwd: string; mode: SandboxMode; level: NetworkLevel; owner: string }): Promise<CheckSpawner | string> {
+    const network = this.ctx.get('botNetwork')
+    if (!network) return 'no network service here to run it at its network level'
+    let argv: string[]
+    try {
+      const confined = await network.confine({
+        owner: req.owner,
+        level: req.mode === 'danger-full-access' ? 'full' : req.level,
+        argv: ['/bin/sh', '-c', req.command],
+        mode: req.mode,
+        workspaceRoot: req.cwd,
+      })
+      argv = confined.argv
+    } catch (error) {
+      return errorText(error)
     }
+    return (_cmd, { cwd, env }) => spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   }
 
   /**
@@ -1001,8 +1012,9 @@ export class BotTasks extends Service {
     const { dir, head, done } = await w.checkoutIntegration()
     let result: Awaited<ReturnType<typeof runCheck>>
     try {
-      // The person's command runs the team's code: confined like a task's check, writing only its checkout.
-      const spawner = this.confinedSpawner('workspace-write')
+      // The person's command runs the team's code: confined like a task's check, writing only its
+      // checkout, in a namespace set of its own at the strictest level among the Bots whose work it holds.
+      const spawner = await this.confinedSpawner({ command: check, cwd: dir, mode: 'workspace-write', level: this.releaseLevel(), owner: 'release' })
       if (typeof spawner === 'string') throw new Error(`The full check cannot run: ${spawner}. Nothing was released.`)
       result = await runCheck({ command: check, cwd: dir, mask: (text) => this.ctx.get('botSecrets')?.mask(text) ?? text, spawner })
     } catch (error) {
@@ -1014,6 +1026,20 @@ export class BotTasks extends Service {
     const r = await releaseInto(w.git, w.integration, { gitDir: project.gitDir, branch: project.branch }, head)
     if (!r.ok) throw new TeamRefusal('invalid', r.reason)
     return { from: r.from, to: r.to, fastForward: r.fastForward, check: result.summary }
+  }
+
+  /**
+   * The network level of the release check: never `full` — `none` if any Bot whose work was merged
+   * into the integration branch (or that is deleted now) is at `none`, else `internet`.
+   */
+  private releaseLevel(): NetworkLevel {
+    const bots = new Set<string>()
+    for (const t of this.board.all()) {
+      if (t.worktree?.merge !== 'merged') continue
+      for (const a of t.attempts) bots.add(a.botId ?? assignedBot(t) ?? '')
+    }
+    const levels = [...bots].map((id) => this.roster.ownNetwork(id) ?? 'none')
+    return levels.includes('none') ? 'none' : 'internet'
   }
 
   /** `review_task`: accept, or reject with a reason (never by the task's own assignee). */

@@ -111,13 +111,14 @@ describe("a Bot's network level", () => {
     expect(await probeFrom('Nia')).toMatch(CUT_OFF)
   })
 
-  it('internet and none cap the Bot at workspace-write: setting one lowers danger-full-access, a raise is refused; only the person sets a level', async () => {
+  it('internet and none cap the Bot at workspace-write: setting one lowers danger-full-access, raising the preset to it means full; only the person sets a level', async () => {
     const { host } = await netTeam()
-    await host.ctx.botRoster.setNetwork(user, 'Nia', 'full')
     await host.ctx.botRoster.update(user, 'Nia', { permissionPreset: 'danger-full-access' })
+    expect(host.ctx.botRoster.find('Nia')!.network).toBe('full')
     await host.ctx.botRoster.setNetwork(user, 'Nia', 'internet')
     expect(host.ctx.botRoster.find('Nia')!.permissionPreset).toBe('workspace-write')
-    await expect(host.ctx.botRoster.update(user, 'Nia', { permissionPreset: 'danger-full-access' })).rejects.toThrow(/caps it at workspace-write/)
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'none')
+    expect(host.ctx.botRoster.find('Nia')!).toMatchObject({ permissionPreset: 'workspace-write', network: 'none' })
     const main = host.ctx.botRoster.bots().find((b) => b.main)!
     const mainSession = main.sessionParts.at(-1)!.sessionId
     await expect(host.ctx.botRoster.setNetwork({ kind: 'bot', sessionId: mainSession }, 'Ned', 'full')).rejects.toThrow(/Only the person/)
@@ -171,7 +172,7 @@ describe("a Bot's network level", () => {
   })
 
   it("with the probe's programs hidden, a default Bot's command is refused with one plain message naming the fix; a Bot at full still runs", async () => {
-    const { host, probeFrom } = await netTeam({}, { config: { network: { programDirs: [join('/nonexistent', 'bin')] } } })
+    const { host, probeFrom } = await netTeam({}, { config: { network: { programDirs: [join('/nonexistent', 'bin')], refreshSeconds: 0 } } })
     const probeResult = host.ctx.botRoster.networkProbe()
     expect(probeResult).toMatchObject({ state: 'unavailable', reason: expect.stringMatching(/lacks unshare, nsenter, slirp4netns, nft/) })
     const nia = host.ctx.botRoster.find('Nia')!
