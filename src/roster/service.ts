@@ -530,11 +530,38 @@ export class BotRoster extends Service {
         for (const bot of liveBotList(this.state)) {
           if (!currentPart(bot)) await this.openOwnChat(bot.id)
         }
+        await this.tellNetworkUpgrade()
       } finally {
         this.bootstrapping = undefined
       }
     })()
     return this.bootstrapping
+  }
+
+  /**
+   * The person is told once what the v8 step gave each Bot, and why: a line in the Main Bot's chat
+   * (read at its next turn) and on the terminal; then the record goes.
+   */
+  private async tellNetworkUpgrade(): Promise<void> {
+    const upgrade = this.state.networkUpgrade
+    if (!upgrade) return
+    const why = {
+      'danger-full-access': 'it runs at danger-full-access, unconfined',
+      'no-network': 'its network was switched off',
+      default: 'the default',
+    } as const
+    const lines = upgrade.bots.flatMap((b) => {
+      const bot = this.bot(b.botId)
+      return bot ? [`${bot.name}: ${b.level} (${why[b.why]})`] : []
+    })
+    const text = `[Bot Team] Every Bot now has a network of its own. At "internet" a Bot's shell reaches the internet but never this machine, its loopback (DSH's own /api) or the local network; at "none" nothing; at "full" the machine's whole network. After the upgrade: ${lines.join('; ')}. The person sets a Bot's level on the team page.`
+    const main = this.bots().find((b) => b.main)
+    const agent = main ? await this.agentOf(main.id).catch(() => undefined) : undefined
+    agent?.inject(createUserMessage({ content: [{ type: 'text', text }], source: networkNoticeSource(text) }))
+    warn(this.ctx, text.replace('[Bot Team] ', ''), undefined, 'network')
+    await this.store.update((s) => {
+      delete s.networkUpgrade
+    })
   }
 
   // ── changing Bots ───────────────────────────────────────────────────────────────────────────

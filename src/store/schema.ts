@@ -320,6 +320,15 @@ export const stateSchema = keepUnknownJson(
     held: z.array(heldItemSchema).max(10_000).optional(),
     /** Questions of a v5 file, until the task ledger has taken them (v6; then removed). */
     ledgerImport: z.array(pendingQuestionSchema).max(500).optional(),
+    /**
+     * The levels the v8 step gave Bots (and why), until the person has been told once (then removed).
+     */
+    networkUpgrade: z
+      .object({
+        at: isoTime,
+        bots: z.array(z.object({ botId: id, level: z.enum(NETWORK_LEVELS), why: z.enum(['danger-full-access', 'no-network', 'default']) })).max(10_000),
+      })
+      .optional(),
   }),
 ).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })

@@ -1,7 +1,7 @@
 // The team folder release 09edfa6 saved (state v6, task ledger format 1, a named project) opens in
 // this build and is used: every later state step and ledger format starts from these files
 // (`docs/upgrades.md`), and each adds its own test here.
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import path, { join } from 'node:path'
 import { expect, it, onTestFinished } from 'vitest'
 import { STATE_VERSION } from '../../../src/store/index.ts'
@@ -58,4 +58,41 @@ it('opens the team 09edfa6 saved (state v6, ledger format 1): the Bots, the paus
   await calm(host)
   const saved = JSON.parse(readFileSync(join(home, 'bot', 'state.json'), 'utf8'))
   expect(saved.version).toBe(STATE_VERSION)
+})
+
+it("gives the 09edfa6 team's Bots their network levels — Dan (danger-full-access) full, Nix (switched off) none, the rest internet — and tells the person once, in the Main Bot's chat, with the reasons", async () => {
+  const home = tempDir('bot-team-fixture-v6-net-')
+  const dir = copyFixtureTeam(FIXTURE, home)
+  // What the v8 step leaves for the person to be told (`migrationV7toV8`; the chain reaches it once v7 lands).
+  const file = join(dir, 'state.json')
+  const state = JSON.parse(readFileSync(file, 'utf8'))
+  state.networkUpgrade = {
+    at: state.writtenBy.at,
+    bots: [
+      { botId: 'bot-1', level: 'internet', why: 'default' },
+      { botId: 'bot-2', level: 'internet', why: 'default' },
+      { botId: 'bot-3', level: 'full', why: 'danger-full-access' },
+      { botId: 'bot-4', level: 'none', why: 'no-network' },
+    ],
+  }
+  writeFileSync(file, JSON.stringify(state))
+  const notices = (h: { ctx: { agents: { get(id: unknown): { session: { events: readonly { type: string; data: unknown }[] } } | undefined } } }) =>
+    (h.ctx.agents.get('session-v6-main')?.session.events ?? []).filter((e) => JSON.stringify(e.data).includes('"network-notice"'))
+  const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home }))
+  const roster = host.ctx.botRoster
+  expect(roster.bots().map((b) => [b.name, roster.levelOfBot(b)])).toEqual([
+    ['Main', 'internet'],
+    ['Ada', 'internet'],
+    ['Dan', 'full'],
+    ['Nix', 'none'],
+  ])
+  await roster.ensureTeam()
+  expect(host.ctx.botStore.state.networkUpgrade).toBeUndefined()
+  const told = notices(host)
+  expect(told).toHaveLength(1)
+  expect(JSON.stringify(told[0]!.data)).toMatch(/Dan: full \(it runs at danger-full-access, unconfined\); Nix: none \(its network was switched off\)/)
+  await host.dispose()
+  const again = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home }))
+  await again.ctx.botRoster.ensureTeam()
+  expect(notices(again)).toHaveLength(0)
 })

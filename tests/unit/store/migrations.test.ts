@@ -10,6 +10,7 @@ import {
   migrationV3toV4,
   migrationV4toV5,
   migrationV5toV6,
+  migrationV7toV8,
 } from '../../../src/store/migrations.ts'
 import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
 
@@ -159,5 +160,60 @@ describe('migration chain', () => {
     const r = migrate(v5, MIGRATIONS, STATE_VERSION)
     expect(r).toMatchObject({ ok: true, from: 5, steps: [migrationV5toV6.describe] })
     expect(r.ok && stateSchema.safeParse(r.doc).success).toBe(true)
+  })
+})
+
+describe('v7 → v8: network levels', () => {
+  /** A v7 document: the v6 fixture's team as the v7 build would keep it (v7 adds only a held `project` kind). */
+  const v7 = (): Record<string, unknown> => ({
+    ...JSON.parse(readFileSync(new URL('../../fixtures/team-v6-09edfa6/state.json', import.meta.url), 'utf8')),
+    version: 7,
+  })
+
+  it('danger-full-access lands at full, a Bot off the network at none, every other Bot at internet; noNetwork goes; the person is told once, with the reason', () => {
+    const before = v7()
+    const frozen = JSON.stringify(before)
+    const after = migrationV7toV8.up(before)
+    expect(JSON.stringify(before)).toBe(frozen)
+    expect(after.version).toBe(8)
+    const bots = after.bots as Record<string, Record<string, unknown>>
+    const byName = Object.fromEntries(Object.values(bots).map((b) => [b.name, b]))
+    expect(byName.Dan).toMatchObject({ network: 'full', permissionPreset: 'danger-full-access' })
+    expect(byName.Nix).toMatchObject({ network: 'none' })
+    expect(byName.Nix).not.toHaveProperty('noNetwork')
+    expect(byName.Ada).toMatchObject({ network: 'internet' })
+    expect(byName.Main).toMatchObject({ network: 'internet' })
+    expect(byName.Old).toMatchObject({ network: 'internet' })
+    expect(after.networkUpgrade).toEqual({
+      at: (before.writtenBy as { at: string }).at,
+      bots: expect.arrayContaining([
+        { botId: byName.Dan!.id, level: 'full', why: 'danger-full-access' },
+        { botId: byName.Nix!.id, level: 'none', why: 'no-network' },
+        { botId: byName.Ada!.id, level: 'internet', why: 'default' },
+      ]),
+    })
+    // The deleted Bot gets a level but is not told about.
+    expect((after.networkUpgrade as { bots: { botId: string }[] }).bots.map((b) => b.botId)).not.toContain(byName.Old!.id)
+    // Everything else is as it was.
+    const strip = (doc: Record<string, unknown>) => {
+      const { version: _v, bots: _b, networkUpgrade: _n, ...rest } = doc
+      return rest
+    }
+    expect(strip(after)).toEqual(strip(before))
+  })
+
+  it('a Bot on a custom preset keeps no level (read from its mode at run time), unless it was off the network; a level already there stays', () => {
+    const doc = v7()
+    const bots = doc.bots as Record<string, Record<string, unknown>>
+    const [a, b, c] = Object.keys(bots)
+    bots[a!]!.permissionPreset = 'my-preset'
+    bots[b!]!.permissionPreset = 'my-preset'
+    bots[b!]!.noNetwork = true
+    bots[c!]!.network = 'none'
+    bots[c!]!.permissionPreset = 'danger-full-access'
+    const after = migrationV7toV8.up(doc).bots as Record<string, Record<string, unknown>>
+    expect(after[a!]).not.toHaveProperty('network')
+    expect(after[b!]).toMatchObject({ network: 'none' })
+    expect(after[c!]).toMatchObject({ network: 'none' })
   })
 })
