@@ -62,6 +62,20 @@ export interface JobRegistry {
   kill(id: string, caller?: Agent, reason?: string): 'requested' | 'already-finished'
 }
 
+/** One spawn request of DSH's subprocess service (dsh-subprocess): the argv, its folder and extra variables. */
+export interface SubprocessSpec {
+  argv: readonly string[]
+  cwd?: string
+  env?: Record<string, string>
+  [other: string]: unknown
+}
+
+/** DSH's subprocess service (dsh-subprocess-local): every command DSH runs, piped or on a terminal. */
+export interface Subprocess {
+  spawn(spec: SubprocessSpec): unknown
+  spawnTerminal?(spec: SubprocessSpec): Promise<unknown>
+}
+
 /** DSH's persistent terminals (dsh-terminal): an owner's open terminals, and ending one. */
 export interface TerminalSessions {
   list(owner: Agent): readonly { id: string }[]
@@ -96,5 +110,6 @@ declare module '@deepseek-ai/cordis' {
     agentDefaultModel: AgentDefaultModel
     jobs: JobRegistry
     terminals: TerminalSessions
+    subprocess: Subprocess
   }
 }

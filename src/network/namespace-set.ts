@@ -43,6 +43,8 @@ export interface SetOptions {
 export class SetError extends Error {}
 
 const INIT = 'echo ready; while read -r _; do :; done'
+/** The enter prefix's working-folder argument before the spawn fills it in (no such folder exists). */
+export const CWD_SLOT = '--wdns=/nonexistent/bot-team: the folder of the spawn'
 /** The enter prefix's stderr signatures of a failed entry (the command never ran). */
 export const ENTER_FAILURES = [
   'nsenter: reassociate',
@@ -278,15 +280,25 @@ export class NamespaceSet {
   }
 
   /**
-   * The argv to put before a confined command (synchronous): `sh` drops `DSH_WEB_URL` and enters
-   * the set through this process's descriptors, keeping the working folder as a path seen inside.
+   * The argv to put before a confined command (synchronous): nsenter enters the set through this
+   * process's descriptors and changes to `cwd` as seen inside (entering the mount namespace starts
+   * at its root). Without `cwd` the argv holds `CWD_SLOT`, which the spawn fills in (the folder is
+   * the spawn's); left unfilled, nsenter finds no such folder and the command never runs.
    */
-  prefix(): string[] {
+  prefix(cwd?: string): string[] {
     if (!this.fds || !this.alive) throw new SetError('the namespace set is gone')
     const f = (n: number) => `/proc/${process.pid}/fd/${n}`
     const { net, pid, mnt, u2 } = this.fds
-    const enter = `unset DSH_WEB_URL; exec "$0" --net=${f(net)} --pid=${f(pid)} --mount=${f(mnt)} --user=${f(u2)} --preserve-credentials --wdns="$PWD" -- "$@"`
-    return [this.opts.programs.sh, '-c', enter, this.opts.programs.nsenter]
+    return [
+      this.opts.programs.nsenter,
+      `--net=${f(net)}`,
+      `--pid=${f(pid)}`,
+      `--mount=${f(mnt)}`,
+      `--user=${f(u2)}`,
+      '--preserve-credentials',
+      cwd === undefined ? CWD_SLOT : `--wdns=${cwd}`,
+      '--',
+    ]
   }
 
   /** The pid of the set's holder (outside the set; for tests and leftovers scans). */

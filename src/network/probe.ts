@@ -89,7 +89,7 @@ export async function probeNetwork(opts: {
     set = await NamespaceSet.create({ programs: found.programs, inner: opts.inner, covers: [], ruleset: filterRuleset([]), stack: true })
     let argv: string[]
     try {
-      argv = [...set.prefix(), ...(opts.confine ? opts.confine(PROBE_COMMAND) : PROBE_COMMAND)]
+      argv = [...set.prefix('/'), ...(opts.confine ? opts.confine(PROBE_COMMAND) : PROBE_COMMAND)]
     } catch (error) {
       return { state: 'unavailable', reason: `DSH's sandbox cannot confine a command here (${(error as Error).message})`, fix: "fix DSH's sandbox first" }
     }

@@ -7,14 +7,15 @@
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs'
 import { networkInterfaces } from 'node:os'
+import { resolve } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { botOwner, type NetworkLevel } from '../core/network.ts'
 import type { SandboxMode } from '../core/sources.ts'
 import { TeamRefusal } from '../core/refusal.ts'
-import type { ConfinedArgv } from '../dsh/services.ts'
+import type { ConfinedArgv, Subprocess, SubprocessSpec } from '../dsh/services.ts'
 import { type CoverFacts, coversFor, socketPaths } from './covers.ts'
 import { filterRuleset, ownAddresses, refreshRuleset } from './filter.ts'
-import { ENTER_FAILURES, NamespaceSet } from './namespace-set.ts'
+import { CWD_SLOT, ENTER_FAILURES, NamespaceSet } from './namespace-set.ts'
 import { type ProbeResult, probeNetwork } from './probe.ts'
 
 declare module '@deepseek-ai/cordis' {
@@ -42,6 +43,8 @@ export interface ConfineRequest {
   /** DSH's sandbox mode for the command (`danger-full-access`: unconfined, and only at `full`). */
   mode: SandboxMode
   workspaceRoot: string
+  /** The folder the command will be spawned in (default: the workspace root). */
+  cwd?: string
   /** Folders the owner works in: never covered in its set. */
   keep?: readonly string[]
 }
@@ -85,6 +88,23 @@ export class BotNetwork extends Service {
       },
       'botNetwork:sets',
     )
+    // DSH spawns what `confine` returned: the folder it spawns in goes into the enter prefix here.
+    this.ctx.inject(['subprocess'], (scope) => {
+      const sub = scope.subprocess as Subprocess
+      const spawnOriginal = sub.spawn.bind(sub)
+      const terminalOriginal = sub.spawnTerminal?.bind(sub)
+      const spawn = (spec: SubprocessSpec) => spawnOriginal(this.fillEntry(spec))
+      const spawnTerminal = terminalOriginal && ((spec: SubprocessSpec) => terminalOriginal(this.fillEntry(spec)))
+      sub.spawn = spawn
+      if (spawnTerminal) sub.spawnTerminal = spawnTerminal
+      scope.effect(
+        () => () => {
+          if (sub.spawn === spawn) delete (sub as { spawn?: unknown }).spawn
+          if (spawnTerminal && sub.spawnTerminal === spawnTerminal) delete (sub as { spawnTerminal?: unknown }).spawnTerminal
+        },
+        'botNetwork:subprocess',
+      )
+    })
     // A deleted Bot's namespaces end with every process in them.
     this.ctx.on('bot-team/bot-deleted', ({ botId }) => {
       this.endOwner(botOwner(botId))
@@ -142,7 +162,22 @@ export class BotNetwork extends Service {
         : this.sandboxConfine(req.argv, req.mode, req.workspaceRoot)
     if (req.level === 'full') return bare
     await this.ensure(req.owner, req.level, req.keep ?? [req.workspaceRoot])
-    return this.wrap(bare, this.prefixFor(req.owner, req.level))
+    return this.wrap(bare, this.prefixFor(req.owner, req.level, req.cwd ?? req.workspaceRoot))
+  }
+
+  /**
+   * A spawn request with the enter prefix's folder slot filled from its own folder (as the set sees
+   * the same path) and `DSH_WEB_URL` dropped (inside a set it names the Bot's own loopback). Only
+   * the slot of a prefix at the start of the argv is filled; any other request passes unchanged.
+   */
+  fillEntry(spec: SubprocessSpec): SubprocessSpec {
+    const slot = spec.argv.indexOf(CWD_SLOT)
+    const end = spec.argv.indexOf('--')
+    if (slot < 0 || end < slot || !spec.argv[0]?.endsWith('/nsenter')) return spec
+    const argv = [...spec.argv]
+    argv[slot] = `--wdns=${resolve(spec.cwd ?? process.cwd())}`
+    const { DSH_WEB_URL: _dropped, ...env } = spec.env ?? {}
+    return { ...spec, argv, env }
   }
 
   /** A confined argv entered into a set through `prefix` (synchronous; the set must be up). */
@@ -202,11 +237,14 @@ export class BotNetwork extends Service {
     return set
   }
 
-  /** The prefix that enters the owner's set at `level` (synchronous): refused when it is not up. */
-  prefixFor(owner: string, level: SetLevel): string[] {
+  /**
+   * The prefix that enters the owner's set at `level` (synchronous): refused when it is not up.
+   * Without `cwd` it holds the slot `fillEntry` fills from the spawn's own folder.
+   */
+  prefixFor(owner: string, level: SetLevel, cwd?: string): string[] {
     const set = this.sets.get(`${owner}\n${level}`)
     if (!set?.alive) throw new TeamRefusal('unavailable', 'its network namespaces are not up (run the command again)')
-    return set.prefix()
+    return set.prefix(cwd)
   }
 
   /** Whether the owner's set at `level` is up now. */

@@ -127,6 +127,7 @@ export class ShellGuard {
       return refuse('its commands cannot run at danger-full-access (unconfined, on the whole network)')
     const network = this.ctx.get('botNetwork')
     if (!network) return refuse('the network service is not running here')
+    if (network.isUp(botOwner(bot.id), level)) return undefined
     try {
       await network.ensure(botOwner(bot.id), level, this.host.keepOf(bot.id))
     } catch (error) {
