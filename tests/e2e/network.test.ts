@@ -12,9 +12,10 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, inject, it, onTestFinished } from 'vitest'
 import { lastToolResults, userTextsSinceLastAssistant, type RecordedRequest, type Reply } from '../../scripts/scripted-model/format.ts'
 import { startScriptedServer, type ScriptedServer } from '../../scripts/scripted-model/server.ts'
-import { node22 } from '../../scripts/pack.ts'
+import { node22, toolEnv } from '../../scripts/pack.ts'
 import { PAIRING_HEADER } from '../../src/web/pairing.ts'
 import { api, homeWithBundle, sessionEvents, startWeb, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
+import { privateBubblewrap } from '../support/bubblewrap.ts'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
 import { INTERNET_ADDRESS, lineFrom, OUTER_ADDRESS, outerNamespace, type OuterNs } from '../support/outer-ns.ts'
 
@@ -36,7 +37,7 @@ interface Scene {
   nedGot(label: string): Promise<boolean>
 }
 
-async function scene(): Promise<Scene> {
+async function scene(opts: { pathFirst?: string } = {}): Promise<Scene> {
   const outer: OuterNs = await outerNamespace()
   onTestFinished(() => outer.close())
   let targets = ''
@@ -45,7 +46,9 @@ async function scene(): Promise<Scene> {
     const privileged = label.startsWith('full')
       ? ''
       : '; ip link set lo down 2>/dev/null; echo "ip-link-down: exit $?"; umount /etc/resolv.conf 2>/dev/null; echo "umount: exit $?"'
-    return `echo LABEL=${label}; ${node22} ${PROBE} '${targets.replaceAll('LABEL', label)}'${privileged}`
+    // Under bwrap (DSH's profile at workspace-write) /tmp is a fresh tmpfs; under Landlock it is the machine's.
+    const tmp = label.startsWith('bwrap') ? '; echo "tmp-fs: $(stat -f -c %T /tmp)"' : ''
+    return `echo LABEL=${label}; ${node22} ${PROBE} '${targets.replaceAll('LABEL', label)}'${privileged}${tmp}`
   }
   const script = (req: RecordedRequest): Reply => {
     if (lastToolResults(req).length) return { text: 'done' }
@@ -69,7 +72,12 @@ async function scene(): Promise<Scene> {
   const home = await homeWithBundle('network', inject('bundleTarball'), [{ name: 'web' }])
   const web: WebProcess = await startWeb(
     home,
-    { DEEPSEEK_BASE_URL: model.url.replace(/:\d+/, `:${modelPort}`), DEEPSEEK_API_KEY: 'mock-key', SSH_AUTH_SOCK: agentSock },
+    {
+      DEEPSEEK_BASE_URL: model.url.replace(/:\d+/, `:${modelPort}`),
+      DEEPSEEK_API_KEY: 'mock-key',
+      SSH_AUTH_SOCK: agentSock,
+      ...(opts.pathFirst ? { PATH: `${opts.pathFirst}:${toolEnv().PATH}` } : {}),
+    },
     'web',
     (argv, options) => outer.spawn(argv, options),
   )
@@ -192,5 +200,12 @@ describe("Bots' networks on real DSH Web, inside a namespace of the test's", () 
       'ssh-agent': 'ok connected',
     })
     await expect.poll(() => s.nedGot('full'), { timeout: 30_000 }).toBe(true)
+  })
+
+  it("with Debian's bubblewrap unpacked on DSH's PATH (DSH's sandbox then prefers bwrap), a default Bot's shell runs under bwrap inside its namespaces and reaches the internet host only", async () => {
+    const s = await scene({ pathFirst: privateBubblewrap() })
+    await s.prompt(s.ownSession('Nia'), 'PROBE bwrap')
+    expect(await s.probeResult('bwrap')).toEqual({ ...CUT_OFF, 'internet-server': 'ok 200', 'tmp-fs': 'tmpfs' })
+    expect(await s.nedGot('bwrap')).toBe(false)
   })
 })
