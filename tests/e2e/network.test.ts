@@ -17,7 +17,7 @@ import { PAIRING_HEADER } from '../../src/web/pairing.ts'
 import { api, homeWithBundle, sessionEvents, startWeb, untilTeamReady, type E2eHome, type WebProcess } from '../support/e2e.ts'
 import { privateBubblewrap } from '../support/bubblewrap.ts'
 import { pairWithTerminalCode } from '../support/e2e-pairing.ts'
-import { INTERNET_ADDRESS, lineFrom, OUTER_ADDRESS, outerNamespace, type OuterNs } from '../support/outer-ns.ts'
+import { INTERNET_ADDRESS, launchChromiumInside, lineFrom, OUTER_ADDRESS, outerNamespace, type OuterNs } from '../support/outer-ns.ts'
 
 const PROBE = fileURLToPath(new URL('../support/net-probe.ts', import.meta.url))
 const SERVERS = fileURLToPath(new URL('../support/outer-ns-servers.ts', import.meta.url))
@@ -25,6 +25,10 @@ const SERVERS = fileURLToPath(new URL('../support/outer-ns-servers.ts', import.m
 /** One scene: the outer namespace, its servers and ssh agent, the model, `dsh web` inside, paired, Bots Nia and Ned. */
 interface Scene {
   url: string
+  /** DSH Web's URL inside the outer namespace (for a browser there). */
+  inner: string
+  token: string
+  outer: OuterNs
   home: E2eHome
   model: ScriptedServer
   send(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>
@@ -121,6 +125,9 @@ async function scene(opts: { pathFirst?: string } = {}): Promise<Scene> {
   ])
   return {
     url,
+    inner: web.url,
+    token,
+    outer,
     home,
     model,
     send,
@@ -207,5 +214,26 @@ describe("Bots' networks on real DSH Web, inside a namespace of the test's", () 
     await s.prompt(s.ownSession('Nia'), 'PROBE bwrap')
     expect(await s.probeResult('bwrap')).toEqual({ ...CUT_OFF, 'internet-server': 'ok 200', 'tmp-fs': 'tmpfs' })
     expect(await s.nedGot('bwrap')).toBe(false)
+  })
+
+  it("the person sets a Bot's level on the /bot-team page in a paired browser (Chromium inside the namespace); full shows what it opens", async () => {
+    const s = await scene()
+    const browser = await launchChromiumInside(s.outer)
+    onTestFinished(() => browser.close())
+    const page = await browser.newPage()
+    await page.goto(`${s.inner}/bot-team`)
+    await page.evaluate((t) => localStorage.setItem('bot-team:pairing-token', t), s.token)
+    await page.reload()
+    const nia = page.getByTestId('bt-network-Nia')
+    await expect.poll(() => nia.inputValue(), { timeout: 15_000 }).toBe('internet')
+    await nia.selectOption('full')
+    await expect
+      .poll(async () => (await s.send('GET', '/team')).body.bots.find((b: { name: string }) => b.name === 'Nia')?.network, { timeout: 15_000 })
+      .toBe('full')
+    await page.getByTestId('bt-network-full-warning').first().waitFor({ timeout: 15_000 })
+    await page.getByTestId('bt-network-Nia').selectOption('none')
+    await expect
+      .poll(async () => (await s.send('GET', '/team')).body.bots.find((b: { name: string }) => b.name === 'Nia')?.network, { timeout: 15_000 })
+      .toBe('none')
   })
 })
