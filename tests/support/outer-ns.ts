@@ -6,7 +6,7 @@
 // folder. Everything ends with `close`. vitest's own process cannot join a namespace (it is threaded).
 import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, connect, type Server } from 'node:net'
+import { createServer, connect, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -73,6 +73,13 @@ export function lineFrom(child: ChildProcess, re: RegExp, what: string): Promise
   })
 }
 
+/** Carry one connection both ways. */
+function splice(c: Socket, up: Socket): void {
+  c.pipe(up).pipe(c)
+  up.on('error', () => c.destroy())
+  c.on('error', () => up.destroy())
+}
+
 /** Make the outer namespace and its inner "internet" (about 100 ms). */
 export async function outerNamespace(): Promise<OuterNs> {
   const dir = mkdtempSync(join(tmpdir(), 'bot-team-outer-'))
@@ -105,24 +112,14 @@ export async function outerNamespace(): Promise<OuterNs> {
       const sock = join(dir, `out-${++sockets}.sock`)
       const relay = outer.spawn([node22, RELAY, 'unix-to-tcp', sock, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] })
       await lineFrom(relay, /relay ready/, 'the relay')
-      const server = createServer((c) => {
-        const up = connect(sock)
-        c.pipe(up).pipe(c)
-        up.on('error', () => c.destroy())
-        c.on('error', () => up.destroy())
-      })
+      const server = createServer((c) => splice(c, connect(sock)))
       servers.add(server)
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
       return `http://127.0.0.1:${(server.address() as { port: number }).port}`
     },
     async carryIn(port) {
       const sock = join(dir, `in-${++sockets}.sock`)
-      const server = createServer((c) => {
-        const up = connect(port, '127.0.0.1')
-        c.pipe(up).pipe(c)
-        up.on('error', () => c.destroy())
-        c.on('error', () => up.destroy())
-      })
+      const server = createServer((c) => splice(c, connect(port, '127.0.0.1')))
       servers.add(server)
       await new Promise<void>((r) => server.listen(sock, r))
       chmodSync(sock, 0o777)
