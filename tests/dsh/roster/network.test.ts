@@ -198,4 +198,68 @@ describe("a Bot's network level", () => {
     expect(await probeFrom('Nia')).toMatch(/Bot Team refused this command: .*nia lies in the team workspace but now resolves to .*bot, outside it/)
     expect(existsSync(join(host.home, 'bot', 'nia-wrote.txt'))).toBe(false)
   })
+
+  it("a default Bot's shell cannot regain a capability, escape the filter or find the machine's sockets: every attack fails", async () => {
+    const { createServer } = await import('node:net')
+    const { mkdtempSync } = await import('node:fs')
+    const { networkInterfaces, tmpdir } = await import('node:os')
+    // A socket bound on the machine before the Bot's first command (an agent, a tmux server, …).
+    const sockDir = mkdtempSync(join(tmpdir(), 'bot-team-sock-'))
+    const sock = join(sockDir, 'agent.sock')
+    const server = createServer((c) => c.end('hello'))
+    await new Promise<void>((r) => server.listen(sock, r))
+    const web = createServer((c) => c.end('HTTP/1.0 200 OK\r\n\r\nhost'))
+    await new Promise<void>((r) => web.listen(0, '0.0.0.0', r))
+    const port = (web.address() as { port: number }).port
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address
+    try {
+      const tcp = (name: string, host: string, p: number) =>
+        `(timeout 5 bash -c 'exec 3<>/dev/tcp/${host}/${p}' 2>/dev/null && echo "${name}: open") || echo "${name}: closed"`
+      const attack = [
+        `ip link set tap0 down 2>/dev/null; echo "link-down: $?"`,
+        `nft flush ruleset 2>/dev/null; echo "nft-flush: $?"`,
+        `umount /run/user 2>/dev/null; echo "umount: $?"`,
+        // A user namespace of its own gives capabilities there only: the covers are locked, its network is empty.
+        `unshare -Urm sh -c 'umount /run/user' 2>/dev/null; echo "nested-umount: $?"`,
+        `unshare -Urn bash -c 'ip link set lo up; exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null; echo "nested-net: $?"`,
+        `echo "caps: $(grep CapEff /proc/self/status | cut -f2) nnp: $(grep NoNewPrivs /proc/self/status | cut -f2)"`,
+        `[ -e /proc/${process.pid}/status ] && echo "dsh-visible: yes" || echo "dsh-visible: no"`,
+        tcp('slirp-host-loopback', '10.0.2.2', port),
+        tcp('slirp-dns-other-port', '10.0.2.3', 80),
+        tcp('loopback-port', '127.0.0.1', port),
+        ...(own ? [tcp('own-address', own, port)] : []),
+        tcp('metadata', '169.254.169.254', 80),
+        `node -e "require('net').connect('${sock}').on('connect',()=>{console.log('socket: open');process.exit()}).on('error',e=>{console.log('socket: '+e.code);process.exit()})"`,
+      ].join('; ')
+      let out = ''
+      const rule: Rule = (req) => (lastToolResults(req).length ? { text: 'done' } : lastUserText(req)?.includes('ATTACK') ? bash(attack) : { text: 'ok' })
+      const { host } = await netTeam({ nia: { fallback: rule } })
+      const agent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.find('Nia')!.id)
+      userPrompt(agent, 'ATTACK')
+      await quiesce(host)
+      out = toolResults(agent, 'bash').join('\n')
+      const lines = Object.fromEntries(out.split('\n').flatMap((l) => (/^([\w-]+): (.*)$/.exec(l) ? [[l.split(': ')[0]!, l.slice(l.indexOf(': ') + 2)]] : [])))
+      expect(lines).toMatchObject({
+        'link-down': expect.stringMatching(/^[1-9]/),
+        'nft-flush': expect.stringMatching(/^[1-9]/),
+        umount: expect.stringMatching(/^[1-9]/),
+        'nested-umount': expect.stringMatching(/^[1-9]/),
+        'nested-net': expect.stringMatching(/^[1-9]/),
+        caps: '0000000000000000 nnp: 1',
+        'dsh-visible': 'no',
+        'slirp-host-loopback': 'closed',
+        'slirp-dns-other-port': 'closed',
+        'loopback-port': 'closed',
+        metadata: 'closed',
+        socket: expect.stringMatching(/^(ENOENT|ECONNREFUSED)$/),
+        ...(own ? { 'own-address': 'closed' } : {}),
+      })
+    } finally {
+      server.close()
+      web.close()
+      rmSync(sockDir, { recursive: true, force: true })
+    }
+  })
 })
