@@ -85,21 +85,23 @@ export function socketPaths(listing: string): string[] {
  * The setup script run as root of the set's outer user namespace, inside its network, mount and
  * pid namespaces: a fresh `/proc`, the covers (`dir PATH` / `file PATH` argument pairs), the
  * resolver file (`resolv PATH`), loopback up, then the packet filter from stdin. Any failure fails the set.
+ * A path that is no longer its real path (a link planted since it was read) is not mounted over.
+ * The programs come as `$MOUNT`, `$IP` and `$NFT` (the probe's paths).
  */
 export const SETUP_SCRIPT = [
   'set -e',
-  'mount -t proc -o nosuid,nodev,noexec proc /proc',
+  '"$MOUNT" -t proc -o nosuid,nodev,noexec proc /proc',
   'while [ $# -gt 1 ]; do',
   '  kind=$1 p=$2',
   '  shift 2',
   '  case $kind in',
-  '    dir) [ -d "$p" ] || continue; mount -t tmpfs -o nosuid,nodev,size=1m,mode=0700 bot-team "$p" ;;',
-  '    file) [ -e "$p" ] || continue; mount --bind /dev/null "$p" ;;',
-  '    resolv) if [ -e /etc/resolv.conf ]; then mount --bind "$p" /etc/resolv.conf; fi ;;',
+  '    dir) [ -d "$p" ] && [ "$(readlink -f -- "$p")" = "$p" ] || continue; "$MOUNT" -t tmpfs -o nosuid,nodev,size=1m,mode=0700 bot-team "$p" ;;',
+  '    file) [ -e "$p" ] && [ "$(readlink -f -- "$p")" = "$p" ] || continue; "$MOUNT" --bind /dev/null "$p" ;;',
+  '    resolv) if [ -e /etc/resolv.conf ]; then "$MOUNT" --bind "$p" /etc/resolv.conf; fi ;;',
   '  esac',
   'done',
-  'ip link set lo up',
-  'nft -f -',
+  '"$IP" link set lo up',
+  '"$NFT" -f -',
   'echo bot-team-setup-done',
 ].join('\n')
 
@@ -110,8 +112,8 @@ export const COVER_SCRIPT = [
   '  kind=$1 p=$2',
   '  shift 2',
   '  case $kind in',
-  '    dir) [ -d "$p" ] || continue; mount -t tmpfs -o nosuid,nodev,size=1m,mode=0700 bot-team "$p" ;;',
-  '    file) [ -e "$p" ] || continue; mount --bind /dev/null "$p" ;;',
+  '    dir) [ -d "$p" ] && [ "$(readlink -f -- "$p")" = "$p" ] || continue; "$MOUNT" -t tmpfs -o nosuid,nodev,size=1m,mode=0700 bot-team "$p" ;;',
+  '    file) [ -e "$p" ] && [ "$(readlink -f -- "$p")" = "$p" ] || continue; "$MOUNT" --bind /dev/null "$p" ;;',
   '  esac',
   'done',
 ].join('\n')

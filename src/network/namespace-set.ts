@@ -68,9 +68,16 @@ function collect(child: ChildProcess): { out: () => string; err: () => string } 
 }
 
 /** Run one helper to its end with extra descriptors at 3, 4, …; rejects with its stderr on failure. */
-function runHelper(argv: readonly string[], fds: readonly number[], input: string, what: string, ms: number): Promise<string> {
+function runHelper(
+  argv: readonly string[],
+  fds: readonly number[],
+  input: string,
+  what: string,
+  ms: number,
+  env: Record<string, string> = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe', ...fds], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' } })
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe', ...fds], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', ...env } })
     const text = collect(child)
     const timer = setTimeout(() => child.kill('SIGKILL'), ms)
     child.on('error', (error) => {
@@ -176,7 +183,14 @@ export class NamespaceSet {
       const resolv = join(tmp, 'resolv.conf')
       writeFileSync(resolv, `nameserver ${STACK_DNS}\n`, { mode: 0o644 })
       const args = [...coverArgs(this.opts.covers), 'resolv', resolv]
-      await runHelper(this.outer([p.sh, '-c', SETUP_SCRIPT, 'bot-team-setup', ...args], true), this.outerFds(), this.opts.ruleset, 'the set-up', ms)
+      await runHelper(
+        this.outer([p.sh, '-c', SETUP_SCRIPT, 'bot-team-setup', ...args], true),
+        this.outerFds(),
+        this.opts.ruleset,
+        'the set-up',
+        ms,
+        this.tools(),
+      )
       for (const c of this.opts.covers) this.covered.add(c.path)
     } finally {
       rmSync(tmp, { recursive: true, force: true })
@@ -204,6 +218,12 @@ export class NamespaceSet {
     return [fds.u1, fds.net, fds.mnt, fds.pid]
   }
 
+  /** The programs the set-up scripts run, by the probe's paths. */
+  private tools(): Record<string, string> {
+    const { mount, ip, nft } = this.opts.programs
+    return { MOUNT: mount, IP: ip, NFT: nft }
+  }
+
   /** Start the user-mode stack (slirp4netns): it dies with this process (its exit descriptor), configured before this resolves. */
   async attachStack(): Promise<void> {
     if (!this.alive || !this.fds) throw new SetError('the namespace set is gone')
@@ -217,6 +237,7 @@ export class NamespaceSet {
         '--mtu=65520',
         '--disable-host-loopback',
         '--enable-seccomp',
+        '--enable-sandbox',
         '--netns-type=path',
         '--userns-path=/proc/self/fd/3',
         '--exit-fd=4',
@@ -275,6 +296,7 @@ export class NamespaceSet {
       '',
       'covering new sockets',
       this.opts.stepMs ?? 10_000,
+      this.tools(),
     )
     for (const c of fresh) this.covered.add(c.path)
   }

@@ -984,7 +984,7 @@ export class BotTasks extends Service {
     try {
       const confined = await network.confine({
         owner: req.owner,
-        level: req.mode === 'danger-full-access' ? 'full' : req.level,
+        level: req.level,
         argv: ['/bin/sh', '-c', req.command],
         mode: req.mode,
         workspaceRoot: req.cwd,
