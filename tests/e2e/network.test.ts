@@ -227,6 +227,8 @@ describe("Bots' networks on real DSH Web, inside a namespace of the test's", () 
     const nia = page.getByTestId('bt-network-Nia')
     await expect.poll(() => nia.inputValue(), { timeout: 15_000 }).toBe('internet')
     await nia.selectOption('full')
+    // The page says what the API answered before the level is read back.
+    await expect.poll(() => page.getByTestId('bt-network-panel').textContent(), { timeout: 15_000 }).toMatch(/Nia's network is set|refused|pair/i)
     await expect
       .poll(async () => (await s.send('GET', '/team')).body.bots.find((b: { name: string }) => b.name === 'Nia')?.network, { timeout: 15_000 })
       .toBe('full')
