@@ -175,6 +175,8 @@ export const deliverySchema = keepUnknownJson(
     /** The work budget the chain draws from, and the lowest sandbox mode along it. */
     budget: id.optional(),
     mode: sandboxMode.optional(),
+    /** The strictest network level along the chain (v8; absent: the target's own). */
+    network: z.enum(NETWORK_LEVELS).optional(),
   }),
 )
 

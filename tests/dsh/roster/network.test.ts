@@ -3,7 +3,7 @@
 // neither DSH's `/api` (a stand-in route on the same server) nor the plugin's routes on loopback,
 // has no DSH_WEB_URL, runs as a non-zero uid with no capability and writes its workspace; at `none`
 // it has only its loopback; at `full` it reaches both. Levels cap the preset; only the person sets one.
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import WebServer from '@deepseek-ai/dsh-host-webserver'
 import { defineTool } from '@deepseek-ai/dsh-tools'
@@ -262,4 +262,73 @@ describe("a Bot's network level", () => {
       rmSync(sockDir, { recursive: true, force: true })
     }
   })
+
+  it('delegation never widens the network: a Bot at none that messages a Bot at internet gets its turn run at none', async () => {
+    let port = 0
+    const sender: Rule = (req) =>
+      lastToolResults(req).length
+        ? { text: 'sent' }
+        : lastUserText(req)?.includes('DELEGATE')
+          ? { toolCalls: [{ name: 'message_bot', args: { to: 'Ned', message: 'PROBE ned-delegated.txt' } }] }
+          : { text: 'ok' }
+    const { host, port: p } = await netTeam({ nia: { fallback: sender } })
+    port = p
+    expect(port).toBeGreaterThan(0)
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'none')
+    const nia = await host.ctx.botRoster.agentOf(host.ctx.botRoster.find('Nia')!.id)
+    const ned = await host.ctx.botRoster.agentOf(host.ctx.botRoster.find('Ned')!.id)
+    userPrompt(nia, 'DELEGATE')
+    await quiesce(host)
+    const out = toolResults(ned, 'bash').join('\n')
+    expect(out).toMatch(/\ndevices=lo,\n/)
+    // Ned's own turn, opened by the person, runs at his own level again.
+    userPrompt(ned, 'PROBE ned-own.txt')
+    await quiesce(host)
+    expect(toolResults(ned, 'bash').at(-1)).toMatch(/\ndevices=lo,tap0,\n/)
+  })
+
+  it("a Bot's leftover daemon (setsid) ends with its namespaces: on a change to full, and on its deletion", async () => {
+    const daemon: Rule = (req) =>
+      lastToolResults(req).length
+        ? { text: 'done' }
+        : lastUserText(req)?.includes('DAEMON')
+          ? bash('setsid sh -c "exec sleep 987" </dev/null >/dev/null 2>&1 & echo started')
+          : { text: 'ok' }
+    const { host } = await netTeam({ nia: { fallback: daemon }, ned: { fallback: daemon } })
+    /** Host pids of `sleep 987` processes inside a network namespace. */
+    const sleepers = (netId: string | undefined) =>
+      readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u0000987\u0000' && readlinkSync(`/proc/${pid}/ns/net`) === netId
+          } catch {
+            return false
+          }
+        })
+    const start = async (name: string) => {
+      const agent = await host.ctx.botRoster.agentOf(host.ctx.botRoster.find(name)!.id)
+      userPrompt(agent, 'DAEMON')
+      await quiesce(host)
+      const id = host.ctx.botNetwork.netIdOf(`bot:${host.ctx.botRoster.find(name)!.id}`, 'internet')
+      expect(sleepers(id)).toHaveLength(1)
+      return id
+    }
+    const niaNet = await start('Nia')
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'full')
+    await until(() => sleepers(niaNet).length === 0)
+    const nedNet = await start('Ned')
+    await host.ctx.botRoster.delete(user, 'Ned', 'the test is over')
+    await until(() => sleepers(nedNet).length === 0)
+    expect(host.ctx.botNetwork.netIdOf(`bot:${host.ctx.botRoster.bots().find((b) => b.name === 'Nia')!.id}`, 'internet')).toBeUndefined()
+  })
 })
+
+/** Wait for a condition an event elsewhere makes true (the kernel ending processes), one turn of the loop at a time. */
+async function until(holds: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!holds()) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setImmediate(r))
+  }
+}
