@@ -939,8 +939,9 @@ export class BotRoster extends Service {
       await network?.setOnline(botOwner(bot.id), to === 'internet')
       return
     }
-    network?.endOwner(botOwner(bot.id))
+    // DSH's own terminals and jobs first (they are told why), then whatever else ran in the old sets.
     const ended = await this.endShells(bot, `${bot.name}'s network changed from "${from}" to "${to}"`)
+    network?.endOwner(botOwner(bot.id))
     if (!ended) return
     const text = `[Bot Team] The person changed your network from "${from}" to "${to}" (${LEVEL_WORDS[to]}). Your open terminals and background jobs were ended (${ended}); start them again if you still need them.`
     const agent = this.store.isWriter() ? await this.agentOf(bot.id).catch(() => undefined) : undefined

@@ -287,6 +287,28 @@ describe("a Bot's network level", () => {
     expect(toolResults(ned, 'bash').at(-1)).toMatch(/\ndevices=lo,tap0,\n/)
   })
 
+  it("a change to full ends the Bot's running background job, with a notice in its chat; internet ↔ none keeps it running", async () => {
+    const job: Rule = (req) =>
+      lastToolResults(req).length
+        ? { text: 'started' }
+        : lastUserText(req)?.includes('JOB')
+          ? { toolCalls: [{ name: 'bash', args: { command: 'sleep 600', description: 'a long job', run_in_background: true } }] }
+          : { text: 'ok' }
+    const { host } = await netTeam({ nia: { fallback: job } }, { shell: 'background' })
+    const nia = host.ctx.botRoster.find('Nia')!
+    const agent = await host.ctx.botRoster.agentOf(nia.id)
+    userPrompt(agent, 'JOB')
+    await quiesce(host)
+    const running = () => host.ctx.jobs.list(agent).filter((j) => j.status === 'running').length
+    expect(running()).toBe(1)
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'none')
+    expect(running()).toBe(1)
+    await host.ctx.botRoster.setNetwork(user, 'Nia', 'full')
+    await until(() => running() === 0)
+    const notice = agent.session.events.filter((e) => JSON.stringify(e.data).includes('"network-notice"'))
+    expect(JSON.stringify(notice.at(-1)?.data)).toMatch(/changed your network from \\"none\\" to \\"full\\".*background jobs were ended \(1\)/)
+  })
+
   it("a Bot's leftover daemon (setsid) ends with its namespaces: on a change to full, and on its deletion", async () => {
     const daemon: Rule = (req) =>
       lastToolResults(req).length
