@@ -88,6 +88,13 @@ module.exports = {
       to: { path: '^src/web/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'the-browser-half-imports-no-node-module',
+      comment: 'What the browser bundle takes (the client, its named leaves and what they import) uses no Node built-in module: the bundle would not load.',
+      severity: 'error',
+      from: { path: '^src/client/|^src/core/(sources|log-lines|errors|network)[.]ts$' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'nothing-server-side-imports-the-client',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/client/' },

@@ -5,7 +5,7 @@
  * The machine's addresses are two named sets, refreshed in place when they change. No I/O.
  */
 import { isIP } from 'node:net'
-import { REFUSED_V4, REFUSED_V6, STACK_DNS } from '../core/network.ts'
+import { REFUSED_V4, REFUSED_V6, STACK_DNS } from '../core/refused-ranges.ts'
 
 export const TABLE = 'bot_team'
 

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Writable } from 'node:stream'
-import { STACK_DNS } from '../core/network.ts'
+import { STACK_DNS } from '../core/refused-ranges.ts'
 import { COVER_SCRIPT, type Cover, coverArgs, SETUP_SCRIPT } from './covers.ts'
 
 /** The programs a set needs, by absolute path (found by the probe: no `PATH` lookup later). */

@@ -3,7 +3,8 @@
 // covers, and the migration of team state from v7 to v8.
 import { describe, expect, it } from 'vitest'
 import { turnNetwork, turnOrigin } from '../../src/core/chain.ts'
-import { asNetworkLevel, refusedAddress, refusedList, strictestLevel, widensNetwork } from '../../src/core/network.ts'
+import { asNetworkLevel, strictestLevel, widensNetwork } from '../../src/core/network.ts'
+import { refusedAddress, refusedList } from '../../src/core/refused-ranges.ts'
 import { deliverySource, readSource } from '../../src/core/sources.ts'
 import { type CoverFacts, coversFor, socketPaths } from '../../src/network/covers.ts'
 import { filterRuleset, refreshRuleset } from '../../src/network/filter.ts'
