@@ -333,12 +333,11 @@ export class BotRoster extends Service {
   }
 
   /**
-   * A Bot's own network level: the person's setting; in a file from before v8, `full` at
-   * danger-full-access, `none` when its network was switched off, else the default.
+   * A Bot's own network level: the person's setting; none set (a Bot on a custom preset the v8 step
+   * left alone), `full` when its preset runs at danger-full-access, else the default.
    */
   levelOfBot(bot: Readonly<Bot>): NetworkLevel {
     if (bot.network) return bot.network
-    if (bot.noNetwork) return 'none'
     return this.pickers.presetMode(bot.permissionPreset) === 'danger-full-access' ? 'full' : DEFAULT_NETWORK_LEVEL
   }
 
@@ -799,7 +798,6 @@ export class BotRoster extends Service {
       levelBefore = this.levelOfBot(b)
       if (levelBefore !== 'full' && preset !== undefined && raises('workspace-write', mode(preset))) {
         b.network = 'full'
-        delete b.noNetwork
       }
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue
@@ -887,7 +885,6 @@ export class BotRoster extends Service {
         // danger-full-access means `full` (confirmed by the person).
         if (raises('workspace-write', this.pickers.presetMode(item.preset)) && this.levelOfBot(b) !== 'full') {
           b.network = 'full'
-          delete b.noNetwork
         }
       } else if (b && item.kind === 'delegated-work') b.acceptsDelegatedWork = true
       else if (b && item.kind === 'work-folder') Object.assign(b, { workFolder: item.folder, workFolderReal: folderReal })
@@ -925,7 +922,6 @@ export class BotRoster extends Service {
       if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} was deleted meanwhile; nothing was changed.`)
       before = this.levelOfBot(b)
       b.network = level
-      delete b.noNetwork
       if (level !== 'full' && raises('workspace-write', this.pickers.presetMode(b.permissionPreset))) {
         lowered = b.permissionPreset
         b.permissionPreset = 'workspace-write'

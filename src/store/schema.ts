@@ -120,12 +120,11 @@ export const botSchema = keepUnknownJson(
      * there must still resolve to it. Absent with `workFolder` only in a file from before v4.
      */
     workFolderReal: z.string().min(1).max(4096).optional(),
-    /** Before v8: the person switched this Bot's network off (read as level `none`). */
-    noNetwork: z.boolean().optional(),
     /**
      * What the Bot's shell reaches (v8; set only by the person): `internet` (the default: never this
-     * machine), `none`, or `full` (the machine's network, as DSH alone gives it). Absent in files
-     * from before v8: read as `full` at danger-full-access, `none` with `noNetwork`, else `internet`.
+     * machine), `none`, or `full` (the machine's network, as DSH alone gives it). The v8 step sets it
+     * for every Bot on a built-in preset (`noNetwork`, v4–v7, became `none`); absent on a custom
+     * preset: `full` when that preset runs at danger-full-access, else `internet`.
      */
     network: z.enum(NETWORK_LEVELS).optional(),
   }),

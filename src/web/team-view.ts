@@ -158,7 +158,7 @@ function earlierPartsOf(bot: Bot): { earlierParts?: EarlierPart[] } {
 }
 
 function networkOf(facts: TeamFacts, bot: Bot): { network: NetworkLevel; networkProblem?: string } {
-  const n = facts.network?.(bot) ?? { level: bot.network ?? (bot.noNetwork ? 'none' : DEFAULT_NETWORK_LEVEL) }
+  const n = facts.network?.(bot) ?? { level: bot.network ?? DEFAULT_NETWORK_LEVEL }
   return { network: n.level, ...(n.problem ? { networkProblem: n.problem } : {}) }
 }
 
