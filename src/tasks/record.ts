@@ -118,7 +118,7 @@ export const artifactSchema = z.object({
 
 export const tokensSchema = z.object({ input: count, cached: count, output: count })
 
-/** A task's chain; `network` (the strictest level along it) is absent in records written before levels, and an older build ignores it. */
+/** A task's chain; `network` (the strictest level along it, format 2: `docs/upgrades.md`) is absent in format-1 records. */
 export const chainSchema = z.object({
   hop: count.max(1000),
   budget: id.optional(),
