@@ -68,7 +68,16 @@ export class ShellGuard {
     })
     // The probe's verdict, said once per Bot it leaves without commands (terminal and diagnostics).
     this.ctx.inject(['botNetwork'], (scope) => {
+      // A roster stopped before the probe's verdict (a short-lived host) has nobody left to tell.
+      let live = true
+      scope.effect(
+        () => () => {
+          live = false
+        },
+        'bot-roster:probe-told',
+      )
       void scope.botNetwork.whenProbed().then((probe) => {
+        if (!live) return
         for (const bot of this.host.confinedBots()) {
           const text = networkProblemText(bot.name, bot.level, probe)
           if (text) warn(this.ctx, text, undefined, 'network')
