@@ -32,7 +32,7 @@ async function team(rules: Parameters<typeof projectTeamOf>[0]) {
 }
 
 describe('masking wherever git text flows', () => {
-  it('a secret in a commit subject is masked in the unpaired GET /project/log, from the clone and from the merge', async () => {
+  it('a secret in a commit subject is masked in the unpaired GET /project/log, from the submitted commit and from the merge', async () => {
     const { host } = await team({ Ada: works(`printf 'hi\\n' > greet.js && ${commitAll(`deploy with ${VALUE}`)}`) })
     await host.ctx.plugin(WebServer, { host: '127.0.0.1', port: 0 })
     const log = async () => {
@@ -42,9 +42,9 @@ describe('masking wherever git text flows', () => {
     }
     await host.ctx.botTasks.plan(user, { tasks: [{ title: 'Greet', brief: 'x', assignee: 'Ada', project: true }] })
     await taskWhere(host, 'task-1', (t) => t.status === 'review')
-    const fromClone = await log()
-    expect(JSON.parse(fromClone).branches['task-1']).toMatchObject({ from: 'clone', recent: [{ subject: 'deploy with [secret:GH_TOKEN]' }] })
-    expect(holdsPiece(fromClone)).toBe(false)
+    const fromSubmitted = await log()
+    expect(JSON.parse(fromSubmitted).branches['task-1']).toMatchObject({ from: 'submitted', recent: [{ subject: 'deploy with [secret:GH_TOKEN]' }] })
+    expect(holdsPiece(fromSubmitted)).toBe(false)
     await host.ctx.botTasks.review(user, 'task-1', 'accept')
     await host.ctx.botTasks.settled()
     const fromMerge = await log()
