@@ -118,6 +118,8 @@ export const Config = z.object({
 export type Config = z.input<typeof Config>
 
 const SYSTEM: Actor = Object.freeze({ kind: 'system' })
+/** Where the plugin's confined steps run for a folder no live Bot owns: its own namespace set, with no network. */
+const PLUGIN_AT_NONE = Object.freeze({ owner: PLUGIN_OWNER, level: 'none' as const })
 
 /** The wrapper around the attempt's brief in the task Session (what a task turn starts from). */
 export function attemptText(task: Task): string {
@@ -882,7 +884,7 @@ export class BotTasks extends Service {
         (taskId) => {
           const task = taskId ? this.board.get(taskId) : undefined
           // A folder no task owns (a clone nobody knows, a leftover): the plugin's own set at `none`.
-          return task ? this.actAs(task) : { confine: this.confined({ owner: PLUGIN_OWNER, level: () => 'none' }), mode: 'workspace-write' }
+          return task ? this.actAs(task) : { confine: this.confined(() => PLUGIN_AT_NONE), mode: 'workspace-write' }
         },
       )
       for (const item of reconciled) {
@@ -1179,12 +1181,13 @@ export class BotTasks extends Service {
    * owner's namespace set at its level (made on the first command). At `full` it is DSH's sandbox
    * alone (`danger-full-access`: unconfined, as that Bot's shell runs it); `danger-full-access`
    * below `full` is refused. Where the set cannot be made the step fails closed (its caller keeps
-   * the clone and says why). The level is read at each command: a change meanwhile is never widened.
+   * the clone and says why). `who` is asked at each command: a level changed meanwhile is never
+   * widened, and a Bot deleted meanwhile leaves no set behind (the plugin's own, at `none`).
    */
-  private confined(who: { owner: string; level: () => NetworkLevel; keep?: () => readonly string[] }): Confine {
+  private confined(who: () => { owner: string; level: NetworkLevel; keep?: readonly string[] }): Confine {
     return confineWith({
       unavailable: (mode) => {
-        const level = who.level()
+        const { level } = who()
         if (mode === 'danger-full-access')
           return level === 'full' ? null : `it would run unconfined at danger-full-access, which its network level "${level}" does not allow`
         if (!this.ctx.get('sandbox')) return `no sandbox here to run it at ${mode}`
@@ -1195,10 +1198,9 @@ export class BotTasks extends Service {
         return probe.state === 'unavailable' ? `this machine cannot run it at its network level "${level}" (${probe.reason}; fix: ${probe.fix})` : null
       },
       wrap: async (argv, { mode, workspaceRoot, cwd }) => {
-        const level = who.level()
+        const { owner, level, keep = [] } = who()
         const network = this.ctx.get('botNetwork')
-        if (network)
-          return (await network.confine({ owner: who.owner, level, argv, mode, workspaceRoot, cwd, keep: [...(who.keep?.() ?? []), workspaceRoot] })).argv
+        if (network) return (await network.confine({ owner, level, argv, mode, workspaceRoot, cwd, keep: [...keep, workspaceRoot] })).argv
         // No network service (only `full` gets here): DSH's sandbox alone.
         if (mode === 'danger-full-access') return argv
         const sandbox = this.ctx.get('sandbox')
@@ -1212,18 +1214,17 @@ export class BotTasks extends Service {
    * Whose authority a step in the task's clone runs with: its Bot's sandbox and namespace set. The
    * mode is the lower of the chain it was planned on and what its Session runs at (read-only when
    * unknown); the level, by the same rule, the strictest of the chain's and the Session's turn's
-   * (its Bot's own once the turn is over; `none` when no live Bot is known).
+   * (its Bot's own once the turn is over). A Bot deleted or unknown: the plugin's own set at `none`.
    */
   private actAs(task: Task, sessionId = task.lease?.sessionId ?? task.sessionId ?? task.attempts.at(-1)?.sessionId): ActAs {
     const botId = assignedBot(task) ?? task.attempts.at(-1)?.botId
     const session = sessionId ? this.roster.modeOf(sessionId) : undefined
-    const level = () => {
-      const live = (sessionId ? this.roster.networkOf(sessionId) : undefined) ?? (botId ? this.roster.ownNetwork(botId) : undefined)
-      return live ? (strictestLevel(task.chain.network, live) ?? live) : 'none'
-    }
-    const confine = botId
-      ? this.confined({ owner: botOwner(botId), level, keep: () => this.roster.networkKeep(botId) })
-      : this.confined({ owner: PLUGIN_OWNER, level: () => 'none' })
+    const confine = this.confined(() => {
+      const own = botId ? this.roster.ownNetwork(botId) : undefined
+      if (!botId || !own) return PLUGIN_AT_NONE
+      const live = (sessionId ? this.roster.networkOf(sessionId) : undefined) ?? own
+      return { owner: botOwner(botId), level: strictestLevel(task.chain.network, live) ?? live, keep: this.roster.networkKeep(botId) }
+    })
     return { confine, mode: lowerMode(task.chain.mode, session) ?? 'read-only' }
   }
 
@@ -1260,7 +1261,7 @@ export class BotTasks extends Service {
     const head = await w.integrationHead()
     // The person's command runs the team's code: confined like a task's check, writing only its fresh
     // checkout, in a namespace set of its own at the strictest level among the Bots whose work it holds.
-    const as: ActAs = { confine: this.confined({ owner: RELEASE_OWNER, level: () => this.releaseLevel() }), mode: 'workspace-write' }
+    const as: ActAs = { confine: this.confined(() => ({ owner: RELEASE_OWNER, level: this.releaseLevel() })), mode: 'workspace-write' }
     const missing = as.confine.unavailable(as.mode)
     if (missing) throw new TeamRefusal('invalid', `The full check cannot run: ${missing}. Nothing was released.`)
     let result: Awaited<ReturnType<typeof this.checkOn>>

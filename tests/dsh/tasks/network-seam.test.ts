@@ -136,6 +136,25 @@ describe("the plugin's confined processes at the Bot's network level", () => {
     expect(calls.every((c) => c.mode === (c.what === 'rm' ? 'workspace-write' : 'danger-full-access'))).toBe(true)
   }, 120_000)
 
+  it("a deleted Bot's clone is read in the plugin's own set at none (its mode unknown: read-only, so the clone is kept with its work), leaving no set of the deleted Bot", async () => {
+    const { host, ids: bots, worktrees } = await projectTeam({ Ada: drafter })
+    const tasks = host.ctx.botTasks
+    const ada = botOwner(bots.Ada!)
+    const { ids } = await tasks.plan(user, { tasks: [{ title: 'Draft', brief: 'DRAFT it.', assignee: 'Ada', project: true }] })
+    await taskWhere(host, ids[0]!, (x) => x.attempts[0]?.outcome === 'ended-without-submit')
+    expect(host.ctx.botNetwork.isUp(ada, 'internet')).toBe(true)
+    const calls = spyConfine(host)
+    await host.ctx.botRoster.delete(user, 'Ada', 'not needed')
+    await tasks.cancel(user, ids[0]!, 'its Bot is gone')
+    await tasks.settled()
+    const clone = cloneOf(worktrees, ids[0]!)
+    expect(tasks.board.get(ids[0]!)!.worktree?.kept).toMatchObject({ dir: clone, why: expect.stringMatching(/ran read-only/) })
+    expect(readFileSync(path.join(clone, 'draft.txt'), 'utf8')).toBe('draft\n')
+    expect(calls.length).toBeGreaterThan(0)
+    expect(calls.every((c) => c.owner === 'plugin' && c.level === 'none' && c.entered)).toBe(true)
+    expect([host.ctx.botNetwork.isUp(ada, 'internet'), host.ctx.botNetwork.isUp(ada, 'none')]).toEqual([false, false])
+  }, 60_000)
+
   it("where no namespace set can be made (the probe's programs hidden): a default Bot's clone is kept with its work and the person told, never deleted; the release refused; a Bot at full is unchanged", async () => {
     const {
       host,
