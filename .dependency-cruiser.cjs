@@ -7,11 +7,11 @@
 // | src/store                               | leaves                                              |
 // | the task ledger's core (src/tasks/…)    | leaves; the store's types only                      |
 // | the git layer (src/worktrees)           | leaves                                              |
-// | services (roster … operations, tasks)   | leaves, store, worktrees; other services' types only|
+// | services (roster … operations, tasks, network) | leaves, store, worktrees; other services' types only|
 // | src/web, src/backup, index.ts, config.ts| everything above, values too                        |
 // | src/client                              | client code, the named leaves, the web's view types |
 const LEAVES = '^src/(core|dsh)/|^src/version[.]ts$'
-const SERVICES = 'roster|delivery|rooms|context|archive|memory|secrets|usage|operations|tasks'
+const SERVICES = 'roster|delivery|rooms|context|archive|memory|secrets|usage|operations|tasks|network'
 // The ledger's core inside src/tasks: leaf-like (the service and its tools sit beside it).
 const LEDGER_CORE = '^src/tasks/(record|board|policy|journal|formats|store)[.]ts$'
 // The git layer for project tasks: a library the task service will call, below every service.
@@ -86,6 +86,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/client/' },
       to: { path: '^src/web/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'the-browser-half-imports-no-node-module',
+      comment: 'What the browser bundle takes (the client, its named leaves and what they import) uses no Node built-in module: the bundle would not load.',
+      severity: 'error',
+      from: { path: '^src/client/|^src/core/(sources|log-lines|errors|network)[.]ts$' },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'nothing-server-side-imports-the-client',

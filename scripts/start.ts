@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { isInside, SHARED_TEMP_DIRS } from '../src/worktrees/policy.ts'
+import { findPrograms, PROGRAM_DIRS } from '../src/network/probe.ts'
 import { setUpDemo } from './demo-project.ts'
 import demoScript from './demo-script.ts'
 import { buildAndPack, dshBin, node22, root, toolEnv } from './pack.ts'
@@ -66,6 +67,13 @@ else if (demo) {
   if (shared.some((d) => isInside(realpathSync(beside), d))) say(`the demo names no project: ${beside} lies in a shared temporary folder`)
   else say(await setUpDemo(home, beside).catch((error: Error) => `the demo names no project: ${error.message}`))
 }
+
+// Bots' shells run in namespaces of their own: what this machine lacks for that is said, never installed here.
+const net = findPrograms(PROGRAM_DIRS)
+if ('missing' in net)
+  say(
+    `Bots' shell commands need ${net.missing.join(', ')} (a network of their own for each Bot): install them with \`apt-get install ${net.packages.join(' ')}\`. Until then a Bot at "internet" or "none" has its commands refused; "full" on the team page runs them on the machine's whole network.`,
+  )
 
 // 4. DSH Web, on loopback.
 const web = spawn(node22, [dshBin, 'web', '--no-open', '--host', '127.0.0.1', '--port', port], {

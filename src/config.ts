@@ -97,6 +97,18 @@ export const Config = z
       .prefault({}),
     /** The context steward: check line, steward/note model, deadlines. */
     context: ContextSection.strict().prefault({}),
+    /**
+     * Bots' networks: where the start-up probe looks for unshare, nsenter, slirp4netns, nft, ip,
+     * mount, bash and sh (absolute folders; default the system's), and how often the machine's
+     * addresses and sockets are read again for live namespaces (seconds; 0 never).
+     */
+    network: z
+      .object({
+        programDirs: z.array(z.string().startsWith('/').max(1000)).max(20).optional(),
+        refreshSeconds: z.int().min(0).max(3600).default(5),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
   .prefault({}) // a row without `config:` gets every default

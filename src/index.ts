@@ -28,6 +28,7 @@ import { summary } from './roster/tools.ts'
 import { BotStore } from './store/index.ts'
 import { BotUsage } from './usage/service.ts'
 import { BotTasks } from './tasks/service.ts'
+import { BotNetwork } from './network/service.ts'
 import { holdBoot } from './dsh/boot.ts'
 import { PAIRING_FILE } from './web/pairing-file.ts'
 import { registerWebRoutes } from './web/routes.ts'
@@ -116,6 +117,8 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const worktrees = config.worktrees ?? join(homedir(), '.local', 'share', 'dsh-bot-team', 'worktrees')
   // Needs only `agents`: up before the roster opens a Session, whose agent preset it names.
   mount(ctx.plugin(BotCompaction, {}), 'compaction')
+  // Bots' namespace sets and the start-up probe: the roster's shell guard and the task checks run commands through it.
+  mount(ctx.plugin(BotNetwork, config.network), 'network')
   mount(ctx.plugin(BotRoster, { dir: paths.dir, ...sessions, protectedFolders, worktrees }), 'roster')
   if (config.usage.enabled) mount(ctx.plugin(BotUsage, { dir: paths.dir, prefer: config.sqlite, flushMs: config.usage.flushMs }), 'usage ledger')
   mount(ctx.plugin(BotDelivery), 'delivery')

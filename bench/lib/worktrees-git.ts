@@ -1,12 +1,12 @@
 // bench/lib/worktrees-git — what the plugin's git costs for 6 tasks, for `bench worktrees`: the
-// summed wall time of every process `src/worktrees` runs for the clones, submits (a confined
-// status, the quarantined fetch with fsckObjects), checks' fresh checkouts (`clone --shared`,
-// checkout, a confined removal), merges of the submitted commit and removals (a confined status
-// and removal) — confined ones through DSH's real sandbox included (plugin_git) — against the same
-// commands run serially and plainly by a script without the plugin's environment, overrides or
-// sandbox (bare_git), in the same run on copies of the same repository; and the flow before issue
-// 32 run plainly the same way (old_bare_git), so the time the new flow adds per task is printed.
-// Rounds alternate which side goes first; medians. The Bot's commits are made alike and not timed.
+// summed wall time of every process `src/worktrees` runs for the clones, submits (a confined status,
+// the quarantined fetch with fsckObjects), checks' fresh checkouts (`clone --shared`, checkout, a
+// confined removal), merges of the submitted commit and removals (a confined status and removal) —
+// confined ones as a default Bot's, through DSH's real sandbox in a namespace set at `internet`
+// (plugin_git) — against the same commands run serially and plainly by a script without the
+// plugin's environment, overrides, sandbox or set (bare_git), on copies of the same repository; and
+// the flow before issue 32 run plainly (old_bare_git), so the time the new flow adds per task is
+// printed. Rounds alternate which side goes first; medians. The Bot's commits are made alike, untimed.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
@@ -202,7 +202,8 @@ export interface GitRounds {
 
 /** `rounds` rounds of the three sides (rotating who goes first) on a generated repository of `files` files; medians. */
 export async function gitRounds(rounds = 5, files = 300): Promise<GitRounds> {
-  const sandbox = await realSandbox()
+  // The plugin's confined processes run as a default Bot's do: DSH's sandbox inside a namespace set at internet.
+  const sandbox = await realSandbox({ level: 'internet' })
   const ms = { plugin: [] as number[], bare: [] as number[], old: [] as number[] }
   const counts = { plugin: 0, bare: 0, old: 0 }
   try {

@@ -152,6 +152,25 @@ export function teamWorkspaces(storage: unknown, teamIds: ReadonlySet<string>): 
 }
 
 /**
+ * A restored Bot at network level `full` (the machine's whole network, DSH's own `/api` included:
+ * the person's setting on the home it came from, or the v8 step's for a danger-full-access Bot)
+ * comes back at `internet`, the default: a restore carries no authority. The person sets `full`
+ * again on the team page (confirming a held danger-full-access preset sets it too); the v8 step's
+ * notice no longer names such a Bot. Returns the Bots' names.
+ */
+export function lowerRestoredNetworks(state: TeamState): string[] {
+  const lowered: string[] = []
+  for (const bot of Object.values(state.bots)) {
+    if (bot.deleted || bot.network !== 'full') continue
+    bot.network = 'internet'
+    lowered.push(bot.name)
+    if (state.networkUpgrade) state.networkUpgrade.bots = state.networkUpgrade.bots.filter((b) => b.botId !== bot.id)
+  }
+  if (state.networkUpgrade && !state.networkUpgrade.bots.length) delete state.networkUpgrade
+  return lowered
+}
+
+/**
  * A restored team carries no authority: every setting that raises one is lowered (or switched
  * off) on `state` and listed in `held` until the person confirms it in a paired browser — a preset
  * other than read-only and workspace-write (workspace-write meanwhile: the target's presets are

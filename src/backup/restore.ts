@@ -14,7 +14,7 @@ import { errorText } from '../core/errors.ts'
 import { makePrivateDir, writePrivateFile } from '../core/private-file.ts'
 import { readArchive } from './format.ts'
 import { ledgerProblem, restoreLedger } from './ledger.ts'
-import { decideBotFile, holdRaises, isWithin, manifestSchema, rebase, workspacesEntrySchema, type Manifest } from './plan.ts'
+import { decideBotFile, holdRaises, isWithin, lowerRestoredNetworks, manifestSchema, rebase, workspacesEntrySchema, type Manifest } from './plan.ts'
 import { classifyRead } from '../store/load.ts'
 import { serializeState } from '../store/save.ts'
 import { folderConflict } from '../roster/work-folder.ts'
@@ -179,6 +179,8 @@ export async function restoreBackup(opts: RestoreOptions): Promise<RestoreReport
     state = read.state
     const at = new Date().toISOString()
     const added = holdRaises(read.state, at)
+    for (const name of lowerRestoredNetworks(read.state))
+      warnings.push(`Bot ${name}'s network was "full"; it is "internet" now (a restore carries no authority): set it again on the team page if you mean it`)
     // The restored project is held too: no project task uses it until the person names it again (the checks of PUT /project).
     const projectEntry = entries.find((e) => e.path === `bot/${PROJECT_FILE}`)
     if (projectEntry) {

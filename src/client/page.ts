@@ -11,6 +11,7 @@ import { mountDownloads } from './downloads-panel.ts'
 import { mountHeld } from './held-panel.ts'
 import { langOf, translator, type Translate } from './i18n.ts'
 import { mountPairing } from './pairing-panel.ts'
+import { mountNetwork } from './network-panel.ts'
 import { mountPause } from './pause-panel.ts'
 import { mountSavedSecrets, mountSecretCards } from './secrets-panel.ts'
 import { CSS } from './styles.ts'
@@ -99,6 +100,7 @@ function start(): void {
   const cardsRoot = el('div', {})
   const savedRoot = el('div', {})
   const pauseRoot = el('div', {})
+  const networkRoot = el('div', {})
   const downloadsRoot = el('div', {})
   const pairingSection = section('pairing', t('pairing.title'), pairingRoot)
   fill(
@@ -112,6 +114,7 @@ function start(): void {
       heldRoot,
       pairingSection,
       section('secrets', t('secrets.title'), cardsRoot, savedRoot),
+      section('network', t('network.title'), networkRoot),
       section('operations', t('page.operations'), pauseRoot, el('h3', { className: 'bt-sec', text: t('downloads.title') }), downloadsRoot),
     ),
   )
@@ -135,12 +138,14 @@ function start(): void {
     for (const p of panels) p.refresh()
   }
   const saved = mountSavedSecrets(savedRoot, { t, pair })
+  const network = mountNetwork(networkRoot, { t, pair, bots: () => store.getSnapshot().view?.bots ?? [] })
   panels.push(
     mountPairing(pairingRoot, { t, changed: refreshAll }),
     mountHeld(heldRoot, { t }),
     mountSecretCards(cardsRoot, { t, pair, floating: false, changed: () => saved.refresh() }),
     saved,
     mountPause(pauseRoot, { t, pair, held }),
+    network,
     mountDownloads(downloadsRoot, { t }),
   )
   void loadStatus()
@@ -149,6 +154,8 @@ function start(): void {
   store.subscribe(() => {
     const s = store.getSnapshot()
     const revision = s.view?.revision
+    // Each Bot's level and problem come with the pushed view: redrawn with every one.
+    network.refresh()
     if ((s.secrets ?? 0) !== seen.secrets) panels[1]?.refresh()
     if (revision !== undefined && seen.revision !== undefined && revision !== seen.revision) refreshAll()
     seen = { secrets: s.secrets ?? 0, revision: revision ?? seen.revision }

@@ -6,6 +6,7 @@
  * `mode` is the lowest sandbox mode along it: delegation never amplifies authority.
  * Deliberately narrow: no I/O, no DSH calls, no clock; services decide when to draw and what to refuse.
  */
+import { strictestLevel, type NetworkLevel } from './network.ts'
 import { chainOf, readSource, SANDBOX_MODES, type Chain, type SandboxMode, type TeamSourceType } from './sources.ts'
 
 export type { Chain, SandboxMode }
@@ -83,6 +84,7 @@ const SOURCE_KINDS: Readonly<Record<TeamSourceType, ChainKind | 'other'>> = {
   'usage-notice': 'other',
   'secret-note': 'other',
   'role-notice': 'other',
+  'network-notice': 'other',
   task: 'bot',
   'person-task': 'person-task',
   'task-report': 'bot',
@@ -109,8 +111,8 @@ export type TurnOrigin = { kind: 'person' } | { kind: 'chain'; chain: Chain; fro
 /** The budget of a turn that has none to draw on: every draw on it is refused, it is never opened. */
 export const NO_BUDGET = 'budget:none'
 
-/** The chain of a turn nothing known opened: the lowest mode, nothing to draw on. */
-export const NO_CHAIN: Readonly<Chain> = Object.freeze({ hop: 0, budget: NO_BUDGET, mode: 'read-only' })
+/** The chain of a turn nothing known opened: the lowest mode and network, nothing to draw on. */
+export const NO_CHAIN: Readonly<Chain> = Object.freeze({ hop: 0, budget: NO_BUDGET, mode: 'read-only', network: 'none' })
 
 /**
  * The origin of a turn from the messages that opened it (pure): any message of the person makes it
@@ -131,16 +133,18 @@ function mergeChains(chains: readonly Chain[]): Chain {
   let hop = 0
   let budget: string | undefined
   let mode: SandboxMode | undefined
+  let network: NetworkLevel | undefined
   let lowered = false
   for (const chain of chains) {
     hop = Math.max(hop, chain.hop)
     budget ??= chain.budget
+    network = strictestLevel(network, chain.network)
     if (chain.mode) {
       mode = lowered ? lowerMode(mode, chain.mode) : chain.mode
       lowered = true
     }
   }
-  return { hop, ...(budget ? { budget } : {}), ...(mode ? { mode } : {}) }
+  return { hop, ...(budget ? { budget } : {}), ...(mode ? { mode } : {}), ...(network ? { network } : {}) }
 }
 
 /**
@@ -161,6 +165,16 @@ export function turnMode(own: SandboxMode, origin: TurnOrigin, acceptsDelegatedW
   return lowerMode(own, origin.chain.mode) ?? own
 }
 
+/**
+ * The network level a Bot's turn runs at (pure): its own for the person's turns and for a Bot that
+ * accepts delegated work; otherwise the strictest of its own and the chain's (delegation never
+ * widens the network).
+ */
+export function turnNetwork(own: NetworkLevel, origin: TurnOrigin, acceptsDelegatedWork: boolean): NetworkLevel {
+  if (origin.kind === 'person' || acceptsDelegatedWork) return own
+  return strictestLevel(own, origin.chain.network) ?? own
+}
+
 /** What a turn runs with: its mode, the budget its Bot-started work draws on, its hop (pure). */
 export interface TurnTerms {
   mode: SandboxMode
@@ -175,13 +189,18 @@ export function turnTerms(origin: TurnOrigin, own: SandboxMode, acceptsDelegated
 }
 
 /**
- * The chain of one run of a scheduled task (pure): hop 0, the run's own budget, and the lower of
- * the mode the task was set at and its creating Bot's preset now (absent: the person set it). The
- * target's own preset bounds it again when the turn runs (`turnMode`).
+ * The chain of one run of a scheduled task (pure): hop 0, the run's own budget, the lower of the
+ * mode the task was set at and its creating Bot's preset now, and that Bot's network level now
+ * (both absent: the person set it). The target's own bounds them again when the turn runs.
  */
-export function scheduleChain(task: { id: string; mode?: SandboxMode | undefined }, run: number, creatorModeNow: SandboxMode | undefined): Chain {
+export function scheduleChain(
+  task: { id: string; mode?: SandboxMode | undefined },
+  run: number,
+  creatorModeNow: SandboxMode | undefined,
+  creatorNetworkNow?: NetworkLevel,
+): Chain {
   const mode = lowerMode(task.mode, creatorModeNow)
-  return { hop: 0, budget: `budget:${task.id}#${run}`, ...(mode ? { mode } : {}) }
+  return { hop: 0, budget: `budget:${task.id}#${run}`, ...(mode ? { mode } : {}), ...(creatorNetworkNow ? { network: creatorNetworkNow } : {}) }
 }
 
 // ── work budgets in team state ──────────────────────────────────────────────────────────────────

@@ -5,6 +5,7 @@
  * Deliberately no I/O, no DSH calls, no wording.
  */
 import { z } from 'zod'
+import { NETWORK_LEVELS, type NetworkLevel } from './network.ts'
 
 /** The plugin id in every source this plugin writes. */
 export const SOURCE_PLUGIN = 'bot-team'
@@ -26,6 +27,8 @@ export interface Chain {
   budget?: string
   /** The lowest sandbox mode along the chain (absent: the chain's authority is the target's own). */
   mode?: SandboxMode
+  /** The strictest network level along the chain (absent: the target's own; chains written before levels). */
+  network?: NetworkLevel
 }
 
 export type DeliveryType = 'message' | 'interrupt' | 'stop' | 'reply'
@@ -121,6 +124,13 @@ export interface RoleNoticeSource extends Base {
   summary: string
 }
 
+/** The network levels changed (an upgrade, or the person to or from `full`); injected, starts no turn. */
+export interface NetworkNoticeSource extends Base {
+  form: 'notice'
+  type: 'network-notice'
+  summary: string
+}
+
 /** A due scheduled task, entered into its Bot's own chat; the chain opens its own budget. */
 export interface ScheduleSource extends Base, Chain {
   form: 'relay'
@@ -211,6 +221,7 @@ export type TeamSource =
   | HandoffSource
   | SecretNoteSource
   | RoleNoticeSource
+  | NetworkNoticeSource
   | TaskSource
   | TaskReportSource
   | AnswerSource
@@ -221,7 +232,12 @@ export type TeamSourceType = TeamSource['type']
 // ── builders (JSON-only: no undefined values) ───────────────────────────────────────────────────
 
 function chainFields(chain: Chain): Chain {
-  return { hop: chain.hop, ...(chain.budget ? { budget: chain.budget } : {}), ...(chain.mode ? { mode: chain.mode } : {}) }
+  return {
+    hop: chain.hop,
+    ...(chain.budget ? { budget: chain.budget } : {}),
+    ...(chain.mode ? { mode: chain.mode } : {}),
+    ...(chain.network ? { network: chain.network } : {}),
+  }
 }
 
 const base: Base = { kind: 'plugin', plugin: SOURCE_PLUGIN }
@@ -313,6 +329,10 @@ export function roleNoticeSource(summary: string): RoleNoticeSource {
   return { ...base, form: 'notice', type: 'role-notice', summary: oneLine(summary) }
 }
 
+export function networkNoticeSource(summary: string): NetworkNoticeSource {
+  return { ...base, form: 'notice', type: 'network-notice', summary: oneLine(summary) }
+}
+
 export function secretNoteSource(name: string, summary: string): SecretNoteSource {
   return { ...base, form: 'notice', type: 'secret-note', summary: oneLine(summary), name }
 }
@@ -355,6 +375,7 @@ const chain = {
   hop: z.int().min(0).max(1000),
   budget: id.optional(),
   mode: z.enum(SANDBOX_MODES).optional(),
+  network: z.enum(NETWORK_LEVELS).optional(),
 }
 const plugin = { kind: z.literal('plugin'), plugin: z.literal(SOURCE_PLUGIN) }
 const group = { groupId: id, groupName: name }
@@ -401,6 +422,7 @@ const readers = z.discriminatedUnion('type', [
   }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('secret-note'), summary: z.string(), name: z.string().max(64) }),
   z.object({ ...plugin, form: z.literal('notice'), type: z.literal('role-notice'), summary: z.string() }),
+  z.object({ ...plugin, form: z.literal('notice'), type: z.literal('network-notice'), summary: z.string() }),
   z.object({
     ...plugin,
     form: z.literal('relay'),

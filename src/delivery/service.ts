@@ -345,6 +345,7 @@ export class BotDelivery extends Service {
         sessionId: String(agent.id),
         ...(req.chain.budget ? { budget: req.chain.budget } : {}),
         ...(req.chain.mode ? { mode: req.chain.mode } : {}),
+        ...(req.chain.network ? { network: req.chain.network } : {}),
       }
       if (answered && req.kind === 'reply') answered.reply = delivery.id
       s.deliveries.push(delivery)
@@ -503,6 +504,7 @@ export class BotDelivery extends Service {
         sessionId: String(agent.id),
         ...(sender.chain.budget ? { budget: sender.chain.budget } : {}),
         ...(sender.chain.mode ? { mode: sender.chain.mode } : {}),
+        ...(sender.chain.network ? { network: sender.chain.network } : {}),
       }
       s.deliveries.push(delivery)
       s.deliveries = boundDeliveries(s.deliveries, this.limits(s.limits).keepFinished)
@@ -779,7 +781,7 @@ export class BotDelivery extends Service {
 
 /** The chain facts a delivery record carries into its message source. */
 function chainOfDelivery(d: Delivery): Chain {
-  return { hop: d.hop, ...(d.budget ? { budget: d.budget } : {}), ...(d.mode ? { mode: d.mode } : {}) }
+  return { hop: d.hop, ...(d.budget ? { budget: d.budget } : {}), ...(d.mode ? { mode: d.mode } : {}), ...(d.network ? { network: d.network } : {}) }
 }
 
 /** The delivery a message source names, if it is one of ours. */

@@ -56,9 +56,30 @@ export interface AgentDefaultModel {
   currentSelection(): { provider: string; model: string }
 }
 
-/** DSH's background job registry (dsh-jobs): what a caller's jobs are doing (`list` is per owner). */
+/** DSH's background job registry (dsh-jobs): what a caller's jobs are doing (`list` is per owner), and ending one. */
 export interface JobRegistry {
-  list(caller?: Agent): readonly { status: string; label: string }[]
+  list(caller?: Agent): readonly { id: string; status: string; label: string }[]
+  kill(id: string, caller?: Agent, reason?: string): 'requested' | 'already-finished'
+}
+
+/** One spawn request of DSH's subprocess service (dsh-subprocess): the argv, its folder and extra variables. */
+export interface SubprocessSpec {
+  argv: readonly string[]
+  cwd?: string
+  env?: Record<string, string>
+  [other: string]: unknown
+}
+
+/** DSH's subprocess service (dsh-subprocess-local): every command DSH runs, piped or on a terminal. */
+export interface Subprocess {
+  spawn(spec: SubprocessSpec): unknown
+  spawnTerminal?(spec: SubprocessSpec): Promise<unknown>
+}
+
+/** DSH's persistent terminals (dsh-terminal): an owner's open terminals, and ending one. */
+export interface TerminalSessions {
+  list(owner: Agent): readonly { id: string }[]
+  kill(owner: Agent, id: string, reason?: string): Promise<boolean>
 }
 
 /** DSH's shell environment registry (dsh-shell-env): `DSH_*` variables for shell commands. */
@@ -88,5 +109,7 @@ declare module '@deepseek-ai/cordis' {
     shellEnv: ShellEnv
     agentDefaultModel: AgentDefaultModel
     jobs: JobRegistry
+    terminals: TerminalSessions
+    subprocess: Subprocess
   }
 }

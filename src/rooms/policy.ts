@@ -309,12 +309,17 @@ export function renderPost(name: string, text: string): string {
  */
 export function memberChain(post: Chain, memberPreset: string | undefined): Chain {
   const mode = post.mode === undefined ? undefined : lowerMode(post.mode, asMode(memberPreset))
-  return { hop: post.hop + 1, ...(post.budget ? { budget: post.budget } : {}), ...(mode ? { mode } : {}) }
+  return { hop: post.hop + 1, ...(post.budget ? { budget: post.budget } : {}), ...(mode ? { mode } : {}), ...(post.network ? { network: post.network } : {}) }
 }
 
 /** The chain of a round's report: the round's highest hop + 1, the post's budget and mode. */
 export function reportChain(post: Chain, highestHop: number): Chain {
-  return { hop: Math.max(post.hop, highestHop) + 1, ...(post.budget ? { budget: post.budget } : {}), ...(post.mode ? { mode: post.mode } : {}) }
+  return {
+    hop: Math.max(post.hop, highestHop) + 1,
+    ...(post.budget ? { budget: post.budget } : {}),
+    ...(post.mode ? { mode: post.mode } : {}),
+    ...(post.network ? { network: post.network } : {}),
+  }
 }
 
 // ── resuming a round ─────────────────────────────────────────────────────────────────────────

@@ -71,7 +71,7 @@ export function readRoomRequest(messages: readonly LooseMessage[]): RoomInput[] 
         poster: s.fromBot ? { kind: 'bot', botId: s.fromBot } : { kind: 'user' },
         name: s.fromName ?? 'User',
         text: s.said || text,
-        chain: { hop: s.hop, ...(s.budget ? { budget: s.budget } : {}), ...(s.mode ? { mode: s.mode } : {}) },
+        chain: { hop: s.hop, ...(s.budget ? { budget: s.budget } : {}), ...(s.mode ? { mode: s.mode } : {}), ...(s.network ? { network: s.network } : {}) },
         ...(s.report && s.fromBot ? { report: true } : {}),
       })
     }

@@ -35,7 +35,11 @@ import { SessionOpener } from '../dsh/session-opener.ts'
 import { SessionIndex, type BotSessionOwner, type OpeningOwner, type SessionKinds, type TaskSessionEntry } from './ownership.ts'
 import { folderConflict, type Guarded, guardedConflict, openConflict, WORKSPACE_WRITE_EXTRAS, writableAbove } from './work-folder.ts'
 import { heldText } from './held.ts'
-import { ShellGuard, type NetworkSwitch } from './shell-guard.ts'
+import { networkProblemText, ShellGuard } from './shell-guard.ts'
+import { botOwner, DEFAULT_NETWORK_LEVEL, LEVEL_WORDS, strictestLevel, type NetworkLevel } from '../core/network.ts'
+import { turnNetwork } from '../core/chain.ts'
+import { networkNoticeSource } from '../core/sources.ts'
+import type { ProbeResult } from '../network/probe.ts'
 import { warn } from '../dsh/warn.ts'
 import { formatIssues } from '../core/zod-issues.ts'
 import { parseModel } from '../core/models.ts'
@@ -183,8 +187,14 @@ export class BotRoster extends Service {
       record: (text, botId) => this.record(text, botId),
     })
     this.shell = new ShellGuard(this.ctx, {
-      anyNoNetwork: () => liveBotList(this.state).some((b) => b.noNetwork),
       botOf: (sid) => this.workerOf(sid),
+      levelOf: (sid) => this.networkOf(sid) ?? 'none',
+      confinedBots: () =>
+        liveBotList(this.state).flatMap((b) => {
+          const level = this.levelOfBot(b)
+          return level === 'full' ? [] : [{ id: b.id, name: b.name, level }]
+        }),
+      keepOf: (botId) => this.networkKeep(botId),
       folderProblem: (botId, cwd, sessionId) => {
         const bot = this.state.bots[botId]
         return bot ? this.folderProblem(bot, cwd, sessionId !== undefined && this.ownerOf(sessionId)?.kind === 'task' ? 'task' : 'own') : undefined
@@ -317,9 +327,58 @@ export class BotRoster extends Service {
     }
   }
 
-  /** Whether this machine can take a Bot's shell off the network (the start-up probe). */
-  networkSwitch(): NetworkSwitch {
-    return this.shell.networkSwitch
+  /** Whether this machine can give Bots a network of their own (`botNetwork`'s start-up probe). */
+  networkProbe(): ProbeResult {
+    return this.ctx.get('botNetwork')?.probe() ?? { state: 'checking' }
+  }
+
+  /**
+   * A Bot's own network level: the person's setting; none set (a Bot on a custom preset the v8 step
+   * left alone), `full` when its preset runs at danger-full-access, else the default.
+   */
+  levelOfBot(bot: Readonly<Bot>): NetworkLevel {
+    if (bot.network) return bot.network
+    return this.pickers.presetMode(bot.permissionPreset) === 'danger-full-access' ? 'full' : DEFAULT_NETWORK_LEVEL
+  }
+
+  /**
+   * The folders a Bot works in, never covered in its namespace sets: the team workspace, its own
+   * folder, and the worktrees folder (its task Sessions work in clones there).
+   */
+  networkKeep(botId: string): string[] {
+    const bot = this.state.bots[botId]
+    return [this.workspaceReal, ...(bot?.workFolderReal ? [bot.workFolderReal] : []), ...(this.config.worktrees ? [this.config.worktrees] : [])].filter(Boolean)
+  }
+
+  /** A live Bot's own network level now (undefined: no such Bot). */
+  ownNetwork(botId: string): NetworkLevel | undefined {
+    const bot = this.bot(botId)
+    return bot ? this.levelOfBot(bot) : undefined
+  }
+
+  /**
+   * The network level a Session's current turn runs at: its Bot's own, or the strictest along the
+   * turn's chain (a sub-agent's: its Bot Session's). Undefined: no live Bot works there.
+   */
+  networkOf(sessionId: string): NetworkLevel | undefined {
+    let sid: string | undefined = sessionId
+    for (let depth = 0; sid !== undefined && depth < 16; depth++) {
+      const owner = this.ownerOf(sid)
+      if (owner) {
+        const bot = this.bot(owner.botId)
+        if (!bot) return undefined
+        const turn = this.turns.current(sid)
+        const own = this.levelOfBot(bot)
+        return turn ? turnNetwork(own, turn.origin, bot.acceptsDelegatedWork) : own
+      }
+      sid = this.ctx.agents.get(SessionId(sid))?.session.header.parentSession
+    }
+    return undefined
+  }
+
+  /** Why this machine cannot run the Bot's shell commands at its level, in one plain message (undefined: it can). */
+  networkProblem(bot: Readonly<Bot>): string | undefined {
+    return networkProblemText(bot.name, this.levelOfBot(bot), this.networkProbe())
   }
 
   /** The group whose room Session this is (also while it is being opened). */
@@ -480,11 +539,38 @@ export class BotRoster extends Service {
         for (const bot of liveBotList(this.state)) {
           if (!currentPart(bot)) await this.openOwnChat(bot.id)
         }
+        await this.tellNetworkUpgrade()
       } finally {
         this.bootstrapping = undefined
       }
     })()
     return this.bootstrapping
+  }
+
+  /**
+   * The person is told once what the v8 step gave each Bot, and why: a line in the Main Bot's chat
+   * (read at its next turn) and on the terminal; then the record goes.
+   */
+  private async tellNetworkUpgrade(): Promise<void> {
+    const upgrade = this.state.networkUpgrade
+    if (!upgrade) return
+    const why = {
+      'danger-full-access': 'it runs at danger-full-access, unconfined',
+      'no-network': 'its network was switched off',
+      default: 'the default',
+    } as const
+    const lines = upgrade.bots.flatMap((b) => {
+      const bot = this.bot(b.botId)
+      return bot ? [`${bot.name}: ${b.level} (${why[b.why]})`] : []
+    })
+    const text = `[Bot Team] Every Bot now has a network of its own. At "internet" a Bot's shell reaches the internet but never this machine, its loopback (DSH's own /api) or the local network; at "none" nothing; at "full" the machine's whole network. After the upgrade: ${lines.join('; ')}. The person sets a Bot's level on the team page.`
+    const main = this.bots().find((b) => b.main)
+    const agent = main ? await this.agentOf(main.id).catch(() => undefined) : undefined
+    agent?.inject(createUserMessage({ content: [{ type: 'text', text }], source: networkNoticeSource(text) }))
+    warn(this.ctx, text.replace('[Bot Team] ', ''), undefined, 'network')
+    await this.store.update((s) => {
+      delete s.networkUpgrade
+    })
   }
 
   // ── changing Bots ───────────────────────────────────────────────────────────────────────────
@@ -573,10 +659,12 @@ export class BotRoster extends Service {
 
   private chainAfter(sessionId: string, turn: TurnInfo | undefined): Chain {
     const mode = this.modeOf(sessionId)
+    const network = this.networkOf(sessionId)
     return {
       hop: (turn?.origin.kind === 'chain' ? turn.origin.chain.hop : 0) + 1,
       ...(turn?.budget ? { budget: turn.budget } : {}),
       ...(mode ? { mode } : {}),
+      ...(network ? { network } : {}),
     }
   }
 
@@ -627,6 +715,14 @@ export class BotRoster extends Service {
           `The Bot was not created: the team already has ${live} Bots (limit ${maxBots}). Delete a Bot first, or raise the limit in Team settings.`,
         )
       if (req.kind === 'bot') this.noteCreation(req.sessionId, 'Bots')
+      // danger-full-access runs commands unconfined: it means `full`. A Bot never gives a new Bot more network than its own turn has.
+      const presetLevel: NetworkLevel = this.pickers.presetMode(input.permissionPreset) === 'danger-full-access' ? 'full' : DEFAULT_NETWORK_LEVEL
+      const network = strictestLevel(presetLevel, req.kind === 'bot' ? (this.networkOf(req.sessionId) ?? 'none') : undefined)!
+      if (network !== 'full' && presetLevel === 'full')
+        throw new RosterRefusal(
+          'forbidden',
+          `The Bot was not created: danger-full-access gives its commands the machine's whole network, and this turn runs at network "${network}". The person can create it on the paired team page.`,
+        )
       const id = allocateId(s, 'bot')
       created = {
         id,
@@ -644,6 +740,7 @@ export class BotRoster extends Service {
         createdAt: new Date().toISOString(),
         main: input.main,
         acceptsDelegatedWork: false,
+        network,
         sessionParts: [],
       }
       s.bots[id] = created
@@ -666,6 +763,7 @@ export class BotRoster extends Service {
     const patch = parsed.data
     const turn = this.turnFacts(req)
     let workFolderReal: string | undefined
+    let levelBefore: NetworkLevel | undefined
     if (typeof patch.model === 'string' && patch.model !== bot.model) await this.requireServed(patch.model, `Bot ${bot.name} was not changed`)
     await this.writable()
     await this.store.update((s) => {
@@ -696,11 +794,11 @@ export class BotRoster extends Service {
           'invalid',
           `Bot ${shownName(bot.name)} was not changed: "${shownName(patch.name!)}" looks like ${shownName(lookalike)} (their letters are confusable).`,
         )
-      if (b.noNetwork && preset !== undefined && raises('workspace-write', mode(preset)))
-        throw new RosterRefusal(
-          'invalid',
-          `Bot ${bot.name} was not changed: it works without network, which caps it at workspace-write (danger-full-access runs commands unconfined, with the network). Switch its network on first.`,
-        )
+      // danger-full-access runs commands unconfined: it means `full` (a raise is the person's alone, see `decide`).
+      levelBefore = this.levelOfBot(b)
+      if (levelBefore !== 'full' && preset !== undefined && raises('workspace-write', mode(preset))) {
+        b.network = 'full'
+      }
       for (const [key, value] of Object.entries(patch)) {
         if (value === undefined) continue
         if (key === 'model' && value === null) delete b.model
@@ -716,6 +814,10 @@ export class BotRoster extends Service {
       bot.id,
     )
     if (patch.permissionPreset !== undefined) await this.pickers.applyEverywhere(updated)
+    if (levelBefore !== undefined && levelBefore !== this.levelOfBot(updated)) {
+      warn(this.ctx, `${updated.name} is at danger-full-access now, so its network is "full": ${LEVEL_WORDS.full}`, undefined, 'network')
+      await this.applyNetwork(updated, levelBefore, this.levelOfBot(updated))
+    }
     return updated
   }
 
@@ -768,11 +870,7 @@ export class BotRoster extends Service {
     let folderReal: string | undefined
     if (confirm && bot && item.kind === 'work-folder')
       folderReal = requireFolder(item.folder, `The working folder of Bot ${bot.name} was not confirmed`, this.folderRules())
-    if (confirm && bot && item.kind === 'preset' && bot.noNetwork && raises('workspace-write', this.pickers.presetMode(item.preset)))
-      throw new RosterRefusal(
-        'invalid',
-        `Bot ${bot.name} has no network, which caps it at workspace-write: switch its network on first, then confirm ${item.preset}.`,
-      )
+    const levelBefore = bot ? this.levelOfBot(bot) : undefined
     await this.writable()
     await this.store.update((s) => {
       const rest = (s.held ?? []).filter((h) => h.id !== id)
@@ -782,8 +880,13 @@ export class BotRoster extends Service {
       if (!confirm) return
       const b = 'botId' in item ? own(s.bots, item.botId) : undefined
       if (b?.deleted) return
-      if (b && item.kind === 'preset') b.permissionPreset = item.preset
-      else if (b && item.kind === 'delegated-work') b.acceptsDelegatedWork = true
+      if (b && item.kind === 'preset') {
+        b.permissionPreset = item.preset
+        // danger-full-access means `full` (confirmed by the person).
+        if (raises('workspace-write', this.pickers.presetMode(item.preset)) && this.levelOfBot(b) !== 'full') {
+          b.network = 'full'
+        }
+      } else if (b && item.kind === 'delegated-work') b.acceptsDelegatedWork = true
       else if (b && item.kind === 'work-folder') Object.assign(b, { workFolder: item.folder, workFolderReal: folderReal })
       else if (item.kind === 'schedule') {
         const task = s.schedules?.find((t) => t.id === item.scheduleId)
@@ -791,43 +894,80 @@ export class BotRoster extends Service {
       }
     })
     this.record(`${confirm ? 'the person confirmed' : 'the person let go'} a held ${heldText(item, (botId) => this.state.bots[botId]?.name)}`, bot?.id)
-    if (confirm && bot && item.kind === 'preset') await this.pickers.applyEverywhere(this.state.bots[bot.id]!)
+    if (confirm && bot && item.kind === 'preset') {
+      const now = this.state.bots[bot.id]!
+      await this.pickers.applyEverywhere(now)
+      if (levelBefore !== undefined) await this.applyNetwork(now, levelBefore, this.levelOfBot(now))
+    }
     return item
   }
 
   /**
-   * The person's network switch (paired team page only; no tool can set it). Off: the Bot's shell
-   * commands, background jobs and terminals run with no network (`shell-guard.ts`), its web tools
-   * are refused, and its preset is capped at workspace-write (a higher one is lowered now:
-   * danger-full-access is never confined, so it would run with the network).
+   * The person's network level for a Bot (paired team page only; no tool can set it). `internet`
+   * and `none` cap its preset at workspace-write (a higher one is lowered now: danger-full-access
+   * runs commands unconfined). `internet` ↔ `none` applies live (its namespaces keep their
+   * processes, the user-mode stack goes or comes back); a change to or from `full` applies to new
+   * commands: its namespaces end with every process in them, and its open terminals and background
+   * jobs are ended, with a notice in its chat.
    */
-  async setNetwork(req: Requester, ref: string, on: boolean): Promise<Bot> {
-    if (this.caller(req).kind !== 'user') throw new RosterRefusal('forbidden', "Only the person, on the paired team page, switches a Bot's network.")
+  async setNetwork(req: Requester, ref: string, level: NetworkLevel): Promise<Bot> {
+    if (this.caller(req).kind !== 'user') throw new RosterRefusal('forbidden', "Only the person, on the paired team page, sets a Bot's network.")
     const bot = this.find(ref)
     if (!bot) throw new RosterRefusal('not-found', `No Bot named or with id "${ref}".`)
     await this.writable()
     let lowered: string | undefined
+    let before: NetworkLevel = this.levelOfBot(bot)
     await this.store.update((s) => {
       const b = own(s.bots, bot.id)
       if (!b || b.deleted) throw new RosterRefusal('not-found', `Bot ${bot.name} was deleted meanwhile; nothing was changed.`)
-      if (on) delete b.noNetwork
-      else {
-        b.noNetwork = true
-        if (raises('workspace-write', this.pickers.presetMode(b.permissionPreset))) {
-          lowered = b.permissionPreset
-          b.permissionPreset = 'workspace-write'
-        }
+      before = this.levelOfBot(b)
+      b.network = level
+      if (level !== 'full' && raises('workspace-write', this.pickers.presetMode(b.permissionPreset))) {
+        lowered = b.permissionPreset
+        b.permissionPreset = 'workspace-write'
       }
     })
     const updated = this.state.bots[bot.id]!
     this.record(
-      `${bot.name} ${on ? 'has its network back' : 'now works without network'} (set by the person)${lowered ? `; its preset ${lowered} was lowered to workspace-write` : ''}`,
+      `${bot.name}'s network is now "${level}" (${LEVEL_WORDS[level]}; set by the person)${lowered ? `; its preset ${lowered} was lowered to workspace-write` : ''}`,
       bot.id,
     )
     if (lowered) await this.pickers.applyEverywhere(updated)
-    if (!on && this.shell.networkSwitch.state === 'unavailable')
-      warn(this.ctx, `${bot.name} works without network, but this machine cannot do that (${this.shell.networkSwitch.reason}): its shell commands are refused`)
+    await this.applyNetwork(updated, before, level)
+    const problem = this.networkProblem(updated)
+    if (problem) warn(this.ctx, problem, undefined, 'network')
     return updated
+  }
+
+  /** Carry a level change to what runs: live for `internet` ↔ `none`; to or from `full`, what ran at the old level ends. */
+  private async applyNetwork(bot: Readonly<Bot>, from: NetworkLevel, to: NetworkLevel): Promise<void> {
+    if (from === to) return
+    const network = this.ctx.get('botNetwork')
+    if (from !== 'full' && to !== 'full') {
+      await network?.setOnline(botOwner(bot.id), to === 'internet')
+      return
+    }
+    // DSH's own terminals and jobs first (they are told why), then whatever else ran in the old sets.
+    const ended = await this.endShells(bot, `${bot.name}'s network changed from "${from}" to "${to}"`)
+    network?.endOwner(botOwner(bot.id))
+    if (!ended) return
+    const text = `[Bot Team] The person changed your network from "${from}" to "${to}" (${LEVEL_WORDS[to]}). Your open terminals and background jobs were ended (${ended}); start them again if you still need them.`
+    const agent = this.store.isWriter() ? await this.agentOf(bot.id).catch(() => undefined) : undefined
+    agent?.inject(createUserMessage({ content: [{ type: 'text', text }], source: networkNoticeSource(text) }))
+  }
+
+  /** End the open terminals and background jobs of every live Session of a Bot; how many were ended. */
+  private async endShells(bot: Readonly<Bot>, why: string): Promise<number> {
+    const terminals = this.ctx.get('terminals')
+    const jobs = this.ctx.get('jobs')
+    let ended = 0
+    for (const sessionId of this.sessionsOf(bot.id)) {
+      const agent = this.ctx.agents.get(SessionId(sessionId))
+      if (!agent) continue
+      for (const t of terminals?.list(agent) ?? []) if (await terminals!.kill(agent, t.id, why).catch(() => false)) ended++
+      for (const j of jobs?.list(agent) ?? []) if (j.status === 'running' && jobs!.kill(j.id, agent, why) === 'requested') ended++
+    }
+    return ended
   }
 
   private mainCount(state: Readonly<TeamState>): number {

@@ -1,61 +1,58 @@
 /**
  * Bot shells through DSH's sandbox: `confine` of the live provider is wrapped (rc.8 has no hook and
- * allows one provider), so a Bot Session's command is refused once its folder resolves elsewhere, and
- * a no-network Bot's runs under `unshare --net` without `DSH_WEB_URL`, after a start-up probe (until
- * it passes, such commands are refused); `tools/pre-execute` denies what would leave the namespace.
+ * allows one provider), so a Bot Session's command is refused once its folder resolves elsewhere,
+ * and runs inside the Bot's namespace set at its turn's network level (`botNetwork`); the set is
+ * made in `tools/pre-execute` (asynchronous) before the sandbox's synchronous `confine` needs it.
+ * The same hook refuses what would reach past the level (web tools, escalations to full access).
  */
-import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { lookup } from 'node:dns/promises'
+import { networkInterfaces } from 'node:os'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { SessionId } from '@deepseek-ai/dsh-session'
+import { botOwner, type NetworkLevel } from '../core/network.ts'
+import { refusedAddress, refusedList } from '../core/refused-ranges.ts'
+import { errorText } from '../core/errors.ts'
 import type { ConfinedArgv, Sandbox, SandboxPolicy } from '../dsh/services.ts'
 import { warn } from '../dsh/warn.ts'
+import type { ProbeResult } from '../network/probe.ts'
 
 /** What the guard asks the roster. */
 export interface ShellGuardHost {
-  /** Whether some live Bot works without network (a failed probe is then worth a warning). */
-  anyNoNetwork(): boolean
-  /** The live Bot a Session works for: a Bot Session's, or one of the Sessions it started (sub-agents). */
-  botOf(sessionId: string): { id: string; name: string; noNetwork?: boolean | undefined } | undefined
+  /** The live Bot a Session works for: a Bot Session's, or one of the Sessions it started (sub-agents, tasks). */
+  botOf(sessionId: string): { id: string; name: string } | undefined
+  /** The network level the Session's current turn runs at (the Bot's own, or stricter along its chain). */
+  levelOf(sessionId: string): NetworkLevel
+  /** Live Bots whose own level is `internet` or `none` (the probe's failure is told for each). */
+  confinedBots(): { id: string; name: string; level: NetworkLevel }[]
   /** Why a Session of the Bot may not work in `cwd` now (`BotRoster.folderProblem`). */
   folderProblem(botId: string, cwd: string, sessionId?: string): string | undefined
+  /** Folders the Bot works in (never covered in its set). */
+  keepOf(botId: string): string[]
   record(text: string, botId?: string): void
 }
-
-/** Whether this machine can take a Bot off the network, as the start-up probe found. */
-export type NetworkSwitch = { state: 'checking' } | { state: 'ready'; unshare: string } | { state: 'unavailable'; reason: string }
 
 /** Tools that reach the network themselves, outside any shell. */
 const NETWORK_TOOLS = new Set(['web_fetch', 'web_search'])
 /** The tools whose commands run through `confine` unless the mode is danger-full-access. */
-const SHELL_TOOLS = /^(bash|terminal_open|terminal_send)$/
+const SHELL_TOOLS = /^(bash|pwsh|terminal_open|terminal_send)$/
 
-const UNSHARE = ['/usr/bin/unshare', '/bin/unshare']
-const ENV = ['/usr/bin/env', '/bin/env']
-
-/** The argv put before the runner's for a no-network Bot (absolute paths: no `PATH` lookup). */
-export function noNetworkPrefix(unshare: string, env: string): string[] {
-  return [unshare, '--net', '--map-current-user', env, '-u', 'DSH_WEB_URL']
+/** One plain message per Bot whose commands the machine cannot run at its level: what is wrong, and the fix. */
+export function networkProblemText(name: string, level: NetworkLevel, probe: ProbeResult): string | undefined {
+  if (probe.state !== 'unavailable' || level === 'full') return undefined
+  return `${name}'s shell commands are refused: its network is "${level}", and this machine cannot give it a network of its own (${probe.reason}). Fix: ${probe.fix}; or set ${name}'s network to "full" on the team page.`
 }
 
 export class ShellGuard {
   private readonly ctx: Context
   private readonly host: ShellGuardHost
-  private network: NetworkSwitch = { state: 'checking' }
-  private prefix: string[] = []
 
   constructor(ctx: Context, host: ShellGuardHost) {
     this.ctx = ctx
     this.host = host
   }
 
-  get networkSwitch(): NetworkSwitch {
-    return this.network
-  }
-
-  /** Wrap `confine` whenever a sandbox provider is up; deny network tools and escalations for no-network Bots. */
+  /** Wrap `confine` whenever a sandbox provider is up; guard every Bot tool call in `tools/pre-execute`. */
   start(): void {
     this.ctx.inject(['sandbox'], (scope) => {
       const provider = scope.sandbox as Sandbox
@@ -68,13 +65,27 @@ export class ShellGuard {
         },
         'bot-roster:sandbox-confine',
       )
-      void this.probe(original).then(() => {
-        if (this.network.state === 'unavailable' && this.host.anyNoNetwork())
-          warn(this.ctx, `Bots without network cannot run shell commands here: ${this.network.reason}`, undefined, 'network')
+    })
+    // The probe's verdict, said once per Bot it leaves without commands (terminal and diagnostics).
+    this.ctx.inject(['botNetwork'], (scope) => {
+      // A roster stopped before the probe's verdict (a short-lived host) has nobody left to tell.
+      let live = true
+      scope.effect(
+        () => () => {
+          live = false
+        },
+        'bot-roster:probe-told',
+      )
+      void scope.botNetwork.whenProbed().then((probe) => {
+        if (!live) return
+        for (const bot of this.host.confinedBots()) {
+          const text = networkProblemText(bot.name, bot.level, probe)
+          if (text) warn(this.ctx, text, undefined, 'network')
+        }
       })
     })
     this.ctx.on('tools/pre-execute', async (exec, next) => {
-      const denial = this.denial(exec.name, exec.arguments, exec.agent)
+      const denial = await this.denial(exec.name, exec.arguments, exec.agent)
       return denial ? { kind: 'deny', reason: denial } : next()
     })
   }
@@ -86,69 +97,84 @@ export class ShellGuard {
     const cwd = this.ctx.agents.get(SessionId(sessionId))?.session.header.cwd
     const problem = cwd === undefined ? undefined : this.host.folderProblem(bot.id, cwd, sessionId)
     if (problem) throw new Error(`Bot Team refused this command: ${problem}. The person must set the working folder again.`)
-    if (!bot.noNetwork) return original(argv, policy)
-    if (this.network.state !== 'ready')
-      throw new Error(
-        `Bot Team refused this command: ${bot.name} runs without network, and this machine cannot take a command off the network (${this.network.state === 'checking' ? 'still checking' : this.network.reason}).`,
-      )
-    const confined = original(argv, policy)
-    return {
-      ...confined,
-      argv: [...this.prefix, ...confined.argv],
-      runnerFailureRules: [...confined.runnerFailureRules, { fatalSignatures: ['unshare: '] }],
+    const level = this.host.levelOf(sessionId)
+    if (level === 'full') return original(argv, policy)
+    const network = this.ctx.get('botNetwork')
+    const refuse = (why: string) => new Error(`Bot Team refused this command: ${bot.name}'s network is "${level}" and ${why}.`)
+    if (!network) throw refuse('the network service is not running here')
+    const probe = network.probe()
+    if (probe.state === 'unavailable') throw new Error(`Bot Team refused this command: ${networkProblemText(bot.name, level, probe)}`)
+    if (!network.isUp(botOwner(bot.id), level)) {
+      // Made on the way in (`tools/pre-execute`); a command that came another way starts it now.
+      void network.ensure(botOwner(bot.id), level, this.host.keepOf(bot.id)).catch(() => {})
+      throw refuse('its network namespaces are being made: run the command again')
     }
+    return network.wrap(original(argv, policy), network.prefixFor(botOwner(bot.id), level))
   }
 
-  /** Why a tool call of a no-network Bot is refused (it would reach the network outside the namespace). */
-  private denial(name: string, args: unknown, agent: Agent | undefined): string | undefined {
+  /**
+   * Why a Bot's tool call is refused before it runs (it would reach past the Bot's network level, or
+   * its namespaces cannot be made); for shell tools the namespace set is made here.
+   */
+  private async denial(name: string, args: unknown, agent: Agent | undefined): Promise<string | undefined> {
     const bot = agent ? this.host.botOf(String(agent.id)) : undefined
-    if (!bot?.noNetwork || !agent) return undefined
+    if (!bot || !agent) return undefined
+    const level = this.host.levelOf(String(agent.id))
+    if (level === 'full') return undefined
     const refuse = (why: string) => {
       this.host.record(`refused ${name} for ${bot.name}: ${why}`, bot.id)
-      return `Refused: ${bot.name} works without network (the person's setting), so ${why}.`
+      return `Refused: ${bot.name}'s network is "${level}" (the person's setting), so ${why}.`
     }
-    if (NETWORK_TOOLS.has(name)) return refuse(`${name} is not available to it`)
+    if (NETWORK_TOOLS.has(name) && level === 'none') return refuse(`${name} is not available to it`)
+    if (name === 'web_fetch') {
+      const why = await this.fetchRefusal(args)
+      if (why) return refuse(why)
+    }
     const wanted = args !== null && typeof args === 'object' ? (args as { sandbox_permissions?: unknown }).sandbox_permissions : undefined
-    if (wanted === 'danger-full-access') return refuse('its commands cannot leave the sandbox (danger-full-access runs them with the network)')
-    if (SHELL_TOOLS.test(name) && this.ctx.get('sandboxPolicy')?.resolve({ session: agent.session }).mode === 'danger-full-access')
-      return refuse('its commands cannot run at danger-full-access (unconfined, with the network)')
+    if (wanted === 'danger-full-access') return refuse('its commands cannot leave the sandbox (danger-full-access runs them unconfined, on the whole network)')
+    if (!SHELL_TOOLS.test(name)) return undefined
+    if (this.ctx.get('sandboxPolicy')?.resolve({ session: agent.session }).mode === 'danger-full-access')
+      return refuse('its commands cannot run at danger-full-access (unconfined, on the whole network)')
+    const network = this.ctx.get('botNetwork')
+    if (!network) return refuse('the network service is not running here')
+    if (network.isUp(botOwner(bot.id), level)) return undefined
+    try {
+      await network.ensure(botOwner(bot.id), level, this.host.keepOf(bot.id))
+    } catch (error) {
+      const probe = network.probe()
+      return `Refused: ${networkProblemText(bot.name, level, probe) ?? `${bot.name}'s shell commands cannot run now: ${errorText(error)}`}`
+    }
     return undefined
   }
 
   /**
-   * Run a confined `cat /proc/self/net/dev` under the prefix: it must exit 0 and list only the
-   * loopback device, which proves the namespace holds and the runner works inside it.
+   * Why a `web_fetch` of a Bot at `internet` is refused: its host is, or resolves to, this machine,
+   * loopback, link-local, a private or CGNAT range, or ULA (checked again at DSH's own lookup only
+   * by the name: see the limitations).
    */
-  private async probe(original: (argv: readonly string[], policy: SandboxPolicy) => ConfinedArgv): Promise<void> {
-    const unshare = UNSHARE.find((p) => existsSync(p))
-    const env = ENV.find((p) => existsSync(p))
-    if (!unshare || !env) {
-      this.network = { state: 'unavailable', reason: `no ${unshare ? 'env' : 'unshare'} program in ${(unshare ? ENV : UNSHARE).join(' or ')}` }
-      return
-    }
-    const prefix = noNetworkPrefix(unshare, env)
-    let argv: string[]
+  private async fetchRefusal(args: unknown): Promise<string | undefined> {
+    const raw = args !== null && typeof args === 'object' ? (args as { url?: unknown }).url : undefined
+    if (typeof raw !== 'string') return undefined
+    let url: URL
     try {
-      argv = [...prefix, ...original(['cat', '/proc/self/net/dev'], { mode: 'read-only', workspaceRoot: tmpdir() }).argv]
-    } catch (error) {
-      this.network = { state: 'unavailable', reason: `the sandbox cannot confine a command here (${(error as Error).message})` }
-      return
+      url = new URL(raw)
+    } catch {
+      return undefined
     }
-    const result = await new Promise<{ ok: boolean; out: string }>((resolve) => {
-      execFile(argv[0]!, argv.slice(1), { timeout: 10_000 }, (error, stdout, stderr) =>
-        resolve({ ok: !error, out: error ? `${String(stderr).trim() || error.message}` : String(stdout) }),
-      )
-    })
-    const devices = result.out
-      .split('\n')
-      .slice(2)
-      .map((l) => l.split(':')[0]!.trim())
-      .filter(Boolean)
-    if (!result.ok) this.network = { state: 'unavailable', reason: `${unshare} --net failed: ${result.out.slice(0, 300)}` }
-    else if (devices.join(',') !== 'lo') this.network = { state: 'unavailable', reason: `the namespace still has network devices (${devices.join(', ')})` }
-    else {
-      this.prefix = prefix
-      this.network = { state: 'ready', unshare }
+    const host = url.hostname.replace(/^\[|\]$/g, '')
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .flatMap((i) => (i ? [i.address] : []))
+    const list = refusedList(own)
+    if (refusedAddress(host, list)) return `web_fetch may not reach ${host} (this machine, its loopback, or a local or private address)`
+    if (/^localhost$|\.localhost$/i.test(host)) return `web_fetch may not reach ${host} (this machine)`
+    let addresses: { address: string }[]
+    try {
+      addresses = await lookup(host, { all: true, verbatim: true })
+    } catch {
+      return undefined // DSH's own fetch says the name does not resolve
     }
+    const hit = addresses.find((a) => refusedAddress(a.address, list))
+    return hit ? `web_fetch may not reach ${host}: it resolves to ${hit.address} (this machine, or a local or private address)` : undefined
   }
 }

@@ -117,8 +117,52 @@ export const migrationV6toV7: Migration = {
   },
 }
 
+/**
+ * v7 → v8 (0.4): every Bot gets a network level (issue 33). A Bot at danger-full-access lands at
+ * `full` (its commands ran unconfined: nothing changes for it), a Bot whose network was switched
+ * off (`noNetwork`) at `none`, every other Bot at `internet` (the internet through a user-mode
+ * stack, never this machine). A Bot on a custom preset (not switched off) is left without a level:
+ * the roster reads it from the preset's mode by the same rule. The levels given are kept in `networkUpgrade` until the
+ * person has been told once, with the reason.
+ */
+export const migrationV7toV8: Migration = {
+  from: 7,
+  describe: 'v7 → v8: Bots get network levels (danger-full-access → full, a Bot off the network → none, every other Bot → internet)',
+  up(doc) {
+    const at = typeof (doc.writtenBy as { at?: unknown } | undefined)?.at === 'string' ? (doc.writtenBy as { at: string }).at : new Date(0).toISOString()
+    const told: { botId: string; level: string; why: string }[] = []
+    const bots: Record<string, unknown> = {}
+    for (const [key, bot] of Object.entries((doc.bots as Record<string, Record<string, unknown>> | undefined) ?? {})) {
+      if (!bot || typeof bot !== 'object') {
+        bots[key] = bot
+        continue
+      }
+      const { noNetwork, ...rest } = bot
+      const preset = rest.permissionPreset
+      const known = preset === 'read-only' || preset === 'workspace-write' || preset === 'danger-full-access'
+      if (typeof rest.network === 'string' || (!known && noNetwork !== true)) {
+        bots[key] = rest
+        continue
+      }
+      const [level, why] =
+        noNetwork === true ? ['none', 'no-network'] : preset === 'danger-full-access' ? ['full', 'danger-full-access'] : ['internet', 'default']
+      bots[key] = { ...rest, network: level }
+      if (!rest.deleted) told.push({ botId: key, level, why })
+    }
+    return { ...doc, version: 8, bots, ...(told.length ? { networkUpgrade: { at, bots: told } } : {}) }
+  },
+}
+
 /** The production chain, indexed by `from`. */
-export const MIGRATIONS: readonly Migration[] = [migrationV1toV2, migrationV2toV3, migrationV3toV4, migrationV4toV5, migrationV5toV6, migrationV6toV7]
+export const MIGRATIONS: readonly Migration[] = [
+  migrationV1toV2,
+  migrationV2toV3,
+  migrationV3toV4,
+  migrationV4toV5,
+  migrationV5toV6,
+  migrationV6toV7,
+  migrationV7toV8,
+]
 
 /**
  * Example of a real step (not in `MIGRATIONS`): v2 would move `preferences.theme` (a loose

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import { LimitOverrides } from '../core/limits.ts'
+import { NETWORK_LEVELS } from '../core/network.ts'
 
 /**
  * The schema version this build writes. A file with a larger `version` is opened read-only.
@@ -27,8 +28,11 @@ import { LimitOverrides } from '../core/limits.ts'
  * v7 (Trust III): a held `project` (a project named where a Bot may write, or restored from an
  * archive) is not used until the person names it again. The version moves so that a v6 build
  * does not use a held project.
+ * v8 (0.4): every Bot has a network level (`network`: `internet`, `none` or `full`; `noNetwork` is
+ * gone), and `networkUpgrade` keeps the levels the step gave until the person has been told once.
+ * The version moves so that a v7 build does not run a Bot at `internet` on the machine's network.
  */
-export const STATE_VERSION = 7
+export const STATE_VERSION = 8
 
 /** Sandbox modes, lowest first (the authority a chain carries). */
 const sandboxMode = z.enum(['read-only', 'workspace-write', 'danger-full-access'])
@@ -116,8 +120,13 @@ export const botSchema = keepUnknownJson(
      * there must still resolve to it. Absent with `workFolder` only in a file from before v4.
      */
     workFolderReal: z.string().min(1).max(4096).optional(),
-    /** The person switched this Bot's network off: its shell runs in a namespace with no network. */
-    noNetwork: z.boolean().optional(),
+    /**
+     * What the Bot's shell reaches (v8; set only by the person): `internet` (the default: never this
+     * machine), `none`, or `full` (the machine's network, as DSH alone gives it). The v8 step sets it
+     * for every Bot on a built-in preset (`noNetwork`, v4–v7, became `none`); absent on a custom
+     * preset: `full` when that preset runs at danger-full-access, else `internet`.
+     */
+    network: z.enum(NETWORK_LEVELS).optional(),
   }),
 )
 
@@ -171,6 +180,8 @@ export const deliverySchema = keepUnknownJson(
     /** The work budget the chain draws from, and the lowest sandbox mode along it. */
     budget: id.optional(),
     mode: sandboxMode.optional(),
+    /** The strictest network level along the chain (v8; absent: the target's own). */
+    network: z.enum(NETWORK_LEVELS).optional(),
   }),
 )
 
@@ -329,6 +340,15 @@ export const stateSchema = keepUnknownJson(
     held: z.array(heldItemSchema).max(10_000).optional(),
     /** Questions of a v5 file, until the task ledger has taken them (v6; then removed). */
     ledgerImport: z.array(pendingQuestionSchema).max(500).optional(),
+    /**
+     * The levels the v8 step gave Bots (and why), until the person has been told once (then removed).
+     */
+    networkUpgrade: z
+      .object({
+        at: isoTime,
+        bots: z.array(z.object({ botId: id, level: z.enum(NETWORK_LEVELS), why: z.enum(['danger-full-access', 'no-network', 'default']) })).max(10_000),
+      })
+      .optional(),
   }),
 ).superRefine((s, ctx) => {
   for (const issue of teamInvariantIssues(s)) ctx.addIssue({ code: 'custom', ...issue })

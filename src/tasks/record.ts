@@ -8,6 +8,7 @@
  */
 import { z } from 'zod'
 import { SANDBOX_MODES, type Chain } from '../core/sources.ts'
+import { NETWORK_LEVELS } from '../core/network.ts'
 import { APPROVAL_ARGS_MAX, REASON_MAX } from '../core/text-limits.ts'
 
 /** Every limit of the ledger (characters are code points). */
@@ -117,7 +118,13 @@ export const artifactSchema = z.object({
 
 export const tokensSchema = z.object({ input: count, cached: count, output: count })
 
-export const chainSchema = z.object({ hop: count.max(1000), budget: id.optional(), mode: z.enum(SANDBOX_MODES).optional() })
+/** A task's chain; `network` (the strictest level along it, format 2: `docs/upgrades.md`) is absent in format-1 records. */
+export const chainSchema = z.object({
+  hop: count.max(1000),
+  budget: id.optional(),
+  mode: z.enum(SANDBOX_MODES).optional(),
+  network: z.enum(NETWORK_LEVELS).optional(),
+})
 
 /** Characters of a check's output tail a task keeps. */
 export const CHECK_TAIL_MAX = 2000
@@ -273,7 +280,12 @@ export function newTask(fields: NewTask, entry: HistoryEntry, chain: Chain): Tas
     blockedBy,
     artifacts: [],
     attempts: [],
-    chain: { hop: chain.hop, ...(chain.budget ? { budget: chain.budget } : {}), ...(chain.mode ? { mode: chain.mode } : {}) },
+    chain: {
+      hop: chain.hop,
+      ...(chain.budget ? { budget: chain.budget } : {}),
+      ...(chain.mode ? { mode: chain.mode } : {}),
+      ...(chain.network ? { network: chain.network } : {}),
+    },
     tokens: { input: 0, cached: 0, output: 0 },
     history: [entry],
     historyDropped: 0,

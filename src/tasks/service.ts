@@ -6,6 +6,7 @@
  * and keeps the ownership index and the Bots' own chats told. Transitions are the policy's;
  * authority is `decide()`'s; tools and routes are thin adapters over the methods here.
  */
+import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { Service, type Context } from '@deepseek-ai/cordis'
@@ -18,6 +19,7 @@ import type { Requester } from '../core/caller.ts'
 import { canStart, drawOn, lowerMode, openBudget, type Chain } from '../core/chain.ts'
 import { TeamRefusal } from '../core/refusal.ts'
 import { errorText } from '../core/errors.ts'
+import { botOwner, type NetworkLevel, PLUGIN_OWNER, RELEASE_OWNER, strictestLevel } from '../core/network.ts'
 import { systemClock, type Clock } from '../core/clock.ts'
 import { answerSource, readSource, taskNoticeSource, taskReportSource, taskSource } from '../core/sources.ts'
 import { clip, REASON_MAX } from '../core/text-limits.ts'
@@ -81,8 +83,8 @@ import {
   type TeamProject,
   WORKTREES_LABEL,
 } from './project.ts'
-import type { Confine, GitRun } from '../worktrees/git.ts'
-import { sandboxConfine } from '../worktrees/confine.ts'
+import { type Confine, ConfineUnavailable, type GitRun } from '../worktrees/git.ts'
+import { confineWith } from '../worktrees/confine.ts'
 import { type Forbidden, projectTaskModeProblem } from '../worktrees/policy.ts'
 import type { MergeOutcome } from '../worktrees/integration.ts'
 import { type ActAs, type CheckShell, type RemoveOutcome, Worktrees } from '../worktrees/worktrees.ts'
@@ -116,6 +118,8 @@ export const Config = z.object({
 export type Config = z.input<typeof Config>
 
 const SYSTEM: Actor = Object.freeze({ kind: 'system' })
+/** Where the plugin's confined steps run for a folder no live Bot owns: its own namespace set, with no network. */
+const PLUGIN_AT_NONE = Object.freeze({ owner: PLUGIN_OWNER, level: 'none' as const })
 
 /** The wrapper around the attempt's brief in the task Session (what a task turn starts from). */
 export function attemptText(task: Task): string {
@@ -879,7 +883,8 @@ export class BotTasks extends Service {
         active,
         (taskId) => {
           const task = taskId ? this.board.get(taskId) : undefined
-          return task ? this.actAs(task) : { confine: this.confined({}), mode: 'workspace-write' }
+          // A folder no task owns (a clone nobody knows, a leftover): the plugin's own set at `none`.
+          return task ? this.actAs(task) : { confine: this.confined(() => PLUGIN_AT_NONE), mode: 'workspace-write' }
         },
       )
       for (const item of reconciled) {
@@ -1152,7 +1157,15 @@ export class BotTasks extends Service {
     }
     const tree = await w.checkTree(commit, shell)
     try {
-      const spawner: CheckSpawner = (cmd, { cwd, env }) => as.confine.spawn(['/bin/sh', '-c', cmd], { mode: as.mode, root: cwd, cwd, env, group: true })
+      let run: string[]
+      try {
+        // The Bot's namespace set is made here when it is not up yet (its level, as the seam says).
+        run = await as.confine.argvFor(['/bin/sh', '-c', command], { mode: as.mode, root: tree.dir, cwd: tree.dir })
+      } catch (error) {
+        return { ok: false, summary: `failed (${errorText(error)})`, lastLines: '' }
+      }
+      // Its own process group: the time limit and the end kill the whole check.
+      const spawner: CheckSpawner = (_cmd, { cwd, env }) => spawn(run[0]!, run.slice(1), { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
       const capped = this.ctx.get('botSecrets')?.capped
       return await runCheck({ command, cwd: tree.dir, mask, spawner, ...(capped ? { capped } : {}) })
     } finally {
@@ -1162,25 +1175,57 @@ export class BotTasks extends Service {
   }
 
   /**
-   * THE seam for every process the plugin runs in a folder a Bot can write — checks, a clone's
-   * status, work-in-progress commits, removals: DSH's sandbox (as the roster wraps it for the Bot
-   * of `sessionId`), the caller naming the mode and the only writable root. The Bot's network
-   * level is wired here.
+   * THE seam for every process the plugin runs in a folder a Bot can write — a clone's status,
+   * work-in-progress commits, checks, removals — and for the release check: `botNetwork.confine`,
+   * i.e. DSH's sandbox at the caller's mode with the caller's only writable root, inside the
+   * owner's namespace set at its level (made on the first command). At `full` it is DSH's sandbox
+   * alone (`danger-full-access`: unconfined, as that Bot's shell runs it); `danger-full-access`
+   * below `full` is refused. Where the set cannot be made the step fails closed (its caller keeps
+   * the clone and says why). `who` is asked at each command: a level changed meanwhile is never
+   * widened, and a Bot deleted meanwhile leaves no set behind (the plugin's own, at `none`).
    */
-  private confined(who: { botId?: string | undefined; sessionId?: string | undefined }): Confine {
-    const sandbox = this.ctx.get('sandbox')
-    const session = who.sessionId ? { sessionId: SessionId(who.sessionId) } : {}
-    return sandboxConfine(sandbox ? (argv, policy) => sandbox.confine(argv, { ...policy, ...session }).argv : undefined)
+  private confined(who: () => { owner: string; level: NetworkLevel; keep?: readonly string[] }): Confine {
+    return confineWith({
+      unavailable: (mode) => {
+        const { level } = who()
+        if (mode === 'danger-full-access')
+          return level === 'full' ? null : `it would run unconfined at danger-full-access, which its network level "${level}" does not allow`
+        if (!this.ctx.get('sandbox')) return `no sandbox here to run it at ${mode}`
+        if (level === 'full') return null
+        const network = this.ctx.get('botNetwork')
+        if (!network) return `no network service here to run it at its network level "${level}"`
+        const probe = network.probe()
+        return probe.state === 'unavailable' ? `this machine cannot run it at its network level "${level}" (${probe.reason}; fix: ${probe.fix})` : null
+      },
+      wrap: async (argv, { mode, workspaceRoot, cwd }) => {
+        const { owner, level, keep = [] } = who()
+        const network = this.ctx.get('botNetwork')
+        if (network) return (await network.confine({ owner, level, argv, mode, workspaceRoot, cwd, keep: [...keep, workspaceRoot] })).argv
+        // No network service (only `full` gets here): DSH's sandbox alone.
+        if (mode === 'danger-full-access') return argv
+        const sandbox = this.ctx.get('sandbox')
+        if (!sandbox) throw new ConfineUnavailable(`no sandbox here to run it at ${mode}`)
+        return sandbox.confine(argv, { mode, workspaceRoot }).argv
+      },
+    })
   }
 
   /**
-   * Whose authority a step in the task's clone runs with: its Bot's sandbox, at the task's mode —
-   * the lower of the chain it was planned on and what its Session runs at (read-only when unknown).
+   * Whose authority a step in the task's clone runs with: its Bot's sandbox and namespace set. The
+   * mode is the lower of the chain it was planned on and what its Session runs at (read-only when
+   * unknown); the level, by the same rule, the strictest of the chain's and the Session's turn's
+   * (its Bot's own once the turn is over). A Bot deleted or unknown: the plugin's own set at `none`.
    */
   private actAs(task: Task, sessionId = task.lease?.sessionId ?? task.sessionId ?? task.attempts.at(-1)?.sessionId): ActAs {
     const botId = assignedBot(task) ?? task.attempts.at(-1)?.botId
     const session = sessionId ? this.roster.modeOf(sessionId) : undefined
-    return { confine: this.confined({ botId, sessionId }), mode: lowerMode(task.chain.mode, session) ?? 'read-only' }
+    const confine = this.confined(() => {
+      const own = botId ? this.roster.ownNetwork(botId) : undefined
+      if (!botId || !own) return PLUGIN_AT_NONE
+      const live = (sessionId ? this.roster.networkOf(sessionId) : undefined) ?? own
+      return { owner: botOwner(botId), level: strictestLevel(task.chain.network, live) ?? live, keep: this.roster.networkKeep(botId) }
+    })
+    return { confine, mode: lowerMode(task.chain.mode, session) ?? 'read-only' }
   }
 
   /** What a clone's removal left: a kept clone is recorded on its task and the person told where it is. */
@@ -1214,8 +1259,9 @@ export class BotTasks extends Service {
     await this.writable()
     const w = await this.worktrees()
     const head = await w.integrationHead()
-    // The person's command runs the team's code: confined like a task's check, writing only its fresh checkout.
-    const as: ActAs = { confine: this.confined({}), mode: 'workspace-write' }
+    // The person's command runs the team's code: confined like a task's check, writing only its fresh
+    // checkout, in a namespace set of its own at the strictest level among the Bots whose work it holds.
+    const as: ActAs = { confine: this.confined(() => ({ owner: RELEASE_OWNER, level: this.releaseLevel() })), mode: 'workspace-write' }
     const missing = as.confine.unavailable(as.mode)
     if (missing) throw new TeamRefusal('invalid', `The full check cannot run: ${missing}. Nothing was released.`)
     let result: Awaited<ReturnType<typeof this.checkOn>>
@@ -1228,6 +1274,20 @@ export class BotTasks extends Service {
     const r = await releaseInto(w.git, w.integration, { gitDir: project.gitDir, branch: project.branch }, head)
     if (!r.ok) throw new TeamRefusal('invalid', this.mask(r.reason))
     return { from: r.from, to: r.to, fastForward: r.fastForward, check: result.summary }
+  }
+
+  /**
+   * The network level of the release check: never `full` — `none` if any Bot whose work was merged
+   * into the integration branch (or that is deleted now) is at `none`, else `internet`.
+   */
+  private releaseLevel(): NetworkLevel {
+    const bots = new Set<string>()
+    for (const t of this.board.all()) {
+      if (t.worktree?.merge !== 'merged') continue
+      for (const a of t.attempts) bots.add(a.botId ?? assignedBot(t) ?? '')
+    }
+    const levels = [...bots].map((id) => this.roster.ownNetwork(id) ?? 'none')
+    return levels.includes('none') ? 'none' : 'internet'
   }
 
   /** `review_task`: accept, or reject with a reason (never by the task's own assignee). */

@@ -1,12 +1,14 @@
 /**
  * The bots API under `/bot-team/api/bots`, acting as the person: list, create, change, delete, the
- * delegated-work flag, the network switch, a new part (paired: it spends a model call). Bodies are
+ * delegated-work flag, the network level, a new part (paired: it spends a model call). Bodies are
  * read whole first; the roster decides inside its save whether a change raises (an unpaired request
  * is refused it). Deliberately only bounded bodies and the lookup; no rules here.
  */
 import { REASON_MAX } from '../core/text-limits.ts'
 import type { IncomingMessage } from 'node:http'
 import { z } from 'zod'
+import { NETWORK_LEVELS } from '../core/network.ts'
+import { probeView } from '../network/probe.ts'
 import type { BotRoster } from '../roster/service.ts'
 import { summary } from '../roster/tools.ts'
 import type { Bot } from '../store/index.ts'
@@ -23,7 +25,7 @@ export const DeleteBody = z.strictObject({
   reason: z.string({ error: 'say why, in a sentence' }).trim().min(1, 'say why, in a sentence').max(REASON_MAX, `at most ${REASON_MAX} characters`),
 })
 const DelegatedWorkBody = z.strictObject({ accepts: z.boolean({ error: 'must be true or false' }) })
-const NetworkBody = z.strictObject({ enabled: z.boolean({ error: 'must be true or false' }) })
+const NetworkBody = z.strictObject({ level: z.enum(NETWORK_LEVELS, { error: `must be one of ${NETWORK_LEVELS.join(', ')}` }) })
 
 /** A live Bot by id or name (`botRoster.find`: own properties only, one name key); 404 otherwise. */
 export function resolveBot(roster: BotRoster, ref: string): Bot {
@@ -66,11 +68,12 @@ export async function botsApi({ method, ref, sub, req }: BotsRequest, roster: Bo
   }
   if (sub === 'network') {
     if (method !== 'PUT') throw new HttpError(405, `${method} not allowed on /bots/${ref}/network`)
-    const { enabled } = parseBody(NetworkBody, await readJsonBody(req, SMALL_BODY_BYTES))
+    const { level } = parseBody(NetworkBody, await readJsonBody(req, SMALL_BODY_BYTES))
     // Either way it moves what the Bot's shell can reach: the paired page's alone.
     await pairing.requirePaired(req)
-    const updated = await roster.setNetwork(await pairing.person(req), bot.id, enabled)
-    return [200, { bot: summary(updated), network: !updated.noNetwork, networkSwitch: roster.networkSwitch() }]
+    const updated = await roster.setNetwork(await pairing.person(req), bot.id, level)
+    const problem = roster.networkProblem(updated)
+    return [200, { bot: summary(updated), network: roster.levelOfBot(updated), ...(problem ? { problem } : {}), probe: probeView(roster.networkProbe()) }]
   }
   if (sub === 'new-part') {
     if (method !== 'POST') throw new HttpError(405, `${method} not allowed on /bots/${ref}/new-part`)

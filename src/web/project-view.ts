@@ -40,7 +40,7 @@ export interface CommitLine {
 /** A project task's branch as the card shows it: commits ahead of where it started, the newest few. */
 export interface BranchView {
   branch: string
-  /** Where the commits were read: the task's clone, the merge commit, or the copy the integration clone keeps. */
+  /** Where the commits were read (never the task's clone): its submitted commit, the merge commit, or the copy the integration clone keeps. */
   from: 'submitted' | 'merge' | 'kept'
   /** Commits ahead of its start (at most `countMax`; `more` when there are more). */
   commits: number

@@ -268,6 +268,10 @@ export function mountTeamFeed(ctx: Context): TeamFeed {
           const tasks = ctx.get('botTasks')
           return tasks ? waitingCount(tasks.board.all()) : undefined
         },
+        network: (bot) => {
+          const roster = ctx.get('botRoster')
+          return roster ? { level: roster.levelOfBot(bot), problem: roster.networkProblem(bot) } : { level: bot.network ?? 'internet' }
+        },
         asksWaiting: (botId) =>
           ctx
             .get('botTasks')

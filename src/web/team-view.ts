@@ -1,11 +1,12 @@
 /**
  * The team as the browser half draws it (pure): every live Bot with its look and status (read-only /
  * follower, approval, working, stopped, queued, idle — first match wins), every live group, the
- * problems, whether the team is paused, how many tasks wait for the person. Deliberately no I/O and no DSH types.
+ * problems, whether the team is paused, how many tasks wait for the person, each Bot's network level. Deliberately no I/O and no DSH types.
  */
 import { shownName } from '../core/names.ts'
 import type { Bot, Group, TeamState } from '../store/index.ts'
 import { clip } from '../core/text-limits.ts'
+import { DEFAULT_NETWORK_LEVEL, type NetworkLevel } from '../core/network.ts'
 
 export type BotStatus = 'idle' | 'working' | 'queued' | 'approval' | 'stopped' | 'read-only' | 'follower'
 
@@ -27,8 +28,10 @@ export interface BotView {
   queued: number
   /** The folder its next Sessions are created in; absent: the team workspace. */
   workFolder?: string
-  /** The person switched the Bot's network off (its shell runs with no network). */
-  noNetwork?: true
+  /** What the Bot's shell reaches: `internet` (the default), `none` or `full` (the person's setting). */
+  network: NetworkLevel
+  /** Why this machine cannot run the Bot's shell commands at its level, and the fix (absent: it can). */
+  networkProblem?: string
   /** The Bot's current own-chat Session (its part), if it has one. */
   chatSessionId?: string
   /** Its ended parts, newest first (at most `EARLIER_PARTS_MAX`): archived chats the person can still open. */
@@ -90,6 +93,8 @@ export interface TeamFacts {
   tasksWaiting?: () => number | undefined
   /** How many of a Bot's questions and approvals wait for the person (absent: none). */
   asksWaiting?: (botId: string) => number
+  /** A Bot's network level and, where the machine cannot give it, the one message naming the fix (absent: read from state). */
+  network?: (bot: Bot) => { level: NetworkLevel; problem?: string | undefined }
 }
 
 /** The facts one Bot's status is decided from. */
@@ -152,6 +157,11 @@ function earlierPartsOf(bot: Bot): { earlierParts?: EarlierPart[] } {
   }
 }
 
+function networkOf(facts: TeamFacts, bot: Bot): { network: NetworkLevel; networkProblem?: string } {
+  const n = facts.network?.(bot) ?? { level: bot.network ?? DEFAULT_NETWORK_LEVEL }
+  return { network: n.level, ...(n.problem ? { networkProblem: n.problem } : {}) }
+}
+
 function asksOf(facts: TeamFacts, botId: string): { asksWaiting?: number } {
   const n = facts.asksWaiting?.(botId) ?? 0
   return n ? { asksWaiting: n } : {}
@@ -187,7 +197,7 @@ export function teamView(facts: TeamFacts): TeamView {
       }),
       queued,
       ...(bot.workFolder ? { workFolder: bot.workFolder } : {}),
-      ...(bot.noNetwork ? { noNetwork: true as const } : {}),
+      ...networkOf(facts, bot),
       ...(chat ? { chatSessionId: chat } : {}),
       ...earlierPartsOf(bot),
       ...asksOf(facts, bot.id),

@@ -1,34 +1,52 @@
 /**
- * The confined side of the git layer: `sandboxConfine` turns DSH's sandbox (as the caller wraps
- * it for a Bot) into the `Confine` seam; `confinedRemove` deletes a folder a Bot could write by a
- * confined `rm -rf` with that folder its only writable root; `endProcessesIn` ends the processes
- * still working in such a folder before it is committed or removed. Deliberately no git policy.
+ * The confined side of the git layer: `confineWith` turns the caller's confinement (in the task
+ * service: the Bot's sandbox mode and network level) into the `Confine` seam; `confinedRemove`
+ * deletes a folder a Bot could write by a confined `rm -rf` with that folder its only writable
+ * root; `endProcessesIn` ends the processes still working in such a folder before it is committed
+ * or removed. Deliberately no git policy.
  */
-import { spawn } from 'node:child_process'
 import { readdir, readlink, rmdir } from 'node:fs/promises'
 import path from 'node:path'
+import { errorText } from '../core/errors.ts'
 import { type Confine, type ConfineMode, ConfineUnavailable, type GitRunner } from './git.ts'
 import { isInside } from './policy.ts'
 
-/** DSH's `sandbox.confine` as the caller passes it: the argv to spawn instead (throws when it cannot confine). */
+/** How the caller confines one command at `mode` (the argv to spawn instead; throws or rejects when it cannot). */
+export interface ConfineWith {
+  wrap(argv: readonly string[], at: { mode: ConfineMode; workspaceRoot: string; cwd: string }): readonly string[] | Promise<readonly string[]>
+  /** Why nothing can run at `mode` here, or `null` (asked before each command too). */
+  unavailable(mode: ConfineMode): string | null
+}
+
+/** The `Confine` seam over the caller's confinement: a refusal or a failure to wrap is a `ConfineUnavailable`. */
+export function confineWith(how: ConfineWith): Confine {
+  return {
+    unavailable: (mode) => how.unavailable(mode),
+    async argvFor(argv, { mode, root, cwd }) {
+      const why = how.unavailable(mode)
+      if (why) throw new ConfineUnavailable(why)
+      try {
+        return [...(await how.wrap(argv, { mode, workspaceRoot: root, cwd }))]
+      } catch (error) {
+        throw error instanceof ConfineUnavailable ? error : new ConfineUnavailable(errorText(error))
+      }
+    },
+  }
+}
+
+/** DSH's `sandbox.confine` alone (no network level): what tests and benches drive `src/worktrees` with. */
 export type WrapArgv = (argv: readonly string[], policy: { mode: 'read-only' | 'workspace-write'; workspaceRoot: string }) => string[]
 
 /**
- * The `Confine` seam over DSH's sandbox: `read-only` and `workspace-write` through `wrap` (absent:
- * no sandbox here, and nothing runs), `danger-full-access` as that Bot's shell runs it (unconfined).
- * stdin closed; `group`: in a process group of its own (a check, killed whole at its limit).
+ * The `Confine` seam over DSH's sandbox alone: `read-only` and `workspace-write` through `wrap`
+ * (absent: no sandbox here, and nothing runs), `danger-full-access` unconfined. The task service
+ * confines through the Bot's network level instead (`BotTasks.confined`).
  */
 export function sandboxConfine(wrap: WrapArgv | undefined): Confine {
-  const unavailable = (mode: ConfineMode) => (mode === 'danger-full-access' || wrap ? null : `no sandbox here to run it at ${mode}`)
-  return {
-    unavailable,
-    spawn(argv, { mode, root, cwd, env, group = false }) {
-      const why = unavailable(mode)
-      if (why) throw new ConfineUnavailable(why)
-      const run = mode === 'danger-full-access' ? [...argv] : wrap!(argv, { mode, workspaceRoot: root })
-      return spawn(run[0]!, run.slice(1), { cwd, env, detached: group, stdio: ['ignore', 'pipe', 'pipe'] })
-    },
-  }
+  return confineWith({
+    unavailable: (mode) => (mode === 'danger-full-access' || wrap ? null : `no sandbox here to run it at ${mode}`),
+    wrap: (argv, { mode, workspaceRoot }) => (mode === 'danger-full-access' ? argv : wrap!(argv, { mode, workspaceRoot })),
+  })
 }
 
 /**

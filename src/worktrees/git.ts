@@ -91,14 +91,15 @@ export interface GitRun {
 export type ConfineMode = 'read-only' | 'workspace-write' | 'danger-full-access'
 
 /**
- * The one seam for every process the plugin runs as a Bot in a folder a Bot can write: starts
- * `argv` through DSH's sandbox at `mode` with `root` its only writable folder (the task service
- * passes the Bot's; `danger-full-access` runs it as that Bot's shell would, unconfined). Returns
- * the child (own process group, stdio piped) or throws `ConfineUnavailable`.
+ * The one seam for every process the plugin runs as a Bot in a folder a Bot can write: the argv
+ * that runs `argv` through DSH's sandbox at `mode` with `root` its only writable folder, inside the
+ * Bot's network namespaces at its level (the task service passes the Bot's; `danger-full-access`
+ * runs it as that Bot's shell would, unconfined, and only at `full`). The caller spawns it in
+ * `cwd`. Rejects with `ConfineUnavailable` where it cannot be confined.
  */
 export interface Confine {
-  spawn(argv: readonly string[], options: { mode: ConfineMode; root: string; cwd: string; env: Record<string, string>; group?: boolean }): ChildProcess
-  /** Why nothing can run confined at `mode` here (no sandbox), or `null`. */
+  argvFor(argv: readonly string[], at: { mode: ConfineMode; root: string; cwd: string }): Promise<string[]>
+  /** Why nothing can run confined at `mode` here (no sandbox, no namespaces), or `null`. */
   unavailable(mode: ConfineMode): string | null
 }
 
@@ -246,27 +247,31 @@ export class GitRunner {
   }
 
   #exec(argv: readonly string[], args: readonly string[], options: GitOptions, program?: string): Promise<GitResult> {
-    const okCodes = options.okCodes ?? [0]
-    const limit = options.maxOutput ?? this.#maxOutput
-    const timeoutMs = options.timeoutMs ?? this.#timeoutMs
     const what = program ?? `git ${args[0]}`
     const started = performance.now()
     const env = options.env ? { ...this.#env, ...options.env } : this.#env
     const command = options.fileSizeLimit === undefined ? argv : ['prlimit', `--fsize=${options.fileSizeLimit}`, '--', ...argv]
-    return new Promise((resolve, reject) => {
+    const c = options.confined
+    const start = (run: readonly string[]) => {
       let child: ChildProcess
       try {
-        const c = options.confined
-        child = c
-          ? c.confine.spawn(command, { mode: c.mode, root: c.root, cwd: options.cwd, env })
-          : spawn(command[0]!, command.slice(1), {
-              cwd: options.cwd,
-              env,
-              stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-            })
+        child = spawn(run[0]!, run.slice(1), { cwd: options.cwd, env, stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
       } catch (error) {
-        return reject(error instanceof ConfineUnavailable ? error : new GitError('ESPAWN', `${what} could not be started: ${(error as Error).message}`))
+        return Promise.reject(new GitError('ESPAWN', `${what} could not be started: ${(error as Error).message}`))
       }
+      return this.#watch(child, args, options, what, started, program)
+    }
+    if (!c) return start(command)
+    return c.confine.argvFor(command, { mode: c.mode, root: c.root, cwd: options.cwd }).then(start, (error: unknown) => {
+      throw error instanceof ConfineUnavailable ? error : new ConfineUnavailable(`${what} could not be confined: ${(error as Error).message}`)
+    })
+  }
+
+  #watch(child: ChildProcess, args: readonly string[], options: GitOptions, what: string, started: number, program: string | undefined): Promise<GitResult> {
+    const okCodes = options.okCodes ?? [0]
+    const limit = options.maxOutput ?? this.#maxOutput
+    const timeoutMs = options.timeoutMs ?? this.#timeoutMs
+    return new Promise((resolve, reject) => {
       const out: Buffer[] = []
       const err: Buffer[] = []
       let size = 0

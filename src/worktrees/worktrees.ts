@@ -13,7 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { makePrivateDir } from '../core/private-file.ts'
 import { confinedRemove, endProcessesIn } from './confine.ts'
-import { type Confine, type ConfineMode, type GitRun, GitRunner } from './git.ts'
+import { type Confine, type ConfineMode, ConfineUnavailable, type GitRun, GitRunner } from './git.ts'
 import { clearStaleLocks, createIntegration, type MergeOutcome, mergeInto } from './integration.ts'
 import {
   CLONE_DIR,
@@ -556,7 +556,5 @@ export class Worktrees {
 /** No sandbox: nothing runs confined (what a caller that passes no seam gets). */
 const NO_CONFINE: Confine = {
   unavailable: (mode) => `no sandbox was given to run it at ${mode}`,
-  spawn: () => {
-    throw new Error('no sandbox was given')
-  },
+  argvFor: () => Promise.reject(new ConfineUnavailable('no sandbox was given')),
 }

@@ -113,6 +113,15 @@ describe("the person's inbox on the task board", () => {
     const sessions = (await api(web.url, 'session.list', {})).items
     const scout = sessions.find((s: any) => s.projections?.values?.title === 'Scout').sessionId
     const main = sessions.find((s: any) => s.projections?.values?.title === 'Main').sessionId
+    // An escalation to danger-full-access runs unconfined: only Bots at `full` along the whole chain may ask for one.
+    for (const bot of ['Main', 'Scout']) {
+      const set = await fetch(`${web.url}/bot-team/api/bots/${bot}/network`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-bot-team-pairing': token },
+        body: JSON.stringify({ level: 'full' }),
+      })
+      expect(set.status).toBe(200)
+    }
     const released = (evs: any[]) => evs.filter((e) => e.type === 'tool/result' && JSON.stringify(e.data).includes('released-by-scout\\n')).length
     const ask = async (taskId: string) => {
       await api(web.url, 'session.prompt', { sessionId: main, mode: 'queue', content: [{ type: 'text', text: 'tell Scout to release' }] })

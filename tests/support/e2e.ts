@@ -9,7 +9,7 @@
 // per tarball and profile, into a template home beside the tarball, and copied for each caller;
 // any test may be the first to ask for it.
 import { lastToolResults, offersTool, type Script } from '../../scripts/scripted-model/format.ts'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -167,14 +167,22 @@ export interface WebProcess {
   stop(): Promise<void>
 }
 
+/** How to start a program: `spawn` itself, or inside a namespace of the test's (`outer-ns.ts`). */
+export type Spawner = (argv: readonly string[], options: SpawnOptions & { cwd: string }) => ChildProcess
+
 /**
  * Start DSH's web app and wait for its URL line: `dsh web --no-open --port 0`, or with `profile`
  * another profile that loads the web-app bundle (`dsh --profile <name> --no-open --port 0`).
  */
-export function startWeb(home: E2eHome, env: Record<string, string> = {}, profile = 'web'): Promise<WebProcess> {
+export function startWeb(
+  home: E2eHome,
+  env: Record<string, string> = {},
+  profile = 'web',
+  via: Spawner = (argv, options) => spawn(argv[0]!, argv.slice(1), options),
+): Promise<WebProcess> {
   const boot = profile === 'web' ? ['web'] : ['--profile', profile]
   return new Promise((resolve, reject) => {
-    const child = spawn(node22, [dshBin, ...boot, '--no-open', '--port', '0'], {
+    const child = via([node22, dshBin, ...boot, '--no-open', '--port', '0'], {
       cwd: home.cwd,
       env: dshEnv(home.home, env),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -198,8 +206,8 @@ export function startWeb(home: E2eHome, env: Record<string, string> = {}, profil
         })
       }
     }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
     child.on('close', (code) => reject(new Error(`dsh web exited (${code}) before serving:\n${out}`)))
     setTimeout(() => reject(new Error(`dsh web did not start:\n${out}`)), 60_000).unref()
   })

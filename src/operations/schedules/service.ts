@@ -313,9 +313,11 @@ export class BotSchedules extends Service {
     const rooms = task.target.kind === 'group' ? this.ctx.get('botRooms') : undefined
     if (task.target.kind === 'group' && (!rooms || rooms.roundRunning(task.target.groupId))) return
     const run = task.runs + 1
-    // The lowest of the mode it was set at and its creator's preset now (the target's own bounds the turn).
+    // The lowest of the mode it was set at and its creator's preset now, and the creator's network
+    // level now (the target's own bound the turn).
     const creatorMode = task.createdBy === 'user' ? undefined : (this.roster.ownMode(task.createdBy) ?? 'read-only')
-    const chain = scheduleChain(task, run, creatorMode)
+    const creatorNetwork = task.createdBy === 'user' ? undefined : (this.roster.ownNetwork(task.createdBy) ?? 'none')
+    const chain = scheduleChain(task, run, creatorMode, creatorNetwork)
     let recorded = false
     await this.store.update((s) => {
       const list = s.schedules ?? []

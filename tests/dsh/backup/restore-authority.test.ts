@@ -26,7 +26,7 @@ function freshHome(): string {
   return realpathSync(home)
 }
 
-/** A team whose Ada has every raise a restore must hold: danger-full-access, delegated work, a folder, a schedule. */
+/** A team whose Ada has every raise a restore must hold: danger-full-access (so network `full`), delegated work, a folder, a schedule; Nia is at workspace-write with network `full`. */
 async function raisedTeam(): Promise<{ host: DshHost; archive: Buffer; folder: string }> {
   const host = track(await startTeamHost({ fallback: { text: 'ok' } }))
   // The Bot's own folder is outside the DSH home (a restore refuses one inside the new home).
@@ -35,6 +35,8 @@ async function raisedTeam(): Promise<{ host: DshHost; archive: Buffer; folder: s
   const ada = await host.ctx.botRoster.create(user, { name: 'Ada', permissionPreset: 'danger-full-access', workFolder: folder })
   await host.ctx.botRoster.setAcceptsDelegatedWork(user, ada.id, true)
   await host.ctx.botSchedules.create(user, { bot: 'Ada', prompt: 'check the build', every_minutes: 30 })
+  await host.ctx.botRoster.create(user, { name: 'Nia' })
+  await host.ctx.botRoster.setNetwork(user, 'Nia', 'full')
   await prompt(host, await host.ctx.botRoster.agentOf(ada.id), 'hello')
   await quiesce(host)
   const { archive } = await takeBackup({ home: host.home, sessions: host.ctx.sessionPersistence as unknown as SessionReader })
@@ -82,7 +84,7 @@ describe('a restore carries no authority', () => {
     }
   })
 
-  it('restores presets above workspace-write, delegated work, working folders and schedules lowered, lists them, and the person confirms each', async () => {
+  it('restores presets above workspace-write, delegated work, working folders, schedules and the network level full lowered, lists them, and the person confirms each', async () => {
     const { archive, folder } = await raisedTeam()
     const home = freshHome()
     const stores = await openDshStores(home, { compression: 'none' })
@@ -94,19 +96,27 @@ describe('a restore carries no authority', () => {
       expect.stringMatching(new RegExp(`^working folder ${folder} of Bot Ada`)),
       expect.stringMatching(/^schedule schedule-1 \(not due until confirmed\)$/),
     ])
+    // the machine's whole network (DSH's /api included) is not carried either: both come back at internet
+    for (const name of ['Ada', 'Nia'])
+      expect(report.warnings).toContainEqual(
+        `Bot ${name}'s network was "full"; it is "internet" now (a restore carries no authority): set it again on the team page if you mean it`,
+      )
     const host = track(await startTeamHost({ fallback: { text: 'ok' } }, { home }))
     const roster = host.ctx.botRoster
     const ada = roster.find('Ada')!
-    expect([ada.permissionPreset, ada.acceptsDelegatedWork, ada.workFolder]).toEqual(['workspace-write', false, undefined])
+    expect([ada.permissionPreset, ada.acceptsDelegatedWork, ada.workFolder, ada.network]).toEqual(['workspace-write', false, undefined, 'internet'])
+    expect(roster.find('Nia')!.network).toBe('internet')
     expect(host.ctx.botSchedules.list()[0]!.nextDueAt).toBeUndefined()
     for (const id of roster.held().map((h) => h.id)) await roster.confirmHeld(user, id)
     const after = roster.find('Ada')!
-    expect([after.permissionPreset, after.acceptsDelegatedWork, after.workFolder, after.workFolderReal]).toEqual([
+    expect([after.permissionPreset, after.acceptsDelegatedWork, after.workFolder, after.workFolderReal, after.network]).toEqual([
       'danger-full-access',
       true,
       folder,
       realpathSync(folder),
+      'full',
     ])
+    expect(roster.find('Nia')!.network).toBe('internet')
     expect(host.ctx.botSchedules.list()[0]!.nextDueAt).toEqual(expect.any(String))
     await expect(roster.confirmHeld({ kind: 'bot', sessionId: ada.sessionParts.at(-1)!.sessionId }, 'held-1')).rejects.toThrow(/Only the person/)
   })

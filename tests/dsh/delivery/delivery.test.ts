@@ -49,6 +49,7 @@ describe('botDelivery (in-process DSH)', () => {
       replyTo: 'sender',
       budget: `budget:${String(main.id)}#1`,
       mode: 'workspace-write',
+      network: 'internet',
     })
     expect(toolResults(main, 'message_bot')[0]).toMatch(/^Sent to Ada \(delivery-1, hop 1\)\. Ada was idle; the message started its turn\./)
     const reply = userMessages(main).find((m) => m.source.type === 'reply')!

@@ -171,3 +171,39 @@ it('holds the project 09edfa6 named in a shared temporary folder (state v7): lis
   expect(host.ctx.botRoster.held().map((h) => h.kind)).not.toContain('project')
   expect(tasks.project()).toMatchObject({ path: g.project })
 })
+
+it("gives the 09edfa6 team's Bots their network levels through the state chain (v6 → v7 → v8) — Dan (danger-full-access) full, Nix (switched off) none, the rest internet — and tells the person once, in the Main Bot's chat, with the reasons", async () => {
+  const home = tempDir('bot-team-fixture-v6-net-')
+  const dir = copyFixtureTeam(FIXTURE, home)
+  const notices = (h: { ctx: { agents: { get(id: unknown): { session: { events: readonly { type: string; data: unknown }[] } } | undefined } } }) =>
+    (h.ctx.agents.get('session-v6-main')?.session.events ?? []).filter((e) => JSON.stringify(e.data).includes('"network-notice"'))
+  const host = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home }))
+  const roster = host.ctx.botRoster
+  expect(roster.bots().map((b) => [b.name, b.network, roster.levelOfBot(b)])).toEqual([
+    ['Main', 'internet', 'internet'],
+    ['Ada', 'internet', 'internet'],
+    ['Dan', 'full', 'full'],
+    ['Nix', 'none', 'none'],
+  ])
+  await roster.ensureTeam()
+  expect(host.ctx.botStore.state.networkUpgrade).toBeUndefined()
+  const told = notices(host)
+  expect(told).toHaveLength(1)
+  expect(JSON.stringify(told[0]!.data)).toMatch(/Dan: full \(it runs at danger-full-access, unconfined\); Nix: none \(its network was switched off\)/)
+  // saved at v8: every Bot's level is in the file, `noNetwork` gone
+  const saved = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'))
+  expect(saved.version).toBe(8)
+  expect(
+    Object.values(saved.bots as Record<string, { name: string; network?: string; noNetwork?: boolean }>).map((b) => [b.name, b.network, b.noNetwork]),
+  ).toEqual([
+    ['Main', 'internet', undefined],
+    ['Ada', 'internet', undefined],
+    ['Dan', 'full', undefined],
+    ['Nix', 'none', undefined],
+    ['Old', 'internet', undefined],
+  ])
+  await host.dispose()
+  const again = track(await startTeamHost({ mock: { fallback: { text: 'ok' } } }, { home }))
+  await again.ctx.botRoster.ensureTeam()
+  expect(notices(again)).toHaveLength(0)
+})

@@ -43,17 +43,17 @@ it("a Bot's plan runs at the planning turn's mode and on its budget, one draw pe
   await taskWhere(host, task!.id, (t) => t.status === 'done')
   await calm(host)
   const done = host.ctx.botTasks.board.get(task!.id)!
-  // the task carries the planning turn's chain: one hop on, the person's budget, Main's mode
+  // the task carries the planning turn's chain: one hop on, the person's budget, Main's mode and network level
   const planned = mainAgent.session.events.filter((e) => e.type === 'turn/start').at(-2)!
   const budget = personBudgetId(String(mainAgent.id), (planned.data as { turn: number }).turn)
-  expect(done.chain).toEqual({ hop: 1, budget, mode: 'workspace-write' })
+  expect(done.chain).toEqual({ hop: 1, budget, mode: 'workspace-write', network: 'internet' })
   // Ada (danger-full-access) worked at workspace-write, the lowest along the chain
   expect(new Set(modes)).toEqual(new Set(['workspace-write']))
   // the budget: one draw for the attempt, one for the report that opened Main's review turn
   expect(host.ctx.botStore.state.budgets.find((b) => b.id === budget)?.used).toBe(2)
   expect(reviews).toEqual([String(mainAgent.id)])
   const reviewTurn = host.ctx.botRoster.turnOf(String(mainAgent.id))!
-  expect(reviewTurn.origin).toEqual({ kind: 'chain', chain: { hop: 1, budget, mode: 'workspace-write' }, from: 'message' })
+  expect(reviewTurn.origin).toEqual({ kind: 'chain', chain: { hop: 1, budget, mode: 'workspace-write', network: 'internet' }, from: 'message' })
 })
 
 it("a task the person created runs at the assignee's own preset, on a budget of its own", async () => {

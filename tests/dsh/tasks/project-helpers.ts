@@ -24,12 +24,17 @@ export function works(command: string): (req: RecordedRequest) => Reply {
 }
 
 /** A team whose Bots run `rules`, with a project of `src/a.txt` named; its git home and host go into `track` for clean-up. */
-export async function projectTeamOf(rules: Record<string, Rule>, track: { homes: GitHome[]; hosts: DshHost[] }, home?: string) {
+export async function projectTeamOf(
+  rules: Record<string, Rule>,
+  track: { homes: GitHome[]; hosts: DshHost[] },
+  home?: string,
+  config: Record<string, unknown> = {},
+) {
   const g = makeGitHome()
   track.homes.push(g)
   initProject(g, { 'README.md': '# project\n', 'src/a.txt': 'one\n' })
   const worktrees = path.dirname(g.pluginRoot)
-  const { host, ids } = await taskTeam(Object.keys(rules), rules, { shell: true, config: { worktrees }, ...(home ? { home } : {}) })
+  const { host, ids } = await taskTeam(Object.keys(rules), rules, { shell: true, config: { worktrees, ...config }, ...(home ? { home } : {}) })
   track.hosts.push(host)
   await host.ctx.botTasks.setProject(user, { path: g.project, branch: 'main' })
   return { g, host, ids, worktrees }

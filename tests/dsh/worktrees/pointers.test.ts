@@ -105,9 +105,7 @@ it('with no sandbox a clone is kept, never deleted', async () => {
   const none = {
     confine: {
       unavailable: () => 'no sandbox here',
-      spawn: () => {
-        throw new Error('none')
-      },
+      argvFor: () => Promise.reject(new Error('none')),
     },
     mode: 'workspace-write' as const,
   }

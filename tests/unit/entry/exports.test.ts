@@ -45,6 +45,7 @@ describe('Config defaults', () => {
         },
         usage: { enabled: true, flushMs: 1000 },
         operations: { maxSchedules: 100, diagnosticsMaxBytes: 1048576 },
+        network: { refreshSeconds: 5 },
         context: { checkRatio: 0.8, stewardTimeoutMs: 60000, noteTimeoutMs: 180000 },
       },
     })

@@ -11,6 +11,7 @@ import {
   migrationV4toV5,
   migrationV5toV6,
   migrationV6toV7,
+  migrationV7toV8,
 } from '../../../src/store/migrations.ts'
 import { STATE_VERSION, stateSchema } from '../../../src/store/schema.ts'
 
@@ -28,17 +29,27 @@ describe('migration chain', () => {
     expect(r).toMatchObject({
       ok: true,
       from: 2,
-      steps: [migrationV2toV3.describe, migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe, migrationV6toV7.describe],
+      steps: [
+        migrationV2toV3.describe,
+        migrationV3toV4.describe,
+        migrationV4toV5.describe,
+        migrationV5toV6.describe,
+        migrationV6toV7.describe,
+        migrationV7toV8.describe,
+      ],
     })
     if (!r.ok) return
     const parsed = stateSchema.safeParse(r.doc)
     expect(parsed.success).toBe(true)
     if (!parsed.success) return
-    const { version, ...rest } = r.doc
-    // v6 drops the (empty) pendingQuestions; everything else is as it was.
-    const { version: _old, pendingQuestions: _none, ...before } = v2
+    const { version, networkUpgrade, bots, ...rest } = r.doc
+    // v6 drops the (empty) pendingQuestions; v8 gives every Bot a level (to be told once); everything else is as it was.
+    const { version: _old, pendingQuestions: _none, bots: botsBefore, ...before } = v2
     expect(version).toBe(STATE_VERSION)
     expect(rest).toEqual(before)
+    const withLevels = Object.fromEntries(Object.entries(botsBefore as Record<string, object>).map(([id, b]) => [id, { ...b, network: 'internet' }]))
+    expect(bots).toEqual(withLevels)
+    expect((networkUpgrade as { bots: unknown[] }).bots).toHaveLength(Object.keys(withLevels).length)
     expect(parsed.data.paused).toBeUndefined()
     expect(parsed.data.schedules).toBeUndefined()
   })
@@ -49,8 +60,8 @@ describe('migration chain', () => {
     const v4 = migrationV3toV4.up(v3)
     expect(JSON.stringify(v3)).toBe(before)
     expect(v4.version).toBe(4)
-    // Read as the current version (v5 adds optional delivery fields only; v6 drops the empty questions).
-    const parsed = stateSchema.parse(migrationV6toV7.up(migrationV5toV6.up(migrationV4toV5.up(v4))))
+    // Read as the current version (v5 adds optional delivery fields only; v6 drops the empty questions; v8 gives levels).
+    const parsed = stateSchema.parse(migrationV7toV8.up(migrationV6toV7.up(migrationV5toV6.up(migrationV4toV5.up(v4)))))
     expect(parsed.bots['bot-2']!.workFolder).toBeUndefined()
     expect(parsed.held).toEqual([
       { id: 'held-1', why: 'upgrade', at: v3.writtenBy.at, kind: 'work-folder', botId: 'bot-2', folder: '/tmp/bot-team-v3-fixture/ada-work' },
@@ -58,9 +69,10 @@ describe('migration chain', () => {
     expect(parsed.nextIds.held).toBe(2)
     const { 'bot-2': ada, ...others } = parsed.bots
     const { 'bot-2': adaBefore, ...othersBefore } = v3.bots
-    expect(others).toEqual(othersBefore)
+    const levelled = (bots: Record<string, object>) => Object.fromEntries(Object.entries(bots).map(([id, b]) => [id, { ...b, network: 'internet' }]))
+    expect(others).toEqual(levelled(othersBefore))
     const { workFolder: _folder, ...adaRest } = adaBefore
-    expect(ada).toEqual(adaRest)
+    expect(ada).toEqual({ ...adaRest, network: 'internet' })
     expect(parsed.schedules).toEqual(v3.schedules)
   })
 
@@ -74,7 +86,7 @@ describe('migration chain', () => {
     expect(r).toMatchObject({
       ok: true,
       from: 3,
-      steps: [migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe, migrationV6toV7.describe],
+      steps: [migrationV3toV4.describe, migrationV4toV5.describe, migrationV5toV6.describe, migrationV6toV7.describe, migrationV7toV8.describe],
     })
     expect(r.ok && stateSchema.safeParse(r.doc).success).toBe(true)
   })
@@ -162,7 +174,7 @@ describe('migration chain', () => {
     expect(JSON.stringify(v5)).toBe(before)
     expect(migrationV5toV6.up({ ...v5, pendingQuestions: [] })).toEqual({ ...rest, version: 6 })
     const r = migrate(v5, MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: 5, steps: [migrationV5toV6.describe, migrationV6toV7.describe] })
+    expect(r).toMatchObject({ ok: true, from: 5, steps: [migrationV5toV6.describe, migrationV6toV7.describe, migrationV7toV8.describe] })
     expect(r.ok && stateSchema.safeParse(r.doc).success).toBe(true)
   })
 
@@ -172,7 +184,7 @@ describe('migration chain', () => {
     expect(migrationV6toV7.up(v6)).toEqual({ ...v6, version: 7 })
     expect(JSON.stringify(v6)).toBe(before)
     const r = migrate(v6, MIGRATIONS, STATE_VERSION)
-    expect(r).toMatchObject({ ok: true, from: 6 })
+    expect(r).toMatchObject({ ok: true, from: 6, steps: [migrationV6toV7.describe, migrationV7toV8.describe] })
     if (!r.ok) return
     const held = {
       id: 'held-9',
@@ -185,5 +197,60 @@ describe('migration chain', () => {
     }
     expect(stateSchema.safeParse({ ...r.doc, held: [held] }).success).toBe(true)
     expect(stateSchema.safeParse({ ...r.doc, held: [{ ...held, path: '' }] }).success).toBe(false)
+  })
+})
+
+describe('v7 → v8: network levels', () => {
+  /** A v7 document: the v6 fixture's team as the v7 build would keep it (v7 adds only a held `project` kind). */
+  const v7 = (): Record<string, unknown> => ({
+    ...JSON.parse(readFileSync(new URL('../../fixtures/team-v6-09edfa6/state.json', import.meta.url), 'utf8')),
+    version: 7,
+  })
+
+  it('danger-full-access lands at full, a Bot off the network at none, every other Bot at internet; noNetwork goes; the person is told once, with the reason', () => {
+    const before = v7()
+    const frozen = JSON.stringify(before)
+    const after = migrationV7toV8.up(before)
+    expect(JSON.stringify(before)).toBe(frozen)
+    expect(after.version).toBe(8)
+    const bots = after.bots as Record<string, Record<string, unknown>>
+    const byName = Object.fromEntries(Object.values(bots).map((b) => [b.name, b]))
+    expect(byName.Dan).toMatchObject({ network: 'full', permissionPreset: 'danger-full-access' })
+    expect(byName.Nix).toMatchObject({ network: 'none' })
+    expect(byName.Nix).not.toHaveProperty('noNetwork')
+    expect(byName.Ada).toMatchObject({ network: 'internet' })
+    expect(byName.Main).toMatchObject({ network: 'internet' })
+    expect(byName.Old).toMatchObject({ network: 'internet' })
+    expect(after.networkUpgrade).toEqual({
+      at: (before.writtenBy as { at: string }).at,
+      bots: expect.arrayContaining([
+        { botId: byName.Dan!.id, level: 'full', why: 'danger-full-access' },
+        { botId: byName.Nix!.id, level: 'none', why: 'no-network' },
+        { botId: byName.Ada!.id, level: 'internet', why: 'default' },
+      ]),
+    })
+    // The deleted Bot gets a level but is not told about.
+    expect((after.networkUpgrade as { bots: { botId: string }[] }).bots.map((b) => b.botId)).not.toContain(byName.Old!.id)
+    // Everything else is as it was.
+    const strip = (doc: Record<string, unknown>) => {
+      const { version: _v, bots: _b, networkUpgrade: _n, ...rest } = doc
+      return rest
+    }
+    expect(strip(after)).toEqual(strip(before))
+  })
+
+  it('a Bot on a custom preset keeps no level (read from its mode at run time), unless it was off the network; a level already there stays', () => {
+    const doc = v7()
+    const bots = doc.bots as Record<string, Record<string, unknown>>
+    const [a, b, c] = Object.keys(bots)
+    bots[a!]!.permissionPreset = 'my-preset'
+    bots[b!]!.permissionPreset = 'my-preset'
+    bots[b!]!.noNetwork = true
+    bots[c!]!.network = 'none'
+    bots[c!]!.permissionPreset = 'danger-full-access'
+    const after = migrationV7toV8.up(doc).bots as Record<string, Record<string, unknown>>
+    expect(after[a!]).not.toHaveProperty('network')
+    expect(after[b!]).toMatchObject({ network: 'none' })
+    expect(after[c!]).toMatchObject({ network: 'none' })
   })
 })
